@@ -1,0 +1,492 @@
+//! The learner's Python: one process per command, spoken to over JSON lines on a private channel.
+//!
+//! `runner.py` moves the protocol off fds 0 and 1 before the learner's file loads, so whatever the
+//! learner prints lands in a capture file and is handed back per call. Every call has a deadline;
+//! a process that hangs or dies is killed with its whole process group, and the next call starts
+//! a fresh one.
+
+use std::ffi::OsString;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+const RUNNER: &str = include_str!("runner.py");
+
+/// How much of the learner's output one call keeps.
+pub const OUTPUT_CAP: usize = 8 * 1024;
+
+/// Loading gets the call deadline plus this, for the interpreter's own start-up on a busy machine.
+const STARTUP_ALLOWANCE: Duration = Duration::from_secs(2);
+
+/// What to run and how.
+#[derive(Clone, Debug)]
+pub struct BridgeConfig {
+    pub python: OsString,
+    /// The learner's file, as the process opens it.
+    pub file: PathBuf,
+    /// The file as messages name it (usually relative to the workshop root).
+    pub shown_as: String,
+    /// Functions the file must define.
+    pub functions: Vec<String>,
+    pub timeout: Duration,
+}
+
+impl BridgeConfig {
+    /// The interpreter: `WORKSHOP_PYTHON`, else `python3` from PATH.
+    pub fn default_python() -> OsString {
+        std::env::var_os("WORKSHOP_PYTHON")
+            .filter(|p| !p.is_empty())
+            .unwrap_or_else(|| OsString::from("python3"))
+    }
+
+    fn timeout_text(&self) -> String {
+        seconds(self.timeout)
+    }
+}
+
+/// `1 s`, `0.5 s`: a duration as the learner reads it.
+pub fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s} s")
+    }
+}
+
+/// Where in the learner's file something happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub line: u32,
+    pub function: Option<String>,
+    pub code: String,
+}
+
+/// How one call of a learner's function ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Returned(Value),
+    /// It raised; the message is `Type: text`.
+    Raised {
+        message: String,
+        location: Option<Location>,
+    },
+    /// It returned something JSON cannot carry (a set, an object, a lone surrogate).
+    NotJson { message: String },
+    /// `sys.exit`, `os._exit`, or the process died under it.
+    Exited { message: String },
+    TimedOut { limit: String },
+    /// An earlier call killed the process and a fresh one would not load.
+    Unavailable { message: String },
+}
+
+impl Outcome {
+    /// One line for a failed call; `None` when it returned.
+    pub fn problem(&self) -> Option<String> {
+        match self {
+            Outcome::Returned(_) => None,
+            Outcome::Raised { message, location } => Some(match location {
+                Some(at) => format!("raised {message} (line {}: {})", at.line, at.code),
+                None => format!("raised {message}"),
+            }),
+            Outcome::NotJson { message } => Some(format!("returned a value that is not JSON: {message}")),
+            Outcome::Exited { message } => Some(message.clone()),
+            Outcome::TimedOut { limit } => Some(format!("did not return within {limit}: an infinite loop?")),
+            Outcome::Unavailable { message } => Some(message.clone()),
+        }
+    }
+}
+
+/// One call: its outcome and what the learner printed meanwhile.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    pub outcome: Outcome,
+    pub output: String,
+    /// Bytes of output past the cap, not kept.
+    pub dropped: u64,
+}
+
+impl Call {
+    /// The printed output with a note when some was cut.
+    pub fn shown_output(&self) -> String {
+        if self.dropped == 0 {
+            self.output.clone()
+        } else {
+            format!("{}\n… {} more bytes not shown", self.output.trim_end(), self.dropped)
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadKind {
+    NoPython,
+    Syntax,
+    Import,
+    Exception,
+    Missing,
+    Exit,
+    Timeout,
+    Died,
+    Unreadable,
+}
+
+/// The learner's file could not be loaded, so nothing in it can be called.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct LoadError {
+    pub kind: LoadKind,
+    /// What happened, naming the file and line where there is one.
+    pub message: String,
+    /// What the file printed while loading.
+    pub output: String,
+}
+
+#[derive(Deserialize)]
+struct Frame {
+    line: u32,
+    function: String,
+    code: String,
+}
+
+#[derive(Deserialize)]
+struct Answer {
+    #[serde(default)]
+    ok: bool,
+    #[serde(default)]
+    ready: bool,
+    value: Option<Value>,
+    kind: Option<String>,
+    message: Option<String>,
+    #[serde(default)]
+    frames: Vec<Frame>,
+    load_error: Option<LoadReport>,
+    #[serde(default)]
+    output: String,
+    #[serde(default)]
+    dropped: u64,
+}
+
+#[derive(Deserialize)]
+struct LoadReport {
+    kind: String,
+    message: String,
+    line: Option<u32>,
+    code: Option<String>,
+    #[serde(default)]
+    frames: Vec<Frame>,
+}
+
+fn location(frames: &[Frame]) -> Option<Location> {
+    frames.last().map(|f| Location {
+        line: f.line,
+        function: (f.function != "<module>").then(|| f.function.clone()),
+        code: f.code.clone(),
+    })
+}
+
+/// A running Python process that has loaded the learner's file.
+struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    answers: Receiver<std::io::Result<String>>,
+    capture: File,
+    reader: Option<JoinHandle<()>>,
+    next_id: u64,
+    load_output: String,
+}
+
+enum Wait {
+    Line(String),
+    Died(String),
+    TimedOut,
+}
+
+static CAPTURE_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl Worker {
+    fn spawn(cfg: &BridgeConfig) -> Result<Worker, LoadError> {
+        let started = Instant::now();
+        let fail = |kind, message: String| LoadError { kind, message, output: String::new() };
+        let capture_path = std::env::temp_dir().join(format!(
+            "workshop-{}-{}.out",
+            std::process::id(),
+            CAPTURE_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let capture = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&capture_path)
+            .map_err(|e| fail(LoadKind::Died, format!("could not create a capture file in the temp folder: {e}")))?;
+        // The open handles keep the file alive; nobody needs its name.
+        let _ = std::fs::remove_file(&capture_path);
+        let for_child = capture
+            .try_clone()
+            .map_err(|e| fail(LoadKind::Died, format!("could not share the capture file: {e}")))?;
+        let spawned = Command::new(&cfg.python)
+            .arg("-I")
+            .arg("-c")
+            .arg(RUNNER)
+            .arg(&cfg.file)
+            .arg(OUTPUT_CAP.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(for_child))
+            .process_group(0)
+            .spawn();
+        let mut child = match spawned {
+            Ok(child) => child,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(fail(
+                    LoadKind::NoPython,
+                    format!(
+                        "could not start {}: it is not on PATH. Install Python 3, or set WORKSHOP_PYTHON to an interpreter.",
+                        cfg.python.to_string_lossy()
+                    ),
+                ))
+            }
+            Err(e) => {
+                return Err(fail(
+                    LoadKind::NoPython,
+                    format!("could not start {}: {e}. Set WORKSHOP_PYTHON to a working Python 3.", cfg.python.to_string_lossy()),
+                ))
+            }
+        };
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            kill_group(&mut child);
+            return Err(fail(LoadKind::Died, "the Python process started without its pipes".into()));
+        };
+        let (tx, answers) = mpsc::channel();
+        let reader = std::thread::Builder::new()
+            .name("bridge-reader".into())
+            .spawn(move || {
+                for line in BufReader::new(stdout).lines() {
+                    let stop = line.is_err();
+                    if tx.send(line).is_err() || stop {
+                        return;
+                    }
+                }
+            });
+        let reader = match reader {
+            Ok(handle) => handle,
+            Err(e) => {
+                kill_group(&mut child);
+                return Err(fail(LoadKind::Died, format!("could not start a reader thread: {e}")));
+            }
+        };
+        let mut worker = Worker { child, stdin, answers, capture, reader: Some(reader), next_id: 0, load_output: String::new() };
+        let functions = serde_json::to_string(&cfg.functions).unwrap_or_else(|_| "[]".into());
+        if writeln!(worker.stdin, "{functions}").and_then(|_| worker.stdin.flush()).is_err() {
+            let why = worker.death_note();
+            return Err(fail(LoadKind::Died, format!("Python stopped before loading {}: {why}", cfg.shown_as)));
+        }
+        let deadline = started + cfg.timeout + STARTUP_ALLOWANCE;
+        let line = match worker.wait_line(deadline) {
+            Wait::Line(line) => line,
+            Wait::TimedOut => {
+                return Err(fail(
+                    LoadKind::Timeout,
+                    format!(
+                        "{} did not finish loading within {}: does it loop or wait at import time?",
+                        cfg.shown_as,
+                        seconds(cfg.timeout + STARTUP_ALLOWANCE)
+                    ),
+                ))
+            }
+            Wait::Died(why) => {
+                return Err(fail(LoadKind::Died, format!("Python stopped while loading {}: {why}", cfg.shown_as)))
+            }
+        };
+        let answer: Answer = serde_json::from_str(&line)
+            .map_err(|e| fail(LoadKind::Died, format!("the Python runner answered something unreadable: {e}")))?;
+        if let Some(report) = answer.load_error {
+            return Err(LoadError { output: answer.output, ..load_error(cfg, report) });
+        }
+        if !answer.ready {
+            return Err(fail(LoadKind::Died, "the Python runner did not say it was ready".into()));
+        }
+        worker.load_output = answer.output;
+        Ok(worker)
+    }
+
+    fn wait_line(&mut self, deadline: Instant) -> Wait {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.answers.recv_timeout(left) {
+            Ok(Ok(line)) => Wait::Line(line),
+            Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => Wait::Died(self.death_note()),
+            Err(RecvTimeoutError::Timeout) => Wait::TimedOut,
+        }
+    }
+
+    /// Why the process ended, from its exit status and whatever it wrote before it could redirect.
+    fn death_note(&mut self) -> String {
+        let status = self.child.wait().ok();
+        let mut early = String::new();
+        let _ = std::io::Seek::rewind(&mut self.capture);
+        let _ = (&self.capture).take(2000).read_to_string(&mut early);
+        let mut note = status.map(describe_status).unwrap_or_else(|| "it ended".into());
+        let early = early.trim();
+        if !early.is_empty() {
+            note.push_str(&format!("\n{early}"));
+        }
+        note
+    }
+
+    fn call(&mut self, cfg: &BridgeConfig, function: &str, args: &[Value]) -> (Call, bool) {
+        self.next_id += 1;
+        let request = serde_json::json!({"id": self.next_id, "fn": function, "args": args});
+        let deadline = Instant::now() + cfg.timeout;
+        let dead = |message: String| Call { outcome: Outcome::Exited { message }, output: String::new(), dropped: 0 };
+        if writeln!(self.stdin, "{request}").and_then(|_| self.stdin.flush()).is_err() {
+            let why = self.death_note();
+            return (dead(format!("the Python process had ended: {why}")), false);
+        }
+        let line = match self.wait_line(deadline) {
+            Wait::Line(line) => line,
+            Wait::TimedOut => {
+                kill_group(&mut self.child);
+                let output = self.read_capture();
+                let call = Call { outcome: Outcome::TimedOut { limit: cfg.timeout_text() }, output, dropped: 0 };
+                return (call, false);
+            }
+            Wait::Died(why) => {
+                let output = self.read_capture();
+                let call = Call { outcome: Outcome::Exited { message: format!("the Python process ended during the call: {why}") }, output, dropped: 0 };
+                return (call, false);
+            }
+        };
+        match serde_json::from_str::<Answer>(&line) {
+            Ok(answer) => {
+                let outcome = if answer.ok {
+                    Outcome::Returned(answer.value.unwrap_or(Value::Null))
+                } else {
+                    let message = answer.message.unwrap_or_default();
+                    match answer.kind.as_deref() {
+                        Some("not_json") => Outcome::NotJson { message },
+                        Some("exit") => Outcome::Exited { message },
+                        _ => Outcome::Raised { message, location: location(&answer.frames) },
+                    }
+                };
+                (Call { outcome, output: answer.output, dropped: answer.dropped }, true)
+            }
+            Err(e) => (dead(format!("the Python runner answered something unreadable: {e}")), false),
+        }
+    }
+
+    /// Output left in the capture file by a call that never answered.
+    fn read_capture(&mut self) -> String {
+        let mut text = Vec::new();
+        let _ = std::io::Seek::rewind(&mut self.capture);
+        let _ = (&self.capture).take(OUTPUT_CAP as u64).read_to_end(&mut text);
+        String::from_utf8_lossy(&text).into_owned()
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        kill_group(&mut self.child);
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+    }
+}
+
+/// Kill the process and everything it started in its group, and reap it.
+fn kill_group(child: &mut Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals the process group we created at spawn.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn describe_status(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("it exited with code {code} (os._exit, or a crash)"),
+        (None, Some(signal)) => format!("it was killed by signal {signal}"),
+        _ => "it ended".into(),
+    }
+}
+
+fn load_error(cfg: &BridgeConfig, report: LoadReport) -> LoadError {
+    let file = &cfg.shown_as;
+    let (kind, message) = match report.kind.as_str() {
+        "syntax" => {
+            let at = report.line.map(|l| format!(", line {l}")).unwrap_or_default();
+            let code = report.code.filter(|c| !c.is_empty()).map(|c| format!("\n    {c}")).unwrap_or_default();
+            (LoadKind::Syntax, format!("{file}{at}: {}{code}", report.message))
+        }
+        "missing" => (
+            LoadKind::Missing,
+            format!("{file} has {}: define it, or run `start --force` to get the starter back", report.message),
+        ),
+        "unreadable" => (LoadKind::Unreadable, format!("could not read {file}: {}", report.message)),
+        other => {
+            let kind = match other {
+                "import" => LoadKind::Import,
+                "exit" => LoadKind::Exit,
+                _ => LoadKind::Exception,
+            };
+            let at = match location(&report.frames) {
+                Some(l) => format!(", line {}: {}\n    {}", l.line, report.message, l.code),
+                None => format!(": {}", report.message),
+            };
+            (kind, format!("{file} failed while loading{at}"))
+        }
+    };
+    LoadError { kind, message, output: String::new() }
+}
+
+/// The learner's code, callable. Calls after a hang or a crash go to a fresh process.
+pub struct Bridge {
+    cfg: BridgeConfig,
+    worker: Option<Worker>,
+    /// What the file printed while it first loaded.
+    pub load_output: String,
+}
+
+impl Bridge {
+    /// Start Python and load the learner's file.
+    pub fn start(cfg: BridgeConfig) -> Result<Bridge, LoadError> {
+        let mut worker = Worker::spawn(&cfg)?;
+        let load_output = std::mem::take(&mut worker.load_output);
+        Ok(Bridge { cfg, worker: Some(worker), load_output })
+    }
+
+    pub fn config(&self) -> &BridgeConfig {
+        &self.cfg
+    }
+
+    /// Call `function(*args)` with the per-call deadline.
+    pub fn call(&mut self, function: &str, args: &[Value]) -> Call {
+        let worker = match self.worker.take() {
+            Some(worker) => worker,
+            None => match Worker::spawn(&self.cfg) {
+                Ok(worker) => worker,
+                Err(e) => {
+                    let message = format!("could not reload after the last call ended the process: {}", e.message);
+                    return Call { outcome: Outcome::Unavailable { message }, output: e.output, dropped: 0 };
+                }
+            },
+        };
+        let mut worker = worker;
+        let (call, alive) = worker.call(&self.cfg, function, args);
+        if alive {
+            self.worker = Some(worker);
+        }
+        call
+    }
+}

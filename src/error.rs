@@ -1,0 +1,51 @@
+//! The errors that end a command, and the exit codes they map to.
+
+use std::path::Path;
+
+use crate::bridge::LoadError;
+
+/// All checks green, or the command did what was asked.
+pub const EXIT_SUCCESS: i32 = 0;
+/// Checks ran and some failed, or the command refused to act (it says why).
+pub const EXIT_FAILED: i32 = 1;
+/// Could not run: usage, a file that does not load, no Python, corrupt lesson data.
+pub const EXIT_COULD_NOT_RUN: i32 = 2;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The command line or the situation does not allow the command to run.
+    #[error("{0}")]
+    Usage(String),
+    /// Lesson data or recordings are broken.
+    #[error("{path}: {why}")]
+    Corrupt { path: String, why: String },
+    /// The command chose not to act, to protect the learner's work.
+    #[error("{0}")]
+    Refused(String),
+    /// The learner's file could not be loaded.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("{0}")]
+    Io(String),
+}
+
+impl Error {
+    pub fn usage(message: impl Into<String>) -> Error {
+        Error::Usage(message.into())
+    }
+
+    pub fn corrupt(path: &Path, why: impl Into<String>) -> Error {
+        Error::Corrupt { path: path.display().to_string(), why: why.into() }
+    }
+
+    pub fn io(what: impl std::fmt::Display, err: std::io::Error) -> Error {
+        Error::Io(format!("{what}: {err}"))
+    }
+
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Refused(_) => EXIT_FAILED,
+            _ => EXIT_COULD_NOT_RUN,
+        }
+    }
+}

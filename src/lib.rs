@@ -1,0 +1,34 @@
+//! `workshop`: hands-on lessons about building reliable AI agents, offline, in a terminal.
+
+pub mod bridge;
+pub mod checks;
+pub mod cli;
+pub mod commands;
+pub mod error;
+pub mod harness;
+pub mod lesson;
+pub mod lumen;
+pub mod progress;
+pub mod pyrepr;
+pub mod render;
+pub mod root;
+
+use clap::Parser;
+
+/// Parse the command line, run the command, and return the exit code.
+pub fn run() -> i32 {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { error::EXIT_COULD_NOT_RUN } else { error::EXIT_SUCCESS };
+        }
+    };
+    match commands::dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}

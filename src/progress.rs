@@ -1,0 +1,56 @@
+//! The learner's progress, kept in `work/.progress.json`: written atomically (a temp file, then a
+//! rename), and read forgivingly (a missing or damaged file is an empty record).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LessonProgress {
+    #[serde(default)]
+    pub started: bool,
+    /// Checks passed at the last `check` of the learner's own file.
+    #[serde(default)]
+    pub passed: Option<usize>,
+    #[serde(default)]
+    pub total: Option<usize>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    #[serde(default)]
+    pub lessons: BTreeMap<String, LessonProgress>,
+}
+
+pub fn path(root: &Path) -> PathBuf {
+    root.join("work").join(".progress.json")
+}
+
+impl Progress {
+    /// Never fails: what cannot be read is treated as no progress yet.
+    pub fn read(root: &Path) -> Progress {
+        std::fs::read_to_string(path(root)).ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default()
+    }
+
+    pub fn write(&self, root: &Path) -> std::io::Result<()> {
+        let target = path(root);
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let temp = target.with_extension(format!("json.tmp-{}", std::process::id()));
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        std::fs::write(&temp, text + "\n")?;
+        std::fs::rename(&temp, &target).inspect_err(|_| {
+            let _ = std::fs::remove_file(&temp);
+        })
+    }
+
+    /// Read, change one lesson's entry, write back. Progress is a convenience: failures to save
+    /// are reported by the caller as a warning, never as a failed command.
+    pub fn update(root: &Path, lesson: &str, change: impl FnOnce(&mut LessonProgress)) -> std::io::Result<()> {
+        let mut progress = Progress::read(root);
+        change(progress.lessons.entry(lesson.to_string()).or_default());
+        progress.write(root)
+    }
+}

@@ -1,0 +1,110 @@
+//! `check`'s report as text for a person, or JSON for an autograder.
+
+use std::fmt::Write as _;
+
+use crate::checks::{CheckResult, Report, Status};
+use crate::pyrepr;
+use crate::render::styles::{Glyphs, Styles};
+
+const LABEL_WIDTH: usize = 10;
+
+/// The report as a learner reads it.
+pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} {} {}", styles.paint(styles.strong, &report.lesson), glyphs.dot, report.file);
+    out.push('\n');
+    if report.status == Status::Error {
+        let _ = writeln!(out, "{} could not load {}", styles.paint(styles.bad, glyphs.fail), report.file);
+        for line in report.message.lines() {
+            let _ = writeln!(out, "    {line}");
+        }
+        if !report.load_output.trim().is_empty() {
+            labelled(&mut out, styles, width, "printed", report.load_output.trim_end());
+        }
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "No check ran. Fix the file, then run ./workshop check {} again.",
+            report.lesson
+        );
+        return out;
+    }
+    let id_width = report.checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    for check in &report.checks {
+        let mark = match check.status {
+            Status::Pass => styles.paint(styles.good, glyphs.pass),
+            _ => styles.paint(styles.bad, glyphs.fail),
+        };
+        let _ = writeln!(out, "{mark} {:<id_width$}  {}", check.id, styles.paint(styles.dim, &check.name));
+    }
+    if let Some(first) = report.first_failure() {
+        out.push('\n');
+        expand(&mut out, first, styles, glyphs, width);
+    }
+    out.push('\n');
+    let tally = format!("{}/{} passed", report.passed, report.total);
+    if report.passed == report.total {
+        let _ = writeln!(
+            out,
+            "{}. All green: replay the tickets with ./workshop watch {}",
+            styles.paint(styles.good, tally),
+            report.lesson
+        );
+    } else {
+        let first = report.first_failure().map(|c| c.id.as_str()).unwrap_or("");
+        let _ = writeln!(
+            out,
+            "{}. Next: fix {first} in {}, then run ./workshop check {} again.",
+            styles.paint(styles.bad, tally),
+            report.file,
+            report.lesson
+        );
+    }
+    out
+}
+
+/// The first failure in full: the call, expected and got, where they differ, output and hint.
+fn expand(out: &mut String, check: &CheckResult, styles: &Styles, glyphs: Glyphs, width: usize) {
+    let _ = writeln!(out, "{} {}: {}", styles.paint(styles.bad, glyphs.fail), styles.paint(styles.strong, &check.id), check.name);
+    if let Some(call) = &check.call {
+        labelled(out, styles, width, "call", call);
+    }
+    if let Some(expected) = &check.expected {
+        labelled(out, styles, width, "expected", &pyrepr::repr(expected));
+    }
+    if let Some(got) = &check.got {
+        labelled(out, styles, width, "got", &pyrepr::repr(got));
+    }
+    let label = if check.expected.is_some() { "where" } else { "problem" };
+    labelled(out, styles, width, label, &check.message);
+    let printed = if check.output.trim().is_empty() { "nothing".to_string() } else { check.output.trim_end().to_string() };
+    labelled(out, styles, width, "printed", &printed);
+    if let Some(hint) = check.hints.first() {
+        labelled(out, styles, width, "hint", hint);
+    }
+}
+
+/// `  label     text`, the text wrapped under itself.
+fn labelled(out: &mut String, styles: &Styles, width: usize, label: &str, text: &str) {
+    let indent = " ".repeat(LABEL_WIDTH + 2);
+    let room = width.saturating_sub(indent.len()).max(20);
+    let mut first = true;
+    for line in text.lines() {
+        for piece in textwrap::wrap(line, textwrap::Options::new(room).break_words(true)) {
+            if first {
+                let _ = writeln!(out, "  {}{piece}", styles.paint(styles.label, format!("{label:<LABEL_WIDTH$}")));
+                first = false;
+            } else {
+                let _ = writeln!(out, "{indent}{piece}");
+            }
+        }
+    }
+    if first {
+        let _ = writeln!(out, "  {}", styles.paint(styles.label, label));
+    }
+}
+
+/// The report as JSON, for autograders.
+pub fn json(report: &Report) -> String {
+    serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"status\": \"error\", \"message\": \"{e}\"}}"))
+}

@@ -1,0 +1,4 @@
+//! Everything that turns results into text. Knows nothing about Python.
+
+pub mod check;
+pub mod styles;
