@@ -68,7 +68,7 @@ struct Miss {
     output: String,
 }
 
-type Verdict = Result<(), Miss>;
+type Verdict = Result<(), Box<Miss>>;
 
 /// A learner's code, with calls that hung or killed the process remembered, so a loop costs its
 /// deadline once, not once per check.
@@ -161,7 +161,8 @@ fn run_one(id: &str, lesson: &Lesson, samples: &[(String, String)], code: &mut d
             let (result, output) = call_value(code, "fail", args.clone());
             let call = pyrepr::call("fail", &args);
             let got = result.map_err(|f| fault_miss(&f, output.clone()))?;
-            compare(&expect(category, message), &got, false).map_err(|d| miss(d, call, &expect(category, message), got, output))?;
+            compare(&expect(category, message), &got, false)
+                .map_err(|d| miss(d, call, &expect(category, message), got, output))?;
         }
         Ok(())
     };
@@ -195,13 +196,13 @@ fn run_one(id: &str, lesson: &Lesson, samples: &[(String, String)], code: &mut d
         other => {
             let ticket_id = other.strip_prefix("harness-").unwrap_or(other);
             let Some(ticket) = lesson.ticket(ticket_id) else {
-                return Err(Miss {
+                return Err(Box::new(Miss {
                     message: format!("the lesson has no ticket '{ticket_id}' for this check"),
                     call: String::new(),
                     expected: None,
                     got: None,
                     output: String::new(),
-                });
+                }));
             };
             harness_check(lesson, ticket, code)
         }
@@ -228,24 +229,29 @@ fn decide(code: &mut dyn Code, error: Value, yes: bool) -> Verdict {
         return Ok(());
     }
     let word = if yes { "yes (True)" } else { "no (False)" };
-    Err(Miss {
+    Err(Box::new(Miss {
         message: format!("should_retry returned {}: expected {word}", pyrepr::repr(&got)),
         call,
         expected: Some(Value::Bool(yes)),
         got: Some(got),
         output,
-    })
+    }))
 }
 
 fn harness_check(lesson: &Lesson, ticket: &Ticket, code: &mut dyn Code) -> Verdict {
     let mut world = World::for_ticket(lesson, ticket);
     let mut backoff = Backoff::seeded(&ticket.id);
     let run = harness::run_tool(&mut world, code, &mut backoff, &ticket.probe.tool, &ticket.probe.input);
-    let call = format!("{}  # through the harness, ticket {}", pyrepr::keyword_call(&ticket.probe.tool, &ticket.probe.input), ticket.id);
+    let call = format!(
+        "{}  # through the harness, ticket {}",
+        pyrepr::keyword_call(&ticket.probe.tool, &ticket.probe.input),
+        ticket.id
+    );
     let output: String = run.attempts.iter().map(|a| a.output.as_str()).collect();
     if let Some(fault) = &run.fault {
         let mut m = fault_miss(fault, output);
-        m.message = format!("during attempt {}: {}", run.attempts.len() + usize::from(fault.function == "fail"), m.message);
+        m.message =
+            format!("during attempt {}: {}", run.attempts.len() + usize::from(fault.function == "fail"), m.message);
         return Err(m);
     }
     let got = summarise(&run);
@@ -259,7 +265,11 @@ fn harness_check(lesson: &Lesson, ticket: &Ticket, code: &mut dyn Code) -> Verdi
         .and_then(|()| {
             // The empty list must come with no error at all, not just isError false.
             if exact_empty && run.result().is_some_and(|r| r.get("error").is_some() || r.get("isError").is_some()) {
-                Err(Difference { path: "result.isError".into(), expected: None, got: run.result().and_then(|r| r.get("isError").cloned()) })
+                Err(Box::new(Difference {
+                    path: "result.isError".into(),
+                    expected: None,
+                    got: run.result().and_then(|r| r.get("isError").cloned()),
+                }))
             } else {
                 Ok(())
             }
@@ -278,18 +288,18 @@ fn summarise(run: &ToolRun) -> Value {
     })
 }
 
-fn fault_miss(fault: &Fault, output: String) -> Miss {
-    Miss {
+fn fault_miss(fault: &Fault, output: String) -> Box<Miss> {
+    Box::new(Miss {
         message: fault.call.outcome.problem().unwrap_or_default(),
         call: pyrepr::call(&fault.function, &fault.args),
         expected: None,
         got: None,
         output: if output.is_empty() { fault.call.shown_output() } else { output },
-    }
+    })
 }
 
-fn miss(d: Difference, call: String, expected: &Value, got: Value, output: String) -> Miss {
-    Miss { message: d.to_string(), call, expected: Some(expected.clone()), got: Some(got), output }
+fn miss(d: Box<Difference>, call: String, expected: &Value, got: Value, output: String) -> Box<Miss> {
+    Box::new(Miss { message: d.to_string(), call, expected: Some(expected.clone()), got: Some(got), output })
 }
 
 /// The first place where `got` differs from `expected`.
@@ -312,29 +322,29 @@ impl std::fmt::Display for Difference {
 
 /// Compare `got` against `expected`. Objects in `expected` are patterns (keys not named are not
 /// looked at) unless `exact`, when extra keys count as differences too.
-pub fn compare(expected: &Value, got: &Value, exact: bool) -> Result<(), Difference> {
+pub fn compare(expected: &Value, got: &Value, exact: bool) -> Result<(), Box<Difference>> {
     walk(expected, got, exact, String::new())
 }
 
-fn walk(expected: &Value, got: &Value, exact: bool, path: String) -> Result<(), Difference> {
+fn walk(expected: &Value, got: &Value, exact: bool, path: String) -> Result<(), Box<Difference>> {
     let join = |key: &str| if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
     match (expected, got) {
         (Value::Object(want), Value::Object(have)) => {
             for (key, want_value) in want {
                 match have.get(key) {
                     Some(have_value) => walk(want_value, have_value, exact, join(key))?,
-                    None => return Err(Difference { path: join(key), expected: Some(want_value.clone()), got: None }),
+                    None => return Err(Box::new(Difference { path: join(key), expected: Some(want_value.clone()), got: None })),
                 }
             }
             if exact {
                 if let Some((key, extra)) = have.iter().find(|(k, _)| !want.contains_key(*k)) {
-                    return Err(Difference { path: join(key), expected: None, got: Some(extra.clone()) });
+                    return Err(Box::new(Difference { path: join(key), expected: None, got: Some(extra.clone()) }));
                 }
             }
             Ok(())
         }
         _ if expected == got => Ok(()),
-        _ => Err(Difference { path, expected: Some(expected.clone()), got: Some(got.clone()) }),
+        _ => Err(Box::new(Difference { path, expected: Some(expected.clone()), got: Some(got.clone()) })),
     }
 }
 
@@ -344,7 +354,8 @@ mod tests {
 
     #[test]
     fn compare_names_the_first_difference() {
-        let d = compare(&json!({"error": {"isRetryable": true}}), &json!({"error": {"message": "x"}}), false).unwrap_err();
+        let d =
+            compare(&json!({"error": {"isRetryable": true}}), &json!({"error": {"message": "x"}}), false).unwrap_err();
         assert_eq!(d.to_string(), "error.isRetryable: expected True, got missing");
         let d = compare(&json!({"isError": true}), &json!({"isError": 1}), false).unwrap_err();
         assert_eq!(d.to_string(), "isError: expected True, got 1");

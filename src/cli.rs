@@ -34,10 +34,14 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Copy a lesson's starter files into work/<lesson>/ and say what to open.
-    #[command(after_help = "Examples:\n  ./workshop start structured-errors\n  ./workshop start structured-errors --force   begin again; your version is kept as a copy")]
+    #[command(
+        after_help = "Examples:\n  ./workshop start structured-errors\n  ./workshop start structured-errors --force   begin again; your version is kept as a copy"
+    )]
     Start(StartArgs),
     /// Grade your file for a lesson, one line per check, the first failure explained.
-    #[command(after_help = "Examples:\n  ./workshop check structured-errors\n  ./workshop check --file solutions/mine.py --format json\n\nExit status: 0 all checks pass, 1 some fail, 2 could not run (the file does not load, no Python, bad usage).")]
+    #[command(
+        after_help = "Examples:\n  ./workshop check structured-errors\n  ./workshop check --file solutions/mine.py --format json\n\nExit status: 0 all checks pass, 1 some fail, 2 could not run (the file does not load, no Python, bad usage)."
+    )]
     Check(CheckArgs),
     /// The lessons, with your progress in each.
     #[command(after_help = "Example:\n  ./workshop list")]

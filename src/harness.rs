@@ -35,12 +35,12 @@ pub struct Fault {
 }
 
 /// Call a learner function, turning anything but a return into a `Fault`.
-pub fn call_value(code: &mut dyn Code, function: &str, args: Vec<Value>) -> (Result<Value, Fault>, String) {
+pub fn call_value(code: &mut dyn Code, function: &str, args: Vec<Value>) -> (Result<Value, Box<Fault>>, String) {
     let call = code.call(function, &args);
     let output = call.shown_output();
     match &call.outcome {
         Outcome::Returned(value) => (Ok(value.clone()), output),
-        _ => (Err(Fault { function: function.into(), args, call }), output),
+        _ => (Err(Box::new(Fault { function: function.into(), args, call })), output),
     }
 }
 
@@ -65,7 +65,7 @@ pub struct ToolRun {
     pub input: Value,
     pub attempts: Vec<Attempt>,
     /// The learner's code failed part way; the attempts before it are kept.
-    pub fault: Option<Fault>,
+    pub fault: Option<Box<Fault>>,
 }
 
 impl ToolRun {
@@ -105,7 +105,8 @@ pub struct Backoff {
 impl Backoff {
     pub fn seeded(seed: &str) -> Backoff {
         // FNV-1a of the seed text.
-        let state = seed.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        let state =
+            seed.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
         Backoff { state }
     }
 
@@ -127,7 +128,13 @@ impl Backoff {
 }
 
 /// Run one tool call through the harness with the learner's `fail` and `should_retry`.
-pub fn run_tool(world: &mut World<'_>, code: &mut dyn Code, backoff: &mut Backoff, tool: &str, input: &Value) -> ToolRun {
+pub fn run_tool(
+    world: &mut World<'_>,
+    code: &mut dyn Code,
+    backoff: &mut Backoff,
+    tool: &str,
+    input: &Value,
+) -> ToolRun {
     let mut run = ToolRun { tool: tool.into(), input: input.clone(), attempts: Vec::new(), fault: None };
     for number in 1..=MAX_ATTEMPTS {
         let mut printed = String::new();

@@ -140,10 +140,12 @@ impl Lesson {
     }
 
     fn validate(&self) -> Result<(), String> {
-        crate::lumen::parse_date(&self.world.today).ok_or_else(|| format!("world.today '{}' is not a YYYY-MM-DD date", self.world.today))?;
+        crate::lumen::parse_date(&self.world.today)
+            .ok_or_else(|| format!("world.today '{}' is not a YYYY-MM-DD date", self.world.today))?;
         for order in &self.world.orders {
-            crate::lumen::parse_date(&order.purchased)
-                .ok_or_else(|| format!("order {} has a purchase date '{}' that is not YYYY-MM-DD", order.id, order.purchased))?;
+            crate::lumen::parse_date(&order.purchased).ok_or_else(|| {
+                format!("order {} has a purchase date '{}' that is not YYYY-MM-DD", order.id, order.purchased)
+            })?;
             if !self.world.customers.iter().any(|c| c.id == order.customer) {
                 return Err(format!("order {} belongs to an unknown customer '{}'", order.id, order.customer));
             }

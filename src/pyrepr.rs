@@ -87,7 +87,10 @@ mod tests {
 
     #[test]
     fn writes_python_literals() {
-        assert_eq!(repr(&json!({"isError": true, "e": null, "n": [1, 2.5]})), "{'isError': True, 'e': None, 'n': [1, 2.5]}");
+        assert_eq!(
+            repr(&json!({"isError": true, "e": null, "n": [1, 2.5]})),
+            "{'isError': True, 'e': None, 'n': [1, 2.5]}"
+        );
         assert_eq!(string("it's"), "\"it's\"");
         assert_eq!(string("a'b\"c\n"), "'a\\'b\"c\\n'");
         assert_eq!(keyword_call("process_refund", &json!({"order_id": "0871"})), "process_refund(order_id='0871')");

@@ -43,9 +43,7 @@ pub struct BridgeConfig {
 impl BridgeConfig {
     /// The interpreter: `WORKSHOP_PYTHON`, else `python3` from PATH.
     pub fn default_python() -> OsString {
-        std::env::var_os("WORKSHOP_PYTHON")
-            .filter(|p| !p.is_empty())
-            .unwrap_or_else(|| OsString::from("python3"))
+        std::env::var_os("WORKSHOP_PYTHON").filter(|p| !p.is_empty()).unwrap_or_else(|| OsString::from("python3"))
     }
 
     fn timeout_text(&self) -> String {
@@ -81,12 +79,20 @@ pub enum Outcome {
         location: Option<Location>,
     },
     /// It returned something JSON cannot carry (a set, an object, a lone surrogate).
-    NotJson { message: String },
+    NotJson {
+        message: String,
+    },
     /// `sys.exit`, `os._exit`, or the process died under it.
-    Exited { message: String },
-    TimedOut { limit: String },
+    Exited {
+        message: String,
+    },
+    TimedOut {
+        limit: String,
+    },
     /// An earlier call killed the process and a fresh one would not load.
-    Unavailable { message: String },
+    Unavailable {
+        message: String,
+    },
 }
 
 impl Outcome {
@@ -221,17 +227,14 @@ impl Worker {
             std::process::id(),
             CAPTURE_COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
-        let capture = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&capture_path)
-            .map_err(|e| fail(LoadKind::Died, format!("could not create a capture file in the temp folder: {e}")))?;
+        let capture =
+            OpenOptions::new().read(true).write(true).create_new(true).open(&capture_path).map_err(|e| {
+                fail(LoadKind::Died, format!("could not create a capture file in the temp folder: {e}"))
+            })?;
         // The open handles keep the file alive; nobody needs its name.
         let _ = std::fs::remove_file(&capture_path);
-        let for_child = capture
-            .try_clone()
-            .map_err(|e| fail(LoadKind::Died, format!("could not share the capture file: {e}")))?;
+        let for_child =
+            capture.try_clone().map_err(|e| fail(LoadKind::Died, format!("could not share the capture file: {e}")))?;
         let spawned = Command::new(&cfg.python)
             .arg("-I")
             .arg("-c")
@@ -266,16 +269,14 @@ impl Worker {
             return Err(fail(LoadKind::Died, "the Python process started without its pipes".into()));
         };
         let (tx, answers) = mpsc::channel();
-        let reader = std::thread::Builder::new()
-            .name("bridge-reader".into())
-            .spawn(move || {
-                for line in BufReader::new(stdout).lines() {
-                    let stop = line.is_err();
-                    if tx.send(line).is_err() || stop {
-                        return;
-                    }
+        let reader = std::thread::Builder::new().name("bridge-reader".into()).spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let stop = line.is_err();
+                if tx.send(line).is_err() || stop {
+                    return;
                 }
-            });
+            }
+        });
         let reader = match reader {
             Ok(handle) => handle,
             Err(e) => {
@@ -283,7 +284,8 @@ impl Worker {
                 return Err(fail(LoadKind::Died, format!("could not start a reader thread: {e}")));
             }
         };
-        let mut worker = Worker { child, stdin, answers, capture, reader: Some(reader), next_id: 0, load_output: String::new() };
+        let mut worker =
+            Worker { child, stdin, answers, capture, reader: Some(reader), next_id: 0, load_output: String::new() };
         let functions = serde_json::to_string(&cfg.functions).unwrap_or_else(|_| "[]".into());
         if writeln!(worker.stdin, "{functions}").and_then(|_| worker.stdin.flush()).is_err() {
             let why = worker.death_note();
@@ -360,7 +362,11 @@ impl Worker {
             }
             Wait::Died(why) => {
                 let output = self.read_capture();
-                let call = Call { outcome: Outcome::Exited { message: format!("the Python process ended during the call: {why}") }, output, dropped: 0 };
+                let call = Call {
+                    outcome: Outcome::Exited { message: format!("the Python process ended during the call: {why}") },
+                    output,
+                    dropped: 0,
+                };
                 return (call, false);
             }
         };

@@ -12,12 +12,19 @@ use crate::progress::Progress;
 use crate::render;
 
 /// The learner's file for a lesson, or the one given with `--file`, checked to exist.
-pub fn learner_file(ctx: &Context, lesson: &Lesson, given: Option<&std::path::Path>) -> Result<std::path::PathBuf, Error> {
+pub fn learner_file(
+    ctx: &Context,
+    lesson: &Lesson,
+    given: Option<&std::path::Path>,
+) -> Result<std::path::PathBuf, Error> {
     match given {
         Some(path) => {
             let path = ctx.cwd.join(path);
             if !path.is_file() {
-                return Err(Error::usage(format!("there is no file at {}: check the path given to --file.", path.display())));
+                return Err(Error::usage(format!(
+                    "there is no file at {}: check the path given to --file.",
+                    path.display()
+                )));
             }
             Ok(path)
         }
@@ -38,7 +45,9 @@ pub fn learner_file(ctx: &Context, lesson: &Lesson, given: Option<&std::path::Pa
 /// `--timeout`, validated.
 pub fn timeout(secs: f64) -> Result<Duration, Error> {
     if !(secs.is_finite() && secs > 0.0 && secs <= 600.0) {
-        return Err(Error::usage(format!("--timeout {secs} is out of range: give seconds above 0 and at most 600, such as 1 or 2.5.")));
+        return Err(Error::usage(format!(
+            "--timeout {secs} is out of range: give seconds above 0 and at most 600, such as 1 or 2.5."
+        )));
     }
     Ok(Duration::from_secs_f64(secs))
 }

@@ -37,7 +37,8 @@ impl Context {
             return Lesson::load(&self.root, &known[0]);
         }
         let progress = Progress::read(&self.root);
-        let started: Vec<&String> = known.iter().filter(|id| progress.lessons.get(*id).is_some_and(|p| p.started)).collect();
+        let started: Vec<&String> =
+            known.iter().filter(|id| progress.lessons.get(*id).is_some_and(|p| p.started)).collect();
         if let [only] = started.as_slice() {
             return Lesson::load(&self.root, only);
         }
@@ -48,7 +49,13 @@ impl Context {
 pub fn dispatch(cli: Cli) -> Result<i32, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the current folder", e))?;
     let root = crate::root::find(cli.root.as_deref(), &cwd)?;
-    let ctx = Context { root, cwd, styles: Styles::for_stdout(cli.color), glyphs: Glyphs::detect(cli.ascii), width: styles::width() };
+    let ctx = Context {
+        root,
+        cwd,
+        styles: Styles::for_stdout(cli.color),
+        glyphs: Glyphs::detect(cli.ascii),
+        width: styles::width(),
+    };
     match cli.command {
         Command::Start(args) => start::run(&ctx, args),
         Command::Check(args) => check::run(&ctx, args),

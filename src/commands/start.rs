@@ -37,17 +37,25 @@ pub fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
     let mut kept = Vec::new();
     for mine in &edited {
         let backup = backup_name(mine);
-        std::fs::rename(mine, &backup).map_err(|e| Error::io(format!("could not keep a copy of {}", ctx.shown(mine)), e))?;
+        std::fs::rename(mine, &backup)
+            .map_err(|e| Error::io(format!("could not keep a copy of {}", ctx.shown(mine)), e))?;
         kept.push(backup);
     }
     for rel in &files {
-        copy_atomically(&starter.join(rel), &work.join(rel)).map_err(|e| Error::io(format!("could not write {}", ctx.shown(&work.join(rel))), e))?;
+        copy_atomically(&starter.join(rel), &work.join(rel))
+            .map_err(|e| Error::io(format!("could not write {}", ctx.shown(&work.join(rel))), e))?;
     }
     if let Err(e) = Progress::update(&ctx.root, &lesson.id, |p| p.started = true) {
         eprintln!("warning: progress was not saved ({e}); your files are fine.");
     }
     let s = &ctx.styles;
-    println!("{} {} {} ({})", s.paint(s.good, "Started"), s.paint(s.strong, &lesson.title), ctx.glyphs.dot, lesson.course);
+    println!(
+        "{} {} {} ({})",
+        s.paint(s.good, "Started"),
+        s.paint(s.strong, &lesson.title),
+        ctx.glyphs.dot,
+        lesson.course
+    );
     println!();
     for backup in &kept {
         println!("  kept     your previous version as {}", ctx.shown(backup));
@@ -62,7 +70,8 @@ fn starter_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut found = Vec::new();
     let mut pending = vec![PathBuf::new()];
     while let Some(rel) = pending.pop() {
-        let entries = std::fs::read_dir(dir.join(&rel)).map_err(|e| Error::corrupt(&dir.join(&rel), format!("cannot be read: {e}")))?;
+        let entries = std::fs::read_dir(dir.join(&rel))
+            .map_err(|e| Error::corrupt(&dir.join(&rel), format!("cannot be read: {e}")))?;
         for entry in entries.flatten() {
             let path = rel.join(entry.file_name());
             match entry.file_type() {
@@ -96,7 +105,11 @@ fn copy_atomically(from: &Path, to: &Path) -> std::io::Result<()> {
     if let Some(dir) = to.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let temp = to.with_file_name(format!(".{}.tmp-{}", to.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(), std::process::id()));
+    let temp = to.with_file_name(format!(
+        ".{}.tmp-{}",
+        to.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+        std::process::id()
+    ));
     std::fs::copy(from, &temp)?;
     std::fs::rename(&temp, to)
 }

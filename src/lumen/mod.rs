@@ -82,7 +82,10 @@ impl<'l> World<'l> {
         match tool {
             PROCESS_REFUND => self.process_refund(input, fail),
             LOOKUP_ORDERS => self.lookup_orders(fail),
-            other => fail("validation", &format!("There is no tool named {other}. The tools are {PROCESS_REFUND} and {LOOKUP_ORDERS}.")),
+            other => fail(
+                "validation",
+                &format!("There is no tool named {other}. The tools are {PROCESS_REFUND} and {LOOKUP_ORDERS}."),
+            ),
         }
     }
 

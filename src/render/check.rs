@@ -22,11 +22,7 @@ pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> S
             labelled(&mut out, styles, width, "printed", report.load_output.trim_end());
         }
         out.push('\n');
-        let _ = writeln!(
-            out,
-            "No check ran. Fix the file, then run ./workshop check {} again.",
-            report.lesson
-        );
+        let _ = writeln!(out, "No check ran. Fix the file, then run ./workshop check {} again.", report.lesson);
         return out;
     }
     let id_width = report.checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
@@ -65,7 +61,13 @@ pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> S
 
 /// The first failure in full: the call, expected and got, where they differ, output and hint.
 fn expand(out: &mut String, check: &CheckResult, styles: &Styles, glyphs: Glyphs, width: usize) {
-    let _ = writeln!(out, "{} {}: {}", styles.paint(styles.bad, glyphs.fail), styles.paint(styles.strong, &check.id), check.name);
+    let _ = writeln!(
+        out,
+        "{} {}: {}",
+        styles.paint(styles.bad, glyphs.fail),
+        styles.paint(styles.strong, &check.id),
+        check.name
+    );
     if let Some(call) = &check.call {
         labelled(out, styles, width, "call", call);
     }
@@ -77,7 +79,8 @@ fn expand(out: &mut String, check: &CheckResult, styles: &Styles, glyphs: Glyphs
     }
     let label = if check.expected.is_some() { "where" } else { "problem" };
     labelled(out, styles, width, label, &check.message);
-    let printed = if check.output.trim().is_empty() { "nothing".to_string() } else { check.output.trim_end().to_string() };
+    let printed =
+        if check.output.trim().is_empty() { "nothing".to_string() } else { check.output.trim_end().to_string() };
     labelled(out, styles, width, "printed", &printed);
     if let Some(hint) = check.hints.first() {
         labelled(out, styles, width, "hint", hint);

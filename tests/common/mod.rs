@@ -1,0 +1,118 @@
+//! The shared builder for integration tests: a throwaway workshop root holding a copy of the
+//! repository's lessons, starters and recordings, and the real binary run inside it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_workshop");
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A learner file kept under tests/fixtures/learners/.
+pub fn fixture(name: &str) -> PathBuf {
+    repo().join("tests/fixtures/learners").join(name)
+}
+
+pub struct Workshop {
+    dir: tempfile::TempDir,
+}
+
+/// What a run printed and how it ended.
+#[derive(Debug)]
+pub struct Run {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+impl Run {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+impl Workshop {
+    pub fn new() -> Workshop {
+        let dir = tempfile::tempdir().unwrap();
+        for part in ["lessons", "starter", "recordings"] {
+            let from = repo().join(part);
+            if from.is_dir() {
+                copy_tree(&from, &dir.path().join(part));
+            }
+        }
+        std::fs::create_dir_all(dir.path().join("work")).unwrap();
+        Workshop { dir }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root().join(rel)
+    }
+
+    pub fn write(&self, rel: &str, text: &str) -> &Workshop {
+        let path = self.path(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+        self
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap()
+    }
+
+    /// Copy a fixture learner file into `learners/<name>` and return that relative path.
+    pub fn learner(&self, name: &str) -> String {
+        let rel = format!("learners/{name}");
+        let text = std::fs::read_to_string(fixture(name)).unwrap_or_else(|e| panic!("fixture {name}: {e}"));
+        self.write(&rel, &text);
+        rel
+    }
+
+    /// Put a fixture learner file in place as the work file of structured-errors.
+    pub fn work_file_from(&self, name: &str) -> &Workshop {
+        let text = std::fs::read_to_string(fixture(name)).unwrap();
+        self.write("work/structured-errors/errors.py", &text)
+    }
+
+    /// The binary with a clean environment, run from the root.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(BIN);
+        cmd.args(args).current_dir(self.root()).stdin(Stdio::null());
+        for var in ["NO_COLOR", "CLICOLOR_FORCE", "FORCE_COLOR", "WORKSHOP_ROOT", "WORKSHOP_PYTHON", "WORKSHOP_ASCII"] {
+            cmd.env_remove(var);
+        }
+        cmd.env("TERM", "xterm-256color");
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Run {
+        run(self.command(args))
+    }
+}
+
+pub fn run(mut cmd: Command) -> Run {
+    let out = cmd.output().expect("the workshop binary runs");
+    Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
