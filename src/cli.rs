@@ -46,6 +46,114 @@ pub enum Command {
     /// The lessons, with your progress in each.
     #[command(after_help = "Example:\n  ./workshop list")]
     List,
+    /// Replay recorded agent runs of a lesson's tickets as cards.
+    #[command(after_help = "Examples:\n  ./workshop watch structured-errors\n  ./workshop watch --ticket old-order --code starter --expand\n  ./workshop watch --ticket old-order --compare\n  ./workshop watch --ticket flaky-payment --runtime sdk --code yours --no-anim")]
+    Watch(WatchArgs),
+    /// For lesson authors: replay every combination, check every recording, grade starter and solution.
+    #[command(after_help = "Example:\n  ./workshop doctor structured-errors")]
+    Doctor(DoctorArgs),
+    /// Read the lesson's text in the terminal.
+    #[command(after_help = "Examples:\n  ./workshop lesson structured-errors\n  ./workshop lesson --no-pager > lesson.txt")]
+    Lesson(LessonArgs),
+    /// Test yourself on the lesson's ideas.
+    #[command(after_help = "Examples:\n  ./workshop quiz structured-errors\n  ./workshop quiz --answers \"C,D,BD,B,A,C,B,AD\"\n  ./workshop quiz --format json")]
+    Quiz(QuizArgs),
+    /// A hint for the first failing check, one step further each time you ask.
+    #[command(after_help = "Examples:\n  ./workshop hint\n  ./workshop hint --check fail-retry-hint")]
+    Hint(HintArgs),
+    /// The reference solution as a diff against your file, once your checks are green.
+    #[command(after_help = "Examples:\n  ./workshop solution\n  ./workshop solution --reveal   see it before you are green")]
+    Solution(SolutionArgs),
+    /// Print a shell completion script.
+    #[command(after_help = "Examples:\n  ./workshop completions bash > ~/.local/share/bash-completion/completions/workshop\n  ./workshop completions fish > ~/.config/fish/completions/workshop.fish")]
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// The lesson to replay. Default: the only lesson, or the one you started.
+    pub lesson: Option<String>,
+    /// One ticket, such as old-order. Default: all of them, in order.
+    #[arg(long, value_name = "ID")]
+    pub ticket: Option<String>,
+    /// Whose code runs the tools: starter, structured (the reference fix), yours, or a file path.
+    #[arg(long, value_name = "starter|structured|yours|PATH", default_value = "structured")]
+    pub code: String,
+    /// The code around the model: harness (retries in code) or sdk (the model decides).
+    #[arg(long, value_name = "harness|sdk", default_value = "harness")]
+    pub runtime: String,
+    /// Show the starter run and the structured run of the ticket, marking where they split.
+    #[arg(long)]
+    pub compare: bool,
+    /// Show the raw input and output JSON under each tool call and attempt.
+    #[arg(long)]
+    pub expand: bool,
+    /// Replay speed: 2 is twice as fast.
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub speed: f64,
+    /// Print everything at once, with no pacing.
+    #[arg(long)]
+    pub no_anim: bool,
+    /// In the player, skip the prediction question before a starter replay.
+    #[arg(long)]
+    pub no_predict: bool,
+    /// text for people, json for machines.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Seconds each call of the code may take before it counts as stuck.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    pub timeout: f64,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// The lesson to examine. Default: every lesson.
+    pub lesson: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct LessonArgs {
+    /// The lesson to read. Default: the only lesson, or the one you started.
+    pub lesson: Option<String>,
+    /// Print straight to the terminal, without a pager.
+    #[arg(long)]
+    pub no_pager: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct QuizArgs {
+    /// The lesson whose quiz to take.
+    pub lesson: Option<String>,
+    /// Answer without prompts: one token per question, in order, such as "C,BD,A".
+    #[arg(long, value_name = "LIST")]
+    pub answers: Option<String>,
+    /// text for people, json to list the questions for machines.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct HintArgs {
+    /// The lesson.
+    pub lesson: Option<String>,
+    /// The check to get a hint for. Default: the first failing one.
+    #[arg(long, value_name = "ID")]
+    pub check: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SolutionArgs {
+    /// The lesson.
+    pub lesson: Option<String>,
+    /// Show it even though your checks are not green yet (asks first on a terminal).
+    #[arg(long)]
+    pub reveal: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// bash, zsh or fish.
+    pub shell: String,
 }
 
 #[derive(Debug, Args)]
@@ -70,6 +178,12 @@ pub struct CheckArgs {
     /// Seconds each call of your code may take before it counts as stuck.
     #[arg(long, value_name = "SECS", default_value_t = 1.0)]
     pub timeout: f64,
+    /// Grade again on every save of the file, until you press q.
+    #[arg(long)]
+    pub watch: bool,
+    /// With --watch: look for changes by polling, for filesystems whose events do not arrive.
+    #[arg(long)]
+    pub poll: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

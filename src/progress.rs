@@ -15,6 +15,15 @@ pub struct LessonProgress {
     pub passed: Option<usize>,
     #[serde(default)]
     pub total: Option<usize>,
+    /// Every check has passed at least once (opens `solution`).
+    #[serde(default)]
+    pub green: bool,
+    /// How many hint steps have been shown, per check id.
+    #[serde(default)]
+    pub hint_steps: BTreeMap<String, usize>,
+    /// The last quiz score, as (right, questions).
+    #[serde(default)]
+    pub quiz: Option<(usize, usize)>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

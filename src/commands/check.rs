@@ -86,6 +86,7 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
             p.started = true;
             p.passed = Some(report.passed);
             p.total = Some(report.total);
+            p.green |= report.status == Status::Pass;
         });
         if let Err(e) = saved {
             eprintln!("warning: progress was not saved ({e}); the grade above stands.");

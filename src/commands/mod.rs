@@ -1,8 +1,15 @@
 //! The commands. Each is thin: resolve its input, call the lesson machinery, render, pick an exit code.
 
 mod check;
+mod completions;
+mod doctor;
+mod hint;
+mod lesson_text;
 mod list;
+mod quiz;
+mod solution;
 mod start;
+mod watch;
 
 use std::path::{Path, PathBuf};
 
@@ -60,5 +67,12 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
         Command::Start(args) => start::run(&ctx, args),
         Command::Check(args) => check::run(&ctx, args),
         Command::List => list::run(&ctx),
+        Command::Watch(args) => watch::run(&ctx, args),
+        Command::Doctor(args) => doctor::run(&ctx, args),
+        Command::Lesson(args) => lesson_text::run(&ctx, args),
+        Command::Quiz(args) => quiz::run(&ctx, args),
+        Command::Hint(args) => hint::run(&ctx, args),
+        Command::Solution(args) => solution::run(&ctx, args),
+        Command::Completions(args) => completions::run(&ctx, args),
     }
 }
