@@ -47,25 +47,40 @@ pub enum Command {
     #[command(after_help = "Example:\n  ./workshop list")]
     List,
     /// Replay recorded agent runs of a lesson's tickets as cards.
-    #[command(after_help = "Examples:\n  ./workshop watch structured-errors\n  ./workshop watch --ticket old-order --code starter --expand\n  ./workshop watch --ticket old-order --compare\n  ./workshop watch --ticket flaky-payment --runtime sdk --code yours --no-anim")]
+    #[command(
+        after_help = "Examples:\n  ./workshop watch structured-errors\n  ./workshop watch --ticket old-order --code starter --expand\n  ./workshop watch --ticket old-order --compare\n  ./workshop watch --ticket flaky-payment --runtime sdk --code yours --no-anim"
+    )]
     Watch(WatchArgs),
     /// For lesson authors: replay every combination, check every recording, grade starter and solution.
     #[command(after_help = "Example:\n  ./workshop doctor structured-errors")]
     Doctor(DoctorArgs),
+    /// For lesson authors: run every scripted combination and write its authored turns as recordings.
+    #[command(
+        after_help = "Example:\n  ./workshop record structured-errors\n\nThe replies come from recordings/<lesson>/script.toml and are labelled `authored`."
+    )]
+    Record(RecordArgs),
     /// Read the lesson's text in the terminal.
-    #[command(after_help = "Examples:\n  ./workshop lesson structured-errors\n  ./workshop lesson --no-pager > lesson.txt")]
+    #[command(
+        after_help = "Examples:\n  ./workshop lesson structured-errors\n  ./workshop lesson --no-pager > lesson.txt"
+    )]
     Lesson(LessonArgs),
     /// Test yourself on the lesson's ideas.
-    #[command(after_help = "Examples:\n  ./workshop quiz structured-errors\n  ./workshop quiz --answers \"C,D,BD,B,A,C,B,AD\"\n  ./workshop quiz --format json")]
+    #[command(
+        after_help = "Examples:\n  ./workshop quiz structured-errors\n  ./workshop quiz --answers \"C,D,BD,B,A,C,B,AD\"\n  ./workshop quiz --format json"
+    )]
     Quiz(QuizArgs),
     /// A hint for the first failing check, one step further each time you ask.
     #[command(after_help = "Examples:\n  ./workshop hint\n  ./workshop hint --check fail-retry-hint")]
     Hint(HintArgs),
     /// The reference solution as a diff against your file, once your checks are green.
-    #[command(after_help = "Examples:\n  ./workshop solution\n  ./workshop solution --reveal   see it before you are green")]
+    #[command(
+        after_help = "Examples:\n  ./workshop solution\n  ./workshop solution --reveal   see it before you are green"
+    )]
     Solution(SolutionArgs),
     /// Print a shell completion script.
-    #[command(after_help = "Examples:\n  ./workshop completions bash > ~/.local/share/bash-completion/completions/workshop\n  ./workshop completions fish > ~/.config/fish/completions/workshop.fish")]
+    #[command(
+        after_help = "Examples:\n  ./workshop completions bash > ~/.local/share/bash-completion/completions/workshop\n  ./workshop completions fish > ~/.config/fish/completions/workshop.fish"
+    )]
     Completions(CompletionsArgs),
 }
 
@@ -109,6 +124,15 @@ pub struct WatchArgs {
 pub struct DoctorArgs {
     /// The lesson to examine. Default: every lesson.
     pub lesson: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The lesson to record.
+    pub lesson: Option<String>,
+    /// Seconds each call of the code may take.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    pub timeout: f64,
 }
 
 #[derive(Debug, Args)]

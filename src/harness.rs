@@ -56,6 +56,8 @@ pub struct Attempt {
     pub wait: Option<Duration>,
     /// What the learner's code printed during this attempt.
     pub output: String,
+    /// The category the tool gave `fail`: the truth, whatever the learner's code made of it.
+    pub cause: Option<String>,
 }
 
 /// A tool call taken through the harness.
@@ -135,10 +137,27 @@ pub fn run_tool(
     tool: &str,
     input: &Value,
 ) -> ToolRun {
+    run_with(world, code, Some(backoff), tool, input)
+}
+
+/// Run a tool once, with no retry and no `should_retry`: how the SDK runtime calls it.
+pub fn run_once(world: &mut World<'_>, code: &mut dyn Code, tool: &str, input: &Value) -> ToolRun {
+    run_with(world, code, None, tool, input)
+}
+
+fn run_with(
+    world: &mut World<'_>,
+    code: &mut dyn Code,
+    mut retry: Option<&mut Backoff>,
+    tool: &str,
+    input: &Value,
+) -> ToolRun {
     let mut run = ToolRun { tool: tool.into(), input: input.clone(), attempts: Vec::new(), fault: None };
     for number in 1..=MAX_ATTEMPTS {
         let mut printed = String::new();
+        let mut cause = None;
         let result = world.call(tool, input, &mut |category: &str, message: &str| {
+            cause = Some(category.to_string());
             let (value, output) = call_value(code, "fail", vec![Value::from(category), Value::from(message)]);
             printed.push_str(&output);
             value
@@ -151,7 +170,11 @@ pub fn run_tool(
             }
         };
         let failed = is_failure(&result);
-        let mut attempt = Attempt { number, result, failed, retry: None, wait: None, output: printed };
+        let mut attempt = Attempt { number, result, failed, retry: None, wait: None, output: printed, cause };
+        let Some(backoff) = retry.as_deref_mut() else {
+            run.attempts.push(attempt);
+            return run;
+        };
         if !failed {
             run.attempts.push(attempt);
             return run;

@@ -21,11 +21,22 @@ pub struct Lesson {
     pub functions: Vec<String>,
     /// The reference solution, relative to the lesson folder.
     pub solution: String,
+    pub agent: AgentData,
     pub world: WorldData,
     pub tickets: Vec<Ticket>,
     pub checks: Vec<CheckText>,
     #[serde(skip)]
     pub dir: PathBuf,
+}
+
+/// What the agent sends the model, per runtime.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentData {
+    pub model: String,
+    pub max_tokens: u32,
+    pub harness_system: String,
+    pub sdk_system: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -176,6 +187,14 @@ impl Lesson {
 
     pub fn work_dir(&self, root: &Path) -> PathBuf {
         root.join("work").join(&self.id)
+    }
+
+    pub fn recordings_dir(&self, root: &Path) -> PathBuf {
+        root.join("recordings").join(&self.id)
+    }
+
+    pub fn starter_file(&self, root: &Path) -> PathBuf {
+        self.starter_dir(root).join(&self.file)
     }
 
     pub fn work_file(&self, root: &Path) -> PathBuf {

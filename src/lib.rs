@@ -1,5 +1,6 @@
 //! `workshop`: hands-on lessons about building reliable AI agents, offline, in a terminal.
 
+pub mod agent;
 pub mod bridge;
 pub mod checks;
 pub mod cli;
@@ -8,10 +9,16 @@ pub mod error;
 pub mod harness;
 pub mod lesson;
 pub mod lumen;
+pub mod messages;
+pub mod model;
 pub mod progress;
 pub mod pyrepr;
+pub mod quiz;
+pub mod recordings;
+pub mod replay;
 pub mod render;
 pub mod root;
+pub mod sdk;
 
 use clap::Parser;
 

@@ -7,6 +7,8 @@ mod hint;
 mod lesson_text;
 mod list;
 mod quiz;
+mod record;
+mod replaying;
 mod solution;
 mod start;
 mod watch;
@@ -69,6 +71,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
         Command::List => list::run(&ctx),
         Command::Watch(args) => watch::run(&ctx, args),
         Command::Doctor(args) => doctor::run(&ctx, args),
+        Command::Record(args) => record::run(&ctx, args),
         Command::Lesson(args) => lesson_text::run(&ctx, args),
         Command::Quiz(args) => quiz::run(&ctx, args),
         Command::Hint(args) => hint::run(&ctx, args),

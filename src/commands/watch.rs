@@ -1,9 +1,157 @@
-//! `workshop watch`: not built yet.
+//! `workshop watch`: replay tickets as cards, with the model's turns from the recordings and the
+//! tools, harness and code running for real.
 
-use crate::cli::WatchArgs;
+use std::io::{IsTerminal, Write};
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::agent::Runtime;
+use crate::cli::{Format, WatchArgs};
+use crate::commands::replaying::{self, CodeChoice};
 use crate::commands::Context;
-use crate::error::Error;
+use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_SUCCESS};
+use crate::lesson::{Lesson, Ticket};
+use crate::render::cards::{self, Look};
+use crate::replay::{self, Event, Replay};
 
-pub fn run(_ctx: &Context, _args: WatchArgs) -> Result<i32, Error> {
-    Err(Error::usage("`workshop watch` is not built yet in this version."))
+/// The valid runtime names, for messages.
+fn runtimes() -> String {
+    Runtime::ALL.map(Runtime::name).join(", ")
+}
+
+pub fn runtime(text: &str) -> Result<Runtime, Error> {
+    Runtime::parse(text).ok_or_else(|| Error::usage(format!("unknown runtime '{text}': choose one of {}.", runtimes())))
+}
+
+pub fn tickets<'l>(lesson: &'l Lesson, id: Option<&str>) -> Result<Vec<&'l Ticket>, Error> {
+    match id {
+        None => Ok(lesson.tickets.iter().collect()),
+        Some(id) => lesson.ticket(id).map(|t| vec![t]).ok_or_else(|| {
+            let ids: Vec<&str> = lesson.tickets.iter().map(|t| t.id.as_str()).collect();
+            Error::usage(format!("there is no ticket '{id}' in {}: choose one of {}.", lesson.id, ids.join(", ")))
+        }),
+    }
+}
+
+/// How long a card stays alone on screen before the next, at speed 1.
+fn pause(event: &Event) -> Duration {
+    Duration::from_millis(match event {
+        Event::Customer { .. } => 700,
+        Event::ToolCall { .. } => 800,
+        Event::Attempt { .. } => 700,
+        Event::Wait { ms } => *ms,
+        Event::Reply { .. } => 900,
+        Event::NoRecording { .. } | Event::CodeError { .. } => 300,
+    })
+}
+
+/// One ticket replayed with every code asked for.
+struct Shown {
+    runs: Vec<Replay>,
+    split: Option<usize>,
+}
+
+pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
+    let lesson = ctx.lesson(args.lesson.as_deref())?;
+    let runtime = runtime(&args.runtime)?;
+    let chosen = tickets(&lesson, args.ticket.as_deref())?;
+    if !(args.speed.is_finite() && args.speed > 0.0 && args.speed <= 100.0) {
+        return Err(Error::usage(format!(
+            "--speed {} is out of range: give a factor above 0 and at most 100, such as 0.5 or 2.",
+            args.speed
+        )));
+    }
+    let limit = super::check::timeout(args.timeout)?;
+    let mut codes = vec![CodeChoice::parse(ctx, &args.code)?];
+    if args.compare {
+        let other = if codes[0] == CodeChoice::Starter { CodeChoice::Structured } else { codes.remove(0) };
+        codes = vec![CodeChoice::Starter, other];
+    }
+    let files = codes.iter().map(|c| c.file(ctx, &lesson)).collect::<Result<Vec<_>, _>>()?;
+    let labels: Vec<String> = codes.iter().map(|c| c.label(ctx)).collect();
+    let mut bridges: Vec<_> = files.iter().map(|f| replaying::open(ctx, &lesson, f, limit)).collect();
+    let load_failed = bridges.iter().any(Result::is_err);
+
+    let animate = args.format == Format::Text && !args.no_anim && std::io::stdout().is_terminal();
+    let look = Look { styles: ctx.styles, glyphs: ctx.glyphs, width: ctx.width, expand: args.expand };
+    let mut shown = Vec::new();
+    for (i, ticket) in chosen.iter().enumerate() {
+        let cassette = replaying::cassette(ctx, &lesson, runtime, ticket)?;
+        let runs: Vec<Replay> = bridges
+            .iter_mut()
+            .zip(&labels)
+            .map(|(bridge, label)| replaying::replay(ctx, &lesson, ticket, runtime, label, bridge, &cassette).0)
+            .collect();
+        let split = match runs.as_slice() {
+            [a, b] => replay::split_point(&a.events, &b.events),
+            _ => None,
+        };
+        let one = Shown { runs, split };
+        if args.format == Format::Text {
+            if i > 0 {
+                println!();
+            }
+            print_shown(&one, &look, animate, args.speed);
+        }
+        shown.push(one);
+    }
+    if args.format == Format::Json {
+        let values: Vec<serde_json::Value> = shown.iter().map(json_of).collect();
+        let out = if values.len() == 1 { values[0].clone() } else { serde_json::Value::Array(values) };
+        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    }
+    Ok(if load_failed { EXIT_COULD_NOT_RUN } else { EXIT_SUCCESS })
+}
+
+fn json_of(shown: &Shown) -> serde_json::Value {
+    match shown.runs.as_slice() {
+        [a, b] => json!({
+            "lesson": a.lesson,
+            "ticket": a.ticket,
+            "runtime": a.runtime,
+            "compare": true,
+            "split_at": shown.split,
+            "runs": [a, b],
+        }),
+        [one] => serde_json::to_value(one).unwrap_or_default(),
+        _ => serde_json::Value::Null,
+    }
+}
+
+fn print_shown(shown: &Shown, look: &Look, animate: bool, speed: f64) {
+    let mut out = std::io::stdout().lock();
+    if !animate {
+        let text = match shown.runs.as_slice() {
+            [a, b] => cards::compare(a, b, shown.split, look),
+            [one] => cards::replay(one, look),
+            _ => String::new(),
+        };
+        let _ = out.write_all(text.as_bytes());
+        return;
+    }
+    let wait = |event: &Event| std::thread::sleep(pause(event).div_f64(speed));
+    let mut show = |text: String| {
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    };
+    match shown.runs.as_slice() {
+        [one] => {
+            show(cards::header(one, look) + "\n");
+            for event in &one.events {
+                show(cards::event(event, look));
+                wait(event);
+            }
+            show(cards::verdict(&one.verdict, look));
+        }
+        [a, b] => {
+            // Paced compare: the whole block at once would hide where the runs part.
+            let text = cards::compare(a, b, shown.split, look);
+            for line in text.lines() {
+                show(format!("{line}\n"));
+                std::thread::sleep(Duration::from_millis(120).div_f64(speed));
+            }
+        }
+        _ => {}
+    }
 }

@@ -1,0 +1,98 @@
+//! `workshop record`: for lesson authors. Runs every scripted combination for real and writes the
+//! authored model turns it answered with as recordings.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::agent::Runtime;
+use crate::cli::RecordArgs;
+use crate::commands::replaying::{self, CodeChoice};
+use crate::commands::Context;
+use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
+use crate::lesson::Lesson;
+use crate::model::{Script, ScriptModel};
+use crate::recordings::{self, Entry};
+use crate::replay::Event;
+
+pub fn script(ctx: &Context, lesson: &Lesson) -> Result<Option<Script>, Error> {
+    let path = lesson.recordings_dir(&ctx.root).join("script.toml");
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(ctx.shown(&path), e))?;
+    toml::from_str(&text)
+        .map(Some)
+        .map_err(|e| Error::corrupt(&path, format!("is not a valid script: {}", e.message())))
+}
+
+pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
+    let lesson = ctx.lesson(args.lesson.as_deref())?;
+    let Some(script) = script(ctx, &lesson)? else {
+        return Err(Error::usage(format!(
+            "{} has no script.toml, so there is nothing to record.",
+            ctx.shown(&lesson.recordings_dir(&ctx.root))
+        )));
+    };
+    let s = &ctx.styles;
+    let limit = super::check::timeout(args.timeout)?;
+    let mut files: BTreeMap<PathBuf, Vec<Entry>> = BTreeMap::new();
+    let mut problems = 0;
+    for run in &script.runs {
+        let runtime = super::watch::runtime(&run.runtime)?;
+        let ticket = super::watch::tickets(&lesson, Some(&run.ticket))?[0];
+        let code = CodeChoice::parse(ctx, &run.code)?;
+        let file = code.file(ctx, &lesson)?;
+        let mut bridge = replaying::open(ctx, &lesson, &file, limit);
+        let mut model = ScriptModel::new(&script, run);
+        let replay = replaying::run_with(&lesson, ticket, runtime, &run.code, &mut bridge, &mut model);
+        let name = format!("{}/{} with {}", runtime.name(), ticket.id, run.code);
+        let mut issues = Vec::new();
+        if let Some(Event::NoRecording { diff, .. }) =
+            replay.events.iter().find(|e| matches!(e, Event::NoRecording { .. }))
+        {
+            issues.push(format!("ran out of scripted turns ({diff})"));
+        }
+        if let Some(Event::CodeError { message, .. }) =
+            replay.events.iter().find(|e| matches!(e, Event::CodeError { .. }))
+        {
+            issues.push(message.clone());
+        }
+        if model.turns_left() > 0 {
+            issues.push(format!("{} scripted turns were never asked for", model.turns_left()));
+        }
+        if replay.verdict.tool_calls != run.tool_calls {
+            issues
+                .push(format!("the tool ran {} times; the script says {}", replay.verdict.tool_calls, run.tool_calls));
+        }
+        let target = recordings::file_for(&lesson.recordings_dir(&ctx.root), runtime.name(), &ticket.id);
+        let entries = files.entry(target).or_default();
+        for entry in model.recorded {
+            match entries.iter().find(|e| e.key == entry.key) {
+                Some(same) if same.response == entry.response => {}
+                Some(_) => {
+                    issues.push("sends a request another run sends too, but scripts a different reply to it".into())
+                }
+                None => entries.push(entry),
+            }
+        }
+        if issues.is_empty() {
+            println!("{} {name}: {}", s.paint(s.good, ctx.glyphs.pass), replay.verdict.text);
+        } else {
+            problems += 1;
+            println!("{} {name}: {}", s.paint(s.bad, ctx.glyphs.fail), issues.join("; "));
+        }
+    }
+    if problems > 0 {
+        println!(
+            "\n{problems} runs did not go as scripted; no recording was written. Fix script.toml and run this again."
+        );
+        return Ok(EXIT_FAILED);
+    }
+    for (path, entries) in &files {
+        recordings::write_file(path, entries)
+            .map_err(|e| Error::io(format!("could not write {}", ctx.shown(path)), e))?;
+        println!("wrote {} ({} turns)", ctx.shown(path), entries.len());
+    }
+    let _ = Runtime::ALL;
+    Ok(EXIT_SUCCESS)
+}

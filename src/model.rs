@@ -1,0 +1,171 @@
+//! Where the model's turns come from: recordings (replay), or an authored script (when lesson
+//! authors make recordings). Either way the harness and the tools around it run for real.
+
+use std::collections::{HashSet, VecDeque};
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::recordings::{self, Cassette, Entry, Provenance};
+
+/// The model's answer to one request.
+pub enum Turn {
+    Reply {
+        response: Value,
+        provenance: Provenance,
+    },
+    /// Nobody recorded a reply to this request.
+    Missing {
+        closest: Option<String>,
+        diff: String,
+    },
+}
+
+pub trait Model {
+    fn respond(&mut self, request: &Value) -> Turn;
+}
+
+/// Replays recorded turns, strictly by the request's key.
+pub struct ReplayModel<'c> {
+    cassette: &'c Cassette,
+    root: PathBuf,
+    /// Keys of the turns replayed so far.
+    pub used: HashSet<String>,
+}
+
+impl<'c> ReplayModel<'c> {
+    pub fn new(cassette: &'c Cassette, root: PathBuf) -> ReplayModel<'c> {
+        ReplayModel { cassette, root, used: HashSet::new() }
+    }
+}
+
+impl Model for ReplayModel<'_> {
+    fn respond(&mut self, request: &Value) -> Turn {
+        let key = recordings::key(request);
+        if let Some(found) = self.cassette.find(&key) {
+            self.used.insert(key);
+            return Turn::Reply { response: found.entry.response.clone(), provenance: found.entry.provenance.clone() };
+        }
+        let Some(closest) = self.cassette.closest(request) else {
+            return Turn::Missing { closest: None, diff: String::new() };
+        };
+        let place = closest.place(&self.root);
+        let recorded = recordings::canonical_pretty(&closest.entry.request);
+        let mine = recordings::canonical_pretty(request);
+        let diff = similar::TextDiff::from_lines(&recorded, &mine)
+            .unified_diff()
+            .context_radius(3)
+            .header(&format!("recorded request ({place})"), "your run's request")
+            .to_string();
+        Turn::Missing { closest: Some(place), diff }
+    }
+}
+
+/// One authored model turn: optional text, then optional tool calls.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptTurn {
+    #[serde(default)]
+    pub say: Option<String>,
+    #[serde(default)]
+    pub call: Vec<ScriptCall>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptCall {
+    /// The plain tool name; the SDK runtime qualifies it.
+    pub tool: String,
+    pub input: Value,
+}
+
+/// One combination the authors scripted, and the tool runs it must show.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptRun {
+    pub runtime: String,
+    pub ticket: String,
+    pub code: String,
+    pub tool_calls: usize,
+    pub turns: Vec<ScriptTurn>,
+}
+
+/// `recordings/<lesson>/script.toml`: the authored side of every recorded run.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    pub by: String,
+    pub written: String,
+    #[serde(rename = "run")]
+    pub runs: Vec<ScriptRun>,
+}
+
+/// Answers each request with the next authored turn, and keeps what it answered as recordings.
+pub struct ScriptModel {
+    turns: VecDeque<ScriptTurn>,
+    sdk: bool,
+    provenance: Provenance,
+    seed: String,
+    count: usize,
+    pub recorded: Vec<Entry>,
+}
+
+impl ScriptModel {
+    pub fn new(script: &Script, run: &ScriptRun) -> ScriptModel {
+        ScriptModel {
+            turns: run.turns.iter().cloned().collect(),
+            sdk: run.runtime == "sdk",
+            provenance: Provenance::Authored { by: script.by.clone(), written: script.written.clone() },
+            seed: format!("{}/{}", run.runtime, run.ticket),
+            count: 0,
+            recorded: Vec::new(),
+        }
+    }
+
+    pub fn turns_left(&self) -> usize {
+        self.turns.len()
+    }
+
+    /// An id in the API's shape, the same for the same run and turn every time it is recorded.
+    fn id(&mut self, prefix: &str, request: &Value) -> String {
+        self.count += 1;
+        let turn = request.get("messages").and_then(Value::as_array).map_or(0, |m| m.len());
+        let digest = recordings::key(&json!([self.seed, self.count, turn]));
+        let tail: String = digest.trim_start_matches("v1:").chars().take(24).collect();
+        format!("{prefix}_01{tail}")
+    }
+}
+
+impl Model for ScriptModel {
+    fn respond(&mut self, request: &Value) -> Turn {
+        let Some(turn) = self.turns.pop_front() else {
+            return Turn::Missing { closest: None, diff: "the script has no more turns for this run".into() };
+        };
+        let mut content = Vec::new();
+        if let Some(text) = &turn.say {
+            content.push(json!({"type": "text", "text": text.trim()}));
+        }
+        for call in &turn.call {
+            let name = if self.sdk { crate::sdk::qualified(&call.tool) } else { call.tool.clone() };
+            let id = self.id("toolu", request);
+            content.push(json!({"type": "tool_use", "id": id, "name": name, "input": call.input}));
+        }
+        let stop = if turn.call.is_empty() { "end_turn" } else { "tool_use" };
+        let response = json!({
+            "id": self.id("msg", request),
+            "type": "message",
+            "role": "assistant",
+            "model": request.get("model").cloned().unwrap_or(Value::Null),
+            "content": content,
+            "stop_reason": stop,
+        });
+        self.recorded.push(Entry {
+            key: recordings::key(request),
+            provenance: self.provenance.clone(),
+            request: request.clone(),
+            response: response.clone(),
+        });
+        Turn::Reply { response, provenance: self.provenance.clone() }
+    }
+}

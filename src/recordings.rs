@@ -1,0 +1,235 @@
+//! Recordings: the model's side of a run, replayed by the canonical request.
+//!
+//! A file is `recordings/<lesson>/<runtime>/<ticket>.jsonl`, one recorded turn a line:
+//! `{"key", "provenance", "request", "response"}`. The key is SHA-256 over a format version and
+//! the request as canonical JSON (sorted keys, no insignificant whitespace), so a request with no
+//! recording is found out at once, and a hand edit that changes a request breaks its key.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::error::Error;
+use crate::messages;
+
+/// Bumped whenever the key's recipe changes; old keys then stop matching instead of lying.
+pub const KEY_FORMAT: &str = "workshop-recording-v1";
+
+/// JSON with object keys sorted and no insignificant whitespace.
+pub fn canonical(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::from(key.as_str()).to_string());
+                out.push(':');
+                write_canonical(&map[key], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// Canonical JSON, indented: for showing requests and diffing them line by line.
+pub fn canonical_pretty(value: &Value) -> String {
+    let sorted: Value = serde_json::from_str(&canonical(value)).unwrap_or(Value::Null);
+    fn sort(v: &Value) -> Value {
+        match v {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                Value::Object(keys.into_iter().map(|k| (k.clone(), sort(&map[k]))).collect())
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    serde_json::to_string_pretty(&sort(&sorted)).unwrap_or_default()
+}
+
+/// The replay key of a request.
+pub fn key(request: &Value) -> String {
+    let mut hash = Sha256::new();
+    hash.update(KEY_FORMAT.as_bytes());
+    hash.update(b"\n");
+    hash.update(canonical(request).as_bytes());
+    let digest = hash.finalize();
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("v1:{hex}")
+}
+
+/// Where a recorded turn came from. Shown by the player on every turn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "source", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Provenance {
+    /// Written by the lesson's authors. Never presented as a model run.
+    Authored { by: String, written: String },
+    /// Captured from the API.
+    Live { model: String, date: String, request_id: String },
+}
+
+impl Provenance {
+    /// A short tag for a card: `authored` or `live · model · date`.
+    pub fn tag(&self) -> String {
+        match self {
+            Provenance::Authored { .. } => "authored".into(),
+            Provenance::Live { model, date, .. } => format!("live · {model} · {date}"),
+        }
+    }
+}
+
+/// One recorded turn.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub key: String,
+    pub provenance: Provenance,
+    pub request: Value,
+    pub response: Value,
+}
+
+/// A recorded turn and the file line it came from.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    pub entry: Entry,
+    pub file: PathBuf,
+    pub line: usize,
+}
+
+impl Recorded {
+    pub fn place(&self, root: &Path) -> String {
+        format!("{}:{}", crate::root::shown(root, &self.file), self.line)
+    }
+}
+
+/// The recorded turns of one ticket in one runtime.
+#[derive(Clone, Debug, Default)]
+pub struct Cassette {
+    pub turns: Vec<Recorded>,
+    by_key: HashMap<String, usize>,
+}
+
+/// The file holding a ticket's turns in a runtime.
+pub fn file_for(dir: &Path, runtime: &str, ticket: &str) -> PathBuf {
+    dir.join(runtime).join(format!("{ticket}.jsonl"))
+}
+
+impl Cassette {
+    /// Load and validate one recording file. Every problem names the file and line.
+    pub fn load(root: &Path, path: &Path) -> Result<Cassette, Error> {
+        let shown = crate::root::shown(root, path);
+        let dir = path.parent().and_then(Path::parent).unwrap_or(path);
+        if !dir.is_dir() {
+            return Err(Error::usage(format!(
+                "there are no recordings for this lesson: {} is missing. Restore it (git checkout -- recordings) or make it with `workshop record`.",
+                crate::root::shown(root, dir)
+            )));
+        }
+        let text = match std::fs::read(path) {
+            Ok(bytes) => String::from_utf8(bytes).map_err(|_| Error::corrupt(path, "is not UTF-8 text"))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::usage(format!(
+                    "{shown} is missing, so this ticket has no recorded turns. Restore it (git checkout -- recordings) or make it with `workshop record`."
+                )))
+            }
+            Err(e) => return Err(Error::io(format!("could not read {shown}"), e)),
+        };
+        let mut cassette = Cassette::default();
+        for (index, line) in text.lines().enumerate() {
+            let number = index + 1;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let at = |why: String| Error::Corrupt { path: format!("{shown}:{number}"), why };
+            let entry: Entry = serde_json::from_str(line).map_err(|e| {
+                let what = if e.is_eof() { "is cut off (truncated)" } else { "is not a valid recorded turn" };
+                at(format!("{what}: {e}. Restore the file with git checkout, or record it again."))
+            })?;
+            let expected = key(&entry.request);
+            if entry.key != expected {
+                return Err(at("its key does not match its request: the request was edited by hand. Record it again with `workshop record` instead of editing it.".into()));
+            }
+            messages::check_request(&entry.request)
+                .map_err(|why| at(format!("the recorded request breaks the tool-use rules: {why}")))?;
+            messages::check_response(&entry.response, &entry.request)
+                .map_err(|why| at(format!("the recorded response is not valid: {why}")))?;
+            if let Some(first) = cassette.by_key.get(&entry.key) {
+                return Err(at(format!("records the same request as line {} again", cassette.turns[*first].line)));
+            }
+            cassette.by_key.insert(entry.key.clone(), cassette.turns.len());
+            cassette.turns.push(Recorded { entry, file: path.to_path_buf(), line: number });
+        }
+        Ok(cassette)
+    }
+
+    pub fn find(&self, key: &str) -> Option<&Recorded> {
+        self.by_key.get(key).map(|&i| &self.turns[i])
+    }
+
+    /// The recorded request most like `request`, by the share of lines they have in common.
+    pub fn closest(&self, request: &Value) -> Option<&Recorded> {
+        let mine = canonical_pretty(request);
+        self.turns
+            .iter()
+            .map(|t| (similar::TextDiff::from_lines(&canonical_pretty(&t.entry.request), &mine).ratio(), t))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, t)| t)
+    }
+}
+
+/// Write turns as a recording file: one canonical JSON line each, in the order given.
+pub fn write_file(path: &Path, entries: &[Entry]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut text = String::new();
+    for entry in entries {
+        let value = serde_json::to_value(entry).map_err(std::io::Error::other)?;
+        text.push_str(&canonical(&value));
+        text.push('\n');
+    }
+    let temp = path.with_extension("jsonl.tmp");
+    std::fs::write(&temp, text)?;
+    std::fs::rename(&temp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_key_ignores_key_order_and_whitespace() {
+        let a: Value = serde_json::from_str(r#"{"b": 1, "a": {"y": [1, 2], "x": "s"}}"#).unwrap();
+        let b: Value = serde_json::from_str("{\"a\":{\"x\":\"s\",\"y\":[1,2]},\"b\":1}").unwrap();
+        assert_eq!(canonical(&a), r#"{"a":{"x":"s","y":[1,2]},"b":1}"#);
+        assert_eq!(key(&a), key(&b));
+        assert_ne!(key(&a), key(&json!({"a": {"x": "s", "y": [2, 1]}, "b": 1})));
+        assert!(key(&a).starts_with("v1:"));
+    }
+}

@@ -1,0 +1,199 @@
+//! A replay as a stream of events: what the cards show, the JSON lists and the player steps
+//! through. Knows nothing of terminals.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::recordings::Provenance;
+
+/// How an attempt went, which decides its card's colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tone {
+    /// It worked.
+    Worked,
+    /// A transient failure, and it was retried.
+    Retried,
+    /// It was retried (or was a retry) although a retry could not have helped.
+    Wasted,
+    /// A failure reported and not retried.
+    Reported,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    Customer {
+        text: String,
+    },
+    /// The model asks for a tool.
+    ToolCall {
+        id: String,
+        tool: String,
+        input: Value,
+        /// The call in words: "refunds order 0871".
+        words: String,
+        /// Text the model wrote before the call, if any.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        preface: Option<String>,
+        provenance: Provenance,
+    },
+    /// One execution of the tool.
+    Attempt {
+        tool_use_id: String,
+        number: u32,
+        output: Value,
+        failed: bool,
+        /// What the result claims, read from its `error` object.
+        category: Option<String>,
+        retryable: Option<bool>,
+        message: Option<String>,
+        /// The category the tool itself gave `fail`.
+        cause: Option<String>,
+        retried: bool,
+        tone: Tone,
+        /// The MCP `CallToolResult` the SDK runtime sent, in wire form.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        wire: Option<Value>,
+        /// What the code printed during the attempt.
+        #[serde(skip_serializing_if = "String::is_empty")]
+        printed: String,
+    },
+    /// The harness's backoff before the next attempt.
+    Wait {
+        ms: u64,
+    },
+    Reply {
+        text: String,
+        provenance: Provenance,
+    },
+    /// The run asked for a model turn nobody recorded. The replay stops here.
+    NoRecording {
+        /// The new message the model would have been sent.
+        sent: Value,
+        /// `recordings/...:line` of the closest recorded request.
+        closest: Option<String>,
+        /// A labelled diff: the closest recorded request against this one.
+        diff: String,
+        explanation: String,
+    },
+    /// The code under replay failed (did not load, raised, hung). The replay stops here.
+    CodeError {
+        message: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        call: Option<String>,
+        #[serde(skip_serializing_if = "String::is_empty")]
+        printed: String,
+    },
+}
+
+impl Event {
+    /// The model turn's provenance, on the events that are model turns.
+    pub fn provenance(&self) -> Option<&Provenance> {
+        match self {
+            Event::ToolCall { provenance, .. } | Event::Reply { provenance, .. } => Some(provenance),
+            _ => None,
+        }
+    }
+
+    /// The event without what may differ between two runs that did the same thing (ids, text the
+    /// model wrote, printed output): two runs split at the first event whose signature differs.
+    pub fn signature(&self) -> Value {
+        match self {
+            Event::ToolCall { tool, input, .. } => serde_json::json!(["tool_call", tool, input]),
+            Event::Attempt { output, number, .. } => serde_json::json!(["attempt", number, output]),
+            Event::Reply { text, .. } => serde_json::json!(["reply", text]),
+            other => serde_json::to_value(other).unwrap_or(Value::Null),
+        }
+    }
+}
+
+/// The one-line summary under a replay.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    /// How many times a tool ran.
+    pub tool_calls: usize,
+    /// Retries that followed a failure no retry could fix.
+    pub wasted_retries: usize,
+    pub text: String,
+}
+
+/// A replayed run of one ticket.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Replay {
+    pub lesson: String,
+    pub ticket: String,
+    pub code: String,
+    pub runtime: String,
+    pub events: Vec<Event>,
+    pub verdict: Verdict,
+}
+
+/// Colour the attempts once the run is over: whether an attempt was retried is known only then.
+pub fn settle_tones(events: &mut [Event]) {
+    for event in events.iter_mut() {
+        if let Event::Attempt { failed, cause, retried, number, tone, .. } = event {
+            *tone = if !*failed {
+                Tone::Worked
+            } else if cause.as_deref() == Some("transient") {
+                if *retried {
+                    Tone::Retried
+                } else {
+                    Tone::Reported
+                }
+            } else if *retried || *number > 1 {
+                Tone::Wasted
+            } else {
+                Tone::Reported
+            };
+        }
+    }
+}
+
+/// Count the tool runs and the retries no retry could fix, and say it in a line.
+pub fn verdict(events: &[Event]) -> Verdict {
+    let attempts: Vec<&Event> = events.iter().filter(|e| matches!(e, Event::Attempt { .. })).collect();
+    let tool_calls = attempts.len();
+    let mut wasted = 0;
+    let mut useful = 0;
+    for pair in attempts.windows(2) {
+        if let [Event::Attempt { cause, retried: true, failed: true, .. }, Event::Attempt { .. }] = pair {
+            if cause.as_deref() == Some("transient") {
+                useful += 1;
+            } else {
+                wasted += 1;
+            }
+        }
+    }
+    let stopped = events.iter().rev().find_map(|e| match e {
+        Event::NoRecording { .. } => Some("no recorded reply for this request"),
+        Event::CodeError { .. } => Some("the code under replay failed"),
+        _ => None,
+    });
+    let times = match tool_calls {
+        0 => "The tool never ran".to_string(),
+        1 => "Tried once".to_string(),
+        2 => "Tried twice".to_string(),
+        n => format!("Tried {n} times"),
+    };
+    let last_worked = attempts.last().is_some_and(|a| matches!(a, Event::Attempt { failed: false, .. }));
+    let text = if let Some(why) = stopped {
+        format!("{times}, then the replay stopped: {why}.")
+    } else if wasted > 0 {
+        let retries = if wasted == 1 { "1 retry".to_string() } else { format!("{wasted} retries") };
+        format!("{times}. {retries} could not have helped.")
+    } else if useful > 0 && last_worked {
+        format!("{times}: the retry got it through.")
+    } else if tool_calls == 0 {
+        format!("{times}; the agent answered directly.")
+    } else {
+        format!("{times}, then explained the result.")
+    };
+    Verdict { tool_calls, wasted_retries: wasted, text }
+}
+
+/// The index of the first event where two runs differ; `None` when they never do.
+pub fn split_point(a: &[Event], b: &[Event]) -> Option<usize> {
+    let common = a.iter().zip(b).take_while(|(x, y)| x.signature() == y.signature()).count();
+    (common < a.len().max(b.len())).then_some(common)
+}
