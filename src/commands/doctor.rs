@@ -1,9 +1,126 @@
-//! `workshop doctor`: not built yet.
+//! `workshop doctor`: for lesson authors. Every ticket replays end to end in every runtime with
+//! both codes, every recorded turn is valid and used, the starter fails `check` and the reference
+//! solution passes it.
 
+use std::collections::HashSet;
+
+use crate::agent::Runtime;
+use crate::checks::Status;
 use crate::cli::DoctorArgs;
+use crate::commands::replaying::{self, CodeChoice};
 use crate::commands::Context;
-use crate::error::Error;
+use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
+use crate::lesson::{self, Lesson};
+use crate::replay::Event;
 
-pub fn run(_ctx: &Context, _args: DoctorArgs) -> Result<i32, Error> {
-    Err(Error::usage("`workshop doctor` is not built yet in this version."))
+const CODES: [CodeChoice; 2] = [CodeChoice::Starter, CodeChoice::Structured];
+
+pub fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
+    let ids = match &args.lesson {
+        Some(id) => vec![id.clone()],
+        None => lesson::known_ids(&ctx.root),
+    };
+    let mut problems = 0;
+    for id in ids {
+        let lesson = Lesson::load(&ctx.root, &id)?;
+        problems += examine(ctx, &lesson)?;
+    }
+    let s = &ctx.styles;
+    if problems == 0 {
+        println!(
+            "\n{}",
+            s.paint(
+                s.good,
+                "doctor: everything replays, every recording is used, the checks tell starter from solution."
+            )
+        );
+        Ok(EXIT_SUCCESS)
+    } else {
+        println!(
+            "\n{}",
+            s.paint(
+                s.bad,
+                format!("doctor: {problems} problems. Fix them, or run ./workshop record after changing the lesson.")
+            )
+        );
+        Ok(EXIT_FAILED)
+    }
+}
+
+fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
+    let s = &ctx.styles;
+    let (pass, fail) = (s.paint(s.good, ctx.glyphs.pass), s.paint(s.bad, ctx.glyphs.fail));
+    let mut problems = 0;
+    let mut report = |ok: bool, text: String| {
+        println!("{} {text}", if ok { &pass } else { &fail });
+        if !ok {
+            problems += 1;
+        }
+    };
+    println!("{}", s.paint(s.strong, &lesson.id));
+    let script = super::record::script(ctx, lesson)?;
+    let limit = super::check::timeout(2.0)?;
+    let mut bridges = Vec::new();
+    for code in &CODES {
+        let file = code.file(ctx, lesson)?;
+        bridges.push(replaying::open(ctx, lesson, &file, limit));
+    }
+    for runtime in Runtime::ALL {
+        for ticket in &lesson.tickets {
+            let cassette = match replaying::cassette(ctx, lesson, runtime, ticket) {
+                Ok(c) => c,
+                Err(e) => {
+                    report(false, format!("{}/{}: {e}", runtime.name(), ticket.id));
+                    continue;
+                }
+            };
+            let mut used = HashSet::new();
+            for (code, bridge) in CODES.iter().zip(bridges.iter_mut()) {
+                let label = code.label(ctx);
+                let (replay, keys) = replaying::replay(ctx, lesson, ticket, runtime, &label, bridge, &cassette);
+                used.extend(keys);
+                let name = format!("{}/{} with {label}", runtime.name(), ticket.id);
+                let stopped = replay.events.iter().find_map(|e| match e {
+                    Event::NoRecording { closest, .. } => {
+                        Some(format!("a request has no recording (closest: {})", closest.as_deref().unwrap_or("none")))
+                    }
+                    Event::CodeError { message, .. } => Some(message.clone()),
+                    _ => None,
+                });
+                let expected = script.as_ref().and_then(|s| {
+                    s.runs
+                        .iter()
+                        .find(|r| r.runtime == runtime.name() && r.ticket == ticket.id && r.code == label)
+                        .map(|r| r.tool_calls)
+                });
+                let calls = replay.verdict.tool_calls;
+                match (stopped, expected) {
+                    (Some(why), _) => report(false, format!("{name}: {why}")),
+                    (None, Some(want)) if want != calls => {
+                        report(false, format!("{name}: the tool ran {calls} times, the script says {want}"))
+                    }
+                    _ if !matches!(replay.events.last(), Some(Event::Reply { .. })) => {
+                        report(false, format!("{name}: the replay does not end in a reply"))
+                    }
+                    _ => report(true, format!("{name}: {}", replay.verdict.text)),
+                }
+            }
+            for turn in &cassette.turns {
+                if !used.contains(&turn.entry.key) {
+                    report(false, format!("{}: this recorded turn is never replayed", turn.place(&ctx.root)));
+                }
+            }
+        }
+    }
+    for (code, want) in [(CodeChoice::Starter, Status::Fail), (CodeChoice::Structured, Status::Pass)] {
+        let file = code.file(ctx, lesson)?;
+        let graded = super::check::grade(ctx, lesson, &file, limit)?;
+        let ok = graded.status == want;
+        let word = if want == Status::Pass { "passes" } else { "fails" };
+        report(
+            ok,
+            format!("check {} {word} as it should ({}/{} checks pass)", code.label(ctx), graded.passed, graded.total),
+        );
+    }
+    Ok(problems)
 }
