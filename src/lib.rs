@@ -11,6 +11,7 @@ pub mod lesson;
 pub mod lumen;
 pub mod messages;
 pub mod model;
+pub mod player;
 pub mod progress;
 pub mod pyrepr;
 pub mod quiz;

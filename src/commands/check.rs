@@ -73,6 +73,9 @@ pub fn grade(ctx: &Context, lesson: &Lesson, file: &std::path::Path, limit: Dura
 }
 
 pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
+    if args.watch {
+        return super::check_watch::run(ctx, args);
+    }
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let limit = timeout(args.timeout)?;
     let file = learner_file(ctx, &lesson, args.file.as_deref())?;

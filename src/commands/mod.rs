@@ -1,6 +1,7 @@
 //! The commands. Each is thin: resolve its input, call the lesson machinery, render, pick an exit code.
 
 mod check;
+mod check_watch;
 mod completions;
 mod doctor;
 mod hint;
@@ -8,10 +9,10 @@ mod lesson_text;
 mod list;
 mod quiz;
 mod record;
-mod replaying;
+pub mod replaying;
 mod solution;
 mod start;
-mod watch;
+pub mod watch;
 
 use std::path::{Path, PathBuf};
 

@@ -53,6 +53,16 @@ struct Shown {
 }
 
 pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
+    // The full-screen player is for a person at a terminal who did not pick one ticket.
+    let interactive = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
+    if interactive && args.ticket.is_none() && args.format == Format::Text && !args.no_anim {
+        return crate::player::run(ctx, args);
+    }
+    plain(ctx, args)
+}
+
+/// The replay printed as cards (or JSON): off a terminal, or for one ticket.
+pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let runtime = runtime(&args.runtime)?;
     let chosen = tickets(&lesson, args.ticket.as_deref())?;
