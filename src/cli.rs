@@ -66,7 +66,7 @@ pub enum Command {
     Lesson(LessonArgs),
     /// Test yourself on the lesson's ideas.
     #[command(
-        after_help = "Examples:\n  ./workshop quiz structured-errors\n  ./workshop quiz --answers \"C,D,BD,B,A,C,B,AD\"\n  ./workshop quiz --format json"
+        after_help = "Examples:\n  ./workshop quiz structured-errors\n  ./workshop quiz --answers \"A,B,AC,D,C,A,B,AD,C,BD,A\"\n  ./workshop quiz --format json\n\nOn a terminal the questions come one at a time, each followed by why every option is right or wrong. Off a terminal (a pipe, a script) give --answers; without it the questions are printed and the exit status is 2, since nothing was graded.\n\nExit status: 0 answered (whatever the score), 1 stopped before the end, 2 could not run (bad --answers, no quiz, no terminal)."
     )]
     Quiz(QuizArgs),
     /// A hint for the first failing check, one step further each time you ask.
@@ -74,7 +74,7 @@ pub enum Command {
     Hint(HintArgs),
     /// The reference solution as a diff against your file, once your checks are green.
     #[command(
-        after_help = "Examples:\n  ./workshop solution\n  ./workshop solution --reveal   see it before you are green"
+        after_help = "Examples:\n  ./workshop solution\n  ./workshop solution --reveal   see it before you are green\n\nBefore your checks have been green it refuses, with exit status 1. --reveal asks first (y/N) on a terminal; off a terminal (a pipe, a script) it shows the solution without asking."
     )]
     Solution(SolutionArgs),
     /// Print a shell completion script.

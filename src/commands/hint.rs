@@ -1,9 +1,170 @@
-//! `workshop hint`: not built yet.
+//! `workshop hint`: the next hint step for the first failing check (or the one named), from the
+//! lesson's data. How far each check's hints have gone is kept in progress.
 
+use std::fmt::Write as _;
+
+use crate::checks::Status;
 use crate::cli::HintArgs;
+use crate::commands::check::{grade, learner_file, timeout};
 use crate::commands::Context;
-use crate::error::Error;
+use crate::error::{Error, EXIT_SUCCESS};
+use crate::lesson::CheckText;
+use crate::progress::Progress;
+use crate::render::emit;
+use crate::render::styles::Styles;
 
-pub fn run(_ctx: &Context, _args: HintArgs) -> Result<i32, Error> {
-    Err(Error::usage("`workshop hint` is not built yet in this version."))
+/// Seconds each call of the learner's code may take while grading for a hint, as `check`'s default.
+const GRADE_TIMEOUT_SECS: f64 = 1.0;
+
+pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
+    let lesson = ctx.lesson(args.lesson.as_deref())?;
+    if lesson.checks.iter().all(|c| c.hints.is_empty()) {
+        return Err(Error::usage(format!("the lesson {} has no hints.", lesson.id)));
+    }
+    let (check, failing) = match args.check.as_deref() {
+        Some(id) => {
+            let Some(check) = lesson.check_text(id) else {
+                let ids: Vec<&str> = lesson.checks.iter().map(|c| c.id.as_str()).collect();
+                return Err(Error::usage(format!(
+                    "there is no check '{id}' in {}. Checks: {}.",
+                    lesson.id,
+                    ids.join(", ")
+                )));
+            };
+            (check, None)
+        }
+        None => {
+            let file = learner_file(ctx, &lesson, None)?;
+            let report = grade(ctx, &lesson, &file, timeout(GRADE_TIMEOUT_SECS)?)?;
+            if report.status == Status::Error {
+                return Err(Error::usage(format!(
+                    "{} does not load, so no check could run: {}\nRun ./workshop check {} to see where, fix that first, then ask again.",
+                    report.file,
+                    report.message.lines().next().unwrap_or_default(),
+                    lesson.id
+                )));
+            }
+            let Some(first) = report.first_failure() else {
+                emit::line(&format!(
+                    "All {} checks pass: no hint needed. Compare your file with the reference: ./workshop solution {}",
+                    report.total, lesson.id
+                ));
+                return Ok(EXIT_SUCCESS);
+            };
+            let check = lesson.check_text(&first.id).ok_or_else(|| {
+                Error::corrupt(&lesson.dir.join("lesson.toml"), format!("has no [[checks]] entry for '{}'", first.id))
+            })?;
+            (check, Some(first.message.clone()))
+        }
+    };
+    if check.hints.is_empty() {
+        emit::line(&format!(
+            "The check {} has no hints. ./workshop solution {} --reveal shows the reference.",
+            check.id, lesson.id
+        ));
+        return Ok(EXIT_SUCCESS);
+    }
+    let seen = Progress::read(&ctx.root).lessons.get(&lesson.id).and_then(|p| p.hint_steps.get(&check.id).copied());
+    let seen = seen.unwrap_or(0).min(check.hints.len());
+    let shown = (seen + 1).min(check.hints.len());
+    if shown > seen {
+        if let Err(e) = Progress::update(&ctx.root, &lesson.id, |p| {
+            p.hint_steps.insert(check.id.clone(), shown);
+        }) {
+            eprintln!("warning: progress was not saved ({e}); the next hint will start here again.");
+        }
+    }
+    let newest = (shown > seen).then_some(shown);
+    emit::out(&text(check, failing.as_deref(), shown, newest, &lesson.id, &ctx.styles, ctx.width));
+    Ok(EXIT_SUCCESS)
+}
+
+/// The hint card: the check, why it fails (when graded), steps 1..=shown, and what comes next.
+fn text(
+    check: &CheckText,
+    failing: Option<&str>,
+    shown: usize,
+    newest: Option<usize>,
+    lesson: &str,
+    styles: &Styles,
+    width: usize,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} {}  {}",
+        styles.paint(styles.label, "Hint for"),
+        styles.paint(styles.strong, &check.id),
+        styles.paint(styles.dim, &check.name)
+    );
+    if let Some(why) = failing.filter(|w| !w.is_empty()) {
+        wrap(&mut out, &format!("failing now: {why}"), width, "  ", "  ", styles.dim, styles);
+    }
+    out.push('\n');
+    for (i, hint) in check.hints.iter().take(shown).enumerate() {
+        let step = i + 1;
+        let label = format!("{step}. ");
+        let first = if newest == Some(step) { format!("> {label}") } else { format!("  {label}") };
+        let rest = " ".repeat(first.len());
+        let style = if newest == Some(step) { styles.strong } else { styles.dim };
+        wrap(&mut out, hint, width, &first, &rest, style, styles);
+    }
+    out.push('\n');
+    let total = check.hints.len();
+    if shown < total {
+        let _ = writeln!(out, "Step {shown} of {total}. Ask again for the next one: ./workshop hint {lesson}");
+    } else if newest.is_some() {
+        let _ = writeln!(
+            out,
+            "Step {shown} of {total}, the last one for this check. Still stuck? ./workshop solution {lesson} --reveal shows the reference."
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "No more hints for this check: all {total} are above. ./workshop solution {lesson} --reveal shows the reference."
+        );
+    }
+    out
+}
+
+fn wrap(
+    out: &mut String,
+    text: &str,
+    width: usize,
+    first: &str,
+    rest: &str,
+    style: owo_colors::Style,
+    styles: &Styles,
+) {
+    let options = textwrap::Options::new(width)
+        .initial_indent(first)
+        .subsequent_indent(rest)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .break_words(false);
+    for line in textwrap::wrap(text, options) {
+        let _ = writeln!(out, "{}", styles.paint(style, line));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check() -> CheckText {
+        CheckText { id: "c".into(), name: "a check".into(), hints: vec!["first".into(), "second".into()] }
+    }
+
+    #[test]
+    fn the_newest_step_is_marked() {
+        let out = text(&check(), None, 2, Some(2), "l", &Styles::plain(), 80);
+        assert!(out.contains("  1. first\n> 2. second\n"), "{out}");
+        assert!(out.contains("the last one"), "{out}");
+    }
+
+    #[test]
+    fn past_the_last_step_nothing_is_new() {
+        let out = text(&check(), None, 2, None, "l", &Styles::plain(), 80);
+        assert!(!out.contains("> "), "{out}");
+        assert!(out.contains("No more hints"), "{out}");
+    }
 }

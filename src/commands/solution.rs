@@ -1,9 +1,56 @@
-//! `workshop solution`: not built yet.
+//! `workshop solution`: the reference solution as a diff against the learner's file, once their
+//! checks have been green; before that only with `--reveal` (confirmed on a terminal).
+
+use std::io::{BufRead, IsTerminal};
 
 use crate::cli::SolutionArgs;
+use crate::commands::check::learner_file;
 use crate::commands::Context;
-use crate::error::Error;
+use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
+use crate::progress::Progress;
+use crate::render::emit;
+use crate::render::solution as diff;
 
-pub fn run(_ctx: &Context, _args: SolutionArgs) -> Result<i32, Error> {
-    Err(Error::usage("`workshop solution` is not built yet in this version."))
+pub fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
+    let lesson = ctx.lesson(args.lesson.as_deref())?;
+    let file = learner_file(ctx, &lesson, None)?;
+    let green = Progress::read(&ctx.root).lessons.get(&lesson.id).is_some_and(|p| p.green);
+    if !green {
+        if !args.reveal {
+            return Err(Error::Refused(format!(
+                "the solution opens once ./workshop check {id} is green, and it is not yet. Try ./workshop hint {id} first; to see it anyway, run ./workshop solution {id} --reveal.",
+                id = lesson.id
+            )));
+        }
+        if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() && !confirmed()? {
+            emit::line(&format!("Kept hidden. ./workshop hint {} gives the next step instead.", lesson.id));
+            return Ok(EXIT_FAILED);
+        }
+    }
+    let reference = lesson.solution_path();
+    let theirs =
+        std::fs::read_to_string(&file).map_err(|e| Error::io(format!("cannot read {}", ctx.shown(&file)), e))?;
+    let ours =
+        std::fs::read_to_string(&reference).map_err(|e| Error::corrupt(&reference, format!("cannot be read: {e}")))?;
+    let yours_label = format!("yours: {}", ctx.shown(&file));
+    let reference_label = format!("reference: {}", ctx.shown(&reference));
+    if theirs == ours {
+        emit::line(&format!("Your file is the same as the reference solution ({}).", ctx.shown(&reference)));
+        return Ok(EXIT_SUCCESS);
+    }
+    if !green {
+        emit::line("Your checks are not green yet; here is the reference anyway.\n");
+    }
+    emit::line("Lines starting with - are yours only; lines starting with + are the reference's.\n");
+    emit::out(&diff::unified(&theirs, &ours, &yours_label, &reference_label, &ctx.styles));
+    Ok(EXIT_SUCCESS)
+}
+
+/// Ask before spoiling the exercise. Anything but y or yes, including end of input, is no.
+fn confirmed() -> Result<bool, Error> {
+    emit::out("Your checks are not green yet. Show the reference solution anyway? [y/N] ");
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line).map_err(|e| Error::io("cannot read your answer", e))?;
+    let answer = line.trim().to_ascii_lowercase();
+    Ok(answer == "y" || answer == "yes")
 }

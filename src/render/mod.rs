@@ -2,6 +2,7 @@
 
 pub mod cards;
 pub mod check;
+pub mod emit;
 pub mod markdown;
 pub mod quiz;
 pub mod solution;

@@ -1,0 +1,247 @@
+//! A lesson's quiz as data: `lessons/<id>/quiz.toml`, loaded and validated, and the grading of
+//! answers given as letters.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::lesson::Lesson;
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Quiz {
+    pub questions: Vec<Question>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Question {
+    pub prompt: String,
+    pub options: Vec<Choice>,
+    /// The letters of every right option: one for a single-answer question, more for a multi-answer one.
+    pub answer: Vec<char>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Choice {
+    pub letter: char,
+    pub text: String,
+    /// Why this option is right or wrong: shown after the learner answers.
+    pub explanation: String,
+}
+
+/// The letters a learner picked for one question, sorted and without repeats.
+pub type Picks = BTreeSet<char>;
+
+pub fn path(lesson: &Lesson) -> PathBuf {
+    lesson.dir.join("quiz.toml")
+}
+
+impl Quiz {
+    /// Load the quiz of a lesson. A lesson without a quiz file is a usage error that says so.
+    pub fn load(lesson: &Lesson) -> Result<Quiz, Error> {
+        let path = path(lesson);
+        if !path.is_file() {
+            return Err(Error::usage(format!(
+                "the lesson {} has no quiz (there is no lessons/{}/quiz.toml).",
+                lesson.id, lesson.id
+            )));
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;
+        Quiz::parse(&text, &path)
+    }
+
+    pub fn parse(text: &str, path: &Path) -> Result<Quiz, Error> {
+        let quiz: Quiz = toml::from_str(text).map_err(|e| {
+            let at = e
+                .span()
+                .map(|s| format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1)))
+                .unwrap_or_default();
+            Error::corrupt(path, format!("is not a valid quiz{at}: {}", e.message()))
+        })?;
+        quiz.validate().map_err(|why| Error::corrupt(path, why))?;
+        Ok(quiz)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.questions.is_empty() {
+            return Err("has no questions".into());
+        }
+        for (i, q) in self.questions.iter().enumerate() {
+            let n = i + 1;
+            if q.prompt.trim().is_empty() {
+                return Err(format!("question {n} has an empty prompt"));
+            }
+            if q.options.len() < 2 {
+                return Err(format!("question {n} needs at least two options"));
+            }
+            for (j, option) in q.options.iter().enumerate() {
+                let expected = char::from(b'A' + j as u8);
+                if option.letter != expected {
+                    return Err(format!(
+                        "question {n}: option {} is lettered '{}', but options go A, B, C... in order, so it should be '{expected}'",
+                        j + 1,
+                        option.letter
+                    ));
+                }
+                if option.text.trim().is_empty() || option.explanation.trim().is_empty() {
+                    return Err(format!("question {n}: option {expected} needs both a text and an explanation"));
+                }
+            }
+            if q.answer.is_empty() {
+                return Err(format!("question {n} has no answer"));
+            }
+            for letter in &q.answer {
+                if q.option(*letter).is_none() {
+                    return Err(format!(
+                        "question {n}: the answer '{letter}' is not one of its options ({})",
+                        q.letters()
+                    ));
+                }
+            }
+            if q.answer.iter().collect::<BTreeSet<_>>().len() != q.answer.len() {
+                return Err(format!("question {n} lists an answer letter twice"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Question {
+    pub fn option(&self, letter: char) -> Option<&Choice> {
+        self.options.iter().find(|o| o.letter == letter)
+    }
+
+    /// The option letters, for messages: "A-D".
+    pub fn letters(&self) -> String {
+        match (self.options.first(), self.options.last()) {
+            (Some(first), Some(last)) => format!("{}-{}", first.letter, last.letter),
+            _ => String::new(),
+        }
+    }
+
+    pub fn answer_set(&self) -> Picks {
+        self.answer.iter().copied().collect()
+    }
+
+    pub fn is_right(&self, picks: &Picks) -> bool {
+        *picks == self.answer_set()
+    }
+
+    /// Read the letters of one answer, such as "bd" or "B, D": case and spaces do not matter.
+    /// The error says what is wrong, without saying where: the caller knows the position.
+    pub fn parse_picks(&self, token: &str) -> Result<Picks, String> {
+        let mut picks = Picks::new();
+        for c in token.chars().filter(|c| !c.is_whitespace() && *c != ',') {
+            let letter = c.to_ascii_uppercase();
+            if self.option(letter).is_none() {
+                return Err(format!("'{c}' is not an option here: pick from {}", self.letters()));
+            }
+            picks.insert(letter);
+        }
+        if picks.is_empty() {
+            return Err(format!("it is empty: pick at least one letter from {}", self.letters()));
+        }
+        Ok(picks)
+    }
+}
+
+/// Split `--answers` into one set of picks per question, or say which token is wrong.
+pub fn parse_answers(quiz: &Quiz, answers: &str) -> Result<Vec<Picks>, Error> {
+    let tokens: Vec<&str> = answers.split(',').map(str::trim).collect();
+    let asked = quiz.questions.len();
+    if tokens.len() != asked {
+        return Err(Error::usage(format!(
+            "--answers has {} token{} but the quiz has {asked} questions: give one per question, in order, separated by commas, such as \"A,BD,C\".",
+            tokens.len(),
+            if tokens.len() == 1 { "" } else { "s" }
+        )));
+    }
+    quiz.questions
+        .iter()
+        .zip(&tokens)
+        .enumerate()
+        .map(|(i, (q, token))| {
+            q.parse_picks(token).map_err(|why| {
+                Error::usage(format!("--answers token {} (\"{token}\", for question {}): {why}.", i + 1, i + 1))
+            })
+        })
+        .collect()
+}
+
+/// How many of the picks are right.
+pub fn score(quiz: &Quiz, picks: &[Picks]) -> usize {
+    quiz.questions.iter().zip(picks).filter(|(q, p)| q.is_right(p)).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = r#"
+[[questions]]
+prompt = "Which?"
+answer = ["B"]
+options = [
+  { letter = "A", text = "one", explanation = "no" },
+  { letter = "B", text = "two", explanation = "yes" },
+]
+
+[[questions]]
+prompt = "Which two?"
+answer = ["A", "C"]
+options = [
+  { letter = "A", text = "one", explanation = "yes" },
+  { letter = "B", text = "two", explanation = "no" },
+  { letter = "C", text = "three", explanation = "yes" },
+]
+"#;
+
+    fn small() -> Quiz {
+        Quiz::parse(SMALL, Path::new("quiz.toml")).unwrap()
+    }
+
+    #[test]
+    fn answers_are_read_case_and_space_insensitively() {
+        let quiz = small();
+        let picks = parse_answers(&quiz, "b, c a").unwrap();
+        assert_eq!(score(&quiz, &picks), 2);
+        assert_eq!(score(&quiz, &parse_answers(&quiz, "A,AC").unwrap()), 1);
+    }
+
+    #[test]
+    fn a_wrong_count_of_tokens_is_named() {
+        let err = parse_answers(&small(), "B").unwrap_err().to_string();
+        assert!(err.contains("has 1 token but the quiz has 2 questions"), "{err}");
+    }
+
+    #[test]
+    fn a_letter_that_is_not_an_option_names_its_token() {
+        let err = parse_answers(&small(), "C,AB").unwrap_err().to_string();
+        assert!(err.contains("token 1 (\"C\""), "{err}");
+        let err = parse_answers(&small(), "A, ").unwrap_err().to_string();
+        assert!(err.contains("token 2") && err.contains("empty"), "{err}");
+    }
+
+    #[test]
+    fn an_answer_outside_the_options_is_corrupt_data_naming_the_file() {
+        let bad = SMALL.replace(r#"answer = ["B"]"#, r#"answer = ["E"]"#);
+        let err = Quiz::parse(&bad, Path::new("lessons/x/quiz.toml")).unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("lessons/x/quiz.toml:") && text.contains("'E'"), "{text}");
+        assert!(matches!(err, Error::Corrupt { .. }));
+    }
+
+    #[test]
+    fn options_must_be_lettered_in_order() {
+        let bad = SMALL.replace(
+            r#"{ letter = "B", text = "two", explanation = "yes" }"#,
+            r#"{ letter = "D", text = "two", explanation = "yes" }"#,
+        );
+        let err = Quiz::parse(&bad, Path::new("quiz.toml")).unwrap_err().to_string();
+        assert!(err.contains("should be 'B'"), "{err}");
+    }
+}

@@ -1,0 +1,146 @@
+//! The quiz as text for a person (a question, then why every option is right or wrong), or as
+//! JSON for machines.
+
+use std::fmt::Write as _;
+
+use serde_json::{json, Value};
+
+use crate::quiz::{Picks, Question, Quiz};
+use crate::render::styles::{Glyphs, Styles};
+
+/// Options are indented under the question; their explanations hang under the option text.
+const OPTION_INDENT: &str = "  ";
+
+fn wrap_into(out: &mut String, text: &str, width: usize, first: &str, rest: &str) {
+    let options = textwrap::Options::new(width)
+        .initial_indent(first)
+        .subsequent_indent(rest)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .break_words(false);
+    for line in textwrap::wrap(text.trim(), options) {
+        let _ = writeln!(out, "{line}");
+    }
+}
+
+/// How many letters to pick, said in words.
+pub fn how_many(question: &Question) -> String {
+    match question.answer.len() {
+        1 => "pick one".to_string(),
+        n => format!("pick {n}"),
+    }
+}
+
+fn joined(letters: impl IntoIterator<Item = char>) -> String {
+    letters.into_iter().map(String::from).collect::<Vec<_>>().join(", ")
+}
+
+/// A question as asked: its number, prompt and lettered options.
+pub fn question(q: &Question, number: usize, total: usize, styles: &Styles, width: usize) -> String {
+    let mut out = String::new();
+    let head = format!("Question {number} of {total}");
+    let _ = writeln!(
+        out,
+        "{} {}",
+        styles.paint(styles.strong, head),
+        styles.paint(styles.dim, format!("({})", how_many(q)))
+    );
+    wrap_into(&mut out, &q.prompt, width, "", "");
+    out.push('\n');
+    for option in &q.options {
+        let first = format!("{OPTION_INDENT}{}  ", option.letter);
+        let rest = " ".repeat(first.len());
+        wrap_into(&mut out, &option.text, width, &first, &rest);
+    }
+    out
+}
+
+/// The verdict on one answer: right or wrong, then every option with why it is right or wrong.
+pub fn feedback(q: &Question, number: usize, picks: &Picks, styles: &Styles, glyphs: Glyphs, width: usize) -> String {
+    let mut out = String::new();
+    let right = q.is_right(picks);
+    let verdict = if right {
+        format!("{} {number}. Right: {}", glyphs.pass, joined(q.answer_set()))
+    } else {
+        format!(
+            "{} {number}. Not quite: you picked {}, the answer is {}",
+            glyphs.fail,
+            joined(picks.iter().copied()),
+            joined(q.answer_set())
+        )
+    };
+    let _ = writeln!(out, "{}", styles.paint(if right { styles.good } else { styles.bad }, verdict));
+    wrap_into(&mut out, &q.prompt, width, "   ", "   ");
+    out.push('\n');
+    let answer = q.answer_set();
+    for option in &q.options {
+        let correct = answer.contains(&option.letter);
+        let mark = if correct { styles.paint(styles.good, glyphs.pass) } else { styles.paint(styles.bad, glyphs.fail) };
+        // The marks may be wider than one column ("ok" in ASCII); pad to the widest.
+        let mark_width = glyphs.pass.chars().count().max(glyphs.fail.chars().count());
+        let pad = mark_width - if correct { glyphs.pass } else { glyphs.fail }.chars().count();
+        let first = format!("{OPTION_INDENT}{mark}{} {}  ", " ".repeat(pad), option.letter);
+        let rest = " ".repeat(OPTION_INDENT.len() + mark_width + 4);
+        let text =
+            if picks.contains(&option.letter) { format!("{} (your pick)", option.text) } else { option.text.clone() };
+        wrap_into(&mut out, &text, width, &first, &rest);
+        let because = styles.paint(styles.dim, &option.explanation);
+        wrap_into(&mut out, &because, width, &rest, &rest);
+    }
+    out
+}
+
+/// The final line, in a fixed form scripts can read: `score N/M`.
+pub fn score_line(score: usize, total: usize, styles: &Styles) -> String {
+    let style = if score == total { styles.good } else { styles.strong };
+    format!("{}\n", styles.paint(style, format!("score {score}/{total}")))
+}
+
+/// The questions without their answers, for reading off a terminal.
+pub fn listing(quiz: &Quiz, styles: &Styles, width: usize) -> String {
+    let total = quiz.questions.len();
+    quiz.questions
+        .iter()
+        .enumerate()
+        .map(|(i, q)| question(q, i + 1, total, styles, width))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `{"questions": [{"prompt", "options": [{"letter", "text", "explanation"}], "answer": ["C"]}]}`
+pub fn questions_json(quiz: &Quiz) -> Value {
+    let questions: Vec<Value> = quiz
+        .questions
+        .iter()
+        .map(|q| {
+            json!({
+                "prompt": q.prompt,
+                "options": q.options.iter().map(|o| json!({
+                    "letter": o.letter.to_string(),
+                    "text": o.text,
+                    "explanation": o.explanation,
+                })).collect::<Vec<_>>(),
+                "answer": q.answer.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({ "questions": questions })
+}
+
+/// The grading of `--answers` for machines: each answer, whether it is right, and the score.
+pub fn results_json(quiz: &Quiz, picks: &[Picks], score: usize) -> Value {
+    let results: Vec<Value> = quiz
+        .questions
+        .iter()
+        .zip(picks)
+        .enumerate()
+        .map(|(i, (q, p))| {
+            json!({
+                "question": i + 1,
+                "picked": p.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+                "answer": q.answer.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+                "right": q.is_right(p),
+            })
+        })
+        .collect();
+    json!({ "results": results, "score": score, "total": quiz.questions.len() })
+}
