@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use crate::bridge::LoadError;
 use crate::harness::{self, Backoff, Code, ToolRun};
 use crate::lesson::{Lesson, Ticket};
-use crate::lumen::{World, LOOKUP_ORDERS, PROCESS_REFUND};
+use crate::lumen::{World, DELEGATE_LOOKUP, LOOKUP_ORDER, LOOKUP_ORDERS, PROCESS_REFUND};
 use crate::model::{Model, Turn};
 use crate::recordings::canonical;
 use crate::replay::{self, Event, Replay, Tone};
@@ -15,6 +15,9 @@ use crate::sdk;
 
 /// Model turns at most in one run.
 pub const MAX_TURNS: usize = 6;
+
+/// Attempts a subagent makes at its one lookup: the first, and one local retry.
+pub const SUBAGENT_ATTEMPTS: u32 = 2;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Runtime {
@@ -38,10 +41,10 @@ impl Runtime {
 }
 
 /// The request body the runtime sends for this conversation so far.
-pub fn request(lesson: &Lesson, runtime: Runtime, messages: &[Value]) -> Value {
+pub fn request(lesson: &Lesson, ticket: &Ticket, runtime: Runtime, messages: &[Value]) -> Value {
     let (system, tools) = match runtime {
-        Runtime::Harness => (&lesson.agent.harness_system, World::tool_definitions()),
-        Runtime::Sdk => (&lesson.agent.sdk_system, sdk::tool_definitions()),
+        Runtime::Harness => (&lesson.agent.harness_system, World::tool_definitions(ticket)),
+        Runtime::Sdk => (&lesson.agent.sdk_system, sdk::tool_definitions(ticket)),
     };
     json!({
         "model": lesson.agent.model,
@@ -62,6 +65,11 @@ pub fn words(tool: &str, input: &Value) -> String {
             None => "refunds an order, without saying which".into(),
         },
         LOOKUP_ORDERS => "looks up the customer's orders".into(),
+        DELEGATE_LOOKUP | LOOKUP_ORDER => match input.get("order_id").and_then(Value::as_str) {
+            Some(id) if plain == DELEGATE_LOOKUP => format!("starts a subagent to look up order {id}"),
+            Some(id) => format!("looks up order {id}"),
+            None => "looks up an order, without saying which".into(),
+        },
         other => format!("calls {other}"),
     }
 }
@@ -110,7 +118,7 @@ pub fn run(
     let mut events = vec![Event::Customer { text: ticket.text.clone() }];
     let mut answered = false;
     for _ in 0..MAX_TURNS {
-        let body = request(lesson, runtime, &messages);
+        let body = request(lesson, ticket, runtime, &messages);
         if let Err(why) = crate::messages::check_request(&body) {
             events.push(Event::CodeError {
                 message: format!("the runtime built a request that breaks the tool-use rules: {why}"),
@@ -151,6 +159,11 @@ pub fn run(
                 provenance: provenance.clone(),
             });
             let (run, wire) = match runtime {
+                Runtime::Harness if tool == DELEGATE_LOOKUP => {
+                    let run =
+                        harness::run_limited(&mut world, code, &mut backoff, LOOKUP_ORDER, &input, SUBAGENT_ATTEMPTS);
+                    (run, None)
+                }
                 Runtime::Harness => (harness::run_tool(&mut world, code, &mut backoff, &tool, &input), None),
                 Runtime::Sdk => {
                     let (run, result) = sdk::call_tool(&mut world, code, &tool, &input);
@@ -170,7 +183,13 @@ pub fn run(
                 });
                 return finish(lesson, ticket, code_label, runtime, events);
             }
-            let result = run.result().cloned().unwrap_or(Value::Null);
+            let mut result = run.result().cloned().unwrap_or(Value::Null);
+            if tool == DELEGATE_LOOKUP {
+                if let Some(report) = subagent_report(&world, &run, &input) {
+                    events.push(Event::Report { tool_use_id: id.clone(), report: report["report"].clone() });
+                    result = report;
+                }
+            }
             let mut block = match &wire {
                 Some(wire) => json!({"type": "tool_result", "tool_use_id": id, "content": wire.content}),
                 None => json!({"type": "tool_result", "tool_use_id": id, "content": canonical(&result)}),
@@ -195,6 +214,41 @@ pub fn run(
         });
     }
     finish(lesson, ticket, code_label, runtime, events)
+}
+
+/// A subagent whose lookup failed passes up a report in four labelled parts, built from the
+/// structured error it got. An error with no category gives it nothing to report, so the bare
+/// result goes up as it came.
+fn subagent_report(world: &World<'_>, run: &ToolRun, input: &Value) -> Option<Value> {
+    if !run.is_error() {
+        return None;
+    }
+    let error = run.result()?.get("error")?;
+    let category = error.get("errorCategory")?.as_str()?;
+    let message = error.get("message").and_then(Value::as_str).unwrap_or("no message");
+    let order_id = input.get("order_id").and_then(Value::as_str).unwrap_or("?").to_string();
+    let attempts = run.attempts.len();
+    let fields = [
+        ("order_id", order_id),
+        ("category", category.to_string()),
+        ("message", message.to_string()),
+        ("attempts", attempts.to_string()),
+    ];
+    let tried = if attempts > 1 { "subagent_tried_retry" } else { "subagent_tried_once" };
+    let next = if error.get("isRetryable") == Some(&Value::Bool(true)) {
+        "subagent_next_later"
+    } else {
+        "subagent_next_final"
+    };
+    Some(json!({
+        "isError": true,
+        "report": {
+            "failed": world.message("subagent_failed", &fields),
+            "tried": world.message(tried, &fields),
+            "partial": world.message("subagent_partial", &fields),
+            "next": world.message(next, &fields),
+        }
+    }))
 }
 
 const NO_RECORDING: &str = "

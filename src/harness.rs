@@ -137,7 +137,19 @@ pub fn run_tool(
     tool: &str,
     input: &Value,
 ) -> ToolRun {
-    run_with(world, code, Some(backoff), tool, input)
+    run_with(world, code, Some((backoff, MAX_ATTEMPTS)), tool, input)
+}
+
+/// The same, with a tighter bound: a subagent retries at most once, locally.
+pub fn run_limited(
+    world: &mut World<'_>,
+    code: &mut dyn Code,
+    backoff: &mut Backoff,
+    tool: &str,
+    input: &Value,
+    attempts: u32,
+) -> ToolRun {
+    run_with(world, code, Some((backoff, attempts)), tool, input)
 }
 
 /// Run a tool once, with no retry and no `should_retry`: how the SDK runtime calls it.
@@ -148,12 +160,13 @@ pub fn run_once(world: &mut World<'_>, code: &mut dyn Code, tool: &str, input: &
 fn run_with(
     world: &mut World<'_>,
     code: &mut dyn Code,
-    mut retry: Option<&mut Backoff>,
+    mut retry: Option<(&mut Backoff, u32)>,
     tool: &str,
     input: &Value,
 ) -> ToolRun {
+    let limit = retry.as_ref().map_or(1, |(_, limit)| *limit);
     let mut run = ToolRun { tool: tool.into(), input: input.clone(), attempts: Vec::new(), fault: None };
-    for number in 1..=MAX_ATTEMPTS {
+    for number in 1..=limit {
         let mut printed = String::new();
         let mut cause = None;
         let result = world.call(tool, input, &mut |category: &str, message: &str| {
@@ -171,7 +184,7 @@ fn run_with(
         };
         let failed = is_failure(&result);
         let mut attempt = Attempt { number, result, failed, retry: None, wait: None, output: printed, cause };
-        let Some(backoff) = retry.as_deref_mut() else {
+        let Some((backoff, _)) = retry.as_mut() else {
             run.attempts.push(attempt);
             return run;
         };
@@ -184,7 +197,7 @@ fn run_with(
         attempt.output.push_str(&output);
         match decision {
             Ok(decision) => {
-                let again = truthy(&decision) && number < MAX_ATTEMPTS;
+                let again = truthy(&decision) && number < limit;
                 attempt.retry = Some(decision);
                 if again {
                     attempt.wait = Some(backoff.wait_after(number));

@@ -64,6 +64,13 @@ pub struct Order {
     pub item: String,
     pub purchased: String,
     pub total: String,
+    /// Where the parcel is, for order lookups.
+    #[serde(default = "default_status")]
+    pub status: String,
+}
+
+fn default_status() -> String {
+    "delivered".into()
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -75,7 +82,22 @@ pub struct Ticket {
     pub category: String,
     #[serde(default)]
     pub payment_timeouts: u32,
+    /// Order lookups that time out this many times before they answer, by order id.
+    #[serde(default)]
+    pub lookup_timeouts: BTreeMap<String, u32>,
+    /// The tools the model is offered; empty means the lesson's usual two.
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// The runtimes the ticket runs in; empty means all of them.
+    #[serde(default)]
+    pub runtimes: Vec<String>,
     pub probe: Probe,
+}
+
+impl Ticket {
+    pub fn runs_in(&self, runtime: &str) -> bool {
+        self.runtimes.is_empty() || self.runtimes.iter().any(|r| r == runtime)
+    }
 }
 
 /// The tool call `check` makes for a ticket.
@@ -167,6 +189,11 @@ impl Lesson {
             }
         }
         Ok(())
+    }
+
+    /// The tickets that run in a runtime.
+    pub fn tickets_for(&self, runtime: &str) -> Vec<&Ticket> {
+        self.tickets.iter().filter(|t| t.runs_in(runtime)).collect()
     }
 
     pub fn ticket(&self, id: &str) -> Option<&Ticket> {

@@ -59,6 +59,12 @@ pub enum Event {
         #[serde(skip_serializing_if = "String::is_empty")]
         printed: String,
     },
+    /// What a subagent passed up to its coordinator when its work failed.
+    Report {
+        tool_use_id: String,
+        /// The four labelled parts: failed, tried, partial, next.
+        report: Value,
+    },
     /// The harness's backoff before the next attempt.
     Wait {
         ms: u64,

@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::harness::{self, Code, ToolRun};
+use crate::lesson::Ticket;
 use crate::lumen::World;
 
 pub const SERVER: &str = "support";
@@ -21,8 +22,8 @@ pub fn unqualified(name: &str) -> Option<&str> {
 }
 
 /// The tools as the SDK offers them to the model.
-pub fn tool_definitions() -> Value {
-    let mut tools = World::tool_definitions();
+pub fn tool_definitions(ticket: &Ticket) -> Value {
+    let mut tools = World::tool_definitions(ticket);
     if let Some(list) = tools.as_array_mut() {
         for tool in list {
             if let Some(name) = tool.get("name").and_then(Value::as_str).map(qualified) {

@@ -66,7 +66,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
         bridges.push(replaying::open(ctx, lesson, &file, limit));
     }
     for runtime in Runtime::ALL {
-        for ticket in &lesson.tickets {
+        for ticket in lesson.tickets_for(runtime.name()) {
             let cassette = match replaying::cassette(ctx, lesson, runtime, ticket) {
                 Ok(c) => c,
                 Err(e) => {

@@ -39,7 +39,7 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
     let mut problems = 0;
     for run in &script.runs {
         let runtime = super::watch::runtime(&run.runtime)?;
-        let ticket = super::watch::tickets(&lesson, Some(&run.ticket))?[0];
+        let ticket = super::watch::tickets(&lesson, Some(&run.ticket), runtime)?[0];
         let code = CodeChoice::parse(ctx, &run.code)?;
         let file = code.file(ctx, &lesson)?;
         let mut bridge = replaying::open(ctx, &lesson, &file, limit);

@@ -24,14 +24,23 @@ pub fn runtime(text: &str) -> Result<Runtime, Error> {
     Runtime::parse(text).ok_or_else(|| Error::usage(format!("unknown runtime '{text}': choose one of {}.", runtimes())))
 }
 
-pub fn tickets<'l>(lesson: &'l Lesson, id: Option<&str>) -> Result<Vec<&'l Ticket>, Error> {
-    match id {
-        None => Ok(lesson.tickets.iter().collect()),
-        Some(id) => lesson.ticket(id).map(|t| vec![t]).ok_or_else(|| {
-            let ids: Vec<&str> = lesson.tickets.iter().map(|t| t.id.as_str()).collect();
-            Error::usage(format!("there is no ticket '{id}' in {}: choose one of {}.", lesson.id, ids.join(", ")))
-        }),
+/// The tickets to replay in a runtime: the one named, or all that run there.
+pub fn tickets<'l>(lesson: &'l Lesson, id: Option<&str>, runtime: Runtime) -> Result<Vec<&'l Ticket>, Error> {
+    let Some(id) = id else {
+        return Ok(lesson.tickets_for(runtime.name()));
+    };
+    let ticket = lesson.ticket(id).ok_or_else(|| {
+        let ids: Vec<&str> = lesson.tickets.iter().map(|t| t.id.as_str()).collect();
+        Error::usage(format!("there is no ticket '{id}' in {}: choose one of {}.", lesson.id, ids.join(", ")))
+    })?;
+    if !ticket.runs_in(runtime.name()) {
+        return Err(Error::usage(format!(
+            "the ticket {id} runs only in the {} runtime: add --runtime {}.",
+            ticket.runtimes.join(" or "),
+            ticket.runtimes.first().map(String::as_str).unwrap_or("harness")
+        )));
     }
+    Ok(vec![ticket])
 }
 
 /// How long a card stays alone on screen before the next, at speed 1.
@@ -39,7 +48,7 @@ fn pause(event: &Event) -> Duration {
     Duration::from_millis(match event {
         Event::Customer { .. } => 700,
         Event::ToolCall { .. } => 800,
-        Event::Attempt { .. } => 700,
+        Event::Attempt { .. } | Event::Report { .. } => 700,
         Event::Wait { ms } => *ms,
         Event::Reply { .. } => 900,
         Event::NoRecording { .. } | Event::CodeError { .. } => 300,
@@ -65,7 +74,7 @@ pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
 pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let runtime = runtime(&args.runtime)?;
-    let chosen = tickets(&lesson, args.ticket.as_deref())?;
+    let chosen = tickets(&lesson, args.ticket.as_deref(), runtime)?;
     if !(args.speed.is_finite() && args.speed > 0.0 && args.speed <= 100.0) {
         return Err(Error::usage(format!(
             "--speed {} is out of range: give a factor above 0 and at most 100, such as 0.5 or 2.",

@@ -10,6 +10,12 @@ use crate::lesson::{Lesson, Ticket, WorldData};
 
 pub const PROCESS_REFUND: &str = "process_refund";
 pub const LOOKUP_ORDERS: &str = "lookup_orders";
+/// One order's details: what each subagent of the coordinator ticket calls.
+pub const LOOKUP_ORDER: &str = "lookup_order";
+/// The coordinator's tool: start a subagent that looks up one order.
+pub const DELEGATE_LOOKUP: &str = "delegate_lookup";
+/// The tools a ticket offers when it names none.
+pub const DEFAULT_TOOLS: [&str; 2] = [PROCESS_REFUND, LOOKUP_ORDERS];
 
 /// The failure builder: `fail(category, message)`, or why the learner's code could not answer.
 pub type Fail<'a, E> = dyn FnMut(&str, &str) -> Result<Value, E> + 'a;
@@ -43,6 +49,8 @@ pub struct World<'l> {
     today: i64,
     /// Refund attempts that reach the payment service before it starts answering.
     payment_timeouts_left: u32,
+    /// Lookups of an order that time out before the order service answers.
+    lookup_timeouts_left: std::collections::BTreeMap<String, u32>,
     refunded: BTreeSet<String>,
 }
 
@@ -53,28 +61,36 @@ impl<'l> World<'l> {
             customer: ticket.customer.clone(),
             today: parse_date(&lesson.world.today).unwrap_or(0),
             payment_timeouts_left: ticket.payment_timeouts,
+            lookup_timeouts_left: ticket.lookup_timeouts.clone(),
             refunded: BTreeSet::new(),
         }
     }
 
-    /// The tools' definitions, as a Messages API `tools` list.
-    pub fn tool_definitions() -> Value {
-        json!([
-            {
-                "name": PROCESS_REFUND,
-                "description": "Refund one order of the customer in this conversation, to the card it was paid with. Fails with a structured error when the refund cannot be made.",
-                "input_schema": {
-                    "type": "object",
-                    "properties": {"order_id": {"type": "string", "description": "The four-digit order id, such as \"0871\"."}},
-                    "required": ["order_id"]
-                }
-            },
-            {
-                "name": LOOKUP_ORDERS,
-                "description": "List the orders of the customer in this conversation, newest first.",
-                "input_schema": {"type": "object", "properties": {}}
-            }
-        ])
+    /// A tool's definition, as the Messages API's `tools` list holds it.
+    pub fn definition(name: &str) -> Option<Value> {
+        let order_id = json!({
+            "type": "object",
+            "properties": {"order_id": {"type": "string", "description": "The four-digit order id, such as \"0871\"."}},
+            "required": ["order_id"]
+        });
+        let (description, schema) = match name {
+            PROCESS_REFUND => ("Refund one order of the customer in this conversation, to the card it was paid with. Fails with a structured error when the refund cannot be made.", order_id),
+            LOOKUP_ORDERS => ("List the orders of the customer in this conversation, newest first.", json!({"type": "object", "properties": {}})),
+            LOOKUP_ORDER => ("Show one order of the customer in this conversation: item, purchase date, total and where the parcel is.", order_id),
+            DELEGATE_LOOKUP => ("Start a subagent that looks up one order of this customer and reports back: the order, or what failed, what it tried, what it has so far and what to do next. Start one per order; they run side by side.", order_id),
+            _ => return None,
+        };
+        Some(json!({"name": name, "description": description, "input_schema": schema}))
+    }
+
+    /// The tools offered to the model for a ticket.
+    pub fn tool_definitions(ticket: &Ticket) -> Value {
+        let names: Vec<&str> = if ticket.tools.is_empty() {
+            DEFAULT_TOOLS.to_vec()
+        } else {
+            ticket.tools.iter().map(String::as_str).collect()
+        };
+        Value::Array(names.into_iter().filter_map(World::definition).collect())
     }
 
     /// Run a tool by name. An unknown tool is a validation failure, as a real server would say.
@@ -82,14 +98,16 @@ impl<'l> World<'l> {
         match tool {
             PROCESS_REFUND => self.process_refund(input, fail),
             LOOKUP_ORDERS => self.lookup_orders(fail),
+            LOOKUP_ORDER => self.lookup_order(input, fail),
             other => fail(
                 "validation",
-                &format!("There is no tool named {other}. The tools are {PROCESS_REFUND} and {LOOKUP_ORDERS}."),
+                &format!("There is no tool named {other}. The tools are {PROCESS_REFUND}, {LOOKUP_ORDERS} and {LOOKUP_ORDER}."),
             ),
         }
     }
 
-    fn message(&self, key: &str, fields: &[(&str, String)]) -> String {
+    /// A message of the lesson's, with `{name}` fields filled in.
+    pub fn message(&self, key: &str, fields: &[(&str, String)]) -> String {
         let mut text = self.data.messages.get(key).cloned().unwrap_or_else(|| key.to_string());
         for (name, value) in fields {
             text = text.replace(&format!("{{{name}}}"), value);
@@ -98,19 +116,12 @@ impl<'l> World<'l> {
     }
 
     pub fn process_refund<E>(&mut self, input: &Value, fail: &mut Fail<'_, E>) -> Result<Value, E> {
-        let Some(order_id) = input.get("order_id").and_then(Value::as_str) else {
-            return fail("validation", &self.message("missing_id", &[]));
+        let order = match self.own_order(input, fail)? {
+            Ok(order) => order,
+            Err(failure) => return Ok(failure),
         };
+        let order_id = order.id.as_str();
         let id = || vec![("order_id", order_id.to_string())];
-        if order_id.len() != 4 || !order_id.bytes().all(|b| b.is_ascii_digit()) {
-            return fail("validation", &self.message("bad_id", &id()));
-        }
-        let Some(order) = self.data.orders.iter().find(|o| o.id == order_id) else {
-            return fail("validation", &self.message("unknown_order", &id()));
-        };
-        if order.customer != self.customer {
-            return fail("permission", &self.message("not_yours", &id()));
-        }
         if self.refunded.contains(order_id) {
             return fail("business", &self.message("already_refunded", &id()));
         }
@@ -135,6 +146,49 @@ impl<'l> World<'l> {
             "order_id": order.id,
             "amount": order.total,
             "message": self.message("refunded", &fields),
+        }))
+    }
+
+    /// The customer's order with this id, or the failure that says why not.
+    fn own_order<E>(
+        &self,
+        input: &Value,
+        fail: &mut Fail<'_, E>,
+    ) -> Result<Result<&'l crate::lesson::Order, Value>, E> {
+        let Some(order_id) = input.get("order_id").and_then(Value::as_str) else {
+            return fail("validation", &self.message("missing_id", &[])).map(Err);
+        };
+        let id = || vec![("order_id", order_id.to_string())];
+        if order_id.len() != 4 || !order_id.bytes().all(|b| b.is_ascii_digit()) {
+            return fail("validation", &self.message("bad_id", &id())).map(Err);
+        }
+        let data: &'l WorldData = self.data;
+        let Some(order) = data.orders.iter().find(|o| o.id == order_id) else {
+            return fail("validation", &self.message("unknown_order", &id())).map(Err);
+        };
+        if order.customer != self.customer {
+            return fail("permission", &self.message("not_yours", &id())).map(Err);
+        }
+        Ok(Ok(order))
+    }
+
+    pub fn lookup_order<E>(&mut self, input: &Value, fail: &mut Fail<'_, E>) -> Result<Value, E> {
+        let order = match self.own_order(input, fail)? {
+            Ok(order) => order,
+            Err(failure) => return Ok(failure),
+        };
+        if let Some(left) = self.lookup_timeouts_left.get_mut(&order.id).filter(|left| **left > 0) {
+            *left -= 1;
+            return fail("transient", &self.message("lookup_timeout", &[("order_id", order.id.clone())]));
+        }
+        Ok(json!({
+            "order": {
+                "order_id": order.id,
+                "item": order.item,
+                "purchased": order.purchased,
+                "total": order.total,
+                "status": order.status,
+            }
         }))
     }
 

@@ -154,7 +154,7 @@ pub fn event(ev: &Event, look: &Look) -> String {
                 Some(m) if !details.is_empty() => format!("{}: {m}", details.join(", ")),
                 Some(m) => m.clone(),
                 None if !details.is_empty() => details.join(", "),
-                None => crate::recordings::canonical(output),
+                None => summary(output),
             };
             card(&mut out, look, 0, "", s.dim, &body);
             if !printed.trim().is_empty() {
@@ -166,6 +166,13 @@ pub fn event(ev: &Event, look: &Look) -> String {
                     raw(&mut out, look, 0, "MCP CallToolResult (the Python SDK spells isError as is_error)", wire);
                 }
             }
+        }
+        Event::Report { report, .. } => {
+            let parts: Vec<String> = ["failed", "tried", "partial", "next"]
+                .iter()
+                .filter_map(|k| report.get(*k).and_then(Value::as_str).map(|v| format!("{k}: {v}")))
+                .collect();
+            card(&mut out, look, 2, "Report", s.warn, &parts.join("\n"));
         }
         Event::Wait { ms } => {
             card(&mut out, look, 2, "wait", s.dim, &format!("{ms} ms backoff before the next attempt"))
@@ -206,6 +213,22 @@ pub fn event(ev: &Event, look: &Look) -> String {
         }
     }
     out
+}
+
+/// A successful result without a message, in words where its shape is known.
+fn summary(output: &Value) -> String {
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
+    if let Some(order) = output.get("order") {
+        return format!("order {}: {}, {}", text(order, "order_id"), text(order, "item"), text(order, "status"));
+    }
+    if let Some(Value::Array(orders)) = output.get("orders") {
+        let ids: Vec<String> = orders.iter().map(|o| text(o, "order_id")).collect();
+        return match ids.len() {
+            0 => "no orders".into(),
+            n => format!("{n} orders: {}", ids.join(", ")),
+        };
+    }
+    crate::recordings::canonical(output)
 }
 
 pub fn verdict(v: &Verdict, look: &Look) -> String {
