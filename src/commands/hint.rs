@@ -74,65 +74,88 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
             eprintln!("warning: progress was not saved ({e}); the next hint will start here again.");
         }
     }
-    let newest = (shown > seen).then_some(shown);
-    emit::out(&text(check, failing.as_deref(), shown, newest, &lesson.id, &ctx.styles, ctx.width));
+    let again = match args.check.as_deref() {
+        Some(id) => format!("./workshop hint {} --check {id}", lesson.id),
+        None => format!("./workshop hint {}", lesson.id),
+    };
+    let card = Card {
+        check,
+        failing: failing.as_deref(),
+        shown,
+        newest: (shown > seen).then_some(shown),
+        lesson: &lesson.id,
+        again: &again,
+    };
+    emit::out(&card.text(&ctx.styles, ctx.width));
     Ok(EXIT_SUCCESS)
 }
 
-/// The hint card: the check, why it fails (when graded), steps 1..=shown, and what comes next.
-fn text(
-    check: &CheckText,
-    failing: Option<&str>,
+/// What one `hint` shows: the check, why it fails (when graded), steps 1..=shown, and what next.
+struct Card<'a> {
+    check: &'a CheckText,
+    failing: Option<&'a str>,
     shown: usize,
+    /// The step revealed by this very request, if any: marked, so the reader finds it.
     newest: Option<usize>,
-    lesson: &str,
-    styles: &Styles,
-    width: usize,
-) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} {}  {}",
-        styles.paint(styles.label, "Hint for"),
-        styles.paint(styles.strong, &check.id),
-        styles.paint(styles.dim, &check.name)
-    );
-    if let Some(why) = failing.filter(|w| !w.is_empty()) {
-        wrap(&mut out, &format!("failing now: {why}"), width, "  ", "  ", styles.dim, styles);
-    }
-    out.push('\n');
-    for (i, hint) in check.hints.iter().take(shown).enumerate() {
-        let step = i + 1;
-        let label = format!("{step}. ");
-        let first = if newest == Some(step) { format!("> {label}") } else { format!("  {label}") };
-        let rest = " ".repeat(first.len());
-        let style = if newest == Some(step) { styles.strong } else { styles.dim };
-        wrap(&mut out, hint, width, &first, &rest, style, styles);
-    }
-    out.push('\n');
-    let total = check.hints.len();
-    if shown < total {
-        let _ = writeln!(out, "Step {shown} of {total}. Ask again for the next one: ./workshop hint {lesson}");
-    } else if newest.is_some() {
-        let _ = writeln!(
-            out,
-            "Step {shown} of {total}, the last one for this check. Still stuck? ./workshop solution {lesson} --reveal shows the reference."
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "No more hints for this check: all {total} are above. ./workshop solution {lesson} --reveal shows the reference."
-        );
-    }
-    out
+    lesson: &'a str,
+    /// The command that asks for the next step.
+    again: &'a str,
 }
 
+impl Card<'_> {
+    fn text(&self, styles: &Styles, width: usize) -> String {
+        let Card { check, failing, shown, newest, lesson, again } = *self;
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} {}  {}",
+            styles.paint(styles.label, "Hint for"),
+            styles.paint(styles.strong, &check.id),
+            styles.paint(styles.dim, &check.name)
+        );
+        if let Some(why) = failing.filter(|w| !w.is_empty()) {
+            wrap(&mut out, &format!("failing now: {why}"), width, ("  ", "  "), styles.dim, styles);
+        }
+        out.push('\n');
+        for (i, hint) in check.hints.iter().take(shown).enumerate() {
+            let step = i + 1;
+            let label = format!("{step}. ");
+            let first = if newest == Some(step) { format!("> {label}") } else { format!("  {label}") };
+            let rest = " ".repeat(first.len());
+            let style = if newest == Some(step) { styles.strong } else { styles.dim };
+            wrap(&mut out, hint, width, (&first, &rest), style, styles);
+        }
+        out.push('\n');
+        let total = check.hints.len();
+        // The command goes on a line of its own, so it is never split and copies whole.
+        let (said, command) = if shown < total {
+            (format!("Step {shown} of {total}. For the next one, ask again:"), again.to_string())
+        } else {
+            let reveal = format!("./workshop solution {lesson} --reveal");
+            if newest.is_some() {
+                (
+                    format!("Step {shown} of {total}, the last one for this check. Still stuck? See the reference:"),
+                    reveal,
+                )
+            } else {
+                (
+                    format!("No more hints for this check: all {total} are above. Still stuck? See the reference:"),
+                    reveal,
+                )
+            }
+        };
+        wrap(&mut out, &said, width, ("", ""), owo_colors::Style::new(), styles);
+        let _ = writeln!(out, "  {command}");
+        out
+    }
+}
+
+/// Wrap `text` to `width` with the indents of (the first line, the others), painted in `style`.
 fn wrap(
     out: &mut String,
     text: &str,
     width: usize,
-    first: &str,
-    rest: &str,
+    (first, rest): (&str, &str),
     style: owo_colors::Style,
     styles: &Styles,
 ) {
@@ -154,16 +177,21 @@ mod tests {
         CheckText { id: "c".into(), name: "a check".into(), hints: vec!["first".into(), "second".into()] }
     }
 
+    fn card(check: &CheckText, newest: Option<usize>) -> String {
+        let card = Card { check, failing: None, shown: 2, newest, lesson: "l", again: "again" };
+        card.text(&Styles::plain(), 80)
+    }
+
     #[test]
     fn the_newest_step_is_marked() {
-        let out = text(&check(), None, 2, Some(2), "l", &Styles::plain(), 80);
+        let out = card(&check(), Some(2));
         assert!(out.contains("  1. first\n> 2. second\n"), "{out}");
         assert!(out.contains("the last one"), "{out}");
     }
 
     #[test]
     fn past_the_last_step_nothing_is_new() {
-        let out = text(&check(), None, 2, None, "l", &Styles::plain(), 80);
+        let out = card(&check(), None);
         assert!(!out.contains("> "), "{out}");
         assert!(out.contains("No more hints"), "{out}");
     }

@@ -15,6 +15,8 @@ pub fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let file = learner_file(ctx, &lesson, None)?;
     let green = Progress::read(&ctx.root).lessons.get(&lesson.id).is_some_and(|p| p.green);
+    // Off a terminal nobody can answer y/N, so --reveal alone is the consent (as --help says).
+    let can_ask = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if !green {
         if !args.reveal {
             return Err(Error::Refused(format!(
@@ -22,7 +24,7 @@ pub fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
                 id = lesson.id
             )));
         }
-        if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() && !confirmed()? {
+        if can_ask && !confirmed()? {
             emit::line(&format!("Kept hidden. ./workshop hint {} gives the next step instead.", lesson.id));
             return Ok(EXIT_FAILED);
         }
@@ -38,7 +40,7 @@ pub fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
         emit::line(&format!("Your file is the same as the reference solution ({}).", ctx.shown(&reference)));
         return Ok(EXIT_SUCCESS);
     }
-    if !green {
+    if !green && !can_ask {
         emit::line("Your checks are not green yet; here is the reference anyway.\n");
     }
     emit::line("Lines starting with - are yours only; lines starting with + are the reference's.\n");

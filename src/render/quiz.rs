@@ -83,8 +83,10 @@ pub fn feedback(q: &Question, number: usize, picks: &Picks, styles: &Styles, gly
         let text =
             if picks.contains(&option.letter) { format!("{} (your pick)", option.text) } else { option.text.clone() };
         wrap_into(&mut out, &text, width, &first, &rest);
+        // The why sits two columns further in, so it reads as a note on the option above it.
+        let why_indent = format!("{rest}  ");
         let because = styles.paint(styles.dim, &option.explanation);
-        wrap_into(&mut out, &because, width, &rest, &rest);
+        wrap_into(&mut out, &because, width, &why_indent, &why_indent);
     }
     out
 }
