@@ -158,7 +158,7 @@ mod tests {
         let r = request(json!([
             {"role": "user", "content": [{"type": "text", "text": "hi"}]},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "t", "input": {}}, {"type": "tool_use", "id": "b", "name": "t", "input": {}}]},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a"}, {"type": "tool_result", "tool_use_id": "b"}, {"type": "text", "text": "more"}]}
+            {"content": [{"tool_use_id": "a", "type": "tool_result"}, {"tool_use_id": "b", "type": "tool_result"}, {"type": "text", "text": "more"}], "role": "user"}
         ]));
         assert_eq!(check_request(&r), Ok(()));
     }
@@ -174,13 +174,13 @@ mod tests {
         let split = request(json!([
             {"role": "user", "content": "hi"},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "t", "input": {}}, {"type": "tool_use", "id": "b", "name": "t", "input": {}}]},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a"}]}
+            {"content": [{"tool_use_id": "a", "type": "tool_result"}], "role": "user"}
         ]));
         assert!(check_request(&split).unwrap_err().contains("lacks the tool_result for b"));
         let unknown_tool = request(json!([
             {"role": "user", "content": "hi"},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "nope", "input": {}}]},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a"}]}
+            {"content": [{"tool_use_id": "a", "type": "tool_result"}], "role": "user"}
         ]));
         assert!(check_request(&unknown_tool).unwrap_err().contains("does not offer"));
     }

@@ -20,6 +20,6 @@ def fail(category: str, message: str) -> Json:
 
 def should_retry(error: Json) -> bool:
     """Decide whether the harness tries the same call again."""
-    # TODO(workshop): only a failure that says a retry can help is worth
-    # another attempt. Everything else should be reported, not repeated.
+    # TODO(workshop): a failure earns another attempt only when its error
+    # object says one could succeed. Everything else is reported, not repeated.
     return True
