@@ -61,12 +61,12 @@ pub enum Command {
     Record(RecordArgs),
     /// Read the lesson's text in the terminal.
     #[command(
-        after_help = "Examples:\n  ./workshop lesson structured-errors\n  ./workshop lesson --no-pager > lesson.txt"
+        after_help = "Examples:\n  ./workshop lesson structured-errors\n  ./workshop lesson --no-pager > lesson.txt\n\nOn a terminal, text longer than the screen goes through $PAGER (default: less -R)."
     )]
     Lesson(LessonArgs),
     /// Test yourself on the lesson's ideas.
     #[command(
-        after_help = "Examples:\n  ./workshop quiz structured-errors\n  ./workshop quiz --answers \"A,B,AC,D,C,A,B,AD,C,BD,A\"\n  ./workshop quiz --format json\n\nOn a terminal the questions come one at a time, each followed by why every option is right or wrong. Off a terminal (a pipe, a script) give --answers; without it the questions are printed and the exit status is 2, since nothing was graded.\n\nExit status: 0 answered (whatever the score), 1 stopped before the end, 2 could not run (bad --answers, no quiz, no terminal)."
+        after_help = "Examples:\n  ./workshop quiz structured-errors                  one question at a time\n  ./workshop quiz --answers \"A,B,AC,D,C,A,B,AD,C,BD,A\"  one token per question, in order\n  ./workshop quiz --format json                      the questions and answers, for machines\n  ./workshop quiz --answers \"...\" --format json      each result and the score, for machines\n\nOn a terminal the questions come one at a time, each followed by why every option is right or wrong. Off a terminal (a pipe, a script) give --answers; without it the questions are printed and the exit status is 2, since nothing was graded.\n\nExit status: 0 answered (whatever the score), 1 stopped before the end, 2 could not run (bad --answers, no quiz, no terminal)."
     )]
     Quiz(QuizArgs),
     /// A hint for the first failing check, one step further each time you ask.
@@ -91,8 +91,9 @@ pub struct WatchArgs {
     /// One ticket, such as old-order. Default: all of them, in order.
     #[arg(long, value_name = "ID")]
     pub ticket: Option<String>,
-    /// Whose code runs the tools: starter, structured (the reference fix), yours, or a file path.
-    #[arg(long, value_name = "starter|structured|yours|PATH", default_value = "structured")]
+    /// Whose code runs the tools: starter, structured (the reference fix), yours (work/<lesson>/),
+    /// or a file path. Default: yours once you have started the lesson, else structured.
+    #[arg(long, value_name = "starter|structured|yours|PATH", default_value = "auto", hide_default_value = true)]
     pub code: String,
     /// The code around the model: harness (retries in code) or sdk (the model decides).
     #[arg(long, value_name = "harness|sdk", default_value = "harness")]
