@@ -40,7 +40,7 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
     for run in &script.runs {
         let runtime = super::watch::runtime(&run.runtime)?;
         let ticket = super::watch::tickets(&lesson, Some(&run.ticket), runtime)?[0];
-        let code = CodeChoice::parse(ctx, &run.code)?;
+        let code = CodeChoice::parse(ctx, &lesson, &run.code)?;
         let file = code.file(ctx, &lesson)?;
         let mut bridge = replaying::open(ctx, &lesson, &file, limit);
         let mut model = ScriptModel::new(&script, run);

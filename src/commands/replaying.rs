@@ -24,8 +24,11 @@ pub enum CodeChoice {
 }
 
 impl CodeChoice {
-    pub fn parse(ctx: &Context, text: &str) -> Result<CodeChoice, Error> {
+    /// `auto` (the default) is your file once you have started the lesson, else the reference fix.
+    pub fn parse(ctx: &Context, lesson: &Lesson, text: &str) -> Result<CodeChoice, Error> {
         Ok(match text {
+            "auto" if lesson.work_file(&ctx.root).is_file() => CodeChoice::Yours,
+            "auto" => CodeChoice::Structured,
             "starter" => CodeChoice::Starter,
             "structured" => CodeChoice::Structured,
             "yours" => CodeChoice::Yours,
@@ -33,7 +36,7 @@ impl CodeChoice {
                 let full = ctx.cwd.join(path);
                 if !full.is_file() {
                     return Err(Error::usage(format!(
-                        "unknown code '{path}': choose starter, structured, yours, or the path of a Python file."
+                        "unknown code '{path}': choose starter, structured, yours (your work file), or the path of a Python file."
                     )));
                 }
                 CodeChoice::Path(full)

@@ -82,7 +82,7 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
         )));
     }
     let limit = super::check::timeout(args.timeout)?;
-    let mut codes = vec![CodeChoice::parse(ctx, &args.code)?];
+    let mut codes = vec![CodeChoice::parse(ctx, &lesson, &args.code)?];
     if args.compare {
         let other = if codes[0] == CodeChoice::Starter { CodeChoice::Structured } else { codes.remove(0) };
         codes = vec![CodeChoice::Starter, other];
