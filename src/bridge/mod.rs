@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::OnceLock;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -20,6 +21,43 @@ use serde::Deserialize;
 use serde_json::Value;
 
 const RUNNER: &str = include_str!("runner.py");
+
+/// How Python gets the runner: `-c` with the source compiled on every start, or (the fast way)
+/// an import of a copy in the user's cache folder, whose bytecode Python caches beside it.
+/// Compiling the runner costs about as much as the interpreter's own start-up, so this is most
+/// of what keeps a `check` close to a bare `python3 -I` run.
+fn runner_code() -> &'static str {
+    static CODE: OnceLock<String> = OnceLock::new();
+    CODE.get_or_init(|| cached_runner().unwrap_or_else(|| RUNNER.to_string()))
+}
+
+/// `import sys; sys.path.insert(0, <cache>); import workshop_runner_<hash>`, once the copy is in
+/// place; `None` when there is no private cache folder to write to.
+fn cached_runner() -> Option<String> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".cache")))?;
+    if !base.is_absolute() {
+        return None;
+    }
+    let dir = base.join("workshop");
+    // FNV-1a of the source: a new runner gets a new module name, so no stale bytecode is used.
+    let hash = RUNNER.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    let module = format!("workshop_runner_{hash:016x}");
+    let path = dir.join(format!("{module}.py"));
+    if std::fs::read(&path).ok().as_deref() != Some(RUNNER.as_bytes()) {
+        std::fs::create_dir_all(&dir).ok()?;
+        let temp = dir.join(format!(".{module}.{}.tmp", std::process::id()));
+        std::fs::write(&temp, RUNNER).ok()?;
+        if std::fs::rename(&temp, &path).is_err() {
+            let _ = std::fs::remove_file(&temp);
+            return None;
+        }
+    }
+    let dir = crate::pyrepr::string(dir.to_str()?);
+    Some(format!("import sys; sys.path.insert(0, {dir}); import {module}"))
+}
 
 /// How much of the learner's output one call keeps.
 pub const OUTPUT_CAP: usize = 8 * 1024;
@@ -124,11 +162,15 @@ pub struct Call {
 impl Call {
     /// The printed output with a note when some was cut.
     pub fn shown_output(&self) -> String {
-        if self.dropped == 0 {
-            self.output.clone()
-        } else {
-            format!("{}\n… {} more bytes not shown", self.output.trim_end(), self.dropped)
-        }
+        with_dropped(self.output.clone(), self.dropped)
+    }
+}
+
+fn with_dropped(output: String, dropped: u64) -> String {
+    if dropped == 0 {
+        output
+    } else {
+        format!("{}\n… {dropped} more bytes not shown", output.trim_end())
     }
 }
 
@@ -212,8 +254,38 @@ struct Worker {
 
 enum Wait {
     Line(String),
-    Died(String),
+    Died(Death),
     TimedOut,
+}
+
+/// How a process ended, and what it wrote that the runner had not yet handed back.
+struct Death {
+    /// `None`: it closed the channel but would not exit, and was killed.
+    status: Option<ExitStatus>,
+    output: String,
+}
+
+impl Death {
+    /// Why, as the learner reads it: their code is the likely cause.
+    fn note(&self) -> String {
+        use std::os::unix::process::ExitStatusExt;
+        match self.status.map(|s| (s.code(), s.signal())) {
+            Some((Some(code), _)) => format!("it exited with code {code} (os._exit, or a crash)"),
+            Some((None, Some(signal))) => format!("it was killed by signal {signal}"),
+            Some(_) => "it ended".into(),
+            None => "it closed its channel to the workshop".into(),
+        }
+    }
+
+    /// Why, as said of an interpreter that never started the runner.
+    fn plain(&self) -> String {
+        use std::os::unix::process::ExitStatusExt;
+        match self.status.map(|s| (s.code(), s.signal())) {
+            Some((Some(code), _)) => format!("it exited with code {code}"),
+            Some((None, Some(signal))) => format!("it was killed by signal {signal}"),
+            _ => "it ended".into(),
+        }
+    }
 }
 
 static CAPTURE_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -238,9 +310,10 @@ impl Worker {
         let spawned = Command::new(&cfg.python)
             .arg("-I")
             .arg("-c")
-            .arg(RUNNER)
+            .arg(runner_code())
             .arg(&cfg.file)
             .arg(OUTPUT_CAP.to_string())
+            .args(&cfg.functions)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(for_child))
@@ -249,20 +322,9 @@ impl Worker {
         let mut child = match spawned {
             Ok(child) => child,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(fail(
-                    LoadKind::NoPython,
-                    format!(
-                        "could not start {}: it is not on PATH. Install Python 3, or set WORKSHOP_PYTHON to an interpreter.",
-                        cfg.python.to_string_lossy()
-                    ),
-                ))
+                return Err(fail(LoadKind::NoPython, no_python(&cfg.python, "there is no such program")))
             }
-            Err(e) => {
-                return Err(fail(
-                    LoadKind::NoPython,
-                    format!("could not start {}: {e}. Set WORKSHOP_PYTHON to a working Python 3.", cfg.python.to_string_lossy()),
-                ))
-            }
+            Err(e) => return Err(fail(LoadKind::NoPython, no_python(&cfg.python, &e.to_string()))),
         };
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             kill_group(&mut child);
@@ -286,37 +348,60 @@ impl Worker {
         };
         let mut worker =
             Worker { child, stdin, answers, capture, reader: Some(reader), next_id: 0, load_output: String::new() };
-        let functions = serde_json::to_string(&cfg.functions).unwrap_or_else(|_| "[]".into());
-        if writeln!(worker.stdin, "{functions}").and_then(|_| worker.stdin.flush()).is_err() {
-            let why = worker.death_note();
-            return Err(fail(LoadKind::Died, format!("Python stopped before loading {}: {why}", cfg.shown_as)));
-        }
         let deadline = started + cfg.timeout + STARTUP_ALLOWANCE;
-        let line = match worker.wait_line(deadline) {
-            Wait::Line(line) => line,
+        // The runner says hello before it touches the learner's file, so an interpreter that is
+        // not a working Python 3 is told apart from a file that kills it.
+        match worker.wait_line(deadline) {
+            Wait::Line(line) if serde_json::from_str::<Value>(&line).is_ok_and(|v| v["hello"] == true) => {}
+            Wait::Line(_) => {
+                return Err(fail(LoadKind::NoPython, no_python(&cfg.python, "it did not run the workshop's runner")))
+            }
+            Wait::Died(death) => {
+                let last = death.output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+                let why = if last.is_empty() { death.plain() } else { format!("{}: {last}", death.plain()) };
+                return Err(fail(LoadKind::NoPython, no_python(&cfg.python, &why)));
+            }
             Wait::TimedOut => {
                 return Err(fail(
                     LoadKind::Timeout,
                     format!(
-                        "{} did not finish loading within {}: does it loop or wait at import time?",
-                        cfg.shown_as,
+                        "Python did not start within {}: is the machine very busy? Try again, or give more time with --timeout.",
                         seconds(cfg.timeout + STARTUP_ALLOWANCE)
                     ),
                 ))
             }
-            Wait::Died(why) => {
-                return Err(fail(LoadKind::Died, format!("Python stopped while loading {}: {why}", cfg.shown_as)))
+        }
+        let line = match worker.wait_line(deadline) {
+            Wait::Line(line) => line,
+            Wait::TimedOut => {
+                kill_group(&mut worker.child);
+                return Err(LoadError {
+                    kind: LoadKind::Timeout,
+                    message: format!(
+                        "{} did not finish loading within {}: does it loop or wait at import time?",
+                        cfg.shown_as,
+                        seconds(cfg.timeout + STARTUP_ALLOWANCE)
+                    ),
+                    output: worker.read_capture(),
+                });
+            }
+            Wait::Died(death) => {
+                return Err(LoadError {
+                    kind: LoadKind::Died,
+                    message: format!("Python stopped while loading {}: {}", cfg.shown_as, death.note()),
+                    output: death.output,
+                })
             }
         };
         let answer: Answer = serde_json::from_str(&line)
             .map_err(|e| fail(LoadKind::Died, format!("the Python runner answered something unreadable: {e}")))?;
         if let Some(report) = answer.load_error {
-            return Err(LoadError { output: answer.output, ..load_error(cfg, report) });
+            return Err(LoadError { output: with_dropped(answer.output, answer.dropped), ..load_error(cfg, report) });
         }
         if !answer.ready {
             return Err(fail(LoadKind::Died, "the Python runner did not say it was ready".into()));
         }
-        worker.load_output = answer.output;
+        worker.load_output = with_dropped(answer.output, answer.dropped);
         Ok(worker)
     }
 
@@ -324,33 +409,35 @@ impl Worker {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.answers.recv_timeout(left) {
             Ok(Ok(line)) => Wait::Line(line),
-            Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => Wait::Died(self.death_note()),
+            Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => Wait::Died(self.death()),
             Err(RecvTimeoutError::Timeout) => Wait::TimedOut,
         }
     }
 
-    /// Why the process ended, from its exit status and whatever it wrote before it could redirect.
-    fn death_note(&mut self) -> String {
-        let status = self.child.wait().ok();
-        let mut early = String::new();
-        let _ = std::io::Seek::rewind(&mut self.capture);
-        let _ = (&self.capture).take(2000).read_to_string(&mut early);
-        let mut note = status.map(describe_status).unwrap_or_else(|| "it ended".into());
-        let early = early.trim();
-        if !early.is_empty() {
-            note.push_str(&format!("\n{early}"));
-        }
-        note
+    /// Why the process ended, from its exit status, and the output it left in the capture file.
+    /// The channel can close while the process lives on (it closed its own descriptors), so the
+    /// wait is bounded and the group is killed after it.
+    fn death(&mut self) -> Death {
+        let until = Instant::now() + Duration::from_millis(500);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
+                _ => break None,
+            }
+        };
+        kill_group(&mut self.child);
+        Death { status, output: self.read_capture() }
     }
 
     fn call(&mut self, cfg: &BridgeConfig, function: &str, args: &[Value]) -> (Call, bool) {
         self.next_id += 1;
         let request = serde_json::json!({"id": self.next_id, "fn": function, "args": args});
         let deadline = Instant::now() + cfg.timeout;
-        let dead = |message: String| Call { outcome: Outcome::Exited { message }, output: String::new(), dropped: 0 };
+        let dead = |message: String, output: String| Call { outcome: Outcome::Exited { message }, output, dropped: 0 };
         if writeln!(self.stdin, "{request}").and_then(|_| self.stdin.flush()).is_err() {
-            let why = self.death_note();
-            return (dead(format!("the Python process had ended: {why}")), false);
+            let death = self.death();
+            return (dead(format!("the Python process had ended: {}", death.note()), death.output), false);
         }
         let line = match self.wait_line(deadline) {
             Wait::Line(line) => line,
@@ -360,14 +447,9 @@ impl Worker {
                 let call = Call { outcome: Outcome::TimedOut { limit: cfg.timeout_text() }, output, dropped: 0 };
                 return (call, false);
             }
-            Wait::Died(why) => {
-                let output = self.read_capture();
-                let call = Call {
-                    outcome: Outcome::Exited { message: format!("the Python process ended during the call: {why}") },
-                    output,
-                    dropped: 0,
-                };
-                return (call, false);
+            Wait::Died(death) => {
+                let message = format!("the Python process ended during the call: {}", death.note());
+                return (dead(message, death.output), false);
             }
         };
         match serde_json::from_str::<Answer>(&line) {
@@ -378,13 +460,18 @@ impl Worker {
                     let message = answer.message.unwrap_or_default();
                     match answer.kind.as_deref() {
                         Some("not_json") => Outcome::NotJson { message },
-                        Some("exit") => Outcome::Exited { message },
+                        Some("exit") => Outcome::Exited {
+                            message: match location(&answer.frames) {
+                                Some(at) => format!("{message} (line {}: {})", at.line, at.code),
+                                None => message,
+                            },
+                        },
                         _ => Outcome::Raised { message, location: location(&answer.frames) },
                     }
                 };
                 (Call { outcome, output: answer.output, dropped: answer.dropped }, true)
             }
-            Err(e) => (dead(format!("the Python runner answered something unreadable: {e}")), false),
+            Err(e) => (dead(format!("the Python runner answered something unreadable: {e}"), String::new()), false),
         }
     }
 
@@ -418,13 +505,16 @@ fn kill_group(child: &mut Child) {
     let _ = child.wait();
 }
 
-fn describe_status(status: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("it exited with code {code} (os._exit, or a crash)"),
-        (None, Some(signal)) => format!("it was killed by signal {signal}"),
-        _ => "it ended".into(),
-    }
+/// The interpreter could not be started, or is not a working Python 3.
+fn no_python(python: &std::ffi::OsStr, why: &str) -> String {
+    let shown = python.to_string_lossy();
+    let from_env = std::env::var_os("WORKSHOP_PYTHON").is_some_and(|p| p == python);
+    let whence = match (from_env, shown.contains('/')) {
+        (true, _) => " (from WORKSHOP_PYTHON)",
+        (false, false) => " (looked up on PATH)",
+        (false, true) => "",
+    };
+    format!("could not run Python 3 as {shown}{whence}: {why}. Install Python 3, or set WORKSHOP_PYTHON to a Python 3 interpreter.")
 }
 
 fn load_error(cfg: &BridgeConfig, report: LoadReport) -> LoadError {
@@ -437,7 +527,7 @@ fn load_error(cfg: &BridgeConfig, report: LoadReport) -> LoadError {
         }
         "missing" => (
             LoadKind::Missing,
-            format!("{file} has {}: define it, or run `start --force` to get the starter back", report.message),
+            format!("{file} has {}: the lesson needs {} defined in it.", report.message, cfg.functions.join(" and ")),
         ),
         "unreadable" => (LoadKind::Unreadable, format!("could not read {file}: {}", report.message)),
         other => {

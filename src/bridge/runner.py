@@ -1,16 +1,26 @@
-# The Python side of the workshop bridge. Run as `python -I -c <this> <learner file> <cap>`.
+# The Python side of the workshop bridge. Run as
+#   python -I -c <this> <learner file> <output cap> <function>...
+# or imported under the same arguments from a cached copy (see `runner_code` in mod.rs).
 #
 # Requests arrive as JSON lines on the original stdin and answers leave on the original stdout.
 # Both are moved to private descriptors before the learner's file loads: fd 0 becomes
 # /dev/null and fds 1 and 2 point at the capture file the runner was started with (its stderr),
 # so nothing the learner prints or writes can reach the protocol.
-import json
+#
+# Start-up time is most of what `check` costs, so this file imports nothing beyond what the
+# interpreter has already loaded: no `json` (it pulls in `re` and `enum`, which can double a
+# bare interpreter's start-up), no `types`, and `traceback` only when something raised.
 import os
 import sys
-import types
+
+if __name__ != "__main__":
+    # Imported from the workshop's cache for its bytecode: that folder is no place for the
+    # learner's own imports to look.
+    sys.path[:] = [p for p in sys.path if p != os.path.dirname(__file__)]
 
 LEARNER = os.path.abspath(sys.argv[1])
 CAP = int(sys.argv[2])
+FUNCTIONS = sys.argv[3:]
 
 _requests = os.fdopen(os.dup(0), "rb")
 _answers = os.fdopen(os.dup(1), "wb")
@@ -18,6 +28,8 @@ _null = os.open(os.devnull, os.O_RDONLY)
 os.dup2(_null, 0)
 os.close(_null)
 os.dup2(2, 1)
+
+_state = {"dropped": 0, "full": False}
 
 
 class _Captured:
@@ -28,16 +40,25 @@ class _Captured:
 
     def __init__(self, fd):
         self._fd = fd
+        self.buffer = _CapturedBytes(self)
 
     def write(self, text):
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        data = text.encode("utf-8", "backslashreplace")
-        room = CAP - os.lseek(self._fd, 0, os.SEEK_CUR)
-        if room > 0:
-            os.write(self._fd, data[:room])
-        _state["dropped"] += max(0, len(data) - max(room, 0))
+        self.write_bytes(text.encode("utf-8", "backslashreplace"))
         return len(text)
+
+    def write_bytes(self, data):
+        # Once the cap is reached, only count: no system calls for output nobody will see.
+        if not _state["full"]:
+            room = CAP - os.lseek(self._fd, 0, os.SEEK_CUR)
+            if room > 0:
+                os.write(self._fd, data[:room])
+                if len(data) < room:
+                    return
+                data = data[room:]
+            _state["full"] = True
+        _state["dropped"] += len(data)
 
     def writelines(self, lines):
         for line in lines:
@@ -58,19 +79,80 @@ class _Captured:
     def readable(self):
         return False
 
+    def seekable(self):
+        return False
+
     @property
     def closed(self):
         return False
 
 
-_state = {"dropped": 0}
+class _CapturedBytes:
+    """`sys.stdout.buffer`: bytes onto the same capped capture."""
+
+    def __init__(self, text):
+        self._text = text
+
+    def write(self, data):
+        data = bytes(data)
+        self._text.write_bytes(data)
+        return len(data)
+
+    def flush(self):
+        pass
+
+    def fileno(self):
+        return self._text.fileno()
+
+
 sys.stdout = sys.__stdout__ = _Captured(1)
 sys.stderr = sys.__stderr__ = _Captured(2)
 sys.stdin = sys.__stdin__ = open(os.devnull, "r")
 
+# JSON out, by hand. Strings are checked for lone surrogates before they get here.
+_ESCAPES = {i: f"\\u{i:04x}" for i in range(32)}
+_ESCAPES.update({ord('"'): '\\"', ord("\\"): "\\\\", 10: "\\n", 13: "\\r", 9: "\\t"})
+
+
+def _quote(text):
+    return '"' + text.translate(_ESCAPES) + '"'
+
+
+def _encode(value):
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return float.__repr__(value)
+    if isinstance(value, str):
+        return _quote(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(map(_encode, value)) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(_quote(k) + ":" + _encode(v) for k, v in value.items()) + "}"
+    raise TypeError(f"cannot encode a {type(value).__name__}")
+
+
+# JSON in: the requests are written by the workshop itself with serde_json, whose output is a
+# valid Python literal once true, false and null are named. Nothing else ever reaches this.
+_LITERALS = {"__builtins__": {}, "true": True, "false": False, "null": None}
+
+
+def _decode(line):
+    return eval(line.decode("utf-8"), _LITERALS)
+
 
 def _send(message):
-    _answers.write(json.dumps(message, ensure_ascii=True).encode("ascii") + b"\n")
+    _write(_encode(message))
+
+
+def _write(encoded):
+    _answers.write(encoded.encode("utf-8", "replace") + b"\n")
     _answers.flush()
 
 
@@ -81,7 +163,22 @@ def _take_output():
     os.lseek(1, 0, os.SEEK_SET)
     os.ftruncate(1, 0)
     _state["dropped"] = 0
+    _state["full"] = False
     return data.decode("utf-8", "backslashreplace"), dropped
+
+
+def _text(text):
+    """Text that can travel: lone surrogates become escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _repr(value, limit=400):
+    try:
+        text = repr(value)
+    except BaseException as exc:
+        text = f"<a {type(value).__name__} whose repr() raised {type(exc).__name__}>"
+    text = _text(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _learner_frames(tb):
@@ -90,15 +187,18 @@ def _learner_frames(tb):
 
     frames = [f for f in traceback.extract_tb(tb) if os.path.abspath(f.filename) == LEARNER]
     return [
-        {"line": f.lineno, "function": f.name, "code": (f.line or "").strip()} for f in frames
+        {"line": f.lineno, "function": _text(f.name), "code": _text((f.line or "").strip())}
+        for f in frames
     ]
 
 
 def _describe(exc):
-    text = str(exc)
     name = type(exc).__name__
-    if isinstance(exc, KeyError) and exc.args:
-        text = repr(exc.args[0])
+    try:
+        text = repr(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    except BaseException:
+        text = ""
+    text = _text(text)
     return f"{name}: {text}" if text else name
 
 
@@ -106,12 +206,14 @@ def _exit_message(exc):
     code = exc.code
     if code is None:
         code = 0
-    return f"called sys.exit({code!r})"
+    return f"called sys.exit({_repr(code, 200)})"
 
 
 def _not_json(value, path="result"):
     """Why `value` cannot travel as JSON, or None when it can."""
     if value is None or isinstance(value, (bool, int)):
+        if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 1000:
+            return f"{path} is an integer with {value.bit_length()} bits, too large to carry"
         return None
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
@@ -121,7 +223,7 @@ def _not_json(value, path="result"):
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            return f"{path} is a string with a lone surrogate, which is not valid text: {value!r}"
+            return f"{path} is a string with a lone surrogate, which is not valid text: {_repr(value)}"
         return None
     if isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
@@ -132,62 +234,69 @@ def _not_json(value, path="result"):
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
-                return f"{path} has a key that is not a string: {key!r}"
+                return f"{path} has a key that is not a string: {_repr(key)}"
             why = _not_json(key, f"{path} key")
             if why:
                 return why
-            why = _not_json(item, f"{path}.{key}")
+            why = _not_json(item, f"{path}.{_text(key)}")
             if why:
                 return why
         return None
-    return f"{path} is a {type(value).__name__}, which is not JSON: {value!r}"[:600]
+    return f"{path} is a {type(value).__name__}, which is not JSON: {_repr(value)}"
 
 
 def _install_kit():
     """`from kit.api import Json` works with nothing installed."""
-    kit = types.ModuleType("kit")
+    module = type(sys)
+    kit = module("kit")
     kit.__path__ = []
-    api = types.ModuleType("kit.api")
+    api = module("kit.api")
     api.Json = dict
     kit.api = api
     sys.modules["kit"] = kit
     sys.modules["kit.api"] = api
 
 
-def _load(functions):
+def _load():
     _install_kit()
     sys.path.insert(0, os.path.dirname(LEARNER))
     name = os.path.splitext(os.path.basename(LEARNER))[0]
-    module = types.ModuleType(name)
+    module = type(sys)(name)
     module.__file__ = LEARNER
     sys.modules[name] = module
     try:
         with open(LEARNER, "rb") as handle:
             source = handle.read()
+    except OSError as exc:
+        return {"kind": "unreadable", "message": _describe(exc)}
+    try:
         code = compile(source, LEARNER, "exec")
         exec(code, module.__dict__)
     except SyntaxError as exc:
+        if exc.filename and os.path.abspath(exc.filename) != LEARNER:
+            # A module the learner imports does not parse: name it, and the learner's import line.
+            return {"kind": "import", "message": _describe(exc), "frames": _learner_frames(exc.__traceback__)}
         return {
             "kind": "syntax",
-            "message": f"{type(exc).__name__}: {exc.msg}",
+            "message": _text(f"{type(exc).__name__}: {exc.msg}"),
             "line": exc.lineno,
-            "code": (exc.text or "").strip(),
+            "code": _text((exc.text or "").strip()),
         }
     except SystemExit as exc:
         return {"kind": "exit", "message": _exit_message(exc), "frames": _learner_frames(exc.__traceback__)}
-    except OSError as exc:
-        return {"kind": "unreadable", "message": _describe(exc)}
     except BaseException as exc:
         kind = "import" if isinstance(exc, ImportError) else "exception"
         return {"kind": kind, "message": _describe(exc), "frames": _learner_frames(exc.__traceback__)}
-    for wanted in functions:
+    for wanted in FUNCTIONS:
         if not callable(getattr(module, wanted, None)):
             return {"kind": "missing", "message": f"no function named {wanted}", "function": wanted}
     return module
 
 
 def _call(module, request):
-    function = getattr(module, request["fn"])
+    function = getattr(module, request["fn"], None)
+    if not callable(function):
+        return {"ok": False, "kind": "exception", "message": f"the file no longer has a function named {request['fn']}"}
     try:
         value = function(*request["args"])
     except SystemExit as exc:
@@ -198,14 +307,16 @@ def _call(module, request):
         why = _not_json(value)
     except RecursionError:
         why = "result refers to itself or nests too deeply to be JSON"
+    except BaseException as exc:
+        why = f"result could not be examined: {_describe(exc)}"
     if why:
         return {"ok": False, "kind": "not_json", "message": why}
     return {"ok": True, "value": value}
 
 
 def main():
-    functions = json.loads(_requests.readline() or "[]")
-    loaded = _load(functions)
+    _send({"hello": True})
+    loaded = _load()
     output, dropped = _take_output()
     if isinstance(loaded, dict):
         _send({"load_error": loaded, "output": output, "dropped": dropped})
@@ -215,11 +326,19 @@ def main():
         line = _requests.readline()
         if not line:
             return
-        request = json.loads(line)
+        request = _decode(line)
         answer = _call(loaded, request)
         answer["id"] = request["id"]
-        answer["output"], answer["dropped"] = _take_output()
-        _send(answer)
+        output, dropped = _take_output()
+        answer["output"], answer["dropped"] = output, dropped
+        try:
+            encoded = _encode(answer)
+        except BaseException as exc:
+            why = f"result could not be sent: {_describe(exc)}"
+            encoded = _encode(
+                {"id": request["id"], "ok": False, "kind": "not_json", "message": why, "output": output, "dropped": dropped}
+            )
+        _write(encoded)
 
 
 main()
