@@ -20,6 +20,7 @@ pub mod replay;
 pub mod render;
 pub mod root;
 pub mod sdk;
+pub mod watcher;
 
 use clap::Parser;
 

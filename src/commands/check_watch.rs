@@ -1,9 +1,502 @@
-//! `workshop check --watch` (issue 4): not built yet.
+//! `workshop check --watch`: grade once, then again on every save, until `q`.
+//!
+//! One event loop over one channel, as in the player: the file watcher, the key reader, a
+//! ticker and each finished grading send a [`Msg`]. Grading runs on a worker thread, so keys
+//! answer while the learner's code runs; a run that is no longer wanted (a newer save, `r`, `q`)
+//! is told to stop before its next call, and the per-call deadline bounds the call in progress.
+//!
+//! Keys: on a terminal, single keys (`r` re-run, `h` hint, `q`, Esc or Ctrl-C quit). When
+//! standard input is not a terminal (a script, an editor's task, a test) keys are read as lines
+//! and each line's first letter counts: `printf 'h\nq\n' | workshop check --watch`. End of input
+//! stops the keys, not the watching.
+//!
+//! Output: on a terminal each redraw replaces the screen. Otherwise each redraw is printed in
+//! turn, starting with a marker line `── run N · why · HH:MM:SS ──` and ending with the line that
+//! starts `Watching `.
 
-use crate::cli::CheckArgs;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::Arc;
+use std::thread::Scope;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
+use serde_json::Value;
+
+use crate::bridge::{Bridge, Call, LoadKind, Outcome};
+use crate::checks::{self, Report, Status};
+use crate::cli::{CheckArgs, Format};
+use crate::commands::replaying;
 use crate::commands::Context;
-use crate::error::Error;
+use crate::error::{Error, EXIT_SUCCESS};
+use crate::harness::Code;
+use crate::lesson::Lesson;
+use crate::player::terminal;
+use crate::progress::Progress;
+use crate::render;
+use crate::watcher::{self, Change, Fingerprint, Staleness};
 
-pub fn run(_ctx: &Context, _args: CheckArgs) -> Result<i32, Error> {
-    Err(Error::usage("`check --watch` is not built yet in this version: run ./workshop check after each save."))
+/// How often the loop looks at the file itself, to notice saves whose events never came.
+const LOOK_EVERY: Duration = Duration::from_millis(500);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    Rerun,
+    Hint,
+    Quit,
+    Other,
+}
+
+enum Msg {
+    Key(Key),
+    File(Change),
+    /// A grading ended: its report, or `None` when it was stopped before the end.
+    Graded {
+        run: u64,
+        result: Option<Result<Report, Error>>,
+    },
+    Resize,
+    Tick,
+}
+
+fn key_of(ev: TermEvent) -> Option<Msg> {
+    match ev {
+        TermEvent::Key(k) if k.kind != KeyEventKind::Release => {
+            let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
+            Some(Msg::Key(match k.code {
+                KeyCode::Char('c') if ctrl => Key::Quit,
+                KeyCode::Char('q') | KeyCode::Esc => Key::Quit,
+                KeyCode::Char('r') => Key::Rerun,
+                KeyCode::Char('h') => Key::Hint,
+                _ => Key::Other,
+            }))
+        }
+        TermEvent::Resize(..) => Some(Msg::Resize),
+        _ => None,
+    }
+}
+
+fn key_of_line(line: &str) -> Option<Key> {
+    Some(match line.trim().chars().next()? {
+        'q' | 'Q' => Key::Quit,
+        'r' | 'R' => Key::Rerun,
+        'h' | 'H' => Key::Hint,
+        _ => Key::Other,
+    })
+}
+
+/// Keys as lines from a standard input that is not a terminal. The thread may stay blocked in
+/// `read` until the process ends; it holds nothing but a sender.
+fn read_lines(tx: Sender<Msg>) -> std::io::Result<()> {
+    std::thread::Builder::new().name("check-watch-keys".into()).spawn(move || {
+        for line in std::io::stdin().lines() {
+            let Ok(line) = line else { return };
+            if let Some(key) = key_of_line(&line) {
+                if tx.send(Msg::Key(key)).is_err() {
+                    return;
+                }
+            }
+        }
+    })?;
+    Ok(())
+}
+
+pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
+    if args.format == Format::Json {
+        return Err(Error::usage(
+            "--watch redraws a report for a person after every save, and --format json prints one report for a program: drop one of them.",
+        ));
+    }
+    let lesson = ctx.lesson(args.lesson.as_deref())?;
+    let limit = super::check::timeout(args.timeout)?;
+    let file = super::check::learner_file(ctx, &lesson, args.file.as_deref())?;
+    let keys_on_terminal = std::io::stdin().is_terminal();
+    let out_terminal = std::io::stdout().is_terminal();
+
+    let (tx, rx) = mpsc::channel();
+    let to_loop = tx.clone();
+    let watching = watcher::watch(&file, args.poll, move |change| {
+        let _ = to_loop.send(Msg::File(change));
+    })
+    .map_err(|why| Error::Io(format!("{why}. Try --poll, or run ./workshop check after each save.")))?;
+
+    // Raw mode only where keys come from a terminal; restored on every way out of this function.
+    let screen = if keys_on_terminal {
+        Some(terminal::Screen::enter(false).map_err(|e| Error::io("could not read keys from the terminal", e))?)
+    } else {
+        None
+    };
+    let _keys = if keys_on_terminal {
+        Some(terminal::read_events(tx.clone(), key_of).map_err(|e| Error::io("could not start the key reader", e))?)
+    } else {
+        read_lines(tx.clone()).map_err(|e| Error::io("could not start the key reader", e))?;
+        None
+    };
+    let _ticks =
+        terminal::tick(tx.clone(), LOOK_EVERY, |_| Msg::Tick).map_err(|e| Error::io("could not start the timer", e))?;
+
+    let output = Output { terminal: out_terminal, raw: keys_on_terminal && out_terminal };
+    let mut session = Session::new(ctx, &lesson, file, limit, watching.polling, output, tx);
+    let result = std::thread::scope(|scope| session.run(scope, rx));
+    drop(screen);
+    drop(watching);
+    result
+}
+
+#[derive(Clone, Copy)]
+struct Output {
+    /// Redraw in place (clear the screen) rather than print block after block.
+    terminal: bool,
+    /// The terminal is in raw mode: a new line needs a carriage return too.
+    raw: bool,
+}
+
+impl Output {
+    fn show(&self, text: &str) {
+        let mut out = std::io::stdout().lock();
+        if self.terminal {
+            let _ = crossterm::execute!(
+                out,
+                crossterm::terminal::Clear(crossterm::terminal::ClearType::All),
+                crossterm::cursor::MoveTo(0, 0)
+            );
+        }
+        let text = if self.raw { text.replace('\n', "\r\n") } else { text.to_string() };
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    }
+}
+
+/// The wall-clock time as HH:MM:SS, local.
+fn clock() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let Ok(secs) = libc::time_t::try_from(now) else { return String::new() };
+    // SAFETY: localtime_r writes only into the `tm` we give it.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    let ok = unsafe { !libc::localtime_r(&secs, &mut tm).is_null() };
+    if ok {
+        format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec)
+    } else {
+        String::new()
+    }
+}
+
+/// The learner's code, until told to stop: then every call answers at once, unrun.
+struct Stoppable<'a> {
+    bridge: &'a mut Bridge,
+    stop: &'a AtomicBool,
+}
+
+impl Code for Stoppable<'_> {
+    fn call(&mut self, function: &str, args: &[Value]) -> Call {
+        if self.stop.load(Ordering::SeqCst) {
+            let message = "not run: a newer check replaced this one".into();
+            return Call { outcome: Outcome::Unavailable { message }, output: String::new(), dropped: 0 };
+        }
+        self.bridge.call(function, args)
+    }
+}
+
+/// Grade as `check` grades, stopping early when asked. `None`: stopped.
+fn grade(
+    ctx: &Context,
+    lesson: &Lesson,
+    file: &Path,
+    limit: Duration,
+    stop: &AtomicBool,
+) -> Option<Result<Report, Error>> {
+    let shown = ctx.shown(file);
+    let result = match replaying::open(ctx, lesson, file, limit) {
+        Ok(mut bridge) => {
+            let results = checks::run_all(lesson, &mut Stoppable { bridge: &mut bridge, stop });
+            Ok(Report::graded(lesson, shown, results))
+        }
+        Err(e) if e.kind == LoadKind::NoPython => Err(Error::Load(e)),
+        Err(e) => Ok(Report::not_loaded(lesson, shown, &e)),
+    };
+    (!stop.load(Ordering::SeqCst)).then_some(result)
+}
+
+struct Session<'a> {
+    ctx: &'a Context,
+    lesson: &'a Lesson,
+    file: PathBuf,
+    shown: String,
+    limit: Duration,
+    polling: bool,
+    output: Output,
+    tx: Sender<Msg>,
+    run: u64,
+    why: String,
+    at: String,
+    /// The stop flag of the grading in progress.
+    running: Option<Arc<AtomicBool>>,
+    /// Why to grade again once the grading in progress has stopped.
+    pending: Option<String>,
+    report: Option<Report>,
+    notes: Vec<String>,
+    /// The check whose hints `h` steps through, and how many were shown.
+    hints: (String, usize),
+    /// The file is not there now: the report on screen is of the version that was.
+    gone: bool,
+    staleness: Staleness,
+}
+
+impl<'a> Session<'a> {
+    fn new(
+        ctx: &'a Context,
+        lesson: &'a Lesson,
+        file: PathBuf,
+        limit: Duration,
+        polling: bool,
+        output: Output,
+        tx: Sender<Msg>,
+    ) -> Session<'a> {
+        let shown = ctx.shown(&file);
+        let staleness = Staleness::new(Fingerprint::of(&file));
+        Session {
+            ctx,
+            lesson,
+            file,
+            shown,
+            limit,
+            polling,
+            output,
+            tx,
+            run: 0,
+            why: String::new(),
+            at: String::new(),
+            running: None,
+            pending: None,
+            report: None,
+            notes: Vec::new(),
+            hints: (String::new(), 0),
+            gone: false,
+            staleness,
+        }
+    }
+
+    fn run<'s>(&'s mut self, scope: &'s Scope<'s, '_>, rx: Receiver<Msg>) -> Result<i32, Error>
+    where
+        'a: 's,
+    {
+        self.start(scope, "first run");
+        for msg in rx {
+            match msg {
+                Msg::Key(Key::Quit) => {
+                    if let Some(stop) = self.running.take() {
+                        stop.store(true, Ordering::SeqCst);
+                        self.output.show(&format!(
+                            "\nStopping the check in progress (at most {} s)…\n",
+                            self.limit.as_secs_f64().ceil()
+                        ));
+                    }
+                    return Ok(EXIT_SUCCESS);
+                }
+                Msg::Key(Key::Rerun) => self.start(scope, "r pressed"),
+                Msg::Key(Key::Hint) => {
+                    self.hint();
+                    self.draw();
+                }
+                Msg::Key(Key::Other) => {
+                    self.notes = vec!["Keys: r re-run · h hint · q quit.".into()];
+                    self.draw();
+                }
+                Msg::File(Change::Saved) => self.start(scope, "saved"),
+                Msg::File(Change::Gone) => self.gone(),
+                Msg::File(Change::Failed(why)) => {
+                    self.notes = vec![format!(
+                        "The file watcher failed ({why}). Press r to grade by hand, or quit and run again with --poll."
+                    )];
+                    self.draw();
+                }
+                Msg::Graded { run, result } => self.graded(scope, run, result),
+                Msg::Resize => self.draw(),
+                Msg::Tick => self.look(scope),
+            }
+        }
+        Ok(EXIT_SUCCESS)
+    }
+
+    /// Grade now, or as soon as the grading in progress has stopped.
+    fn start<'s>(&mut self, scope: &'s Scope<'s, '_>, why: &str)
+    where
+        'a: 's,
+    {
+        if let Some(stop) = &self.running {
+            stop.store(true, Ordering::SeqCst);
+            self.pending = Some(why.to_string());
+            return;
+        }
+        if !self.file.is_file() {
+            self.gone();
+            return;
+        }
+        self.gone = false;
+        self.run += 1;
+        self.why = why.to_string();
+        self.at = clock();
+        self.staleness.seen(Fingerprint::of(&self.file));
+        let stop = Arc::new(AtomicBool::new(false));
+        self.running = Some(Arc::clone(&stop));
+        let (ctx, lesson, file, limit, tx, run) =
+            (self.ctx, self.lesson, self.file.clone(), self.limit, self.tx.clone(), self.run);
+        let spawned = std::thread::Builder::new().name("check-watch-grade".into()).spawn_scoped(scope, move || {
+            let result = grade(ctx, lesson, &file, limit, &stop);
+            let _ = tx.send(Msg::Graded { run, result });
+        });
+        if let Err(e) = spawned {
+            self.running = None;
+            self.notes = vec![format!("Could not start a check ({e}). Press r to try again.")];
+        }
+        if self.output.terminal {
+            self.draw();
+        }
+    }
+
+    fn graded<'s>(&mut self, scope: &'s Scope<'s, '_>, run: u64, result: Option<Result<Report, Error>>)
+    where
+        'a: 's,
+    {
+        if run == self.run {
+            self.running = None;
+        }
+        match result {
+            Some(Ok(report)) if run == self.run => {
+                self.save_progress(&report);
+                self.report = Some(report);
+                self.notes.retain(|n| n.contains("--poll"));
+                self.draw();
+            }
+            Some(Err(e)) if run == self.run => {
+                self.notes = vec![format!("Could not grade: {e}")];
+                self.draw();
+            }
+            _ => {}
+        }
+        if self.running.is_none() {
+            if let Some(why) = self.pending.take() {
+                self.start(scope, &why);
+            }
+        }
+    }
+
+    fn gone(&mut self) {
+        if let Some(stop) = self.running.take() {
+            stop.store(true, Ordering::SeqCst);
+        }
+        self.pending = None;
+        self.gone = true;
+        self.staleness.seen(Fingerprint::of(&self.file));
+        self.notes = vec![format!(
+            "{} is gone (deleted or moved away); the report above is of the last version. Still watching: save the file again and it is graded.",
+            self.shown
+        )];
+        self.draw();
+    }
+
+    /// Look at the file itself: a change on disk that no event announced means this filesystem
+    /// does not report changes. Grade anyway, and say so.
+    fn look<'s>(&mut self, scope: &'s Scope<'s, '_>)
+    where
+        'a: 's,
+    {
+        if self.polling || !self.staleness.missed_event(Fingerprint::of(&self.file), Instant::now()) {
+            return;
+        }
+        self.notes = vec![format!(
+            "{} changed, but no file event arrived: this filesystem may not report changes (a WSL mount of a Windows drive, a network drive). Quit and run again with --poll to grade on every save.",
+            self.shown
+        )];
+        if self.file.is_file() {
+            self.start(scope, "changed on disk");
+        } else {
+            self.gone();
+        }
+    }
+
+    /// The next hint of the first failing check.
+    fn hint(&mut self) {
+        let note = match &self.report {
+            None => "No report yet: the first check is still running.".to_string(),
+            Some(r) if r.status == Status::Error => {
+                "The file does not load, so no check ran: the message above says where to look.".to_string()
+            }
+            Some(r) => match r.first_failure() {
+                None => "Every check passes: no hint needed.".to_string(),
+                Some(check) if check.hints.is_empty() => format!("{} has no hint.", check.id),
+                Some(check) => {
+                    if self.hints.0 != check.id {
+                        self.hints = (check.id.clone(), 0);
+                    }
+                    let i = self.hints.1.min(check.hints.len() - 1);
+                    self.hints.1 = i + 1;
+                    let more = if i + 1 < check.hints.len() { " (h again for the next)" } else { "" };
+                    format!("Hint {}/{} for {}{more}: {}", i + 1, check.hints.len(), check.id, check.hints[i])
+                }
+            },
+        };
+        self.notes.retain(|n| n.contains("--poll"));
+        self.notes.push(note);
+    }
+
+    fn save_progress(&self, report: &Report) {
+        if self.file != self.lesson.work_file(&self.ctx.root) || report.status == Status::Error {
+            return;
+        }
+        let saved = Progress::update(&self.ctx.root, &self.lesson.id, |p| {
+            p.started = true;
+            p.passed = Some(report.passed);
+            p.total = Some(report.total);
+            p.green |= report.status == Status::Pass;
+        });
+        if let Err(e) = saved {
+            self.output.show(&format!("warning: progress was not saved ({e}); the grade stands.\n"));
+        }
+    }
+
+    fn width(&self) -> usize {
+        if self.output.terminal {
+            crossterm::terminal::size().map(|(w, _)| usize::from(w).clamp(40, 100)).unwrap_or(self.ctx.width)
+        } else {
+            self.ctx.width
+        }
+    }
+
+    fn draw(&self) {
+        let s = &self.ctx.styles;
+        let width = self.width();
+        let mut text = String::new();
+        let marker = format!("── run {} · {} · {} ──", self.run, self.why, self.at);
+        text.push_str(&s.paint(s.dim, marker));
+        text.push_str("\n\n");
+        match &self.report {
+            Some(report) => text.push_str(&render::check::text(report, s, self.ctx.glyphs, width)),
+            None => text.push_str(&format!("Grading {}…\n", self.shown)),
+        }
+        for note in &self.notes {
+            text.push('\n');
+            for line in textwrap::wrap(note, width) {
+                text.push_str(&s.paint(s.warn, line));
+                text.push('\n');
+            }
+        }
+        text.push('\n');
+        if !self.gone && self.report.as_ref().is_some_and(|r| r.status == Status::Pass) {
+            text.push_str(&s.paint(
+                s.good,
+                format!("All green. Quit with q, then ./workshop watch {} replays the tickets.", self.lesson.id),
+            ));
+            text.push('\n');
+        }
+        if self.running.is_some() && self.report.is_some() {
+            text.push_str(&s.paint(s.dim, format!("Checking again ({})…", self.why)));
+            text.push('\n');
+        }
+        let how = if self.polling { "polling for saves" } else { "save it to grade again" };
+        text.push_str(&format!("Watching {} ({how}) · r re-run · h hint · q quit\n", self.shown));
+        self.output.show(&text);
+    }
 }

@@ -1,9 +1,109 @@
-//! The full-screen player for `watch` (issue 4). Until it is built, the plain replay.
+//! The full-screen player for `watch`: one event loop over one channel. The key reader, the
+//! ticker and resizes all send a [`Msg`]; [`App::update`] decides what changes; [`ui::draw`]
+//! draws. Tests drive [`drive`] with scripted messages and a `TestBackend`.
+//!
+//! - `app.rs`: the state and every change to it (no terminal).
+//! - `ui.rs`: drawing, a pure function of the state.
+//! - `keys.rs`: what each key means.
+//! - `source.rs`: where replays come from (the real runtimes and recordings).
+//! - `predict.rs`: the question asked before a first starter replay.
+//! - `terminal.rs`: raw mode as a guard, the panic hook, the reader and ticker threads.
+
+pub mod ansi;
+pub mod app;
+pub mod keys;
+pub mod predict;
+pub mod source;
+pub mod terminal;
+pub mod ui;
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use ratatui::backend::{Backend, CrosstermBackend};
+use ratatui::Terminal;
+
+pub use app::{App, Flow, Msg, Options};
+pub use source::{LessonSource, Source};
+pub use ui::Theme;
 
 use crate::cli::WatchArgs;
+use crate::commands::replaying::CodeChoice;
+use crate::commands::watch as watch_cmd;
 use crate::commands::Context;
-use crate::error::Error;
+use crate::error::{Error, EXIT_SUCCESS};
+
+/// How often time moves the replay on: often enough to look smooth, rare enough to cost nothing.
+pub const TICK: Duration = Duration::from_millis(40);
+
+/// Draw, then for each message update and redraw when something changed, until quit or the
+/// messages end.
+pub fn drive<B: Backend, S: Source>(
+    app: &mut App<S>,
+    terminal: &mut Terminal<B>,
+    theme: &Theme,
+    msgs: impl IntoIterator<Item = Msg>,
+) -> Result<(), B::Error> {
+    terminal.draw(|frame| ui::draw(frame, app, theme))?;
+    for msg in msgs {
+        match app.update(msg) {
+            Flow::Quit => break,
+            Flow::Idle => {}
+            Flow::Redraw => {
+                terminal.draw(|frame| ui::draw(frame, app, theme))?;
+            }
+        }
+    }
+    Ok(())
+}
 
 pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
-    crate::commands::watch::plain(ctx, args)
+    let lesson = ctx.lesson(args.lesson.as_deref())?;
+    let runtime = watch_cmd::runtime(&args.runtime)?;
+    if !(args.speed.is_finite() && args.speed > 0.0 && args.speed <= 100.0) {
+        return Err(Error::usage(format!(
+            "--speed {} is out of range: give a factor above 0 and at most 100, such as 0.5 or 2.",
+            args.speed
+        )));
+    }
+    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 600.0) {
+        return Err(Error::usage(format!(
+            "--timeout {} is out of range: give seconds above 0 and at most 600, such as 1 or 2.5.",
+            args.timeout
+        )));
+    }
+    let limit = Duration::from_secs_f64(args.timeout);
+    let choice = CodeChoice::parse(ctx, &lesson, &args.code)?;
+    // Yours before `start` is refused up front, as the plain replay refuses it.
+    choice.file(ctx, &lesson)?;
+    let extra = match &choice {
+        CodeChoice::Path(path) => Some(path.clone()),
+        _ => None,
+    };
+    let source = LessonSource::new(ctx, lesson, limit, extra);
+    let code = source.index_of(&choice).unwrap_or(0);
+    let options = Options {
+        code,
+        runtime,
+        compare: args.compare,
+        speed: args.speed,
+        predict: !args.no_predict,
+        expand: args.expand,
+    };
+    let theme = Theme::new(ctx.styles, ctx.glyphs);
+    let mut app = App::new(source, options);
+
+    let screen = terminal::Screen::enter(true).map_err(|e| Error::io("could not take over the terminal", e))?;
+    let result = event_loop(&mut app, &theme);
+    drop(screen);
+    result.map_err(|e| Error::io("the terminal failed", e))?;
+    Ok(EXIT_SUCCESS)
+}
+
+fn event_loop<S: Source>(app: &mut App<S>, theme: &Theme) -> std::io::Result<()> {
+    let mut term = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    let (tx, rx) = mpsc::channel();
+    let _events = terminal::read_events(tx.clone(), Msg::from_terminal)?;
+    let _ticks = terminal::tick(tx, TICK, Msg::Tick)?;
+    drive(app, &mut term, theme, rx)
 }

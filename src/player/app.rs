@@ -1,0 +1,399 @@
+//! The player's state and everything that changes it. One message in, the new state out: no
+//! terminal here, so tests drive it with scripted keys and ticks.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use crossterm::event::{Event as TermEvent, KeyEvent};
+
+use crate::agent::Runtime;
+use crate::player::keys::{self, Action};
+use crate::player::predict::{Guess, Question};
+use crate::player::source::Source;
+use crate::replay::{self, Event, Replay};
+
+/// Everything the event loop reacts to, from the key reader, the ticker and resizes.
+#[derive(Clone, Debug)]
+pub enum Msg {
+    Key(KeyEvent),
+    Resize(u16, u16),
+    /// Time passed: this much since the last tick.
+    Tick(Duration),
+}
+
+impl Msg {
+    /// A terminal event as a message; mouse and focus events are not.
+    pub fn from_terminal(ev: TermEvent) -> Option<Msg> {
+        match ev {
+            TermEvent::Key(key) => Some(Msg::Key(key)),
+            TermEvent::Resize(w, h) => Some(Msg::Resize(w, h)),
+            _ => None,
+        }
+    }
+}
+
+/// What the loop does after a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Redraw,
+    Idle,
+    Quit,
+}
+
+/// One thing the cards area shows, revealed one at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Item {
+    Event {
+        run: usize,
+        index: usize,
+    },
+    /// Compare: where the two runs part.
+    Split,
+    /// Compare: the start of one run's own part.
+    RunHead(usize),
+    Verdict(usize),
+}
+
+/// The replay (or the two) on screen, laid out as items.
+#[derive(Clone, Debug)]
+pub struct Show {
+    pub runs: Vec<Replay>,
+    pub split: Option<usize>,
+    pub items: Vec<Item>,
+}
+
+impl Show {
+    fn new(runs: Vec<Replay>) -> Show {
+        let mut items = Vec::new();
+        let split = match runs.as_slice() {
+            [a, b] => replay::split_point(&a.events, &b.events),
+            _ => None,
+        };
+        if runs.len() == 2 {
+            let common = split.unwrap_or(runs[0].events.len());
+            items.extend((0..common.min(runs[0].events.len())).map(|index| Item::Event { run: 0, index }));
+            items.push(Item::Split);
+            for (run, r) in runs.iter().enumerate() {
+                items.push(Item::RunHead(run));
+                items.extend((common.min(r.events.len())..r.events.len()).map(|index| Item::Event { run, index }));
+                items.push(Item::Verdict(run));
+            }
+        } else if let Some(r) = runs.first() {
+            items.extend((0..r.events.len()).map(|index| Item::Event { run: 0, index }));
+            items.push(Item::Verdict(0));
+        }
+        Show { runs, split, items }
+    }
+
+    pub fn event(&self, item: Item) -> Option<&Event> {
+        match item {
+            Item::Event { run, index } => self.runs.get(run)?.events.get(index),
+            _ => None,
+        }
+    }
+
+    /// Every event of every run, for the provenance line.
+    pub fn all_events(&self) -> Vec<Event> {
+        self.runs.iter().flat_map(|r| r.events.iter().cloned()).collect()
+    }
+}
+
+/// Whether a card has raw JSON that `e` can show.
+pub fn has_raw(event: &Event) -> bool {
+    matches!(event, Event::ToolCall { .. } | Event::Attempt { .. })
+}
+
+/// How long an item stays the newest on screen at speed 1.
+pub fn pace(show: &Show, item: Item) -> Duration {
+    Duration::from_millis(match item {
+        Item::Event { .. } => match show.event(item) {
+            Some(Event::Customer { .. }) => 700,
+            Some(Event::ToolCall { .. }) => 800,
+            Some(Event::Attempt { .. }) => 700,
+            // The harness's real backoff, so a wait looks like one.
+            Some(Event::Wait { ms }) => *ms,
+            Some(Event::Reply { .. }) => 900,
+            Some(Event::NoRecording { .. } | Event::CodeError { .. }) | None => 300,
+            // Kinds of card added later get a reading pause of their own.
+            Some(_) => 800,
+        },
+        Item::Split => 1200,
+        Item::RunHead(_) => 400,
+        Item::Verdict(_) => 900,
+    })
+}
+
+/// How the player starts.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub code: usize,
+    pub runtime: Runtime,
+    pub compare: bool,
+    pub speed: f64,
+    pub predict: bool,
+    /// Every card's JSON shown from the start (`--expand`).
+    pub expand: bool,
+}
+
+pub const MIN_SPEED: f64 = 0.125;
+pub const MAX_SPEED: f64 = 64.0;
+
+pub struct App<S: Source> {
+    pub source: S,
+    pub ticket: usize,
+    pub code: usize,
+    pub runtime: Runtime,
+    pub compare: bool,
+    /// What is on screen, or why nothing could be replayed.
+    pub show: Result<Show, String>,
+    /// How many items are revealed.
+    pub shown: usize,
+    /// Time spent on the newest item, scaled by speed.
+    clock: Duration,
+    pub paused: bool,
+    pub speed: f64,
+    expanded: HashSet<usize>,
+    pub expand_all: bool,
+    pub help: bool,
+    predict: bool,
+    /// Tickets whose question was answered or skipped in this session.
+    asked: HashSet<String>,
+    pub question: Option<Question>,
+    pub guess: Option<Guess>,
+    /// A short message for the status line, until the next key.
+    pub note: Option<String>,
+}
+
+impl<S: Source> App<S> {
+    pub fn new(source: S, options: Options) -> App<S> {
+        let mut app = App {
+            source,
+            ticket: 0,
+            code: options.code,
+            runtime: options.runtime,
+            compare: options.compare,
+            show: Err(String::new()),
+            shown: 0,
+            clock: Duration::ZERO,
+            paused: false,
+            speed: options.speed.clamp(MIN_SPEED, MAX_SPEED),
+            expanded: HashSet::new(),
+            expand_all: options.expand,
+            help: false,
+            predict: options.predict,
+            asked: HashSet::new(),
+            question: None,
+            guess: None,
+            note: None,
+        };
+        app.replay();
+        app
+    }
+
+    /// The codes this replay runs: one, or the starter and the other for compare.
+    fn codes_to_run(&self) -> Vec<usize> {
+        if !self.compare {
+            return vec![self.code];
+        }
+        // Compare sets the starter against the chosen code, or the structured fix when the
+        // starter is chosen.
+        let other = if self.code == 0 { 1 } else { self.code };
+        vec![0, other]
+    }
+
+    /// Run the current ticket with the current switches and start revealing from the top.
+    pub fn replay(&mut self) {
+        let codes = self.codes_to_run();
+        let runs: Result<Vec<Replay>, String> =
+            codes.iter().map(|&c| self.source.play(self.ticket, c, self.runtime)).collect();
+        self.show = runs.map(Show::new);
+        self.shown = usize::from(self.show.as_ref().is_ok_and(|s| !s.items.is_empty()));
+        self.clock = Duration::ZERO;
+        self.paused = false;
+        self.expanded.clear();
+        self.guess = None;
+        self.question = None;
+        let ticket = self.ticket_id().to_string();
+        if self.predict && codes[0] == 0 && !self.asked.contains(&ticket) {
+            if let Ok(show) = &self.show {
+                self.question = Some(Question::for_run(&show.runs[0], self.runtime));
+            }
+        }
+    }
+
+    pub fn ticket_id(&self) -> &str {
+        self.source.tickets().get(self.ticket).map(|t| t.id.as_str()).unwrap_or("")
+    }
+
+    pub fn items(&self) -> &[Item] {
+        self.show.as_ref().map(|s| s.items.as_slice()).unwrap_or(&[])
+    }
+
+    pub fn finished(&self) -> bool {
+        self.shown >= self.items().len()
+    }
+
+    /// The card `e` acts on: the newest revealed card that carries raw JSON.
+    pub fn selected(&self) -> Option<usize> {
+        let show = self.show.as_ref().ok()?;
+        (0..self.shown).rev().find(|&i| show.event(show.items[i]).is_some_and(has_raw))
+    }
+
+    pub fn is_expanded(&self, item: usize) -> bool {
+        self.expand_all != self.expanded.contains(&item)
+    }
+
+    /// Whether the judgement of a guess is due: the predicted run's verdict is on screen.
+    pub fn judged(&self) -> Option<&Guess> {
+        let guess = self.guess.as_ref()?;
+        self.items()[..self.shown].contains(&Item::Verdict(0)).then_some(guess)
+    }
+
+    /// Let time pass: reveal what is due. True when something new is on screen.
+    fn advance(&mut self, dt: Duration) -> bool {
+        if self.paused || self.help || self.question.is_some() || self.finished() {
+            return false;
+        }
+        let Ok(show) = &self.show else { return false };
+        self.clock += dt.mul_f64(self.speed);
+        let before = self.shown;
+        while self.shown < show.items.len() {
+            let due = pace(show, show.items[self.shown - 1]);
+            if self.clock < due {
+                break;
+            }
+            self.clock -= due;
+            self.shown += 1;
+        }
+        self.shown != before
+    }
+
+    pub fn update(&mut self, msg: Msg) -> Flow {
+        match msg {
+            Msg::Tick(dt) => {
+                if self.advance(dt) {
+                    Flow::Redraw
+                } else {
+                    Flow::Idle
+                }
+            }
+            Msg::Resize(..) => Flow::Redraw,
+            Msg::Key(key) => match keys::action(key) {
+                Some(action) => self.act(action),
+                None => Flow::Idle,
+            },
+        }
+    }
+
+    fn act(&mut self, action: Action) -> Flow {
+        if action == Action::Quit {
+            return Flow::Quit;
+        }
+        self.note = None;
+        if self.help {
+            // Any key closes the help; only `?` and quitting mean anything there.
+            self.help = false;
+            return Flow::Redraw;
+        }
+        if let Some(question) = &self.question {
+            match action {
+                Action::Answer(key) => {
+                    let verdict = self.show.as_ref().map(|s| s.runs[0].verdict.text.clone()).unwrap_or_default();
+                    match question.answer(key, &verdict) {
+                        Some(guess) => {
+                            self.asked.insert(question.ticket.clone());
+                            self.guess = Some(guess);
+                            self.question = None;
+                            self.clock = Duration::ZERO;
+                        }
+                        None => self.note = Some(format!("Answer with {}.", question.keys())),
+                    }
+                    return Flow::Redraw;
+                }
+                Action::Pause => {
+                    // Skip the question: watch without guessing.
+                    self.asked.insert(question.ticket.clone());
+                    self.question = None;
+                    return Flow::Redraw;
+                }
+                Action::Step | Action::StepBack | Action::Expand | Action::Faster | Action::Slower => {
+                    self.note = Some(format!("Answer first with {}, or press space to skip.", question.keys()));
+                    return Flow::Redraw;
+                }
+                _ => {}
+            }
+        }
+        match action {
+            Action::Quit => return Flow::Quit,
+            Action::PreviousTicket | Action::NextTicket => {
+                let n = self.source.tickets().len().max(1);
+                self.ticket =
+                    if action == Action::NextTicket { (self.ticket + 1) % n } else { (self.ticket + n - 1) % n };
+                self.replay();
+            }
+            Action::Code => self.next_code(),
+            Action::Runtime => {
+                self.runtime = match self.runtime {
+                    Runtime::Harness => Runtime::Sdk,
+                    Runtime::Sdk => Runtime::Harness,
+                };
+                self.replay();
+            }
+            Action::Compare => {
+                self.compare = !self.compare;
+                self.replay();
+            }
+            Action::Pause => {
+                if self.finished() {
+                    self.shown = self.shown.min(1);
+                    self.clock = Duration::ZERO;
+                    self.paused = false;
+                } else {
+                    self.paused = !self.paused;
+                }
+            }
+            Action::Step => {
+                self.paused = true;
+                self.shown = (self.shown + 1).min(self.items().len());
+                self.clock = Duration::ZERO;
+            }
+            Action::StepBack => {
+                self.paused = true;
+                self.shown = self.shown.saturating_sub(1).max(1).min(self.items().len());
+                self.clock = Duration::ZERO;
+            }
+            Action::Faster => self.speed = (self.speed * 2.0).min(MAX_SPEED),
+            Action::Slower => self.speed = (self.speed / 2.0).max(MIN_SPEED),
+            Action::Expand => match self.selected() {
+                Some(item) => {
+                    if !self.expanded.remove(&item) {
+                        self.expanded.insert(item);
+                    }
+                }
+                None => self.note = Some("No tool call or attempt on screen yet: its raw JSON is what e shows.".into()),
+            },
+            Action::Help => self.help = true,
+            Action::Answer(_) => self.note = Some("No question is open. Press ? for the keys.".into()),
+            Action::Other => self.note = Some("Press ? for the keys.".into()),
+        }
+        Flow::Redraw
+    }
+
+    /// The next code that can run; a code that cannot (yours before `start`) is skipped, and
+    /// the status line says why.
+    fn next_code(&mut self) {
+        let n = self.source.codes().len();
+        let mut next = self.code;
+        for _ in 0..n {
+            next = (next + 1) % n;
+            match self.source.available(next) {
+                Ok(()) => break,
+                Err(why) => self.note = Some(format!("{} skipped: {why}", self.source.codes()[next])),
+            }
+        }
+        if next != self.code {
+            self.code = next;
+            self.replay();
+        }
+    }
+}

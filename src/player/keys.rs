@@ -1,0 +1,74 @@
+//! The player's keys, in one table: what a key press means, before any state is looked at.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Quit,
+    PreviousTicket,
+    NextTicket,
+    /// Cycle the code: starter, structured, yours.
+    Code,
+    /// Toggle the runtime: harness, sdk.
+    Runtime,
+    /// Toggle compare: the starter run against the other one.
+    Compare,
+    /// Pause or resume; at the end, play again.
+    Pause,
+    Step,
+    StepBack,
+    Faster,
+    Slower,
+    /// Show or hide the raw JSON of the selected card.
+    Expand,
+    Help,
+    /// A digit: the answer to a prediction question.
+    Answer(u8),
+    /// Any other key.
+    Other,
+}
+
+/// The keys as the help screen lists them.
+pub const HELP: &[(&str, &str)] = &[
+    ("← → or j k", "previous / next ticket"),
+    ("c", "code: starter, structured, yours"),
+    ("r", "runtime: harness, sdk"),
+    ("s", "compare the starter run with the other"),
+    ("space", "pause / resume (at the end: play again)"),
+    (". ,", "step forward / back one card"),
+    ("+ -", "faster / slower"),
+    ("e", "raw JSON of the selected card (›)"),
+    ("1 2 3", "answer a prediction question"),
+    ("?", "this help"),
+    ("q, Esc, Ctrl-C", "quit"),
+];
+
+/// What a key event means. Releases (sent by some terminals) mean nothing.
+pub fn action(key: KeyEvent) -> Option<Action> {
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    if key.modifiers.contains(KeyModifiers::CONTROL) {
+        return Some(match key.code {
+            KeyCode::Char('c') | KeyCode::Char('C') => Action::Quit,
+            _ => Action::Other,
+        });
+    }
+    Some(match key.code {
+        KeyCode::Char('q') | KeyCode::Char('Q') | KeyCode::Esc => Action::Quit,
+        KeyCode::Left | KeyCode::Char('k') => Action::PreviousTicket,
+        KeyCode::Right | KeyCode::Char('j') => Action::NextTicket,
+        KeyCode::Char('c') => Action::Code,
+        KeyCode::Char('r') => Action::Runtime,
+        KeyCode::Char('s') => Action::Compare,
+        KeyCode::Char(' ') => Action::Pause,
+        KeyCode::Char('.') => Action::Step,
+        KeyCode::Char(',') => Action::StepBack,
+        KeyCode::Char('+') | KeyCode::Char('=') => Action::Faster,
+        KeyCode::Char('-') | KeyCode::Char('_') => Action::Slower,
+        KeyCode::Char('e') => Action::Expand,
+        KeyCode::Char('?') => Action::Help,
+        KeyCode::Char(d @ '0'..='9') => Action::Answer(d as u8 - b'0'),
+        _ => Action::Other,
+    })
+}

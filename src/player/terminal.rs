@@ -1,0 +1,140 @@
+//! The terminal as a resource: raw mode (and the alternate screen) held by a guard that restores
+//! it on drop, on an error return and from a panic hook; and the threads that turn key presses,
+//! resizes and the passing of time into messages on one channel. Shared by the player and
+//! `check --watch`.
+
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Once};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{self, Event};
+use crossterm::{cursor, execute, terminal};
+
+/// Whether a guard holds the terminal now, and whether it entered the alternate screen.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+static ALTERNATE: AtomicBool = AtomicBool::new(false);
+static HOOK: Once = Once::new();
+
+/// Raw mode, and for the player the alternate screen, until dropped.
+pub struct Screen(());
+
+impl Screen {
+    /// Take over the terminal. `alternate`: draw on the alternate screen (the player), or stay on
+    /// the normal one so the last report is still there after quitting (`check --watch`).
+    pub fn enter(alternate: bool) -> io::Result<Screen> {
+        install_panic_hook();
+        ALTERNATE.store(alternate, Ordering::SeqCst);
+        ACTIVE.store(true, Ordering::SeqCst);
+        // From here on, every path (this error return included) goes through restore().
+        let guard = Screen(());
+        terminal::enable_raw_mode()?;
+        if alternate {
+            execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)?;
+        }
+        Ok(guard)
+    }
+}
+
+impl Drop for Screen {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+/// Put the terminal back as it was. Safe to call twice: only the first call after `enter` acts.
+pub fn restore() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let _ = terminal::disable_raw_mode();
+    let mut out = io::stdout();
+    if ALTERNATE.swap(false, Ordering::SeqCst) {
+        let _ = execute!(out, terminal::LeaveAlternateScreen);
+    }
+    let _ = execute!(out, cursor::Show);
+    let _ = out.flush();
+}
+
+/// A panic while the terminal is raw would leave the learner's shell unusable and the message
+/// unreadable: restore first, then let the usual hook print.
+fn install_panic_hook() {
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore();
+            previous(info);
+        }));
+    });
+}
+
+/// A background thread stopped and joined when this is dropped.
+pub struct Worker {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+fn spawn(name: &str, body: impl FnOnce(Arc<AtomicBool>) + Send + 'static) -> io::Result<Worker> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let handle = std::thread::Builder::new().name(name.into()).spawn(move || body(flag))?;
+    Ok(Worker { stop, handle: Some(handle) })
+}
+
+/// How often the reader looks up from `poll` to see whether it should stop.
+const POLL: Duration = Duration::from_millis(30);
+
+/// Read terminal events (keys, resizes) and send what `map` makes of them.
+pub fn read_events<M: Send + 'static>(
+    tx: Sender<M>,
+    map: impl Fn(Event) -> Option<M> + Send + 'static,
+) -> io::Result<Worker> {
+    spawn("terminal-events", move |stop| {
+        while !stop.load(Ordering::SeqCst) {
+            match event::poll(POLL) {
+                Ok(false) => {}
+                Ok(true) => match event::read() {
+                    Ok(ev) => {
+                        if let Some(msg) = map(ev) {
+                            if tx.send(msg).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Err(_) => return,
+                },
+                Err(_) => return,
+            }
+        }
+    })
+}
+
+/// Send `make(elapsed)` every `every`, with the time that really passed since the last one.
+pub fn tick<M: Send + 'static>(
+    tx: Sender<M>,
+    every: Duration,
+    make: impl Fn(Duration) -> M + Send + 'static,
+) -> io::Result<Worker> {
+    spawn("ticker", move |stop| {
+        let mut last = Instant::now();
+        while !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(every);
+            let now = Instant::now();
+            if tx.send(make(now - last)).is_err() {
+                return;
+            }
+            last = now;
+        }
+    })
+}

@@ -1,0 +1,429 @@
+//! Drawing the player: a pure function of its state and the frame's size.
+//!
+//! ```text
+//! lesson · ticket old-order (1/5)                     wide: a ticket list on the left
+//! code [starter] structured yours   runtime [harness] sdk   compare [off] on
+//! Replies: ... (where the replies come from, always)
+//! ─────────────────────────────────────
+//! cards, revealed in time; › marks the card `e` expands
+//! ▶ playing 1× · card 3/8                                  keys
+//! ```
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::Frame;
+
+use crate::agent::Runtime;
+use crate::player::ansi;
+use crate::player::app::{App, Item, Show};
+use crate::player::keys;
+use crate::player::predict::Question;
+use crate::player::source::Source;
+use crate::render::cards::{self, Look};
+use crate::render::styles::{Glyphs, Styles};
+
+/// Below this the player says how big it needs to be instead of drawing.
+pub const MIN_WIDTH: u16 = 50;
+pub const MIN_HEIGHT: u16 = 14;
+/// From this width on, the tickets get a list of their own on the left.
+pub const WIDE: u16 = 100;
+const SIDEBAR: u16 = 26;
+
+/// How to paint: the cards' styles and glyphs, and whether the player's own frame uses colour.
+#[derive(Clone, Copy, Debug)]
+pub struct Theme {
+    pub styles: Styles,
+    pub glyphs: Glyphs,
+    pub color: bool,
+}
+
+impl Theme {
+    /// Colour in the frame exactly when the cards have it (so `--color` and NO_COLOR decide both).
+    pub fn new(styles: Styles, glyphs: Glyphs) -> Theme {
+        Theme { styles, glyphs, color: !styles.good.is_plain() }
+    }
+
+    pub fn plain() -> Theme {
+        Theme::new(Styles::plain(), Glyphs::UNICODE)
+    }
+
+    fn fg(&self, color: Color) -> Style {
+        if self.color {
+            Style::new().fg(color)
+        } else {
+            Style::new()
+        }
+    }
+
+    fn strong(&self) -> Style {
+        Style::new().add_modifier(Modifier::BOLD)
+    }
+
+    fn dim(&self) -> Style {
+        Style::new().add_modifier(Modifier::DIM)
+    }
+
+    fn good(&self) -> Style {
+        self.fg(Color::Green).add_modifier(Modifier::BOLD)
+    }
+
+    fn bad(&self) -> Style {
+        self.fg(Color::Red).add_modifier(Modifier::BOLD)
+    }
+
+    fn warn(&self) -> Style {
+        self.fg(Color::Yellow).add_modifier(Modifier::BOLD)
+    }
+
+    fn accent(&self) -> Style {
+        self.fg(Color::Cyan)
+    }
+}
+
+pub fn draw<S: Source>(frame: &mut Frame, app: &App<S>, theme: &Theme) {
+    let area = frame.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        too_small(frame, area, theme);
+        return;
+    }
+    let [main, status] = Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+    let right = if area.width >= WIDE {
+        let [side, right] = Layout::horizontal([Constraint::Length(SIDEBAR), Constraint::Min(0)]).areas(main);
+        ticket_list(frame, side, app, theme);
+        right
+    } else {
+        main
+    };
+    let head = header(app, theme, right.width, area.width < WIDE);
+    let [head_area, rule_area, cards_area] =
+        Layout::vertical([Constraint::Length(head.len() as u16), Constraint::Length(1), Constraint::Min(0)])
+            .areas(right);
+    frame.render_widget(Paragraph::new(head), head_area);
+    frame.render_widget(Paragraph::new(Line::styled("─".repeat(usize::from(rule_area.width)), theme.dim())), rule_area);
+    let used = cards_view(frame, cards_area, app, theme);
+    status_line(frame, status, app, theme);
+    if let Some(question) = &app.question {
+        question_box(frame, cards_area, used, question, theme);
+    }
+    if app.help {
+        help_box(frame, area, theme);
+    }
+}
+
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    textwrap::wrap(text, textwrap::Options::new(width.max(10)).break_words(true))
+        .into_iter()
+        .map(|l| l.into_owned())
+        .collect()
+}
+
+fn too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
+    let text = format!(
+        "This terminal is {}×{}; the player needs at least {MIN_WIDTH}×{MIN_HEIGHT}. Make the window larger, or press q and run ./workshop watch --no-anim for plain output.",
+        area.width, area.height
+    );
+    let lines: Vec<Line> = wrap(&text, usize::from(area.width.saturating_sub(2)))
+        .into_iter()
+        .map(|l| Line::styled(l, theme.warn()))
+        .collect();
+    let height = (lines.len() as u16).min(area.height);
+    let top = area.height.saturating_sub(height) / 2;
+    let spot = Rect { x: area.x + 1, y: area.y + top, width: area.width.saturating_sub(2), height };
+    frame.render_widget(Paragraph::new(lines), spot);
+}
+
+fn ticket_list<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &Theme) {
+    let block = Block::bordered().title(" Tickets ").border_style(theme.dim());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let mut lines = Vec::new();
+    for (i, t) in app.source.tickets().iter().enumerate() {
+        let current = i == app.ticket;
+        let mark = if current { "› " } else { "  " };
+        let style = if current { theme.strong().patch(theme.accent()) } else { Style::new() };
+        lines.push(Line::from(vec![Span::styled(mark, theme.accent()), Span::styled(t.id.clone(), style)]));
+        lines.push(Line::styled(format!("    {}", t.category), theme.dim()));
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled("←/→ or j/k", theme.dim()));
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// `[chosen] other other`, or just the chosen one when space is short.
+fn switch<'a>(name: &str, values: &[(String, bool)], chosen: usize, full: bool, theme: &Theme) -> Vec<Span<'a>> {
+    let mut spans = vec![Span::styled(format!("{name} "), theme.dim())];
+    if !full {
+        spans.push(Span::styled(values[chosen].0.clone(), theme.strong()));
+        return spans;
+    }
+    for (i, (value, available)) in values.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::raw(" "));
+        }
+        if i == chosen {
+            spans.push(Span::styled(format!("[{value}]"), theme.strong().patch(theme.accent())));
+        } else if *available {
+            spans.push(Span::raw(value.clone()));
+        } else {
+            spans.push(Span::styled(format!("({value}: none yet)"), theme.dim()));
+        }
+    }
+    spans
+}
+
+fn header<S: Source>(app: &App<S>, theme: &Theme, width: u16, narrow: bool) -> Vec<Line<'static>> {
+    let w = usize::from(width);
+    let tickets = app.source.tickets();
+    let mut lines = Vec::new();
+    let ticket = format!("ticket {} ({}/{})", app.ticket_id(), app.ticket + 1, tickets.len());
+    let mut title = vec![
+        Span::styled(app.source.lesson().to_string(), theme.strong()),
+        Span::styled(" · ", theme.dim()),
+        Span::styled(ticket, theme.strong().patch(theme.accent())),
+    ];
+    if narrow {
+        title.push(Span::styled("  ←/→", theme.dim()));
+    }
+    lines.push(Line::from(title));
+
+    let codes: Vec<(String, bool)> = app
+        .source
+        .codes()
+        .iter()
+        .enumerate()
+        .map(|(i, label)| (label.clone(), i == app.code || app.source.available(i).is_ok()))
+        .collect();
+    let runtimes: Vec<(String, bool)> = Runtime::ALL.iter().map(|r| (r.name().to_string(), true)).collect();
+    let runtime = Runtime::ALL.iter().position(|r| *r == app.runtime).unwrap_or(0);
+    let compare = [("off".to_string(), true), ("on".to_string(), true)];
+    let full = w >= 84;
+    let gap = || Span::styled(if full { "   " } else { " · " }, theme.dim());
+    let mut switches = switch("code", &codes, app.code, full, theme);
+    switches.push(gap());
+    switches.extend(switch("runtime", &runtimes, runtime, full, theme));
+    switches.push(gap());
+    switches.extend(switch("compare", &compare, usize::from(app.compare), full, theme));
+    lines.push(Line::from(switches));
+    if app.compare {
+        let other = if app.code == 0 { 1 } else { app.code };
+        let codes = app.source.codes();
+        let text = format!("comparing {} against {}, marked where the runs split", codes[0], codes[other]);
+        lines.extend(wrap(&text, w).into_iter().map(|l| Line::styled(l, theme.dim())));
+    }
+
+    let provenance = match &app.show {
+        Ok(show) => cards::provenance_line(&show.all_events()),
+        Err(_) => "Replies: none; this ticket could not be replayed (see below).".to_string(),
+    };
+    lines.extend(
+        wrap(&provenance, w).into_iter().map(|l| Line::styled(l, theme.warn().remove_modifier(Modifier::BOLD))),
+    );
+    lines
+}
+
+/// The revealed items as lines, and where each item's lines start and end.
+fn card_lines<S: Source>(
+    app: &App<S>,
+    show: &Show,
+    theme: &Theme,
+    width: u16,
+) -> (Vec<Line<'static>>, Vec<(usize, usize)>) {
+    let look = |expand| Look {
+        styles: theme.styles,
+        glyphs: theme.glyphs,
+        width: usize::from(width).saturating_sub(2),
+        expand,
+    };
+    let selected = app.selected();
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    let mut spans = Vec::new();
+    for (i, item) in show.items.iter().take(app.shown).enumerate() {
+        let start = lines.len();
+        let body: Vec<Line<'static>> = match *item {
+            Item::Event { .. } => {
+                let event = show.event(*item).cloned();
+                event.map(|e| ansi::lines(&cards::event(&e, &look(app.is_expanded(i))))).unwrap_or_default()
+            }
+            Item::Split => ansi::lines(&cards::split_marker(&look(false), show.split)),
+            Item::RunHead(run) => {
+                vec![Line::styled(format!("── {} ──", show.runs[run].code), theme.strong())]
+            }
+            Item::Verdict(run) => {
+                let mut v = ansi::lines(&cards::verdict(&show.runs[run].verdict, &look(false)));
+                if run == 0 {
+                    if let Some(guess) = app.judged() {
+                        let (mark, style) = if guess.right() {
+                            (theme.glyphs.pass, theme.good())
+                        } else {
+                            (theme.glyphs.fail, theme.bad())
+                        };
+                        let label = format!("{:<14}", "Your guess");
+                        v.push(Line::from(vec![
+                            Span::styled(label, style),
+                            Span::styled(format!("{mark} {}", guess.judgement()), style),
+                        ]));
+                    }
+                }
+                if show.runs.len() > 1 {
+                    v.push(Line::default());
+                }
+                v
+            }
+        };
+        for (n, line) in body.into_iter().enumerate() {
+            let gutter = if n == 0 && Some(i) == selected { "› " } else { "  " };
+            let mut all = vec![Span::styled(gutter, theme.accent().add_modifier(Modifier::BOLD))];
+            all.extend(line.spans);
+            lines.push(Line::from(all));
+        }
+        spans.push((start, lines.len()));
+    }
+    (lines, spans)
+}
+
+/// Draw the cards; returns how many lines they take.
+fn cards_view<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &Theme) -> u16 {
+    let show = match &app.show {
+        Ok(show) => show,
+        Err(why) => {
+            let mut lines = vec![Line::styled("This ticket could not be replayed:", theme.bad())];
+            lines.extend(wrap(why, usize::from(area.width)).into_iter().map(Line::raw));
+            lines.push(Line::default());
+            lines.push(Line::styled("Pick another ticket (←/→), runtime (r) or code (c).", theme.dim()));
+            let used = lines.len() as u16;
+            frame.render_widget(Paragraph::new(lines), area);
+            return used;
+        }
+    };
+    let (lines, spans) = card_lines(app, show, theme, area.width);
+    let height = usize::from(area.height);
+    // Follow the newest card; but keep the top of the selected card in view when it is taller.
+    let mut start = lines.len().saturating_sub(height);
+    if let Some((top, _)) = app.selected().and_then(|i| spans.get(i)) {
+        if *top < start && app.is_expanded(app.selected().unwrap_or(0)) {
+            start = *top;
+        }
+    }
+    let visible: Vec<Line> = lines.into_iter().skip(start).take(height).collect();
+    let used = visible.len() as u16;
+    frame.render_widget(Paragraph::new(visible), area);
+    used
+}
+
+fn speed(speed: f64) -> String {
+    if speed.fract() == 0.0 {
+        format!("{speed:.0}×")
+    } else {
+        format!("{speed}×")
+    }
+}
+
+fn status_line<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &Theme) {
+    let total = app.items().len();
+    let (state, style) = if app.question.is_some() {
+        ("? predict".to_string(), theme.warn())
+    } else if app.show.is_err() {
+        ("✗ no replay".to_string(), theme.bad())
+    } else if app.finished() {
+        ("■ end".to_string(), theme.strong())
+    } else if app.paused {
+        ("❚❚ paused".to_string(), theme.warn())
+    } else {
+        ("▶ playing".to_string(), theme.good())
+    };
+    let left = format!("{state} {} · {}/{total} ", speed(app.speed), app.shown);
+    let room = usize::from(area.width).saturating_sub(left.chars().count() + 1);
+    let (right, right_style) = match (&app.note, &app.question) {
+        (Some(note), _) => (note.clone(), theme.warn().remove_modifier(Modifier::BOLD)),
+        (None, Some(q)) => (format!("answer {} · space skip · q quit", q.keys()), theme.dim()),
+        (None, None) => {
+            let options: &[&str] = if app.finished() {
+                &[
+                    "space play again · , step back · ←/→ next ticket · c code · r runtime · s compare · ? help · q quit",
+                    "space play again · ←/→ next ticket · ? help · q quit",
+                    "space again · ? help · q quit",
+                    "? help · q quit",
+                ]
+            } else if app.paused {
+                &[
+                    "space resume · . , step · e JSON · +/- speed · ←/→ ticket · c code · r runtime · s compare · ? help · q quit",
+                    "space resume · . , step · e JSON · ? help · q quit",
+                    "space resume · ? help · q quit",
+                    "? help · q quit",
+                ]
+            } else {
+                &[
+                    "←/→ ticket · c code · r runtime · s compare · space pause · . , step · +/- speed · e JSON · ? help · q quit",
+                    "space pause · . , step · e JSON · ? help · q quit",
+                    "space pause · ? help · q quit",
+                    "? help · q quit",
+                ]
+            };
+            let keys = options.iter().find(|k| k.chars().count() <= room).copied().unwrap_or("");
+            (keys.to_string(), theme.dim())
+        }
+    };
+    let right: String = right.chars().take(room).collect();
+    let pad = room.saturating_sub(right.chars().count());
+    let line =
+        Line::from(vec![Span::styled(left, style), Span::raw(" ".repeat(pad + 1)), Span::styled(right, right_style)]);
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+/// A bordered box in `area` with `lines` inside, cleared first: from line `top` of the area
+/// (as far down as it fits), or centred.
+fn boxed(frame: &mut Frame, area: Rect, title: &str, lines: Vec<Line<'static>>, theme: &Theme, top: Option<u16>) {
+    let height = (lines.len() as u16 + 2).min(area.height);
+    let width = area.width;
+    let room = area.height - height;
+    let y = area.y + top.map_or(room / 2, |t| t.min(room));
+    let spot = Rect { x: area.x, y, width, height };
+    let block = Block::bordered().title(format!(" {title} ")).border_style(theme.accent()).title_style(theme.strong());
+    frame.render_widget(Clear, spot);
+    frame.render_widget(Paragraph::new(lines).block(block), spot);
+}
+
+/// The question, just under the cards shown so far (the customer's message).
+fn question_box(frame: &mut Frame, area: Rect, below: u16, question: &Question, theme: &Theme) {
+    let w = usize::from(area.width.saturating_sub(4));
+    let mut lines: Vec<Line> = Vec::new();
+    lines.extend(wrap(&question.ask, w).into_iter().map(|l| Line::styled(l, theme.strong())));
+    lines.extend(wrap(&question.context, w).into_iter().map(|l| Line::styled(l, theme.dim())));
+    lines.push(Line::default());
+    for choice in &question.choices {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {}  ", choice.key), theme.strong().patch(theme.accent())),
+            Span::raw(choice.words.clone()),
+        ]));
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled(format!("Press {} · space skips the question", question.keys()), theme.dim()));
+    let [_, inner] = Layout::horizontal([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+    boxed(frame, inner, "Predict, then watch", lines, theme, Some(below + 1));
+}
+
+fn help_box(frame: &mut Frame, area: Rect, theme: &Theme) {
+    let width = area.width.min(72);
+    let spot = Rect { x: area.x + (area.width - width) / 2, y: area.y, width, height: area.height };
+    let mut lines: Vec<Line> = keys::HELP
+        .iter()
+        .map(|(key, what)| {
+            Line::from(vec![
+                Span::styled(format!(" {key:<16}"), theme.strong().patch(theme.accent())),
+                Span::raw(*what),
+            ])
+        })
+        .collect();
+    lines.push(Line::default());
+    let note =
+        "Changing ticket, code, runtime or compare replays from the start. The header says who wrote the replies.";
+    lines.extend(
+        wrap(note, usize::from(width.saturating_sub(4)))
+            .into_iter()
+            .map(|l| Line::styled(format!(" {l}"), theme.dim())),
+    );
+    lines.push(Line::styled(" Any key closes this help.", theme.dim()));
+    boxed(frame, spot, "Keys", lines, theme, None);
+}
