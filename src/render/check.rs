@@ -7,6 +7,8 @@ use crate::pyrepr;
 use crate::render::styles::{Glyphs, Styles};
 
 const LABEL_WIDTH: usize = 10;
+/// Lines of the learner's output shown in text; the JSON report keeps all that was captured.
+const PRINTED_LINES: usize = 20;
 
 /// The report as a learner reads it.
 pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> String {
@@ -16,10 +18,18 @@ pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> S
     if report.status == Status::Error {
         let _ = writeln!(out, "{} could not load {}", styles.paint(styles.bad, glyphs.fail), report.file);
         for line in report.message.lines() {
-            let _ = writeln!(out, "    {line}");
+            // Code quoted from the file keeps its shape; sentences wrap.
+            if line.starts_with(char::is_whitespace) {
+                let _ = writeln!(out, "    {line}");
+            } else {
+                let room = width.saturating_sub(4).max(20);
+                for piece in textwrap::wrap(line, textwrap::Options::new(room).break_words(true)) {
+                    let _ = writeln!(out, "    {piece}");
+                }
+            }
         }
         if !report.load_output.trim().is_empty() {
-            labelled(&mut out, styles, width, "printed", report.load_output.trim_end());
+            labelled(&mut out, styles, width, "printed", &printed(&report.load_output));
         }
         out.push('\n');
         let _ = writeln!(out, "No check ran. Fix the file, then run ./workshop check {} again.", report.lesson);
@@ -79,12 +89,30 @@ fn expand(out: &mut String, check: &CheckResult, styles: &Styles, glyphs: Glyphs
     }
     let label = if check.expected.is_some() { "where" } else { "problem" };
     labelled(out, styles, width, label, &check.message);
-    let printed =
-        if check.output.trim().is_empty() { "nothing".to_string() } else { check.output.trim_end().to_string() };
-    labelled(out, styles, width, "printed", &printed);
+    let shown = if check.output.trim().is_empty() { "nothing".to_string() } else { printed(&check.output) };
+    labelled(out, styles, width, "printed", &shown);
     if let Some(hint) = check.hints.first() {
         labelled(out, styles, width, "hint", hint);
     }
+}
+
+/// The learner's output, its first lines only when it is long. The bridge's own note on bytes
+/// past its cap (a last line starting with `…`) is kept.
+fn printed(output: &str) -> String {
+    let mut lines: Vec<&str> = output.trim_end().lines().collect();
+    let note = lines.last().filter(|l| l.starts_with('…')).copied();
+    if note.is_some() {
+        lines.pop();
+    }
+    let mut text = lines.iter().take(PRINTED_LINES).copied().collect::<Vec<_>>().join("\n");
+    if lines.len() > PRINTED_LINES {
+        let _ = write!(text, "\n… {} more lines (--format json shows them)", lines.len() - PRINTED_LINES);
+    }
+    if let Some(note) = note {
+        text.push('\n');
+        text.push_str(note);
+    }
+    text
 }
 
 /// `  label     text`, the text wrapped under itself.

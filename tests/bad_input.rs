@@ -1,0 +1,382 @@
+//! Bad input: each gets a clear message and the right exit code, and nothing panics, hangs or
+//! leaves a process behind.
+
+mod common;
+use common::*;
+
+use serde_json::Value;
+
+/// Nothing of the runner's own machinery shows through to the learner.
+fn assert_no_runner_frames(text: &str) {
+    for leak in ["runner.py", "workshop_runner", "<string>", "Traceback", "panicked"] {
+        assert!(!text.contains(leak), "mentions {leak:?}:\n{text}");
+    }
+}
+
+fn check_json(w: &Workshop, file: &str, extra: &[&str]) -> (Run, Value) {
+    let mut args = vec!["check", "--file", file, "--format", "json"];
+    args.extend_from_slice(extra);
+    let run = w.run(&args);
+    assert_no_runner_frames(&run.stdout);
+    assert_no_runner_frames(&run.stderr);
+    let report = run.json();
+    (run, report)
+}
+
+fn ids_with(report: &Value, status: &str) -> Vec<String> {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == status)
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn check<'r>(report: &'r Value, id: &str) -> &'r Value {
+    report["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap()
+}
+
+/// A file that does not load: exit 2, status error, every check "error", and `message` names it.
+fn assert_not_loaded(fixture: &str, wanted: &[&str]) -> Value {
+    let w = Workshop::new();
+    let file = w.learner(fixture);
+    let (run, report) = check_json(&w, &file, &[]);
+    assert_eq!(run.code, 2, "{fixture}: {}", run.stdout);
+    assert_eq!(report["status"], "error");
+    assert_eq!(report["passed"], 0);
+    assert_eq!(ids_with(&report, "error").len(), 13, "{fixture}: every check is an error");
+    let message = report["message"].as_str().unwrap();
+    for part in wanted {
+        assert!(message.contains(part), "{fixture}: {part:?} not in {message:?}");
+    }
+    report
+}
+
+/// The text a learner reads for a file that does not load.
+fn not_loaded_text(fixture: &str, extra: &[&str]) -> String {
+    let w = Workshop::new();
+    let file = w.learner(fixture);
+    let mut args = vec!["check", "--file", &file];
+    args.extend_from_slice(extra);
+    let run = w.run(&args);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert_no_runner_frames(&run.stdout);
+    assert_no_runner_frames(&run.stderr);
+    assert!(run.stdout.contains(&format!("could not load {file}")), "{}", run.stdout);
+    assert!(run.stdout.contains("No check ran."), "{}", run.stdout);
+    run.stdout
+}
+
+fn sleeping(seconds: &str) -> bool {
+    let out = std::process::Command::new("pgrep").args(["-f", &format!("^sleep {seconds}$")]).output().unwrap();
+    !out.stdout.is_empty()
+}
+
+// Files that do not load.
+
+#[test]
+fn check_reports_a_syntax_error_with_file_and_line() {
+    assert_not_loaded("bad_syntax.py", &["learners/bad_syntax.py, line 6: SyntaxError", "if category == \"empty\""]);
+    let text = not_loaded_text("bad_syntax.py", &[]);
+    assert!(text.contains("No check ran. Fix the file, then run ./workshop check structured-errors again."));
+}
+
+#[test]
+fn check_reports_an_import_error_with_file_and_line() {
+    assert_not_loaded(
+        "bad_import.py",
+        &["learners/bad_import.py", "line 3", "ModuleNotFoundError: No module named 'requests_but_not_installed'"],
+    );
+}
+
+#[test]
+fn check_reports_an_exception_at_import_with_file_and_line() {
+    assert_not_loaded(
+        "bad_exception_at_import.py",
+        &["learners/bad_exception_at_import.py", "line 5", "KeyError: 'business'"],
+    );
+}
+
+#[test]
+fn check_reports_a_missing_function_by_name() {
+    assert_not_loaded(
+        "bad_missing_function.py",
+        &["learners/bad_missing_function.py", "no function named should_retry"],
+    );
+}
+
+#[test]
+fn check_reports_sys_exit_at_import() {
+    assert_not_loaded("bad_sys_exit_at_import.py", &["line 6", "sys.exit('stopping early')"]);
+}
+
+#[test]
+fn check_reports_os_exit_at_import_and_what_was_printed() {
+    let report =
+        assert_not_loaded("bad_os_exit_at_import.py", &["learners/bad_os_exit_at_import.py", "exited with code 3"]);
+    assert!(!report["message"].as_str().unwrap().contains("about to leave"), "output is kept apart from the message");
+    let text = not_loaded_text("bad_os_exit_at_import.py", &[]);
+    assert!(text.contains("  printed   about to leave"), "{text}");
+}
+
+#[test]
+fn check_reports_an_import_that_sleeps_as_a_load_timeout() {
+    // Loading gets the call deadline plus a start-up allowance of 2 s.
+    let text = not_loaded_text("bad_sleep_at_import.py", &["--timeout", "0.2"]);
+    assert!(text.contains("learners/bad_sleep_at_import.py did not finish loading within 2.2 s"), "{text}");
+    assert!(text.contains("  printed   warming up"), "{text}");
+}
+
+// Calls that misbehave: that check fails, the others still run.
+
+#[test]
+fn check_reports_an_infinite_loop_and_runs_the_other_checks() {
+    let w = Workshop::new();
+    let file = w.learner("bad_loop_in_call.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
+    cmd.env("FIXTURE_SLEEP_SECONDS", "3171");
+    let run = run(cmd);
+    assert_no_runner_frames(&run.stdout);
+    let report = run.json();
+    assert_eq!(run.code, 1);
+    assert_eq!(ids_with(&report, "fail"), ["no-retry-without-flag"]);
+    // The harness checks come after the hang and ran in a fresh process.
+    assert_eq!(ids_with(&report, "pass").len(), 12);
+    let hung = check(&report, "no-retry-without-flag");
+    assert_eq!(hung["message"], "did not return within 1 s: an infinite loop?");
+    assert_eq!(hung["output"], "looking for the flag\n");
+    assert!(!sleeping("3171"), "the process group of the hung call was killed");
+}
+
+#[test]
+fn check_timeout_flag_sets_the_deadline_of_each_call() {
+    let w = Workshop::new();
+    let file = w.learner("bad_loop_in_call.py");
+    let (run, report) = check_json(&w, &file, &["--timeout", "0.3"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(check(&report, "no-retry-without-flag")["message"], "did not return within 0.3 s: an infinite loop?");
+}
+
+#[test]
+fn check_reports_sys_exit_in_a_call_with_its_line() {
+    let w = Workshop::new();
+    let file = w.learner("bad_sys_exit_in_call.py");
+    let (run, report) = check_json(&w, &file, &[]);
+    assert_eq!(run.code, 1);
+    assert_eq!(ids_with(&report, "fail"), ["no-retry-refusals", "harness-not-yours"]);
+    assert_eq!(check(&report, "no-retry-refusals")["message"], "called sys.exit(4) (line 22: sys.exit(4))");
+}
+
+#[test]
+fn check_reports_os_exit_in_a_call_and_carries_on_in_a_fresh_process() {
+    let w = Workshop::new();
+    let file = w.learner("bad_os_exit_in_call.py");
+    let (run, report) = check_json(&w, &file, &[]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        ids_with(&report, "fail"),
+        ["fail-flags-failure", "fail-names-category", "fail-retry-hint", "fail-keeps-message", "harness-old-order"]
+    );
+    let died = check(&report, "fail-flags-failure");
+    assert_eq!(
+        died["message"],
+        "the Python process ended during the call: it exited with code 9 (os._exit, or a crash)"
+    );
+    assert_eq!(died["output"], "giving up on business\n");
+    assert_eq!(died["call"].as_str().map(|c| c.starts_with("fail('business', ")), Some(true));
+}
+
+#[test]
+fn check_closes_stdin_so_reading_it_never_hangs() {
+    let w = Workshop::new();
+    let file = w.learner("bad_reads_stdin.py");
+    // Give the child a stdin that would block for ever if the runner passed it on.
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
+    cmd.stdin(std::process::Stdio::piped());
+    let child = cmd.stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(ids_with(&report, "fail"), ["no-retry-without-flag"]);
+    let failed = check(&report, "no-retry-without-flag");
+    assert_eq!(
+        failed["message"],
+        "raised EOFError: EOF when reading a line (line 24: answer = input(\"Retry this one? [y/n] \"))"
+    );
+    assert_eq!(failed["output"], "Retry this one? [y/n] ");
+}
+
+#[test]
+fn check_caps_megabytes_of_output_and_shows_the_start() {
+    let w = Workshop::new();
+    let file = w.learner("bad_prints_megabytes.py");
+    let (run, report) = check_json(&w, &file, &[]);
+    assert_eq!(run.code, 1);
+    assert_eq!(ids_with(&report, "fail"), ["fail-flags-failure"]);
+    let output = check(&report, "fail-flags-failure")["output"].as_str().unwrap().to_string();
+    assert!(output.starts_with("tracing line 0000 of the fail function for transient\n"), "{output:.200}");
+    assert!(output.len() < 9 * 1024, "capped at 8 KiB and a note, not {} bytes", output.len());
+    assert!(output.trim_end().ends_with("more bytes not shown"), "{}", &output[output.len() - 200..]);
+    assert!(run.stdout.len() < 20 * 1024, "the whole report stays small: {} bytes", run.stdout.len());
+
+    let text = w.run(&["check", "--file", &file]);
+    assert!(text.stdout.contains("  printed   tracing line 0000 of the fail function for transient\n"));
+    assert!(text.stdout.contains("more lines (--format json shows them)"), "{}", text.stdout);
+    assert!(text.stdout.contains("more bytes not shown"), "{}", text.stdout);
+    assert!(text.stdout.lines().count() < 60, "{}", text.stdout);
+}
+
+#[test]
+fn check_keeps_writes_to_fd_1_out_of_the_protocol() {
+    let w = Workshop::new();
+    let file = w.learner("bad_writes_fd1.py");
+    let (run, report) = check_json(&w, &file, &[]);
+    // The fake answers claimed isError true and should_retry True; none was believed.
+    assert_eq!(run.code, 1);
+    assert_eq!(ids_with(&report, "fail"), ["fail-flags-failure"]);
+    assert_eq!(
+        check(&report, "fail-flags-failure")["output"],
+        "{\"id\": 1, \"ok\": true, \"value\": {\"isError\": true}}\n{\"id\": 2, \"ok\": true, \"value\": null}\nand some stderr\n"
+    );
+}
+
+#[test]
+fn check_shows_the_repr_of_a_returned_set() {
+    let w = Workshop::new();
+    let file = w.learner("bad_returns_set.py");
+    let (run, report) = check_json(&w, &file, &[]);
+    assert_eq!(run.code, 1);
+    let message = check(&report, "fail-flags-failure")["message"].as_str().unwrap().to_string();
+    assert!(
+        message.starts_with("returned a value that is not JSON: result is a set, which is not JSON: {"),
+        "{message}"
+    );
+    assert!(message.contains("'isError'") && message.contains("True"), "{message}");
+    assert_eq!(
+        ids_with(&report, "pass"),
+        ["empty-is-not-failure", "retry-transient", "no-retry-refusals", "no-retry-without-flag", "harness-no-orders"]
+    );
+}
+
+#[test]
+fn check_shows_the_repr_of_a_returned_object() {
+    let w = Workshop::new();
+    let file = w.learner("bad_returns_object.py");
+    let (run, report) = check_json(&w, &file, &[]);
+    assert_eq!(run.code, 1);
+    let message = check(&report, "retry-transient")["message"].as_str().unwrap().to_string();
+    assert!(
+        message.starts_with("returned a value that is not JSON: result is a Decision, which is not JSON: <"),
+        "{message}"
+    );
+    assert!(message.contains("Decision object at 0x"), "{message}");
+    assert_eq!(ids_with(&report, "fail").len(), 7);
+}
+
+#[test]
+fn check_reports_a_lone_surrogate_in_a_returned_string() {
+    let w = Workshop::new();
+    let file = w.learner("bad_lone_surrogate.py");
+    let (run, report) = check_json(&w, &file, &[]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        ids_with(&report, "fail"),
+        ["fail-flags-failure", "fail-names-category", "fail-retry-hint", "fail-keeps-message", "harness-old-order"]
+    );
+    let failed = check(&report, "fail-flags-failure");
+    let message = failed["message"].as_str().unwrap();
+    assert!(message.contains("result.error.message is a string with a lone surrogate"), "{message}");
+    assert!(message.ends_with("\\ud800'"), "{message}");
+    // Printing one is harmless: it arrives escaped.
+    assert_eq!(failed["output"], "odd text: \\udc80\n");
+}
+
+#[test]
+fn check_leaves_no_child_process_running() {
+    let w = Workshop::new();
+    let file = w.learner("bad_child_process.py");
+    let (run, report) = check_json(&w, &file, &[]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(report["status"], "pass");
+    assert!(!sleeping("313"), "the child started at import is gone");
+    assert!(!sleeping("314"), "the child started in a call is gone");
+}
+
+// No Python.
+
+#[test]
+fn check_without_the_interpreter_named_by_workshop_python() {
+    let w = Workshop::new();
+    let file = w.learner("good_match.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
+    cmd.env("WORKSHOP_PYTHON", "/nonexistent/bin/python3");
+    let run = run(cmd);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains("/nonexistent/bin/python3 (from WORKSHOP_PYTHON): there is no such program"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("Install Python 3"), "{}", run.stderr);
+}
+
+#[test]
+fn check_without_python3_on_path() {
+    let w = Workshop::new();
+    let file = w.learner("good_match.py");
+    let empty = tempfile::tempdir().unwrap();
+    let mut cmd = w.command(&["check", "--file", &file]);
+    cmd.env("PATH", empty.path());
+    let run = run(cmd);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("python3 (looked up on PATH): there is no such program"), "{}", run.stderr);
+    assert!(run.stderr.contains("WORKSHOP_PYTHON"), "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"));
+}
+
+#[test]
+fn check_with_an_interpreter_that_is_not_python() {
+    let w = Workshop::new();
+    let file = w.learner("good_match.py");
+    let mut cmd = w.command(&["check", "--file", &file]);
+    cmd.env("WORKSHOP_PYTHON", "false");
+    let run = run(cmd);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("could not run Python 3 as false (from WORKSHOP_PYTHON): it exited with code 1"),
+        "{}",
+        run.stderr
+    );
+}
+
+// Lessons and work files that are not there.
+
+#[test]
+fn check_of_an_unknown_lesson_lists_the_known_ones() {
+    let w = Workshop::new();
+    let run = w.run(&["check", "no-such-lesson"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("there is no lesson 'no-such-lesson'"), "{}", run.stderr);
+    assert!(run.stderr.contains("structured-errors"), "{}", run.stderr);
+}
+
+#[test]
+fn check_refuses_a_lesson_id_with_a_path_in_it() {
+    let w = Workshop::new();
+    for id in ["../structured-errors", "a/b", "..", "lessons/structured-errors"] {
+        let run = w.run(&["check", id]);
+        assert_eq!(run.code, 2, "{id}");
+        assert!(run.stderr.contains("is not a lesson id"), "{id}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn check_before_start_says_to_run_start() {
+    let w = Workshop::new();
+    let run = w.run(&["check", "structured-errors"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("work/structured-errors/errors.py does not exist yet"), "{}", run.stderr);
+    assert!(run.stderr.contains("run ./workshop start structured-errors first"), "{}", run.stderr);
+}

@@ -1,0 +1,136 @@
+//! `workshop start`: copy the starter, never lose the learner's edits.
+
+mod common;
+use common::*;
+
+const WORK: &str = "work/structured-errors/errors.py";
+const STARTER: &str = "starter/structured-errors/errors.py";
+
+fn backups(w: &Workshop) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(w.path("work/structured-errors"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("errors.backup-"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn start_copies_the_starter_and_says_what_to_open_and_run_next() {
+    let w = Workshop::new();
+    let run = w.run(&["start", "structured-errors"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(w.read(WORK), w.read(STARTER));
+    assert!(run.stdout.contains("  open     work/structured-errors/errors.py\n"), "{}", run.stdout);
+    assert!(run.stdout.contains("  then     ./workshop check structured-errors\n"), "{}", run.stdout);
+    assert!(run.stdout.contains("Foundations, lesson 5"), "{}", run.stdout);
+}
+
+#[test]
+fn start_creates_the_work_folder_when_it_is_missing() {
+    let w = Workshop::new();
+    std::fs::remove_dir_all(w.path("work")).unwrap();
+    let run = w.run(&["start", "structured-errors"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(w.read(WORK), w.read(STARTER));
+}
+
+#[test]
+fn start_again_on_an_unchanged_file_succeeds_without_a_copy() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    let again = w.run(&["start", "structured-errors"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(backups(&w).is_empty());
+}
+
+#[test]
+fn start_refuses_to_overwrite_edits() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    w.work_file_from("good_match.py");
+    let edited = w.read(WORK);
+    let run = w.run(&["start", "structured-errors"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(w.read(WORK), edited, "the learner's file is untouched");
+    assert!(run.stderr.contains("work/structured-errors/errors.py has your edits"), "{}", run.stderr);
+    assert!(run.stderr.contains("./workshop start structured-errors --force"), "{}", run.stderr);
+    assert!(backups(&w).is_empty());
+}
+
+#[test]
+fn start_force_keeps_a_timestamped_copy_and_restores_the_starter() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    w.work_file_from("good_match.py");
+    let edited = w.read(WORK);
+    let run = w.run(&["start", "structured-errors", "--force"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(w.read(WORK), w.read(STARTER));
+    let kept = backups(&w);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    // errors.backup-2026-05-14T09-30-00Z.py: sortable, and no ':' for other file systems.
+    let stamp = kept[0].strip_prefix("errors.backup-").and_then(|s| s.strip_suffix(".py")).unwrap();
+    assert_eq!(stamp.len(), "2026-05-14T09-30-00Z".len(), "{stamp}");
+    assert!(stamp.chars().all(|c| c.is_ascii_digit() || "-TZ".contains(c)), "{stamp}");
+    assert_eq!(w.read(&format!("work/structured-errors/{}", kept[0])), edited);
+    assert!(run.stdout.contains(&format!("kept     your previous version as work/structured-errors/{}", kept[0])));
+}
+
+#[test]
+fn start_force_twice_in_a_second_keeps_both_copies() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    w.work_file_from("good_match.py");
+    assert_eq!(w.run(&["start", "structured-errors", "--force"]).code, 0);
+    w.work_file_from("good_helpers.py");
+    assert_eq!(w.run(&["start", "structured-errors", "--force"]).code, 0);
+    let kept = backups(&w);
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    let texts: Vec<String> = kept.iter().map(|k| w.read(&format!("work/structured-errors/{k}"))).collect();
+    assert!(texts.contains(&std::fs::read_to_string(fixture("good_match.py")).unwrap()));
+    assert!(texts.contains(&std::fs::read_to_string(fixture("good_helpers.py")).unwrap()));
+}
+
+#[test]
+fn start_force_on_an_unchanged_file_keeps_no_copy() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    assert_eq!(w.run(&["start", "structured-errors", "--force"]).code, 0);
+    assert!(backups(&w).is_empty());
+}
+
+#[test]
+fn start_of_an_unknown_lesson_lists_the_known_ones() {
+    let w = Workshop::new();
+    let run = w.run(&["start", "structured-errorz"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("there is no lesson 'structured-errorz'. Lessons here: structured-errors."),
+        "{}",
+        run.stderr
+    );
+    assert!(!w.path("work/structured-errorz").exists());
+}
+
+#[test]
+fn start_refuses_a_lesson_id_with_a_path_separator_or_dots() {
+    let w = Workshop::new();
+    for id in ["../escape", "..", "a/b", "a\\b", "structured-errors/..", ".hidden"] {
+        let run = w.run(&["start", id]);
+        assert_eq!(run.code, 2, "{id}: {}", run.stdout);
+        assert!(run.stderr.contains("is not a lesson id"), "{id}: {}", run.stderr);
+    }
+    assert!(!w.root().parent().unwrap().join("escape").exists());
+    assert_eq!(std::fs::read_dir(w.path("work")).unwrap().count(), 0, "nothing was written");
+}
+
+#[test]
+fn start_without_a_lesson_is_a_usage_error() {
+    let w = Workshop::new();
+    let run = w.run(&["start"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("<LESSON>"), "{}", run.stderr);
+}
