@@ -11,8 +11,8 @@
 //! stops the keys, not the watching.
 //!
 //! Output: on a terminal each redraw replaces the screen. Otherwise each redraw is printed in
-//! turn, starting with a marker line `── run N · why · HH:MM:SS ──` and ending with the line that
-//! starts `Watching `.
+//! turn, starting with a marker line `── run N · why · HH:MM:SS · checked in T ms ──` and ending
+//! with the line that starts `Watching `.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -56,6 +56,7 @@ enum Msg {
     Graded {
         run: u64,
         result: Option<Result<Report, Error>>,
+        took: Duration,
     },
     Resize,
     Tick,
@@ -241,6 +242,8 @@ struct Session<'a> {
     hints: (String, usize),
     /// The file is not there now: the report on screen is of the version that was.
     gone: bool,
+    /// The run whose report is on screen: its number, why and when it started, how long it took.
+    on_screen: Option<(u64, String, String, Duration)>,
     staleness: Staleness,
 }
 
@@ -274,6 +277,7 @@ impl<'a> Session<'a> {
             notes: Vec::new(),
             hints: (String::new(), 0),
             gone: false,
+            on_screen: None,
             staleness,
         }
     }
@@ -312,7 +316,7 @@ impl<'a> Session<'a> {
                     )];
                     self.draw();
                 }
-                Msg::Graded { run, result } => self.graded(scope, run, result),
+                Msg::Graded { run, result, took } => self.graded(scope, run, result, took),
                 Msg::Resize => self.draw(),
                 Msg::Tick => self.look(scope),
             }
@@ -344,8 +348,9 @@ impl<'a> Session<'a> {
         let (ctx, lesson, file, limit, tx, run) =
             (self.ctx, self.lesson, self.file.clone(), self.limit, self.tx.clone(), self.run);
         let spawned = std::thread::Builder::new().name("check-watch-grade".into()).spawn_scoped(scope, move || {
+            let began = Instant::now();
             let result = grade(ctx, lesson, &file, limit, &stop);
-            let _ = tx.send(Msg::Graded { run, result });
+            let _ = tx.send(Msg::Graded { run, result, took: began.elapsed() });
         });
         if let Err(e) = spawned {
             self.running = None;
@@ -356,7 +361,7 @@ impl<'a> Session<'a> {
         }
     }
 
-    fn graded<'s>(&mut self, scope: &'s Scope<'s, '_>, run: u64, result: Option<Result<Report, Error>>)
+    fn graded<'s>(&mut self, scope: &'s Scope<'s, '_>, run: u64, result: Option<Result<Report, Error>>, took: Duration)
     where
         'a: 's,
     {
@@ -365,6 +370,7 @@ impl<'a> Session<'a> {
         }
         match result {
             Some(Ok(report)) if run == self.run => {
+                self.on_screen = Some((run, self.why.clone(), self.at.clone(), took));
                 self.save_progress(&report);
                 self.report = Some(report);
                 self.notes.retain(|n| n.contains("--poll"));
@@ -469,7 +475,12 @@ impl<'a> Session<'a> {
         let s = &self.ctx.styles;
         let width = self.width();
         let mut text = String::new();
-        let marker = format!("── run {} · {} · {} ──", self.run, self.why, self.at);
+        let marker = match &self.on_screen {
+            Some((run, why, at, took)) => {
+                format!("── run {run} · {why} · {at} · checked in {} ms ──", took.as_millis())
+            }
+            None => format!("── run {} · {} · {} ──", self.run, self.why, self.at),
+        };
         text.push_str(&s.paint(s.dim, marker));
         text.push_str("\n\n");
         match &self.report {

@@ -89,6 +89,9 @@ impl Source for LessonSource<'_> {
 
     fn available(&self, code: usize) -> Result<(), String> {
         let choice = self.choices.get(code).ok_or("no such code")?;
+        if *choice == CodeChoice::Yours && !self.lesson.work_file(&self.ctx.root).is_file() {
+            return Err(format!("you have no copy yet; ./workshop start {} makes one", self.lesson.id));
+        }
         choice.file(self.ctx, &self.lesson).map(|_| ()).map_err(|e| e.to_string())
     }
 

@@ -28,7 +28,7 @@ use crate::render::styles::{Glyphs, Styles};
 pub const MIN_WIDTH: u16 = 50;
 pub const MIN_HEIGHT: u16 = 14;
 /// From this width on, the tickets get a list of their own on the left.
-pub const WIDE: u16 = 100;
+pub const WIDE: u16 = 110;
 const SIDEBAR: u16 = 26;
 
 /// How to paint: the cards' styles and glyphs, and whether the player's own frame uses colour.
@@ -88,7 +88,16 @@ pub fn draw<S: Source>(frame: &mut Frame, app: &App<S>, theme: &Theme) {
         too_small(frame, area, theme);
         return;
     }
-    let [main, status] = Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+    // A note (why a code was skipped, what to press) gets lines of its own above the status.
+    let note: Vec<Line> = app
+        .note
+        .as_deref()
+        .map(|n| wrap(n, usize::from(area.width)).into_iter().map(|l| Line::styled(l, theme.warn())).collect())
+        .unwrap_or_default();
+    let [main, note_area, status] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(note.len() as u16), Constraint::Length(1)])
+            .areas(area);
+    frame.render_widget(Paragraph::new(note), note_area);
     let right = if area.width >= WIDE {
         let [side, right] = Layout::horizontal([Constraint::Length(SIDEBAR), Constraint::Min(0)]).areas(main);
         ticket_list(frame, side, app, theme);
@@ -259,11 +268,15 @@ fn card_lines<S: Source>(
                         } else {
                             (theme.glyphs.fail, theme.bad())
                         };
-                        let label = format!("{:<14}", "Your guess");
-                        v.push(Line::from(vec![
-                            Span::styled(label, style),
-                            Span::styled(format!("{mark} {}", guess.judgement()), style),
-                        ]));
+                        let text = format!("{mark} {}", guess.judgement());
+                        let room = usize::from(width).saturating_sub(2 + 14);
+                        for (n, piece) in wrap(&text, room).into_iter().enumerate() {
+                            let label = if n == 0 { "Your guess" } else { "" };
+                            v.push(Line::from(vec![
+                                Span::styled(format!("{label:<14}"), style),
+                                Span::styled(piece, style),
+                            ]));
+                        }
                     }
                 }
                 if show.runs.len() > 1 {
@@ -272,7 +285,8 @@ fn card_lines<S: Source>(
                 v
             }
         };
-        for (n, line) in body.into_iter().enumerate() {
+        let body = body.into_iter().flat_map(|line| fit(line, usize::from(width).saturating_sub(2)));
+        for (n, line) in body.enumerate() {
             let gutter = if n == 0 && Some(i) == selected { "› " } else { "  " };
             let mut all = vec![Span::styled(gutter, theme.accent().add_modifier(Modifier::BOLD))];
             all.extend(line.spans);
@@ -284,6 +298,39 @@ fn card_lines<S: Source>(
 }
 
 /// Draw the cards; returns how many lines they take.
+/// A line wider than `width` (raw JSON, which the cards never break mid-token) as several,
+/// each continuation indented under the line's own indentation.
+fn fit(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
+    if line.width() <= width || width < 8 {
+        return vec![line];
+    }
+    let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+    let indent = (text.len() - text.trim_start().len() + 2).min(width / 2);
+    let mut out: Vec<Line<'static>> = Vec::new();
+    let mut current: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    for span in line.spans {
+        let mut piece = String::new();
+        for c in span.content.chars() {
+            if used == width {
+                if !piece.is_empty() {
+                    current.push(Span::styled(std::mem::take(&mut piece), span.style));
+                }
+                out.push(Line::from(std::mem::take(&mut current)));
+                current.push(Span::raw(" ".repeat(indent)));
+                used = indent;
+            }
+            piece.push(c);
+            used += 1;
+        }
+        if !piece.is_empty() {
+            current.push(Span::styled(piece, span.style));
+        }
+    }
+    out.push(Line::from(current));
+    out
+}
+
 fn cards_view<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &Theme) -> u16 {
     let show = match &app.show {
         Ok(show) => show,
@@ -333,12 +380,16 @@ fn status_line<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &T
     } else {
         ("▶ playing".to_string(), theme.good())
     };
-    let left = format!("{state} {} · {}/{total} ", speed(app.speed), app.shown);
+    // While a question is open, the number of cards would give the answer away.
+    let left = if app.question.is_some() {
+        format!("{state} ")
+    } else {
+        format!("{state} {} · {}/{total} ", speed(app.speed), app.shown)
+    };
     let room = usize::from(area.width).saturating_sub(left.chars().count() + 1);
-    let (right, right_style) = match (&app.note, &app.question) {
-        (Some(note), _) => (note.clone(), theme.warn().remove_modifier(Modifier::BOLD)),
-        (None, Some(q)) => (format!("answer {} · space skip · q quit", q.keys()), theme.dim()),
-        (None, None) => {
+    let (right, right_style) = match &app.question {
+        Some(q) => (format!("answer {} · space skip · q quit", q.keys()), theme.dim()),
+        None => {
             let options: &[&str] = if app.finished() {
                 &[
                     "space play again · , step back · ←/→ next ticket · c code · r runtime · s compare · ? help · q quit",
