@@ -40,7 +40,11 @@ pub fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
             "\n{}",
             s.paint(
                 s.bad,
-                format!("doctor: {problems} problems. Fix them, or run ./workshop record after changing the lesson.")
+                format!(
+                    "doctor: {}. Fix {}, or run ./workshop record after changing the lesson.",
+                    count(problems, "problem"),
+                    if problems == 1 { "it" } else { "them" }
+                )
             )
         );
         Ok(EXIT_FAILED)
@@ -97,7 +101,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
                 match (stopped, expected) {
                     (Some(why), _) => report(false, format!("{name}: {why}")),
                     (None, Some(want)) if want != calls => {
-                        report(false, format!("{name}: the tool ran {calls} times, the script says {want}"))
+                        report(false, format!("{name}: the tool ran {}, the script says {want}", count(calls, "time")))
                     }
                     _ if !matches!(replay.events.last(), Some(Event::Reply { .. })) => {
                         report(false, format!("{name}: the replay does not end in a reply"))
@@ -123,4 +127,13 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
         );
     }
     Ok(problems)
+}
+
+/// `1 problem`, `2 problems`.
+pub(super) fn count(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }

@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::agent::Runtime;
 use crate::cli::RecordArgs;
 use crate::commands::replaying::{self, CodeChoice};
 use crate::commands::Context;
@@ -13,6 +12,8 @@ use crate::lesson::Lesson;
 use crate::model::{Script, ScriptModel};
 use crate::recordings::{self, Entry};
 use crate::replay::Event;
+
+use super::doctor::count;
 
 pub fn script(ctx: &Context, lesson: &Lesson) -> Result<Option<Script>, Error> {
     let path = lesson.recordings_dir(&ctx.root).join("script.toml");
@@ -58,11 +59,14 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
             issues.push(message.clone());
         }
         if model.turns_left() > 0 {
-            issues.push(format!("{} scripted turns were never asked for", model.turns_left()));
+            issues.push(format!("the script has {} nothing asked for", count(model.turns_left(), "turn")));
         }
         if replay.verdict.tool_calls != run.tool_calls {
-            issues
-                .push(format!("the tool ran {} times; the script says {}", replay.verdict.tool_calls, run.tool_calls));
+            issues.push(format!(
+                "the tool ran {}; the script says {}",
+                count(replay.verdict.tool_calls, "time"),
+                run.tool_calls
+            ));
         }
         let target = recordings::file_for(&lesson.recordings_dir(&ctx.root), runtime.name(), &ticket.id);
         let entries = files.entry(target).or_default();
@@ -84,15 +88,15 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
     }
     if problems > 0 {
         println!(
-            "\n{problems} runs did not go as scripted; no recording was written. Fix script.toml and run this again."
+            "\n{} not go as scripted; no recording was written. Fix script.toml and run this again.",
+            if problems == 1 { "1 run did".to_string() } else { format!("{problems} runs did") }
         );
         return Ok(EXIT_FAILED);
     }
     for (path, entries) in &files {
         recordings::write_file(path, entries)
             .map_err(|e| Error::io(format!("could not write {}", ctx.shown(path)), e))?;
-        println!("wrote {} ({} turns)", ctx.shown(path), entries.len());
+        println!("wrote {} ({})", ctx.shown(path), count(entries.len(), "turn"));
     }
-    let _ = Runtime::ALL;
     Ok(EXIT_SUCCESS)
 }

@@ -90,7 +90,6 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let files = codes.iter().map(|c| c.file(ctx, &lesson)).collect::<Result<Vec<_>, _>>()?;
     let labels: Vec<String> = codes.iter().map(|c| c.label(ctx)).collect();
     let mut bridges: Vec<_> = files.iter().map(|f| replaying::open(ctx, &lesson, f, limit)).collect();
-    let load_failed = bridges.iter().any(Result::is_err);
 
     let animate = args.format == Format::Text && !args.no_anim && std::io::stdout().is_terminal();
     let look = Look { styles: ctx.styles, glyphs: ctx.glyphs, width: ctx.width, expand: args.expand };
@@ -117,10 +116,18 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     }
     if args.format == Format::Json {
         let values: Vec<serde_json::Value> = shown.iter().map(json_of).collect();
-        let out = if values.len() == 1 { values[0].clone() } else { serde_json::Value::Array(values) };
+        // One shape per question: an object for the ticket asked for, a list when none was.
+        let out = match (args.ticket.is_some(), values.as_slice()) {
+            (true, [one]) => one.clone(),
+            _ => serde_json::Value::Array(values),
+        };
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
     }
-    Ok(if load_failed { EXIT_COULD_NOT_RUN } else { EXIT_SUCCESS })
+    // A replay the code broke (did not load, raised, hung) could not run; one that reached a
+    // request nobody recorded is an answer, and exits 0.
+    let broke =
+        shown.iter().flat_map(|s| &s.runs).any(|r| r.events.iter().any(|e| matches!(e, Event::CodeError { .. })));
+    Ok(if broke { EXIT_COULD_NOT_RUN } else { EXIT_SUCCESS })
 }
 
 fn json_of(shown: &Shown) -> serde_json::Value {

@@ -30,7 +30,8 @@ pub struct Run {
 
 impl Run {
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
     }
 }
 
@@ -114,5 +115,18 @@ pub fn run(mut cmd: Command) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         code: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// A file kept under tests/fixtures/watch/ (learner files and broken recordings for `watch`).
+pub fn watch_fixture(rel: &str) -> PathBuf {
+    repo().join("tests/fixtures/watch").join(rel)
+}
+
+impl Workshop {
+    /// Copy `tests/fixtures/watch/<fixture>` to `rel` in the root, replacing what is there.
+    pub fn copy_watch_fixture(&self, fixture: &str, rel: &str) -> &Workshop {
+        let text = std::fs::read_to_string(watch_fixture(fixture)).unwrap_or_else(|e| panic!("fixture {fixture}: {e}"));
+        self.write(rel, &text)
     }
 }
