@@ -303,6 +303,42 @@ fn check_leaves_no_child_process_running() {
     assert!(!sleeping("314"), "the child started in a call is gone");
 }
 
+// Processes outside the group are found as re-parented orphans: Linux only (a child subreaper).
+#[cfg(target_os = "linux")]
+#[test]
+fn check_leaves_no_child_started_in_a_new_session() {
+    let w = Workshop::new();
+    let file = w.learner("bad_new_session_child.py");
+    let (run, _) = check_json(&w, &file, &[]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(!sleeping("316"), "a child outside the process group is gone too");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn check_ends_and_leaves_no_daemon_that_holds_its_pipes() {
+    let w = Workshop::new();
+    let file = w.learner("bad_daemon.py");
+    let pid_file = w.path("daemon.pid");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
+    cmd.env("FIXTURE_PID_FILE", &pid_file).stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    // Not a speed test: the daemon lives 60 s, so a command that waited for it would still run.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > until {
+            let _ = child.kill();
+            panic!("check waited for the daemon");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let pid = std::fs::read_to_string(&pid_file).expect("the daemon wrote its pid");
+    let alive = std::path::Path::new(&format!("/proc/{}", pid.trim())).exists();
+    assert!(!alive, "the daemon (pid {pid}) is gone");
+}
+
 // No Python.
 
 #[test]

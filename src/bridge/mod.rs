@@ -14,11 +14,12 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::OnceLock;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::Value;
+
+mod reap;
 
 const RUNNER: &str = include_str!("runner.py");
 
@@ -247,7 +248,6 @@ struct Worker {
     stdin: ChildStdin,
     answers: Receiver<std::io::Result<String>>,
     capture: File,
-    reader: Option<JoinHandle<()>>,
     next_id: u64,
     load_output: String,
 }
@@ -307,6 +307,7 @@ impl Worker {
         let _ = std::fs::remove_file(&capture_path);
         let for_child =
             capture.try_clone().map_err(|e| fail(LoadKind::Died, format!("could not share the capture file: {e}")))?;
+        reap::prepare();
         let spawned = Command::new(&cfg.python)
             .arg("-I")
             .arg("-c")
@@ -320,7 +321,10 @@ impl Worker {
             .process_group(0)
             .spawn();
         let mut child = match spawned {
-            Ok(child) => child,
+            Ok(child) => {
+                reap::register(child.id());
+                child
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(fail(LoadKind::NoPython, no_python(&cfg.python, "there is no such program")))
             }
@@ -339,15 +343,16 @@ impl Worker {
                 }
             }
         });
-        let reader = match reader {
-            Ok(handle) => handle,
+        // The reader is detached, not joined: it ends when the last holder of the pipe is gone,
+        // and a holder the kill could not reach must not hang the command.
+        match reader {
+            Ok(_detached) => {}
             Err(e) => {
                 kill_group(&mut child);
                 return Err(fail(LoadKind::Died, format!("could not start a reader thread: {e}")));
             }
         };
-        let mut worker =
-            Worker { child, stdin, answers, capture, reader: Some(reader), next_id: 0, load_output: String::new() };
+        let mut worker = Worker { child, stdin, answers, capture, next_id: 0, load_output: String::new() };
         let deadline = started + cfg.timeout + STARTUP_ALLOWANCE;
         // The runner says hello before it touches the learner's file, so an interpreter that is
         // not a working Python 3 is told apart from a file that kills it.
@@ -487,22 +492,12 @@ impl Worker {
 impl Drop for Worker {
     fn drop(&mut self) {
         kill_group(&mut self.child);
-        if let Some(reader) = self.reader.take() {
-            let _ = reader.join();
-        }
     }
 }
 
-/// Kill the process and everything it started in its group, and reap it.
+/// Kill the process, everything it started, and reap it.
 fn kill_group(child: &mut Child) {
-    if let Ok(pid) = i32::try_from(child.id()) {
-        // SAFETY: kill(2) with a negative pid signals the process group we created at spawn.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
-    let _ = child.kill();
-    let _ = child.wait();
+    reap::kill_all(child);
 }
 
 /// The interpreter could not be started, or is not a working Python 3.
