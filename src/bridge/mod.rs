@@ -2,8 +2,8 @@
 //!
 //! `runner.py` moves the protocol off fds 0 and 1 before the learner's file loads, so whatever the
 //! learner prints lands in a capture file and is handed back per call. Every call has a deadline;
-//! a process that hangs or dies is killed with its whole process group, and the next call starts
-//! a fresh one.
+//! a process that hangs or dies is killed with everything it started (`reap`), and the next call
+//! starts a fresh one.
 
 use std::ffi::OsString;
 use std::fs::{File, OpenOptions};
@@ -291,7 +291,17 @@ impl Death {
 static CAPTURE_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl Worker {
+    /// Start Python on the cached runner; if that interpreter cannot import it (the cache went
+    /// away, an odd file system), once more with the runner's source.
     fn spawn(cfg: &BridgeConfig) -> Result<Worker, LoadError> {
+        let code = runner_code();
+        match Worker::spawn_with(cfg, code) {
+            Err(e) if e.kind == LoadKind::NoPython && code != RUNNER => Worker::spawn_with(cfg, RUNNER),
+            other => other,
+        }
+    }
+
+    fn spawn_with(cfg: &BridgeConfig, code: &str) -> Result<Worker, LoadError> {
         let started = Instant::now();
         let fail = |kind, message: String| LoadError { kind, message, output: String::new() };
         let capture_path = std::env::temp_dir().join(format!(
@@ -311,7 +321,7 @@ impl Worker {
         let spawned = Command::new(&cfg.python)
             .arg("-I")
             .arg("-c")
-            .arg(runner_code())
+            .arg(code)
             .arg(&cfg.file)
             .arg(OUTPUT_CAP.to_string())
             .args(&cfg.functions)

@@ -1,0 +1,54 @@
+//! The Python bridge's start-up: the runner is imported from a cached copy when there is a cache
+//! folder to write (so Python keeps its bytecode), and sent as source when there is not.
+
+mod common;
+use common::*;
+
+fn grade_with_cache(w: &Workshop, cache: &std::path::Path) -> Run {
+    let file = w.learner("good_helpers.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
+    cmd.env("XDG_CACHE_HOME", cache);
+    run(cmd)
+}
+
+#[test]
+fn bridge_keeps_a_copy_of_the_runner_in_the_cache_folder() {
+    let w = Workshop::new();
+    let cache = tempfile::tempdir().unwrap();
+    for _ in 0..2 {
+        let run = grade_with_cache(&w, cache.path());
+        assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    }
+    let names: Vec<String> = std::fs::read_dir(cache.path().join("workshop"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let copies: Vec<&String> =
+        names.iter().filter(|n| n.starts_with("workshop_runner_") && n.ends_with(".py")).collect();
+    assert_eq!(copies.len(), 1, "{names:?}");
+    assert!(!names.iter().any(|n| n.contains(".tmp")), "{names:?}");
+}
+
+#[test]
+fn bridge_sends_the_runner_as_source_without_a_writable_cache() {
+    let w = Workshop::new();
+    let run = grade_with_cache(&w, std::path::Path::new("/proc/no-cache-here"));
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.json()["passed"], 13);
+}
+
+#[test]
+fn bridge_replaces_a_damaged_copy_of_the_runner() {
+    let w = Workshop::new();
+    let cache = tempfile::tempdir().unwrap();
+    assert_eq!(grade_with_cache(&w, cache.path()).code, 0);
+    let dir = cache.path().join("workshop");
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        if entry.file_name().to_string_lossy().ends_with(".py") {
+            std::fs::write(entry.path(), "raise SystemExit('damaged')\n").unwrap();
+        }
+    }
+    let run = grade_with_cache(&w, cache.path());
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+}
