@@ -103,3 +103,15 @@ fn doctor_fails_when_the_starter_already_passes() {
         run.stdout
     );
 }
+
+#[test]
+fn doctor_says_once_that_the_recordings_folder_is_missing() {
+    let ws = Workshop::new();
+    std::fs::remove_dir_all(ws.path("recordings/structured-errors")).unwrap();
+    let run = ws.run(&["doctor"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let found = problems(&run);
+    assert_eq!(found.len(), 1, "{}", run.stdout);
+    assert!(found[0].contains("recordings/structured-errors is missing"), "{}", found[0]);
+    assert!(found[0].contains("workshop record"), "{}", found[0]);
+}

@@ -269,3 +269,46 @@ fn a_live_turn_is_shown_as_live() {
     assert_eq!(reply["provenance"]["source"], "live");
     assert_eq!(reply["provenance"]["request_id"], "req_011CTest");
 }
+
+// ---------------------------------------------------------------- record
+
+#[test]
+fn record_writes_the_same_recordings_again() {
+    // The authored turns, ids and keys are all derived, so recording twice changes nothing.
+    let ws = Workshop::new();
+    let dir = "recordings/structured-errors";
+    let before: Vec<(String, String)> = ["harness", "sdk"]
+        .iter()
+        .flat_map(|runtime| {
+            let rel = format!("{dir}/{runtime}");
+            std::fs::read_dir(ws.path(&rel))
+                .unwrap()
+                .flatten()
+                .map(|e| {
+                    (format!("{rel}/{}", e.file_name().to_string_lossy()), std::fs::read_to_string(e.path()).unwrap())
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let run = ws.run(&["record"]);
+    assert_eq!(run.code, 0, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    for (rel, text) in before {
+        assert_eq!(ws.read(&rel), text, "{rel} changed when recorded again");
+    }
+}
+
+#[test]
+fn a_broken_script_is_named_with_its_line_and_nothing_is_written() {
+    let ws = Workshop::new();
+    let script = "recordings/structured-errors/script.toml";
+    let text = ws.read(script);
+    let broken = format!("{text}\n[[run]]\nruntime = harness\n");
+    let line = broken.lines().position(|l| l == "runtime = harness").unwrap() + 1;
+    ws.write(script, &broken);
+    let before = ws.read(OLD_ORDER);
+    let run = ws.run(&["record"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains(&format!("{script}:{line}:")), "{}", run.stderr);
+    assert!(run.stderr.contains("git checkout"), "{}", run.stderr);
+    assert_eq!(ws.read(OLD_ORDER), before);
+}

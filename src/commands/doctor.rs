@@ -69,7 +69,21 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
         let file = code.file(ctx, lesson)?;
         bridges.push(replaying::open(ctx, lesson, &file, limit));
     }
-    for runtime in Runtime::ALL {
+    let dir = lesson.recordings_dir(&ctx.root);
+    // Said once, not once for every ticket in every runtime.
+    let runtimes: &[Runtime] = if dir.is_dir() {
+        &Runtime::ALL
+    } else {
+        report(
+            false,
+            format!(
+                "{} is missing, so nothing can be replayed. Restore it (git checkout -- recordings) or make it with ./workshop record.",
+                ctx.shown(&dir)
+            ),
+        );
+        &[]
+    };
+    for &runtime in runtimes {
         for ticket in lesson.tickets_for(runtime.name()) {
             let cassette = match replaying::cassette(ctx, lesson, runtime, ticket) {
                 Ok(c) => c,

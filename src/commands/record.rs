@@ -21,9 +21,16 @@ pub fn script(ctx: &Context, lesson: &Lesson) -> Result<Option<Script>, Error> {
         return Ok(None);
     }
     let text = std::fs::read_to_string(&path).map_err(|e| Error::io(ctx.shown(&path), e))?;
-    toml::from_str(&text)
-        .map(Some)
-        .map_err(|e| Error::corrupt(&path, format!("is not a valid script: {}", e.message())))
+    toml::from_str(&text).map(Some).map_err(|e| {
+        let line = e.span().map_or(1, |span| text.get(..span.start).unwrap_or(&text).matches('\n').count() + 1);
+        Error::Corrupt {
+            path: format!("{}:{line}", ctx.shown(&path)),
+            why: format!(
+                "is not a valid script: {}. Fix it, or restore it with git checkout.",
+                e.message().trim().trim_end_matches('.').replace('\n', "; ")
+            ),
+        }
+    })
 }
 
 pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
