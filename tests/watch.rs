@@ -174,6 +174,19 @@ fn piped_output_is_plain_and_colour_can_be_forced() {
 }
 
 #[test]
+fn ascii_glyphs_leave_no_unicode_in_the_cards() {
+    let ws = Workshop::new();
+    for args in
+        [&["--ascii", "watch", "--ticket", "old-order", "--compare"][..], &["--ascii", "watch", "--code", "starter"]]
+    {
+        let run = ws.run(args);
+        ok(&run);
+        let odd: Vec<&str> = run.stdout.lines().filter(|l| !l.is_ascii()).collect();
+        assert!(odd.is_empty(), "{args:?}:\n{}", odd.join("\n"));
+    }
+}
+
+#[test]
 fn the_header_names_lesson_ticket_code_runtime_and_where_replies_come_from() {
     let run = Workshop::new().run(&["watch", "--ticket", "wrong-id", "--code", "starter", "--runtime", "sdk"]);
     ok(&run);

@@ -380,6 +380,15 @@ pub fn replay(replay: &Replay, look: &Look) -> String {
     out
 }
 
+/// A horizontal rule's piece: box drawing, or `-` where the glyphs are ASCII.
+fn rule_glyph(look: &Look) -> &'static str {
+    if look.glyphs.dot == Glyphs::ASCII.dot {
+        "-"
+    } else {
+        "─"
+    }
+}
+
 /// The marker drawn where two runs split.
 pub fn split_marker(look: &Look, split: Option<usize>) -> String {
     let text = match split {
@@ -387,7 +396,7 @@ pub fn split_marker(look: &Look, split: Option<usize>) -> String {
         None => " the runs never split ",
     };
     let side = look.width.saturating_sub(text.len()) / 2;
-    let rule = "─".repeat(side.min(30));
+    let rule = rule_glyph(look).repeat(side.min(30));
     format!("{}\n", look.styles.paint(look.styles.warn, format!("{rule}{text}{rule}")))
 }
 
@@ -418,7 +427,8 @@ pub fn compare(a: &Replay, b: &Replay, split: Option<usize>, look: &Look) -> Str
         if i > 0 {
             out.push('\n');
         }
-        let _ = writeln!(out, "{}", s.paint(s.strong, format!("── {} ──", run.code)));
+        let rule = rule_glyph(look).repeat(2);
+        let _ = writeln!(out, "{}", s.paint(s.strong, format!("{rule} {} {rule}", run.code)));
         for ev in &run.events[common.min(run.events.len())..] {
             out.push_str(&event(ev, look));
         }
