@@ -558,6 +558,25 @@ fn a_file_written_differently_with_the_same_results_replays_in_full() {
 }
 
 #[test]
+fn what_the_code_prints_is_shown_apart_cut_short_and_changes_nothing() {
+    let ws = Workshop::new();
+    let file = "learners/prints_a_lot.py";
+    ws.copy_watch_fixture(file, file);
+    let run = ws.run(&["watch", "--ticket", "flaky-payment", "--code", file]);
+    ok(&run);
+    assert!(run.stdout.contains("printed: fail('transient'): trace line 0\n"), "{}", run.stdout);
+    assert!(run.stdout.contains("trace line 9\n"), "{}", run.stdout);
+    assert!(!run.stdout.contains("trace line 10\n"), "{}", run.stdout);
+    assert!(run.stdout.contains("… 91 more lines (all of them in --format json)"), "{}", run.stdout);
+    assert!(run.stdout.contains("Verdict       Tried twice: the retry got it through."), "{}", run.stdout);
+    let replay = replay(&ws, "flaky-payment", file, "harness");
+    let first = events_of(&replay, "attempt")[0];
+    let printed = first["printed"].as_str().unwrap();
+    assert_eq!(printed.lines().count(), 101, "{printed}");
+    assert!(printed.ends_with("should_retry saw transient\n"), "{printed}");
+}
+
+#[test]
 fn a_file_with_a_changed_message_stops_at_no_recording() {
     let ws = Workshop::new();
     let file = "learners/changed_message.py";

@@ -159,7 +159,7 @@ pub fn event(ev: &Event, look: &Look) -> String {
             };
             card(&mut out, look, 0, "", s.dim, &body);
             if !printed.trim().is_empty() {
-                card(&mut out, look, 0, "", s.dim, &format!("printed: {}", printed.trim_end()));
+                card(&mut out, look, 0, "", s.dim, &format!("printed: {}", shortened(printed, look)));
             }
             if look.expand {
                 raw(&mut out, look, 0, "output", output);
@@ -213,7 +213,7 @@ pub fn event(ev: &Event, look: &Look) -> String {
                 card(&mut out, look, 0, "", s.dim, &format!("in {call}"));
             }
             if !printed.trim().is_empty() {
-                card(&mut out, look, 0, "", s.dim, &format!("printed: {}", printed.trim_end()));
+                card(&mut out, look, 0, "", s.dim, &format!("printed: {}", shortened(printed, look)));
             }
         }
     }
@@ -378,6 +378,28 @@ pub fn replay(replay: &Replay, look: &Look) -> String {
     }
     out.push_str(&verdict(&replay.verdict, look));
     out
+}
+
+/// What the code printed, cut to a few lines of a few hundred characters: a card is read at a
+/// glance, and the JSON has it all.
+fn shortened(printed: &str, look: &Look) -> String {
+    const MOST_LINES: usize = 12;
+    const MOST_CHARS: usize = 240;
+    let more = if look.glyphs.dot == Glyphs::ASCII.dot { "..." } else { "…" };
+    let lines: Vec<&str> = printed.trim_end().lines().collect();
+    let cut = lines.len() > MOST_LINES;
+    let kept = if cut { &lines[..MOST_LINES - 2] } else { &lines[..] };
+    let mut text: Vec<String> = kept
+        .iter()
+        .map(|line| match line.char_indices().nth(MOST_CHARS) {
+            Some((at, _)) => format!("{}{more}", &line[..at]),
+            None => line.to_string(),
+        })
+        .collect();
+    if cut {
+        text.push(format!("{more} {} more lines (all of them in --format json)", lines.len() - kept.len()));
+    }
+    text.join("\n")
 }
 
 /// A horizontal rule's piece: box drawing, or `-` where the glyphs are ASCII.
