@@ -138,3 +138,20 @@ pub fn tick<M: Send + 'static>(
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_restores_the_terminal_before_the_message() {
+        install_panic_hook();
+        // As if a guard held the terminal (a test has none to take over).
+        ACTIVE.store(true, Ordering::SeqCst);
+        let result = std::panic::catch_unwind(|| panic!("a bug in the player"));
+        assert!(result.is_err());
+        assert!(!ACTIVE.load(Ordering::SeqCst), "the hook restored the terminal");
+        // And restoring again is harmless.
+        restore();
+    }
+}
