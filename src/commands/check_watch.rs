@@ -308,7 +308,11 @@ impl<'a> Session<'a> {
                     self.notes = vec!["Keys: r re-run · h hint · q quit.".into()];
                     self.draw();
                 }
-                Msg::File(Change::Saved) => self.start(scope, "saved"),
+                Msg::File(Change::Saved) => {
+                    // An event came: this filesystem reports changes, whatever a run is doing.
+                    self.staleness.seen(Fingerprint::of(&self.file));
+                    self.start(scope, "saved");
+                }
                 Msg::File(Change::Gone) => self.gone(),
                 Msg::File(Change::Failed(why)) => {
                     self.notes = vec![format!(
