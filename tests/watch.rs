@@ -187,6 +187,22 @@ fn ascii_glyphs_leave_no_unicode_in_the_cards() {
 }
 
 #[test]
+fn a_replay_that_stopped_early_never_has_a_green_verdict() {
+    let ws = Workshop::new();
+    let green = "\x1b[32;1mVerdict";
+    let verdict = |args: &[&str]| {
+        let run = ws.run(&[&["--color", "always", "watch", "--ticket", "old-order"][..], args].concat());
+        run.stdout.lines().find(|l| l.contains("Verdict")).unwrap_or_default().to_string()
+    };
+    assert!(verdict(&["--code", "structured"]).starts_with(green));
+    for file in ["learners/changed_message.py", "learners/does_not_load.py"] {
+        ws.copy_watch_fixture(file, file);
+        let line = verdict(&["--code", file]);
+        assert!(line.contains("Verdict") && !line.starts_with(green), "{file}: {line:?}");
+    }
+}
+
+#[test]
 fn the_header_names_lesson_ticket_code_runtime_and_where_replies_come_from() {
     let run = Workshop::new().run(&["watch", "--ticket", "wrong-id", "--code", "starter", "--runtime", "sdk"]);
     ok(&run);

@@ -168,7 +168,7 @@ fn print_shown(shown: &Shown, look: &Look, animate: bool, speed: f64) {
                 show(cards::event(event, look));
                 wait(event);
             }
-            show(cards::verdict(&one.verdict, look));
+            show(cards::run_verdict(one, look));
         }
         [a, b] => {
             // Paced compare: the whole block at once would hide where the runs part.

@@ -369,6 +369,19 @@ pub fn verdict(v: &Verdict, look: &Look) -> String {
     out
 }
 
+/// The verdict of a whole run: like `verdict`, but a run that stopped early is never green.
+pub fn run_verdict(run: &Replay, look: &Look) -> String {
+    let style = match run.events.last() {
+        Some(Event::CodeError { .. }) => look.styles.bad,
+        Some(Event::NoRecording { .. }) => look.styles.warn,
+        _ if run.verdict.wasted_retries > 0 => look.styles.bad,
+        _ => look.styles.good,
+    };
+    let mut out = String::new();
+    card(&mut out, look, 0, "Verdict", style, &run.verdict.text);
+    out
+}
+
 /// A whole replay, as printed without pacing.
 pub fn replay(replay: &Replay, look: &Look) -> String {
     let mut out = header(replay, look);
@@ -376,7 +389,7 @@ pub fn replay(replay: &Replay, look: &Look) -> String {
     for ev in &replay.events {
         out.push_str(&event(ev, look));
     }
-    out.push_str(&verdict(&replay.verdict, look));
+    out.push_str(&run_verdict(replay, look));
     out
 }
 
@@ -454,7 +467,7 @@ pub fn compare(a: &Replay, b: &Replay, split: Option<usize>, look: &Look) -> Str
         for ev in &run.events[common.min(run.events.len())..] {
             out.push_str(&event(ev, look));
         }
-        out.push_str(&verdict(&run.verdict, look));
+        out.push_str(&run_verdict(run, look));
     }
     out
 }
