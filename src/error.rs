@@ -42,6 +42,17 @@ impl Error {
         Error::Io(format!("{what}: {err}"))
     }
 
+    /// Paths in the message relative to the workshop root, as every other message shows them.
+    pub fn relative_to(self, root: &Path) -> Error {
+        match self {
+            Error::Corrupt { path, why } => {
+                let rel = Path::new(&path).strip_prefix(root).map(|p| p.display().to_string()).unwrap_or(path);
+                Error::Corrupt { path: rel, why }
+            }
+            other => other,
+        }
+    }
+
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Refused(_) => EXIT_FAILED,

@@ -162,7 +162,13 @@ impl Lesson {
                 .span()
                 .map(|s| format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1)))
                 .unwrap_or_default();
-            Error::corrupt(&path, format!("is not a valid lesson manifest{at}: {}", e.message()))
+            Error::corrupt(
+                &path,
+                format!(
+                    "is not a valid lesson manifest{at}: {}. Fix it, or restore it with git checkout.",
+                    e.message()
+                ),
+            )
         })?;
         lesson.dir = dir;
         if lesson.id != id {

@@ -83,6 +83,9 @@ pub fn key(request: &Value) -> String {
     format!("v1:{hex}")
 }
 
+const RECORD_AGAIN: &str =
+    "Restore the file with git checkout, or make it again with `workshop record`; do not edit recordings by hand";
+
 /// Where a recorded turn came from. Shown by the player on every turn.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "source", rename_all = "lowercase", deny_unknown_fields)]
@@ -175,9 +178,9 @@ impl Cassette {
                 return Err(at("its key does not match its request: the request was edited by hand. Record it again with `workshop record` instead of editing it.".into()));
             }
             messages::check_request(&entry.request)
-                .map_err(|why| at(format!("the recorded request breaks the tool-use rules: {why}")))?;
+                .map_err(|why| at(format!("the recorded request breaks the tool-use rules: {why}. {RECORD_AGAIN}")))?;
             messages::check_response(&entry.response, &entry.request)
-                .map_err(|why| at(format!("the recorded response is not valid: {why}")))?;
+                .map_err(|why| at(format!("the recorded response is not valid: {why}. {RECORD_AGAIN}")))?;
             if let Some(first) = cassette.by_key.get(&entry.key) {
                 return Err(at(format!("records the same request as line {} again", cassette.turns[*first].line)));
             }

@@ -122,6 +122,9 @@ pub struct Verdict {
     /// Retries that followed a failure no retry could fix.
     pub wasted_retries: usize,
     pub text: String,
+    /// Why the replay stopped before a reply: `no_recording` or `code_error`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 /// A replayed run of one ticket.
@@ -172,18 +175,20 @@ pub fn verdict(events: &[Event]) -> Verdict {
         }
     }
     let stopped = events.iter().rev().find_map(|e| match e {
-        Event::NoRecording { .. } => Some("no recorded reply for this request"),
-        Event::CodeError { .. } => Some("the code under replay failed"),
+        Event::NoRecording { .. } => Some(("no_recording", "no recorded reply for this request")),
+        Event::CodeError { .. } => Some(("code_error", "the code under replay failed")),
         _ => None,
     });
+    let called = events.iter().any(|e| matches!(e, Event::ToolCall { .. }));
     let times = match tool_calls {
+        0 if called => "The tool was called, but no attempt finished".to_string(),
         0 => "The tool never ran".to_string(),
         1 => "Tried once".to_string(),
         2 => "Tried twice".to_string(),
         n => format!("Tried {n} times"),
     };
     let last_worked = attempts.last().is_some_and(|a| matches!(a, Event::Attempt { failed: false, .. }));
-    let text = if let Some(why) = stopped {
+    let text = if let Some((_, why)) = stopped {
         format!("{times}, then the replay stopped: {why}.")
     } else if wasted > 0 {
         let retries = if wasted == 1 { "1 retry".to_string() } else { format!("{wasted} retries") };
@@ -195,7 +200,7 @@ pub fn verdict(events: &[Event]) -> Verdict {
     } else {
         format!("{times}, then explained the result.")
     };
-    Verdict { tool_calls, wasted_retries: wasted, text }
+    Verdict { tool_calls, wasted_retries: wasted, text, stopped: stopped.map(|(kind, _)| kind.to_string()) }
 }
 
 /// The index of the first event where two runs differ; `None` when they never do.

@@ -154,7 +154,6 @@ fn a_request_whose_result_is_not_right_after_its_call_breaks_the_rules() {
 }
 
 #[test]
-#[ignore = "src/recordings.rs does not say what to do after a tool-use rule error yet"]
 fn a_recording_that_breaks_the_rules_says_what_to_do() {
     for fixture in ["tool_use_without_a_call.jsonl", "result_not_after_its_call.jsonl"] {
         says_what_to_do(&with_broken(fixture));

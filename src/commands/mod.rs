@@ -66,7 +66,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
         glyphs: Glyphs::detect(cli.ascii),
         width: styles::width(),
     };
-    match cli.command {
+    let result = match cli.command {
         Command::Start(args) => start::run(&ctx, args),
         Command::Check(args) => check::run(&ctx, args),
         Command::List => list::run(&ctx),
@@ -78,5 +78,6 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
         Command::Hint(args) => hint::run(&ctx, args),
         Command::Solution(args) => solution::run(&ctx, args),
         Command::Completions(args) => completions::run(&ctx, args),
-    }
+    };
+    result.map_err(|e| e.relative_to(&ctx.root))
 }

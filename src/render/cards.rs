@@ -362,24 +362,23 @@ fn tokens(text: &str) -> Vec<&str> {
     out
 }
 
+/// The verdict line. A replay that stopped early is never green: red when the code failed,
+/// yellow when no recording answered.
 pub fn verdict(v: &Verdict, look: &Look) -> String {
-    let style = if v.wasted_retries > 0 { look.styles.bad } else { look.styles.good };
+    let style = match v.stopped.as_deref() {
+        Some("code_error") => look.styles.bad,
+        Some(_) => look.styles.warn,
+        None if v.wasted_retries > 0 => look.styles.bad,
+        None => look.styles.good,
+    };
     let mut out = String::new();
     card(&mut out, look, 0, "Verdict", style, &v.text);
     out
 }
 
-/// The verdict of a whole run: like `verdict`, but a run that stopped early is never green.
+/// The verdict of a whole run.
 pub fn run_verdict(run: &Replay, look: &Look) -> String {
-    let style = match run.events.last() {
-        Some(Event::CodeError { .. }) => look.styles.bad,
-        Some(Event::NoRecording { .. }) => look.styles.warn,
-        _ if run.verdict.wasted_retries > 0 => look.styles.bad,
-        _ => look.styles.good,
-    };
-    let mut out = String::new();
-    card(&mut out, look, 0, "Verdict", style, &run.verdict.text);
-    out
+    verdict(&run.verdict, look)
 }
 
 /// A whole replay, as printed without pacing.
