@@ -424,10 +424,15 @@ fn bench_key_to_redraw() {
 
     let ws = Workshop::new();
     let ctx = context(&ws);
-    let lesson = ctx.lesson(Some("structured-errors")).unwrap();
-    let source = LessonSource::new(&ctx, lesson, Duration::from_secs(2), None);
-    let mut app = App::new(source, Options { predict: false, ..options(STRUCTURED) });
     for (w, h) in [(60u16, 20u16), (140, 45)] {
+        // A fresh session per size: no Python started and no replay cached yet.
+        let lesson = ctx.lesson(Some("structured-errors")).unwrap();
+        let mut source = LessonSource::new(&ctx, lesson, Duration::from_secs(2), None);
+        // As `watch` does before it takes over the screen.
+        let began = Instant::now();
+        source.warm();
+        println!("start-up at {w}x{h}: Python for every code in {:.0} ms", began.elapsed().as_secs_f64() * 1e3);
+        let mut app = App::new(source, Options { predict: false, ..options(STRUCTURED) });
         // The escape sequences are produced as for a terminal, then dropped.
         let backend = CrosstermBackend::new(std::io::sink());
         let viewport = Viewport::Fixed(Rect::new(0, 0, w, h));

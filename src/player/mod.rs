@@ -80,7 +80,8 @@ pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
         CodeChoice::Path(path) => Some(path.clone()),
         _ => None,
     };
-    let source = LessonSource::new(ctx, lesson, limit, extra);
+    let mut source = LessonSource::new(ctx, lesson, limit, extra);
+    source.warm();
     let code = source.index_of(&choice).unwrap_or(0);
     let options = Options {
         code,

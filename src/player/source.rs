@@ -68,6 +68,29 @@ impl<'c> LessonSource<'c> {
         LessonSource { ctx, lesson, limit, choices, labels, tickets, loaded: HashMap::new(), cache: HashMap::new() }
     }
 
+    /// Start Python for every code that can run, all at once, so that the first switch to a
+    /// code does not wait for an interpreter to start.
+    pub fn warm(&mut self) {
+        let wanted: Vec<(usize, PathBuf)> = (0..self.choices.len())
+            .filter(|code| !self.loaded.contains_key(code))
+            .filter_map(|code| Some((code, self.choices[code].file(self.ctx, &self.lesson).ok()?)))
+            .collect();
+        let (ctx, lesson, limit) = (self.ctx, &self.lesson, self.limit);
+        let opened: Vec<(usize, Loaded)> = std::thread::scope(|scope| {
+            let starting: Vec<_> = wanted
+                .into_iter()
+                .map(|(code, file)| {
+                    let start =
+                        move || Loaded { stamp: stamp(&file), bridge: replaying::open(ctx, lesson, &file, limit) };
+                    (code, std::thread::Builder::new().name("player-python".into()).spawn_scoped(scope, start))
+                })
+                .collect();
+            // A thread that could not start or panicked leaves its code to load on first use.
+            starting.into_iter().filter_map(|(code, t)| Some((code, t.ok()?.join().ok()?))).collect()
+        });
+        self.loaded.extend(opened);
+    }
+
     /// The index of a code choice, for the `--code` the player starts with.
     pub fn index_of(&self, choice: &CodeChoice) -> Option<usize> {
         self.choices.iter().position(|c| c == choice)

@@ -17,4 +17,4 @@ flags=()
 
 cd "$repo"
 cargo test "${flags[@]}" --quiet --test player --test check_watch -- --ignored --nocapture --test-threads 1 bench_ 2>&1 |
-  grep -E '^(key -> redraw|save -> verdict)'
+  grep -E '^(start-up|key -> redraw|save -> verdict)'
