@@ -7,12 +7,11 @@
 
 use std::ffi::OsString;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -246,7 +245,10 @@ fn location(frames: &[Frame]) -> Option<Location> {
 struct Worker {
     child: Child,
     stdin: ChildStdin,
-    answers: Receiver<std::io::Result<String>>,
+    /// The runner's answers, read on this thread with poll(2), so an answer costs no thread hop.
+    answers: ChildStdout,
+    /// Bytes read past the last complete answer.
+    pending: Vec<u8>,
     capture: File,
     next_id: u64,
     load_output: String,
@@ -344,25 +346,15 @@ impl Worker {
             kill_group(&mut child);
             return Err(fail(LoadKind::Died, "the Python process started without its pipes".into()));
         };
-        let (tx, answers) = mpsc::channel();
-        let reader = std::thread::Builder::new().name("bridge-reader".into()).spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let stop = line.is_err();
-                if tx.send(line).is_err() || stop {
-                    return;
-                }
-            }
-        });
-        // The reader is detached, not joined: it ends when the last holder of the pipe is gone,
-        // and a holder the kill could not reach must not hang the command.
-        match reader {
-            Ok(_detached) => {}
-            Err(e) => {
-                kill_group(&mut child);
-                return Err(fail(LoadKind::Died, format!("could not start a reader thread: {e}")));
-            }
+        let mut worker = Worker {
+            child,
+            stdin,
+            answers: stdout,
+            pending: Vec::new(),
+            capture,
+            next_id: 0,
+            load_output: String::new(),
         };
-        let mut worker = Worker { child, stdin, answers, capture, next_id: 0, load_output: String::new() };
         let deadline = started + cfg.timeout + STARTUP_ALLOWANCE;
         // The runner says hello before it touches the learner's file, so an interpreter that is
         // not a working Python 3 is told apart from a file that kills it.
@@ -420,12 +412,39 @@ impl Worker {
         Ok(worker)
     }
 
+    /// The next answer line, or why none came before the deadline.
     fn wait_line(&mut self, deadline: Instant) -> Wait {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match self.answers.recv_timeout(left) {
-            Ok(Ok(line)) => Wait::Line(line),
-            Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => Wait::Died(self.death()),
-            Err(RecvTimeoutError::Timeout) => Wait::TimedOut,
+        use std::os::fd::AsRawFd;
+        loop {
+            if let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.pending.drain(..=end).collect();
+                return Wait::Line(String::from_utf8_lossy(&line[..end]).into_owned());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Wait::TimedOut;
+            }
+            let mut fds = libc::pollfd { fd: self.answers.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            let millis = libc::c_int::try_from(left.as_millis().max(1)).unwrap_or(libc::c_int::MAX);
+            // SAFETY: poll(2) on one valid pollfd that lives for the call.
+            let ready = unsafe { libc::poll(&mut fds, 1, millis) };
+            if ready < 0 {
+                if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Wait::Died(self.death());
+            }
+            if ready == 0 {
+                continue; // the deadline check above decides
+            }
+            // Readable (or hung up): this read returns at once.
+            let mut chunk = [0u8; 64 * 1024];
+            match self.answers.read(&mut chunk) {
+                Ok(0) => return Wait::Died(self.death()),
+                Ok(n) => self.pending.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return Wait::Died(self.death()),
+            }
         }
     }
 

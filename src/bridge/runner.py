@@ -8,8 +8,9 @@
 # so nothing the learner prints or writes can reach the protocol.
 #
 # Start-up time is most of what `check` costs, so this file imports nothing beyond what the
-# interpreter has already loaded: no `json` (it pulls in `re` and `enum`, which can double a
-# bare interpreter's start-up), no `types`, and `traceback` only when something raised.
+# interpreter has already loaded (and the C half of `json`): no `json` itself (it pulls in `re`
+# and `enum`, which can double a bare interpreter's start-up), no `types`, and `traceback` only
+# when something raised.
 import os
 import sys
 
@@ -109,12 +110,29 @@ sys.stdout = sys.__stdout__ = _Captured(1)
 sys.stderr = sys.__stderr__ = _Captured(2)
 sys.stdin = sys.__stdin__ = open(os.devnull, "r")
 
-# JSON out, by hand. Strings are checked for lone surrogates before they get here.
+# JSON out, by hand, in one pass that also refuses what JSON cannot carry.
 _ESCAPES = {i: f"\\u{i:04x}" for i in range(32)}
 _ESCAPES.update({ord('"'): '\\"', ord("\\"): "\\\\", 10: "\\n", 13: "\\r", 9: "\\t"})
 
 
+class _NotJson(Exception):
+    """Why a value cannot travel; `path` is filled in on the way out (`.error`, `[2]`)."""
+
+    def __init__(self, why):
+        super().__init__(why)
+        self.why = why
+        self.path = []
+
+    def describe(self, root="result"):
+        return root + "".join(reversed(self.path)) + " " + self.why
+
+
 def _quote(text):
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _NotJson(f"is a string with a lone surrogate, which is not valid text: {_repr(text)}") from None
     return '"' + text.translate(_ESCAPES) + '"'
 
 
@@ -125,26 +143,74 @@ def _encode(value):
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, int):
-        return int.__repr__(value)
-    if isinstance(value, float):
-        return float.__repr__(value)
+    if type(value) is _Raw:
+        return value
     if isinstance(value, str):
         return _quote(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(map(_encode, value)) + "]"
+    if isinstance(value, int):
+        if value.bit_length() > 1000:
+            raise _NotJson(f"is an integer with {value.bit_length()} bits, too large to carry")
+        return int.__repr__(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise _NotJson(f"is {value!r}, which JSON cannot hold")
+        return float.__repr__(value)
     if isinstance(value, dict):
-        return "{" + ",".join(_quote(k) + ":" + _encode(v) for k, v in value.items()) + "}"
-    raise TypeError(f"cannot encode a {type(value).__name__}")
+        items = []
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise _NotJson(f"has a key that is not a string: {_repr(key)}")
+            try:
+                quoted = _quote(key)
+            except _NotJson as exc:
+                exc.path.append(" key")
+                raise
+            try:
+                items.append(quoted + ":" + _encode(item))
+            except _NotJson as exc:
+                exc.path.append(f".{_text(key)}")
+                raise
+        return "{" + ",".join(items) + "}"
+    if isinstance(value, (list, tuple)):
+        items = []
+        for i, item in enumerate(value):
+            try:
+                items.append(_encode(item))
+            except _NotJson as exc:
+                exc.path.append(f"[{i}]")
+                raise
+        return "[" + ",".join(items) + "]"
+    raise _NotJson(f"is a {type(value).__name__}, which is not JSON: {_repr(value)}")
 
 
-# JSON in: the requests are written by the workshop itself with serde_json, whose output is a
-# valid Python literal once true, false and null are named. Nothing else ever reaches this.
-_LITERALS = {"__builtins__": {}, "true": True, "false": False, "null": None}
+# JSON in: the requests are written by the workshop itself with serde_json. CPython's C scanner
+# reads them in microseconds without importing `json` (and `re`); elsewhere, serde_json's output
+# is a valid Python literal once true, false and null are named, and nothing else reaches this.
+try:
+    from _json import make_scanner as _make_scanner
 
+    class _Context:
+        strict = True
+        object_hook = None
+        object_pairs_hook = None
+        parse_float = float
+        parse_int = int
+        memo = {}
 
-def _decode(line):
-    return eval(line.decode("utf-8"), _LITERALS)
+        @staticmethod
+        def parse_constant(name):
+            raise ValueError(f"unexpected {name} in a request")
+
+    _scan = _make_scanner(_Context())
+
+    def _decode(line):
+        return _scan(line.decode("utf-8"), 0)[0]
+
+except ImportError:
+    _LITERALS = {"__builtins__": {}, "true": True, "false": False, "null": None}
+
+    def _decode(line):
+        return eval(line.decode("utf-8"), _LITERALS)
 
 
 def _send(message):
@@ -158,6 +224,8 @@ def _write(encoded):
 
 def _take_output():
     end = os.lseek(1, 0, os.SEEK_CUR)
+    if end == 0 and not _state["dropped"]:
+        return "", 0
     data = os.pread(1, min(end, CAP), 0) if end > 0 else b""
     dropped = max(0, end - CAP) + _state["dropped"]
     os.lseek(1, 0, os.SEEK_SET)
@@ -209,42 +277,6 @@ def _exit_message(exc):
     return f"called sys.exit({_repr(code, 200)})"
 
 
-def _not_json(value, path="result"):
-    """Why `value` cannot travel as JSON, or None when it can."""
-    if value is None or isinstance(value, (bool, int)):
-        if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 1000:
-            return f"{path} is an integer with {value.bit_length()} bits, too large to carry"
-        return None
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            return f"{path} is {value!r}, which JSON cannot hold"
-        return None
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return f"{path} is a string with a lone surrogate, which is not valid text: {_repr(value)}"
-        return None
-    if isinstance(value, (list, tuple)):
-        for i, item in enumerate(value):
-            why = _not_json(item, f"{path}[{i}]")
-            if why:
-                return why
-        return None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return f"{path} has a key that is not a string: {_repr(key)}"
-            why = _not_json(key, f"{path} key")
-            if why:
-                return why
-            why = _not_json(item, f"{path}.{_text(key)}")
-            if why:
-                return why
-        return None
-    return f"{path} is a {type(value).__name__}, which is not JSON: {_repr(value)}"
-
-
 def _install_kit():
     """`from kit.api import Json` works with nothing installed."""
     module = type(sys)
@@ -294,6 +326,7 @@ def _load():
 
 
 def _call(module, request):
+    """The answer to one request, without its id and output; `value` is already JSON text."""
     function = getattr(module, request["fn"], None)
     if not callable(function):
         return {"ok": False, "kind": "exception", "message": f"the file no longer has a function named {request['fn']}"}
@@ -304,14 +337,18 @@ def _call(module, request):
     except BaseException as exc:
         return {"ok": False, "kind": "exception", "message": _describe(exc), "frames": _learner_frames(exc.__traceback__)}
     try:
-        why = _not_json(value)
+        return {"ok": True, "value": _Raw(_encode(value))}
+    except _NotJson as exc:
+        why = exc.describe()
     except RecursionError:
         why = "result refers to itself or nests too deeply to be JSON"
     except BaseException as exc:
         why = f"result could not be examined: {_describe(exc)}"
-    if why:
-        return {"ok": False, "kind": "not_json", "message": why}
-    return {"ok": True, "value": value}
+    return {"ok": False, "kind": "not_json", "message": why}
+
+
+class _Raw(str):
+    """JSON text already encoded, placed as it is."""
 
 
 def main():
@@ -329,16 +366,7 @@ def main():
         request = _decode(line)
         answer = _call(loaded, request)
         answer["id"] = request["id"]
-        output, dropped = _take_output()
-        answer["output"], answer["dropped"] = output, dropped
-        try:
-            encoded = _encode(answer)
-        except BaseException as exc:
-            why = f"result could not be sent: {_describe(exc)}"
-            encoded = _encode(
-                {"id": request["id"], "ok": False, "kind": "not_json", "message": why, "output": output, "dropped": dropped}
-            )
-        _write(encoded)
-
+        answer["output"], answer["dropped"] = _take_output()
+        _send(answer)
 
 main()
