@@ -207,7 +207,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub watch: bool,
     /// With --watch: look for changes by polling, for filesystems whose events do not arrive.
-    #[arg(long)]
+    #[arg(long, requires = "watch")]
     pub poll: bool,
 }
 
