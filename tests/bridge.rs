@@ -52,3 +52,27 @@ fn bridge_replaces_a_damaged_copy_of_the_runner() {
     let run = grade_with_cache(&w, cache.path());
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
 }
+
+#[test]
+fn bridge_grades_an_edit_of_the_same_size_made_right_after_a_check() {
+    // The compiled learner code is cached; an edit must never be graded from the old code, even
+    // one that keeps the file's size and lands within the same second.
+    let w = Workshop::new();
+    let cache = tempfile::tempdir().unwrap();
+    let file = w.learner("good_dict_literal.py");
+    let grade = || {
+        let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
+        cmd.env("XDG_CACHE_HOME", cache.path());
+        run(cmd)
+    };
+    assert_eq!(grade().code, 0);
+    let text = w.read(&file);
+    let edited = text.replace("category == \"transient\"", "category != \"transient\"");
+    assert_eq!(edited.len(), text.len());
+    w.write(&file, &edited);
+    let run = grade();
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(run.json()["passed"], 8);
+    w.write(&file, &text);
+    assert_eq!(grade().code, 0);
+}

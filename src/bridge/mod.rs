@@ -469,7 +469,11 @@ impl Worker {
         let request = serde_json::json!({"id": self.next_id, "fn": function, "args": args});
         let deadline = Instant::now() + cfg.timeout;
         let dead = |message: String, output: String| Call { outcome: Outcome::Exited { message }, output, dropped: 0 };
-        if writeln!(self.stdin, "{request}").and_then(|_| self.stdin.flush()).is_err() {
+        // One write per request: the pipe is unbuffered, and a formatted write would reach Python
+        // in dozens of pieces, each a wake-up.
+        let mut line = request.to_string();
+        line.push('\n');
+        if self.stdin.write_all(line.as_bytes()).is_err() {
             let death = self.death();
             return (dead(format!("the Python process had ended: {}", death.note()), death.output), false);
         }

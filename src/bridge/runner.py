@@ -14,10 +14,12 @@
 import os
 import sys
 
+_CACHE = None
 if __name__ != "__main__":
     # Imported from the workshop's cache for its bytecode: that folder is no place for the
-    # learner's own imports to look.
-    sys.path[:] = [p for p in sys.path if p != os.path.dirname(__file__)]
+    # learner's own imports to look, but it can keep the learner's compiled code too.
+    _CACHE = os.path.dirname(__file__)
+    sys.path[:] = [p for p in sys.path if p != _CACHE]
 
 LEARNER = os.path.abspath(sys.argv[1])
 CAP = int(sys.argv[2])
@@ -289,6 +291,54 @@ def _install_kit():
     sys.modules["kit.api"] = api
 
 
+# Compiling the learner's file costs more than all the calls together, so when the runner runs
+# from the cache the code object is kept there too, as Python keeps a module's bytecode. An entry
+# is keyed by the file's path and used only when the source matches byte for byte.
+_CODE_ENTRIES = 64
+
+
+def _compile_learner(source):
+    if _CACHE is None:
+        return compile(source, LEARNER, "exec")
+    import marshal
+
+    folder = os.path.join(_CACHE, "code", sys.implementation.cache_tag or "python")
+    key = 0xCBF29CE484222325
+    for byte in LEARNER.encode("utf-8", "surrogateescape"):
+        key = ((key ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    entry = os.path.join(folder, f"{key:016x}.code")
+    try:
+        with open(entry, "rb") as handle:
+            path, cached, code = marshal.loads(handle.read())
+        if path == LEARNER and cached == source:
+            return code
+    except Exception:
+        pass
+    code = compile(source, LEARNER, "exec")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        temp = f"{entry}.{os.getpid()}.tmp"
+        with open(temp, "wb") as handle:
+            handle.write(marshal.dumps((LEARNER, source, code)))
+        os.replace(temp, entry)
+        _prune(folder)
+    except Exception:
+        pass
+    return code
+
+
+def _prune(folder):
+    """Keep the newest entries only: every file checked leaves one."""
+    entries = [e for e in os.scandir(folder) if e.name.endswith(".code")]
+    if len(entries) > _CODE_ENTRIES:
+        entries.sort(key=lambda e: e.stat().st_mtime)
+        for old in entries[: len(entries) - _CODE_ENTRIES]:
+            try:
+                os.remove(old.path)
+            except OSError:
+                pass
+
+
 def _load():
     _install_kit()
     sys.path.insert(0, os.path.dirname(LEARNER))
@@ -302,7 +352,7 @@ def _load():
     except OSError as exc:
         return {"kind": "unreadable", "message": _describe(exc)}
     try:
-        code = compile(source, LEARNER, "exec")
+        code = _compile_learner(source)
         exec(code, module.__dict__)
     except SyntaxError as exc:
         if exc.filename and os.path.abspath(exc.filename) != LEARNER:
