@@ -327,6 +327,7 @@ impl Worker {
             .arg(&cfg.file)
             .arg(OUTPUT_CAP.to_string())
             .args(&cfg.functions)
+            .env(reap::MARK, reap::mark())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(for_child))

@@ -4,7 +4,10 @@
 //! (`subprocess`, `os.system`, `multiprocessing`). A process started in a new session
 //! (`start_new_session=True`, a daemon's double fork) leaves the group, so on Linux the workshop
 //! also makes itself a child subreaper: such processes are re-parented to it when their parent
-//! dies, and are found among its own children and killed too, generation after generation.
+//! dies, and are found among its own children and killed too, generation after generation. Only
+//! children whose environment carries this process's `MARK` (set on every worker, inherited by
+//! what it starts) are touched, so a process the workshop started for another reason is safe; a
+//! learner's process that execs with a scrubbed environment is beyond reach.
 
 use std::sync::Mutex;
 #[cfg(target_os = "linux")]
@@ -16,6 +19,19 @@ static WORKERS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 /// How many generations of re-parented strays are chased before giving up.
 #[cfg(target_os = "linux")]
 const GENERATIONS: usize = 32;
+
+/// The environment variable every worker, and so everything it starts, carries.
+pub const MARK: &str = "WORKSHOP_BRIDGE";
+
+/// This workshop process's value of `MARK`.
+pub fn mark() -> &'static str {
+    static VALUE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VALUE.get_or_init(|| {
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        format!("{}-{nanos}", std::process::id())
+    })
+}
 
 /// Called before a worker is spawned.
 pub fn prepare() {
@@ -63,7 +79,8 @@ fn kill_strays() {
     #[cfg(target_os = "linux")]
     for _ in 0..GENERATIONS {
         let workers = WORKERS.lock().map(|w| w.clone()).unwrap_or_default();
-        let strays: Vec<i32> = children(std::process::id()).into_iter().filter(|p| !workers.contains(p)).collect();
+        let strays: Vec<i32> =
+            children(std::process::id()).into_iter().filter(|p| !workers.contains(p) && marked(*p)).collect();
         if strays.is_empty() {
             return;
         }
@@ -94,6 +111,15 @@ fn reap(pid: i32) {
         }
         std::thread::sleep(Duration::from_millis(2));
     }
+}
+
+/// Whether a process carries this workshop's mark: it descends from one of our workers.
+#[cfg(target_os = "linux")]
+fn marked(pid: i32) -> bool {
+    let wanted = format!("{MARK}={}", mark());
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .map(|env| env.split(|&b| b == 0).any(|var| var == wanted.as_bytes()))
+        .unwrap_or(false)
 }
 
 /// The children of a process, from `/proc/<pid>/task/<tid>/children` (one list per thread).
