@@ -339,6 +339,23 @@ fn check_ends_and_leaves_no_daemon_that_holds_its_pipes() {
     assert!(!alive, "the daemon (pid {pid}) is gone");
 }
 
+#[test]
+fn check_grades_files_named_like_standard_modules() {
+    // A learner's traceback.py or os.py must neither replace the runner's modules nor expose it.
+    let w = Workshop::new();
+    w.write("learners/traceback.py", &std::fs::read_to_string(fixture("bug_retry_keyerror.py")).unwrap());
+    w.write("learners/os.py", &std::fs::read_to_string(fixture("good_dataclass.py")).unwrap());
+    let (run, report) = check_json(&w, "learners/traceback.py", &[]);
+    assert_eq!(run.code, 1);
+    assert_eq!(ids_with(&report, "fail"), ["no-retry-without-flag"]);
+    assert_eq!(
+        check(&report, "no-retry-without-flag")["message"],
+        "raised KeyError: 'isRetryable' (line 19: return error[\"isRetryable\"])"
+    );
+    let (run, _) = check_json(&w, "learners/os.py", &[]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}
+
 // No Python.
 
 #[test]

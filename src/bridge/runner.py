@@ -9,8 +9,7 @@
 #
 # Start-up time is most of what `check` costs, so this file imports nothing beyond what the
 # interpreter has already loaded (and the C half of `json`): no `json` itself (it pulls in `re`
-# and `enum`, which can double a bare interpreter's start-up), no `types`, and `traceback` only
-# when something raised.
+# and `enum`, which can double a bare interpreter's start-up), no `types`, no `traceback`.
 import os
 import sys
 
@@ -33,6 +32,8 @@ os.close(_null)
 os.dup2(2, 1)
 
 _state = {"dropped": 0, "full": False}
+# The learner's file, by line, for quoting the line a frame is on.
+_SOURCE = []
 
 
 class _Captured:
@@ -252,14 +253,17 @@ def _repr(value, limit=400):
 
 
 def _learner_frames(tb):
-    """The frames of a traceback that are in the learner's file, innermost last."""
-    import traceback
-
-    frames = [f for f in traceback.extract_tb(tb) if os.path.abspath(f.filename) == LEARNER]
-    return [
-        {"line": f.lineno, "function": _text(f.name), "code": _text((f.line or "").strip())}
-        for f in frames
-    ]
+    """The frames of a traceback that are in the learner's file, innermost last. Walked by hand:
+    the `traceback` module costs start-up time, and a learner's file could be named like it."""
+    frames = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == LEARNER:
+            line = tb.tb_lineno or 0
+            text = _SOURCE[line - 1].strip() if 0 < line <= len(_SOURCE) else ""
+            frames.append({"line": line, "function": _text(code.co_name), "code": _text(text)})
+        tb = tb.tb_next
+    return frames
 
 
 def _describe(exc):
@@ -343,6 +347,9 @@ def _load():
     _install_kit()
     sys.path.insert(0, os.path.dirname(LEARNER))
     name = os.path.splitext(os.path.basename(LEARNER))[0]
+    if name in sys.modules:
+        # A file named like a module already loaded (os.py, json.py) must not replace it.
+        name = "learner_" + name
     module = type(sys)(name)
     module.__file__ = LEARNER
     sys.modules[name] = module
@@ -351,6 +358,7 @@ def _load():
             source = handle.read()
     except OSError as exc:
         return {"kind": "unreadable", "message": _describe(exc)}
+    _SOURCE[:] = source.decode("utf-8", "replace").splitlines()
     try:
         code = _compile_learner(source)
         exec(code, module.__dict__)
@@ -418,5 +426,6 @@ def main():
         answer["id"] = request["id"]
         answer["output"], answer["dropped"] = _take_output()
         _send(answer)
+
 
 main()
