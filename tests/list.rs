@@ -136,3 +136,14 @@ fn state_file_of_the_wrong_shape_is_forgiven() {
     w.write(PROGRESS, "[1, 2, 3]");
     assert!(line_of(&w).ends_with("not started"), "{}", line_of(&w));
 }
+
+#[test]
+fn check_of_the_work_file_named_with_file_records_progress() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    let root = w.root().to_str().unwrap().to_string();
+    let mut cmd = w.command(&["--root", &root, "check", "--file", "../work/structured-errors/errors.py"]);
+    cmd.current_dir(w.path("lessons"));
+    assert_eq!(run(cmd).code, 1);
+    assert!(line_of(&w).ends_with("2 of 13 checks"), "{}", line_of(&w));
+}

@@ -84,7 +84,12 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         Format::Text => print!("{}", render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
         Format::Json => println!("{}", render::check::json(&report)),
     }
-    if file == lesson.work_file(&ctx.root) && report.status != Status::Error {
+    // Progress follows the learner's own work file, however it was named (`--file`, `..`).
+    let same = |a: &std::path::Path, b: &std::path::Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    if same(&file, &lesson.work_file(&ctx.root)) && report.status != Status::Error {
         let saved = Progress::update(&ctx.root, &lesson.id, |p| {
             p.started = true;
             p.passed = Some(report.passed);
