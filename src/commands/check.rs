@@ -72,6 +72,24 @@ pub fn grade(ctx: &Context, lesson: &Lesson, file: &std::path::Path, limit: Dura
     }
 }
 
+/// Record a grade in progress when it is of the learner's own work file, however it was named
+/// (`--file`, `..`), and the file loaded.
+pub fn save_progress(ctx: &Context, lesson: &Lesson, file: &std::path::Path, report: &Report) -> std::io::Result<()> {
+    let same = |a: &std::path::Path, b: &std::path::Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    if !same(file, &lesson.work_file(&ctx.root)) || report.status == Status::Error {
+        return Ok(());
+    }
+    Progress::update(&ctx.root, &lesson.id, |p| {
+        p.started = true;
+        p.passed = Some(report.passed);
+        p.total = Some(report.total);
+        p.green |= report.status == Status::Pass;
+    })
+}
+
 pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     if args.watch {
         return super::check_watch::run(ctx, args);
@@ -84,21 +102,8 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         Format::Text => print!("{}", render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
         Format::Json => println!("{}", render::check::json(&report)),
     }
-    // Progress follows the learner's own work file, however it was named (`--file`, `..`).
-    let same = |a: &std::path::Path, b: &std::path::Path| match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    };
-    if same(&file, &lesson.work_file(&ctx.root)) && report.status != Status::Error {
-        let saved = Progress::update(&ctx.root, &lesson.id, |p| {
-            p.started = true;
-            p.passed = Some(report.passed);
-            p.total = Some(report.total);
-            p.green |= report.status == Status::Pass;
-        });
-        if let Err(e) = saved {
-            eprintln!("warning: progress was not saved ({e}); the grade above stands.");
-        }
+    if let Err(e) = save_progress(ctx, &lesson, &file, &report) {
+        eprintln!("warning: progress was not saved ({e}); the grade above stands.");
     }
     Ok(match report.status {
         Status::Pass => EXIT_SUCCESS,

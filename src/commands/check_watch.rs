@@ -34,7 +34,6 @@ use crate::error::{Error, EXIT_SUCCESS};
 use crate::harness::Code;
 use crate::lesson::Lesson;
 use crate::player::terminal;
-use crate::progress::Progress;
 use crate::render;
 use crate::watcher::{self, Change, Fingerprint, Staleness};
 
@@ -453,16 +452,7 @@ impl<'a> Session<'a> {
     }
 
     fn save_progress(&self, report: &Report) {
-        if self.file != self.lesson.work_file(&self.ctx.root) || report.status == Status::Error {
-            return;
-        }
-        let saved = Progress::update(&self.ctx.root, &self.lesson.id, |p| {
-            p.started = true;
-            p.passed = Some(report.passed);
-            p.total = Some(report.total);
-            p.green |= report.status == Status::Pass;
-        });
-        if let Err(e) = saved {
+        if let Err(e) = super::check::save_progress(self.ctx, self.lesson, &self.file, report) {
             self.output.show(&format!("warning: progress was not saved ({e}); the grade stands.\n"));
         }
     }
