@@ -165,7 +165,10 @@ fn check_reports_sys_exit_in_a_call_with_its_line() {
     let (run, report) = check_json(&w, &file, &[]);
     assert_eq!(run.code, 1);
     assert_eq!(ids_with(&report, "fail"), ["no-retry-refusals", "harness-not-yours"]);
-    assert_eq!(check(&report, "no-retry-refusals")["message"], "called sys.exit(4) (line 22: sys.exit(4))");
+    assert_eq!(
+        check(&report, "no-retry-refusals")["message"],
+        "called sys.exit(4) (learners/bad_sys_exit_in_call.py, line 22: sys.exit(4))"
+    );
 }
 
 #[test]
@@ -202,7 +205,7 @@ fn check_closes_stdin_so_reading_it_never_hangs() {
     let failed = check(&report, "no-retry-without-flag");
     assert_eq!(
         failed["message"],
-        "raised EOFError: EOF when reading a line (line 24: answer = input(\"Retry this one? [y/n] \"))"
+        "raised EOFError: EOF when reading a line (learners/bad_reads_stdin.py, line 24: answer = input(\"Retry this one? [y/n] \"))"
     );
     assert_eq!(failed["output"], "Retry this one? [y/n] ");
 }
@@ -350,7 +353,7 @@ fn check_grades_files_named_like_standard_modules() {
     assert_eq!(ids_with(&report, "fail"), ["no-retry-without-flag"]);
     assert_eq!(
         check(&report, "no-retry-without-flag")["message"],
-        "raised KeyError: 'isRetryable' (line 19: return error[\"isRetryable\"])"
+        "raised KeyError: 'isRetryable' (learners/traceback.py, line 19: return error[\"isRetryable\"])"
     );
     let (run, _) = check_json(&w, "learners/os.py", &[]);
     assert_eq!(run.code, 0, "{}", run.stdout);

@@ -102,6 +102,8 @@ pub fn seconds(d: Duration) -> String {
 /// Where in the learner's file something happened.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
+    /// The file as messages name it.
+    pub file: String,
     pub line: u32,
     pub function: Option<String>,
     pub code: String,
@@ -139,7 +141,7 @@ impl Outcome {
         match self {
             Outcome::Returned(_) => None,
             Outcome::Raised { message, location } => Some(match location {
-                Some(at) => format!("raised {message} (line {}: {})", at.line, at.code),
+                Some(at) => format!("raised {message} ({}, line {}: {})", at.file, at.line, at.code),
                 None => format!("raised {message}"),
             }),
             Outcome::NotJson { message } => Some(format!("returned a value that is not JSON: {message}")),
@@ -233,8 +235,9 @@ struct LoadReport {
     frames: Vec<Frame>,
 }
 
-fn location(frames: &[Frame]) -> Option<Location> {
+fn location(frames: &[Frame], file: &str) -> Option<Location> {
     frames.last().map(|f| Location {
+        file: file.to_string(),
         line: f.line,
         function: (f.function != "<module>").then(|| f.function.clone()),
         code: f.code.clone(),
@@ -500,12 +503,12 @@ impl Worker {
                     match answer.kind.as_deref() {
                         Some("not_json") => Outcome::NotJson { message },
                         Some("exit") => Outcome::Exited {
-                            message: match location(&answer.frames) {
-                                Some(at) => format!("{message} (line {}: {})", at.line, at.code),
+                            message: match location(&answer.frames, &cfg.shown_as) {
+                                Some(at) => format!("{message} ({}, line {}: {})", at.file, at.line, at.code),
                                 None => message,
                             },
                         },
-                        _ => Outcome::Raised { message, location: location(&answer.frames) },
+                        _ => Outcome::Raised { message, location: location(&answer.frames, &cfg.shown_as) },
                     }
                 };
                 (Call { outcome, output: answer.output, dropped: answer.dropped }, true)
@@ -565,7 +568,7 @@ fn load_error(cfg: &BridgeConfig, report: LoadReport) -> LoadError {
                 "exit" => LoadKind::Exit,
                 _ => LoadKind::Exception,
             };
-            let at = match location(&report.frames) {
+            let at = match location(&report.frames, &cfg.shown_as) {
                 Some(l) => format!(", line {}: {}\n    {}", l.line, report.message, l.code),
                 None => format!(": {}", report.message),
             };
