@@ -126,7 +126,7 @@ pub fn validate_id(id: &str) -> Result<(), Error> {
         || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if bad {
         return Err(Error::usage(format!(
-            "'{id}' is not a lesson id: ids are plain names such as structured-errors, with no path in them. Run `workshop list` to see them."
+            "'{id}' is not a lesson id: ids are plain names such as structured-errors, with no path in them. Run ./workshop list to see them."
         )));
     }
     Ok(())

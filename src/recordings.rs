@@ -84,7 +84,7 @@ pub fn key(request: &Value) -> String {
 }
 
 const RECORD_AGAIN: &str =
-    "Restore the file with git checkout, or make it again with `workshop record`; do not edit recordings by hand";
+    "Restore the file with git checkout, or make it again with ./workshop record; do not edit recordings by hand";
 
 /// Where a recorded turn came from. Shown by the player on every turn.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -149,7 +149,7 @@ impl Cassette {
         let dir = path.parent().and_then(Path::parent).unwrap_or(path);
         if !dir.is_dir() {
             return Err(Error::usage(format!(
-                "there are no recordings for this lesson: {} is missing. Restore it (git checkout -- recordings) or make it with `workshop record`.",
+                "there are no recordings for this lesson: {} is missing. Restore it (git checkout -- recordings) or make it with ./workshop record.",
                 crate::root::shown(root, dir)
             )));
         }
@@ -157,7 +157,7 @@ impl Cassette {
             Ok(bytes) => String::from_utf8(bytes).map_err(|_| Error::corrupt(path, "is not UTF-8 text"))?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(Error::usage(format!(
-                    "{shown} is missing, so this ticket has no recorded turns. Restore it (git checkout -- recordings) or make it with `workshop record`."
+                    "{shown} is missing, so this ticket has no recorded turns. Restore it (git checkout -- recordings) or make it with ./workshop record."
                 )))
             }
             Err(e) => return Err(Error::io(format!("could not read {shown}"), e)),
@@ -175,7 +175,7 @@ impl Cassette {
             })?;
             let expected = key(&entry.request);
             if entry.key != expected {
-                return Err(at("its key does not match its request: the request was edited by hand. Record it again with `workshop record` instead of editing it.".into()));
+                return Err(at("its key does not match its request: the request was edited by hand. Record it again with ./workshop record instead of editing it.".into()));
             }
             messages::check_request(&entry.request)
                 .map_err(|why| at(format!("the recorded request breaks the tool-use rules: {why}. {RECORD_AGAIN}")))?;
