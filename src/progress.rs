@@ -57,7 +57,20 @@ impl Progress {
 
     /// Read, change one lesson's entry, write back. Progress is a convenience: failures to save
     /// are reported by the caller as a warning, never as a failed command.
+    /// Two commands at once (a `check` and a `hint`) take turns, so neither loses the other's
+    /// change: the read-change-write happens under an exclusive lock on `work/.progress.lock`.
     pub fn update(root: &Path, lesson: &str, change: impl FnOnce(&mut LessonProgress)) -> std::io::Result<()> {
+        use std::os::fd::AsRawFd;
+        let target = path(root);
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let lock =
+            std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(target.with_extension("lock"))?;
+        // SAFETY: flock(2) on a descriptor we own; the lock is released when `lock` is closed.
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
         let mut progress = Progress::read(root);
         change(progress.lessons.entry(lesson.to_string()).or_default());
         progress.write(root)
