@@ -1,9 +1,13 @@
 //! The player of `watch`: its screens as `TestBackend` snapshots (plain styles), and its event
 //! loop driven by scripted keys, ticks and resizes, with the real lesson, Python and recordings.
+//! Replays are computed on the player's worker thread: after each scripted message the tests
+//! feed the loop the replays it waits for, so every script runs the same way every time.
 
 mod common;
 use common::*;
 
+use std::path::Path;
+use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -37,22 +41,58 @@ fn options(code: usize) -> Options {
 struct Player<'c> {
     app: App<LessonSource<'c>>,
     term: Terminal<TestBackend>,
+    /// Where the worker sends finished replays (the player's channel, in a terminal).
+    results: Receiver<Msg>,
+    quit: bool,
 }
 
 impl<'c> Player<'c> {
+    /// A player whose first replay has arrived.
     fn new(ctx: &'c Context, options: Options, width: u16, height: u16) -> Player<'c> {
-        let lesson = ctx.lesson(Some("structured-errors")).expect("the lesson loads");
-        let source = LessonSource::new(ctx, lesson, Duration::from_secs(2), None);
-        let app = App::new(source, options);
-        let term = Terminal::new(TestBackend::new(width, height)).expect("a test terminal");
-        let mut p = Player { app, term };
+        let mut p = Player::starting(ctx, options, width, height, Duration::from_secs(2));
         p.send(vec![]);
         p
     }
 
-    /// Run the event loop over these messages (it draws first, then after every change).
+    /// A player that has asked for its first replay, with this deadline per call.
+    fn starting(ctx: &'c Context, options: Options, width: u16, height: u16, limit: Duration) -> Player<'c> {
+        let lesson = ctx.lesson(Some("structured-errors")).expect("the lesson loads");
+        let (tx, results) = mpsc::channel();
+        let source = LessonSource::new(ctx, lesson, limit, None, tx).expect("the worker starts");
+        let app = App::new(source, options);
+        let term = Terminal::new(TestBackend::new(width, height)).expect("a test terminal");
+        Player { app, term, results, quit: false }
+    }
+
+    /// Run the event loop over these messages (it draws first, then after every change); after
+    /// each one, wait for the replays it asked for and run the loop over them too.
     fn send(&mut self, msgs: Vec<Msg>) {
-        player::drive(&mut self.app, &mut self.term, &Theme::plain(), msgs).expect("drawing never fails");
+        self.drive(vec![]);
+        self.settle();
+        for msg in msgs {
+            if self.quit {
+                return;
+            }
+            self.drive(vec![msg]);
+            self.settle();
+        }
+    }
+
+    fn drive(&mut self, msgs: Vec<Msg>) {
+        let quit = player::drive(&mut self.app, &mut self.term, &Theme::plain(), msgs).expect("drawing never fails");
+        self.quit |= quit;
+    }
+
+    /// Feed the loop the worker's results until the screen waits for none.
+    fn settle(&mut self) {
+        while self.app.replaying() && !self.quit {
+            let result = self.next_result();
+            self.drive(vec![result]);
+        }
+    }
+
+    fn next_result(&self) -> Msg {
+        self.results.recv_timeout(Duration::from_secs(60)).expect("the worker sends the replay")
     }
 
     fn keys(&mut self, keys: &str) {
@@ -411,6 +451,88 @@ fn player_redraws_at_the_new_size_on_resize() {
     assert!(p.screen().contains("30×8"), "{}", p.screen());
 }
 
+// ---- a learner's file that loops forever -----------------------------------------------------
+
+/// A learner's file whose `fail` never returns; it touches `marker` first, so a test knows the
+/// worker is inside the endless call.
+fn looping_file(marker: &Path) -> String {
+    format!(
+        "def fail(category, message):\n    open({marker:?}, 'w').close()\n    while True:\n        pass\n\n\ndef should_retry(error):\n    return True\n"
+    )
+}
+
+fn wait_for(marker: &Path) {
+    let until = Instant::now() + Duration::from_secs(60);
+    while !marker.exists() {
+        assert!(Instant::now() < until, "the replay never reached the looping call");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Whether a process whose command line names this file runs.
+fn running(file: &Path) -> bool {
+    let found = std::process::Command::new("pgrep").arg("-f").arg(file).output().expect("pgrep runs");
+    found.status.success()
+}
+
+#[test]
+fn player_quits_at_once_while_a_looping_file_replays_and_leaves_no_python() {
+    let ws = Workshop::new();
+    let marker = ws.path("fail-was-called");
+    ws.write("work/structured-errors/errors.py", &looping_file(&marker));
+    let file = ws.path("work/structured-errors/errors.py");
+    let ctx = context(&ws);
+    // A deadline far longer than the test: waiting for it anywhere would show.
+    let limit = Duration::from_secs(120);
+    let mut p = Player::starting(&ctx, Options { predict: false, ..options(YOURS) }, 100, 24, limit);
+    wait_for(&marker);
+    p.drive(vec![key('j')]);
+    assert_eq!(p.app.ticket, 1, "a key is handled while the replay runs");
+    let screen = p.screen();
+    assert!(screen.contains("replaying with yours"), "the status says what is being replayed:\n{screen}");
+    p.drive(vec![key('q'), key('k')]);
+    assert!(p.quit);
+    assert_eq!(p.app.ticket, 1, "q ended the loop before the next key");
+    assert!(p.app.replaying());
+    assert!(
+        matches!(p.results.try_recv(), Err(TryRecvError::Empty)),
+        "the loop returned after q before the worker finished"
+    );
+    assert!(running(&file), "until the player goes, Python is in the endless call");
+    let began = Instant::now();
+    drop(p);
+    assert!(began.elapsed() < limit / 4, "the player went without waiting out the call's deadline");
+    assert!(!running(&file), "no Python process runs the learner's file after the player is gone");
+}
+
+#[test]
+fn player_a_switch_during_a_slow_replay_wins_over_the_stale_result() {
+    let ws = Workshop::new();
+    let marker = ws.path("fail-was-called");
+    ws.write("work/structured-errors/errors.py", &looping_file(&marker));
+    let ctx = context(&ws);
+    // A short deadline, so the stale replay with yours ends after a few calls.
+    let limit = Duration::from_millis(300);
+    let mut p = Player::starting(&ctx, Options { predict: false, ..options(YOURS) }, 100, 30, limit);
+    wait_for(&marker);
+    p.drive(vec![key('c')]);
+    assert_eq!(p.app.code, STARTER, "from yours, c goes round to the starter");
+    assert!(p.screen().contains("replaying with starter"), "{}", p.screen());
+    // The worker runs one replay at a time: the one with yours, asked for first, comes first.
+    let stale = p.next_result();
+    assert!(matches!(&stale, Msg::Replayed(r) if r.key.code == YOURS), "{stale:?}");
+    p.drive(vec![stale]);
+    assert!(p.app.replaying(), "the stale replay is not shown");
+    assert!(p.screen().contains("replaying with starter"), "{}", p.screen());
+    let fresh = p.next_result();
+    p.drive(vec![fresh]);
+    assert!(!p.app.replaying());
+    p.send(vec![to_the_end()]);
+    assert_eq!(p.app.show.as_ref().map(|s| s.runs[0].code.as_str()), Ok("starter"));
+    let screen = p.screen();
+    assert!(screen.contains("[starter]") && screen.contains("Tried 3 times"), "{screen}");
+}
+
 // ---- benchmark (not a timed test: run it to see the figures) ----------------------------------
 
 /// Key press to a finished redraw, on the render path: `update` plus `draw` into a terminal
@@ -427,23 +549,34 @@ fn bench_key_to_redraw() {
     for (w, h) in [(60u16, 20u16), (140, 45)] {
         // A fresh session per size: no Python started and no replay cached yet.
         let lesson = ctx.lesson(Some("structured-errors")).unwrap();
-        let mut source = LessonSource::new(&ctx, lesson, Duration::from_secs(2), None);
-        // As `watch` does before it takes over the screen.
+        let (tx, results) = mpsc::channel();
+        // The worker starts Python for every code, then computes the first replay.
         let began = Instant::now();
-        source.warm();
-        println!("start-up at {w}x{h}: Python for every code in {:.0} ms", began.elapsed().as_secs_f64() * 1e3);
+        let source = LessonSource::new(&ctx, lesson, Duration::from_secs(2), None, tx).unwrap();
         let mut app = App::new(source, Options { predict: false, ..options(STRUCTURED) });
+        while app.replaying() {
+            app.update(results.recv().unwrap());
+        }
+        println!(
+            "start-up at {w}x{h}: Python for every code and the first replay in {:.0} ms",
+            began.elapsed().as_secs_f64() * 1e3
+        );
         // The escape sequences are produced as for a terminal, then dropped.
         let backend = CrosstermBackend::new(std::io::sink());
         let viewport = Viewport::Fixed(Rect::new(0, 0, w, h));
         let mut term = Terminal::with_options(backend, TerminalOptions { viewport }).unwrap();
         let theme = Theme::new(Styles::colored(), Glyphs::UNICODE);
         // Every ticket in both runtimes and two codes: the first time, a key that changes the
-        // replay runs it (Python and the recordings); after that it comes from the cache.
+        // replay has the worker run it (Python and the recordings), and the figure is the time
+        // until it is drawn; after that it comes from the cache.
         let mut cold = Vec::new();
         for c in "jjjjjjrjjjjjjcjjjjjjrjjjjjj".chars() {
             let began = Instant::now();
-            if app.update(key(c)) == Flow::Redraw {
+            let mut flow = app.update(key(c));
+            while app.replaying() {
+                flow = app.update(results.recv().unwrap());
+            }
+            if flow == Flow::Redraw {
                 term.draw(|frame| player::ui::draw(frame, &app, &theme)).unwrap();
             }
             cold.push(began.elapsed());

@@ -11,8 +11,8 @@ use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
@@ -61,6 +61,29 @@ fn cached_runner() -> Option<String> {
 
 /// How much of the learner's output one call keeps.
 pub const OUTPUT_CAP: usize = 8 * 1024;
+
+/// How often a wait looks up to see whether the bridge was stopped.
+const STOP_CHECK: Duration = Duration::from_millis(20);
+
+/// Set from another thread, it ends a bridge's Python within a moment: the wait running then
+/// ends (a call as `Unavailable`, a load as an error) and no new process starts. For a caller
+/// that must quit without waiting out a deadline (the player, on `q`).
+#[derive(Clone, Debug, Default)]
+pub struct Stop(Arc<AtomicBool>);
+
+impl Stop {
+    pub fn stop(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+fn stopped_message() -> String {
+    "stopped: the workshop is quitting".into()
+}
 
 /// Loading gets the call deadline plus this, for the interpreter's own start-up on a busy machine.
 const STARTUP_ALLOWANCE: Duration = Duration::from_secs(2);
@@ -255,12 +278,14 @@ struct Worker {
     capture: File,
     next_id: u64,
     load_output: String,
+    stop: Stop,
 }
 
 enum Wait {
     Line(String),
     Died(Death),
     TimedOut,
+    Stopped,
 }
 
 /// How a process ended, and what it wrote that the runner had not yet handed back.
@@ -298,17 +323,20 @@ static CAPTURE_COUNTER: AtomicU64 = AtomicU64::new(0);
 impl Worker {
     /// Start Python on the cached runner; if that interpreter cannot import it (the cache went
     /// away, an odd file system), once more with the runner's source.
-    fn spawn(cfg: &BridgeConfig) -> Result<Worker, LoadError> {
+    fn spawn(cfg: &BridgeConfig, stop: &Stop) -> Result<Worker, LoadError> {
         let code = runner_code();
-        match Worker::spawn_with(cfg, code) {
-            Err(e) if e.kind == LoadKind::NoPython && code != RUNNER => Worker::spawn_with(cfg, RUNNER),
+        match Worker::spawn_with(cfg, code, stop) {
+            Err(e) if e.kind == LoadKind::NoPython && code != RUNNER => Worker::spawn_with(cfg, RUNNER, stop),
             other => other,
         }
     }
 
-    fn spawn_with(cfg: &BridgeConfig, code: &str) -> Result<Worker, LoadError> {
+    fn spawn_with(cfg: &BridgeConfig, code: &str, stop: &Stop) -> Result<Worker, LoadError> {
         let started = Instant::now();
         let fail = |kind, message: String| LoadError { kind, message, output: String::new() };
+        if stop.is_stopped() {
+            return Err(fail(LoadKind::Died, stopped_message()));
+        }
         let capture_path = std::env::temp_dir().join(format!(
             "workshop-{}-{}.out",
             std::process::id(),
@@ -358,6 +386,7 @@ impl Worker {
             capture,
             next_id: 0,
             load_output: String::new(),
+            stop: stop.clone(),
         };
         let deadline = started + cfg.timeout + STARTUP_ALLOWANCE;
         // The runner says hello before it touches the learner's file, so an interpreter that is
@@ -371,6 +400,10 @@ impl Worker {
                 let last = death.output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
                 let why = if last.is_empty() { death.plain() } else { format!("{}: {last}", death.plain()) };
                 return Err(fail(LoadKind::NoPython, no_python(&cfg.python, &why)));
+            }
+            Wait::Stopped => {
+                kill_group(&mut worker.child);
+                return Err(fail(LoadKind::Died, stopped_message()));
             }
             Wait::TimedOut => {
                 return Err(fail(
@@ -403,6 +436,10 @@ impl Worker {
                     output: death.output,
                 })
             }
+            Wait::Stopped => {
+                kill_group(&mut worker.child);
+                return Err(fail(LoadKind::Died, stopped_message()));
+            }
         };
         let answer: Answer = serde_json::from_str(&line)
             .map_err(|e| fail(LoadKind::Died, format!("the Python runner answered something unreadable: {e}")))?;
@@ -424,12 +461,16 @@ impl Worker {
                 let line: Vec<u8> = self.pending.drain(..=end).collect();
                 return Wait::Line(String::from_utf8_lossy(&line[..end]).into_owned());
             }
+            if self.stop.is_stopped() {
+                return Wait::Stopped;
+            }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Wait::TimedOut;
             }
             let mut fds = libc::pollfd { fd: self.answers.as_raw_fd(), events: libc::POLLIN, revents: 0 };
-            let millis = libc::c_int::try_from(left.as_millis().max(1)).unwrap_or(libc::c_int::MAX);
+            let slice = left.min(STOP_CHECK);
+            let millis = libc::c_int::try_from(slice.as_millis().max(1)).unwrap_or(libc::c_int::MAX);
             // SAFETY: poll(2) on one valid pollfd that lives for the call.
             let ready = unsafe { libc::poll(&mut fds, 1, millis) };
             if ready < 0 {
@@ -492,6 +533,15 @@ impl Worker {
             Wait::Died(death) => {
                 let message = format!("the Python process ended during the call: {}", death.note());
                 return (dead(message, death.output), false);
+            }
+            Wait::Stopped => {
+                kill_group(&mut self.child);
+                let call = Call {
+                    outcome: Outcome::Unavailable { message: stopped_message() },
+                    output: String::new(),
+                    dropped: 0,
+                };
+                return (call, false);
             }
         };
         match serde_json::from_str::<Answer>(&line) {
@@ -582,6 +632,7 @@ fn load_error(cfg: &BridgeConfig, report: LoadReport) -> LoadError {
 pub struct Bridge {
     cfg: BridgeConfig,
     worker: Option<Worker>,
+    stop: Stop,
     /// What the file printed while it first loaded.
     pub load_output: String,
 }
@@ -589,9 +640,14 @@ pub struct Bridge {
 impl Bridge {
     /// Start Python and load the learner's file.
     pub fn start(cfg: BridgeConfig) -> Result<Bridge, LoadError> {
-        let mut worker = Worker::spawn(&cfg)?;
+        Bridge::start_stoppable(cfg, Stop::default())
+    }
+
+    /// As `start`, ending (loading included) as soon as `stop` is set.
+    pub fn start_stoppable(cfg: BridgeConfig, stop: Stop) -> Result<Bridge, LoadError> {
+        let mut worker = Worker::spawn(&cfg, &stop)?;
         let load_output = std::mem::take(&mut worker.load_output);
-        Ok(Bridge { cfg, worker: Some(worker), load_output })
+        Ok(Bridge { cfg, worker: Some(worker), stop, load_output })
     }
 
     pub fn config(&self) -> &BridgeConfig {
@@ -602,7 +658,7 @@ impl Bridge {
     pub fn call(&mut self, function: &str, args: &[Value]) -> Call {
         let worker = match self.worker.take() {
             Some(worker) => worker,
-            None => match Worker::spawn(&self.cfg) {
+            None => match Worker::spawn(&self.cfg, &self.stop) {
                 Ok(worker) => worker,
                 Err(e) => {
                     let message = format!("could not reload after the last call ended the process: {}", e.message);

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::agent::{self, Runtime};
-use crate::bridge::{Bridge, BridgeConfig, LoadError};
+use crate::bridge::{Bridge, BridgeConfig, LoadError, Stop};
 use crate::commands::Context;
 use crate::error::Error;
 use crate::lesson::{Lesson, Ticket};
@@ -81,13 +81,25 @@ impl CodeChoice {
 
 /// Start Python with a code file loaded.
 pub fn open(ctx: &Context, lesson: &Lesson, file: &std::path::Path, limit: Duration) -> Result<Bridge, LoadError> {
-    Bridge::start(BridgeConfig {
+    open_stoppable(ctx, lesson, file, limit, Stop::default())
+}
+
+/// As `open`, for a caller that may have to end Python from another thread (see `Stop`).
+pub fn open_stoppable(
+    ctx: &Context,
+    lesson: &Lesson,
+    file: &std::path::Path,
+    limit: Duration,
+    stop: Stop,
+) -> Result<Bridge, LoadError> {
+    let cfg = BridgeConfig {
         python: BridgeConfig::default_python(),
         file: file.to_path_buf(),
         shown_as: ctx.shown(file),
         functions: lesson.functions.clone(),
         timeout: limit,
-    })
+    };
+    Bridge::start_stoppable(cfg, stop)
 }
 
 /// The recorded turns of a ticket in a runtime, validated.

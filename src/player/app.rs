@@ -9,16 +9,19 @@ use crossterm::event::{Event as TermEvent, KeyEvent};
 use crate::agent::Runtime;
 use crate::player::keys::{self, Action};
 use crate::player::predict::{Guess, Question};
-use crate::player::source::Source;
+use crate::player::source::{Key, Replayed, Source};
 use crate::replay::{self, Event, Replay};
 
-/// Everything the event loop reacts to, from the key reader, the ticker and resizes.
+/// Everything the event loop reacts to, from the key reader, the ticker, resizes and the worker
+/// that computes replays.
 #[derive(Clone, Debug)]
 pub enum Msg {
     Key(KeyEvent),
     Resize(u16, u16),
     /// Time passed: this much since the last tick.
     Tick(Duration),
+    /// A replay the worker finished; maybe one asked for before the last switch.
+    Replayed(Box<Replayed>),
 }
 
 impl Msg {
@@ -135,6 +138,9 @@ pub struct Options {
     pub expand: bool,
 }
 
+/// The note for keys that need cards while there are none yet.
+const STILL_REPLAYING: &str = "Still replaying: the cards come when it is done.";
+
 pub const MIN_SPEED: f64 = 0.125;
 pub const MAX_SPEED: f64 = 64.0;
 
@@ -146,6 +152,8 @@ pub struct App<S: Source> {
     pub compare: bool,
     /// What is on screen, or why nothing could be replayed.
     pub show: Result<Show, String>,
+    /// While the worker computes: the replays the next show needs, those already here filled.
+    pending: Vec<(Key, Option<Replay>)>,
     /// How many items are revealed.
     pub shown: usize,
     /// Time spent on the newest item, scaled by speed.
@@ -173,6 +181,7 @@ impl<S: Source> App<S> {
             runtime: options.runtime,
             compare: options.compare,
             show: Err(String::new()),
+            pending: Vec::new(),
             shown: 0,
             clock: Duration::ZERO,
             paused: false,
@@ -191,7 +200,7 @@ impl<S: Source> App<S> {
     }
 
     /// The codes this replay runs: one, or the starter and the other for compare.
-    fn codes_to_run(&self) -> Vec<usize> {
+    pub fn codes_to_run(&self) -> Vec<usize> {
         if !self.compare {
             return vec![self.code];
         }
@@ -201,11 +210,60 @@ impl<S: Source> App<S> {
         vec![0, other]
     }
 
-    /// Run the current ticket with the current switches and start revealing from the top.
+    /// Replay the current ticket with the current switches: at once from the cache, else when
+    /// the worker has computed what is missing (see `Msg::Replayed`). The keys work meanwhile.
     pub fn replay(&mut self) {
-        let codes = self.codes_to_run();
-        let runs: Result<Vec<Replay>, String> =
-            codes.iter().map(|&c| self.source.play(self.ticket, c, self.runtime)).collect();
+        let (ticket, runtime) = (self.ticket, self.runtime);
+        let keys = self.codes_to_run().into_iter().map(|code| Key { ticket, code, runtime });
+        self.pending = keys.map(|key| (key, self.source.cached(key))).collect();
+        self.guess = None;
+        self.question = None;
+        let missing: Vec<Key> = self.pending.iter().filter(|(_, r)| r.is_none()).map(|(k, _)| *k).collect();
+        let ready = missing.is_empty();
+        // Asked even when empty: it drops the requests of earlier switches that have not started.
+        self.source.request(missing);
+        if ready {
+            self.present_pending();
+        }
+    }
+
+    /// Whether the worker is computing what the screen should show.
+    pub fn replaying(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// A replay arrived: keep it, and show it when the screen waits for it. One asked for
+    /// before the last switch is only kept.
+    fn arrived(&mut self, done: Replayed) -> Flow {
+        self.source.keep(&done);
+        let Some(slot) = self.pending.iter().position(|(k, r)| *k == done.key && r.is_none()) else {
+            return Flow::Idle;
+        };
+        match done.replay {
+            Ok(replay) => {
+                self.pending[slot].1 = Some(replay);
+                if self.pending.iter().all(|(_, r)| r.is_some()) {
+                    self.present_pending();
+                }
+            }
+            Err(why) => {
+                self.pending.clear();
+                self.present(Err(why));
+            }
+        }
+        Flow::Redraw
+    }
+
+    fn present_pending(&mut self) {
+        let runs = std::mem::take(&mut self.pending).into_iter().filter_map(|(_, r)| r).collect();
+        self.present(Ok(runs));
+    }
+
+    /// Show these runs and start revealing from the top.
+    fn present(&mut self, runs: Result<Vec<Replay>, String>) {
+        if self.note.as_deref() == Some(STILL_REPLAYING) {
+            self.note = None;
+        }
         self.show = runs.map(Show::new);
         self.shown = usize::from(self.show.as_ref().is_ok_and(|s| !s.items.is_empty()));
         self.clock = Duration::ZERO;
@@ -214,7 +272,7 @@ impl<S: Source> App<S> {
         self.guess = None;
         self.question = None;
         let ticket = self.ticket_id().to_string();
-        if self.predict && codes[0] == 0 && !self.asked.contains(&ticket) {
+        if self.predict && self.codes_to_run()[0] == 0 && !self.asked.contains(&ticket) {
             if let Ok(show) = &self.show {
                 self.question = Some(Question::for_run(&show.runs[0], self.runtime));
             }
@@ -251,7 +309,7 @@ impl<S: Source> App<S> {
 
     /// Let time pass: reveal what is due. True when something new is on screen.
     fn advance(&mut self, dt: Duration) -> bool {
-        if self.paused || self.help || self.question.is_some() || self.finished() {
+        if self.paused || self.help || self.question.is_some() || self.replaying() || self.finished() {
             return false;
         }
         let Ok(show) = &self.show else { return false };
@@ -278,6 +336,7 @@ impl<S: Source> App<S> {
                 }
             }
             Msg::Resize(..) => Flow::Redraw,
+            Msg::Replayed(done) => self.arrived(*done),
             Msg::Key(key) => match keys::action(key) {
                 Some(action) => self.act(action),
                 None => Flow::Idle,
@@ -322,6 +381,12 @@ impl<S: Source> App<S> {
                 }
                 _ => {}
             }
+        }
+        if self.replaying()
+            && matches!(action, Action::Pause | Action::Step | Action::StepBack | Action::Expand | Action::Answer(_))
+        {
+            self.note = Some(STILL_REPLAYING.into());
+            return Flow::Redraw;
         }
         match action {
             Action::Quit => return Flow::Quit,

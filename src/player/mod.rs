@@ -1,11 +1,12 @@
 //! The full-screen player for `watch`: one event loop over one channel. The key reader, the
-//! ticker and resizes all send a [`Msg`]; [`App::update`] decides what changes; [`ui::draw`]
-//! draws. Tests drive [`drive`] with scripted messages and a `TestBackend`.
+//! ticker, resizes and the worker thread that computes replays all send a [`Msg`];
+//! [`App::update`] decides what changes; [`ui::draw`] draws. Tests drive [`drive`] with
+//! scripted messages and a `TestBackend`, and feed it the worker's results as they come.
 //!
 //! - `app.rs`: the state and every change to it (no terminal).
 //! - `ui.rs`: drawing, a pure function of the state.
 //! - `keys.rs`: what each key means.
-//! - `source.rs`: where replays come from (the real runtimes and recordings).
+//! - `source.rs`: where replays come from (the real runtimes and recordings, on a worker thread).
 //! - `predict.rs`: the question asked before a first starter replay.
 //! - `terminal.rs`: raw mode as a guard, the panic hook, the reader and ticker threads.
 
@@ -36,25 +37,25 @@ use crate::error::{Error, EXIT_SUCCESS};
 /// How often time moves the replay on: often enough to look smooth, rare enough to cost nothing.
 pub const TICK: Duration = Duration::from_millis(40);
 
-/// Draw, then for each message update and redraw when something changed, until quit or the
-/// messages end.
+/// Draw, then for each message update and redraw when something changed, until quit (true) or
+/// the messages end (false).
 pub fn drive<B: Backend, S: Source>(
     app: &mut App<S>,
     terminal: &mut Terminal<B>,
     theme: &Theme,
     msgs: impl IntoIterator<Item = Msg>,
-) -> Result<(), B::Error> {
+) -> Result<bool, B::Error> {
     terminal.draw(|frame| ui::draw(frame, app, theme))?;
     for msg in msgs {
         match app.update(msg) {
-            Flow::Quit => break,
+            Flow::Quit => return Ok(true),
             Flow::Idle => {}
             Flow::Redraw => {
                 terminal.draw(|frame| ui::draw(frame, app, theme))?;
             }
         }
     }
-    Ok(())
+    Ok(false)
 }
 
 pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
@@ -80,8 +81,9 @@ pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
         CodeChoice::Path(path) => Some(path.clone()),
         _ => None,
     };
-    let mut source = LessonSource::new(ctx, lesson, limit, extra);
-    source.warm();
+    let (tx, rx) = mpsc::channel();
+    let source = LessonSource::new(ctx, lesson, limit, extra, tx.clone())
+        .map_err(|e| Error::io("could not start the thread that replays tickets", e))?;
     let code = source.index_of(&choice).unwrap_or(0);
     let options = Options {
         code,
@@ -95,16 +97,23 @@ pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let mut app = App::new(source, options);
 
     let screen = terminal::Screen::enter(true).map_err(|e| Error::io("could not take over the terminal", e))?;
-    let result = event_loop(&mut app, &theme);
+    let result = event_loop(&mut app, &theme, tx, rx);
     drop(screen);
+    // With the terminal back: stop the worker and its Python processes, whatever they are doing.
+    drop(app);
     result.map_err(|e| Error::io("the terminal failed", e))?;
     Ok(EXIT_SUCCESS)
 }
 
-fn event_loop<S: Source>(app: &mut App<S>, theme: &Theme) -> std::io::Result<()> {
+fn event_loop<S: Source>(
+    app: &mut App<S>,
+    theme: &Theme,
+    tx: mpsc::Sender<Msg>,
+    rx: mpsc::Receiver<Msg>,
+) -> std::io::Result<()> {
     let mut term = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
-    let (tx, rx) = mpsc::channel();
     let _events = terminal::read_events(tx.clone(), Msg::from_terminal)?;
     let _ticks = terminal::tick(tx, TICK, Msg::Tick)?;
-    drive(app, &mut term, theme, rx)
+    drive(app, &mut term, theme, rx)?;
+    Ok(())
 }

@@ -1,15 +1,21 @@
 //! Where the player's replays come from: the lesson's tickets run through the real runtimes,
-//! Python bridge and recordings, one Python process per code file, kept open between replays.
+//! Python bridge and recordings. The replays are computed on a worker thread that owns the
+//! Python processes (one per code file, kept open between replays), so a learner's file that
+//! loops forever slows its own replay down, never the keys.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
 use crate::agent::Runtime;
-use crate::bridge::{Bridge, LoadError};
+use crate::bridge::{Bridge, LoadError, Stop};
 use crate::commands::replaying::{self, CodeChoice};
 use crate::commands::Context;
 use crate::lesson::Lesson;
+use crate::player::app::Msg;
 use crate::replay::Replay;
 
 /// A ticket as the list shows it.
@@ -19,8 +25,30 @@ pub struct TicketInfo {
     pub category: String,
 }
 
-/// What the player needs to replay a ticket. The lesson's source is the real one; tests can use
-/// it too (it is fast), or a fake.
+/// One replay: a ticket with one code in one runtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    pub ticket: usize,
+    pub code: usize,
+    pub runtime: Runtime,
+}
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (self.ticket, self.code, self.runtime.name()).hash(state);
+    }
+}
+
+/// A replay the worker finished, as it arrives on the player's channel.
+#[derive(Clone, Debug)]
+pub struct Replayed {
+    pub key: Key,
+    /// The code file's modification time when it ran: a save since makes the replay stale.
+    pub stamp: Option<SystemTime>,
+    pub replay: Result<Replay, String>,
+}
+
+/// What the player needs to replay a ticket.
 pub trait Source {
     fn lesson(&self) -> &str;
     fn tickets(&self) -> &[TicketInfo];
@@ -29,71 +57,73 @@ pub trait Source {
     fn codes(&self) -> &[String];
     /// Whether this code can run now, or why not (yours, before `start`).
     fn available(&self, code: usize) -> Result<(), String>;
-    /// One ticket replayed with one code in one runtime, or why it could not be.
-    fn play(&mut self, ticket: usize, code: usize, runtime: Runtime) -> Result<Replay, String>;
+    /// A replay computed before for the code file as it is now, at once.
+    fn cached(&self, key: Key) -> Option<Replay>;
+    /// Ask for these replays; each comes back later on the player's channel as
+    /// `Msg::Replayed`. Asking again drops whatever was asked before and not yet started.
+    fn request(&mut self, keys: Vec<Key>);
+    /// Keep a finished replay for `cached`.
+    fn keep(&mut self, done: &Replayed);
 }
 
-/// A Python process with one code file loaded, and the file's modification time when it loaded.
-struct Loaded {
-    bridge: Result<Bridge, LoadError>,
-    stamp: Option<SystemTime>,
+fn stamp(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
+/// The player's side of the lesson: what the screen needs at once, the cache, and the worker
+/// that computes what is not cached.
 pub struct LessonSource<'c> {
     ctx: &'c Context,
     lesson: Lesson,
-    limit: Duration,
     choices: Vec<CodeChoice>,
     labels: Vec<String>,
     tickets: Vec<TicketInfo>,
-    loaded: HashMap<usize, Loaded>,
-    /// Replays are deterministic, so each (ticket, code, runtime) is run once per file version.
-    cache: HashMap<(usize, usize, &'static str), (Option<SystemTime>, Replay)>,
-}
-
-fn stamp(path: &std::path::Path) -> Option<SystemTime> {
-    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+    /// Replays are deterministic, so each one is run once per file version.
+    cache: HashMap<Key, (Option<SystemTime>, Replay)>,
+    worker: Worker,
 }
 
 impl<'c> LessonSource<'c> {
     /// `extra`: a code file given with `--code PATH`, offered after the three usual choices.
-    pub fn new(ctx: &'c Context, lesson: Lesson, limit: Duration, extra: Option<PathBuf>) -> LessonSource<'c> {
+    /// `results`: the player's channel, where finished replays arrive. The worker starts Python
+    /// for every code that can run at once, so the first switch to a code does not wait for an
+    /// interpreter to start.
+    pub fn new(
+        ctx: &'c Context,
+        lesson: Lesson,
+        limit: Duration,
+        extra: Option<PathBuf>,
+        results: Sender<Msg>,
+    ) -> std::io::Result<LessonSource<'c>> {
         let mut choices = vec![CodeChoice::Starter, CodeChoice::Structured, CodeChoice::Yours];
         if let Some(path) = extra {
             choices.push(CodeChoice::Path(path));
         }
-        let labels = choices.iter().map(|c| c.label(ctx)).collect();
+        let labels: Vec<String> = choices.iter().map(|c| c.label(ctx)).collect();
         let tickets =
             lesson.tickets.iter().map(|t| TicketInfo { id: t.id.clone(), category: t.category.clone() }).collect();
-        LessonSource { ctx, lesson, limit, choices, labels, tickets, loaded: HashMap::new(), cache: HashMap::new() }
-    }
-
-    /// Start Python for every code that can run, all at once, so that the first switch to a
-    /// code does not wait for an interpreter to start.
-    pub fn warm(&mut self) {
-        let wanted: Vec<(usize, PathBuf)> = (0..self.choices.len())
-            .filter(|code| !self.loaded.contains_key(code))
-            .filter_map(|code| Some((code, self.choices[code].file(self.ctx, &self.lesson).ok()?)))
-            .collect();
-        let (ctx, lesson, limit) = (self.ctx, &self.lesson, self.limit);
-        let opened: Vec<(usize, Loaded)> = std::thread::scope(|scope| {
-            let starting: Vec<_> = wanted
-                .into_iter()
-                .map(|(code, file)| {
-                    let start =
-                        move || Loaded { stamp: stamp(&file), bridge: replaying::open(ctx, lesson, &file, limit) };
-                    (code, std::thread::Builder::new().name("player-python".into()).spawn_scoped(scope, start))
-                })
-                .collect();
-            // A thread that could not start or panicked leaves its code to load on first use.
-            starting.into_iter().filter_map(|(code, t)| Some((code, t.ok()?.join().ok()?))).collect()
-        });
-        self.loaded.extend(opened);
+        let runner = Runner {
+            ctx: copy(ctx),
+            lesson: lesson.clone(),
+            limit,
+            choices: choices.clone(),
+            labels: labels.clone(),
+            loaded: HashMap::new(),
+            done: HashMap::new(),
+            stop: Stop::default(),
+        };
+        let worker = Worker::start(runner, results)?;
+        Ok(LessonSource { ctx, lesson, choices, labels, tickets, cache: HashMap::new(), worker })
     }
 
     /// The index of a code choice, for the `--code` the player starts with.
     pub fn index_of(&self, choice: &CodeChoice) -> Option<usize> {
         self.choices.iter().position(|c| c == choice)
+    }
+
+    fn file_stamp(&self, code: usize) -> Option<SystemTime> {
+        let file = self.choices.get(code)?.file(self.ctx, &self.lesson).ok()?;
+        stamp(&file)
     }
 }
 
@@ -118,29 +148,169 @@ impl Source for LessonSource<'_> {
         choice.file(self.ctx, &self.lesson).map(|_| ()).map_err(|e| e.to_string())
     }
 
-    fn play(&mut self, ticket: usize, code: usize, runtime: Runtime) -> Result<Replay, String> {
-        let choice = self.choices.get(code).ok_or("no such code")?;
-        let file = choice.file(self.ctx, &self.lesson).map_err(|e| e.to_string())?;
-        let now = stamp(&file);
-        let key = (ticket, code, runtime.name());
-        if let Some((when, replay)) = self.cache.get(&key) {
-            if *when == now {
-                return Ok(replay.clone());
+    fn cached(&self, key: Key) -> Option<Replay> {
+        let (when, replay) = self.cache.get(&key)?;
+        (*when == self.file_stamp(key.code)).then(|| replay.clone())
+    }
+
+    fn request(&mut self, keys: Vec<Key>) {
+        self.worker.ask(keys);
+    }
+
+    fn keep(&mut self, done: &Replayed) {
+        if let Ok(replay) = &done.replay {
+            self.cache.insert(done.key, (done.stamp, replay.clone()));
+        }
+    }
+}
+
+/// `Context` holds no borrowed state, but is not `Clone`; the worker needs one of its own.
+fn copy(ctx: &Context) -> Context {
+    Context { root: ctx.root.clone(), cwd: ctx.cwd.clone(), styles: ctx.styles, glyphs: ctx.glyphs, width: ctx.width }
+}
+
+/// The worker thread, seen from the player. Dropping it stops the Python processes at once (a
+/// call in progress is not waited for) and waits for the thread, which then has little to do.
+struct Worker {
+    requests: Option<Sender<Vec<Key>>>,
+    stop: Stop,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Worker {
+    fn start(runner: Runner, results: Sender<Msg>) -> std::io::Result<Worker> {
+        let (requests, inbox) = mpsc::channel();
+        let stop = runner.stop.clone();
+        let thread = std::thread::Builder::new().name("player-replays".into()).spawn(move || {
+            runner.serve(inbox, results);
+        })?;
+        Ok(Worker { requests: Some(requests), stop, thread: Some(thread) })
+    }
+
+    fn ask(&self, keys: Vec<Key>) {
+        if let Some(requests) = &self.requests {
+            // A worker that has ended (it panicked) answers nothing; the status says replaying.
+            let _ = requests.send(keys);
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.stop.stop();
+        self.requests.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A Python process with one code file loaded, and the file's modification time when it loaded.
+struct Loaded {
+    bridge: Result<Bridge, LoadError>,
+    stamp: Option<SystemTime>,
+}
+
+/// The worker thread's side: the Python processes, and what it replays.
+struct Runner {
+    ctx: Context,
+    lesson: Lesson,
+    limit: Duration,
+    choices: Vec<CodeChoice>,
+    labels: Vec<String>,
+    loaded: HashMap<usize, Loaded>,
+    /// What was replayed already, for which file version: asked again (the player moved away
+    /// and back while it ran), it is not run twice.
+    done: HashMap<Key, Option<SystemTime>>,
+    stop: Stop,
+}
+
+impl Runner {
+    /// Replay what is asked until the player goes away. Only the newest request counts: one
+    /// superseded while waiting is dropped, and one superseded while running stops before its
+    /// next replay.
+    fn serve(mut self, inbox: Receiver<Vec<Key>>, results: Sender<Msg>) {
+        self.warm();
+        let mut next = None;
+        loop {
+            let mut keys = match next.take() {
+                Some(keys) => keys,
+                None => match inbox.recv() {
+                    Ok(keys) => keys,
+                    Err(_) => return,
+                },
+            };
+            while let Ok(newer) = inbox.try_recv() {
+                keys = newer;
+            }
+            for key in keys {
+                if self.stop.is_stopped() {
+                    return;
+                }
+                if let Ok(newer) = inbox.try_recv() {
+                    next = Some(newer);
+                    break;
+                }
+                let Some(done) = self.play(key) else { continue };
+                if self.stop.is_stopped() || results.send(Msg::Replayed(Box::new(done))).is_err() {
+                    return;
+                }
             }
         }
-        let the_ticket = self.lesson.tickets.get(ticket).ok_or("no such ticket")?;
-        let cassette = replaying::cassette(self.ctx, &self.lesson, runtime, the_ticket).map_err(|e| e.to_string())?;
-        // The learner may save their file while the player runs: load the new version.
-        let fresh = self.loaded.get(&code).is_some_and(|l| l.stamp == now);
-        if !fresh {
-            let bridge = replaying::open(self.ctx, &self.lesson, &file, self.limit);
-            self.loaded.insert(code, Loaded { bridge, stamp: now });
+    }
+
+    /// Start Python for every code that can run, all at once.
+    fn warm(&mut self) {
+        let wanted: Vec<(usize, PathBuf)> = (0..self.choices.len())
+            .filter(|code| !self.loaded.contains_key(code))
+            .filter_map(|code| Some((code, self.choices[code].file(&self.ctx, &self.lesson).ok()?)))
+            .collect();
+        let (ctx, lesson, limit, stop) = (&self.ctx, &self.lesson, self.limit, &self.stop);
+        let opened: Vec<(usize, Loaded)> = std::thread::scope(|scope| {
+            let starting: Vec<_> = wanted
+                .into_iter()
+                .map(|(code, file)| {
+                    let start = move || Loaded {
+                        stamp: stamp(&file),
+                        bridge: replaying::open_stoppable(ctx, lesson, &file, limit, stop.clone()),
+                    };
+                    (code, std::thread::Builder::new().name("player-python".into()).spawn_scoped(scope, start))
+                })
+                .collect();
+            // A thread that could not start or panicked leaves its code to load on first use.
+            starting.into_iter().filter_map(|(code, t)| Some((code, t.ok()?.join().ok()?))).collect()
+        });
+        self.loaded.extend(opened);
+    }
+
+    /// One replay, or `None` when it was done already for this version of the file.
+    fn play(&mut self, key: Key) -> Option<Replayed> {
+        let failed = |why: String| Some(Replayed { key, stamp: None, replay: Err(why) });
+        let Some(choice) = self.choices.get(key.code) else { return failed("no such code".into()) };
+        let file = match choice.file(&self.ctx, &self.lesson) {
+            Ok(file) => file,
+            Err(e) => return failed(e.to_string()),
+        };
+        let now = stamp(&file);
+        if self.done.get(&key) == Some(&now) {
+            return None;
         }
-        let loaded = self.loaded.get_mut(&code).ok_or("the code did not load")?;
-        let label = &self.labels[code];
+        let Some(ticket) = self.lesson.tickets.get(key.ticket) else { return failed("no such ticket".into()) };
+        let cassette = match replaying::cassette(&self.ctx, &self.lesson, key.runtime, ticket) {
+            Ok(cassette) => cassette,
+            Err(e) => return failed(e.to_string()),
+        };
+        // The learner may save their file while the player runs: load the new version.
+        let fresh = self.loaded.get(&key.code).is_some_and(|l| l.stamp == now);
+        if !fresh {
+            let bridge = replaying::open_stoppable(&self.ctx, &self.lesson, &file, self.limit, self.stop.clone());
+            self.loaded.insert(key.code, Loaded { bridge, stamp: now });
+        }
+        let loaded = self.loaded.get_mut(&key.code)?;
+        let label = &self.labels[key.code];
         let (replay, _) =
-            replaying::replay(self.ctx, &self.lesson, the_ticket, runtime, label, &mut loaded.bridge, &cassette);
-        self.cache.insert(key, (now, replay.clone()));
-        Ok(replay)
+            replaying::replay(&self.ctx, &self.lesson, ticket, key.runtime, label, &mut loaded.bridge, &cassette);
+        self.done.insert(key, now);
+        Some(Replayed { key, stamp: now, replay: Ok(replay) })
     }
 }

@@ -223,6 +223,7 @@ fn header<S: Source>(app: &App<S>, theme: &Theme, width: u16, narrow: bool) -> V
     }
 
     let provenance = match &app.show {
+        _ if app.replaying() => "Replies: known when the replay is ready.".to_string(),
         Ok(show) => cards::provenance_line(&show.all_events()),
         Err(_) => "Replies: none; this ticket could not be replayed (see below).".to_string(),
     };
@@ -331,7 +332,22 @@ fn fit(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
     out
 }
 
+/// The codes being replayed, as the status line names them: `yours`, `starter and yours`.
+fn replaying_with<S: Source>(app: &App<S>) -> String {
+    let codes = app.source.codes();
+    let names: Vec<&str> = app.codes_to_run().iter().filter_map(|&c| codes.get(c)).map(String::as_str).collect();
+    names.join(" and ")
+}
+
 fn cards_view<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &Theme) -> u16 {
+    if app.replaying() {
+        let text = format!("Replaying {} with {}…", app.ticket_id(), replaying_with(app));
+        let lines: Vec<Line> =
+            wrap(&text, usize::from(area.width)).into_iter().map(|l| Line::styled(l, theme.dim())).collect();
+        let used = lines.len() as u16;
+        frame.render_widget(Paragraph::new(lines), area);
+        return used;
+    }
     let show = match &app.show {
         Ok(show) => show,
         Err(why) => {
@@ -368,6 +384,9 @@ fn speed(speed: f64) -> String {
 }
 
 fn status_line<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &Theme) {
+    if app.replaying() {
+        return replaying_status(frame, area, app, theme);
+    }
     let total = app.items().len();
     let (state, style) = if app.question.is_some() {
         ("? predict".to_string(), theme.warn())
@@ -420,6 +439,22 @@ fn status_line<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &T
     let pad = room.saturating_sub(right.chars().count());
     let line =
         Line::from(vec![Span::styled(left, style), Span::raw(" ".repeat(pad + 1)), Span::styled(right, right_style)]);
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+/// The status while the worker computes: what it replays, and the keys that work meanwhile.
+fn replaying_status<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &Theme) {
+    let left = format!("⋯ replaying with {}… ", replaying_with(app));
+    let room = usize::from(area.width).saturating_sub(left.chars().count() + 1);
+    let options =
+        ["←/→ ticket · c code · r runtime · s compare · ? help · q quit", "←/→ ticket · c code · q quit", "q quit"];
+    let right = options.iter().find(|k| k.chars().count() <= room).copied().unwrap_or("");
+    let pad = room.saturating_sub(right.chars().count());
+    let line = Line::from(vec![
+        Span::styled(left, theme.warn()),
+        Span::raw(" ".repeat(pad + 1)),
+        Span::styled(right, theme.dim()),
+    ]);
     frame.render_widget(Paragraph::new(line), area);
 }
 
