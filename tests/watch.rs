@@ -144,7 +144,7 @@ fn expand_shows_the_raw_input_output_and_mcp_result() {
 fn expand_in_the_harness_shows_every_attempts_output() {
     let run = Workshop::new().run(&["watch", "--ticket", "old-order", "--code", "starter", "--expand"]);
     ok(&run);
-    assert_eq!(run.stdout.matches("              output").count(), 3, "{}", run.stdout);
+    assert_eq!(run.stdout.matches("              the tool returned").count(), 3, "{}", run.stdout);
     assert!(!run.stdout.contains("MCP CallToolResult"), "the harness has no MCP result:\n{}", run.stdout);
 }
 

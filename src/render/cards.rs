@@ -162,7 +162,7 @@ pub fn event(ev: &Event, look: &Look) -> String {
                 card(&mut out, look, 0, "", s.dim, &format!("printed: {}", shortened(printed, look)));
             }
             if look.expand {
-                raw(&mut out, look, 0, "output", output);
+                raw(&mut out, look, 0, "the tool returned", output);
                 if let Some(wire) = wire {
                     raw(&mut out, look, 0, "MCP CallToolResult (the Python SDK spells isError as is_error)", wire);
                 }
