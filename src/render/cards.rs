@@ -84,17 +84,33 @@ pub fn provenance_line(events: &[Event]) -> String {
 
 pub fn header(replay: &Replay, look: &Look) -> String {
     let s = &look.styles;
-    let dot = look.glyphs.dot;
+    let parts = [
+        (String::new(), replay.lesson.as_str()),
+        ("ticket ".to_string(), replay.ticket.as_str()),
+        ("code ".to_string(), replay.code.as_str()),
+        ("runtime ".to_string(), replay.runtime.as_str()),
+    ];
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} {dot} ticket {} {dot} code {} {dot} runtime {}",
-        s.paint(s.strong, &replay.lesson),
-        s.paint(s.strong, &replay.ticket),
-        s.paint(s.strong, &replay.code),
-        s.paint(s.strong, &replay.runtime)
-    );
-    let _ = writeln!(out, "{}", s.paint(s.dim, provenance_line(&replay.events)));
+    let mut used = 0;
+    for (i, (label, value)) in parts.iter().enumerate() {
+        let plain = label.chars().count() + value.chars().count();
+        let sep = format!(" {} ", look.glyphs.dot);
+        // A long part (a code path) starts a line of its own rather than running off the edge.
+        if i > 0 && used + sep.chars().count() + plain > look.width {
+            out.push('\n');
+            used = 0;
+        } else if i > 0 {
+            out.push_str(&sep);
+            used += sep.chars().count();
+        }
+        out.push_str(label);
+        out.push_str(&s.paint(s.strong, value));
+        used += plain;
+    }
+    out.push('\n');
+    for line in textwrap::wrap(&provenance_line(&replay.events), look.width.max(20)) {
+        let _ = writeln!(out, "{}", s.paint(s.dim, line));
+    }
     out
 }
 
