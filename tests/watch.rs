@@ -637,3 +637,16 @@ fn json_a_file_with_a_changed_message_ends_in_no_recording() {
         assert!(!stop["explanation"].as_str().unwrap().is_empty());
     }
 }
+
+#[test]
+fn a_long_code_path_wraps_the_header_to_the_width() {
+    let w = Workshop::new();
+    let long = "learners/a/folder/with/a/rather/long/name/that/keeps/going/on/and/on/reference_copy.py";
+    w.write(long, &w.read("lessons/structured-errors/solution/errors.py"));
+    let run = w.run(&["watch", "--ticket", "old-order", "--code", long]);
+    ok(&run);
+    let header: Vec<&str> = run.stdout.lines().take_while(|l| !l.is_empty()).collect();
+    assert!(header.iter().all(|l| l.chars().count() <= 80), "{}", header.join("\n"));
+    assert!(header.iter().any(|l| l.contains(long)), "{}", header.join("\n"));
+    assert!(header.iter().any(|l| l.contains("runtime harness")), "{}", header.join("\n"));
+}
