@@ -646,7 +646,9 @@ fn a_long_code_path_wraps_the_header_to_the_width() {
     let run = w.run(&["watch", "--ticket", "old-order", "--code", long]);
     ok(&run);
     let header: Vec<&str> = run.stdout.lines().take_while(|l| !l.is_empty()).collect();
-    assert!(header.iter().all(|l| l.chars().count() <= 80), "{}", header.join("\n"));
-    assert!(header.iter().any(|l| l.contains(long)), "{}", header.join("\n"));
+    // The path itself is longer than the width: it keeps a line of its own, whole, so it copies.
+    assert!(header.contains(&format!("code {long}").as_str()), "{}", header.join("\n"));
+    let others = header.iter().filter(|l| !l.contains(long));
+    assert!(others.clone().all(|l| l.chars().count() <= 80), "{}", header.join("\n"));
     assert!(header.iter().any(|l| l.contains("runtime harness")), "{}", header.join("\n"));
 }
