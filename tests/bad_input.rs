@@ -369,7 +369,11 @@ fn check_without_the_interpreter_named_by_workshop_python() {
     cmd.env("WORKSHOP_PYTHON", "/nonexistent/bin/python3");
     let run = run(cmd);
     assert_eq!(run.code, 2);
-    assert_eq!(run.stdout, "");
+    // An autograder still gets a report on stdout, with the reason in it.
+    let report = run.json();
+    assert_eq!(report["status"], "error");
+    assert!(report["message"].as_str().unwrap().contains("there is no such program"), "{report}");
+    assert!(report["checks"].as_array().unwrap().iter().all(|c| c["status"] == "error"), "{report}");
     assert!(
         run.stderr.contains("/nonexistent/bin/python3 (from WORKSHOP_PYTHON): there is no such program"),
         "{}",
