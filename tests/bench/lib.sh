@@ -1,0 +1,107 @@
+# Shared by check.sh and watch.sh: both time one workshop command against a bare `python3 -I`
+# that imports the same errors.py and makes exactly the calls the command made, recorded through
+# a logging wrapper. Source it after setting `repo`, then call the functions in order.
+
+# The interpreter itself, not a launcher such as a pyenv shim, so neither side pays for one; the
+# release binary, rebuilt when stale (a no-op when fresh) so a stale one is never benchmarked; and
+# a private work folder with a copy of the learner file, so neither side writes __pycache__ beside
+# the original.
+bench_setup() {
+  local file="$1"
+  bin="${WORKSHOP_BIN:-${CARGO_TARGET_DIR:-$repo/target}/release/workshop}"
+  python="$("${WORKSHOP_PYTHON:-python3}" -I -c 'import sys; print(sys.executable)')"
+  export WORKSHOP_PYTHON="$python"
+  if [[ -z "${WORKSHOP_BIN:-}" ]]; then
+    cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
+  fi
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  cp "$file" "$work/errors.py"
+  log="$work/calls.log"
+  cat >"$work/recorder.py" <<PY
+import importlib.util
+_spec = importlib.util.spec_from_file_location("bench_target", "$work/errors.py")
+_target = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_target)
+
+def _log(name, args):
+    with open("$log", "a", encoding="utf-8") as out:
+        out.write(repr((name, args)) + "\n")
+
+def fail(*args):
+    _log("fail", args)
+    return _target.fail(*args)
+
+def should_retry(*args):
+    _log("should_retry", args)
+    return _target.should_retry(*args)
+PY
+}
+
+# After the command ran on $work/recorder.py: the bare side. The calls live in a module of their
+# own, so Python caches their bytecode as it does the file's, and the bare side pays for no
+# compiling that a real bare run would not.
+bench_bare() {
+  calls="$(wc -l <"$log")"
+  fails="$(grep -c "^('fail'" "$log" || true)"
+  retries="$(grep -c "^('should_retry'" "$log" || true)"
+  {
+    echo "CALLS = ["
+    sed 's/$/,/' "$log"
+    echo "]"
+  } >"$work/bench_calls.py"
+  cat >"$work/bare.py" <<PY
+import sys
+kit = type(sys)("kit"); kit.__path__ = []
+api = type(sys)("kit.api"); api.Json = dict; kit.api = api
+sys.modules["kit"] = kit; sys.modules["kit.api"] = api
+sys.path.insert(0, "$work")
+import errors, bench_calls
+for name, args in bench_calls.CALLS:
+    getattr(errors, name)(*args)
+PY
+  bare_cmd="$python -I $work/bare.py"
+  "$python" -I "$work/bare.py" || { echo "the bare side does not run" >&2; exit 1; }
+}
+
+# Time `$1` (a name) with command `$2` against the bare side: hyperfine's figures when it is
+# installed (side after side), then the figure that counts, from interleaved runs (tool, bare,
+# tool, bare...) so load that drifts during the run favours neither side. Exits 3 over 1.5x.
+bench_compare() {
+  local name="$1" cmd="$2" runs="$3"
+  echo "python: $python ($("$python" -V 2>&1))"
+  echo "calls:  $calls ($fails fail, $retries should_retry), the same on both sides"
+  echo "$name:  $cmd"
+  echo "bare:   $bare_cmd"
+  echo
+  if command -v hyperfine >/dev/null 2>&1 && [[ "${BENCH_HYPERFINE:-1}" != 0 ]]; then
+    hyperfine --warmup 3 --runs "$runs" -N "$cmd" "$bare_cmd" >&2
+  fi
+  local tool_ms bare_ms tool_cpu bare_cpu ratio cpu_ratio
+  read -r tool_ms bare_ms tool_cpu bare_cpu < <("$python" -I - "$runs" "$cmd" "$bare_cmd" <<'PY'
+import os, shlex, statistics, subprocess, sys, time
+
+runs, commands = int(sys.argv[1]), [shlex.split(c) for c in sys.argv[2:]]
+wall, cpu = ([[] for _ in commands] for _ in range(2))
+for n in range(runs + 3):
+    for i, argv in enumerate(commands):
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(child.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit(f"{argv[0]} failed")
+        if n >= 3:  # warm-up rounds are not counted
+            wall[i].append((time.perf_counter() - start) * 1000)
+            cpu[i].append((usage.ru_utime + usage.ru_stime) * 1000)
+print(" ".join("%.2f" % statistics.median(x) for x in (wall[0], wall[1], cpu[0], cpu[1])))
+PY
+)
+  ratio="$(awk -v a="$tool_ms" -v b="$bare_ms" 'BEGIN {printf "%.2f", a / b}')"
+  cpu_ratio="$(awk -v a="$tool_cpu" -v b="$bare_cpu" 'BEGIN {printf "%.2f", a / b}')"
+  echo
+  echo "interleaved, $runs runs each (this is the figure that counts):"
+  echo "  median $name: ${tool_ms} ms wall, ${tool_cpu} ms CPU"
+  echo "  median bare:  ${bare_ms} ms wall, ${bare_cpu} ms CPU"
+  echo "  ratio:        ${ratio}x wall, ${cpu_ratio}x CPU (target <= 1.5x)"
+  awk -v r="$ratio" 'BEGIN {exit !(r <= 1.5)}' || { echo "over the target" >&2; exit 3; }
+}
