@@ -1,6 +1,6 @@
 //! The commands. Each is thin: resolve its input, call the lesson machinery, render, pick an exit code.
 
-mod check;
+pub mod check;
 mod check_watch;
 mod completions;
 mod doctor;

@@ -24,6 +24,16 @@ pub fn runtime(text: &str) -> Result<Runtime, Error> {
     Runtime::parse(text).ok_or_else(|| Error::usage(format!("unknown runtime '{text}': choose one of {}.", runtimes())))
 }
 
+/// `--speed`, validated: the player and the printed replay accept the same range.
+pub fn speed(factor: f64) -> Result<f64, Error> {
+    if !(factor.is_finite() && factor > 0.0 && factor <= 100.0) {
+        return Err(Error::usage(format!(
+            "--speed {factor} is out of range: give a factor above 0 and at most 100, such as 0.5 or 2."
+        )));
+    }
+    Ok(factor)
+}
+
 /// The tickets to replay in a runtime: the one named, or all that run there.
 pub fn tickets<'l>(lesson: &'l Lesson, id: Option<&str>, runtime: Runtime) -> Result<Vec<&'l Ticket>, Error> {
     let Some(id) = id else {
@@ -75,12 +85,7 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let runtime = runtime(&args.runtime)?;
     let chosen = tickets(&lesson, args.ticket.as_deref(), runtime)?;
-    if !(args.speed.is_finite() && args.speed > 0.0 && args.speed <= 100.0) {
-        return Err(Error::usage(format!(
-            "--speed {} is out of range: give a factor above 0 and at most 100, such as 0.5 or 2.",
-            args.speed
-        )));
-    }
+    speed(args.speed)?;
     let limit = super::check::timeout(args.timeout)?;
     let mut codes = vec![CodeChoice::parse(ctx, &lesson, &args.code)?];
     if args.compare {

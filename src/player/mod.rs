@@ -61,19 +61,8 @@ pub fn drive<B: Backend, S: Source>(
 pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let runtime = watch_cmd::runtime(&args.runtime)?;
-    if !(args.speed.is_finite() && args.speed > 0.0 && args.speed <= 100.0) {
-        return Err(Error::usage(format!(
-            "--speed {} is out of range: give a factor above 0 and at most 100, such as 0.5 or 2.",
-            args.speed
-        )));
-    }
-    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 600.0) {
-        return Err(Error::usage(format!(
-            "--timeout {} is out of range: give seconds above 0 and at most 600, such as 1 or 2.5.",
-            args.timeout
-        )));
-    }
-    let limit = Duration::from_secs_f64(args.timeout);
+    watch_cmd::speed(args.speed)?;
+    let limit = crate::commands::check::timeout(args.timeout)?;
     let choice = CodeChoice::parse(ctx, &lesson, &args.code)?;
     // Yours before `start` is refused up front, as the plain replay refuses it.
     choice.file(ctx, &lesson)?;
