@@ -57,7 +57,6 @@ fn write_canonical(value: &Value, out: &mut String) {
 
 /// Canonical JSON, indented: for showing requests and diffing them line by line.
 pub fn canonical_pretty(value: &Value) -> String {
-    let sorted: Value = serde_json::from_str(&canonical(value)).unwrap_or(Value::Null);
     fn sort(v: &Value) -> Value {
         match v {
             Value::Object(map) => {
@@ -69,7 +68,7 @@ pub fn canonical_pretty(value: &Value) -> String {
             other => other.clone(),
         }
     }
-    serde_json::to_string_pretty(&sort(&sorted)).unwrap_or_default()
+    serde_json::to_string_pretty(&sort(value)).unwrap_or_default()
 }
 
 /// The replay key of a request.
