@@ -176,8 +176,13 @@ fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn 
         let got = result.map_err(|f| fault_miss(&f, output.clone()))?;
         let expect: Vec<Expect> = case.expect.iter().map(|e| resolved(e, samples)).collect();
         if let Err(d) = first_difference(&expect, &got, &args) {
+            let message = if d.path.is_empty() {
+                format!("{function} returned {}: expected {}", pyrepr::repr(&got), d.want)
+            } else {
+                d.to_string()
+            };
             return Err(Box::new(Miss {
-                message: d.to_string(),
+                message,
                 call: pyrepr::call(function, &args),
                 expected: Some(expected_shape(&expect)),
                 guidance: advice(spec, &got, &args, samples),

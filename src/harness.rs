@@ -313,7 +313,9 @@ fn run_with(
                     false,
                 );
                 let fault = read.fault.clone();
-                let found = (!read.is_error()).then(|| read.result().and_then(|r| r.get("found")).map(truthy));
+                // A read that answered without `found: true` found nothing (an empty answer).
+                let found =
+                    (!read.is_error()).then(|| Some(read.result().and_then(|r| r.get("found")).is_some_and(truthy)));
                 let result = read.result().cloned();
                 attempt.read = Some(Box::new(read));
                 if let Some(fault) = fault {

@@ -174,7 +174,17 @@ mod tests {
     use super::*;
 
     fn check() -> CheckSpec {
-        CheckSpec { id: "c".into(), name: "a check".into(), hints: vec!["first".into(), "second".into()] }
+        CheckSpec {
+            id: "c".into(),
+            name: "a check".into(),
+            hints: vec!["first".into(), "second".into()],
+            call: None,
+            cases: Vec::new(),
+            ticket: None,
+            expect: Vec::new(),
+            guidance: Vec::new(),
+            task: None,
+        }
     }
 
     fn card(check: &CheckSpec, newest: Option<usize>) -> String {

@@ -177,12 +177,22 @@ impl<'l> World<'l> {
             // The read settles it: the shop's ledger now knows.
             self.confirmed.insert(order.id.clone());
         }
-        let key = if times > 0 { "refund_found" } else { "refund_not_found" };
+        let fields = [
+            ("order_id", order.id.clone()),
+            ("total", order.total.clone()),
+            ("amount", order.total.clone()),
+            ("item", order.item.clone()),
+            ("times", times.to_string()),
+        ];
+        if times == 0 {
+            // Nothing found is an answer, not a failure: the learner's code shapes it.
+            return fail(&self.failure("empty", "refund_not_found", &fields));
+        }
         Ok(json!({
-            "found": times > 0,
+            "found": true,
             "order_id": order.id,
             "refunds": times,
-            "message": self.message(key, &[("order_id", order.id.clone()), ("total", order.total.clone())]),
+            "message": self.message("refund_found", &fields),
         }))
     }
 
