@@ -415,11 +415,14 @@ pub fn verdict(v: &Verdict, look: &Look) -> String {
     let style = match v.stopped.as_deref() {
         Some("code_error") => look.styles.bad,
         Some(_) => look.styles.warn,
-        None if v.wasted_retries > 0 => look.styles.bad,
+        None if v.wasted_retries > 0 || v.refunds_paid.values().any(|n| *n > 1) => look.styles.bad,
         None => look.styles.good,
     };
     let mut out = String::new();
     card(&mut out, look, 0, "Verdict", style, &v.text);
+    if let Some(note) = &v.note {
+        card(&mut out, look, 0, "", look.styles.dim, note);
+    }
     out
 }
 
