@@ -1,4 +1,6 @@
 //! `workshop`: hands-on lessons about building reliable AI agents, offline, in a terminal.
+// Every write goes through `output`, so a closed or full stdout is an error, never a panic.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
 pub mod bridge;
@@ -11,6 +13,7 @@ pub mod lesson;
 pub mod lumen;
 pub mod messages;
 pub mod model;
+pub mod output;
 pub mod player;
 pub mod progress;
 pub mod pyrepr;
@@ -24,6 +27,8 @@ pub mod watcher;
 
 use clap::Parser;
 
+use error::Error;
+
 /// Parse the command line, run the command, and return the exit code.
 pub fn run() -> i32 {
     let cli = match cli::Cli::try_parse() {
@@ -35,8 +40,10 @@ pub fn run() -> i32 {
     };
     match commands::dispatch(cli) {
         Ok(code) => code,
+        // The reader closed the pipe: they have what they wanted, and there is no one to tell.
+        Err(Error::Output(e)) if output::reader_left(&e) => error::EXIT_SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             e.exit_code()
         }
     }

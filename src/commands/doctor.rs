@@ -11,6 +11,7 @@ use crate::commands::replaying::{self, CodeChoice};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::{self, Lesson};
+use crate::outln;
 use crate::replay::Event;
 
 const CODES: [CodeChoice; 2] = [CodeChoice::Starter, CodeChoice::Structured];
@@ -27,16 +28,16 @@ pub fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
     }
     let s = &ctx.styles;
     if problems == 0 {
-        println!(
+        outln!(
             "\n{}",
             s.paint(
                 s.good,
                 "doctor: everything replays, every recording is used, the checks tell starter from solution."
             )
-        );
+        )?;
         Ok(EXIT_SUCCESS)
     } else {
-        println!(
+        outln!(
             "\n{}",
             s.paint(
                 s.bad,
@@ -46,7 +47,7 @@ pub fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
                     if problems == 1 { "it" } else { "them" }
                 )
             )
-        );
+        )?;
         Ok(EXIT_FAILED)
     }
 }
@@ -55,13 +56,13 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
     let s = &ctx.styles;
     let (pass, fail) = (s.paint(s.good, ctx.glyphs.pass), s.paint(s.bad, ctx.glyphs.fail));
     let mut problems = 0;
-    let mut report = |ok: bool, text: String| {
-        println!("{} {text}", if ok { &pass } else { &fail });
+    let mut report = |ok: bool, text: String| -> Result<(), Error> {
         if !ok {
             problems += 1;
         }
+        outln!("{} {text}", if ok { &pass } else { &fail })
     };
-    println!("{}", s.paint(s.strong, &lesson.id));
+    outln!("{}", s.paint(s.strong, &lesson.id))?;
     let script = super::record::script(ctx, lesson)?;
     let limit = super::check::timeout(2.0)?;
     let mut bridges = Vec::new();
@@ -80,7 +81,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
                 "{} is missing, so nothing can be replayed. Restore it (git checkout -- recordings) or make it with ./workshop record.",
                 ctx.shown(&dir)
             ),
-        );
+        )?;
         &[]
     };
     for &runtime in runtimes {
@@ -88,7 +89,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
             let cassette = match replaying::cassette(ctx, lesson, runtime, ticket) {
                 Ok(c) => c,
                 Err(e) => {
-                    report(false, format!("{}/{}: {e}", runtime.name(), ticket.id));
+                    report(false, format!("{}/{}: {e}", runtime.name(), ticket.id))?;
                     continue;
                 }
             };
@@ -112,7 +113,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
                         .map(|r| r.tool_calls)
                 });
                 let calls = replay.verdict.tool_calls;
-                match (stopped, expected) {
+                let shown = match (stopped, expected) {
                     (Some(why), _) => report(false, format!("{name}: {why}")),
                     (None, Some(want)) if want != calls => {
                         report(false, format!("{name}: the tool ran {}, the script says {want}", count(calls, "time")))
@@ -121,11 +122,12 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
                         report(false, format!("{name}: the replay does not end in a reply"))
                     }
                     _ => report(true, format!("{name}: {}", replay.verdict.text)),
-                }
+                };
+                shown?;
             }
             for turn in &cassette.turns {
                 if !used.contains(&turn.entry.key) {
-                    report(false, format!("{}: this recorded turn is never replayed", turn.place(&ctx.root)));
+                    report(false, format!("{}: this recorded turn is never replayed", turn.place(&ctx.root)))?;
                 }
             }
         }
@@ -138,7 +140,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
         report(
             ok,
             format!("check {} {word} as it should ({}/{} checks pass)", code.label(ctx), graded.passed, graded.total),
-        );
+        )?;
     }
     Ok(problems)
 }

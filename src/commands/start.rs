@@ -6,6 +6,7 @@ use crate::cli::StartArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::Lesson;
+use crate::outln;
 use crate::progress::Progress;
 
 pub fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
@@ -46,22 +47,22 @@ pub fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
             .map_err(|e| Error::io(format!("could not write {}", ctx.shown(&work.join(rel))), e))?;
     }
     if let Err(e) = Progress::update(&ctx.root, &lesson.id, |p| p.started = true) {
-        eprintln!("warning: progress was not saved ({e}); your files are fine.");
+        crate::errln!("warning: progress was not saved ({e}); your files are fine.");
     }
     let s = &ctx.styles;
-    println!(
+    outln!(
         "{} {} {} ({})",
         s.paint(s.good, "Started"),
         s.paint(s.strong, &lesson.title),
         ctx.glyphs.dot,
         lesson.course
-    );
-    println!();
+    )?;
+    outln!()?;
     for backup in &kept {
-        println!("  kept     your previous version as {}", ctx.shown(backup));
+        outln!("  kept     your previous version as {}", ctx.shown(backup))?;
     }
-    println!("  open     {}", s.paint(s.code, ctx.shown(&lesson.work_file(&ctx.root))));
-    println!("  then     {}", s.paint(s.code, format!("./workshop check {}", lesson.id)));
+    outln!("  open     {}", s.paint(s.code, ctx.shown(&lesson.work_file(&ctx.root))))?;
+    outln!("  then     {}", s.paint(s.code, format!("./workshop check {}", lesson.id)))?;
     Ok(EXIT_SUCCESS)
 }
 

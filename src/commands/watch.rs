@@ -1,7 +1,7 @@
 //! `workshop watch`: replay tickets as cards, with the model's turns from the recordings and the
 //! tools, harness and code running for real.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::time::Duration;
 
 use serde_json::json;
@@ -12,6 +12,7 @@ use crate::commands::replaying::{self, CodeChoice};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_SUCCESS};
 use crate::lesson::{Lesson, Ticket};
+use crate::output;
 use crate::render::cards::{self, Look};
 use crate::replay::{self, Event, Replay};
 
@@ -113,9 +114,9 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
         let one = Shown { runs, split };
         if args.format == Format::Text {
             if i > 0 {
-                println!();
+                output::line("")?;
             }
-            print_shown(&one, &look, animate, args.speed);
+            print_shown(&one, &look, animate, args.speed)?;
         }
         shown.push(one);
     }
@@ -126,7 +127,7 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
             (true, [one]) => one.clone(),
             _ => serde_json::Value::Array(values),
         };
-        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        output::line(&serde_json::to_string_pretty(&out).unwrap_or_default())?;
     }
     // A replay the code broke (did not load, raised, hung) could not run; one that reached a
     // request nobody recorded is an answer, and exits 0.
@@ -150,39 +151,34 @@ fn json_of(shown: &Shown) -> serde_json::Value {
     }
 }
 
-fn print_shown(shown: &Shown, look: &Look, animate: bool, speed: f64) {
-    let mut out = std::io::stdout().lock();
+fn print_shown(shown: &Shown, look: &Look, animate: bool, speed: f64) -> Result<(), Error> {
     if !animate {
         let text = match shown.runs.as_slice() {
             [a, b] => cards::compare(a, b, shown.split, look),
             [one] => cards::replay(one, look),
             _ => String::new(),
         };
-        let _ = out.write_all(text.as_bytes());
-        return;
+        return output::print(&text);
     }
     let wait = |event: &Event| std::thread::sleep(pause(event).div_f64(speed));
-    let mut show = |text: String| {
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
-    };
     match shown.runs.as_slice() {
         [one] => {
-            show(cards::header(one, look) + "\n");
+            output::print(&(cards::header(one, look) + "\n"))?;
             for event in &one.events {
-                show(cards::event(event, look));
+                output::print(&cards::event(event, look))?;
                 wait(event);
             }
-            show(cards::run_verdict(one, look));
+            output::print(&cards::run_verdict(one, look))?;
         }
         [a, b] => {
             // Paced compare: the whole block at once would hide where the runs part.
             let text = cards::compare(a, b, shown.split, look);
             for line in text.lines() {
-                show(format!("{line}\n"));
+                output::line(line)?;
                 std::thread::sleep(Duration::from_millis(120).div_f64(speed));
             }
         }
         _ => {}
     }
+    Ok(())
 }
