@@ -8,6 +8,7 @@ pub mod checks;
 pub mod cli;
 pub mod commands;
 pub mod error;
+pub mod files;
 pub mod harness;
 pub mod lesson;
 pub mod lumen;
