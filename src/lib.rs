@@ -10,6 +10,7 @@ pub mod commands;
 pub mod error;
 pub mod files;
 pub mod harness;
+pub mod inert;
 pub mod lesson;
 pub mod lumen;
 pub mod messages;
@@ -44,7 +45,8 @@ pub fn run() -> i32 {
         // The reader closed the pipe: they have what they wanted, and there is no one to tell.
         Err(Error::Output(e)) if output::reader_left(&e) => error::EXIT_SUCCESS,
         Err(e) => {
-            errln!("error: {e}");
+            // Messages can quote the learner's code (an exception's text): shown, never sent.
+            errln!("error: {}", inert::text(&e.to_string()));
             e.exit_code()
         }
     }

@@ -114,7 +114,14 @@ impl Card<'_> {
             styles.paint(styles.dim, &check.name)
         );
         if let Some(why) = failing.filter(|w| !w.is_empty()) {
-            wrap(&mut out, &format!("failing now: {why}"), width, ("  ", "  "), styles.dim, styles);
+            wrap(
+                &mut out,
+                &format!("failing now: {}", crate::inert::text(why)),
+                width,
+                ("  ", "  "),
+                styles.dim,
+                styles,
+            );
         }
         out.push('\n');
         for (i, hint) in check.hints.iter().take(shown).enumerate() {

@@ -127,7 +127,7 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
             (true, [one]) => one.clone(),
             _ => serde_json::Value::Array(values),
         };
-        output::line(&serde_json::to_string_pretty(&out).unwrap_or_default())?;
+        output::line(&crate::inert::json(serde_json::to_string_pretty(&out).unwrap_or_default()))?;
     }
     // A replay the code broke (did not load, raised, hung) could not run; one that reached a
     // request nobody recorded is an answer, and exits 0.
