@@ -372,8 +372,8 @@ pub struct Report {
     pub checks: Vec<CheckResult>,
     pub passed: usize,
     pub total: usize,
-    /// What the file printed while loading, shown with a load error.
-    #[serde(skip)]
+    /// What the file printed while loading (at import), kept apart from what each call printed.
+    #[serde(rename = "output")]
     pub load_output: String,
 }
 

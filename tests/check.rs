@@ -238,7 +238,7 @@ fn check_grades_the_starter_as_two_of_thirteen() {
 fn check_json_report_has_the_documented_fields() {
     let (_, report) = grade("bug_no_is_error.py");
     let keys: Vec<&str> = report.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["lesson", "file", "status", "message", "checks", "passed", "total"]);
+    assert_eq!(keys, ["lesson", "file", "status", "message", "checks", "passed", "total", "output"]);
     assert_eq!(report["lesson"], "structured-errors");
     assert_eq!(report["file"], "learners/bug_no_is_error.py");
     for c in report["checks"].as_array().unwrap() {

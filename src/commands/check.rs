@@ -66,7 +66,9 @@ pub fn grade(ctx: &Context, lesson: &Lesson, file: &std::path::Path, limit: Dura
     match Bridge::start(cfg) {
         Ok(mut bridge) => {
             let results = checks::run_all(lesson, &mut bridge);
-            Ok(Report::graded(lesson, shown, results))
+            let mut report = Report::graded(lesson, shown, results);
+            report.load_output = std::mem::take(&mut bridge.load_output);
+            Ok(report)
         }
         Err(e) if e.kind == LoadKind::NoPython => Err(Error::Load(e)),
         Err(e) => Ok(Report::not_loaded(lesson, shown, &e)),

@@ -212,7 +212,9 @@ fn grade(
     let result = match replaying::open(ctx, lesson, file, limit) {
         Ok(mut bridge) => {
             let results = checks::run_all(lesson, &mut Stoppable { bridge: &mut bridge, stop });
-            Ok(Report::graded(lesson, shown, results))
+            let mut report = Report::graded(lesson, shown, results);
+            report.load_output = std::mem::take(&mut bridge.load_output);
+            Ok(report)
         }
         Err(e) if e.kind == LoadKind::NoPython => Err(Error::Load(e)),
         Err(e) => Ok(Report::not_loaded(lesson, shown, &e)),
