@@ -19,16 +19,7 @@ pub fn learner_file(
     given: Option<&std::path::Path>,
 ) -> Result<std::path::PathBuf, Error> {
     match given {
-        Some(path) => {
-            let path = ctx.cwd.join(path);
-            if !path.is_file() {
-                return Err(Error::usage(format!(
-                    "there is no file at {}: check the path given to --file.",
-                    path.display()
-                )));
-            }
-            Ok(path)
-        }
+        Some(path) => ctx.given_file(path, "--file"),
         None => {
             let path = lesson.work_file(&ctx.root);
             if !path.is_file() {

@@ -37,6 +37,18 @@ impl Context {
         crate::root::shown(&self.root, path)
     }
 
+    /// A file named on the command line (`check --file`, `watch --code`), relative to the
+    /// current folder, checked to be a file. `flag` names the option in the message.
+    pub fn given_file(&self, path: &Path, flag: &str) -> Result<PathBuf, Error> {
+        // `./x.py` is shown as `x.py`: the `.` parts say nothing.
+        let full: PathBuf = self.cwd.join(path).components().filter(|c| *c != std::path::Component::CurDir).collect();
+        if full.is_file() {
+            return Ok(full);
+        }
+        let what = if full.is_dir() { "a folder, not a file," } else { "no file" };
+        Err(Error::usage(format!("there is {what} at {}: check the path given to {flag}.", self.shown(&full))))
+    }
+
     /// The lesson named, or the one to assume when none is: the only lesson, or the only one started.
     pub fn lesson(&self, id: Option<&str>) -> Result<Lesson, Error> {
         if let Some(id) = id {

@@ -32,15 +32,17 @@ impl CodeChoice {
             "starter" => CodeChoice::Starter,
             "structured" => CodeChoice::Structured,
             "yours" => CodeChoice::Yours,
-            path => {
-                let full = ctx.cwd.join(path);
-                if !full.is_file() {
+            // A path, found as `check --file` finds it.
+            path => match ctx.given_file(std::path::Path::new(path), "--code") {
+                Ok(full) => CodeChoice::Path(full),
+                // A word that is no path at all is more likely a mistyped choice.
+                Err(_) if !path.contains(['/', '.']) => {
                     return Err(Error::usage(format!(
                         "unknown code '{path}': choose starter, structured, yours (your work file), or the path of a Python file."
-                    )));
+                    )))
                 }
-                CodeChoice::Path(full)
-            }
+                Err(e) => return Err(e),
+            },
         })
     }
 
