@@ -7,14 +7,14 @@ use std::collections::HashSet;
 use crate::agent::Runtime;
 use crate::checks::Status;
 use crate::cli::DoctorArgs;
-use crate::commands::replaying::{self, CodeChoice};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::{self, Lesson};
 use crate::outln;
 use crate::replay::Event;
+use crate::replaying::{self, CodeChoice};
 
-const CODES: [CodeChoice; 2] = [CodeChoice::Starter, CodeChoice::Structured];
+const CODES: [CodeChoice; 2] = [CodeChoice::Starter, CodeChoice::Solution];
 
 /// What doctor found in one lesson.
 #[derive(Default)]
@@ -97,7 +97,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
     };
     outln!("{}", s.paint(s.strong, &lesson.id))?;
     let script = super::record::script(ctx, lesson)?;
-    let limit = super::check::timeout(2.0)?;
+    let limit = std::time::Duration::from_secs(2);
     let mut bridges = Vec::new();
     for code in &CODES {
         let file = code.file(ctx, lesson)?;
@@ -131,7 +131,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
             };
             let mut used = HashSet::new();
             for (code, bridge) in CODES.iter().zip(bridges.iter_mut()) {
-                let label = code.label(ctx);
+                let label = code.label(ctx, lesson);
                 let (replay, keys) = replaying::replay(ctx, lesson, ticket, runtime, &label, bridge, &cassette);
                 used.extend(keys);
                 let name = format!("{}/{} with {label}", runtime.name(), ticket.id);
@@ -168,14 +168,19 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
             }
         }
     }
-    for (code, want) in [(CodeChoice::Starter, Status::Fail), (CodeChoice::Structured, Status::Pass)] {
+    for (code, want) in [(CodeChoice::Starter, Status::Fail), (CodeChoice::Solution, Status::Pass)] {
         let file = code.file(ctx, lesson)?;
         let graded = super::check::grade(ctx, lesson, &file, limit)?;
         let ok = graded.status == want;
         let word = if want == Status::Pass { "passes" } else { "fails" };
         report(
             ok,
-            format!("check {} {word} as it should ({}/{} checks pass)", code.label(ctx), graded.passed, graded.total),
+            format!(
+                "check {} {word} as it should ({}/{} checks pass)",
+                code.label(ctx, lesson),
+                graded.passed,
+                graded.total
+            ),
         )?;
     }
     Ok(Findings { problems, corrupt })
