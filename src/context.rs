@@ -45,8 +45,7 @@ impl Context {
     /// current folder, checked to be a file. `flag` names the option in the message.
     pub fn given_file(&self, path: &Path, flag: &str) -> Result<PathBuf, Error> {
         // `./x.py` is shown as `x.py`: the `.` parts say nothing.
-        let full: PathBuf =
-            self.cwd.join(path).components().filter(|c| *c != std::path::Component::CurDir).collect();
+        let full: PathBuf = self.cwd.join(path).components().filter(|c| *c != std::path::Component::CurDir).collect();
         if full.is_file() {
             return Ok(full);
         }
