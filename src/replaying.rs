@@ -58,10 +58,12 @@ impl CodeChoice {
             CodeArg::Named(path) => match ctx.given_file(std::path::Path::new(path), "--code") {
                 Ok(full) => CodeChoice::Path(full),
                 // A word that is no path at all is more likely a mistyped choice.
-                Err(_) if !path.contains(['/', '.']) => return Err(Error::usage(format!(
+                Err(_) if !path.contains(['/', '.']) => {
+                    return Err(Error::usage(format!(
                     "unknown code '{path}': choose starter, {}, yours (your work file), or the path of a Python file.",
                     lesson.solution_label
-                ))),
+                )))
+                }
                 Err(e) => return Err(e),
             },
         })
