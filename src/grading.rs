@@ -55,7 +55,6 @@ pub fn grade(
         Ok(mut bridge) => {
             let results = checks::run_all(lesson, &mut Stoppable { bridge: &mut bridge, stop }, seed);
             let mut report = Report::graded(lesson, shown.to_string(), results);
-            // What the file printed at import, before any call: kept apart from the calls' output.
             report.load_output = std::mem::take(&mut bridge.load_output);
             Ok(report)
         }

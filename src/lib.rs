@@ -3,32 +3,32 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
-pub mod bridge;
-pub mod checks;
-pub mod cli;
-pub mod commands;
+pub(crate) mod bridge;
+pub(crate) mod checks;
+pub(crate) mod cli;
+pub(crate) mod commands;
 pub mod context;
-pub mod error;
-pub mod files;
-pub mod grading;
-pub mod harness;
-pub mod inert;
-pub mod lesson;
-pub mod lumen;
-pub mod messages;
-pub mod model;
-pub mod output;
+pub(crate) mod error;
+pub(crate) mod files;
+pub(crate) mod grading;
+pub(crate) mod harness;
+pub(crate) mod inert;
+pub(crate) mod lesson;
+pub(crate) mod lumen;
+pub(crate) mod messages;
+pub(crate) mod model;
+pub(crate) mod output;
 pub mod player;
-pub mod progress;
-pub mod pyrepr;
-pub mod quiz;
+pub(crate) mod progress;
+pub(crate) mod pyrepr;
+pub(crate) mod quiz;
 pub mod recordings;
 pub mod render;
-pub mod replay;
-pub mod replaying;
-pub mod root;
-pub mod sdk;
-pub mod watcher;
+pub(crate) mod replay;
+pub(crate) mod replaying;
+pub(crate) mod root;
+pub(crate) mod sdk;
+pub(crate) mod watcher;
 
 use clap::Parser;
 
