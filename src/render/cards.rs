@@ -55,8 +55,18 @@ fn raw(out: &mut String, look: &Look, indent: usize, label: &str, value: &Value)
     let pretty = crate::inert::json(serde_json::to_string_pretty(value).unwrap_or_default());
     let pad = " ".repeat(LABEL + indent);
     let _ = writeln!(out, "{pad}{}", look.styles.paint(look.styles.dim, label));
+    // Long lines (a tool message inside a JSON string) wrap at word boundaries, under themselves.
+    let room = look.width.saturating_sub(pad.len() + 2).max(20);
     for line in pretty.lines() {
-        let _ = writeln!(out, "{pad}  {}", look.styles.paint(look.styles.code, line));
+        let depth = line.len() - line.trim_start().len();
+        let under = " ".repeat(depth + 2);
+        let options = textwrap::Options::new(room)
+            .break_words(true)
+            .word_splitter(textwrap::WordSplitter::NoHyphenation)
+            .subsequent_indent(&under);
+        for piece in textwrap::wrap(line, options) {
+            let _ = writeln!(out, "{pad}  {}", look.styles.paint(look.styles.code, piece));
+        }
     }
 }
 
