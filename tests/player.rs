@@ -306,7 +306,7 @@ fn player_help_lists_every_key() {
     let mut p = Player::new(&ctx, options(STRUCTURED), 100, 30);
     p.keys("?");
     let screen = p.screen();
-    for key in ["← → or j k", "space", "q, Esc, Ctrl-C", "raw JSON"] {
+    for key in ["← → ↑ ↓ or j k", "space", "q, Esc, Ctrl-C", "raw JSON"] {
         assert!(screen.contains(key), "help lists {key}:\n{screen}");
     }
     insta::assert_snapshot!("player_help", screen);
