@@ -180,7 +180,12 @@ pub fn event(ev: &Event, look: &Look) -> String {
             if look.expand {
                 raw(&mut out, look, 0, "the tool returned", output);
                 if let Some(wire) = wire {
-                    raw(&mut out, look, 0, "MCP CallToolResult (the Python SDK spells isError as is_error)", wire);
+                    let label = if wire.get("type").and_then(Value::as_str) == Some("tool_result") {
+                        "the tool_result block the model receives (the Messages API spells the flag is_error)"
+                    } else {
+                        "MCP CallToolResult (the Python SDK spells isError as is_error)"
+                    };
+                    raw(&mut out, look, 0, label, wire);
                 }
             }
         }
