@@ -660,7 +660,7 @@ fn a_long_code_path_wraps_the_header_to_the_width() {
 
 #[test]
 fn before_start_watch_shows_the_starter_failing_beside_the_fix_never_the_fix_alone() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let run = ws.run(&["watch", "--ticket", "old-order", "--no-anim"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("starter against structured"), "{}", run.stdout);
@@ -725,7 +725,7 @@ impl Drop for Tmux {
 
 #[test]
 fn an_animated_replay_reads_keys_q_ends_it_and_nothing_is_echoed() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     // Slow enough that no card after the first could appear on its own while the test runs.
     let Some(term) = Tmux::start(&ws, "watch --ticket old-order --code structured --speed 0.01") else {
         eprintln!("tmux is not available: skipped");
@@ -741,7 +741,7 @@ fn an_animated_replay_reads_keys_q_ends_it_and_nothing_is_echoed() {
 
 #[test]
 fn an_animated_replay_skips_each_pause_on_space_or_enter() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let Some(term) = Tmux::start(&ws, "watch --ticket old-order --code structured --speed 0.01") else {
         eprintln!("tmux is not available: skipped");
         return;
