@@ -131,7 +131,10 @@ fn dropping_verify_fails_the_passthrough_check_and_the_tickets_that_need_a_read(
         ["verify-passed-through", "harness-lost-confirmation", "harness-dropped-request", "harness-slow-check"]
     );
     let passthrough = check(&report, "verify-passed-through");
-    assert_eq!(passthrough["message"], "error.verify: expected {'tool': 'find_refund', 'input': {'order_id': '2251'}}, got missing");
+    assert_eq!(
+        passthrough["message"],
+        "error.verify: expected {'tool': 'find_refund', 'input': {'order_id': '2251'}}, got missing"
+    );
     assert_eq!(passthrough["guidance"]["mistake"], "verify dropped", "{passthrough}");
     // Without a read to run, the harness reports the unknown: paid once, but the model is told nothing is known.
     let lost = check(&report, "harness-lost-confirmation");
@@ -167,7 +170,8 @@ fn lost_confirmation_pays_twice_with_the_starter_and_once_with_the_fix() {
     assert_eq!(paid("structured"), 1);
     assert!(both["split_at"].as_u64().is_some(), "{}", both["split_at"]);
     let structured = runs.iter().find(|r| r["code"] == "structured").unwrap();
-    let verify: Vec<&Value> = structured["events"].as_array().unwrap().iter().filter(|e| e["kind"] == "verify").collect();
+    let verify: Vec<&Value> =
+        structured["events"].as_array().unwrap().iter().filter(|e| e["kind"] == "verify").collect();
     assert_eq!(verify.len(), 1, "{structured}");
     assert_eq!(verify[0]["tool"], "find_refund");
     assert_eq!(verify[0]["found"], true);
