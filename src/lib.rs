@@ -6,6 +6,7 @@ pub mod checks;
 pub mod cli;
 pub mod commands;
 pub mod error;
+pub mod grading;
 pub mod harness;
 pub mod lesson;
 pub mod lumen;

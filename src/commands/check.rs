@@ -2,8 +2,7 @@
 
 use std::time::Duration;
 
-use crate::bridge::{Bridge, BridgeConfig, LoadKind};
-use crate::checks::{self, Report, Status};
+use crate::checks::{Report, Status};
 use crate::cli::{CheckArgs, Format};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
@@ -52,23 +51,12 @@ pub fn timeout(secs: f64) -> Result<Duration, Error> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-/// Grade a file: load it through the bridge and run every check.
+/// Grade a file to the end.
 pub fn grade(ctx: &Context, lesson: &Lesson, file: &std::path::Path, limit: Duration) -> Result<Report, Error> {
-    let shown = ctx.shown(file);
-    let cfg = BridgeConfig {
-        python: BridgeConfig::default_python(),
-        file: file.to_path_buf(),
-        shown_as: shown.clone(),
-        functions: lesson.functions.clone(),
-        timeout: limit,
-    };
-    match Bridge::start(cfg) {
-        Ok(mut bridge) => {
-            let results = checks::run_all(lesson, &mut bridge);
-            Ok(Report::graded(lesson, shown, results))
-        }
-        Err(e) if e.kind == LoadKind::NoPython => Err(Error::Load(e)),
-        Err(e) => Ok(Report::not_loaded(lesson, shown, &e)),
+    let never = std::sync::atomic::AtomicBool::new(false);
+    match crate::grading::grade(lesson, file, &ctx.shown(file), limit, &never) {
+        Some(result) => result.map_err(Error::Load),
+        None => Err(Error::usage("the grading was stopped")),
     }
 }
 

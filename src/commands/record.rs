@@ -51,7 +51,7 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
         let code = CodeChoice::parse(ctx, &lesson, &run.code)?;
         let file = code.file(ctx, &lesson)?;
         let mut bridge = replaying::open(ctx, &lesson, &file, limit);
-        let mut model = ScriptModel::new(&script, run);
+        let mut model = ScriptModel::new(&script, run, &lesson.agent.server);
         let replay = replaying::run_with(&lesson, ticket, runtime, &run.code, &mut bridge, &mut model);
         let name = format!("{}/{} with {}", runtime.name(), ticket.id, run.code);
         let mut issues = Vec::new();

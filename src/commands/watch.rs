@@ -58,7 +58,7 @@ fn pause(event: &Event) -> Duration {
     Duration::from_millis(match event {
         Event::Customer { .. } => 700,
         Event::ToolCall { .. } => 800,
-        Event::Attempt { .. } | Event::Report { .. } => 700,
+        Event::Attempt { .. } | Event::Report { .. } | Event::Verify { .. } => 700,
         Event::Wait { ms } => *ms,
         Event::Reply { .. } => 900,
         Event::NoRecording { .. } | Event::CodeError { .. } => 300,
