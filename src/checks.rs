@@ -427,8 +427,8 @@ pub struct Report {
     pub checks: Vec<CheckResult>,
     pub passed: usize,
     pub total: usize,
-    /// What the file printed while loading, shown with a load error.
-    #[serde(skip)]
+    /// What the file printed while it loaded (at import time), before any check ran.
+    #[serde(rename = "output")]
     pub load_output: String,
 }
 

@@ -54,7 +54,9 @@ pub fn grade(
     let result = match open(lesson, file, shown, limit, Stop::default()) {
         Ok(mut bridge) => {
             let results = checks::run_all(lesson, &mut Stoppable { bridge: &mut bridge, stop }, seed);
-            Ok(Report::graded(lesson, shown.to_string(), results))
+            let mut report = Report::graded(lesson, shown.to_string(), results);
+            report.load_output = std::mem::take(&mut bridge.load_output);
+            Ok(report)
         }
         Err(e) if e.kind == LoadKind::NoPython => Err(e),
         Err(e) => Ok(Report::not_loaded(lesson, shown.to_string(), &e)),

@@ -97,7 +97,7 @@ pub fn is_failure(result: &Value) -> bool {
     result.get("isError") == Some(&Value::Bool(true)) || result.get("error").is_some()
 }
 
-/// Python's truthiness of a JSON value, as `if should_retry(...)` reads it.
+/// Python's truthiness of a JSON value, as the harness's `if decide(...)` reads it.
 pub fn truthy(value: &Value) -> bool {
     match value {
         Value::Null => false,

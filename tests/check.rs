@@ -238,7 +238,7 @@ fn check_grades_the_starter_as_two_of_thirteen() {
 fn check_json_report_has_the_documented_fields() {
     let (_, report) = grade("bug_no_is_error.py");
     let keys: Vec<&str> = report.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["lesson", "file", "status", "message", "checks", "passed", "total"]);
+    assert_eq!(keys, ["lesson", "file", "status", "message", "checks", "passed", "total", "output"]);
     assert_eq!(report["lesson"], "structured-errors");
     assert_eq!(report["file"], "learners/bug_no_is_error.py");
     for c in report["checks"].as_array().unwrap() {
@@ -373,4 +373,23 @@ fn snapshot_check_of_a_call_that_times_out() {
     let w = Workshop::new();
     let file = w.learner("bad_loop_in_call.py");
     insta::assert_snapshot!("check_timeout", text(&w, &["check", "--file", &file]));
+}
+
+#[test]
+fn what_a_file_prints_at_import_is_in_the_json_report_and_in_a_failing_text_report() {
+    let w = Workshop::new();
+    let starter = std::fs::read_to_string(repo().join("starter/structured-errors/errors.py")).unwrap();
+    w.write("mine.py", &format!("print('warming up the refund desk')\n{starter}"));
+    let run = w.run(&["check", "--file", "mine.py", "--format", "json"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(run.json()["output"], "warming up the refund desk\n");
+    let text = w.run(&["check", "--file", "mine.py"]);
+    assert!(text.stdout.contains("at import") && text.stdout.contains("warming up the refund desk"), "{}", text.stdout);
+
+    let solution = std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py")).unwrap();
+    w.write("green.py", &format!("print('all set')\n{solution}"));
+    let green = w.run(&["check", "--file", "green.py"]);
+    assert_eq!(green.code, 0);
+    assert!(!green.stdout.contains("all set"), "a passing report stays short:\n{}", green.stdout);
+    assert_eq!(w.run(&["check", "--file", "green.py", "--format", "json"]).json()["output"], "all set\n");
 }

@@ -10,47 +10,6 @@ use crate::lesson::Lesson;
 use crate::progress::Progress;
 use crate::render;
 
-/// The learner's file for a lesson, or the one given with `--file`, checked to exist.
-pub fn learner_file(
-    ctx: &Context,
-    lesson: &Lesson,
-    given: Option<&std::path::Path>,
-) -> Result<std::path::PathBuf, Error> {
-    match given {
-        Some(path) => {
-            let path = ctx.cwd.join(path);
-            if !path.is_file() {
-                return Err(Error::usage(format!(
-                    "there is no file at {}: check the path given to --file.",
-                    path.display()
-                )));
-            }
-            Ok(path)
-        }
-        None => {
-            let path = lesson.work_file(&ctx.root);
-            if !path.is_file() {
-                return Err(Error::usage(format!(
-                    "{} does not exist yet: run ./workshop start {} first.",
-                    ctx.shown(&path),
-                    lesson.id
-                )));
-            }
-            Ok(path)
-        }
-    }
-}
-
-/// `--timeout`, validated.
-pub fn timeout(secs: f64) -> Result<Duration, Error> {
-    if !(secs.is_finite() && secs > 0.0 && secs <= 600.0) {
-        return Err(Error::usage(format!(
-            "--timeout {secs} is out of range: give seconds above 0 and at most 600, such as 1 or 2.5."
-        )));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
 /// Grade a file to the end.
 pub fn grade(ctx: &Context, lesson: &Lesson, file: &std::path::Path, limit: Duration) -> Result<Report, Error> {
     let never = std::sync::atomic::AtomicBool::new(false);
@@ -83,8 +42,8 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         return super::check_watch::run(ctx, args);
     }
     let lesson = ctx.lesson(args.lesson.as_deref())?;
-    let limit = timeout(args.timeout)?;
-    let file = learner_file(ctx, &lesson, args.file.as_deref())?;
+    let limit = args.timeout;
+    let file = ctx.learner_file(&lesson, args.file.as_deref())?;
     let report = match grade(ctx, &lesson, &file, limit) {
         // An autograder reads stdout: even with no Python it gets a report it can parse.
         Err(Error::Load(e)) if args.format == Format::Json => {

@@ -14,7 +14,7 @@
 //! turn, starting with a marker line `── run N · why · HH:MM:SS · checked in T ms ──` and ending
 //! with the line that starts `Watching `.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -106,10 +106,10 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         ));
     }
     let lesson = ctx.lesson(args.lesson.as_deref())?;
-    let limit = super::check::timeout(args.timeout)?;
-    let file = super::check::learner_file(ctx, &lesson, args.file.as_deref())?;
-    let keys_on_terminal = std::io::stdin().is_terminal();
-    let out_terminal = std::io::stdout().is_terminal();
+    let limit = args.timeout;
+    let file = ctx.learner_file(&lesson, args.file.as_deref())?;
+    let keys_on_terminal = ctx.stdin_terminal;
+    let out_terminal = ctx.stdout_terminal;
 
     let (tx, rx) = mpsc::channel();
     let to_loop = tx.clone();
