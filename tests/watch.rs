@@ -388,8 +388,11 @@ fn json_sdk_attempts_carry_the_mcp_result() {
     let attempt = events_of(&replay, "attempt")[0];
     assert_eq!(attempt["wire"]["isError"], true);
     assert_eq!(attempt["wire"]["content"][0]["type"], "text");
+    // In the harness runtime the model receives a Messages API tool_result block instead.
     let harness = self::replay(&ws, "old-order", "structured", "harness");
-    assert!(events_of(&harness, "attempt")[0].get("wire").is_none());
+    let wire = &events_of(&harness, "attempt")[0]["wire"];
+    assert_eq!(wire["type"], "tool_result", "{wire}");
+    assert_eq!(wire["is_error"], true, "{wire}");
 }
 
 #[test]
@@ -653,4 +656,19 @@ fn a_long_code_path_wraps_the_header_to_the_width() {
     let others = header.iter().filter(|l| !l.contains(long));
     assert!(others.clone().all(|l| l.chars().count() <= 80), "{}", header.join("\n"));
     assert!(header.iter().any(|l| l.contains("runtime harness")), "{}", header.join("\n"));
+}
+
+#[test]
+fn before_start_watch_shows_the_starter_failing_beside_the_fix_never_the_fix_alone() {
+    let ws = Workshop::new();
+    let run = ws.run(&["watch", "--ticket", "old-order", "--no-anim"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("starter against structured"), "{}", run.stdout);
+    let starter = run.stdout.find("── starter ──").expect("the starter's run is shown");
+    let fix = run.stdout.find("── structured ──").expect("the fix's run is shown");
+    assert!(starter < fix, "the starter comes first:\n{}", run.stdout);
+    // Once started, the learner's own code is replayed alone.
+    assert_eq!(ws.run(&["start", "structured-errors"]).code, 0);
+    let after = ws.run(&["watch", "--ticket", "old-order", "--no-anim"]);
+    assert!(after.stdout.contains("code yours") && !after.stdout.contains("code structured"), "{}", after.stdout);
 }

@@ -11,7 +11,7 @@ use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_SUCCESS};
 use crate::render::cards::{self, Look};
 use crate::replay::{self, Event, Replay};
-use crate::replaying::{self, CodeChoice};
+use crate::replaying::{self, CodeArg, CodeChoice};
 
 /// How long a card stays alone on screen before the next, at speed 1.
 fn pause(event: &Event) -> Duration {
@@ -38,9 +38,9 @@ pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
         let lesson = ctx.lesson(args.lesson.as_deref())?;
         let code = CodeChoice::resolve(ctx, &lesson, &args.code)?;
         let config = crate::player::Config {
+            compare: args.compare || first_look(ctx, &lesson, &args.code),
             code,
             runtime: args.runtime,
-            compare: args.compare,
             speed: args.speed,
             predict: !args.no_predict,
             expand: args.expand,
@@ -58,7 +58,9 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let chosen = replaying::tickets(&lesson, args.ticket.as_deref(), runtime)?;
     let limit = args.timeout;
     let mut codes = vec![CodeChoice::resolve(ctx, &lesson, &args.code)?];
-    if args.compare {
+    // Before the lesson is started, the fix is never shown alone: first what goes wrong.
+    let compare = args.compare || (first_look(ctx, &lesson, &args.code) && args.format == Format::Text);
+    if compare {
         let other = if codes[0] == CodeChoice::Starter { CodeChoice::Solution } else { codes.remove(0) };
         codes = vec![CodeChoice::Starter, other];
     }
@@ -103,6 +105,11 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let broke =
         shown.iter().flat_map(|s| &s.runs).any(|r| r.events.iter().any(|e| matches!(e, Event::CodeError { .. })));
     Ok(if broke { EXIT_COULD_NOT_RUN } else { EXIT_SUCCESS })
+}
+
+/// A learner who has not started the lesson and did not pick a code.
+fn first_look(ctx: &Context, lesson: &crate::lesson::Lesson, code: &CodeArg) -> bool {
+    *code == CodeArg::Auto && !lesson.work_file(&ctx.root).is_file()
 }
 
 fn json_of(shown: &Shown) -> serde_json::Value {
