@@ -4,7 +4,7 @@ mod common;
 use common::*;
 
 /// One token per question: some right, some wrong, in mixed case and spacing.
-const MIXED: &str = "B,c,ac,A,B,A,C,b d,D,AD,C";
+const MIXED: &str = "C,b,ad,A,B,C,a,b d,BC,AbE,D";
 
 fn quiz_json(w: &Workshop) -> serde_json::Value {
     let run = w.run(&["quiz", "--format", "json"]);
