@@ -45,7 +45,7 @@ fn assert_not_loaded(fixture: &str, wanted: &[&str]) -> Value {
     assert_eq!(run.code, 2, "{fixture}: {}", run.stdout);
     assert_eq!(report["status"], "error");
     assert_eq!(report["passed"], 0);
-    assert_eq!(ids_with(&report, "error").len(), 13, "{fixture}: every check is an error");
+    assert_eq!(ids_with(&report, "error").len(), 14, "{fixture}: every check is an error");
     let message = report["message"].as_str().unwrap();
     for part in wanted {
         assert!(message.contains(part), "{fixture}: {part:?} not in {message:?}");
@@ -147,7 +147,7 @@ fn check_reports_an_infinite_loop_and_runs_the_other_checks() {
     assert_eq!(run.code, 1);
     assert_eq!(ids_with(&report, "fail"), ["no-retry-without-flag"]);
     // The harness checks come after the hang and ran in a fresh process.
-    assert_eq!(ids_with(&report, "pass").len(), 12);
+    assert_eq!(ids_with(&report, "pass").len(), 13);
     let hung = check(&report, "no-retry-without-flag");
     assert_eq!(hung["message"], "did not return within 1 s: an infinite loop?");
     assert_eq!(hung["output"], "looking for the flag\n");
@@ -169,7 +169,7 @@ fn check_reports_sys_exit_in_a_call_with_its_line() {
     let file = w.learner("bad_sys_exit_in_call.py");
     let (run, report) = check_json(&w, &file, &[]);
     assert_eq!(run.code, 1);
-    assert_eq!(ids_with(&report, "fail"), ["no-retry-refusals", "harness-not-yours"]);
+    assert_eq!(ids_with(&report, "fail"), ["no-retry-refusals", "retry-follows-flag", "harness-not-yours"]);
     assert_eq!(
         check(&report, "no-retry-refusals")["message"],
         "called sys.exit(4) (learners/bad_sys_exit_in_call.py, line 22: sys.exit(4))"
@@ -263,7 +263,14 @@ fn check_shows_the_repr_of_a_returned_set() {
     assert!(message.contains("'isError'") && message.contains("True"), "{message}");
     assert_eq!(
         ids_with(&report, "pass"),
-        ["empty-is-not-failure", "retry-transient", "no-retry-refusals", "no-retry-without-flag", "harness-no-orders"]
+        [
+            "empty-is-not-failure",
+            "retry-transient",
+            "no-retry-refusals",
+            "no-retry-without-flag",
+            "retry-follows-flag",
+            "harness-no-orders"
+        ]
     );
 }
 
@@ -279,7 +286,7 @@ fn check_shows_the_repr_of_a_returned_object() {
         "{message}"
     );
     assert!(message.contains("Decision object at 0x"), "{message}");
-    assert_eq!(ids_with(&report, "fail").len(), 7);
+    assert_eq!(ids_with(&report, "fail").len(), 8);
 }
 
 #[test]

@@ -35,7 +35,7 @@ fn bridge_sends_the_runner_as_source_without_a_writable_cache() {
     let w = Workshop::lesson5();
     let run = grade_with_cache(&w, std::path::Path::new("/proc/no-cache-here"));
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert_eq!(run.json()["passed"], 13);
+    assert_eq!(run.json()["passed"], 14);
 }
 
 #[test]
@@ -72,7 +72,7 @@ fn bridge_grades_an_edit_of_the_same_size_made_right_after_a_check() {
     w.write(&file, &edited);
     let run = grade();
     assert_eq!(run.code, 1, "{}", run.stdout);
-    assert_eq!(run.json()["passed"], 8);
+    assert_eq!(run.json()["passed"], 9);
     w.write(&file, &text);
     assert_eq!(grade().code, 0);
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 const SOLUTION: &str = "lessons/structured-errors/solution/errors.py";
 
 /// Every check id, in the order `check` runs them.
-const ALL: [&str; 13] = [
+const ALL: [&str; 14] = [
     "fail-flags-failure",
     "fail-names-category",
     "fail-retry-hint",
@@ -18,6 +18,7 @@ const ALL: [&str; 13] = [
     "retry-transient",
     "no-retry-refusals",
     "no-retry-without-flag",
+    "retry-follows-flag",
     "harness-old-order",
     "harness-wrong-id",
     "harness-not-yours",
@@ -174,7 +175,14 @@ fn check_accepts_mcp_explicit_is_error_false_on_the_empty_answer() {
 fn check_fails_the_refusal_checks_when_should_retry_always_says_yes() {
     assert_fails_exactly(
         "bug_retry_always.py",
-        &["no-retry-refusals", "no-retry-without-flag", "harness-old-order", "harness-wrong-id", "harness-not-yours"],
+        &[
+            "no-retry-refusals",
+            "no-retry-without-flag",
+            "retry-follows-flag",
+            "harness-old-order",
+            "harness-wrong-id",
+            "harness-not-yours",
+        ],
     );
 }
 
@@ -186,6 +194,7 @@ fn check_fails_every_decision_when_should_retry_reads_the_whole_result() {
             "retry-transient",
             "no-retry-refusals",
             "no-retry-without-flag",
+            "retry-follows-flag",
             "harness-old-order",
             "harness-wrong-id",
             "harness-not-yours",
@@ -214,7 +223,10 @@ fn check_fails_only_the_missing_flag_check_when_should_retry_raises_key_error() 
 
 #[test]
 fn check_fails_the_transient_decisions_when_should_retry_returns_none() {
-    let report = assert_fails_exactly("bug_retry_returns_none.py", &["retry-transient", "harness-flaky-payment"]);
+    let report = assert_fails_exactly(
+        "bug_retry_returns_none.py",
+        &["retry-transient", "retry-follows-flag", "harness-flaky-payment"],
+    );
     let failed = check(&report, "retry-transient");
     assert_eq!(failed["message"], "should_retry returned None: expected a yes (True)");
     assert_eq!(failed["got"], Value::Null);
@@ -222,7 +234,7 @@ fn check_fails_the_transient_decisions_when_should_retry_returns_none() {
 }
 
 #[test]
-fn check_grades_the_starter_as_two_of_thirteen() {
+fn check_grades_the_starter_as_two_of_fourteen() {
     let w = Workshop::lesson5();
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
     let run = w.run(&["check", "structured-errors", "--format", "json"]);
@@ -243,7 +255,11 @@ fn check_json_report_has_the_documented_fields() {
     assert_eq!(report["file"], "learners/bug_no_is_error.py");
     for c in report["checks"].as_array().unwrap() {
         let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(keys, ["id", "name", "status", "message", "output", "call", "expected", "got"], "{c}");
+        // `guidance` only when the lesson recognises the mistake in what came back.
+        let fields = ["id", "name", "status", "message", "output", "call", "expected", "got"];
+        let with_guidance = [&fields[..], &["guidance"]].concat();
+        let want: &[&str] = if c.get("guidance").is_some() { &with_guidance } else { &fields };
+        assert_eq!(keys, want, "{c}");
         assert!(!c["name"].as_str().unwrap().is_empty());
     }
     let passed = check(&report, "fail-names-category");
@@ -257,7 +273,7 @@ fn check_json_report_has_the_documented_fields() {
 #[test]
 fn check_json_names_the_first_check_to_fix() {
     let (_, report) = grade("bug_retry_always.py");
-    assert_eq!(report["message"], "8 of 13 checks pass; the first to fix is no-retry-refusals");
+    assert_eq!(report["message"], "8 of 14 checks pass; the first to fix is no-retry-refusals");
 }
 
 // Arguments.
@@ -308,7 +324,7 @@ fn check_says_all_green_and_points_at_watch() {
     assert_eq!(run.code, 0);
     let flat = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        flat.ends_with("13/13 passed. All green: replay the tickets with ./workshop watch structured-errors"),
+        flat.ends_with("14/14 passed. All green: replay the tickets with ./workshop watch structured-errors"),
         "{}",
         run.stdout
     );

@@ -29,7 +29,7 @@ fn hint_without_a_work_file_says_to_start() {
 #[test]
 fn hint_steps_advance_and_are_remembered() {
     let w = started();
-    // The starter fails every check; the first is fail-flags-failure, which has two steps.
+    // The starter fails every check; the first is fail-flags-failure, which has three steps.
     let first = w.run(&["hint"]);
     assert_eq!(first.code, 0, "{}", first.stderr);
     assert!(first.stdout.starts_with("Hint for fail-flags-failure"), "{}", first.stdout);
@@ -39,25 +39,28 @@ fn hint_steps_advance_and_are_remembered() {
         "step 2 is not shown yet: {}",
         first.stdout
     );
-    assert!(first.stdout.contains("Step 1 of 2"), "{}", first.stdout);
+    assert!(first.stdout.contains("Step 1 of 3"), "{}", first.stdout);
     assert_eq!(steps_seen(&w, "fail-flags-failure"), Some(1));
 
     let second = w.run(&["hint", "structured-errors"]);
     assert_eq!(second.code, 0, "{}", second.stderr);
     assert!(second.stdout.contains("\n  1. ") && second.stdout.contains("\n> 2. "), "{}", second.stdout);
-    assert!(
-        second.stdout.contains("the last one") && second.stdout.contains("./workshop solution"),
-        "{}",
-        second.stdout
-    );
+    assert!(!second.stdout.contains("\n> 3. "), "{}", second.stdout);
+    assert!(second.stdout.contains("Step 2 of 3"), "{}", second.stdout);
     assert_eq!(steps_seen(&w, "fail-flags-failure"), Some(2));
 
     let third = w.run(&["hint"]);
     assert_eq!(third.code, 0, "{}", third.stderr);
-    assert!(third.stdout.contains("No more hints for this check"), "{}", third.stdout);
-    assert!(!third.stdout.contains("\n> "), "nothing new is marked: {}", third.stdout);
-    assert!(third.stdout.contains("./workshop solution structured-errors --reveal"), "{}", third.stdout);
-    assert_eq!(steps_seen(&w, "fail-flags-failure"), Some(2));
+    assert!(third.stdout.contains("\n  2. ") && third.stdout.contains("\n> 3. "), "{}", third.stdout);
+    assert!(third.stdout.contains("the last one") && third.stdout.contains("./workshop solution"), "{}", third.stdout);
+    assert_eq!(steps_seen(&w, "fail-flags-failure"), Some(3));
+
+    let fourth = w.run(&["hint"]);
+    assert_eq!(fourth.code, 0, "{}", fourth.stderr);
+    assert!(fourth.stdout.contains("No more hints for this check"), "{}", fourth.stdout);
+    assert!(!fourth.stdout.contains("\n> "), "nothing new is marked: {}", fourth.stdout);
+    assert!(fourth.stdout.contains("./workshop solution structured-errors --reveal"), "{}", fourth.stdout);
+    assert_eq!(steps_seen(&w, "fail-flags-failure"), Some(3));
 }
 
 #[test]

@@ -31,7 +31,13 @@ fn check<'r>(report: &'r Value, id: &str) -> &'r Value {
 }
 
 fn failing(report: &Value) -> Vec<&str> {
-    report["checks"].as_array().unwrap().iter().filter(|c| c["status"] != "pass").map(|c| c["id"].as_str().unwrap()).collect()
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] != "pass")
+        .map(|c| c["id"].as_str().unwrap())
+        .collect()
 }
 
 #[test]
@@ -43,7 +49,10 @@ fn deciding_retries_by_the_category_name_fails_only_the_flag_check() {
     }
     let failed = check(&report, "retry-follows-flag");
     assert_eq!(failed["guidance"]["mistake"], "The category's name decides", "{failed}");
-    assert!(failed["call"].as_str().unwrap().contains("'transient'"), "the disagreeing transient case decides: {failed}");
+    assert!(
+        failed["call"].as_str().unwrap().contains("'transient'"),
+        "the disagreeing transient case decides: {failed}"
+    );
 }
 
 #[test]
@@ -166,47 +175,233 @@ impl Variant {
 #[test]
 fn each_named_mistake_is_recognised_on_its_check() {
     let cases: Vec<(Variant, &str, &str)> = vec![
-        (Variant::fail(r#"{"isError": "true", "error": {"errorCategory": category, "isRetryable": category == "transient", "message": message}}"#), "fail-flags-failure", "The flag is text"),
-        (Variant::fail(r#"{"isError": 1, "error": {"errorCategory": category, "isRetryable": category == "transient", "message": message}}"#), "fail-flags-failure", "The flag is a number"),
-        (Variant::fail(r#"{"is_error": True, "error": {"errorCategory": category, "isRetryable": category == "transient", "message": message}}"#), "fail-flags-failure", "API spelling in a tool result"),
-        (Variant::fail(r#"{"error": {"isError": True, "errorCategory": category, "isRetryable": category == "transient", "message": message}}"#), "fail-flags-failure", "The flag went inside the error"),
-        (Variant::fail(r#"{"isError": category == "transient", "error": {"errorCategory": category, "isRetryable": category == "transient", "message": message}}"#), "fail-flags-failure", "Only retryable failures flagged"),
-        (Variant::fail(r#"{"error": {"errorCategory": category, "isRetryable": category == "transient", "message": message}}"#), "fail-flags-failure", "No failure flag"),
-        (Variant::fail(r#"{"isError": True, "error": category + ": " + message}"#), "fail-names-category", "The error is a sentence"),
-        (Variant::fail(r#"{"isError": True, "errorCategory": category, "error": {"isRetryable": category == "transient", "message": message}}"#), "fail-names-category", "Category beside the flag"),
-        (Variant::fail(r#"{"isError": True, "error": {"type": category, "isRetryable": category == "transient", "message": message}}"#), "fail-names-category", "Category under another key"),
-        (Variant::fail(r#"{"isError": True, "error": {"errorCategory": "business", "isRetryable": category == "transient", "message": message}}"#), "fail-names-category", "One category for everything"),
-        (Variant::fail(r#"{"isError": True, "error": {"errorCategory": category.capitalize(), "isRetryable": category == "transient", "message": message}}"#), "fail-names-category", "Category capitalised or renamed"),
-        (Variant::fail(r#"{"isError": True, "error": {"isRetryable": category == "transient", "message": message}}"#), "fail-names-category", "No category"),
-        (Variant::fail(r#"{"isError": True, "error": {"errorCategory": category, "retryable": category == "transient", "message": message}}"#), "fail-retry-hint", "Retry flag under another name"),
-        (Variant::fail(r#"{"isError": True, "error": dict({"errorCategory": category, "message": message}, **({"isRetryable": True} if category == "transient" else {}))}"#), "fail-retry-hint", "Flag only where it is true"),
-        (Variant::fail(r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": True, "message": message}}"#), "fail-retry-hint", "Every failure retryable"),
-        (Variant::fail(r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": category != "transient", "message": message}}"#), "fail-retry-hint", "The wrong kinds marked retryable"),
-        (Variant::fail(r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": category in ("transient", "permission"), "message": message}}"#), "fail-retry-hint", "The wrong kinds marked retryable"),
-        (Variant::fail(r#"{"isError": True, "message": message, "error": {"errorCategory": category, "isRetryable": category == "transient"}}"#), "fail-keeps-message", "Message outside the error"),
-        (Variant::fail(r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": category == "transient", "message": "Error"}}"#), "fail-keeps-message", "Still the word Error"),
-        (Variant::empty(r#"{"isError": False, "orders": [], "message": message, "error": {"isRetryable": False}}"#), "empty-is-not-failure", "isError false, error still there"),
-        (Variant::empty(r#"{"isError": True, "error": {"errorCategory": "empty", "isRetryable": False, "message": message}}"#), "empty-is-not-failure", "Nothing found reported as a failure"),
+        (
+            Variant::fail(
+                r#"{"isError": "true", "error": {"errorCategory": category, "isRetryable": category == "transient", "message": message}}"#,
+            ),
+            "fail-flags-failure",
+            "The flag is text",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": 1, "error": {"errorCategory": category, "isRetryable": category == "transient", "message": message}}"#,
+            ),
+            "fail-flags-failure",
+            "The flag is a number",
+        ),
+        (
+            Variant::fail(
+                r#"{"is_error": True, "error": {"errorCategory": category, "isRetryable": category == "transient", "message": message}}"#,
+            ),
+            "fail-flags-failure",
+            "API spelling in a tool result",
+        ),
+        (
+            Variant::fail(
+                r#"{"error": {"isError": True, "errorCategory": category, "isRetryable": category == "transient", "message": message}}"#,
+            ),
+            "fail-flags-failure",
+            "The flag went inside the error",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": category == "transient", "error": {"errorCategory": category, "isRetryable": category == "transient", "message": message}}"#,
+            ),
+            "fail-flags-failure",
+            "Only retryable failures flagged",
+        ),
+        (
+            Variant::fail(
+                r#"{"error": {"errorCategory": category, "isRetryable": category == "transient", "message": message}}"#,
+            ),
+            "fail-flags-failure",
+            "No failure flag",
+        ),
+        (
+            Variant::fail(r#"{"isError": True, "error": category + ": " + message}"#),
+            "fail-names-category",
+            "The error is a sentence",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": True, "errorCategory": category, "error": {"isRetryable": category == "transient", "message": message}}"#,
+            ),
+            "fail-names-category",
+            "Category beside the flag",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": True, "error": {"type": category, "isRetryable": category == "transient", "message": message}}"#,
+            ),
+            "fail-names-category",
+            "Category under another key",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": True, "error": {"errorCategory": "business", "isRetryable": category == "transient", "message": message}}"#,
+            ),
+            "fail-names-category",
+            "One category for everything",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": True, "error": {"errorCategory": category.capitalize(), "isRetryable": category == "transient", "message": message}}"#,
+            ),
+            "fail-names-category",
+            "Category capitalised or renamed",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": True, "error": {"isRetryable": category == "transient", "message": message}}"#,
+            ),
+            "fail-names-category",
+            "No category",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": True, "error": {"errorCategory": category, "retryable": category == "transient", "message": message}}"#,
+            ),
+            "fail-retry-hint",
+            "Retry flag under another name",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": True, "error": dict({"errorCategory": category, "message": message}, **({"isRetryable": True} if category == "transient" else {}))}"#,
+            ),
+            "fail-retry-hint",
+            "Flag only where it is true",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": True, "message": message}}"#,
+            ),
+            "fail-retry-hint",
+            "Every failure retryable",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": category != "transient", "message": message}}"#,
+            ),
+            "fail-retry-hint",
+            "The wrong kinds marked retryable",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": category in ("transient", "permission"), "message": message}}"#,
+            ),
+            "fail-retry-hint",
+            "The wrong kinds marked retryable",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": True, "message": message, "error": {"errorCategory": category, "isRetryable": category == "transient"}}"#,
+            ),
+            "fail-keeps-message",
+            "Message outside the error",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": category == "transient", "message": "Error"}}"#,
+            ),
+            "fail-keeps-message",
+            "Still the word Error",
+        ),
+        (
+            Variant::empty(r#"{"isError": False, "orders": [], "message": message, "error": {"isRetryable": False}}"#),
+            "empty-is-not-failure",
+            "isError false, error still there",
+        ),
+        (
+            Variant::empty(
+                r#"{"isError": True, "error": {"errorCategory": "empty", "isRetryable": False, "message": message}}"#,
+            ),
+            "empty-is-not-failure",
+            "Nothing found reported as a failure",
+        ),
         (Variant::empty("[]"), "empty-is-not-failure", "No list of orders"),
         (Variant::empty(r#"{"orders": []}"#), "empty-is-not-failure", "The message left behind"),
         (Variant::retry("True"), "no-retry-refusals", "Retrying everything"),
         (Variant::retry(r#"error.get("message")"#), "no-retry-refusals", "Returning a non-boolean"),
-        (Variant::retry(r#"error.get("errorCategory") in ("transient", "business")"#), "no-retry-refusals", "Some refusals still retried"),
+        (
+            Variant::retry(r#"error.get("errorCategory") in ("transient", "business")"#),
+            "no-retry-refusals",
+            "Some refusals still retried",
+        ),
         (Variant::retry(r#"error.get("isRetryable", True)"#), "no-retry-without-flag", "No flag taken as yes"),
         (Variant::retry("True"), "harness-old-order", "should_retry still says yes"),
-        (Variant::fail(r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": True, "message": message}}"#), "harness-old-order", "The refusal marked retryable"),
-        (Variant { empty: EMPTY, error: r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": str(category == "transient").lower(), "message": message}}"#, retry: r#"error.get("isRetryable")"# }, "harness-old-order", "\"false\" read as yes"),
-        (Variant::fail(r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": True, "message": message}}"#), "harness-wrong-id", "A typo treated as a passing fault"),
+        (
+            Variant::fail(
+                r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": True, "message": message}}"#,
+            ),
+            "harness-old-order",
+            "The refusal marked retryable",
+        ),
+        (
+            Variant {
+                empty: EMPTY,
+                error: r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": str(category == "transient").lower(), "message": message}}"#,
+                retry: r#"error.get("isRetryable")"#,
+            },
+            "harness-old-order",
+            "\"false\" read as yes",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": True, "message": message}}"#,
+            ),
+            "harness-wrong-id",
+            "A typo treated as a passing fault",
+        ),
         (Variant::retry("True"), "harness-wrong-id", "should_retry overrules the flag"),
-        (Variant::fail(r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": True, "message": message}}"#), "harness-not-yours", "Access treated as a glitch"),
+        (
+            Variant::fail(
+                r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": True, "message": message}}"#,
+            ),
+            "harness-not-yours",
+            "Access treated as a glitch",
+        ),
         (Variant::retry("True"), "harness-not-yours", "should_retry overrules the flag"),
-        (Variant::fail(r#"{"isError": True, "isRetryable": category == "transient", "error": {"errorCategory": category, "message": message}}"#), "harness-flaky-payment", "The flag never reaches should_retry"),
-        (Variant::fail(r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": "true" if category == "transient" else "false", "message": message}}"#), "harness-flaky-payment", "Retry flag as text"),
-        (Variant::fail(r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": False, "message": message}}"#), "harness-flaky-payment", "The timeout marked final"),
+        (
+            Variant::fail(
+                r#"{"isError": True, "isRetryable": category == "transient", "error": {"errorCategory": category, "message": message}}"#,
+            ),
+            "harness-flaky-payment",
+            "The flag never reaches should_retry",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": "true" if category == "transient" else "false", "message": message}}"#,
+            ),
+            "harness-flaky-payment",
+            "Retry flag as text",
+        ),
+        (
+            Variant::fail(
+                r#"{"isError": True, "error": {"errorCategory": category, "isRetryable": False, "message": message}}"#,
+            ),
+            "harness-flaky-payment",
+            "The timeout marked final",
+        ),
         (Variant::retry("False"), "harness-flaky-payment", "should_retry never says yes"),
-        (Variant::empty(r#"{"isError": False, "orders": [], "message": message, "error": {"isRetryable": False}}"#), "harness-no-orders", "An error key on a success"),
-        (Variant::empty(r#"{"isError": True, "error": {"errorCategory": "empty", "isRetryable": True, "message": message}}"#), "harness-no-orders", "Nothing found, asked three times"),
-        (Variant::empty(r#"{"isError": True, "error": {"errorCategory": "empty", "isRetryable": False, "message": message}}"#), "harness-no-orders", "Nothing found, reported as failed"),
+        (
+            Variant::empty(r#"{"isError": False, "orders": [], "message": message, "error": {"isRetryable": False}}"#),
+            "harness-no-orders",
+            "An error key on a success",
+        ),
+        (
+            Variant::empty(
+                r#"{"isError": True, "error": {"errorCategory": "empty", "isRetryable": True, "message": message}}"#,
+            ),
+            "harness-no-orders",
+            "Nothing found, asked three times",
+        ),
+        (
+            Variant::empty(
+                r#"{"isError": True, "error": {"errorCategory": "empty", "isRetryable": False, "message": message}}"#,
+            ),
+            "harness-no-orders",
+            "Nothing found, reported as failed",
+        ),
     ];
     let w = Workshop::lesson5();
     let mut wrong = Vec::new();
