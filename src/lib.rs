@@ -30,6 +30,7 @@ pub(crate) mod replaying;
 pub(crate) mod root;
 pub(crate) mod sdk;
 pub(crate) mod watcher;
+pub(crate) mod workfiles;
 
 use clap::Parser;
 
