@@ -20,6 +20,7 @@ pub mod render;
 pub mod replay;
 pub mod root;
 pub mod sdk;
+pub mod signals;
 pub mod watcher;
 
 use clap::Parser;
@@ -33,6 +34,7 @@ pub fn run() -> i32 {
             return if e.use_stderr() { error::EXIT_COULD_NOT_RUN } else { error::EXIT_SUCCESS };
         }
     };
+    signals::install();
     match commands::dispatch(cli) {
         Ok(code) => code,
         Err(e) => {

@@ -351,7 +351,8 @@ impl Worker {
         let for_child =
             capture.try_clone().map_err(|e| fail(LoadKind::Died, format!("could not share the capture file: {e}")))?;
         reap::prepare();
-        let spawned = Command::new(&cfg.python)
+        let mut command = Command::new(&cfg.python);
+        command
             .arg("-I")
             .arg("-c")
             .arg(code)
@@ -362,13 +363,9 @@ impl Worker {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(for_child))
-            .process_group(0)
-            .spawn();
-        let mut child = match spawned {
-            Ok(child) => {
-                reap::register(child.id());
-                child
-            }
+            .process_group(0);
+        let mut child = match reap::spawn(command) {
+            Ok(child) => child,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(fail(LoadKind::NoPython, no_python(&cfg.python, "there is no such program")))
             }
@@ -580,6 +577,12 @@ impl Drop for Worker {
     fn drop(&mut self) {
         kill_group(&mut self.child);
     }
+}
+
+/// The workshop is quitting on a signal: kill every learner process now, wherever it runs, and
+/// start none after. Safe to call from any thread.
+pub fn end_everything() {
+    reap::end_everything();
 }
 
 /// Kill the process, everything it started, and reap it.
