@@ -177,8 +177,10 @@ fn kill_strays() {
     for _ in 0..GENERATIONS {
         let workers = WORKERS.lock().map(|w| w.clone()).unwrap_or_default();
         let quitting = QUITTING.load(Ordering::SeqCst);
-        let strays: Vec<i32> =
-            children(std::process::id()).into_iter().filter(|p| (quitting || !workers.contains(p)) && marked(*p)).collect();
+        let strays: Vec<i32> = children(std::process::id())
+            .into_iter()
+            .filter(|p| (quitting || !workers.contains(p)) && marked(*p))
+            .collect();
         if strays.is_empty() {
             return;
         }
