@@ -84,7 +84,10 @@ impl Code for Remembering<'_> {
             return call.clone();
         }
         let call = self.code.call(function, args);
-        if matches!(call.outcome, Outcome::TimedOut { .. } | Outcome::Exited { .. } | Outcome::Unavailable { .. }) {
+        if matches!(
+            call.outcome,
+            Outcome::TimedOut { .. } | Outcome::Exited { .. } | Outcome::Unavailable { .. } | Outcome::Garbled { .. }
+        ) {
             self.broken.insert(key, call.clone());
         }
         call

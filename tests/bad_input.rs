@@ -440,3 +440,48 @@ fn check_before_start_says_to_run_start() {
     assert!(run.stderr.contains("work/structured-errors/errors.py does not exist yet"), "{}", run.stderr);
     assert!(run.stderr.contains("run ./workshop start structured-errors first"), "{}", run.stderr);
 }
+
+// Only the runner's own answer to each request counts.
+
+#[test]
+fn check_grades_a_file_that_forks_without_exiting_on_its_parents_answers_only() {
+    let w = Workshop::new();
+    let file = w.learner("bad_forks_without_exit.py");
+    let (run, report) = check_json(&w, &file, &[]);
+    assert_eq!(report["passed"], 13, "{}", run.stdout);
+    assert_eq!(run.code, 0);
+}
+
+#[test]
+fn check_reports_a_line_forged_on_the_answer_channel_at_import_as_a_load_error() {
+    let w = Workshop::new();
+    let file = w.learner("bad_forges_answers.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
+    cmd.env("FIXTURE_FORGE", "import");
+    let run = run(cmd);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    let report = run.json();
+    assert_eq!(report["status"], "error");
+    let message = report["message"].as_str().unwrap();
+    assert!(message.starts_with(&format!("{file}: a line that is not the workshop runner's answer")), "{message}");
+    assert!(message.contains("while it loaded"), "{message}");
+}
+
+#[test]
+fn check_reports_a_line_forged_on_the_answer_channel_in_a_call_as_a_call_error() {
+    let w = Workshop::new();
+    let file = w.learner("bad_forges_answers.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
+    cmd.env("FIXTURE_FORGE", "call");
+    let run = run(cmd);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    let first = check(&report, "fail-flags-failure");
+    assert_eq!(first["status"], "fail");
+    let message = first["message"].as_str().unwrap();
+    assert!(message.starts_with(&format!("{file}: a line that is not the workshop runner's answer")), "{message}");
+    assert!(message.contains("during the call to fail"), "{message}");
+    assert!(first["got"].is_null(), "no value is graded: {first}");
+    // should_retry never writes, so its checks are graded as usual.
+    assert_eq!(check(&report, "retry-transient")["status"], "pass");
+}

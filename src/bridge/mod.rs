@@ -156,6 +156,11 @@ pub enum Outcome {
     Unavailable {
         message: String,
     },
+    /// The answer channel carried a line that is not the answer to this call (a forged or
+    /// out-of-order line): nothing more from that process is trusted.
+    Garbled {
+        message: String,
+    },
 }
 
 impl Outcome {
@@ -170,7 +175,7 @@ impl Outcome {
             Outcome::NotJson { message } => Some(format!("returned a value that is not JSON: {message}")),
             Outcome::Exited { message } => Some(message.clone()),
             Outcome::TimedOut { limit } => Some(format!("did not return within {limit}: an infinite loop?")),
-            Outcome::Unavailable { message } => Some(message.clone()),
+            Outcome::Unavailable { message } | Outcome::Garbled { message } => Some(message.clone()),
         }
     }
 }
@@ -210,6 +215,8 @@ pub enum LoadKind {
     Timeout,
     Died,
     Unreadable,
+    /// The answer channel carried a line the runner did not write.
+    Garbled,
 }
 
 /// The learner's file could not be loaded, so nothing in it can be called.
@@ -232,6 +239,8 @@ struct Frame {
 
 #[derive(Deserialize)]
 struct Answer {
+    /// The request answered; 0 for the answer to loading.
+    id: Option<u64>,
     #[serde(default)]
     ok: bool,
     #[serde(default)]
@@ -438,8 +447,17 @@ impl Worker {
                 return Err(fail(LoadKind::Died, stopped_message()));
             }
         };
-        let answer: Answer = serde_json::from_str(&line)
-            .map_err(|e| fail(LoadKind::Died, format!("the Python runner answered something unreadable: {e}")))?;
+        let answer = match serde_json::from_str::<Answer>(&line) {
+            Ok(answer) if answer.id == Some(0) => answer,
+            _ => {
+                kill_group(&mut worker.child);
+                return Err(LoadError {
+                    kind: LoadKind::Garbled,
+                    message: garbled(&cfg.shown_as, "while it loaded", &line),
+                    output: worker.read_capture(),
+                });
+            }
+        };
         if let Some(report) = answer.load_error {
             return Err(LoadError { output: with_dropped(answer.output, answer.dropped), ..load_error(cfg, report) });
         }
@@ -542,7 +560,7 @@ impl Worker {
             }
         };
         match serde_json::from_str::<Answer>(&line) {
-            Ok(answer) => {
+            Ok(answer) if answer.id == Some(self.next_id) => {
                 let outcome = if answer.ok {
                     Outcome::Returned(answer.value.unwrap_or(Value::Null))
                 } else {
@@ -560,7 +578,11 @@ impl Worker {
                 };
                 (Call { outcome, output: answer.output, dropped: answer.dropped }, true)
             }
-            Err(e) => (dead(format!("the Python runner answered something unreadable: {e}"), String::new()), false),
+            _ => {
+                kill_group(&mut self.child);
+                let message = garbled(&cfg.shown_as, &format!("during the call to {function}"), &line);
+                (Call { outcome: Outcome::Garbled { message }, output: self.read_capture(), dropped: 0 }, false)
+            }
         }
     }
 
@@ -588,6 +610,17 @@ pub fn end_everything() {
 /// Kill the process, everything it started, and reap it.
 fn kill_group(child: &mut Child) {
     reap::kill_all(child);
+}
+
+/// A line on the answer channel that is not the awaited answer, as the learner reads it.
+fn garbled(file: &str, when: &str, line: &str) -> String {
+    let mut shown: String = line.chars().take(80).collect();
+    if shown.len() < line.len() {
+        shown.push('…');
+    }
+    format!(
+        "{file}: a line that is not the workshop runner's answer came {when} ({shown}). Something in the file writes to a descriptor it did not open, or a forked process wrote as the runner; nothing from that Python process is trusted, so this is no grade."
+    )
 }
 
 /// The interpreter could not be started, or is not a working Python 3.

@@ -20,6 +20,8 @@ if __name__ != "__main__":
     _CACHE = os.path.dirname(__file__)
     sys.path[:] = [p for p in sys.path if p != _CACHE]
 
+# Only this process answers: a learner's fork that returns into the runner must never write.
+_PID = os.getpid()
 LEARNER = os.path.abspath(sys.argv[1])
 CAP = int(sys.argv[2])
 FUNCTIONS = sys.argv[3:]
@@ -221,8 +223,16 @@ def _send(message):
 
 
 def _write(encoded):
+    _quit_if_forked()
     _answers.write(encoded.encode("utf-8", "replace") + b"\n")
     _answers.flush()
+
+
+def _quit_if_forked():
+    """A process the learner forked, returning into the runner, ends here, quietly: no answer,
+    no exit handlers, no flushing of buffers it shares with its parent."""
+    if os.getpid() != _PID:
+        os._exit(0)
 
 
 def _take_output():
@@ -412,17 +422,19 @@ class _Raw(str):
 def main():
     _send({"hello": True})
     loaded = _load()
+    _quit_if_forked()
     output, dropped = _take_output()
     if isinstance(loaded, dict):
-        _send({"load_error": loaded, "output": output, "dropped": dropped})
+        _send({"id": 0, "load_error": loaded, "output": output, "dropped": dropped})
         return
-    _send({"ready": True, "output": output, "dropped": dropped})
+    _send({"id": 0, "ready": True, "output": output, "dropped": dropped})
     while True:
         line = _requests.readline()
         if not line:
             return
         request = _decode(line)
         answer = _call(loaded, request)
+        _quit_if_forked()
         answer["id"] = request["id"]
         answer["output"], answer["dropped"] = _take_output()
         _send(answer)
