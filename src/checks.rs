@@ -233,7 +233,7 @@ fn decide(code: &mut dyn Code, error: Value, yes: bool) -> Verdict {
     }
     let word = if yes { "yes (True)" } else { "no (False)" };
     Err(Box::new(Miss {
-        message: format!("should_retry returned {}: expected {word}", pyrepr::repr(&got)),
+        message: format!("should_retry returned {}: expected {word}", pyrepr::repr(&crate::shorten::shorten(&got))),
         call,
         expected: Some(Value::Bool(yes)),
         got: Some(got),
@@ -305,7 +305,9 @@ pub struct Difference {
 
 impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let show = |v: &Option<Value>| v.as_ref().map(pyrepr::repr).unwrap_or_else(|| "missing".into());
+        let show = |v: &Option<Value>| {
+            v.as_ref().map(|v| pyrepr::repr(&crate::shorten::shorten(v))).unwrap_or_else(|| "missing".into())
+        };
         let path = if self.path.is_empty() { "the result" } else { &self.path };
         write!(f, "{path}: expected {}, got {}", show(&self.expected), show(&self.got))
     }

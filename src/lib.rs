@@ -20,6 +20,7 @@ pub mod render;
 pub mod replay;
 pub mod root;
 pub mod sdk;
+pub mod shorten;
 pub mod signals;
 pub mod watcher;
 

@@ -485,3 +485,98 @@ fn check_reports_a_line_forged_on_the_answer_channel_in_a_call_as_a_call_error()
     // should_retry never writes, so its checks are graded as usual.
     assert_eq!(check(&report, "retry-transient")["status"], "pass");
 }
+
+// Big values and floods of output stay small.
+
+fn check_huge(w: &Workshop, size: usize, format: &str) -> Run {
+    let file = w.learner("bad_returns_huge.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", format, "--timeout", "20"]);
+    cmd.env("FIXTURE_SIZE", size.to_string());
+    run(cmd)
+}
+
+#[test]
+fn check_reports_a_value_over_8_mib_as_too_big_with_its_size() {
+    let w = Workshop::new();
+    let run = check_huge(&w, 10_000_000, "json");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = run.json();
+    let message = check(&report, "fail-flags-failure")["message"].as_str().unwrap().to_string();
+    assert_eq!(
+        message,
+        "returned a value of 9.5 MiB as JSON, more than the 8 MiB a call may return: return something smaller"
+    );
+}
+
+#[test]
+fn check_shortens_a_2_mb_wrong_value_in_its_reports() {
+    let w = Workshop::new();
+    let run = check_huge(&w, 2_000_000, "json");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.len() < 1_000_000, "the JSON report is {} bytes", run.stdout.len());
+    let report = run.json();
+    let failed = check(&report, "fail-flags-failure");
+    let got = failed["got"]["isError"].as_str().unwrap();
+    assert!(got.ends_with(" more characters]"), "{}", &got[got.len() - 60..]);
+    assert!(failed["message"].as_str().unwrap().contains("more characters]"));
+    let text = check_huge(&w, 2_000_000, "text");
+    assert_eq!(text.code, 1);
+    assert!(text.stdout.len() < 100_000, "the text report is {} bytes", text.stdout.len());
+    assert!(text.stdout.contains("more characters]"), "{}", text.stdout);
+}
+
+#[test]
+fn check_reports_a_value_nested_too_deep_for_json_as_the_learners() {
+    let w = Workshop::new();
+    let file = w.learner("bad_nests_deeply.py");
+    let (run, report) = check_json(&w, &file, &[]);
+    assert_eq!(run.code, 1);
+    let message = check(&report, "fail-flags-failure")["message"].as_str().unwrap().to_string();
+    assert_eq!(
+        message,
+        "returned a value that is not JSON: result nests lists and dicts more than 100 levels deep (or contains itself), too deep to carry"
+    );
+}
+
+/// A file-size limit on the workshop and everything it starts: a capture that went to a file
+/// would hit it.
+#[cfg(target_os = "linux")]
+fn with_file_size_limit(cmd: &mut std::process::Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit(2) in the forked child before exec, with a valid struct.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn check_caps_output_written_to_fd_1_by_python_and_by_a_child_process_where_it_is_written() {
+    let w = Workshop::new();
+    let file = w.learner("bad_floods_fd1.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json", "--timeout", "30"]);
+    with_file_size_limit(&mut cmd, 4 << 20);
+    let first = run(cmd);
+    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    assert_eq!(first.json()["passed"], 13);
+    // The first check passed, so its output is not in the report; grade once more, failing.
+    let w = Workshop::new();
+    let text =
+        std::fs::read_to_string(fixture("bad_floods_fd1.py")).unwrap().replace("\"isError\": True", "\"isError\": 1");
+    w.write("learners/flood.py", &text);
+    let mut cmd = w.command(&["check", "--file", "learners/flood.py", "--format", "json", "--timeout", "30"]);
+    with_file_size_limit(&mut cmd, 4 << 20);
+    let run = run(cmd);
+    let report = run.json();
+    let output = check(&report, "fail-flags-failure")["output"].as_str().unwrap().to_string();
+    assert!(output.starts_with("flood flood"), "{output:.100}");
+    assert!(output.len() < 10_000, "{} bytes kept", output.len());
+    let more: u64 = output.rsplit("… ").next().unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert_eq!(more, 40 * 600_000 + 16_000_000 - 8 * 1024, "{output:.100}");
+}

@@ -1,17 +1,19 @@
 //! The learner's Python: one process per command, spoken to over JSON lines on a private channel.
 //!
 //! `runner.py` moves the protocol off fds 0 and 1 before the learner's file loads, so whatever the
-//! learner prints lands in a capture file and is handed back per call. Every call has a deadline;
+//! learner's process (or anything it starts) writes to fds 1 and 2 lands in a capture pipe, which
+//! this side drains while it waits, keeping the first `OUTPUT_CAP` bytes of each call and counting
+//! the rest. Every call has a deadline;
 //! a process that hangs or dies is killed with everything it started (`reap`), and the next call
 //! starts a fresh one.
 
 use std::ffi::OsString;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -61,6 +63,12 @@ fn cached_runner() -> Option<String> {
 
 /// How much of the learner's output one call keeps.
 pub const OUTPUT_CAP: usize = 8 * 1024;
+
+/// The largest answer one call may give, as JSON. A bigger value is reported with its size.
+pub const ANSWER_LIMIT: usize = 8 * 1024 * 1024;
+
+/// Room in an answer line beyond the value: the envelope and a location.
+const ANSWER_SLACK: usize = 64 * 1024;
 
 /// How often a wait looks up to see whether the bridge was stopped.
 const STOP_CHECK: Duration = Duration::from_millis(20);
@@ -156,6 +164,10 @@ pub enum Outcome {
     Unavailable {
         message: String,
     },
+    /// It returned a value whose JSON is over `ANSWER_LIMIT` bytes.
+    TooBig {
+        bytes: u64,
+    },
     /// The answer channel carried a line that is not the answer to this call (a forged or
     /// out-of-order line): nothing more from that process is trusted.
     Garbled {
@@ -175,6 +187,11 @@ impl Outcome {
             Outcome::NotJson { message } => Some(format!("returned a value that is not JSON: {message}")),
             Outcome::Exited { message } => Some(message.clone()),
             Outcome::TimedOut { limit } => Some(format!("did not return within {limit}: an infinite loop?")),
+            Outcome::TooBig { bytes } => Some(format!(
+                "returned a value of {} as JSON, more than the {} a call may return: return something smaller",
+                size_text(*bytes),
+                size_text(ANSWER_LIMIT as u64)
+            )),
             Outcome::Unavailable { message } | Outcome::Garbled { message } => Some(message.clone()),
         }
     }
@@ -202,6 +219,21 @@ fn with_dropped(output: String, dropped: u64) -> String {
     } else {
         format!("{}\n… {dropped} more bytes not shown", output.trim_end())
     }
+}
+
+/// `8 MiB`, `10.5 MiB`, `512 KiB`: a size as a person reads it.
+pub fn size_text(bytes: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let b = bytes as f64;
+    let (value, unit) = if b >= KIB * KIB {
+        (b / (KIB * KIB), "MiB")
+    } else if b >= KIB {
+        (b / KIB, "KiB")
+    } else {
+        (b, "bytes")
+    };
+    let text = format!("{value:.1}");
+    format!("{} {unit}", text.strip_suffix(".0").unwrap_or(&text))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -251,10 +283,11 @@ struct Answer {
     #[serde(default)]
     frames: Vec<Frame>,
     load_error: Option<LoadReport>,
-    #[serde(default)]
-    output: String,
+    /// Bytes of output the runner counted past the cap instead of writing them.
     #[serde(default)]
     dropped: u64,
+    /// The size of a value too big to send.
+    size: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -284,7 +317,9 @@ struct Worker {
     answers: ChildStdout,
     /// Bytes read past the last complete answer.
     pending: Vec<u8>,
-    capture: File,
+    /// How much of `pending` is known to hold no newline, so each byte is looked at once.
+    scanned: usize,
+    capture: Capture,
     next_id: u64,
     load_output: String,
     stop: Stop,
@@ -295,6 +330,84 @@ enum Wait {
     Died(Death),
     TimedOut,
     Stopped,
+    /// A line longer than any answer can be, this many bytes so far.
+    TooLong(usize),
+}
+
+/// The read end of the pipe the learner's fds 1 and 2 write to, and what the current call kept.
+struct Capture {
+    /// `None` once every writer has closed it.
+    pipe: Option<File>,
+    kept: Vec<u8>,
+    over: u64,
+}
+
+impl Capture {
+    fn keep(&mut self, data: &[u8]) {
+        let room = OUTPUT_CAP.saturating_sub(self.kept.len()).min(data.len());
+        self.kept.extend_from_slice(&data[..room]);
+        self.over += (data.len() - room) as u64;
+    }
+
+    /// Read one chunk if there is one; false when there was nothing to read now.
+    fn read_some(&mut self) -> bool {
+        let Some(pipe) = self.pipe.as_mut() else { return false };
+        let mut chunk = [0u8; 64 * 1024];
+        match pipe.read(&mut chunk) {
+            Ok(0) => {
+                self.pipe = None;
+                false
+            }
+            Ok(n) => {
+                self.keep(&chunk[..n]);
+                true
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => true,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => false,
+            Err(_) => {
+                self.pipe = None;
+                false
+            }
+        }
+    }
+
+    /// What the pipe holds now, without waiting. Bounded, so a process that keeps writing cannot
+    /// keep this side here.
+    fn drain(&mut self) {
+        for _ in 0..64 {
+            if !self.read_some() {
+                return;
+            }
+        }
+    }
+
+    /// The current call's output and the bytes past the cap; the next call starts empty.
+    fn take(&mut self) -> (String, u64) {
+        self.drain();
+        let text = String::from_utf8_lossy(&self.kept).into_owned();
+        self.kept.clear();
+        (text, std::mem::take(&mut self.over))
+    }
+}
+
+/// A pipe for the learner's output: the read end non-blocking for this side, the write end for the
+/// child. Both close on exec, so no other process the workshop starts holds them.
+fn capture_pipe() -> std::io::Result<(File, std::os::fd::OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2(2) fills the two-element array it is given.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and are owned by nothing else.
+    let (read, write) =
+        unsafe { (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1])) };
+    // SAFETY: fcntl(2) on a descriptor we own.
+    unsafe {
+        let flags = libc::fcntl(fds[0], libc::F_GETFL);
+        libc::fcntl(fds[0], libc::F_SETFL, flags | libc::O_NONBLOCK);
+    }
+    Ok((File::from(read), write))
 }
 
 /// How a process ended, and what it wrote that the runner had not yet handed back.
@@ -327,8 +440,6 @@ impl Death {
     }
 }
 
-static CAPTURE_COUNTER: AtomicU64 = AtomicU64::new(0);
-
 impl Worker {
     /// Start Python on the cached runner; if that interpreter cannot import it (the cache went
     /// away, an odd file system), once more with the runner's source.
@@ -346,19 +457,8 @@ impl Worker {
         if stop.is_stopped() {
             return Err(fail(LoadKind::Died, stopped_message()));
         }
-        let capture_path = std::env::temp_dir().join(format!(
-            "workshop-{}-{}.out",
-            std::process::id(),
-            CAPTURE_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let capture =
-            OpenOptions::new().read(true).write(true).create_new(true).open(&capture_path).map_err(|e| {
-                fail(LoadKind::Died, format!("could not create a capture file in the temp folder: {e}"))
-            })?;
-        // The open handles keep the file alive; nobody needs its name.
-        let _ = std::fs::remove_file(&capture_path);
-        let for_child =
-            capture.try_clone().map_err(|e| fail(LoadKind::Died, format!("could not share the capture file: {e}")))?;
+        let (capture, for_child) = capture_pipe()
+            .map_err(|e| fail(LoadKind::Died, format!("could not make a pipe for the learner's output: {e}")))?;
         reap::prepare();
         let mut command = Command::new(&cfg.python);
         command
@@ -367,6 +467,7 @@ impl Worker {
             .arg(code)
             .arg(&cfg.file)
             .arg(OUTPUT_CAP.to_string())
+            .arg(ANSWER_LIMIT.to_string())
             .args(&cfg.functions)
             .env(reap::MARK, reap::mark())
             .stdin(Stdio::piped())
@@ -389,7 +490,8 @@ impl Worker {
             stdin,
             answers: stdout,
             pending: Vec::new(),
-            capture,
+            scanned: 0,
+            capture: Capture { pipe: Some(capture), kept: Vec::new(), over: 0 },
             next_id: 0,
             load_output: String::new(),
             stop: stop.clone(),
@@ -399,7 +501,8 @@ impl Worker {
         // not a working Python 3 is told apart from a file that kills it.
         match worker.wait_line(deadline) {
             Wait::Line(line) if serde_json::from_str::<Value>(&line).is_ok_and(|v| v["hello"] == true) => {}
-            Wait::Line(_) => {
+            Wait::Line(_) | Wait::TooLong(_) => {
+                kill_group(&mut worker.child);
                 return Err(fail(LoadKind::NoPython, no_python(&cfg.python, "it did not run the workshop's runner")))
             }
             Wait::Died(death) => {
@@ -446,6 +549,18 @@ impl Worker {
                 kill_group(&mut worker.child);
                 return Err(fail(LoadKind::Died, stopped_message()));
             }
+            Wait::TooLong(bytes) => {
+                kill_group(&mut worker.child);
+                return Err(LoadError {
+                    kind: LoadKind::Garbled,
+                    message: garbled(
+                        &cfg.shown_as,
+                        "while it loaded",
+                        &format!("{} without an end", size_text(bytes as u64)),
+                    ),
+                    output: worker.read_capture(),
+                });
+            }
         };
         let answer = match serde_json::from_str::<Answer>(&line) {
             Ok(answer) if answer.id == Some(0) => answer,
@@ -458,23 +573,33 @@ impl Worker {
                 });
             }
         };
+        let (output, over) = worker.capture.take();
+        let output = with_dropped(output, over + answer.dropped);
         if let Some(report) = answer.load_error {
-            return Err(LoadError { output: with_dropped(answer.output, answer.dropped), ..load_error(cfg, report) });
+            return Err(LoadError { output, ..load_error(cfg, report) });
         }
         if !answer.ready {
             return Err(fail(LoadKind::Died, "the Python runner did not say it was ready".into()));
         }
-        worker.load_output = with_dropped(answer.output, answer.dropped);
+        worker.load_output = output;
         Ok(worker)
     }
 
-    /// The next answer line, or why none came before the deadline.
+    /// The next answer line, or why none came before the deadline. The learner's output is
+    /// drained meanwhile, so a process writing a lot never blocks on a full pipe. Each byte of an
+    /// answer is looked at once, however many reads it takes to arrive.
     fn wait_line(&mut self, deadline: Instant) -> Wait {
         use std::os::fd::AsRawFd;
         loop {
-            if let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
+            if let Some(at) = self.pending[self.scanned..].iter().position(|&b| b == b'\n') {
+                let end = self.scanned + at;
                 let line: Vec<u8> = self.pending.drain(..=end).collect();
+                self.scanned = 0;
                 return Wait::Line(String::from_utf8_lossy(&line[..end]).into_owned());
+            }
+            self.scanned = self.pending.len();
+            if self.pending.len() > ANSWER_LIMIT + ANSWER_SLACK {
+                return Wait::TooLong(self.pending.len());
             }
             if self.stop.is_stopped() {
                 return Wait::Stopped;
@@ -483,18 +608,26 @@ impl Worker {
             if left.is_zero() {
                 return Wait::TimedOut;
             }
-            let mut fds = libc::pollfd { fd: self.answers.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            let capture = self.capture.pipe.as_ref().map(|p| p.as_raw_fd()).unwrap_or(-1);
+            let mut fds = [
+                libc::pollfd { fd: self.answers.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+                // A negative descriptor is skipped by poll(2): the capture pipe has closed.
+                libc::pollfd { fd: capture, events: libc::POLLIN, revents: 0 },
+            ];
             let slice = left.min(STOP_CHECK);
             let millis = libc::c_int::try_from(slice.as_millis().max(1)).unwrap_or(libc::c_int::MAX);
-            // SAFETY: poll(2) on one valid pollfd that lives for the call.
-            let ready = unsafe { libc::poll(&mut fds, 1, millis) };
+            // SAFETY: poll(2) on two pollfds that live for the call.
+            let ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, millis) };
             if ready < 0 {
                 if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
                     continue;
                 }
                 return Wait::Died(self.death());
             }
-            if ready == 0 {
+            if fds[1].revents != 0 {
+                self.capture.read_some();
+            }
+            if fds[0].revents == 0 {
                 continue; // the deadline check above decides
             }
             // Readable (or hung up): this read returns at once.
@@ -508,7 +641,7 @@ impl Worker {
         }
     }
 
-    /// Why the process ended, from its exit status, and the output it left in the capture file.
+    /// Why the process ended, from its exit status, and the output it left in the capture pipe.
     /// The channel can close while the process lives on (it closed its own descriptors), so the
     /// wait is bounded and the group is killed after it.
     fn death(&mut self) -> Death {
@@ -558,6 +691,16 @@ impl Worker {
                 };
                 return (call, false);
             }
+            Wait::TooLong(bytes) => {
+                // The runner measures what it sends, so this is a line it did not write.
+                kill_group(&mut self.child);
+                let what = format!("{} without an end", size_text(bytes as u64));
+                let message = garbled(&cfg.shown_as, &format!("during the call to {function}"), &what);
+                return (
+                    Call { outcome: Outcome::Garbled { message }, output: self.read_capture(), dropped: 0 },
+                    false,
+                );
+            }
         };
         match serde_json::from_str::<Answer>(&line) {
             Ok(answer) if answer.id == Some(self.next_id) => {
@@ -567,6 +710,7 @@ impl Worker {
                     let message = answer.message.unwrap_or_default();
                     match answer.kind.as_deref() {
                         Some("not_json") => Outcome::NotJson { message },
+                        Some("too_big") => Outcome::TooBig { bytes: answer.size.unwrap_or_default() },
                         Some("exit") => Outcome::Exited {
                             message: match location(&answer.frames, &cfg.shown_as) {
                                 Some(at) => format!("{message} ({}, line {}: {})", at.file, at.line, at.code),
@@ -576,7 +720,8 @@ impl Worker {
                         _ => Outcome::Raised { message, location: location(&answer.frames, &cfg.shown_as) },
                     }
                 };
-                (Call { outcome, output: answer.output, dropped: answer.dropped }, true)
+                let (output, over) = self.capture.take();
+                (Call { outcome, output, dropped: over + answer.dropped }, true)
             }
             _ => {
                 kill_group(&mut self.child);
@@ -586,12 +731,10 @@ impl Worker {
         }
     }
 
-    /// Output left in the capture file by a call that never answered.
+    /// Output of a call that never answered, with a note on what was past the cap.
     fn read_capture(&mut self) -> String {
-        let mut text = Vec::new();
-        let _ = std::io::Seek::rewind(&mut self.capture);
-        let _ = (&self.capture).take(OUTPUT_CAP as u64).read_to_end(&mut text);
-        String::from_utf8_lossy(&text).into_owned()
+        let (output, over) = self.capture.take();
+        with_dropped(output, over)
     }
 }
 
