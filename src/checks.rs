@@ -71,19 +71,37 @@ struct Miss {
 type Verdict = Result<(), Box<Miss>>;
 
 /// A learner's code, with calls that hung or killed the process remembered, so a loop costs its
-/// deadline once, not once per check.
+/// deadline once, not once per check; and a function that hung twice is not called again, so a
+/// loop costs about two deadlines however many checks need it.
 struct Remembering<'c> {
     code: &'c mut dyn Code,
     broken: HashMap<String, Call>,
+    /// Per function: how many of its calls hung, and the first that did, in Python syntax.
+    hangs: HashMap<String, (usize, String)>,
+    /// Why a call was refused during the current check, if one was.
+    refused: Option<String>,
 }
+
+/// Hangs of one function after which it is called no more in the run.
+const HANGS_BEFORE_GIVING_UP: usize = 2;
 
 impl Code for Remembering<'_> {
     fn call(&mut self, function: &str, args: &[Value]) -> Call {
+        if let Some((_, first)) = self.hangs.get(function).filter(|(n, _)| *n >= HANGS_BEFORE_GIVING_UP) {
+            let message = format!(
+                "not run: {function} hung twice in this run, so it is not called again; the first call that hung was {first}"
+            );
+            self.refused = Some(message.clone());
+            return Call { outcome: Outcome::Unavailable { message }, output: String::new(), dropped: 0 };
+        }
         let key = format!("{function}{}", Value::from(args.to_vec()));
         if let Some(call) = self.broken.get(&key) {
             return call.clone();
         }
         let call = self.code.call(function, args);
+        if matches!(call.outcome, Outcome::TimedOut { .. }) {
+            self.hangs.entry(function.to_string()).or_insert_with(|| (0, pyrepr::call(function, args))).0 += 1;
+        }
         if matches!(
             call.outcome,
             Outcome::TimedOut { .. } | Outcome::Exited { .. } | Outcome::Unavailable { .. } | Outcome::Garbled { .. }
@@ -96,12 +114,26 @@ impl Code for Remembering<'_> {
 
 /// Run every check against the learner's code, in order.
 pub fn run_all(lesson: &Lesson, code: &mut dyn Code) -> Vec<CheckResult> {
-    let mut code = Remembering { code, broken: HashMap::new() };
+    let mut code = Remembering { code, broken: HashMap::new(), hangs: HashMap::new(), refused: None };
     let samples = failure_samples(lesson);
     CHECK_IDS
         .iter()
         .map(|id| {
+            code.refused = None;
             let verdict = run_one(id, lesson, &samples, &mut code);
+            // A refused call makes the check not run: no verdict on the code.
+            let refused = code.refused.take();
+            let not_run = refused.is_some();
+            let verdict = match refused {
+                Some(why) => Err(Box::new(Miss {
+                    message: why,
+                    call: String::new(),
+                    expected: None,
+                    got: None,
+                    output: String::new(),
+                })),
+                None => verdict,
+            };
             let text = lesson.check_text(id);
             let name = text.map(|t| t.name.clone()).unwrap_or_else(|| id.to_string());
             let hints = text.map(|t| t.hints.clone()).unwrap_or_default();
@@ -120,10 +152,10 @@ pub fn run_all(lesson: &Lesson, code: &mut dyn Code) -> Vec<CheckResult> {
                 Err(miss) => CheckResult {
                     id: id.to_string(),
                     name,
-                    status: Status::Fail,
+                    status: if not_run { Status::Error } else { Status::Fail },
                     message: miss.message,
                     output: miss.output,
-                    call: Some(miss.call),
+                    call: (!not_run).then_some(miss.call),
                     expected: miss.expected,
                     got: miss.got,
                     hints,

@@ -50,6 +50,25 @@ pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> S
         out.push('\n');
         expand(&mut out, first, styles, glyphs, width);
     }
+    // Checks that could not run (a function given up on after it hung), grouped by why.
+    let mut not_run: Vec<(&str, Vec<&str>)> = Vec::new();
+    for check in report.checks.iter().filter(|c| c.status == Status::Error) {
+        let why = check.message.strip_prefix("not run: ").unwrap_or(&check.message);
+        match not_run.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, ids)) => ids.push(&check.id),
+            None => not_run.push((why, vec![&check.id])),
+        }
+    }
+    for (why, ids) in not_run {
+        out.push('\n');
+        labelled(
+            &mut out,
+            styles,
+            width,
+            "not run",
+            &format!("{}: {}", ids.join(", "), shorten_text(why, MESSAGE_CHARS)),
+        );
+    }
     out.push('\n');
     let tally = format!("{}/{} passed", report.passed, report.total);
     if report.passed == report.total {
