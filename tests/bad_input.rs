@@ -580,3 +580,30 @@ fn check_caps_output_written_to_fd_1_by_python_and_by_a_child_process_where_it_i
     let more: u64 = output.rsplit("… ").next().unwrap().split(' ').next().unwrap().parse().unwrap();
     assert_eq!(more, 40 * 600_000 + 16_000_000 - 8 * 1024, "{output:.100}");
 }
+
+#[test]
+fn timeouts_below_10_ms_are_refused_by_check_watch_and_record() {
+    let w = Workshop::new();
+    let file = w.learner("good_match.py");
+    let commands: [&[&str]; 4] = [
+        &["check", "--file", &file],
+        &["check", "--watch", "--file", &file],
+        &["watch", "structured-errors", "--ticket", "old-order", "--no-anim"],
+        &["record", "structured-errors"],
+    ];
+    for args in commands {
+        for bad in ["0.001", "0.0099"] {
+            let mut all = args.to_vec();
+            all.extend(["--timeout", bad]);
+            let run = w.run(&all);
+            assert_eq!(run.code, 2, "{all:?}: {}", run.stdout);
+            assert_eq!(
+                run.stderr.trim(),
+                format!(
+                    "error: --timeout {bad} is out of range: give seconds from 0.01 (10 ms) to 600, such as 1 or 2.5."
+                ),
+                "{all:?}"
+            );
+        }
+    }
+}

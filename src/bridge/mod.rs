@@ -33,6 +33,24 @@ fn runner_code() -> &'static str {
     CODE.get_or_init(|| cached_runner().unwrap_or_else(|| RUNNER.to_string()))
 }
 
+/// Where the cached copy of the runner lives, and its module name.
+static CACHED: OnceLock<(PathBuf, String)> = OnceLock::new();
+
+/// Remove the compiled cached runner (every interpreter's), so the next import compiles it
+/// afresh. False when there was none to remove.
+fn forget_compiled_runner() -> bool {
+    let Some((dir, module)) = CACHED.get() else { return false };
+    let Ok(entries) = std::fs::read_dir(dir.join("__pycache__")) else { return false };
+    let prefix = format!("{module}.");
+    let mut removed = false;
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            removed |= std::fs::remove_file(entry.path()).is_ok();
+        }
+    }
+    removed
+}
+
 /// `import sys; sys.path.insert(0, <cache>); import workshop_runner_<hash>`, once the copy is in
 /// place; `None` when there is no private cache folder to write to.
 fn cached_runner() -> Option<String> {
@@ -57,6 +75,7 @@ fn cached_runner() -> Option<String> {
             return None;
         }
     }
+    let _ = CACHED.set((dir.clone(), module.clone()));
     let dir = crate::pyrepr::string(dir.to_str()?);
     Some(format!("import sys; sys.path.insert(0, {dir}); import {module}"))
 }
@@ -441,12 +460,21 @@ impl Death {
 }
 
 impl Worker {
-    /// Start Python on the cached runner; if that interpreter cannot import it (the cache went
-    /// away, an odd file system), once more with the runner's source.
+    /// Start Python on the cached runner. If that interpreter cannot import it (a corrupt
+    /// compiled copy, the cache gone, an odd file system), the compiled copy is removed and the
+    /// import tried once more, so Python writes a sound one for the next run; then the runner's
+    /// source is sent instead.
     fn spawn(cfg: &BridgeConfig, stop: &Stop) -> Result<Worker, LoadError> {
         let code = runner_code();
         match Worker::spawn_with(cfg, code, stop) {
-            Err(e) if e.kind == LoadKind::NoPython && code != RUNNER => Worker::spawn_with(cfg, RUNNER, stop),
+            Err(e) if e.kind == LoadKind::NoPython && code != RUNNER => {
+                if forget_compiled_runner() {
+                    if let Ok(worker) = Worker::spawn_with(cfg, code, stop) {
+                        return Ok(worker);
+                    }
+                }
+                Worker::spawn_with(cfg, RUNNER, stop)
+            }
             other => other,
         }
     }

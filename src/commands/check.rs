@@ -42,11 +42,15 @@ pub fn learner_file(
     }
 }
 
+/// The shortest `--timeout`: less, and no call could answer in time (a call costs a millisecond
+/// or so), so every check would fail for the deadline's sake.
+const MIN_TIMEOUT: f64 = 0.01;
+
 /// `--timeout`, validated.
 pub fn timeout(secs: f64) -> Result<Duration, Error> {
-    if !(secs.is_finite() && secs > 0.0 && secs <= 600.0) {
+    if !(secs.is_finite() && (MIN_TIMEOUT..=600.0).contains(&secs)) {
         return Err(Error::usage(format!(
-            "--timeout {secs} is out of range: give seconds above 0 and at most 600, such as 1 or 2.5."
+            "--timeout {secs} is out of range: give seconds from 0.01 (10 ms) to 600, such as 1 or 2.5."
         )));
     }
     Ok(Duration::from_secs_f64(secs))
