@@ -465,21 +465,33 @@ impl Worker {
     /// import tried once more, so Python writes a sound one for the next run; then the runner's
     /// source is sent instead.
     fn spawn(cfg: &BridgeConfig, stop: &Stop) -> Result<Worker, LoadError> {
+        let (worker, deadline) = Worker::launch(cfg, stop, false)?;
+        worker.load(cfg, deadline)
+    }
+
+    /// Start Python and wait for the runner's hello. `deferred`: the runner waits for the file
+    /// to load in a first request (a spare process, started before the file is known).
+    fn launch(cfg: &BridgeConfig, stop: &Stop, deferred: bool) -> Result<(Worker, Instant), LoadError> {
         let code = runner_code();
-        match Worker::spawn_with(cfg, code, stop) {
+        match Worker::launch_with(cfg, code, stop, deferred) {
             Err(e) if e.kind == LoadKind::NoPython && code != RUNNER => {
                 if forget_compiled_runner() {
-                    if let Ok(worker) = Worker::spawn_with(cfg, code, stop) {
-                        return Ok(worker);
+                    if let Ok(started) = Worker::launch_with(cfg, code, stop, deferred) {
+                        return Ok(started);
                     }
                 }
-                Worker::spawn_with(cfg, RUNNER, stop)
+                Worker::launch_with(cfg, RUNNER, stop, deferred)
             }
             other => other,
         }
     }
 
-    fn spawn_with(cfg: &BridgeConfig, code: &str, stop: &Stop) -> Result<Worker, LoadError> {
+    fn launch_with(
+        cfg: &BridgeConfig,
+        code: &str,
+        stop: &Stop,
+        deferred: bool,
+    ) -> Result<(Worker, Instant), LoadError> {
         let started = Instant::now();
         let fail = |kind, message: String| LoadError { kind, message, output: String::new() };
         if stop.is_stopped() {
@@ -493,7 +505,7 @@ impl Worker {
             .arg("-I")
             .arg("-c")
             .arg(code)
-            .arg(&cfg.file)
+            .arg(if deferred { std::ffi::OsStr::new("-") } else { cfg.file.as_os_str() })
             .arg(OUTPUT_CAP.to_string())
             .arg(ANSWER_LIMIT.to_string())
             .args(&cfg.functions)
@@ -552,6 +564,13 @@ impl Worker {
                 ))
             }
         }
+        Ok((worker, deadline))
+    }
+
+    /// Wait for the runner to load the learner's file (and, for a spare, ask it to first).
+    fn load(mut self, cfg: &BridgeConfig, deadline: Instant) -> Result<Worker, LoadError> {
+        let worker = &mut self;
+        let fail = |kind, message: String| LoadError { kind, message, output: String::new() };
         let line = match worker.wait_line(deadline) {
             Wait::Line(line) => line,
             Wait::TimedOut => {
@@ -610,7 +629,7 @@ impl Worker {
             return Err(fail(LoadKind::Died, "the Python runner did not say it was ready".into()));
         }
         worker.load_output = output;
-        Ok(worker)
+        Ok(self)
     }
 
     /// The next answer line, or why none came before the deadline. The learner's output is
@@ -835,6 +854,24 @@ fn load_error(cfg: &BridgeConfig, report: LoadReport) -> LoadError {
     LoadError { kind, message, output: String::new() }
 }
 
+/// A Python process started ahead of time, with the runner imported, waiting to be told which
+/// file to load: taking one saves the interpreter's start-up when the file is known (a save in
+/// `check --watch`). Dropping it kills it.
+pub struct Spare {
+    worker: Worker,
+    python: OsString,
+    functions: Vec<String>,
+}
+
+impl Spare {
+    /// Start one for files to be run under `cfg` (its file is not read). `None` when Python
+    /// would not start: the next `Bridge` start then says why.
+    pub fn start(cfg: &BridgeConfig) -> Option<Spare> {
+        let (worker, _) = Worker::launch(cfg, &Stop::default(), true).ok()?;
+        Some(Spare { worker, python: cfg.python.clone(), functions: cfg.functions.clone() })
+    }
+}
+
 /// The learner's code, callable. Calls after a hang or a crash go to a fresh process.
 pub struct Bridge {
     cfg: BridgeConfig,
@@ -855,6 +892,24 @@ impl Bridge {
         let mut worker = Worker::spawn(&cfg, &stop)?;
         let load_output = std::mem::take(&mut worker.load_output);
         Ok(Bridge { cfg, worker: Some(worker), stop, load_output })
+    }
+
+    /// As `start_stoppable`, loading the file in `spare` when there is one that fits and still
+    /// runs; otherwise in a fresh process.
+    pub fn start_with_spare(cfg: BridgeConfig, stop: Stop, spare: Option<Spare>) -> Result<Bridge, LoadError> {
+        let usable = spare.filter(|s| s.python == cfg.python && s.functions == cfg.functions);
+        if let (Some(spare), Some(path)) = (usable, cfg.file.to_str()) {
+            let mut worker = spare.worker;
+            worker.stop = stop.clone();
+            let mut line = serde_json::json!({ "load": path }).to_string();
+            line.push('\n');
+            if matches!(worker.child.try_wait(), Ok(None)) && worker.stdin.write_all(line.as_bytes()).is_ok() {
+                let mut worker = worker.load(&cfg, Instant::now() + cfg.timeout + STARTUP_ALLOWANCE)?;
+                let load_output = std::mem::take(&mut worker.load_output);
+                return Ok(Bridge { cfg, worker: Some(worker), stop, load_output });
+            }
+        }
+        Bridge::start_stoppable(cfg, stop)
     }
 
     pub fn config(&self) -> &BridgeConfig {

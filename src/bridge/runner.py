@@ -1,5 +1,5 @@
 # The Python side of the workshop bridge. Run as
-#   python -I -c <this> <learner file> <output cap> <answer limit> <function>...
+#   python -I -c <this> <learner file, or - for a spare> <output cap> <answer limit> <function>...
 # or imported under the same arguments from a cached copy (see `runner_code` in mod.rs).
 #
 # Requests arrive as JSON lines on the original stdin and answers leave on the original stdout.
@@ -23,7 +23,8 @@ if __name__ != "__main__":
 
 # Only this process answers: a learner's fork that returns into the runner must never write.
 _PID = os.getpid()
-LEARNER = os.path.abspath(sys.argv[1])
+# "-": a spare process, started before the file is known; the first request names it.
+LEARNER = None if sys.argv[1] == "-" else os.path.abspath(sys.argv[1])
 CAP = int(sys.argv[2])
 ANSWER_LIMIT = int(sys.argv[3])
 FUNCTIONS = sys.argv[4:]
@@ -437,7 +438,13 @@ class _Raw(str):
 
 
 def main():
+    global LEARNER
     _send({"hello": True})
+    if LEARNER is None:
+        line = _requests.readline()
+        if not line:
+            return
+        LEARNER = os.path.abspath(_decode(line)["load"])
     loaded = _load()
     _quit_if_forked()
     dropped = _take_dropped()

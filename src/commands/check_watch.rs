@@ -18,14 +18,14 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::Scope;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 use serde_json::Value;
 
-use crate::bridge::{Bridge, Call, LoadKind, Outcome};
+use crate::bridge::{Bridge, Call, LoadKind, Outcome, Spare, Stop};
 use crate::checks::{self, Report, Status};
 use crate::cli::{CheckArgs, Format};
 use crate::commands::replaying;
@@ -199,6 +199,10 @@ impl Code for Stoppable<'_> {
     }
 }
 
+/// A Python process kept started, the runner imported, for the next grading: a save then costs
+/// loading the file and the calls, not the interpreter's start-up.
+type SpareSlot = Arc<Mutex<Option<Spare>>>;
+
 /// Grade as `check` grades, stopping early when asked. `None`: stopped.
 fn grade(
     ctx: &Context,
@@ -206,9 +210,12 @@ fn grade(
     file: &Path,
     limit: Duration,
     stop: &AtomicBool,
+    spare: &SpareSlot,
 ) -> Option<Result<Report, Error>> {
     let shown = ctx.shown(file);
-    let result = match replaying::open(ctx, lesson, file, limit) {
+    let cfg = replaying::config(ctx, lesson, file, limit);
+    let taken = spare.lock().ok().and_then(|mut s| s.take());
+    let result = match Bridge::start_with_spare(cfg, Stop::default(), taken) {
         Ok(mut bridge) => {
             let results = checks::run_all(lesson, &mut Stoppable { bridge: &mut bridge, stop });
             Ok(Report::graded(lesson, shown, results))
@@ -244,6 +251,7 @@ struct Session<'a> {
     /// The run whose report is on screen: its number, why and when it started, how long it took.
     on_screen: Option<(u64, String, String, Duration)>,
     staleness: Staleness,
+    spare: SpareSlot,
 }
 
 impl<'a> Session<'a> {
@@ -278,6 +286,7 @@ impl<'a> Session<'a> {
             gone: false,
             on_screen: None,
             staleness,
+            spare: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -348,12 +357,20 @@ impl<'a> Session<'a> {
         self.staleness.seen(Fingerprint::of(&self.file));
         let stop = Arc::new(AtomicBool::new(false));
         self.running = Some(Arc::clone(&stop));
-        let (ctx, lesson, file, limit, tx, run) =
-            (self.ctx, self.lesson, self.file.clone(), self.limit, self.tx.clone(), self.run);
+        let (ctx, lesson, file, limit, tx, run, spare) =
+            (self.ctx, self.lesson, self.file.clone(), self.limit, self.tx.clone(), self.run, Arc::clone(&self.spare));
         let spawned = std::thread::Builder::new().name("check-watch-grade".into()).spawn_scoped(scope, move || {
             let began = Instant::now();
-            let result = grade(ctx, lesson, &file, limit, &stop);
+            let result = grade(ctx, lesson, &file, limit, &stop, &spare);
             let _ = tx.send(Msg::Graded { run, result, took: began.elapsed() });
+            // Ready for the next save, while the learner edits.
+            if !stop.load(Ordering::SeqCst) {
+                if let Ok(mut slot) = spare.lock() {
+                    if slot.is_none() {
+                        *slot = Spare::start(&replaying::config(ctx, lesson, &file, limit));
+                    }
+                }
+            }
         });
         if let Err(e) = spawned {
             self.running = None;

@@ -92,14 +92,18 @@ pub fn open_stoppable(
     limit: Duration,
     stop: Stop,
 ) -> Result<Bridge, LoadError> {
-    let cfg = BridgeConfig {
+    Bridge::start_stoppable(config(ctx, lesson, file, limit), stop)
+}
+
+/// How a code file of the lesson is run.
+pub fn config(ctx: &Context, lesson: &Lesson, file: &std::path::Path, limit: Duration) -> BridgeConfig {
+    BridgeConfig {
         python: BridgeConfig::default_python(),
         file: file.to_path_buf(),
         shown_as: ctx.shown(file),
         functions: lesson.functions.clone(),
         timeout: limit,
-    };
-    Bridge::start_stoppable(cfg, stop)
+    }
 }
 
 /// The recorded turns of a ticket in a runtime, validated.
