@@ -14,7 +14,7 @@
 //! turn, starting with a marker line `── run N · why · HH:MM:SS · checked in T ms ──` and ending
 //! with the line that starts `Watching `.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -23,15 +23,11 @@ use std::thread::Scope;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
-use serde_json::Value;
 
-use crate::bridge::{Bridge, Call, LoadKind, Outcome, Spare, Stop};
-use crate::checks::{self, Report, Status};
+use crate::checks::{Report, Status};
 use crate::cli::{CheckArgs, Format};
-use crate::commands::replaying;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
-use crate::harness::Code;
 use crate::lesson::Lesson;
 use crate::player::terminal;
 use crate::render;
@@ -110,10 +106,10 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         ));
     }
     let lesson = ctx.lesson(args.lesson.as_deref())?;
-    let limit = super::check::timeout(args.timeout)?;
-    let file = super::check::learner_file(ctx, &lesson, args.file.as_deref())?;
-    let keys_on_terminal = std::io::stdin().is_terminal();
-    let out_terminal = std::io::stdout().is_terminal();
+    let limit = args.timeout;
+    let file = ctx.learner_file(&lesson, args.file.as_deref())?;
+    let keys_on_terminal = ctx.stdin_terminal;
+    let out_terminal = ctx.stdout_terminal;
 
     let (tx, rx) = mpsc::channel();
     let to_loop = tx.clone();
@@ -183,25 +179,9 @@ fn clock() -> String {
     }
 }
 
-/// The learner's code, until told to stop: then every call answers at once, unrun.
-struct Stoppable<'a> {
-    bridge: &'a mut Bridge,
-    stop: &'a AtomicBool,
-}
-
-impl Code for Stoppable<'_> {
-    fn call(&mut self, function: &str, args: &[Value]) -> Call {
-        if self.stop.load(Ordering::SeqCst) {
-            let message = "not run: a newer check replaced this one".into();
-            return Call { outcome: Outcome::Unavailable { message }, output: String::new(), dropped: 0 };
-        }
-        self.bridge.call(function, args)
-    }
-}
-
 /// A Python process kept started, the runner imported, for the next grading: a save then costs
 /// loading the file and the calls, not the interpreter's start-up.
-type SpareSlot = Arc<Mutex<Option<Spare>>>;
+type SpareSlot = Arc<Mutex<Option<crate::bridge::Spare>>>;
 
 /// Grade as `check` grades, stopping early when asked. `None`: stopped.
 fn grade(
@@ -212,18 +192,8 @@ fn grade(
     stop: &AtomicBool,
     spare: &SpareSlot,
 ) -> Option<Result<Report, Error>> {
-    let shown = ctx.shown(file);
-    let cfg = replaying::config(ctx, lesson, file, limit);
     let taken = spare.lock().ok().and_then(|mut s| s.take());
-    let result = match Bridge::start_with_spare(cfg, Stop::default(), taken) {
-        Ok(mut bridge) => {
-            let results = checks::run_all(lesson, &mut Stoppable { bridge: &mut bridge, stop });
-            Ok(Report::graded(lesson, shown, results))
-        }
-        Err(e) if e.kind == LoadKind::NoPython => Err(Error::Load(e)),
-        Err(e) => Ok(Report::not_loaded(lesson, shown, &e)),
-    };
-    (!stop.load(Ordering::SeqCst)).then_some(result)
+    crate::grading::grade_with_spare(lesson, file, &ctx.shown(file), limit, stop, taken).map(|r| r.map_err(Error::Load))
 }
 
 struct Session<'a> {
@@ -367,7 +337,7 @@ impl<'a> Session<'a> {
             if !stop.load(Ordering::SeqCst) {
                 if let Ok(mut slot) = spare.lock() {
                     if slot.is_none() {
-                        *slot = Spare::start(&replaying::config(ctx, lesson, &file, limit));
+                        *slot = crate::grading::spare(lesson, &file, &ctx.shown(&file), limit);
                     }
                 }
             }

@@ -184,6 +184,22 @@ pub fn event(ev: &Event, look: &Look) -> String {
                 }
             }
         }
+        Event::Verify { tool, input, tries, found, message, output, .. } => {
+            let (style, headline) = match found {
+                Some(true) => (s.good, "it went through: nothing to repeat"),
+                Some(false) => (s.warn, "it did not go through: safe to try again"),
+                None => (s.bad, "the read failed: still unknown"),
+            };
+            let tried = if *tries > 1 { format!(" ({tries} tries)") } else { String::new() };
+            card(&mut out, look, 2, "Verify", style, &format!("reads {tool} first{tried}: {headline}"));
+            if let Some(m) = message {
+                card(&mut out, look, 0, "", s.dim, m);
+            }
+            if look.expand {
+                raw(&mut out, look, 0, &format!("{tool} input"), input);
+                raw(&mut out, look, 0, "the read returned", output);
+            }
+        }
         Event::Report { report, .. } => {
             let parts: Vec<String> = ["failed", "tried", "partial", "next"]
                 .iter()

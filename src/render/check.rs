@@ -49,6 +49,9 @@ pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> S
     if let Some(first) = report.first_failure() {
         out.push('\n');
         expand(&mut out, first, styles, glyphs, width);
+        if !report.load_output.trim().is_empty() {
+            labelled(&mut out, styles, width, "at import", &printed(&report.load_output));
+        }
     }
     // Checks that could not run (a function given up on after it hung), grouped by why.
     let mut not_run: Vec<(&str, Vec<&str>)> = Vec::new();

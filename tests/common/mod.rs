@@ -60,6 +60,15 @@ impl Workshop {
         Workshop { dir }
     }
 
+    /// A root holding only the lesson data under `tests/fixtures/<name>/` (lessons, starter,
+    /// recordings), for lessons that exist only in the tests.
+    pub fn from_fixture(name: &str) -> Workshop {
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(&repo().join("tests/fixtures").join(name), dir.path());
+        std::fs::create_dir_all(dir.path().join("work")).unwrap();
+        Workshop { dir }
+    }
+
     pub fn root(&self) -> &Path {
         self.dir.path()
     }
