@@ -210,6 +210,16 @@ pub fn run(
             if is_error {
                 block["is_error"] = Value::Bool(true);
             }
+            if runtime == Runtime::Harness {
+                // What the model receives for this call, beside the tool's own `isError`.
+                let last = events.iter_mut().rev().find_map(|e| match e {
+                    Event::Attempt { tool_use_id, wire, .. } if *tool_use_id == id => Some(wire),
+                    _ => None,
+                });
+                if let Some(wire) = last {
+                    *wire = Some(block.clone());
+                }
+            }
             results.push(block);
         }
         messages.push(json!({"role": "assistant", "content": content}));

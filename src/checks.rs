@@ -458,6 +458,9 @@ pub struct Report {
     /// What the file printed while it loaded (at import time), before any check ran.
     #[serde(rename = "output")]
     pub load_output: String,
+    /// How to grade again, as the learner asked the first time (or "save" in watch mode).
+    #[serde(skip)]
+    pub again: String,
 }
 
 impl Report {
@@ -470,7 +473,18 @@ impl Report {
             let first = checks.iter().find(|c| c.status != Status::Pass).map(|c| c.id.as_str()).unwrap_or("");
             (Status::Fail, format!("{passed} of {total} checks pass; the first to fix is {first}"))
         };
-        Report { lesson: lesson.id.clone(), file, status, message, checks, passed, total, load_output: String::new() }
+        let again = format!("run ./workshop check {} again", lesson.id);
+        Report {
+            lesson: lesson.id.clone(),
+            file,
+            status,
+            message,
+            checks,
+            passed,
+            total,
+            load_output: String::new(),
+            again,
+        }
     }
 
     pub fn not_loaded(lesson: &Lesson, file: String, error: &crate::bridge::LoadError) -> Report {
@@ -501,6 +515,7 @@ impl Report {
             passed: 0,
             total,
             load_output: error.output.clone(),
+            again: format!("run ./workshop check {} again", lesson.id),
         }
     }
 

@@ -132,7 +132,9 @@ pub struct WatchArgs {
     /// The code around the model: harness (retries in code) or sdk (the model decides).
     #[arg(long, value_enum, default_value_t = Runtime::Harness)]
     pub runtime: Runtime,
-    /// Show the starter run and the structured run of the ticket, marking where they split.
+    /// Compare two runs of each ticket side by side: the starter's, then the chosen code's (the
+    /// reference fix unless --code says otherwise), marking the first event where they split.
+    /// The default before you have started the lesson.
     #[arg(long)]
     pub compare: bool,
     /// Show the raw input and output JSON under each tool call and attempt.

@@ -226,6 +226,8 @@ pub fn verdict(events: &[Event], retry_helps: &[String], paid: &std::collections
         format!("{times}: the retry got it through.")
     } else if tool_calls == 0 {
         format!("{times}; the agent answered directly.")
+    } else if let Some(fan_out) = fan_out(events) {
+        fan_out
     } else {
         format!("{times}, then explained the result.")
     };
@@ -241,6 +243,56 @@ pub fn verdict(events: &[Event], retry_helps: &[String], paid: &std::collections
         refunds_paid: paid.clone(),
         note: None,
     }
+}
+
+/// For a run that made several different calls (a coordinator's subagents): calls and retries
+/// counted apart, and what came back to the agent: every result, results and a report of what
+/// failed, or results and failures that say nothing.
+fn fan_out(events: &[Event]) -> Option<String> {
+    let calls: Vec<(&str, Value)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCall { id, tool, input, .. } => Some((id.as_str(), serde_json::json!([tool, input]))),
+            _ => None,
+        })
+        .collect();
+    let mut distinct: Vec<&Value> = calls.iter().map(|(_, c)| c).collect();
+    distinct.sort_by_key(|v| v.to_string());
+    distinct.dedup();
+    if distinct.len() < 2 {
+        return None;
+    }
+    let attempts = events.iter().filter(|e| matches!(e, Event::Attempt { .. })).count();
+    let retries = attempts.saturating_sub(calls.len());
+    let (mut worked, mut reported, mut bare) = (0, 0, 0);
+    for (id, _) in &calls {
+        let last_failed = events.iter().rev().find_map(|e| match e {
+            Event::Attempt { tool_use_id, failed, .. } if tool_use_id == id => Some(*failed),
+            _ => None,
+        });
+        let has_report = events.iter().any(|e| matches!(e, Event::Report { tool_use_id, .. } if tool_use_id == id));
+        match (last_failed, has_report) {
+            (Some(false), _) => worked += 1,
+            (_, true) => reported += 1,
+            _ => bare += 1,
+        }
+    }
+    let plural = |n: usize, one: &str, many: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {many}") };
+    let head = format!("{}, {}", plural(calls.len(), "call", "calls"), plural(retries, "retry", "retries"));
+    let back = match (reported, bare) {
+        (0, 0) => "every result came back".to_string(),
+        (r, 0) => format!(
+            "{} and {} of what failed, in four parts",
+            plural(worked, "result", "results"),
+            plural(r, "report", "reports")
+        ),
+        (_, b) => format!(
+            "{}; {} came back with nothing that says what happened or what to do",
+            plural(worked, "result", "results"),
+            plural(b, "failure", "failures")
+        ),
+    };
+    Some(format!("{head}: {back}."))
 }
 
 /// The index of the first event where two runs differ; `None` when they never do.

@@ -306,9 +306,12 @@ fn check_says_all_green_and_points_at_watch() {
     let w = Workshop::new();
     let run = w.run(&["check", "--file", SOLUTION]);
     assert_eq!(run.code, 0);
-    assert!(run
-        .stdout
-        .ends_with("13/13 passed. All green: replay the tickets with ./workshop watch structured-errors\n"));
+    let flat = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.ends_with("13/13 passed. All green: replay the tickets with ./workshop watch structured-errors"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -424,4 +427,29 @@ fn what_a_file_prints_at_import_is_in_the_json_report_and_in_a_failing_text_repo
     assert_eq!(green.code, 0);
     assert!(!green.stdout.contains("all set"), "a passing report stays short:\n{}", green.stdout);
     assert_eq!(w.run(&["check", "--file", "green.py", "--format", "json"]).json()["output"], "all set\n");
+}
+
+#[test]
+fn the_harness_asks_should_retry_only_while_an_attempt_remains() {
+    let w = Workshop::new();
+    let run = w.run(&["check", "--file", "starter/structured-errors/errors.py", "--format", "json"]);
+    let report = run.json();
+    let got = &check(&report, "harness-old-order")["got"];
+    assert_eq!(got["attempts"], 3, "{got}");
+    // Three attempts, two questions: after the last attempt there is nothing left to decide.
+    assert_eq!(got["answers"].as_array().map(Vec::len), Some(2), "{got}");
+}
+
+#[test]
+fn every_line_of_a_check_report_fits_a_narrow_terminal() {
+    let w = Workshop::new();
+    let file = w.learner("bug_always_retryable.py");
+    let mut cmd = w.command(&["check", "--file", &file]);
+    cmd.env("COLUMNS", "50");
+    let run = run(cmd);
+    for line in run.stdout.lines() {
+        assert!(line.chars().count() <= 50, "{} columns: {line}\n{}", line.chars().count(), run.stdout);
+    }
+    let flat = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains(&format!("./workshop check structured-errors --file {file} again")), "{}", run.stdout);
 }

@@ -44,7 +44,7 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let limit = args.timeout;
     let file = ctx.learner_file(&lesson, args.file.as_deref())?;
-    let report = match grade(ctx, &lesson, &file, limit) {
+    let mut report = match grade(ctx, &lesson, &file, limit) {
         // An autograder reads stdout: even with no Python it gets a report it can parse.
         Err(Error::Load(e)) if args.format == Format::Json => {
             eprintln!("error: {e}");
@@ -52,6 +52,10 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         }
         other => other?,
     };
+    if let Some(typed) = &args.file {
+        // Suggest the command as it was typed, so it works from where the learner is.
+        report.again = format!("run ./workshop check {} --file {} again", lesson.id, typed.display());
+    }
     match args.format {
         Format::Text => print!("{}", render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
         Format::Json => println!("{}", render::check::json(&report)),

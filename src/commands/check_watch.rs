@@ -465,7 +465,11 @@ impl<'a> Session<'a> {
         text.push_str(&s.paint(s.dim, marker));
         text.push_str("\n\n");
         match &self.report {
-            Some(report) => text.push_str(&render::check::text(report, s, self.ctx.glyphs, width)),
+            Some(report) => {
+                let mut report = report.clone();
+                report.again = "save the file: every save runs the checks again".into();
+                text.push_str(&render::check::text(&report, s, self.ctx.glyphs, width))
+            }
             None => text.push_str(&format!("Grading {}…\n", self.shown)),
         }
         for note in &self.notes {

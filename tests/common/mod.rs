@@ -106,7 +106,15 @@ impl Workshop {
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(BIN);
         cmd.args(args).current_dir(self.root()).stdin(Stdio::null());
-        for var in ["NO_COLOR", "CLICOLOR_FORCE", "FORCE_COLOR", "WORKSHOP_ROOT", "WORKSHOP_PYTHON", "WORKSHOP_ASCII"] {
+        for var in [
+            "NO_COLOR",
+            "CLICOLOR_FORCE",
+            "FORCE_COLOR",
+            "WORKSHOP_ROOT",
+            "WORKSHOP_PYTHON",
+            "WORKSHOP_ASCII",
+            "COLUMNS",
+        ] {
             cmd.env_remove(var);
         }
         cmd.env("TERM", "xterm-256color");
