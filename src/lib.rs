@@ -39,7 +39,9 @@ pub fn run() -> i32 {
         }
     };
     signals::install();
-    match commands::dispatch(cli) {
+    let result = commands::dispatch(cli);
+    signals::hold_if_quitting();
+    match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
