@@ -200,6 +200,9 @@ pub struct HintArgs {
     /// The check to get a hint for. Default: the first failing one.
     #[arg(long, value_name = "ID")]
     pub check: Option<String>,
+    /// Then open your file in $VISUAL or $EDITOR.
+    #[arg(long)]
+    pub edit: bool,
 }
 
 #[derive(Debug, Args)]
@@ -224,6 +227,9 @@ pub struct StartArgs {
     /// Start again from the starter even if you changed the file. Your version is kept beside it.
     #[arg(long)]
     pub force: bool,
+    /// Then open your file in $VISUAL or $EDITOR.
+    #[arg(long)]
+    pub edit: bool,
 }
 
 #[derive(Debug, Args)]
@@ -245,6 +251,9 @@ pub struct CheckArgs {
     /// With --watch: look for changes by polling, for filesystems whose events do not arrive.
     #[arg(long, requires = "watch")]
     pub poll: bool,
+    /// First open the file in $VISUAL or $EDITOR; grade it when the editor closes.
+    #[arg(long, conflicts_with = "watch")]
+    pub edit: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

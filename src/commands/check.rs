@@ -7,6 +7,7 @@ use crate::cli::{CheckArgs, Format};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::Lesson;
+use crate::output;
 use crate::progress::Progress;
 use crate::render;
 
@@ -44,10 +45,13 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let limit = args.timeout;
     let file = ctx.learner_file(&lesson, args.file.as_deref())?;
+    if args.edit {
+        crate::editor::open(&file, &ctx.shown(&file))?;
+    }
     let mut report = match grade(ctx, &lesson, &file, limit) {
         // An autograder reads stdout: even with no Python it gets a report it can parse.
         Err(Error::Load(e)) if args.format == Format::Json => {
-            eprintln!("error: {e}");
+            crate::errln!("error: {e}");
             Report::not_loaded(&lesson, ctx.shown(&file), &e)
         }
         other => other?,
@@ -56,13 +60,15 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         // Suggest the command as it was typed, so it works from where the learner is.
         report.again = format!("run ./workshop check {} --file {} again", lesson.id, typed.display());
     }
-    match args.format {
-        Format::Text => print!("{}", render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
-        Format::Json => println!("{}", render::check::json(&report)),
-    }
+    let shown = match args.format {
+        Format::Text => output::print(&render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
+        Format::Json => output::line(&render::check::json(&report)),
+    };
+    // The grade counts even when nobody read all of it (`check | head -1`).
     if let Err(e) = save_progress(ctx, &lesson, &file, &report) {
-        eprintln!("warning: progress was not saved ({e}); the grade above stands.");
+        crate::errln!("warning: progress was not saved ({e}); the grade above stands.");
     }
+    shown?;
     Ok(match report.status {
         Status::Pass => EXIT_SUCCESS,
         Status::Fail => EXIT_FAILED,
