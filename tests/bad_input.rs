@@ -450,7 +450,7 @@ fn check_before_start_says_to_run_start() {
 
 #[test]
 fn check_grades_a_file_that_forks_without_exiting_on_its_parents_answers_only() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_forks_without_exit.py");
     let (run, report) = check_json(&w, &file, &[]);
     assert_eq!(report["passed"], 13, "{}", run.stdout);
@@ -459,7 +459,7 @@ fn check_grades_a_file_that_forks_without_exiting_on_its_parents_answers_only() 
 
 #[test]
 fn check_reports_a_line_forged_on_the_answer_channel_at_import_as_a_load_error() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_forges_answers.py");
     let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
     cmd.env("FIXTURE_FORGE", "import");
@@ -474,7 +474,7 @@ fn check_reports_a_line_forged_on_the_answer_channel_at_import_as_a_load_error()
 
 #[test]
 fn check_reports_a_line_forged_on_the_answer_channel_in_a_call_as_a_call_error() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_forges_answers.py");
     let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
     cmd.env("FIXTURE_FORGE", "call");
@@ -502,7 +502,7 @@ fn check_huge(w: &Workshop, size: usize, format: &str) -> Run {
 
 #[test]
 fn check_reports_a_value_over_8_mib_as_too_big_with_its_size() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = check_huge(&w, 10_000_000, "json");
     assert_eq!(run.code, 1, "{}", run.stderr);
     let report = run.json();
@@ -515,7 +515,7 @@ fn check_reports_a_value_over_8_mib_as_too_big_with_its_size() {
 
 #[test]
 fn check_shortens_a_2_mb_wrong_value_in_its_reports() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = check_huge(&w, 2_000_000, "json");
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stdout.len() < 1_000_000, "the JSON report is {} bytes", run.stdout.len());
@@ -532,7 +532,7 @@ fn check_shortens_a_2_mb_wrong_value_in_its_reports() {
 
 #[test]
 fn check_reports_a_value_nested_too_deep_for_json_as_the_learners() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_nests_deeply.py");
     let (run, report) = check_json(&w, &file, &[]);
     assert_eq!(run.code, 1);
@@ -563,7 +563,7 @@ fn with_file_size_limit(cmd: &mut std::process::Command, bytes: u64) {
 #[cfg(target_os = "linux")]
 #[test]
 fn check_caps_output_written_to_fd_1_by_python_and_by_a_child_process_where_it_is_written() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_floods_fd1.py");
     let mut cmd = w.command(&["check", "--file", &file, "--format", "json", "--timeout", "30"]);
     with_file_size_limit(&mut cmd, 4 << 20);
@@ -571,7 +571,7 @@ fn check_caps_output_written_to_fd_1_by_python_and_by_a_child_process_where_it_i
     assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
     assert_eq!(first.json()["passed"], 13);
     // The first check passed, so its output is not in the report; grade once more, failing.
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let text =
         std::fs::read_to_string(fixture("bad_floods_fd1.py")).unwrap().replace("\"isError\": True", "\"isError\": 1");
     w.write("learners/flood.py", &text);
@@ -588,7 +588,7 @@ fn check_caps_output_written_to_fd_1_by_python_and_by_a_child_process_where_it_i
 
 #[test]
 fn timeouts_below_10_ms_are_refused_by_check_watch_and_record() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("good_match.py");
     let commands: [&[&str]; 4] = [
         &["check", "--file", &file],

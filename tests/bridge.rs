@@ -91,7 +91,7 @@ fn runner_bytecode(cache: &std::path::Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn bridge_rewrites_a_corrupt_compiled_runner_instead_of_paying_for_it_on_every_run() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let cache = tempfile::tempdir().unwrap();
     assert_eq!(grade_with_cache(&w, cache.path()).code, 0);
     let compiled = runner_bytecode(cache.path());

@@ -380,7 +380,7 @@ fn snapshot_check_of_a_call_that_times_out() {
 
 #[test]
 fn check_stops_calling_a_function_that_hung_twice_and_reports_its_checks_as_not_run() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_fail_always_loops.py");
     let log = w.path("calls.log");
     let mut cmd = w.command(&["check", "--file", &file, "--format", "json", "--timeout", "0.3"]);

@@ -382,7 +382,7 @@ fn children_of(pid: u32) -> Vec<u32> {
 #[cfg(target_os = "linux")]
 #[test]
 fn check_watch_loads_a_save_in_a_python_process_started_before_the_save() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let log = ws.path("loaded-by.log");
     // The solution, noting at import which process loaded it.
     let noted = |extra: &str| {

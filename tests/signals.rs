@@ -53,7 +53,7 @@ fn exit_code_after(mut child: Child) -> Option<i32> {
 }
 
 fn assert_signal_ends_everything(args: &[&str], sig: i32) {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_loop_with_children.py");
     let args: Vec<&str> = args.iter().map(|a| if *a == "FILE" { file.as_str() } else { a }).collect();
     let (child, pids) = start_looping(&w, &args);
@@ -90,7 +90,7 @@ fn sigterm_during_watch_kills_the_learners_processes() {
 
 #[test]
 fn sigkill_of_the_workshop_takes_the_looping_python_with_it() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_loop_with_children.py");
     let (child, pids) = start_looping(&w, &["check", "--file", &file, "--timeout", "60"]);
     signal(&child, libc::SIGKILL);

@@ -86,7 +86,7 @@ fn sigterm_to_check_watch_leaves_the_terminal_cooked() {
         eprintln!("tmux is not installed: skipped");
         return;
     }
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("good_helpers.py");
     let (stty, pane) = signalled_in_tmux(&w, &format!("check --watch --file {file}"), check_watch_ready, libc::SIGTERM);
     assert_cooked(&stty);
@@ -99,7 +99,7 @@ fn sigint_to_check_watch_leaves_the_terminal_cooked() {
         eprintln!("tmux is not installed: skipped");
         return;
     }
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("good_helpers.py");
     let (stty, pane) = signalled_in_tmux(&w, &format!("check --watch --file {file}"), check_watch_ready, libc::SIGINT);
     assert_cooked(&stty);
@@ -112,7 +112,7 @@ fn sigterm_to_the_player_leaves_no_alternate_screen_and_the_cursor_shown() {
         eprintln!("tmux is not installed: skipped");
         return;
     }
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let ready = |t: &Tmux| t.cmd(&["display", "-p", "#{alternate_on}"]) == "1";
     let (stty, pane) = signalled_in_tmux(&w, "watch structured-errors --code structured", ready, libc::SIGTERM);
     assert_cooked(&stty);
