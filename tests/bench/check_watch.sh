@@ -17,15 +17,15 @@ source "$repo/tests/bench/lib.sh"
 
 bench_setup "$file"
 echo "python: $python ($("$python" -V 2>&1))"
-echo "watch:  $bin --root $repo check --watch --file $work/errors.py"
-echo "cold:   $bin --root $repo check --file $work/errors.py"
+echo "watch:  $bin --root $repo check structured-errors --watch --file $work/errors.py"
+echo "cold:   $bin --root $repo check structured-errors --file $work/errors.py"
 "$python" -I - "$runs" "$bin" "$repo" "$work/errors.py" <<'PY'
 import os, re, statistics, subprocess, sys, time
 
 runs, binary, repo, path = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 source = open(path).read()
 env = dict(os.environ, NO_COLOR="1")
-watch = subprocess.Popen([binary, "--root", repo, "check", "--watch", "--file", path],
+watch = subprocess.Popen([binary, "--root", repo, "check", "structured-errors", "--watch", "--file", path],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
 
 def until_verdict(run):
@@ -49,7 +49,7 @@ for n in range(runs + 3):
     took = until_verdict(n + 2)
     elapsed = (time.perf_counter() - start) * 1000
     start = time.perf_counter()
-    subprocess.run([binary, "--root", repo, "check", "--file", path], stdout=subprocess.DEVNULL, check=True)
+    subprocess.run([binary, "--root", repo, "check", "structured-errors", "--file", path], stdout=subprocess.DEVNULL, check=True)
     cold_ms = (time.perf_counter() - start) * 1000
     if n >= 3:  # warm-up rounds are not counted
         total.append(elapsed); checked.append(took); cold.append(cold_ms)
