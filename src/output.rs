@@ -50,18 +50,6 @@ fn replace_command(text: &str, command: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::replace_command;
-
-    #[test]
-    fn only_the_command_word_is_replaced() {
-        let cmd = "../../workshop";
-        assert_eq!(replace_command("run ./workshop check x", cmd), "run ../../workshop check x");
-        assert_eq!(replace_command("`./workshop hint`", cmd), "`../../workshop hint`");
-        assert_eq!(replace_command("see ../workshop and a/./workshop/x", cmd), "see ../workshop and a/./workshop/x");
-    }
-}
 
 /// Write text to standard output as it is, and flush it (a paced replay shows each card at once).
 pub fn print(text: &str) -> Result<(), Error> {
@@ -110,4 +98,17 @@ macro_rules! errln {
     ($($arg:tt)*) => {
         $crate::output::note(&format!($($arg)*))
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replace_command;
+
+    #[test]
+    fn only_the_command_word_is_replaced() {
+        let cmd = "../../workshop";
+        assert_eq!(replace_command("run ./workshop check x", cmd), "run ../../workshop check x");
+        assert_eq!(replace_command("`./workshop hint`", cmd), "`../../workshop hint`");
+        assert_eq!(replace_command("see ../workshop and a/./workshop/x", cmd), "see ../workshop and a/./workshop/x");
+    }
 }
