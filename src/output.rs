@@ -50,7 +50,6 @@ fn replace_command(text: &str, command: &str) -> String {
     out
 }
 
-
 /// Write text to standard output as it is, and flush it (a paced replay shows each card at once).
 pub fn print(text: &str) -> Result<(), Error> {
     bytes(adapt(text).as_bytes())

@@ -463,7 +463,7 @@ fn check_grades_a_file_that_forks_without_exiting_on_its_parents_answers_only() 
     let w = Workshop::lesson5();
     let file = w.learner("bad_forks_without_exit.py");
     let (run, report) = check_json(&w, &file, &[]);
-    assert_eq!(report["passed"], 13, "{}", run.stdout);
+    assert_eq!(report["passed"], 14, "{}", run.stdout);
     assert_eq!(run.code, 0);
 }
 
@@ -579,7 +579,7 @@ fn check_caps_output_written_to_fd_1_by_python_and_by_a_child_process_where_it_i
     with_file_size_limit(&mut cmd, 4 << 20);
     let first = run(cmd);
     assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
-    assert_eq!(first.json()["passed"], 13);
+    assert_eq!(first.json()["passed"], 14);
     // The first check passed, so its output is not in the report; grade once more, failing.
     let w = Workshop::lesson5();
     let text =
