@@ -115,6 +115,9 @@ pub struct CheckText {
     pub name: String,
     #[serde(default)]
     pub hints: Vec<String>,
+    /// The numbered task of the lesson the check belongs to, if the lesson has tasks.
+    #[serde(default)]
+    pub task: Option<u32>,
 }
 
 /// A lesson id is a folder name: no separators, no `..`, nothing hidden.

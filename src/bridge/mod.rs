@@ -19,6 +19,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 mod reap;
+pub mod sandbox;
 
 const RUNNER: &str = include_str!("runner.py");
 
@@ -99,6 +100,8 @@ pub struct BridgeConfig {
     /// Functions the file must define.
     pub functions: Vec<String>,
     pub timeout: Duration,
+    /// For untrusted files: a scrubbed environment, a fresh folder and resource limits.
+    pub sandbox: Option<sandbox::Sandbox>,
 }
 
 impl BridgeConfig {
@@ -324,7 +327,9 @@ impl Worker {
     /// Start Python on the cached runner; if that interpreter cannot import it (the cache went
     /// away, an odd file system), once more with the runner's source.
     fn spawn(cfg: &BridgeConfig, stop: &Stop) -> Result<Worker, LoadError> {
-        let code = runner_code();
+        // The shared cache is writable by whoever runs as this user: a sandboxed file gets the
+        // runner's source, so nothing another submission left there runs in its place.
+        let code = if cfg.sandbox.is_some() { RUNNER } else { runner_code() };
         match Worker::spawn_with(cfg, code, stop) {
             Err(e) if e.kind == LoadKind::NoPython && code != RUNNER => Worker::spawn_with(cfg, RUNNER, stop),
             other => other,
@@ -351,7 +356,8 @@ impl Worker {
         let for_child =
             capture.try_clone().map_err(|e| fail(LoadKind::Died, format!("could not share the capture file: {e}")))?;
         reap::prepare();
-        let spawned = Command::new(&cfg.python)
+        let mut command = Command::new(&cfg.python);
+        command
             .arg("-I")
             .arg("-c")
             .arg(code)
@@ -362,13 +368,12 @@ impl Worker {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(for_child))
-            .process_group(0)
-            .spawn();
-        let mut child = match spawned {
-            Ok(child) => {
-                reap::register(child.id());
-                child
-            }
+            .process_group(0);
+        if let Some(sandbox) = &cfg.sandbox {
+            sandbox.apply(&mut command, &[(reap::MARK, reap::mark())]);
+        }
+        let mut child = match reap::spawn(&mut command) {
+            Ok(child) => child,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(fail(LoadKind::NoPython, no_python(&cfg.python, "there is no such program")))
             }

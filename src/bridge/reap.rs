@@ -47,7 +47,20 @@ pub fn prepare() {
     }
 }
 
-pub fn register(pid: u32) {
+/// Held while a worker is spawned and registered, and while strays are looked for: with files
+/// graded in parallel, a worker that has started but is not registered yet must never be taken
+/// for a stray by another thread's clean-up.
+static SPAWNING: Mutex<()> = Mutex::new(());
+
+/// Spawn a worker and register it, as one step for every other thread.
+pub fn spawn(cmd: &mut std::process::Command) -> std::io::Result<std::process::Child> {
+    let _held = SPAWNING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let child = cmd.spawn()?;
+    register(child.id());
+    Ok(child)
+}
+
+fn register(pid: u32) {
     if let (Ok(pid), Ok(mut workers)) = (i32::try_from(pid), WORKERS.lock()) {
         workers.push(pid);
     }
@@ -78,6 +91,7 @@ pub fn kill_all(child: &mut std::process::Child) {
 fn kill_strays() {
     #[cfg(target_os = "linux")]
     for _ in 0..GENERATIONS {
+        let held = SPAWNING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let workers = WORKERS.lock().map(|w| w.clone()).unwrap_or_default();
         let strays: Vec<i32> =
             children(std::process::id()).into_iter().filter(|p| !workers.contains(p) && marked(*p)).collect();
@@ -92,6 +106,7 @@ fn kill_strays() {
                 libc::kill(pid, libc::SIGKILL);
             }
         }
+        drop(held);
         for pid in strays {
             reap(pid);
         }

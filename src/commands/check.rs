@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use crate::bridge::{Bridge, BridgeConfig, LoadKind};
 use crate::checks::{self, Report, Status};
-use crate::cli::{CheckArgs, Format};
+use crate::cli::{CheckArgs, CheckFormat};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::Lesson;
@@ -54,14 +54,21 @@ pub fn timeout(secs: f64) -> Result<Duration, Error> {
 
 /// Grade a file: load it through the bridge and run every check.
 pub fn grade(ctx: &Context, lesson: &Lesson, file: &std::path::Path, limit: Duration) -> Result<Report, Error> {
-    let shown = ctx.shown(file);
     let cfg = BridgeConfig {
         python: BridgeConfig::default_python(),
         file: file.to_path_buf(),
-        shown_as: shown.clone(),
+        shown_as: ctx.shown(file),
         functions: lesson.functions.clone(),
         timeout: limit,
+        sandbox: None,
     };
+    grade_with(lesson, cfg)
+}
+
+/// Grade with the bridge set up as given (the interpreter, the name the report uses, a sandbox):
+/// the one grading of `check`, which `grade` runs for every file of a class.
+pub fn grade_with(lesson: &Lesson, cfg: BridgeConfig) -> Result<Report, Error> {
+    let shown = cfg.shown_as.clone();
     match Bridge::start(cfg) {
         Ok(mut bridge) => {
             let results = checks::run_all(lesson, &mut bridge);
@@ -99,15 +106,16 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     let file = learner_file(ctx, &lesson, args.file.as_deref())?;
     let report = match grade(ctx, &lesson, &file, limit) {
         // An autograder reads stdout: even with no Python it gets a report it can parse.
-        Err(Error::Load(e)) if args.format == Format::Json => {
+        Err(Error::Load(e)) if args.format != CheckFormat::Text => {
             eprintln!("error: {e}");
             Report::not_loaded(&lesson, ctx.shown(&file), &e)
         }
         other => other?,
     };
     match args.format {
-        Format::Text => print!("{}", render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
-        Format::Json => println!("{}", render::check::json(&report)),
+        CheckFormat::Text => print!("{}", render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
+        CheckFormat::Json => println!("{}", render::check::json(&report)),
+        CheckFormat::Exercism => println!("{}", render::exercism::results(&report, &lesson)),
     }
     if let Err(e) = save_progress(ctx, &lesson, &file, &report) {
         eprintln!("warning: progress was not saved ({e}); the grade above stands.");

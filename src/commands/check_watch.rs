@@ -27,7 +27,7 @@ use serde_json::Value;
 
 use crate::bridge::{Bridge, Call, LoadKind, Outcome};
 use crate::checks::{self, Report, Status};
-use crate::cli::{CheckArgs, Format};
+use crate::cli::{CheckArgs, CheckFormat};
 use crate::commands::replaying;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
@@ -104,9 +104,9 @@ fn read_lines(tx: Sender<Msg>) -> std::io::Result<()> {
 }
 
 pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
-    if args.format == Format::Json {
+    if args.format != CheckFormat::Text {
         return Err(Error::usage(
-            "--watch redraws a report for a person after every save, and --format json prints one report for a program: drop one of them.",
+            "--watch redraws a report for a person after every save, and --format json or exercism prints one report for a program: drop one of them.",
         ));
     }
     let lesson = ctx.lesson(args.lesson.as_deref())?;

@@ -98,6 +98,7 @@ pub fn open_stoppable(
         shown_as: ctx.shown(file),
         functions: lesson.functions.clone(),
         timeout: limit,
+        sandbox: None,
     };
     Bridge::start_stoppable(cfg, stop)
 }
