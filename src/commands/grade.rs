@@ -409,7 +409,10 @@ fn summary(reports: &[Report], found: usize, partition: Option<Partition>, took:
         let ids: Vec<&str> = clean.iter().map(|(id, _)| id.as_str()).collect();
         let text =
             format!("no file fails {}: {}", if failed.is_empty() { "any check" } else { "the others" }, ids.join(", "));
-        for piece in textwrap::wrap(&text, textwrap::Options::new(96).subsequent_indent("  ")) {
+        for piece in textwrap::wrap(
+            &text,
+            textwrap::Options::new(96).subsequent_indent("  ").word_splitter(textwrap::WordSplitter::NoHyphenation),
+        ) {
             let _ = writeln!(out, "{piece}");
         }
     }
