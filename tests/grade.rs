@@ -182,8 +182,7 @@ fn a_class_is_graded_with_checks_verdicts_no_secrets_and_a_summary_of_what_fails
 
     // The summary: counts, then the checks by how many files fail them, most first.
     let count = |s: &str| statuses.iter().filter(|x| **x == s).count();
-    let head = format!("graded 33 files in ");
-    assert!(run.stderr.starts_with(&head), "{}", run.stderr);
+    assert!(run.stderr.starts_with("graded 33 files in "), "{}", run.stderr);
     let tally = format!(": {} pass, {} fail, {} error\n", count("pass"), count("fail"), count("error"));
     assert!(run.stderr.lines().next().unwrap().ends_with(tally.trim_end()), "{}", run.stderr);
     let mut fails: BTreeMap<String, usize> = BTreeMap::new();

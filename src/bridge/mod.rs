@@ -327,9 +327,12 @@ impl Worker {
     /// Start Python on the cached runner; if that interpreter cannot import it (the cache went
     /// away, an odd file system), once more with the runner's source.
     fn spawn(cfg: &BridgeConfig, stop: &Stop) -> Result<Worker, LoadError> {
-        // The shared cache is writable by whoever runs as this user: a sandboxed file gets the
-        // runner's source, so nothing another submission left there runs in its place.
-        let code = if cfg.sandbox.is_some() { RUNNER } else { runner_code() };
+        // The shared cache is writable by whoever runs as this user: a sandboxed file gets its
+        // runner from the command line, so nothing another submission left there runs instead.
+        let code = match &cfg.sandbox {
+            Some(sandbox) => sandbox.runner_code(),
+            None => runner_code(),
+        };
         match Worker::spawn_with(cfg, code, stop) {
             Err(e) if e.kind == LoadKind::NoPython && code != RUNNER => Worker::spawn_with(cfg, RUNNER, stop),
             other => other,

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::bridge::sandbox::{Limits, Sandbox};
+use crate::bridge::sandbox::{Interpreter, Limits};
 use crate::bridge::{BridgeConfig, LoadError, LoadKind};
 use crate::checks::{Report, Status};
 use crate::cli::{GradeArgs, GradeFormat};
@@ -51,7 +51,7 @@ pub fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
         Some(p) => all[p.range(all.len())].to_vec(),
         None => all,
     };
-    let python = resolve_python(&BridgeConfig::default_python())?;
+    let python = find_python()?;
     let submissions: Vec<Submission> = files.iter().map(|(shown, path)| read(shown, path)).collect();
 
     let started = Instant::now();
@@ -140,10 +140,10 @@ fn read(shown: &str, path: &Path) -> Submission {
     }
 }
 
-/// The interpreter itself (not a launcher such as a pyenv shim, which needs the environment the
-/// sandbox takes away), found once with the operator's environment.
-fn resolve_python(python: &OsStr) -> Result<OsString, Error> {
-    let no_python = |why: String| {
+/// The interpreter, found once with the operator's environment (see `Interpreter`).
+fn find_python() -> Result<Interpreter, Error> {
+    let python = BridgeConfig::default_python();
+    Interpreter::find(&python).map_err(|why| {
         Error::Load(LoadError {
             kind: LoadKind::NoPython,
             message: format!(
@@ -152,34 +152,7 @@ fn resolve_python(python: &OsStr) -> Result<OsString, Error> {
             ),
             output: String::new(),
         })
-    };
-    let mut child = std::process::Command::new(python)
-        .args(["-I", "-c", "import sys; sys.stdout.write(sys.executable if sys.version_info[0] == 3 else '')"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .map_err(|e| no_python(e.to_string()))?;
-    let until = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(no_python("it did not answer within 30 s".into()));
-            }
-        }
-    };
-    let mut out = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        let _ = std::io::Read::read_to_string(&mut stdout, &mut out);
-    }
-    if !status.success() || out.trim().is_empty() {
-        return Err(no_python(format!("it did not run as Python 3 ({status})")));
-    }
-    Ok(OsString::from(out.trim()))
+    })
 }
 
 /// Grade every submission on `jobs` threads and print each line in order as soon as the ones
@@ -188,7 +161,7 @@ fn resolve_python(python: &OsStr) -> Result<OsString, Error> {
 fn grade_all(
     lesson: &Lesson,
     subs: &[Submission],
-    python: &OsStr,
+    python: &Interpreter,
     limit: Duration,
     jobs: usize,
     format: GradeFormat,
@@ -256,7 +229,7 @@ fn grade_all(
 fn grade_one(
     lesson: &Lesson,
     sub: &Submission,
-    python: &OsStr,
+    python: &Interpreter,
     limit: Duration,
     limits: Limits,
 ) -> Result<Report, Error> {
@@ -278,12 +251,12 @@ fn grade_one(
     let file = dir.path().join(&sub.name);
     std::fs::write(&file, source).map_err(|e| Error::io(format!("could not copy {} to grade it", sub.shown), e))?;
     let cfg = BridgeConfig {
-        python: python.to_os_string(),
+        python: python.executable.clone(),
         file,
         shown_as: sub.shown.clone(),
         functions: lesson.functions.clone(),
         timeout: limit,
-        sandbox: Some(Sandbox { dir: dir.path().to_path_buf(), limits }),
+        sandbox: Some(python.sandbox(dir.path().to_path_buf(), limits)),
     };
     let report = super::check::grade_with(lesson, cfg);
     drop(dir);

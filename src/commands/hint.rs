@@ -174,7 +174,7 @@ mod tests {
     use super::*;
 
     fn check() -> CheckText {
-        CheckText { id: "c".into(), name: "a check".into(), hints: vec!["first".into(), "second".into()] }
+        CheckText { id: "c".into(), name: "a check".into(), hints: vec!["first".into(), "second".into()], task: None }
     }
 
     fn card(check: &CheckText, newest: Option<usize>) -> String {
