@@ -1,26 +1,29 @@
 //! `workshop`: hands-on lessons about building reliable AI agents, offline, in a terminal.
 
 pub mod agent;
-pub mod bridge;
-pub mod checks;
-pub mod cli;
-pub mod commands;
-pub mod error;
-pub mod harness;
-pub mod lesson;
-pub mod lumen;
-pub mod messages;
-pub mod model;
+pub(crate) mod bridge;
+pub(crate) mod checks;
+pub(crate) mod cli;
+pub(crate) mod commands;
+pub mod context;
+pub(crate) mod error;
+pub(crate) mod grading;
+pub(crate) mod harness;
+pub(crate) mod lesson;
+pub(crate) mod lumen;
+pub(crate) mod messages;
+pub(crate) mod model;
 pub mod player;
-pub mod progress;
-pub mod pyrepr;
-pub mod quiz;
+pub(crate) mod progress;
+pub(crate) mod pyrepr;
+pub(crate) mod quiz;
 pub mod recordings;
 pub mod render;
-pub mod replay;
-pub mod root;
-pub mod sdk;
-pub mod watcher;
+pub(crate) mod replay;
+pub(crate) mod replaying;
+pub(crate) mod root;
+pub(crate) mod sdk;
+pub(crate) mod watcher;
 
 use clap::Parser;
 

@@ -22,7 +22,7 @@ const FROM_FIXTURES: [&str; 28] = [
     "good_helpers.py",
     "good_match.py",
     "bug_always_retryable.py",
-    "bug_empty_is_error_false.py",
+    "empty_is_error_false.py",
     "bug_empty_is_failure.py",
     "bug_is_error_one.py",
     "bug_is_error_string.py",
@@ -361,7 +361,7 @@ fn grade_exits_2_when_it_cannot_run() {
         (&["grade", "class", "--partition", "3/2"], "--partition 3/2 is out of range"),
         (&["grade", "class", "--partition", "two"], "--partition two is not K/N"),
         (&["grade", "class", "--jobs", "0"], "--jobs 0 grades nothing"),
-        (&["grade", "class", "--timeout", "0"], "--timeout 0 is out of range"),
+        (&["grade", "class", "--timeout", "0"], "0 s is out of range"),
     ];
     for (args, message) in cases {
         let run = run(command(&w, args));

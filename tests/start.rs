@@ -23,8 +23,20 @@ fn start_copies_the_starter_and_says_what_to_open_and_run_next() {
     let run = w.run(&["start", "structured-errors"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(w.read(WORK), w.read(STARTER));
-    assert!(run.stdout.contains("  open     work/structured-errors/errors.py\n"), "{}", run.stdout);
-    assert!(run.stdout.contains("  then     ./workshop check structured-errors\n"), "{}", run.stdout);
+    // The next steps, in order: read, see the failure, edit, check.
+    let steps: Vec<&str> = [
+        "./workshop lesson structured-errors",
+        "./workshop watch structured-errors --compare",
+        "work/structured-errors/errors.py",
+        "./workshop check structured-errors",
+    ]
+    .into_iter()
+    .collect();
+    let mut at = 0;
+    for step in steps {
+        let found = run.stdout[at..].find(step).unwrap_or_else(|| panic!("{step} after byte {at}:\n{}", run.stdout));
+        at += found + step.len();
+    }
     assert!(run.stdout.contains("Foundations, lesson 5"), "{}", run.stdout);
 }
 
@@ -128,9 +140,11 @@ fn start_refuses_a_lesson_id_with_a_path_separator_or_dots() {
 }
 
 #[test]
-fn start_without_a_lesson_is_a_usage_error() {
+fn start_without_a_lesson_lists_the_lessons() {
     let w = Workshop::new();
     let run = w.run(&["start"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("<LESSON>"), "{}", run.stderr);
+    assert!(!run.stderr.contains("--root"), "no usage line: {}", run.stderr);
+    assert!(run.stderr.contains("structured-errors  Structured tool errors"), "{}", run.stderr);
+    assert!(run.stderr.contains("./workshop start structured-errors"), "{}", run.stderr);
 }

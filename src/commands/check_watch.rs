@@ -14,7 +14,7 @@
 //! turn, starting with a marker line `── run N · why · HH:MM:SS · checked in T ms ──` and ending
 //! with the line that starts `Watching `.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -23,15 +23,11 @@ use std::thread::Scope;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
-use serde_json::Value;
 
-use crate::bridge::{Bridge, Call, LoadKind, Outcome};
-use crate::checks::{self, Report, Status};
+use crate::checks::{Report, Status};
 use crate::cli::{CheckArgs, CheckFormat};
-use crate::commands::replaying;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
-use crate::harness::Code;
 use crate::lesson::Lesson;
 use crate::player::terminal;
 use crate::render;
@@ -110,10 +106,10 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         ));
     }
     let lesson = ctx.lesson(args.lesson.as_deref())?;
-    let limit = super::check::timeout(args.timeout)?;
-    let file = super::check::learner_file(ctx, &lesson, args.file.as_deref())?;
-    let keys_on_terminal = std::io::stdin().is_terminal();
-    let out_terminal = std::io::stdout().is_terminal();
+    let limit = args.timeout;
+    let file = ctx.learner_file(&lesson, args.file.as_deref())?;
+    let keys_on_terminal = ctx.stdin_terminal;
+    let out_terminal = ctx.stdout_terminal;
 
     let (tx, rx) = mpsc::channel();
     let to_loop = tx.clone();
@@ -183,22 +179,6 @@ fn clock() -> String {
     }
 }
 
-/// The learner's code, until told to stop: then every call answers at once, unrun.
-struct Stoppable<'a> {
-    bridge: &'a mut Bridge,
-    stop: &'a AtomicBool,
-}
-
-impl Code for Stoppable<'_> {
-    fn call(&mut self, function: &str, args: &[Value]) -> Call {
-        if self.stop.load(Ordering::SeqCst) {
-            let message = "not run: a newer check replaced this one".into();
-            return Call { outcome: Outcome::Unavailable { message }, output: String::new(), dropped: 0 };
-        }
-        self.bridge.call(function, args)
-    }
-}
-
 /// Grade as `check` grades, stopping early when asked. `None`: stopped.
 fn grade(
     ctx: &Context,
@@ -207,16 +187,7 @@ fn grade(
     limit: Duration,
     stop: &AtomicBool,
 ) -> Option<Result<Report, Error>> {
-    let shown = ctx.shown(file);
-    let result = match replaying::open(ctx, lesson, file, limit) {
-        Ok(mut bridge) => {
-            let results = checks::run_all(lesson, &mut Stoppable { bridge: &mut bridge, stop });
-            Ok(Report::graded(lesson, shown, results))
-        }
-        Err(e) if e.kind == LoadKind::NoPython => Err(Error::Load(e)),
-        Err(e) => Ok(Report::not_loaded(lesson, shown, &e)),
-    };
-    (!stop.load(Ordering::SeqCst)).then_some(result)
+    crate::grading::grade(lesson, file, &ctx.shown(file), limit, stop).map(|r| r.map_err(Error::Load))
 }
 
 struct Session<'a> {
@@ -478,7 +449,11 @@ impl<'a> Session<'a> {
         text.push_str(&s.paint(s.dim, marker));
         text.push_str("\n\n");
         match &self.report {
-            Some(report) => text.push_str(&render::check::text(report, s, self.ctx.glyphs, width)),
+            Some(report) => {
+                let mut report = report.clone();
+                report.again = "save the file: every save runs the checks again".into();
+                text.push_str(&render::check::text(&report, s, self.ctx.glyphs, width))
+            }
             None => text.push_str(&format!("Grading {}…\n", self.shown)),
         }
         for note in &self.notes {

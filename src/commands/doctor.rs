@@ -7,13 +7,13 @@ use std::collections::HashSet;
 use crate::agent::Runtime;
 use crate::checks::Status;
 use crate::cli::DoctorArgs;
-use crate::commands::replaying::{self, CodeChoice};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::{self, Lesson};
 use crate::replay::Event;
+use crate::replaying::{self, CodeChoice};
 
-const CODES: [CodeChoice; 2] = [CodeChoice::Starter, CodeChoice::Structured];
+const CODES: [CodeChoice; 2] = [CodeChoice::Starter, CodeChoice::Solution];
 
 pub fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
     let ids = match &args.lesson {
@@ -63,7 +63,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
     };
     println!("{}", s.paint(s.strong, &lesson.id));
     let script = super::record::script(ctx, lesson)?;
-    let limit = super::check::timeout(2.0)?;
+    let limit = std::time::Duration::from_secs(2);
     let mut bridges = Vec::new();
     for code in &CODES {
         let file = code.file(ctx, lesson)?;
@@ -94,7 +94,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
             };
             let mut used = HashSet::new();
             for (code, bridge) in CODES.iter().zip(bridges.iter_mut()) {
-                let label = code.label(ctx);
+                let label = code.label(ctx, lesson);
                 let (replay, keys) = replaying::replay(ctx, lesson, ticket, runtime, &label, bridge, &cassette);
                 used.extend(keys);
                 let name = format!("{}/{} with {label}", runtime.name(), ticket.id);
@@ -130,14 +130,19 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
             }
         }
     }
-    for (code, want) in [(CodeChoice::Starter, Status::Fail), (CodeChoice::Structured, Status::Pass)] {
+    for (code, want) in [(CodeChoice::Starter, Status::Fail), (CodeChoice::Solution, Status::Pass)] {
         let file = code.file(ctx, lesson)?;
         let graded = super::check::grade(ctx, lesson, &file, limit)?;
         let ok = graded.status == want;
         let word = if want == Status::Pass { "passes" } else { "fails" };
         report(
             ok,
-            format!("check {} {word} as it should ({}/{} checks pass)", code.label(ctx), graded.passed, graded.total),
+            format!(
+                "check {} {word} as it should ({}/{} checks pass)",
+                code.label(ctx, lesson),
+                graded.passed,
+                graded.total
+            ),
         );
     }
     Ok(problems)

@@ -28,7 +28,7 @@ struct Submission {
 }
 
 pub fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
-    let limit = super::check::timeout(args.timeout)?;
+    let limit = args.timeout;
     let partition = args.partition.as_deref().map(Partition::parse).transpose()?;
     let jobs = match args.jobs {
         Some(0) => {
@@ -250,15 +250,9 @@ fn grade_one(
         .map_err(|e| Error::io("could not make a temporary folder to grade in (is the temp folder full?)", e))?;
     let file = dir.path().join(&sub.name);
     std::fs::write(&file, source).map_err(|e| Error::io(format!("could not copy {} to grade it", sub.shown), e))?;
-    let cfg = BridgeConfig {
-        python: python.executable.clone(),
-        file,
-        shown_as: sub.shown.clone(),
-        functions: lesson.functions.clone(),
-        timeout: limit,
-        sandbox: Some(python.sandbox(dir.path().to_path_buf(), limits)),
-    };
-    let report = super::check::grade_with(lesson, cfg);
+    let sandbox = python.sandbox(dir.path().to_path_buf(), limits);
+    let report = crate::grading::grade_sandboxed(lesson, &file, &sub.shown, limit, python.executable.clone(), sandbox)
+        .map_err(Error::Load);
     drop(dir);
     report
 }

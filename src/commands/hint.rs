@@ -5,10 +5,10 @@ use std::fmt::Write as _;
 
 use crate::checks::Status;
 use crate::cli::HintArgs;
-use crate::commands::check::{grade, learner_file, timeout};
+use crate::commands::check::grade;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
-use crate::lesson::CheckText;
+use crate::lesson::CheckSpec;
 use crate::progress::Progress;
 use crate::render::emit;
 use crate::render::styles::Styles;
@@ -23,7 +23,7 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
     }
     let (check, failing) = match args.check.as_deref() {
         Some(id) => {
-            let Some(check) = lesson.check_text(id) else {
+            let Some(check) = lesson.check(id) else {
                 let ids: Vec<&str> = lesson.checks.iter().map(|c| c.id.as_str()).collect();
                 return Err(Error::usage(format!(
                     "there is no check '{id}' in {}. Checks: {}.",
@@ -34,8 +34,8 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
             (check, None)
         }
         None => {
-            let file = learner_file(ctx, &lesson, None)?;
-            let report = grade(ctx, &lesson, &file, timeout(GRADE_TIMEOUT_SECS)?)?;
+            let file = ctx.learner_file(&lesson, None)?;
+            let report = grade(ctx, &lesson, &file, std::time::Duration::from_secs_f64(GRADE_TIMEOUT_SECS))?;
             if report.status == Status::Error {
                 return Err(Error::usage(format!(
                     "{} does not load, so no check could run: {}\nRun ./workshop check {} to see where, fix that first, then ask again.",
@@ -51,7 +51,7 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
                 ));
                 return Ok(EXIT_SUCCESS);
             };
-            let check = lesson.check_text(&first.id).ok_or_else(|| {
+            let check = lesson.check(&first.id).ok_or_else(|| {
                 Error::corrupt(&lesson.dir.join("lesson.toml"), format!("has no [[checks]] entry for '{}'", first.id))
             })?;
             (check, Some(first.message.clone()))
@@ -92,7 +92,7 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
 
 /// What one `hint` shows: the check, why it fails (when graded), steps 1..=shown, and what next.
 struct Card<'a> {
-    check: &'a CheckText,
+    check: &'a CheckSpec,
     failing: Option<&'a str>,
     shown: usize,
     /// The step revealed by this very request, if any: marked, so the reader finds it.
@@ -173,11 +173,21 @@ fn wrap(
 mod tests {
     use super::*;
 
-    fn check() -> CheckText {
-        CheckText { id: "c".into(), name: "a check".into(), hints: vec!["first".into(), "second".into()], task: None }
+    fn check() -> CheckSpec {
+        CheckSpec {
+            id: "c".into(),
+            name: "a check".into(),
+            hints: vec!["first".into(), "second".into()],
+            call: None,
+            cases: Vec::new(),
+            ticket: None,
+            expect: Vec::new(),
+            guidance: Vec::new(),
+            task: None,
+        }
     }
 
-    fn card(check: &CheckText, newest: Option<usize>) -> String {
+    fn card(check: &CheckSpec, newest: Option<usize>) -> String {
         let card = Card { check, failing: None, shown: 2, newest, lesson: "l", again: "again" };
         card.text(&Styles::plain(), 80)
     }

@@ -1,6 +1,6 @@
 //! `workshop quiz`: one question at a time on a terminal, or graded from `--answers`.
 
-use std::io::{BufRead, IsTerminal};
+use std::io::BufRead;
 
 use crate::cli::{Format, QuizArgs};
 use crate::commands::Context;
@@ -33,7 +33,7 @@ pub fn run(ctx: &Context, args: QuizArgs) -> Result<i32, Error> {
         emit::line(&format!("{:#}", show::questions_json(&quiz)));
         return Ok(EXIT_SUCCESS);
     }
-    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+    if ctx.stdin_terminal && ctx.stdout_terminal {
         return interactive(ctx, &lesson, &quiz);
     }
     // Off a terminal nobody can answer a prompt: show the questions and how to answer them.

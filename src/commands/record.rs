@@ -5,13 +5,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::cli::RecordArgs;
-use crate::commands::replaying::{self, CodeChoice};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::Lesson;
 use crate::model::{Script, ScriptModel};
 use crate::recordings::{self, Entry};
 use crate::replay::Event;
+use crate::replaying::{self, CodeChoice};
 
 use super::doctor::count;
 
@@ -42,16 +42,21 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
         )));
     };
     let s = &ctx.styles;
-    let limit = super::check::timeout(args.timeout)?;
+    let limit = args.timeout;
     let mut files: BTreeMap<PathBuf, Vec<Entry>> = BTreeMap::new();
     let mut problems = 0;
     for run in &script.runs {
-        let runtime = super::watch::runtime(&run.runtime)?;
-        let ticket = super::watch::tickets(&lesson, Some(&run.ticket), runtime)?[0];
-        let code = CodeChoice::parse(ctx, &lesson, &run.code)?;
+        let runtime = crate::agent::Runtime::parse(&run.runtime).ok_or_else(|| {
+            Error::corrupt(
+                &lesson.recordings_dir(&ctx.root).join("script.toml"),
+                format!("names an unknown runtime '{}': harness or sdk", run.runtime),
+            )
+        })?;
+        let ticket = replaying::tickets(&lesson, Some(&run.ticket), runtime)?[0];
+        let code = CodeChoice::resolve(ctx, &lesson, &crate::replaying::CodeArg::parse(&run.code))?;
         let file = code.file(ctx, &lesson)?;
         let mut bridge = replaying::open(ctx, &lesson, &file, limit);
-        let mut model = ScriptModel::new(&script, run);
+        let mut model = ScriptModel::new(&script, run, &lesson.agent.server);
         let replay = replaying::run_with(&lesson, ticket, runtime, &run.code, &mut bridge, &mut model);
         let name = format!("{}/{} with {}", runtime.name(), ticket.id, run.code);
         let mut issues = Vec::new();

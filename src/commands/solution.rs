@@ -1,10 +1,9 @@
 //! `workshop solution`: the reference solution as a diff against the learner's file, once their
 //! checks have been green; before that only with `--reveal` (confirmed on a terminal).
 
-use std::io::{BufRead, IsTerminal};
+use std::io::BufRead;
 
 use crate::cli::SolutionArgs;
-use crate::commands::check::learner_file;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
 use crate::progress::Progress;
@@ -13,10 +12,10 @@ use crate::render::solution as diff;
 
 pub fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
-    let file = learner_file(ctx, &lesson, None)?;
+    let file = ctx.learner_file(&lesson, None)?;
     let green = Progress::read(&ctx.root).lessons.get(&lesson.id).is_some_and(|p| p.green);
     // Off a terminal nobody can answer y/N, so --reveal alone is the consent (as --help says).
-    let can_ask = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let can_ask = ctx.stdin_terminal && ctx.stdout_terminal;
     if !green {
         if !args.reveal {
             return Err(Error::Refused(format!(

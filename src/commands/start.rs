@@ -9,7 +9,10 @@ use crate::lesson::Lesson;
 use crate::progress::Progress;
 
 pub fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
-    let lesson = Lesson::load(&ctx.root, &args.lesson)?;
+    let Some(id) = args.lesson.as_deref() else {
+        return Err(Error::usage(format!("which lesson? The lessons here:\n{}", ctx.lesson_list()?)));
+    };
+    let lesson = Lesson::load(&ctx.root, id)?;
     let starter = lesson.starter_dir(&ctx.root);
     let files = starter_files(&starter)?;
     if files.is_empty() {
@@ -45,7 +48,10 @@ pub fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
         copy_atomically(&starter.join(rel), &work.join(rel))
             .map_err(|e| Error::io(format!("could not write {}", ctx.shown(&work.join(rel))), e))?;
     }
-    if let Err(e) = Progress::update(&ctx.root, &lesson.id, |p| p.started = true) {
+    if let Err(e) = Progress::update(&ctx.root, &lesson.id, |p| {
+        p.started = true;
+        p.started_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok().map(|d| d.as_secs());
+    }) {
         eprintln!("warning: progress was not saved ({e}); your files are fine.");
     }
     let s = &ctx.styles;
@@ -60,8 +66,15 @@ pub fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
     for backup in &kept {
         println!("  kept     your previous version as {}", ctx.shown(backup));
     }
-    println!("  open     {}", s.paint(s.code, ctx.shown(&lesson.work_file(&ctx.root))));
-    println!("  then     {}", s.paint(s.code, format!("./workshop check {}", lesson.id)));
+    let steps = [
+        ("read", format!("./workshop lesson {}", lesson.id), "what the lesson is about"),
+        ("see", format!("./workshop watch {} --compare", lesson.id), "the starter's failure beside the fix"),
+        ("edit", ctx.shown(&lesson.work_file(&ctx.root)), "your file"),
+        ("check", format!("./workshop check {}", lesson.id), "until every check is green"),
+    ];
+    for (i, (word, command, why)) in steps.iter().enumerate() {
+        println!("  {}. {word:<6} {}   {}", i + 1, s.paint(s.code, command), s.paint(s.dim, why));
+    }
     Ok(EXIT_SUCCESS)
 }
 

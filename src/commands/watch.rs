@@ -1,64 +1,24 @@
 //! `workshop watch`: replay tickets as cards, with the model's turns from the recordings and the
 //! tools, harness and code running for real.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::time::Duration;
 
 use serde_json::json;
 
-use crate::agent::Runtime;
 use crate::cli::{Format, WatchArgs};
-use crate::commands::replaying::{self, CodeChoice};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_SUCCESS};
-use crate::lesson::{Lesson, Ticket};
 use crate::render::cards::{self, Look};
 use crate::replay::{self, Event, Replay};
-
-/// The valid runtime names, for messages.
-fn runtimes() -> String {
-    Runtime::ALL.map(Runtime::name).join(", ")
-}
-
-pub fn runtime(text: &str) -> Result<Runtime, Error> {
-    Runtime::parse(text).ok_or_else(|| Error::usage(format!("unknown runtime '{text}': choose one of {}.", runtimes())))
-}
-
-/// `--speed`, validated: the player and the printed replay accept the same range.
-pub fn speed(factor: f64) -> Result<f64, Error> {
-    if !(factor.is_finite() && factor > 0.0 && factor <= 100.0) {
-        return Err(Error::usage(format!(
-            "--speed {factor} is out of range: give a factor above 0 and at most 100, such as 0.5 or 2."
-        )));
-    }
-    Ok(factor)
-}
-
-/// The tickets to replay in a runtime: the one named, or all that run there.
-pub fn tickets<'l>(lesson: &'l Lesson, id: Option<&str>, runtime: Runtime) -> Result<Vec<&'l Ticket>, Error> {
-    let Some(id) = id else {
-        return Ok(lesson.tickets_for(runtime.name()));
-    };
-    let ticket = lesson.ticket(id).ok_or_else(|| {
-        let ids: Vec<&str> = lesson.tickets.iter().map(|t| t.id.as_str()).collect();
-        Error::usage(format!("there is no ticket '{id}' in {}: choose one of {}.", lesson.id, ids.join(", ")))
-    })?;
-    if !ticket.runs_in(runtime.name()) {
-        return Err(Error::usage(format!(
-            "the ticket {id} runs only in the {} runtime: add --runtime {}.",
-            ticket.runtimes.join(" or "),
-            ticket.runtimes.first().map(String::as_str).unwrap_or("harness")
-        )));
-    }
-    Ok(vec![ticket])
-}
+use crate::replaying::{self, CodeChoice};
 
 /// How long a card stays alone on screen before the next, at speed 1.
 fn pause(event: &Event) -> Duration {
     Duration::from_millis(match event {
         Event::Customer { .. } => 700,
         Event::ToolCall { .. } => 800,
-        Event::Attempt { .. } | Event::Report { .. } => 700,
+        Event::Attempt { .. } | Event::Report { .. } | Event::Verify { .. } => 700,
         Event::Wait { ms } => *ms,
         Event::Reply { .. } => 900,
         Event::NoRecording { .. } | Event::CodeError { .. } => 300,
@@ -73,9 +33,20 @@ struct Shown {
 
 pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     // The full-screen player is for a person at a terminal who did not pick one ticket.
-    let interactive = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
+    let interactive = ctx.stdout_terminal && ctx.stdin_terminal;
     if interactive && args.ticket.is_none() && args.format == Format::Text && !args.no_anim {
-        return crate::player::run(ctx, args);
+        let lesson = ctx.lesson(args.lesson.as_deref())?;
+        let code = CodeChoice::resolve(ctx, &lesson, &args.code)?;
+        let config = crate::player::Config {
+            code,
+            runtime: args.runtime,
+            compare: args.compare,
+            speed: args.speed,
+            predict: !args.no_predict,
+            expand: args.expand,
+            limit: args.timeout,
+        };
+        return crate::player::run(ctx, lesson, config);
     }
     plain(ctx, args)
 }
@@ -83,20 +54,19 @@ pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
 /// The replay printed as cards (or JSON): off a terminal, or for one ticket.
 pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
-    let runtime = runtime(&args.runtime)?;
-    let chosen = tickets(&lesson, args.ticket.as_deref(), runtime)?;
-    speed(args.speed)?;
-    let limit = super::check::timeout(args.timeout)?;
-    let mut codes = vec![CodeChoice::parse(ctx, &lesson, &args.code)?];
+    let runtime = args.runtime;
+    let chosen = replaying::tickets(&lesson, args.ticket.as_deref(), runtime)?;
+    let limit = args.timeout;
+    let mut codes = vec![CodeChoice::resolve(ctx, &lesson, &args.code)?];
     if args.compare {
-        let other = if codes[0] == CodeChoice::Starter { CodeChoice::Structured } else { codes.remove(0) };
+        let other = if codes[0] == CodeChoice::Starter { CodeChoice::Solution } else { codes.remove(0) };
         codes = vec![CodeChoice::Starter, other];
     }
     let files = codes.iter().map(|c| c.file(ctx, &lesson)).collect::<Result<Vec<_>, _>>()?;
-    let labels: Vec<String> = codes.iter().map(|c| c.label(ctx)).collect();
+    let labels: Vec<String> = codes.iter().map(|c| c.label(ctx, &lesson)).collect();
     let mut bridges: Vec<_> = files.iter().map(|f| replaying::open(ctx, &lesson, f, limit)).collect();
 
-    let animate = args.format == Format::Text && !args.no_anim && std::io::stdout().is_terminal();
+    let animate = args.format == Format::Text && !args.no_anim && ctx.stdout_terminal;
     let look = Look { styles: ctx.styles, glyphs: ctx.glyphs, width: ctx.width, expand: args.expand };
     let mut shown = Vec::new();
     for (i, ticket) in chosen.iter().enumerate() {

@@ -180,8 +180,29 @@ pub fn event(ev: &Event, look: &Look) -> String {
             if look.expand {
                 raw(&mut out, look, 0, "the tool returned", output);
                 if let Some(wire) = wire {
-                    raw(&mut out, look, 0, "MCP CallToolResult (the Python SDK spells isError as is_error)", wire);
+                    let label = if wire.get("type").and_then(Value::as_str) == Some("tool_result") {
+                        "the tool_result block the model receives (the Messages API spells the flag is_error)"
+                    } else {
+                        "MCP CallToolResult (the Python SDK spells isError as is_error)"
+                    };
+                    raw(&mut out, look, 0, label, wire);
                 }
+            }
+        }
+        Event::Verify { tool, input, tries, found, message, output, .. } => {
+            let (style, headline) = match found {
+                Some(true) => (s.good, "it went through: nothing to repeat"),
+                Some(false) => (s.warn, "it did not go through: safe to try again"),
+                None => (s.bad, "the read failed: still unknown"),
+            };
+            let tried = if *tries > 1 { format!(" ({tries} tries)") } else { String::new() };
+            card(&mut out, look, 2, "Verify", style, &format!("reads {tool} first{tried}: {headline}"));
+            if let Some(m) = message {
+                card(&mut out, look, 0, "", s.dim, m);
+            }
+            if look.expand {
+                raw(&mut out, look, 0, &format!("{tool} input"), input);
+                raw(&mut out, look, 0, "the read returned", output);
             }
         }
         Event::Report { report, .. } => {

@@ -14,3 +14,9 @@ pub fn out(text: &str) {
 pub fn line(text: &str) {
     out(&format!("{text}\n"));
 }
+
+/// A note for the person at the terminal, on standard error, apart from the command's output.
+pub fn note(text: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{text}");
+}

@@ -13,7 +13,7 @@ pub const OUTPUT_LIMIT: usize = 500;
 
 /// The results object, pretty-printed.
 pub fn results(report: &Report, lesson: &Lesson) -> String {
-    let value = results_value(report, |id| lesson.check_text(id).and_then(|t| t.task));
+    let value = results_value(report, |id| lesson.check(id).and_then(|t| t.task));
     serde_json::to_string_pretty(&value)
         .unwrap_or_else(|e| format!("{{\"version\": 3, \"status\": \"error\", \"message\": \"{e}\"}}"))
 }
