@@ -137,7 +137,9 @@ pub struct WatchArgs {
     /// The code around the model: harness (retries in code) or sdk (the model decides).
     #[arg(long, value_enum, default_value_t = Runtime::Harness)]
     pub runtime: Runtime,
-    /// Show the starter run and the structured run of the ticket, marking where they split.
+    /// Compare two runs of each ticket side by side: the starter's, then the chosen code's (the
+    /// reference fix unless --code says otherwise), marking the first event where they split.
+    /// The default before you have started the lesson.
     #[arg(long)]
     pub compare: bool,
     /// Show the raw input and output JSON under each tool call and attempt.
@@ -203,6 +205,9 @@ pub struct HintArgs {
     /// The check to get a hint for. Default: the first failing one.
     #[arg(long, value_name = "ID")]
     pub check: Option<String>,
+    /// Then open your file in $VISUAL or $EDITOR.
+    #[arg(long)]
+    pub edit: bool,
 }
 
 #[derive(Debug, Args)]
@@ -227,6 +232,9 @@ pub struct StartArgs {
     /// Start again from the starter even if you changed the file. Your version is kept beside it.
     #[arg(long)]
     pub force: bool,
+    /// Then open your file in $VISUAL or $EDITOR.
+    #[arg(long)]
+    pub edit: bool,
 }
 
 #[derive(Debug, Args)]
@@ -248,6 +256,9 @@ pub struct CheckArgs {
     /// With --watch: look for changes by polling, for filesystems whose events do not arrive.
     #[arg(long, requires = "watch")]
     pub poll: bool,
+    /// First open the file in $VISUAL or $EDITOR; grade it when the editor closes.
+    #[arg(long, conflicts_with = "watch")]
+    pub edit: bool,
 }
 
 #[derive(Debug, Args)]

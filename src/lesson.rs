@@ -545,6 +545,14 @@ impl Lesson {
                 }
             }
         }
+        // The question before a replay must not give its answer away.
+        for text in self.predict.context.values() {
+            let lower = text.to_lowercase();
+            let counts = ["once", "twice", "three", "two", "four", "times"];
+            if text.chars().any(|c| c.is_ascii_digit()) || counts.iter().any(|w| lower.contains(w)) {
+                say(text, "a [predict] text names a count, which gives the answer away: describe, do not count".into());
+            }
+        }
         let mut seen = std::collections::HashSet::new();
         for check in &self.checks {
             let at = format!("id = \"{}\"", check.id);

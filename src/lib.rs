@@ -6,6 +6,7 @@ pub(crate) mod checks;
 pub(crate) mod cli;
 pub(crate) mod commands;
 pub mod context;
+pub(crate) mod editor;
 pub(crate) mod error;
 pub(crate) mod grading;
 pub(crate) mod harness;

@@ -44,6 +44,9 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let limit = args.timeout;
     let file = ctx.learner_file(&lesson, args.file.as_deref())?;
+    if args.edit {
+        crate::editor::open(&file, &ctx.shown(&file))?;
+    }
     let mut report = match grade(ctx, &lesson, &file, limit) {
         // An autograder reads stdout: even with no Python it gets a report it can parse.
         Err(Error::Load(e)) if args.format != CheckFormat::Text => {

@@ -87,6 +87,10 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
         again: &again,
     };
     emit::out(&card.text(&ctx.styles, ctx.width));
+    if args.edit {
+        let file = ctx.learner_file(&lesson, None)?;
+        crate::editor::open(&file, &ctx.shown(&file))?;
+    }
     Ok(EXIT_SUCCESS)
 }
 
@@ -128,8 +132,15 @@ impl Card<'_> {
         out.push('\n');
         let total = check.hints.len();
         // The command goes on a line of its own, so it is never split and copies whole.
-        let (said, command) = if shown < total {
-            (format!("Step {shown} of {total}. For the next one, ask again:"), again.to_string())
+        let remain = total.saturating_sub(shown);
+        let (said, command) = if total == 1 {
+            (
+                format!("That is the only hint for {}. Still stuck? See the reference:", check.id),
+                format!("./workshop solution {lesson} --reveal"),
+            )
+        } else if shown < total {
+            let more = if remain == 1 { "1 more remains".to_string() } else { format!("{remain} more remain") };
+            (format!("Step {shown} of {total}; {more}. For the next one, ask again:"), again.to_string())
         } else {
             let reveal = format!("./workshop solution {lesson} --reveal");
             if newest.is_some() {

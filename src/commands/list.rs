@@ -26,7 +26,11 @@ pub fn run(ctx: &Context) -> Result<i32, Error> {
             _ if started => s.paint(s.warn, "started, not checked yet"),
             _ => s.paint(s.dim, "not started"),
         };
-        println!("{:>3}  {:<id_width$}  {:<title_width$}  {state}", lesson.number, lesson.id, lesson.title);
+        let quiz = match entry.quiz {
+            Some((right, of)) => format!("  {}", s.paint(s.dim, format!("quiz {right}/{of}"))),
+            None => String::new(),
+        };
+        println!("{:>3}  {:<id_width$}  {:<title_width$}  {state}{quiz}", lesson.number, lesson.id, lesson.title);
     }
     Ok(EXIT_SUCCESS)
 }

@@ -106,7 +106,10 @@ fn ask_picks(input: &mut impl BufRead, q: &quiz::Question) -> Result<Option<Pick
         }
         match q.parse_picks(&line) {
             Ok(picks) if picks.len() == q.answer.len() => return Ok(Some(picks)),
-            Ok(_) => emit::line(&format!("This question has {} right options: {}.", q.answer.len(), show::how_many(q))),
+            Ok(_) => emit::line(&match q.answer.len() {
+                1 => format!("This question has 1 right option: {}.", show::how_many(q)),
+                n => format!("This question has {n} right options: {}.", show::how_many(q)),
+            }),
             Err(why) => emit::line(&format!("That answer cannot be read: {why}.")),
         }
     }

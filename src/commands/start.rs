@@ -75,6 +75,10 @@ pub fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
     for (i, (word, command, why)) in steps.iter().enumerate() {
         println!("  {}. {word:<6} {}   {}", i + 1, s.paint(s.code, command), s.paint(s.dim, why));
     }
+    if args.edit {
+        let file = lesson.work_file(&ctx.root);
+        crate::editor::open(&file, &ctx.shown(&file))?;
+    }
     Ok(EXIT_SUCCESS)
 }
 

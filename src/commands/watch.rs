@@ -11,7 +11,7 @@ use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_SUCCESS};
 use crate::render::cards::{self, Look};
 use crate::replay::{self, Event, Replay};
-use crate::replaying::{self, CodeChoice};
+use crate::replaying::{self, CodeArg, CodeChoice};
 
 /// How long a card stays alone on screen before the next, at speed 1.
 fn pause(event: &Event) -> Duration {
@@ -38,9 +38,9 @@ pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
         let lesson = ctx.lesson(args.lesson.as_deref())?;
         let code = CodeChoice::resolve(ctx, &lesson, &args.code)?;
         let config = crate::player::Config {
+            compare: args.compare || first_look(ctx, &lesson, &args.code),
             code,
             runtime: args.runtime,
-            compare: args.compare,
             speed: args.speed,
             predict: !args.no_predict,
             expand: args.expand,
@@ -58,7 +58,9 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let chosen = replaying::tickets(&lesson, args.ticket.as_deref(), runtime)?;
     let limit = args.timeout;
     let mut codes = vec![CodeChoice::resolve(ctx, &lesson, &args.code)?];
-    if args.compare {
+    // Before the lesson is started, the fix is never shown alone: first what goes wrong.
+    let compare = args.compare || (first_look(ctx, &lesson, &args.code) && args.format == Format::Text);
+    if compare {
         let other = if codes[0] == CodeChoice::Starter { CodeChoice::Solution } else { codes.remove(0) };
         codes = vec![CodeChoice::Starter, other];
     }
@@ -68,6 +70,7 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
 
     let animate = args.format == Format::Text && !args.no_anim && ctx.stdout_terminal;
     let look = Look { styles: ctx.styles, glyphs: ctx.glyphs, width: ctx.width, expand: args.expand };
+    let mut pacer = animate.then(|| Pacer::new(ctx.stdin_terminal, args.speed));
     let mut shown = Vec::new();
     for (i, ticket) in chosen.iter().enumerate() {
         let cassette = replaying::cassette(ctx, &lesson, runtime, ticket)?;
@@ -82,10 +85,23 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
         };
         let one = Shown { runs, split };
         if args.format == Format::Text {
-            if i > 0 {
-                println!();
+            match pacer.as_mut() {
+                Some(pacer) => {
+                    if i > 0 {
+                        pacer.show("\n");
+                    }
+                    if !print_paced(&one, &look, pacer) {
+                        pacer.show("\n(replay ended)\n");
+                        break;
+                    }
+                }
+                None => {
+                    if i > 0 {
+                        println!();
+                    }
+                    print_all(&one, &look);
+                }
             }
-            print_shown(&one, &look, animate, args.speed);
         }
         shown.push(one);
     }
@@ -105,6 +121,11 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     Ok(if broke { EXIT_COULD_NOT_RUN } else { EXIT_SUCCESS })
 }
 
+/// A learner who has not started the lesson and did not pick a code.
+fn first_look(ctx: &Context, lesson: &crate::lesson::Lesson, code: &CodeArg) -> bool {
+    *code == CodeArg::Auto && !lesson.work_file(&ctx.root).is_file()
+}
+
 fn json_of(shown: &Shown) -> serde_json::Value {
     match shown.runs.as_slice() {
         [a, b] => json!({
@@ -120,39 +141,115 @@ fn json_of(shown: &Shown) -> serde_json::Value {
     }
 }
 
-fn print_shown(shown: &Shown, look: &Look, animate: bool, speed: f64) {
-    let mut out = std::io::stdout().lock();
-    if !animate {
-        let text = match shown.runs.as_slice() {
-            [a, b] => cards::compare(a, b, shown.split, look),
-            [one] => cards::replay(one, look),
-            _ => String::new(),
-        };
-        let _ = out.write_all(text.as_bytes());
-        return;
+/// What a key does during an animated replay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    /// Space or enter: skip the current pause.
+    Skip,
+    /// q, Esc or Ctrl-C: end the replay.
+    Quit,
+}
+
+fn key_of(event: crossterm::event::Event) -> Option<Key> {
+    use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
+    let TermEvent::Key(key) = event else { return None };
+    if key.kind == KeyEventKind::Release {
+        return None;
     }
-    let wait = |event: &Event| std::thread::sleep(pause(event).div_f64(speed));
-    let mut show = |text: String| {
+    match key.code {
+        KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Some(Key::Quit),
+        KeyCode::Char('q') | KeyCode::Esc => Some(Key::Quit),
+        KeyCode::Char(' ') | KeyCode::Enter => Some(Key::Skip),
+        _ => None,
+    }
+}
+
+/// The animated replay's pacing: pauses a key can cut short, and a key that ends it. The
+/// terminal is raw meanwhile (with keys on a terminal), so keys are read, not echoed.
+struct Pacer {
+    keys: Option<std::sync::mpsc::Receiver<Key>>,
+    _reader: Option<crate::player::terminal::Worker>,
+    _screen: Option<crate::player::terminal::Screen>,
+    speed: f64,
+    quit: bool,
+}
+
+impl Pacer {
+    fn new(keys: bool, speed: f64) -> Pacer {
+        let mut pacer = Pacer { keys: None, _reader: None, _screen: None, speed, quit: false };
+        if !keys {
+            return pacer;
+        }
+        // Without a raw terminal the replay still plays, only without keys.
+        if let Ok(screen) = crate::player::terminal::Screen::enter(false) {
+            let (tx, rx) = std::sync::mpsc::channel();
+            if let Ok(reader) = crate::player::terminal::read_events(tx, key_of) {
+                pacer._screen = Some(screen);
+                pacer._reader = Some(reader);
+                pacer.keys = Some(rx);
+            }
+        }
+        pacer
+    }
+
+    /// Wait `pause` (scaled by the speed), unless a key says otherwise.
+    fn wait(&mut self, pause: Duration) {
+        let pause = pause.div_f64(self.speed);
+        match &self.keys {
+            None => std::thread::sleep(pause),
+            Some(keys) => {
+                if let Ok(Key::Quit) = keys.recv_timeout(pause) {
+                    self.quit = true;
+                }
+            }
+        }
+    }
+
+    fn show(&self, text: &str) {
+        // Raw mode leaves a bare newline without its carriage return.
+        let text = if self.keys.is_some() { text.replace('\n', "\r\n") } else { text.to_string() };
+        let mut out = std::io::stdout().lock();
         let _ = out.write_all(text.as_bytes());
         let _ = out.flush();
-    };
+    }
+}
+
+/// Print one ticket's runs, paced; `false` when the learner ended the replay.
+fn print_paced(shown: &Shown, look: &Look, pacer: &mut Pacer) -> bool {
     match shown.runs.as_slice() {
         [one] => {
-            show(cards::header(one, look) + "\n");
+            pacer.show(&(cards::header(one, look) + "\n"));
             for event in &one.events {
-                show(cards::event(event, look));
-                wait(event);
+                pacer.show(&cards::event(event, look));
+                pacer.wait(pause(event));
+                if pacer.quit {
+                    return false;
+                }
             }
-            show(cards::run_verdict(one, look));
+            pacer.show(&cards::run_verdict(one, look));
         }
         [a, b] => {
             // Paced compare: the whole block at once would hide where the runs part.
             let text = cards::compare(a, b, shown.split, look);
             for line in text.lines() {
-                show(format!("{line}\n"));
-                std::thread::sleep(Duration::from_millis(120).div_f64(speed));
+                pacer.show(&format!("{line}\n"));
+                pacer.wait(Duration::from_millis(120));
+                if pacer.quit {
+                    return false;
+                }
             }
         }
         _ => {}
     }
+    true
+}
+
+/// Print one ticket's runs at once.
+fn print_all(shown: &Shown, look: &Look) {
+    let text = match shown.runs.as_slice() {
+        [a, b] => cards::compare(a, b, shown.split, look),
+        [one] => cards::replay(one, look),
+        _ => String::new(),
+    };
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }

@@ -52,8 +52,18 @@ fn raw(out: &mut String, look: &Look, indent: usize, label: &str, value: &Value)
     let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
     let pad = " ".repeat(LABEL + indent);
     let _ = writeln!(out, "{pad}{}", look.styles.paint(look.styles.dim, label));
+    // Long lines (a tool message inside a JSON string) wrap at word boundaries, under themselves.
+    let room = look.width.saturating_sub(pad.len() + 2).max(20);
     for line in pretty.lines() {
-        let _ = writeln!(out, "{pad}  {}", look.styles.paint(look.styles.code, line));
+        let depth = line.len() - line.trim_start().len();
+        let under = " ".repeat(depth + 2);
+        let options = textwrap::Options::new(room)
+            .break_words(true)
+            .word_splitter(textwrap::WordSplitter::NoHyphenation)
+            .subsequent_indent(&under);
+        for piece in textwrap::wrap(line, options) {
+            let _ = writeln!(out, "{pad}  {}", look.styles.paint(look.styles.code, piece));
+        }
     }
 }
 
@@ -405,11 +415,14 @@ pub fn verdict(v: &Verdict, look: &Look) -> String {
     let style = match v.stopped.as_deref() {
         Some("code_error") => look.styles.bad,
         Some(_) => look.styles.warn,
-        None if v.wasted_retries > 0 => look.styles.bad,
+        None if v.wasted_retries > 0 || v.refunds_paid.values().any(|n| *n > 1) => look.styles.bad,
         None => look.styles.good,
     };
     let mut out = String::new();
     card(&mut out, look, 0, "Verdict", style, &v.text);
+    if let Some(note) = &v.note {
+        card(&mut out, look, 0, "", look.styles.dim, note);
+    }
     out
 }
 
