@@ -345,6 +345,17 @@ def fail(category, message):
     assert!(printed.contains("memory: refused"), "{printed}");
     assert!(printed.contains("file: refused File too large"), "{printed}");
     assert!(!w.path("class/probe/big.bin").exists());
+
+    // An operator's tighter limit stands: 4 MiB files (bash counts in KiB).
+    let mut cmd = std::process::Command::new("bash");
+    cmd.args(["-c", "ulimit -S -f 4096 && exec \"$0\" \"$@\"", BIN, "grade", "class"])
+        .current_dir(w.root())
+        .env("WORKSHOP_PYTHON", python())
+        .stdin(std::process::Stdio::null());
+    let run = common::run(cmd);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let printed = lines(&run.stdout)[0]["checks"][0]["output"].as_str().unwrap().to_string();
+    assert!(printed.contains("RLIMIT_FSIZE (4194304, 4194304)"), "{printed}");
 }
 
 #[test]

@@ -175,18 +175,18 @@ type Resource = libc::__rlimit_resource_t;
 #[cfg(not(target_os = "linux"))]
 type Resource = libc::c_int;
 
-/// `value`, lowered to the hard limit this process already has (raising it would fail). Soft and
-/// hard are both set to it, so the submission cannot raise its own limit back.
+/// `value`, lowered to the limit this process already has, so an operator's tighter `ulimit`
+/// stands (and raising past the hard limit would fail). Soft and hard are both set to it, so the
+/// submission cannot raise its own limit back.
 fn capped(resource: Resource, value: u64) -> libc::rlim_t {
-    let mut now = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let mut now = libc::rlimit { rlim_cur: libc::RLIM_INFINITY, rlim_max: libc::RLIM_INFINITY };
     // SAFETY: getrlimit(2) writes into a local we own.
-    let hard = if unsafe { libc::getrlimit(resource, &mut now) } == 0 { now.rlim_max } else { libc::RLIM_INFINITY };
-    let value = libc::rlim_t::try_from(value).unwrap_or(libc::RLIM_INFINITY);
-    if hard == libc::RLIM_INFINITY {
-        value
-    } else {
-        value.min(hard)
+    if unsafe { libc::getrlimit(resource, &mut now) } != 0 {
+        now = libc::rlimit { rlim_cur: libc::RLIM_INFINITY, rlim_max: libc::RLIM_INFINITY };
     }
+    let value = libc::rlim_t::try_from(value).unwrap_or(libc::RLIM_INFINITY);
+    // RLIM_INFINITY is the largest value, so `min` leaves ours where there is no limit yet.
+    value.min(now.rlim_cur).min(now.rlim_max)
 }
 
 /// How many processes the real user of this process runs now (`RLIMIT_NPROC` counts them all).
@@ -233,6 +233,15 @@ mod tests {
         ] {
             assert!(!passes(name), "{name}");
         }
+    }
+
+    #[test]
+    fn a_tighter_limit_of_the_operator_stands() {
+        let mut now = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit(2) writes into a local we own.
+        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_CPU, &mut now) }, 0);
+        assert_eq!(capped(libc::RLIMIT_CPU, 30), 30.min(now.rlim_cur));
+        assert_eq!(capped(libc::RLIMIT_CPU, u64::MAX), now.rlim_cur.min(now.rlim_max));
     }
 
     #[test]
