@@ -289,41 +289,75 @@ fn at<'v>(got: &'v Value, args: &'v [Value], path: &str) -> Option<&'v Value> {
 fn first_difference(expect: &[Expect], got: &Value, args: &[Value]) -> Result<(), Box<Difference>> {
     for e in expect {
         let value = at(got, args, &e.path);
-        let miss = |want: String| Err(Box::new(Difference { path: e.path.clone(), want, got: value.cloned() }));
-        if let Some(want) = &e.equals {
-            if value != Some(want) {
-                return miss(pyrepr::repr(want));
+        let verdict = holds(e, value, args);
+        let diff = |path: String, want: String, got: Option<Value>| Err(Box::new(Difference { path, want, got }));
+        match (verdict, e.not) {
+            (Ok(()), false) | (Err(_), true) => {}
+            (Err((path, want, got)), false) => return diff(path.unwrap_or_else(|| e.path.clone()), want, got),
+            (Ok(()), true) => {
+                return diff(e.path.clone(), format!("anything but {}", describe(e, args)), value.cloned())
             }
-        } else if e.absent {
-            if value.is_some() {
-                return miss("missing".into());
+        }
+    }
+    Ok(())
+}
+
+/// What a value must be, in words, for an expectation that is negated.
+fn describe(e: &Expect, args: &[Value]) -> String {
+    match holds(e, None, args) {
+        Err((_, want, _)) => want,
+        Ok(()) => "missing".into(),
+    }
+}
+
+/// A value an expectation names: `"@args.N..."` is the call's argument, anything else itself.
+fn named<'v>(want: &'v Value, args: &'v [Value]) -> Option<&'v Value> {
+    match want.as_str().and_then(|s| s.strip_prefix('@')) {
+        Some(_) => at(&Value::Null, args, want.as_str().unwrap_or_default()),
+        None => Some(want),
+    }
+}
+
+type Unmet = (Option<String>, String, Option<Value>);
+
+/// Whether one expectation holds of the value at its path; if not, where, what was wanted and
+/// what was there.
+fn holds(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result<(), Unmet> {
+    let miss = |want: String| Err((None, want, value.cloned()));
+    if let Some(want) = &e.equals {
+        let want = named(want, args);
+        if value != want || want.is_none() {
+            return miss(want.map(pyrepr::repr).unwrap_or_else(|| "missing".into()));
+        }
+    } else if e.absent {
+        if value.is_some() {
+            return miss("missing".into());
+        }
+    } else if let Some(options) = &e.one_of {
+        let ok = match value {
+            Some(v) => options.contains(v),
+            None => e.or_absent,
+        };
+        if !ok {
+            let mut words: Vec<String> = options.iter().map(pyrepr::repr).collect();
+            if e.or_absent {
+                words.push("missing".into());
             }
-        } else if let Some(options) = &e.one_of {
-            let ok = match value {
-                Some(v) => options.contains(v),
-                None => e.or_absent,
-            };
-            if !ok {
-                let mut words: Vec<String> = options.iter().map(pyrepr::repr).collect();
-                if e.or_absent {
-                    words.push("missing".into());
-                }
-                return miss(format!("one of {}", words.join(", ")));
-            }
-        } else if e.is_bool {
-            if !matches!(value, Some(Value::Bool(_))) {
-                return miss("a real bool, True or False".into());
-            }
-        } else if let Some(yes) = e.truthy {
-            if value.map(harness::truthy).unwrap_or(false) != yes {
-                return miss(if yes { "a yes (True)".into() } else { "a no (False)".into() });
-            }
-        } else if let Some(keys) = &e.only_keys {
-            if let Some(extra) = value.and_then(Value::as_object).and_then(|o| o.keys().find(|k| !keys.contains(k))) {
-                let path = if e.path.is_empty() { extra.clone() } else { format!("{}.{extra}", e.path) };
-                let got = value.and_then(|v| v.get(extra)).cloned();
-                return Err(Box::new(Difference { path, want: "missing".into(), got }));
-            }
+            return miss(format!("one of {}", words.join(", ")));
+        }
+    } else if e.is_bool {
+        if !matches!(value, Some(Value::Bool(_))) {
+            return miss("a real bool, True or False".into());
+        }
+    } else if let Some(yes) = e.truthy {
+        if value.map(harness::truthy).unwrap_or(false) != yes {
+            return miss(if yes { "a yes (True)".into() } else { "a no (False)".into() });
+        }
+    } else if let Some(keys) = &e.only_keys {
+        if let Some(extra) = value.and_then(Value::as_object).and_then(|o| o.keys().find(|k| !keys.contains(k))) {
+            let path = if e.path.is_empty() { extra.clone() } else { format!("{}.{extra}", e.path) };
+            let got = value.and_then(|v| v.get(extra)).cloned();
+            return Err((Some(path), "missing".into(), got));
         }
     }
     Ok(())
@@ -407,6 +441,24 @@ mod tests {
         let real = Expect { path: "f".into(), is_bool: true, ..Expect::default() };
         assert!(first_difference(&[real], &json!({"f": "true"}), &[]).is_err());
         assert!(first_difference(&[eq("@args.0.c", json!("t"))], &json!(null), &[json!({"c": "t"})]).is_ok());
+    }
+
+    #[test]
+    fn a_negated_expectation_and_an_argument_reference_recognise_a_renamed_category() {
+        let args = [json!("transient"), json!("msg")];
+        let renamed = Expect {
+            path: "error.errorCategory".into(),
+            equals: Some(json!("@args.0")),
+            not: true,
+            ..Expect::default()
+        };
+        let present = Expect { path: "error.errorCategory".into(), absent: true, not: true, ..Expect::default() };
+        let when = [renamed, present];
+        assert!(first_difference(&when, &json!({"error": {"errorCategory": "Transient"}}), &args).is_ok());
+        assert!(first_difference(&when, &json!({"error": {"errorCategory": "transient"}}), &args).is_err());
+        assert!(first_difference(&when, &json!({"error": {}}), &args).is_err());
+        let d = first_difference(&when[..1], &json!({"error": {"errorCategory": "transient"}}), &args).unwrap_err();
+        assert_eq!(d.to_string(), "error.errorCategory: expected anything but 'transient', got 'transient'");
     }
 
     #[test]

@@ -26,16 +26,7 @@ impl Context {
     pub fn learner_file(&self, lesson: &Lesson, given: Option<&Path>) -> Result<PathBuf, Error> {
         let ctx = self;
         match given {
-            Some(path) => {
-                let path = ctx.cwd.join(path);
-                if !path.is_file() {
-                    return Err(Error::usage(format!(
-                        "there is no file at {}: check the path given to --file.",
-                        path.display()
-                    )));
-                }
-                Ok(path)
-            }
+            Some(path) => ctx.given_file(path, "--file"),
             None => {
                 let path = lesson.work_file(&ctx.root);
                 if !path.is_file() {
@@ -48,6 +39,18 @@ impl Context {
                 Ok(path)
             }
         }
+    }
+
+    /// A file named on the command line (`check --file`, `watch --code`), relative to the
+    /// current folder, checked to be a file. `flag` names the option in the message.
+    pub fn given_file(&self, path: &Path, flag: &str) -> Result<PathBuf, Error> {
+        // `./x.py` is shown as `x.py`: the `.` parts say nothing.
+        let full: PathBuf = self.cwd.join(path).components().filter(|c| *c != std::path::Component::CurDir).collect();
+        if full.is_file() {
+            return Ok(full);
+        }
+        let what = if full.is_dir() { "a folder, not a file," } else { "no file" };
+        Err(Error::usage(format!("there is {what} at {}: check the path given to {flag}.", self.shown(&full))))
     }
 
     /// A path for messages: relative to the root when inside it.
@@ -76,7 +79,7 @@ impl Context {
             .max();
         if let Some((_, id)) = latest {
             let lesson = Lesson::load(&self.root, id)?;
-            crate::render::emit::note(&format!(
+            crate::output::note(&format!(
                 "(lesson {}: the one you started last. Name another to switch, such as ./workshop check {}.)",
                 lesson.id,
                 known.iter().find(|k| *k != id).map(String::as_str).unwrap_or("<lesson>")

@@ -1,4 +1,6 @@
 //! `workshop`: hands-on lessons about building reliable AI agents, offline, in a terminal.
+// Every write goes through `output`, so a closed or full stdout is an error, never a panic.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
 pub(crate) mod bridge;
@@ -8,12 +10,15 @@ pub(crate) mod commands;
 pub mod context;
 pub(crate) mod editor;
 pub(crate) mod error;
+pub(crate) mod files;
 pub(crate) mod grading;
 pub(crate) mod harness;
+pub(crate) mod inert;
 pub(crate) mod lesson;
 pub(crate) mod lumen;
 pub(crate) mod messages;
 pub(crate) mod model;
+pub(crate) mod output;
 pub mod player;
 pub(crate) mod progress;
 pub(crate) mod pyrepr;
@@ -28,6 +33,8 @@ pub(crate) mod watcher;
 
 use clap::Parser;
 
+use error::Error;
+
 /// Parse the command line, run the command, and return the exit code.
 pub fn run() -> i32 {
     let cli = match cli::Cli::try_parse() {
@@ -39,8 +46,11 @@ pub fn run() -> i32 {
     };
     match commands::dispatch(cli) {
         Ok(code) => code,
+        // The reader closed the pipe: they have what they wanted, and there is no one to tell.
+        Err(Error::Output(e)) if output::reader_left(&e) => error::EXIT_SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // Messages can quote the learner's code (an exception's text): shown, never sent.
+            errln!("error: {}", inert::text(&e.to_string()));
             e.exit_code()
         }
     }

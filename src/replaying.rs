@@ -54,16 +54,18 @@ impl CodeChoice {
             CodeArg::Starter => CodeChoice::Starter,
             CodeArg::Yours => CodeChoice::Yours,
             CodeArg::Named(name) if *name == lesson.solution_label || name == "solution" => CodeChoice::Solution,
-            CodeArg::Named(path) => {
-                let full = ctx.cwd.join(path);
-                if !full.is_file() {
+            // A path, found as `check --file` finds it.
+            CodeArg::Named(path) => match ctx.given_file(std::path::Path::new(path), "--code") {
+                Ok(full) => CodeChoice::Path(full),
+                // A word that is no path at all is more likely a mistyped choice.
+                Err(_) if !path.contains(['/', '.']) => {
                     return Err(Error::usage(format!(
-                        "unknown code '{path}': choose starter, {}, yours (your work file), or the path of a Python file.",
-                        lesson.solution_label
-                    )));
+                    "unknown code '{path}': choose starter, {}, yours (your work file), or the path of a Python file.",
+                    lesson.solution_label
+                )))
                 }
-                CodeChoice::Path(full)
-            }
+                Err(e) => return Err(e),
+            },
         })
     }
 

@@ -13,7 +13,7 @@ fn grade_with_cache(w: &Workshop, cache: &std::path::Path) -> Run {
 
 #[test]
 fn bridge_keeps_a_copy_of_the_runner_in_the_cache_folder() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let cache = tempfile::tempdir().unwrap();
     for _ in 0..2 {
         let run = grade_with_cache(&w, cache.path());
@@ -32,7 +32,7 @@ fn bridge_keeps_a_copy_of_the_runner_in_the_cache_folder() {
 
 #[test]
 fn bridge_sends_the_runner_as_source_without_a_writable_cache() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = grade_with_cache(&w, std::path::Path::new("/proc/no-cache-here"));
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     assert_eq!(run.json()["passed"], 13);
@@ -40,7 +40,7 @@ fn bridge_sends_the_runner_as_source_without_a_writable_cache() {
 
 #[test]
 fn bridge_replaces_a_damaged_copy_of_the_runner() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let cache = tempfile::tempdir().unwrap();
     assert_eq!(grade_with_cache(&w, cache.path()).code, 0);
     let dir = cache.path().join("workshop");
@@ -57,7 +57,7 @@ fn bridge_replaces_a_damaged_copy_of_the_runner() {
 fn bridge_grades_an_edit_of_the_same_size_made_right_after_a_check() {
     // The compiled learner code is cached; an edit must never be graded from the old code, even
     // one that keeps the file's size and lands within the same second.
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let cache = tempfile::tempdir().unwrap();
     let file = w.learner("good_dict_literal.py");
     let grade = || {

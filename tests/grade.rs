@@ -143,7 +143,7 @@ fn verdict(report: &Value) -> Value {
 
 #[test]
 fn a_class_is_graded_with_checks_verdicts_no_secrets_and_a_summary_of_what_fails_most() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let students = class(&w);
     assert_eq!(students.len(), 33);
     let mut cmd = command(&w, &["grade", "structured-errors", "class", "--jobs", "2"]);
@@ -222,7 +222,7 @@ fn run_check(w: &Workshop, file: &str) -> Value {
 
 #[test]
 fn shards_split_the_class_exactly_and_concatenate_to_the_whole() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let students = class(&w);
     let whole: Vec<String> = students.iter().map(|s| format!("class/{s}/errors.py")).collect();
     let mut joined = Vec::new();
@@ -243,7 +243,7 @@ fn shards_split_the_class_exactly_and_concatenate_to_the_whole() {
 
 #[test]
 fn csv_has_a_column_per_check_and_matches_the_json_lines() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     for name in ["good_match.py", "bug_wrong_category.py", "bad_syntax.py"] {
         let text = std::fs::read_to_string(fixture(name)).unwrap();
         // Names with a comma and a quote must come out quoted.
@@ -275,7 +275,7 @@ fn csv_has_a_column_per_check_and_matches_the_json_lines() {
 
 #[test]
 fn a_folder_without_work_files_grades_every_py_file_and_files_can_be_named_directly() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
     let bug = std::fs::read_to_string(fixture("bug_no_is_error.py")).unwrap();
     w.write("drop/zoe.py", &good).write("drop/deeper/amy.py", &bug).write("drop/notes.txt", "not python");
@@ -290,7 +290,7 @@ fn a_folder_without_work_files_grades_every_py_file_and_files_can_be_named_direc
 
 #[test]
 fn a_file_cannot_change_a_classmates_grade_by_rewriting_their_file() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
     let victim = w.path("class/b_victim/errors.py");
     let attack = format!("open({:?}, 'w').write('this is not python (')\n\n{good}", victim.to_str().unwrap());
@@ -305,7 +305,7 @@ fn a_file_cannot_change_a_classmates_grade_by_rewriting_their_file() {
 
 #[test]
 fn each_file_runs_in_a_fresh_folder_under_resource_limits() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let buggy = std::fs::read_to_string(fixture("bug_no_is_error.py")).unwrap();
     let probe = r#"
 import os, resource
@@ -360,7 +360,7 @@ def fail(category, message):
 
 #[test]
 fn grade_exits_2_when_it_cannot_run() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
     w.write("class/amy/errors.py", &good);
     std::fs::create_dir_all(w.path("empty")).unwrap();
@@ -380,6 +380,15 @@ fn grade_exits_2_when_it_cannot_run() {
         assert!(run.stderr.contains(message), "{args:?}: {}", run.stderr);
         assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
     }
+    // With two lessons, grade needs to be told which.
+    let two = Workshop::new();
+    two.write("class/amy/errors.py", &good);
+    let run2 = run(command(&two, &["grade", "class"]));
+    assert_eq!(run2.code, 2, "{}", run2.stderr);
+    assert!(run2.stderr.contains("name a lesson"), "{}", run2.stderr);
+    let run2 = run(command(&two, &["grade", "structured-errors", "class"]));
+    assert_eq!(run2.code, 0, "{}", run2.stderr);
+
     let mut cmd = w.command(&["grade", "class"]);
     cmd.env("WORKSHOP_PYTHON", "/nonexistent/python3");
     let run = run(cmd);
@@ -389,8 +398,25 @@ fn grade_exits_2_when_it_cannot_run() {
 }
 
 #[test]
+fn a_reader_that_stops_early_ends_the_grading_quietly() {
+    let w = Workshop::lesson5();
+    let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
+    for name in ["amy", "bob", "cy", "dee"] {
+        w.write(&format!("class/{name}/errors.py"), &good);
+    }
+    let mut cmd = std::process::Command::new("bash");
+    cmd.args(["-c", "\"$0\" grade class --jobs 1 | head -c 1 >/dev/null; echo \"status ${PIPESTATUS[0]}\"", BIN])
+        .current_dir(w.root())
+        .env("WORKSHOP_PYTHON", python())
+        .stdin(std::process::Stdio::null());
+    let run = common::run(cmd);
+    assert_eq!(run.stdout.trim(), "status 0", "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+}
+
+#[test]
 fn an_empty_shard_of_a_small_class_is_not_an_error() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
     w.write("class/amy/errors.py", &good);
     let run = run(command(&w, &["grade", "class", "--partition", "1/3"]));
@@ -447,7 +473,7 @@ fn exercism(w: &Workshop, file: &str) -> (Run, Value) {
 
 #[test]
 fn exercism_results_follow_the_interface_for_pass_fail_and_error() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let (run, pass) = exercism(&w, "lessons/structured-errors/solution/errors.py");
     assert_eq!((run.code, pass["status"].as_str()), (0, Some("pass")));
     assert_eq!(pass["tests"].as_array().unwrap().len(), 13);
@@ -475,7 +501,7 @@ fn exercism_results_follow_the_interface_for_pass_fail_and_error() {
 
 #[test]
 fn exercism_results_link_checks_to_the_lessons_tasks() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let manifest = w.read("lessons/structured-errors/lesson.toml");
     let tasked = manifest
         .replace("id = \"fail-flags-failure\"\n", "id = \"fail-flags-failure\"\ntask = 1\n")
@@ -492,7 +518,7 @@ fn exercism_results_link_checks_to_the_lessons_tasks() {
 
 #[test]
 fn exercism_results_without_python_are_still_an_error_object() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("good_match.py");
     let mut cmd = w.command(&["check", "--file", &file, "--format", "exercism"]);
     cmd.env("WORKSHOP_PYTHON", "/nonexistent/python3");

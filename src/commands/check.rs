@@ -7,6 +7,7 @@ use crate::cli::{CheckArgs, CheckFormat};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::Lesson;
+use crate::output;
 use crate::progress::Progress;
 use crate::render;
 
@@ -50,7 +51,7 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     let mut report = match grade(ctx, &lesson, &file, limit) {
         // An autograder reads stdout: even with no Python it gets a report it can parse.
         Err(Error::Load(e)) if args.format != CheckFormat::Text => {
-            eprintln!("error: {e}");
+            crate::errln!("error: {e}");
             Report::not_loaded(&lesson, ctx.shown(&file), &e)
         }
         other => other?,
@@ -59,14 +60,16 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         // Suggest the command as it was typed, so it works from where the learner is.
         report.again = format!("run ./workshop check {} --file {} again", lesson.id, typed.display());
     }
-    match args.format {
-        CheckFormat::Text => print!("{}", render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
-        CheckFormat::Json => println!("{}", render::check::json(&report)),
-        CheckFormat::Exercism => println!("{}", render::exercism::results(&report, &lesson)),
-    }
+    let shown = match args.format {
+        CheckFormat::Text => output::print(&render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
+        CheckFormat::Json => output::line(&render::check::json(&report)),
+        CheckFormat::Exercism => output::line(&render::exercism::results(&report, &lesson)),
+    };
+    // The grade counts even when nobody read all of it (`check | head -1`).
     if let Err(e) = save_progress(ctx, &lesson, &file, &report) {
-        eprintln!("warning: progress was not saved ({e}); the grade above stands.");
+        crate::errln!("warning: progress was not saved ({e}); the grade above stands.");
     }
+    shown?;
     Ok(match report.status {
         Status::Pass => EXIT_SUCCESS,
         Status::Fail => EXIT_FAILED,

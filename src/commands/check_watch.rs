@@ -14,6 +14,7 @@
 //! turn, starting with a marker line `── run N · why · HH:MM:SS · checked in T ms ──` and ending
 //! with the line that starts `Watching `.
 
+use std::cell::Cell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -150,18 +151,18 @@ struct Output {
 }
 
 impl Output {
-    fn show(&self, text: &str) {
+    fn show(&self, text: &str) -> std::io::Result<()> {
         let mut out = std::io::stdout().lock();
         if self.terminal {
-            let _ = crossterm::execute!(
+            crossterm::execute!(
                 out,
                 crossterm::terminal::Clear(crossterm::terminal::ClearType::All),
                 crossterm::cursor::MoveTo(0, 0)
-            );
+            )?;
         }
         let text = if self.raw { text.replace('\n', "\r\n") } else { text.to_string() };
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
+        out.write_all(text.as_bytes())?;
+        out.flush()
     }
 }
 
@@ -215,6 +216,8 @@ struct Session<'a> {
     /// The run whose report is on screen: its number, why and when it started, how long it took.
     on_screen: Option<(u64, String, String, Duration)>,
     staleness: Staleness,
+    /// Standard output could not be written.
+    write_failed: Cell<Option<std::io::Error>>,
 }
 
 impl<'a> Session<'a> {
@@ -249,6 +252,7 @@ impl<'a> Session<'a> {
             gone: false,
             on_screen: None,
             staleness,
+            write_failed: Cell::new(None),
         }
     }
 
@@ -262,7 +266,7 @@ impl<'a> Session<'a> {
                 Msg::Key(Key::Quit) => {
                     if let Some(stop) = self.running.take() {
                         stop.store(true, Ordering::SeqCst);
-                        self.output.show(&format!(
+                        self.show(&format!(
                             "\nStopping the check in progress (at most {} s)…\n",
                             self.limit.as_secs_f64().ceil()
                         ));
@@ -293,6 +297,13 @@ impl<'a> Session<'a> {
                 Msg::Graded { run, result, took } => self.graded(scope, run, result, took),
                 Msg::Resize => self.draw(),
                 Msg::Tick => self.look(scope),
+            }
+            // Nobody can read the reports any more (a closed pipe, a full disk): stop watching.
+            if let Some(e) = self.write_failed.take() {
+                if let Some(stop) = self.running.take() {
+                    stop.store(true, Ordering::SeqCst);
+                }
+                return Err(Error::Output(e));
             }
         }
         Ok(EXIT_SUCCESS)
@@ -424,7 +435,7 @@ impl<'a> Session<'a> {
 
     fn save_progress(&self, report: &Report) {
         if let Err(e) = super::check::save_progress(self.ctx, self.lesson, &self.file, report) {
-            self.output.show(&format!("warning: progress was not saved ({e}); the grade stands.\n"));
+            self.show(&format!("warning: progress was not saved ({e}); the grade stands.\n"));
         }
     }
 
@@ -477,6 +488,14 @@ impl<'a> Session<'a> {
         }
         let how = if self.polling { "polling for saves" } else { "save it to grade again" };
         text.push_str(&format!("Watching {} ({how}) · r re-run · h hint · q quit\n", self.shown));
-        self.output.show(&text);
+        self.show(&text);
+    }
+
+    /// Show text; the first failure to write is kept for the loop, which then ends.
+    fn show(&self, text: &str) {
+        if let Err(e) = self.output.show(text) {
+            let first = self.write_failed.take().unwrap_or(e);
+            self.write_failed.set(Some(first));
+        }
     }
 }

@@ -14,7 +14,10 @@ const SHELLS: [(&str, Shell); 3] = [("bash", Shell::Bash), ("zsh", Shell::Zsh), 
 pub fn run(ctx: &Context, args: CompletionsArgs) -> Result<i32, Error> {
     let shell = shell(&args.shell)?;
     let mut command = with_values(Cli::command(), &values(ctx));
-    clap_complete::generate(shell, &mut command, "workshop", &mut std::io::stdout());
+    // Into memory first: clap_complete panics when its writer fails, and a closed pipe is not a panic.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "workshop", &mut script);
+    crate::output::bytes(&script)?;
     Ok(EXIT_SUCCESS)
 }
 

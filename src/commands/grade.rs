@@ -16,7 +16,7 @@ use crate::cli::{GradeArgs, GradeFormat};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::{self, Lesson};
-use crate::render::emit;
+use crate::output;
 
 /// One file to grade, read before any submission runs, so none can change another's source.
 struct Submission {
@@ -56,7 +56,7 @@ pub fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
 
     let started = Instant::now();
     let reports = grade_all(&lesson, &submissions, &python, limit, jobs.min(submissions.len().max(1)), args.format)?;
-    eprint!("{}", summary(&reports, total_found, partition, started.elapsed()));
+    output::note(summary(&reports, total_found, partition, started.elapsed()).trim_end());
     Ok(EXIT_SUCCESS)
 }
 
@@ -211,7 +211,11 @@ fn grade_all(
             while let Some(Some(report)) = reports.get(printed) {
                 if failure.is_none() {
                     bar.clear();
-                    emit::out(&line(report, format, printed == 0));
+                    // A reader that went away (`grade ... | head -3`) ends the grading.
+                    if let Err(e) = output::print(&line(report, format, printed == 0)) {
+                        abort.store(true, Ordering::SeqCst);
+                        failure = Some(e);
+                    }
                 }
                 printed += 1;
             }

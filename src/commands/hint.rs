@@ -9,8 +9,8 @@ use crate::commands::check::grade;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::CheckSpec;
+use crate::output;
 use crate::progress::Progress;
-use crate::render::emit;
 use crate::render::styles::Styles;
 
 /// Seconds each call of the learner's code may take while grading for a hint, as `check`'s default.
@@ -45,10 +45,10 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
                 )));
             }
             let Some(first) = report.first_failure() else {
-                emit::line(&format!(
+                output::line(&format!(
                     "All {} checks pass: no hint needed. Compare your file with the reference: ./workshop solution {}",
                     report.total, lesson.id
-                ));
+                ))?;
                 return Ok(EXIT_SUCCESS);
             };
             let check = lesson.check(&first.id).ok_or_else(|| {
@@ -58,10 +58,10 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
         }
     };
     if check.hints.is_empty() {
-        emit::line(&format!(
+        output::line(&format!(
             "The check {} has no hints. ./workshop solution {} --reveal shows the reference.",
             check.id, lesson.id
-        ));
+        ))?;
         return Ok(EXIT_SUCCESS);
     }
     let seen = Progress::read(&ctx.root).lessons.get(&lesson.id).and_then(|p| p.hint_steps.get(&check.id).copied());
@@ -71,7 +71,7 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
         if let Err(e) = Progress::update(&ctx.root, &lesson.id, |p| {
             p.hint_steps.insert(check.id.clone(), shown);
         }) {
-            eprintln!("warning: progress was not saved ({e}); the next hint will start here again.");
+            crate::errln!("warning: progress was not saved ({e}); the next hint will start here again.");
         }
     }
     let again = match args.check.as_deref() {
@@ -86,7 +86,7 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
         lesson: &lesson.id,
         again: &again,
     };
-    emit::out(&card.text(&ctx.styles, ctx.width));
+    output::print(&card.text(&ctx.styles, ctx.width))?;
     if args.edit {
         let file = ctx.learner_file(&lesson, None)?;
         crate::editor::open(&file, &ctx.shown(&file))?;
@@ -118,7 +118,14 @@ impl Card<'_> {
             styles.paint(styles.dim, &check.name)
         );
         if let Some(why) = failing.filter(|w| !w.is_empty()) {
-            wrap(&mut out, &format!("failing now: {why}"), width, ("  ", "  "), styles.dim, styles);
+            wrap(
+                &mut out,
+                &format!("failing now: {}", crate::inert::text(why)),
+                width,
+                ("  ", "  "),
+                styles.dim,
+                styles,
+            );
         }
         out.push('\n');
         for (i, hint) in check.hints.iter().take(shown).enumerate() {

@@ -7,7 +7,8 @@ use std::process::{Command, Stdio};
 use crate::cli::LessonArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
-use crate::render::{emit, markdown};
+use crate::output;
+use crate::render::markdown;
 
 pub fn run(ctx: &Context, args: LessonArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
@@ -22,7 +23,7 @@ pub fn run(ctx: &Context, args: LessonArgs) -> Result<i32, Error> {
     let source = std::fs::read_to_string(&path).map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;
     let text = markdown::render(&source, &ctx.styles, ctx.width);
     if args.no_pager || !ctx.stdout_terminal || !needs_pager(&text) || !page(&text) {
-        emit::out(&text);
+        output::print(&text)?;
     }
     Ok(EXIT_SUCCESS)
 }

@@ -9,6 +9,7 @@ use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::Lesson;
 use crate::model::{Script, ScriptModel};
+use crate::outln;
 use crate::recordings::{self, Entry};
 use crate::replay::Event;
 use crate::replaying::{self, CodeChoice};
@@ -45,6 +46,9 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
     let limit = args.timeout;
     let mut files: BTreeMap<PathBuf, Vec<Entry>> = BTreeMap::new();
     let mut problems = 0;
+    // Recording is the point: a reader who went away (`record | head -1`) stops the report, not
+    // the recording. The first failure to print is returned at the end.
+    let mut printed = Ok(());
     for run in &script.runs {
         let runtime = crate::agent::Runtime::parse(&run.runtime).ok_or_else(|| {
             Error::corrupt(
@@ -92,23 +96,27 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
             }
         }
         if issues.is_empty() {
-            println!("{} {name}: {}", s.paint(s.good, ctx.glyphs.pass), replay.verdict.text);
+            printed =
+                printed.and_then(|()| outln!("{} {name}: {}", s.paint(s.good, ctx.glyphs.pass), replay.verdict.text));
         } else {
             problems += 1;
-            println!("{} {name}: {}", s.paint(s.bad, ctx.glyphs.fail), issues.join("; "));
+            printed =
+                printed.and_then(|()| outln!("{} {name}: {}", s.paint(s.bad, ctx.glyphs.fail), issues.join("; ")));
         }
     }
     if problems > 0 {
-        println!(
+        printed?;
+        outln!(
             "\n{} not go as scripted; no recording was written. Fix script.toml and run this again.",
             if problems == 1 { "1 run did".to_string() } else { format!("{problems} runs did") }
-        );
+        )?;
         return Ok(EXIT_FAILED);
     }
     for (path, entries) in &files {
         recordings::write_file(path, entries)
             .map_err(|e| Error::io(format!("could not write {}", ctx.shown(path)), e))?;
-        println!("wrote {} ({})", ctx.shown(path), count(entries.len(), "turn"));
+        printed = printed.and_then(|()| outln!("wrote {} ({})", ctx.shown(path), count(entries.len(), "turn")));
     }
+    printed?;
     Ok(EXIT_SUCCESS)
 }

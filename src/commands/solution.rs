@@ -6,8 +6,8 @@ use std::io::BufRead;
 use crate::cli::SolutionArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
+use crate::output;
 use crate::progress::Progress;
-use crate::render::emit;
 use crate::render::solution as diff;
 
 pub fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
@@ -24,7 +24,7 @@ pub fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
             )));
         }
         if can_ask && !confirmed()? {
-            emit::line(&format!("Kept hidden. ./workshop hint {} gives the next step instead.", lesson.id));
+            output::line(&format!("Kept hidden. ./workshop hint {} gives the next step instead.", lesson.id))?;
             return Ok(EXIT_FAILED);
         }
     }
@@ -36,20 +36,20 @@ pub fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
     let yours_label = format!("yours: {}", ctx.shown(&file));
     let reference_label = format!("reference: {}", ctx.shown(&reference));
     if theirs == ours {
-        emit::line(&format!("Your file is the same as the reference solution ({}).", ctx.shown(&reference)));
+        output::line(&format!("Your file is the same as the reference solution ({}).", ctx.shown(&reference)))?;
         return Ok(EXIT_SUCCESS);
     }
     if !green && !can_ask {
-        emit::line("Your checks are not green yet; here is the reference anyway.\n");
+        output::line("Your checks are not green yet; here is the reference anyway.\n")?;
     }
-    emit::line("Lines starting with - are yours only; lines starting with + are the reference's.\n");
-    emit::out(&diff::unified(&theirs, &ours, &yours_label, &reference_label, &ctx.styles));
+    output::line("Lines starting with - are yours only; lines starting with + are the reference's.\n")?;
+    output::print(&diff::unified(&theirs, &ours, &yours_label, &reference_label, &ctx.styles))?;
     Ok(EXIT_SUCCESS)
 }
 
 /// Ask before spoiling the exercise. Anything but y or yes, including end of input, is no.
 fn confirmed() -> Result<bool, Error> {
-    emit::out("Your checks are not green yet. Show the reference solution anyway? [y/N] ");
+    output::print("Your checks are not green yet. Show the reference solution anyway? [y/N] ")?;
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line).map_err(|e| Error::io("cannot read your answer", e))?;
     let answer = line.trim().to_ascii_lowercase();

@@ -1,7 +1,6 @@
 //! `workshop watch`: replay tickets as cards, with the model's turns from the recordings and the
 //! tools, harness and code running for real.
 
-use std::io::Write;
 use std::time::Duration;
 
 use serde_json::json;
@@ -9,6 +8,7 @@ use serde_json::json;
 use crate::cli::{Format, WatchArgs};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_SUCCESS};
+use crate::output;
 use crate::render::cards::{self, Look};
 use crate::replay::{self, Event, Replay};
 use crate::replaying::{self, CodeArg, CodeChoice};
@@ -88,18 +88,18 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
             match pacer.as_mut() {
                 Some(pacer) => {
                     if i > 0 {
-                        pacer.show("\n");
+                        pacer.show("\n")?;
                     }
-                    if !print_paced(&one, &look, pacer) {
-                        pacer.show("\n(replay ended)\n");
+                    if !print_paced(&one, &look, pacer)? {
+                        pacer.show("\n(replay ended)\n")?;
                         break;
                     }
                 }
                 None => {
                     if i > 0 {
-                        println!();
+                        output::line("")?;
                     }
-                    print_all(&one, &look);
+                    print_all(&one, &look)?;
                 }
             }
         }
@@ -112,7 +112,7 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
             (true, [one]) => one.clone(),
             _ => serde_json::Value::Array(values),
         };
-        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        output::line(&crate::inert::json(serde_json::to_string_pretty(&out).unwrap_or_default()))?;
     }
     // A replay the code broke (did not load, raised, hung) could not run; one that reached a
     // request nobody recorded is an answer, and exits 0.
@@ -205,51 +205,49 @@ impl Pacer {
         }
     }
 
-    fn show(&self, text: &str) {
+    fn show(&self, text: &str) -> Result<(), Error> {
         // Raw mode leaves a bare newline without its carriage return.
         let text = if self.keys.is_some() { text.replace('\n', "\r\n") } else { text.to_string() };
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
+        output::print(&text)
     }
 }
 
 /// Print one ticket's runs, paced; `false` when the learner ended the replay.
-fn print_paced(shown: &Shown, look: &Look, pacer: &mut Pacer) -> bool {
+fn print_paced(shown: &Shown, look: &Look, pacer: &mut Pacer) -> Result<bool, Error> {
     match shown.runs.as_slice() {
         [one] => {
-            pacer.show(&(cards::header(one, look) + "\n"));
+            pacer.show(&(cards::header(one, look) + "\n"))?;
             for event in &one.events {
-                pacer.show(&cards::event(event, look));
+                pacer.show(&cards::event(event, look))?;
                 pacer.wait(pause(event));
                 if pacer.quit {
-                    return false;
+                    return Ok(false);
                 }
             }
-            pacer.show(&cards::run_verdict(one, look));
+            pacer.show(&cards::run_verdict(one, look))?;
         }
         [a, b] => {
             // Paced compare: the whole block at once would hide where the runs part.
             let text = cards::compare(a, b, shown.split, look);
             for line in text.lines() {
-                pacer.show(&format!("{line}\n"));
+                pacer.show(&format!("{line}\n"))?;
                 pacer.wait(Duration::from_millis(120));
                 if pacer.quit {
-                    return false;
+                    return Ok(false);
                 }
             }
         }
         _ => {}
     }
-    true
+    Ok(true)
 }
 
 /// Print one ticket's runs at once.
-fn print_all(shown: &Shown, look: &Look) {
+fn print_all(shown: &Shown, look: &Look) -> Result<(), Error> {
     let text = match shown.runs.as_slice() {
         [a, b] => cards::compare(a, b, shown.split, look),
         [one] => cards::replay(one, look),
         _ => String::new(),
     };
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    output::print(&text)
 }

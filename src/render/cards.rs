@@ -22,8 +22,11 @@ pub struct Look {
 }
 
 /// `label  text`, the text wrapped under itself. The label is indented by `indent`; the text
-/// always starts at the same column, so nested cards line up with the rest.
+/// always starts at the same column, so nested cards line up with the rest. The text can be the
+/// learner's (what their code printed, raised or put in a message), so its control characters
+/// are shown escaped, never sent to the terminal.
 fn card(out: &mut String, look: &Look, indent: usize, label: &str, label_style: owo_colors::Style, text: &str) {
+    let text = crate::inert::text(text);
     let pad = " ".repeat(indent);
     let label_width = LABEL.saturating_sub(indent).max(label.chars().count() + 1);
     let room = look.width.saturating_sub(indent + label_width).max(20);
@@ -49,7 +52,7 @@ fn card(out: &mut String, look: &Look, indent: usize, label: &str, label_style: 
 
 /// Raw JSON under a card, indented, never wrapped mid-token.
 fn raw(out: &mut String, look: &Look, indent: usize, label: &str, value: &Value) {
-    let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
+    let pretty = crate::inert::json(serde_json::to_string_pretty(value).unwrap_or_default());
     let pad = " ".repeat(LABEL + indent);
     let _ = writeln!(out, "{pad}{}", look.styles.paint(look.styles.dim, label));
     // Long lines (a tool message inside a JSON string) wrap at word boundaries, under themselves.
@@ -239,7 +242,7 @@ pub fn event(ev: &Event, look: &Look) -> String {
                     s.paint(s.dim, format!("closest recorded request: {place}"))
                 );
             }
-            for line in diff.lines() {
+            for line in crate::inert::text(diff).lines() {
                 let style = if line.starts_with('+') && !line.starts_with("+++") {
                     s.good
                 } else if line.starts_with('-') && !line.starts_with("---") {

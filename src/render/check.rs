@@ -25,7 +25,8 @@ pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> S
     out.push('\n');
     if report.status == Status::Error {
         let _ = writeln!(out, "{} could not load {}", styles.paint(styles.bad, glyphs.fail), report.file);
-        for line in report.message.lines() {
+        // The message can quote the learner's code or what it raised: shown inert.
+        for line in crate::inert::text(&report.message).lines() {
             // Code quoted from the file keeps its shape; sentences wrap.
             if line.starts_with(char::is_whitespace) {
                 let _ = writeln!(out, "    {line}");
@@ -163,8 +164,10 @@ fn printed(output: &str) -> String {
     text
 }
 
-/// `  label     text`, the text wrapped under itself.
+/// `  label     text`, the text wrapped under itself. The text is the learner's (what they
+/// printed, what they raised), so control characters in it are shown escaped, never sent.
 fn labelled(out: &mut String, styles: &Styles, width: usize, label: &str, text: &str) {
+    let text = crate::inert::text(text);
     let indent = " ".repeat(LABEL_WIDTH + 2);
     let room = width.saturating_sub(indent.len()).max(20);
     let mut first = true;
@@ -185,5 +188,7 @@ fn labelled(out: &mut String, styles: &Styles, width: usize, label: &str, text: 
 
 /// The report as JSON, for autograders.
 pub fn json(report: &Report) -> String {
-    serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"status\": \"error\", \"message\": \"{e}\"}}"))
+    serde_json::to_string_pretty(report)
+        .map(crate::inert::json)
+        .unwrap_or_else(|e| format!("{{\"status\": \"error\", \"message\": \"{e}\"}}"))
 }

@@ -2,7 +2,6 @@
 
 pub mod cards;
 pub mod check;
-pub mod emit;
 pub mod exercism;
 pub mod markdown;
 pub mod quiz;

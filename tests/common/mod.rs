@@ -60,6 +60,20 @@ impl Workshop {
         Workshop { dir }
     }
 
+    /// A workshop holding one lesson of the repository only: for tests of that lesson's behaviour
+    /// that run commands without naming it (with one lesson, every command assumes it).
+    pub fn only(id: &str) -> Workshop {
+        let dir = tempfile::tempdir().unwrap();
+        for part in ["lessons", "starter", "recordings"] {
+            let from = repo().join(part).join(id);
+            if from.is_dir() {
+                copy_tree(&from, &dir.path().join(part).join(id));
+            }
+        }
+        std::fs::create_dir_all(dir.path().join("work")).unwrap();
+        Workshop { dir }
+    }
+
     /// A root holding only the lesson data under `tests/fixtures/<name>/` (lessons, starter,
     /// recordings), for lessons that exist only in the tests.
     pub fn from_fixture(name: &str) -> Workshop {
@@ -67,6 +81,11 @@ impl Workshop {
         copy_tree(&repo().join("tests/fixtures").join(name), dir.path());
         std::fs::create_dir_all(dir.path().join("work")).unwrap();
         Workshop { dir }
+    }
+
+    /// The structured-errors lesson alone, as the tests written for it assume.
+    pub fn lesson5() -> Workshop {
+        Workshop::only("structured-errors")
     }
 
     pub fn root(&self) -> &Path {
