@@ -65,20 +65,41 @@ struct Miss {
 type Verdict = Result<(), Box<Miss>>;
 
 /// A learner's code, with calls that hung or killed the process remembered, so a loop costs its
-/// deadline once, not once per check.
+/// deadline once, not once per check; and a function that hung twice is not called again, so a
+/// loop costs about two deadlines however many checks need it.
 struct Remembering<'c> {
     code: &'c mut dyn Code,
     broken: HashMap<String, Call>,
+    /// Per function: how many of its calls hung, and the first that did, in Python syntax.
+    hangs: HashMap<String, (usize, String)>,
+    /// Why a call was refused during the current check, if one was.
+    refused: Option<String>,
 }
+
+/// Hangs of one function after which it is called no more in the run.
+const HANGS_BEFORE_GIVING_UP: usize = 2;
 
 impl Code for Remembering<'_> {
     fn call(&mut self, function: &str, args: &[Value]) -> Call {
+        if let Some((_, first)) = self.hangs.get(function).filter(|(n, _)| *n >= HANGS_BEFORE_GIVING_UP) {
+            let message = format!(
+                "not run: {function} hung twice in this run, so it is not called again; the first call that hung was {first}"
+            );
+            self.refused = Some(message.clone());
+            return Call { outcome: Outcome::Unavailable { message }, output: String::new(), dropped: 0 };
+        }
         let key = format!("{function}{}", Value::from(args.to_vec()));
         if let Some(call) = self.broken.get(&key) {
             return call.clone();
         }
         let call = self.code.call(function, args);
-        if matches!(call.outcome, Outcome::TimedOut { .. } | Outcome::Exited { .. } | Outcome::Unavailable { .. }) {
+        if matches!(call.outcome, Outcome::TimedOut { .. }) {
+            self.hangs.entry(function.to_string()).or_insert_with(|| (0, pyrepr::call(function, args))).0 += 1;
+        }
+        if matches!(
+            call.outcome,
+            Outcome::TimedOut { .. } | Outcome::Exited { .. } | Outcome::Unavailable { .. } | Outcome::Garbled { .. }
+        ) {
             self.broken.insert(key, call.clone());
         }
         call
@@ -93,13 +114,16 @@ pub fn seed_for(bytes: &[u8]) -> u64 {
 
 /// Run every check of the lesson against the learner's code, in order.
 pub fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<CheckResult> {
-    let mut code = Remembering { code, broken: HashMap::new() };
+    let mut code = Remembering { code, broken: HashMap::new(), hangs: HashMap::new(), refused: None };
     let samples = Samples::draw(lesson, seed);
     lesson
         .checks
         .iter()
         .map(|spec| {
+            code.refused = None;
             let verdict = run_one(spec, lesson, &samples, &mut code);
+            // A refused call makes the check not run: no verdict on the code.
+            let refused = code.refused.take();
             let mut result = CheckResult {
                 id: spec.id.clone(),
                 name: spec.name.clone(),
@@ -113,7 +137,10 @@ pub fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<CheckResu
                 task_id: spec.task,
                 hints: spec.hints.clone(),
             };
-            if let Err(miss) = verdict {
+            if let Some(why) = refused {
+                result.status = Status::Error;
+                result.message = why;
+            } else if let Err(miss) = verdict {
                 result.status = Status::Fail;
                 result.message = miss.message;
                 result.output = miss.output;
@@ -177,7 +204,7 @@ fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn 
         let expect: Vec<Expect> = case.expect.iter().map(|e| resolved(e, samples)).collect();
         if let Err(d) = first_difference(&expect, &got, &args) {
             let message = if d.path.is_empty() {
-                format!("{function} returned {}: expected {}", pyrepr::repr(&got), d.want)
+                format!("{function} returned {}: expected {}", pyrepr::repr(&crate::shorten::shorten(&got)), d.want)
             } else {
                 d.to_string()
             };
@@ -404,7 +431,8 @@ pub struct Difference {
 
 impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let got = self.got.as_ref().map(pyrepr::repr).unwrap_or_else(|| "missing".into());
+        let got =
+            self.got.as_ref().map(|v| pyrepr::repr(&crate::shorten::shorten(v))).unwrap_or_else(|| "missing".into());
         let path = if self.path.is_empty() { "the result" } else { &self.path };
         write!(f, "{path}: expected {}, got {got}", self.want)
     }

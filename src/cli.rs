@@ -110,6 +110,11 @@ pub enum Command {
     /// A hint for the first failing check, one step further each time you ask.
     #[command(after_help = "Examples:\n  ./workshop hint\n  ./workshop hint --check <check-id>")]
     Hint(HintArgs),
+    /// Put the starter back in work/<lesson>/, keeping your version as a backup beside it.
+    #[command(
+        after_help = "Examples:\n  ./workshop reset\n  ./workshop reset <lesson> --yes   no question, even on a terminal\n\nOn a terminal it asks first (y/N); off a terminal (a script) it goes ahead. Your file is never lost: it is moved to <file>.backup-<time>.py."
+    )]
+    Reset(ResetArgs),
     /// The reference solution as a diff against your file, once your checks are green.
     #[command(
         after_help = "Examples:\n  ./workshop solution\n  ./workshop solution --reveal   see it before you are green\n\nBefore your checks have been green it refuses, with exit status 1. --reveal asks first (y/N) on a terminal; off a terminal (a pipe, a script) it shows the solution without asking."
@@ -208,6 +213,15 @@ pub struct HintArgs {
     /// Then open your file in $VISUAL or $EDITOR.
     #[arg(long)]
     pub edit: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ResetArgs {
+    /// The lesson. Default: the one you started last.
+    pub lesson: Option<String>,
+    /// Do not ask first.
+    #[arg(long, short)]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]

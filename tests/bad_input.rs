@@ -445,3 +445,165 @@ fn check_before_start_says_to_run_start() {
     assert!(run.stderr.contains("work/structured-errors/errors.py does not exist yet"), "{}", run.stderr);
     assert!(run.stderr.contains("run ./workshop start structured-errors first"), "{}", run.stderr);
 }
+
+// Only the runner's own answer to each request counts.
+
+#[test]
+fn check_grades_a_file_that_forks_without_exiting_on_its_parents_answers_only() {
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_forks_without_exit.py");
+    let (run, report) = check_json(&w, &file, &[]);
+    assert_eq!(report["passed"], 13, "{}", run.stdout);
+    assert_eq!(run.code, 0);
+}
+
+#[test]
+fn check_reports_a_line_forged_on_the_answer_channel_at_import_as_a_load_error() {
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_forges_answers.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
+    cmd.env("FIXTURE_FORGE", "import");
+    let run = run(cmd);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    let report = run.json();
+    assert_eq!(report["status"], "error");
+    let message = report["message"].as_str().unwrap();
+    assert!(message.starts_with(&format!("{file}: a line that is not the workshop runner's answer")), "{message}");
+    assert!(message.contains("while it loaded"), "{message}");
+}
+
+#[test]
+fn check_reports_a_line_forged_on_the_answer_channel_in_a_call_as_a_call_error() {
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_forges_answers.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
+    cmd.env("FIXTURE_FORGE", "call");
+    let run = run(cmd);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    let first = check(&report, "fail-flags-failure");
+    assert_eq!(first["status"], "fail");
+    let message = first["message"].as_str().unwrap();
+    assert!(message.starts_with(&format!("{file}: a line that is not the workshop runner's answer")), "{message}");
+    assert!(message.contains("during the call to fail"), "{message}");
+    assert!(first["got"].is_null(), "no value is graded: {first}");
+    // should_retry never writes, so its checks are graded as usual.
+    assert_eq!(check(&report, "retry-transient")["status"], "pass");
+}
+
+// Big values and floods of output stay small.
+
+fn check_huge(w: &Workshop, size: usize, format: &str) -> Run {
+    let file = w.learner("bad_returns_huge.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", format, "--timeout", "20"]);
+    cmd.env("FIXTURE_SIZE", size.to_string());
+    run(cmd)
+}
+
+#[test]
+fn check_reports_a_value_over_8_mib_as_too_big_with_its_size() {
+    let w = Workshop::lesson5();
+    let run = check_huge(&w, 10_000_000, "json");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = run.json();
+    let message = check(&report, "fail-flags-failure")["message"].as_str().unwrap().to_string();
+    assert_eq!(
+        message,
+        "returned a value of 9.5 MiB as JSON, more than the 8 MiB a call may return: return something smaller"
+    );
+}
+
+#[test]
+fn check_shortens_a_2_mb_wrong_value_in_its_reports() {
+    let w = Workshop::lesson5();
+    let run = check_huge(&w, 2_000_000, "json");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.len() < 1_000_000, "the JSON report is {} bytes", run.stdout.len());
+    let report = run.json();
+    let failed = check(&report, "fail-flags-failure");
+    let got = failed["got"]["isError"].as_str().unwrap();
+    assert!(got.ends_with(" more characters]"), "{}", &got[got.len() - 60..]);
+    assert!(failed["message"].as_str().unwrap().contains("more characters]"));
+    let text = check_huge(&w, 2_000_000, "text");
+    assert_eq!(text.code, 1);
+    assert!(text.stdout.len() < 100_000, "the text report is {} bytes", text.stdout.len());
+    assert!(text.stdout.contains("more characters]"), "{}", text.stdout);
+}
+
+#[test]
+fn check_reports_a_value_nested_too_deep_for_json_as_the_learners() {
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_nests_deeply.py");
+    let (run, report) = check_json(&w, &file, &[]);
+    assert_eq!(run.code, 1);
+    let message = check(&report, "fail-flags-failure")["message"].as_str().unwrap().to_string();
+    assert_eq!(
+        message,
+        "returned a value that is not JSON: result nests lists and dicts more than 100 levels deep (or contains itself), too deep to carry"
+    );
+}
+
+/// A file-size limit on the workshop and everything it starts: a capture that went to a file
+/// would hit it.
+#[cfg(target_os = "linux")]
+fn with_file_size_limit(cmd: &mut std::process::Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit(2) in the forked child before exec, with a valid struct.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn check_caps_output_written_to_fd_1_by_python_and_by_a_child_process_where_it_is_written() {
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_floods_fd1.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json", "--timeout", "30"]);
+    with_file_size_limit(&mut cmd, 4 << 20);
+    let first = run(cmd);
+    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    assert_eq!(first.json()["passed"], 13);
+    // The first check passed, so its output is not in the report; grade once more, failing.
+    let w = Workshop::lesson5();
+    let text =
+        std::fs::read_to_string(fixture("bad_floods_fd1.py")).unwrap().replace("\"isError\": True", "\"isError\": 1");
+    w.write("learners/flood.py", &text);
+    let mut cmd = w.command(&["check", "--file", "learners/flood.py", "--format", "json", "--timeout", "30"]);
+    with_file_size_limit(&mut cmd, 4 << 20);
+    let run = run(cmd);
+    let report = run.json();
+    let output = check(&report, "fail-flags-failure")["output"].as_str().unwrap().to_string();
+    assert!(output.starts_with("flood flood"), "{output:.100}");
+    assert!(output.len() < 10_000, "{} bytes kept", output.len());
+    let more: u64 = output.rsplit("… ").next().unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert_eq!(more, 40 * 600_000 + 16_000_000 - 8 * 1024, "{output:.100}");
+}
+
+#[test]
+fn timeouts_below_10_ms_are_refused_by_check_watch_and_record() {
+    let w = Workshop::lesson5();
+    let file = w.learner("good_match.py");
+    let commands: [&[&str]; 4] = [
+        &["check", "--file", &file],
+        &["check", "--watch", "--file", &file],
+        &["watch", "structured-errors", "--ticket", "old-order", "--no-anim"],
+        &["record", "structured-errors"],
+    ];
+    for args in commands {
+        for bad in ["0.001", "0.0099"] {
+            let mut all = args.to_vec();
+            all.extend(["--timeout", bad]);
+            let run = w.run(&all);
+            assert_eq!(run.code, 2, "{all:?}: {}", run.stdout);
+            let wanted = format!("{bad} s is out of range: give at least 0.01 (10 ms) and at most 600");
+            assert!(run.stderr.contains(&wanted), "{all:?}: {}", run.stderr);
+        }
+    }
+}

@@ -379,6 +379,38 @@ fn snapshot_check_of_a_call_that_times_out() {
 }
 
 #[test]
+fn check_stops_calling_a_function_that_hung_twice_and_reports_its_checks_as_not_run() {
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_fail_always_loops.py");
+    let log = w.path("calls.log");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json", "--timeout", "0.3"]);
+    cmd.env("FIXTURE_LOG", &log);
+    let run = run(cmd);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(w.read("calls.log").lines().count(), 2, "fail was called twice, then no more");
+    let report = run.json();
+    assert_eq!(ids_with(&report, "pass"), ["retry-transient", "no-retry-refusals", "no-retry-without-flag"]);
+    let not_run = ids_with(&report, "error");
+    assert_eq!(not_run, ALL[8..].to_vec(), "the harness checks need fail");
+    let first_hang = "fail('transient', ";
+    for id in &not_run {
+        let message = check(&report, id)["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!(
+                "not run: fail hung twice in this run, so it is not called again; the first call that hung was {first_hang}"
+            )),
+            "{id}: {message}"
+        );
+    }
+    let mut cmd = w.command(&["check", "--file", &file, "--timeout", "0.3"]);
+    cmd.env("FIXTURE_LOG", w.path("text.log"));
+    let text = common::run(cmd);
+    assert!(text.stdout.contains("not run"), "{}", text.stdout);
+    assert!(text.stdout.contains("harness-old-order, harness-wrong-id"), "{}", text.stdout);
+    assert!(text.stdout.contains("fail hung twice in this run"), "{}", text.stdout);
+}
+
+#[test]
 fn what_a_file_prints_at_import_is_in_the_json_report_and_in_a_failing_text_report() {
     let w = Workshop::lesson5();
     let starter = std::fs::read_to_string(repo().join("starter/structured-errors/errors.py")).unwrap();

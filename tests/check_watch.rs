@@ -367,3 +367,47 @@ fn bench_save_to_verdict() {
         assert_eq!(w.quit(), 0);
     }
 }
+
+/// The processes a process has started (from every one of its threads).
+#[cfg(target_os = "linux")]
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
+        let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        found.extend(list.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+    }
+    found
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn check_watch_loads_a_save_in_a_python_process_started_before_the_save() {
+    let ws = Workshop::lesson5();
+    let log = ws.path("loaded-by.log");
+    // The solution, noting at import which process loaded it.
+    let noted = |extra: &str| {
+        format!(
+            "import os as _os\nwith open({:?}, 'a') as _log:\n    _log.write(str(_os.getpid()) + '\\n')\n{}{extra}",
+            log.to_str().unwrap(),
+            solution()
+        )
+    };
+    ws.write(WORK, &noted(""));
+    let mut w = Watch::start(&ws, &[]);
+    assert!(w.run(1).contains("13/13 passed"));
+    // Once the first grading is over, a Python process waits for the next save.
+    let until = Instant::now() + PATIENCE;
+    let waiting = loop {
+        let now = children_of(w.child.id());
+        if !now.is_empty() {
+            break now;
+        }
+        assert!(Instant::now() < until, "no Python process was kept ready");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    ws.write(WORK, &noted("\n# an edit\n"));
+    assert!(w.run(2).contains("13/13 passed"), "{}", w.seen);
+    let loaded_by: u32 = ws.read("loaded-by.log").lines().last().unwrap().parse().unwrap();
+    assert!(waiting.contains(&loaded_by), "run 2 was loaded by {loaded_by}, not by one of {waiting:?}");
+    assert_eq!(w.quit(), 0);
+}

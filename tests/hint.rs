@@ -126,7 +126,7 @@ fn hint_for_a_lesson_without_hints_says_so() {
 
 #[test]
 fn hint_says_how_many_steps_remain() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let lesson = w.read("lessons/structured-errors/lesson.toml");
     let total = lesson
         .split("[[checks]]")

@@ -673,56 +673,6 @@ fn before_start_watch_shows_the_starter_failing_beside_the_fix_never_the_fix_alo
     assert!(after.stdout.contains("code yours") && !after.stdout.contains("code structured"), "{}", after.stdout);
 }
 
-/// A real terminal: a tmux session running the binary, read back with capture-pane.
-struct Tmux {
-    name: String,
-}
-
-impl Tmux {
-    fn start(ws: &Workshop, args: &str) -> Option<Tmux> {
-        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let name = format!("workshop-test-{}-{n}", std::process::id());
-        let script = format!("cd '{}' && '{}' {args}; echo EXITED $?; sleep 30", ws.root().display(), BIN);
-        let ok = std::process::Command::new("tmux")
-            .args(["new-session", "-d", "-s", &name, "-x", "100", "-y", "50", &script])
-            .env_remove("NO_COLOR")
-            .status()
-            .ok()?
-            .success();
-        ok.then_some(Tmux { name })
-    }
-
-    fn screen(&self) -> String {
-        let out = std::process::Command::new("tmux").args(["capture-pane", "-p", "-t", &self.name]).output().unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// Wait (bounded) until the screen shows `text`.
-    fn wait_for(&self, text: &str) -> String {
-        for _ in 0..300 {
-            let screen = self.screen();
-            if screen.contains(text) {
-                return screen;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        panic!("never saw {text:?}:\n{}", self.screen());
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", self.name.as_str()];
-        args.extend_from_slice(keys);
-        std::process::Command::new("tmux").args(&args).status().unwrap();
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("tmux").args(["kill-session", "-t", &self.name]).status();
-    }
-}
-
 #[test]
 fn an_animated_replay_reads_keys_q_ends_it_and_nothing_is_echoed() {
     let ws = Workshop::lesson5();

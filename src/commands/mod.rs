@@ -10,6 +10,7 @@ mod lesson_text;
 mod list;
 mod quiz;
 mod record;
+mod reset;
 mod solution;
 mod start;
 pub mod watch;
@@ -44,6 +45,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
         Command::Lesson(args) => lesson_text::run(&ctx, args),
         Command::Quiz(args) => quiz::run(&ctx, args),
         Command::Hint(args) => hint::run(&ctx, args),
+        Command::Reset(args) => reset::run(&ctx, args),
         Command::Solution(args) => solution::run(&ctx, args),
         Command::Completions(args) => completions::run(&ctx, args),
     };
