@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::bridge::sandbox::Sandbox;
 use crate::bridge::{Bridge, BridgeConfig, Call, LoadError, LoadKind, Outcome, Spare, Stop};
 use crate::checks::{self, Report};
 use crate::harness::Code;
@@ -37,7 +38,22 @@ fn config(lesson: &Lesson, file: &Path, shown: &str, limit: Duration) -> BridgeC
         shown_as: shown.to_string(),
         functions: lesson.functions.clone(),
         timeout: limit,
+        sandbox: None,
     }
+}
+
+/// As `grade`, to the end, for an untrusted file: `python` (found once by `Interpreter`) started
+/// in `sandbox`.
+pub fn grade_sandboxed(
+    lesson: &Lesson,
+    file: &Path,
+    shown: &str,
+    limit: Duration,
+    python: std::ffi::OsString,
+    sandbox: Sandbox,
+) -> Result<Report, LoadError> {
+    let cfg = BridgeConfig { python, sandbox: Some(sandbox), ..config(lesson, file, shown, limit) };
+    run(lesson, cfg, &AtomicBool::new(false), None)
 }
 
 /// Start Python with a code file of a lesson loaded.
@@ -72,9 +88,15 @@ pub fn grade_with_spare(
     stop: &AtomicBool,
     spare: Option<Spare>,
 ) -> Option<Result<Report, LoadError>> {
-    let seed = checks::seed_for(&std::fs::read(file).unwrap_or_default());
-    let started = Bridge::start_with_spare(config(lesson, file, shown, limit), Stop::default(), spare);
-    let result = match started {
+    let result = run(lesson, config(lesson, file, shown, limit), stop, spare);
+    (!stop.load(Ordering::SeqCst)).then_some(result)
+}
+
+fn run(lesson: &Lesson, cfg: BridgeConfig, stop: &AtomicBool, spare: Option<Spare>) -> Result<Report, LoadError> {
+    let seed = checks::seed_for(&std::fs::read(&cfg.file).unwrap_or_default());
+    let shown = cfg.shown_as.clone();
+    let shown = shown.as_str();
+    match Bridge::start_with_spare(cfg, Stop::default(), spare) {
         Ok(mut bridge) => {
             let results = checks::run_all(lesson, &mut Stoppable { bridge: &mut bridge, stop }, seed);
             let mut report = Report::graded(lesson, shown.to_string(), results);
@@ -83,6 +105,5 @@ pub fn grade_with_spare(
         }
         Err(e) if e.kind == LoadKind::NoPython => Err(e),
         Err(e) => Ok(Report::not_loaded(lesson, shown.to_string(), &e)),
-    };
-    (!stop.load(Ordering::SeqCst)).then_some(result)
+    }
 }

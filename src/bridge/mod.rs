@@ -21,6 +21,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 mod reap;
+pub mod sandbox;
 
 const RUNNER: &str = include_str!("runner.py");
 
@@ -126,6 +127,8 @@ pub struct BridgeConfig {
     /// Functions the file must define.
     pub functions: Vec<String>,
     pub timeout: Duration,
+    /// For untrusted files: a scrubbed environment, a fresh folder and resource limits.
+    pub sandbox: Option<sandbox::Sandbox>,
 }
 
 impl BridgeConfig {
@@ -472,10 +475,15 @@ impl Worker {
     /// Start Python and wait for the runner's hello. `deferred`: the runner waits for the file
     /// to load in a first request (a spare process, started before the file is known).
     fn launch(cfg: &BridgeConfig, stop: &Stop, deferred: bool) -> Result<(Worker, Instant), LoadError> {
-        let code = runner_code();
+        // The shared cache is writable by whoever runs as this user: a sandboxed file gets its
+        // runner from the command line, so nothing another submission left there runs instead.
+        let code = match &cfg.sandbox {
+            Some(sandbox) => sandbox.runner_code(),
+            None => runner_code(),
+        };
         match Worker::launch_with(cfg, code, stop, deferred) {
             Err(e) if e.kind == LoadKind::NoPython && code != RUNNER => {
-                if forget_compiled_runner() {
+                if cfg.sandbox.is_none() && forget_compiled_runner() {
                     if let Ok(started) = Worker::launch_with(cfg, code, stop, deferred) {
                         return Ok(started);
                     }
@@ -514,6 +522,9 @@ impl Worker {
             .stdout(Stdio::piped())
             .stderr(Stdio::from(for_child))
             .process_group(0);
+        if let Some(sandbox) = &cfg.sandbox {
+            sandbox.apply(&mut command, &[(reap::MARK, reap::mark())]);
+        }
         let mut child = match reap::spawn(command) {
             Ok(child) => child,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

@@ -175,7 +175,11 @@ pub fn kill_all(child: &mut std::process::Child) {
 fn kill_strays() {
     #[cfg(target_os = "linux")]
     for _ in 0..GENERATIONS {
-        let workers = WORKERS.lock().map(|w| w.clone()).unwrap_or_default();
+        // Held through the scan and the kills: `spawn_here` registers a new worker under this
+        // lock, so one started by another thread (files graded in parallel) is never taken for
+        // a stray between its start and its registration.
+        let held = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
+        let workers = held.clone();
         let quitting = QUITTING.load(Ordering::SeqCst);
         let strays: Vec<i32> = children(std::process::id())
             .into_iter()
@@ -192,6 +196,7 @@ fn kill_strays() {
                 libc::kill(pid, libc::SIGKILL);
             }
         }
+        drop(held);
         for pid in strays {
             reap(pid);
         }

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 
 use crate::checks::{Report, Status};
-use crate::cli::{CheckArgs, Format};
+use crate::cli::{CheckArgs, CheckFormat};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::Lesson;
@@ -101,9 +101,9 @@ fn read_lines(tx: Sender<Msg>) -> std::io::Result<()> {
 }
 
 pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
-    if args.format == Format::Json {
+    if args.format != CheckFormat::Text {
         return Err(Error::usage(
-            "--watch redraws a report for a person after every save, and --format json prints one report for a program: drop one of them.",
+            "--watch redraws a report for a person after every save, and --format json or exercism prints one report for a program: drop one of them.",
         ));
     }
     let lesson = ctx.lesson(args.lesson.as_deref())?;

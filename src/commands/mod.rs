@@ -4,6 +4,7 @@ pub mod check;
 mod check_watch;
 mod completions;
 mod doctor;
+mod grade;
 mod hint;
 mod lesson_text;
 mod list;
@@ -39,6 +40,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
     let result = match cli.command {
         Command::Start(args) => start::run(&ctx, args),
         Command::Check(args) => check::run(&ctx, args),
+        Command::Grade(args) => grade::run(&ctx, args),
         Command::List => list::run(&ctx),
         Command::Watch(args) => watch::run(&ctx, args),
         Command::Doctor(args) => doctor::run(&ctx, args),
