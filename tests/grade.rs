@@ -476,7 +476,7 @@ fn exercism_results_follow_the_interface_for_pass_fail_and_error() {
     let w = Workshop::lesson5();
     let (run, pass) = exercism(&w, "lessons/structured-errors/solution/errors.py");
     assert_eq!((run.code, pass["status"].as_str()), (0, Some("pass")));
-    assert_eq!(pass["tests"].as_array().unwrap().len(), 13);
+    assert_eq!(pass["tests"].as_array().unwrap().len(), 14);
     assert_eq!(pass["tests"][0]["name"], "every failure sets isError to true");
 
     let file = w.learner("bug_wrong_category.py");
