@@ -8,6 +8,7 @@ pub mod commands;
 pub mod error;
 pub mod harness;
 pub mod lesson;
+pub mod live;
 pub mod lumen;
 pub mod messages;
 pub mod model;

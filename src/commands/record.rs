@@ -9,7 +9,7 @@ use crate::commands::replaying::{self, CodeChoice};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::Lesson;
-use crate::model::{Script, ScriptModel};
+use crate::model::{Script, ScriptModel, ScriptRun};
 use crate::recordings::{self, Entry};
 use crate::replay::Event;
 
@@ -41,11 +41,15 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
             ctx.shown(&lesson.recordings_dir(&ctx.root))
         )));
     };
+    let runs = chosen_runs(&script, &args)?;
+    if args.live.live {
+        return super::record_live::run(ctx, &lesson, &runs, &args);
+    }
     let s = &ctx.styles;
     let limit = super::check::timeout(args.timeout)?;
     let mut files: BTreeMap<PathBuf, Vec<Entry>> = BTreeMap::new();
     let mut problems = 0;
-    for run in &script.runs {
+    for run in runs {
         let runtime = super::watch::runtime(&run.runtime)?;
         let ticket = super::watch::tickets(&lesson, Some(&run.ticket), runtime)?[0];
         let code = CodeChoice::parse(ctx, &lesson, &run.code)?;
@@ -106,4 +110,25 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
         println!("wrote {} ({})", ctx.shown(path), count(entries.len(), "turn"));
     }
     Ok(EXIT_SUCCESS)
+}
+
+/// The scripted runs `--ticket` and `--runtime` select (every run without them).
+fn chosen_runs<'s>(script: &'s Script, args: &RecordArgs) -> Result<Vec<&'s ScriptRun>, Error> {
+    if let Some(runtime) = &args.runtime {
+        super::watch::runtime(runtime)?;
+    }
+    let runs: Vec<&ScriptRun> = script
+        .runs
+        .iter()
+        .filter(|r| args.ticket.as_ref().is_none_or(|t| *t == r.ticket))
+        .filter(|r| args.runtime.as_ref().is_none_or(|rt| *rt == r.runtime))
+        .collect();
+    if runs.is_empty() {
+        return Err(Error::usage(format!(
+            "the script has no run for {}{}: see the [[run]] entries of script.toml.",
+            args.ticket.as_deref().map_or("any ticket".to_string(), |t| format!("ticket {t}")),
+            args.runtime.as_deref().map_or(String::new(), |r| format!(" in the {r} runtime"))
+        )));
+    }
+    Ok(runs)
 }

@@ -8,6 +8,7 @@ use serde_json::json;
 
 use crate::agent::Runtime;
 use crate::cli::{Format, WatchArgs};
+use crate::commands::own_replay;
 use crate::commands::replaying::{self, CodeChoice};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_SUCCESS};
@@ -74,7 +75,8 @@ struct Shown {
 pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     // The full-screen player is for a person at a terminal who did not pick one ticket.
     let interactive = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
-    if interactive && args.ticket.is_none() && args.format == Format::Text && !args.no_anim {
+    // The player replays offline; with --live the cards are printed instead.
+    if interactive && args.ticket.is_none() && args.format == Format::Text && !args.no_anim && !args.live.live {
         return crate::player::run(ctx, args);
     }
     plain(ctx, args)
@@ -87,6 +89,7 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let chosen = tickets(&lesson, args.ticket.as_deref(), runtime)?;
     speed(args.speed)?;
     let limit = super::check::timeout(args.timeout)?;
+    let mut live = own_replay::Live::from_args(&args.live)?;
     let mut codes = vec![CodeChoice::parse(ctx, &lesson, &args.code)?];
     if args.compare {
         let other = if codes[0] == CodeChoice::Starter { CodeChoice::Structured } else { codes.remove(0) };
@@ -101,11 +104,12 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let mut shown = Vec::new();
     for (i, ticket) in chosen.iter().enumerate() {
         let cassette = replaying::cassette(ctx, &lesson, runtime, ticket)?;
-        let runs: Vec<Replay> = bridges
-            .iter_mut()
-            .zip(&labels)
-            .map(|(bridge, label)| replaying::replay(ctx, &lesson, ticket, runtime, label, bridge, &cassette).0)
-            .collect();
+        let mut own = own_replay::Own::load(ctx, &lesson, runtime, ticket)?;
+        let mut runs: Vec<Replay> = Vec::new();
+        for (bridge, label) in bridges.iter_mut().zip(&labels) {
+            let asker = live.as_mut();
+            runs.push(own_replay::replay(ctx, &lesson, ticket, runtime, label, bridge, &cassette, &mut own, asker)?);
+        }
         let split = match runs.as_slice() {
             [a, b] => replay::split_point(&a.events, &b.events),
             _ => None,

@@ -308,8 +308,25 @@ impl Runner {
         }
         let loaded = self.loaded.get_mut(&key.code)?;
         let label = &self.labels[key.code];
-        let (replay, _) =
-            replaying::replay(&self.ctx, &self.lesson, ticket, key.runtime, label, &mut loaded.bridge, &cassette);
+        // The learner's own recordings (kept by watch --live) answer after the shipped ones.
+        let own = crate::commands::own_replay::Own::load(&self.ctx, &self.lesson, key.runtime, ticket);
+        let replay = own.and_then(|mut own| {
+            crate::commands::own_replay::replay(
+                &self.ctx,
+                &self.lesson,
+                ticket,
+                key.runtime,
+                label,
+                &mut loaded.bridge,
+                &cassette,
+                &mut own,
+                None,
+            )
+        });
+        let replay = match replay {
+            Ok(replay) => replay,
+            Err(e) => return failed(e.to_string()),
+        };
         self.done.insert(key, now);
         Some(Replayed { key, stamp: now, replay: Ok(replay) })
     }
