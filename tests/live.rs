@@ -5,32 +5,11 @@
 mod common;
 use common::*;
 
-use std::collections::BTreeMap;
-use std::path::Path;
-
 use serde_json::{json, Value};
 
 const OLD_ORDER: &str = "recordings/structured-errors/harness/old-order.jsonl";
-const OWN_OLD_ORDER: &str = "work/structured-errors/recordings/harness/old-order.jsonl";
 /// Shaped like a real key, so the secret scan would catch it anywhere it leaked to.
 const KEY: &str = "sk-ant-test-Zq8wX2mN5vB7cD1eF4gH6jK9";
-
-/// Every file under `dir`, with its bytes.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                out.insert(path.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    out
-}
 
 #[test]
 fn without_live_the_no_recording_card_says_live_would_ask() {
@@ -87,9 +66,30 @@ fn live_in_a_build_without_the_client_says_how_to_build_it_in() {
 mod with_the_client {
     use super::*;
 
+    use std::collections::BTreeMap;
     use std::io::{BufRead, BufReader, Read, Write};
     use std::net::{TcpListener, TcpStream};
+    use std::path::Path;
     use std::sync::{Arc, Mutex};
+
+    const OWN_OLD_ORDER: &str = "work/structured-errors/recordings/harness/old-order.jsonl";
+
+    /// Every file under `dir`, with its bytes.
+    fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+        let mut out = BTreeMap::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else {
+                    out.insert(path.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&path).unwrap());
+                }
+            }
+        }
+        out
+    }
 
     /// One request as the stand-in saw it.
     #[derive(Clone, Debug)]

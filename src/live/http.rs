@@ -93,7 +93,7 @@ impl Client {
                     asked.as_secs()
                 )));
             }
-            std::thread::sleep(retry::delay(retries_taken, wait, self.jitter.next()));
+            std::thread::sleep(retry::delay(retries_taken, wait, self.jitter.draw()));
             retries_taken += 1;
         }
     }

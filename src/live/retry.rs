@@ -90,7 +90,7 @@ impl Default for Jitter {
 
 impl Jitter {
     /// The next value, uniform in [0, 1) (xorshift64*).
-    pub fn next(&mut self) -> f64 {
+    pub fn draw(&mut self) -> f64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -136,7 +136,7 @@ mod tests {
         assert_eq!(delay(0, Some(Duration::from_secs(3)), 0.5), Duration::from_secs(3));
         let mut jitter = Jitter::default();
         for _ in 0..1000 {
-            let j = jitter.next();
+            let j = jitter.draw();
             assert!((0.0..1.0).contains(&j));
         }
     }
