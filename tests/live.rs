@@ -382,6 +382,21 @@ mod with_the_client {
     }
 
     #[test]
+    fn an_unreachable_api_is_tried_three_times_then_named() {
+        let ws = Workshop::new();
+        let cache = tempfile::tempdir().unwrap();
+        let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+        let before = files(&ws.path("recordings"));
+        let server = StandIn { base: format!("http://{closed}"), seen: Arc::default() };
+        let recorded = record_old_order(&server, &ws, cache.path(), &[]);
+        assert_eq!(recorded.code, 2, "{}", recorded.stdout);
+        assert!(recorded.stderr.contains("after 3 attempts"), "{}", recorded.stderr);
+        assert!(recorded.stderr.contains(&format!("ANTHROPIC_BASE_URL (http://{closed})")), "{}", recorded.stderr);
+        assert_eq!(files(&ws.path("recordings")), before);
+        key_is_nowhere(&ws, cache.path(), &[&recorded]);
+    }
+
+    #[test]
     fn the_request_cap_stops_the_command_before_the_bill_grows() {
         let ws = Workshop::new();
         let cache = tempfile::tempdir().unwrap();

@@ -70,20 +70,23 @@ impl Client {
                 )));
             }
             self.sent += 1;
-            let (retry, wait, what) = match self.attempt(&body, retries_taken) {
+            let (wait, what, next) = match self.attempt(&body, retries_taken) {
                 Attempt::Done(answer) => return Ok(answer),
                 Attempt::Status { status, should_retry, wait, kind, message } => {
-                    let retry = retry::should_retry(status, should_retry.as_deref());
-                    if !retry {
+                    if !retry::should_retry(status, should_retry.as_deref()) {
                         return Err(self.refused(status, &kind, &message));
                     }
-                    (retry, wait, describe_transient(status, &kind, &message))
+                    (wait, describe_transient(status, &kind, &message), "Wait a minute and run this again.".to_string())
                 }
-                Attempt::Transport(why) => (true, None, why),
+                Attempt::Transport(why) => (
+                    None,
+                    why,
+                    format!("Check the network and {BASE_VAR} ({}), then run this again.", self.settings.base),
+                ),
             };
-            if !retry || retries_taken >= retry::MAX_RETRIES {
+            if retries_taken >= retry::MAX_RETRIES {
                 return Err(Failure(format!(
-                    "the API did not answer after {} attempts: {what}. Wait a minute and run this again.",
+                    "the API did not answer after {} attempts: {what}. {next}",
                     retries_taken + 1
                 )));
             }
