@@ -69,3 +69,17 @@ pub fn replay(
         None => Ok(replay),
     }
 }
+
+/// Replay a ticket offline: the shipped turns, then the learner's own (the player's way).
+pub fn replay_offline(
+    ctx: &Context,
+    lesson: &Lesson,
+    ticket: &Ticket,
+    runtime: Runtime,
+    label: &str,
+    code: &mut Result<Bridge, LoadError>,
+    shipped: &Cassette,
+) -> Result<Replay, Error> {
+    let mut own = Own::load(ctx, lesson, runtime, ticket)?;
+    replay(ctx, lesson, ticket, runtime, label, code, shipped, &mut own, None)
+}

@@ -309,20 +309,15 @@ impl Runner {
         let loaded = self.loaded.get_mut(&key.code)?;
         let label = &self.labels[key.code];
         // The learner's own recordings (kept by watch --live) answer after the shipped ones.
-        let own = crate::commands::own_replay::Own::load(&self.ctx, &self.lesson, key.runtime, ticket);
-        let replay = own.and_then(|mut own| {
-            crate::commands::own_replay::replay(
-                &self.ctx,
-                &self.lesson,
-                ticket,
-                key.runtime,
-                label,
-                &mut loaded.bridge,
-                &cassette,
-                &mut own,
-                None,
-            )
-        });
+        let replay = crate::commands::own_replay::replay_offline(
+            &self.ctx,
+            &self.lesson,
+            ticket,
+            key.runtime,
+            label,
+            &mut loaded.bridge,
+            &cassette,
+        );
         let replay = match replay {
             Ok(replay) => replay,
             Err(e) => return failed(e.to_string()),
