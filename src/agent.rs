@@ -1,23 +1,18 @@
-//! The two runtimes around the model. `harness`: our code runs each tool call and retries what
-//! `should_retry` allows. `sdk`: the tools are an MCP server and the model decides. Both build
-//! Messages API requests that keep the tool-use rules, and both stop after `MAX_TURNS` turns.
+//! The two runtimes around the model. `harness`: our code runs each tool call and acts on what
+//! the learner's decision function says. `sdk`: the tools are an MCP server and the model
+//! decides. Both build Messages API requests that keep the tool-use rules, and both stop after
+//! the lesson's turn limit.
 
 use serde_json::{json, Value};
 
 use crate::bridge::LoadError;
-use crate::harness::{self, Backoff, Code, ToolRun};
+use crate::harness::{self, Backoff, Code, Policy, ToolRun};
 use crate::lesson::{Lesson, Ticket};
-use crate::lumen::{World, DELEGATE_LOOKUP, LOOKUP_ORDER, LOOKUP_ORDERS, PROCESS_REFUND};
+use crate::lumen::{self, World};
 use crate::model::{Model, Turn};
 use crate::recordings::canonical;
 use crate::replay::{self, Event, Replay, Tone};
 use crate::sdk;
-
-/// Model turns at most in one run.
-pub const MAX_TURNS: usize = 6;
-
-/// Attempts a subagent makes at its one lookup: the first, and one local retry.
-pub const SUBAGENT_ATTEMPTS: u32 = 2;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Runtime {
@@ -40,11 +35,24 @@ impl Runtime {
     }
 }
 
+impl clap::ValueEnum for Runtime {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Runtime::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
+    }
+}
+
 /// The request body the runtime sends for this conversation so far.
 pub fn request(lesson: &Lesson, ticket: &Ticket, runtime: Runtime, messages: &[Value]) -> Value {
     let (system, tools) = match runtime {
-        Runtime::Harness => (&lesson.agent.harness_system, World::tool_definitions(ticket)),
-        Runtime::Sdk => (&lesson.agent.sdk_system, sdk::tool_definitions(ticket)),
+        Runtime::Harness => (
+            &lesson.agent.harness_system,
+            lesson.tools_for(ticket).into_iter().map(|t| World::definition(t, &t.name)).collect(),
+        ),
+        Runtime::Sdk => (&lesson.agent.sdk_system, sdk::tool_definitions(lesson, ticket)),
     };
     json!({
         "model": lesson.agent.model,
@@ -56,22 +64,9 @@ pub fn request(lesson: &Lesson, ticket: &Ticket, runtime: Runtime, messages: &[V
 }
 
 /// A tool call in words, for its card.
-pub fn words(tool: &str, input: &Value) -> String {
-    let plain = sdk::unqualified(tool).unwrap_or(tool);
-    match plain {
-        PROCESS_REFUND => match input.get("order_id") {
-            Some(Value::String(id)) => format!("refunds order {id}"),
-            Some(other) => format!("refunds order {other}"),
-            None => "refunds an order, without saying which".into(),
-        },
-        LOOKUP_ORDERS => "looks up the customer's orders".into(),
-        DELEGATE_LOOKUP | LOOKUP_ORDER => match input.get("order_id").and_then(Value::as_str) {
-            Some(id) if plain == DELEGATE_LOOKUP => format!("starts a subagent to look up order {id}"),
-            Some(id) => format!("looks up order {id}"),
-            None => "looks up an order, without saying which".into(),
-        },
-        other => format!("calls {other}"),
-    }
+pub fn words(lesson: &Lesson, tool: &str, input: &Value) -> String {
+    let plain = sdk::unqualified(&lesson.agent.server, tool).unwrap_or(tool);
+    lumen::words(lesson, plain, input)
 }
 
 fn text_of(content: &[Value]) -> String {
@@ -87,12 +82,21 @@ fn text_of(content: &[Value]) -> String {
 pub fn not_loaded(lesson: &Lesson, ticket: &Ticket, code: &str, runtime: Runtime, error: &LoadError) -> Replay {
     let mut events = vec![Event::Customer { text: ticket.text.clone() }];
     events.push(Event::CodeError { message: error.message.clone(), call: None, printed: error.output.clone() });
-    finish(lesson, ticket, code, runtime, events)
+    finish(lesson, ticket, code, runtime, events, &Default::default())
 }
 
-fn finish(lesson: &Lesson, ticket: &Ticket, code: &str, runtime: Runtime, mut events: Vec<Event>) -> Replay {
-    replay::settle_tones(&mut events);
-    let verdict = replay::verdict(&events);
+fn finish(
+    lesson: &Lesson,
+    ticket: &Ticket,
+    code: &str,
+    runtime: Runtime,
+    mut events: Vec<Event>,
+    paid: &std::collections::BTreeMap<String, u32>,
+) -> Replay {
+    let helps = &lesson.world.retry_helps;
+    replay::settle_tones(&mut events, helps);
+    let mut verdict = replay::verdict(&events, helps, paid);
+    verdict.note = ticket.notes.get(code).cloned();
     Replay {
         lesson: lesson.id.clone(),
         ticket: ticket.id.clone(),
@@ -113,11 +117,13 @@ pub fn run(
     model: &mut dyn Model,
 ) -> Replay {
     let mut world = World::for_ticket(lesson, ticket);
+    let policy = Policy { data: &lesson.harness };
+    let server = lesson.agent.server.as_str();
     let mut backoff = Backoff::seeded(&format!("{}/{}", lesson.id, ticket.id));
     let mut messages = vec![json!({"role": "user", "content": ticket.text})];
     let mut events = vec![Event::Customer { text: ticket.text.clone() }];
     let mut answered = false;
-    for _ in 0..MAX_TURNS {
+    for _ in 0..lesson.agent.max_turns {
         let body = request(lesson, ticket, runtime, &messages);
         if let Err(why) = crate::messages::check_request(&body) {
             events.push(Event::CodeError {
@@ -125,14 +131,14 @@ pub fn run(
                 call: None,
                 printed: String::new(),
             });
-            return finish(lesson, ticket, code_label, runtime, events);
+            return finish(lesson, ticket, code_label, runtime, events, world.paid());
         }
         let (response, provenance) = match model.respond(&body) {
             Turn::Reply { response, provenance } => (response, provenance),
             Turn::Missing { closest, diff } => {
                 let sent = messages.last().and_then(|m| m.get("content")).cloned().unwrap_or(Value::Null);
                 events.push(Event::NoRecording { sent, closest, diff, explanation: NO_RECORDING.trim().to_string() });
-                return finish(lesson, ticket, code_label, runtime, events);
+                return finish(lesson, ticket, code_label, runtime, events, world.paid());
             }
         };
         let content: Vec<Value> = response.get("content").and_then(Value::as_array).cloned().unwrap_or_default();
@@ -154,19 +160,21 @@ pub fn run(
                 id: id.clone(),
                 tool: tool.clone(),
                 input: input.clone(),
-                words: words(&tool, &input),
+                words: words(lesson, &tool, &input),
                 preface: preface.take(),
                 provenance: provenance.clone(),
             });
+            let delegated = lesson.tool(&tool).and_then(|t| t.runs.clone());
             let (run, wire) = match runtime {
-                Runtime::Harness if tool == DELEGATE_LOOKUP => {
-                    let run =
-                        harness::run_limited(&mut world, code, &mut backoff, LOOKUP_ORDER, &input, SUBAGENT_ATTEMPTS);
-                    (run, None)
-                }
-                Runtime::Harness => (harness::run_tool(&mut world, code, &mut backoff, &tool, &input), None),
+                Runtime::Harness => match &delegated {
+                    Some(task) => {
+                        let attempts = lesson.harness.subagent_attempts;
+                        (harness::run_limited(&mut world, policy, code, &mut backoff, task, &input, attempts), None)
+                    }
+                    None => (harness::run_tool(&mut world, policy, code, &mut backoff, &tool, &input), None),
+                },
                 Runtime::Sdk => {
-                    let (run, result) = sdk::call_tool(&mut world, code, &tool, &input);
+                    let (run, result) = sdk::call_tool(&mut world, policy, server, code, &tool, &input);
                     (run, Some(result))
                 }
             };
@@ -181,11 +189,12 @@ pub fn run(
                     call: Some(crate::pyrepr::call(&fault.function, &fault.args)),
                     printed: fault.call.shown_output(),
                 });
-                return finish(lesson, ticket, code_label, runtime, events);
+                return finish(lesson, ticket, code_label, runtime, events, world.paid());
             }
             let mut result = run.result().cloned().unwrap_or(Value::Null);
-            if tool == DELEGATE_LOOKUP {
-                if let Some(report) = subagent_report(&world, &run, &input) {
+            if delegated.is_some() && run.is_error() {
+                let report = run.result().and_then(|r| world.subagent_report(r, run.attempts.len(), &input));
+                if let Some(report) = report {
                     events.push(Event::Report { tool_use_id: id.clone(), report: report["report"].clone() });
                     result = report;
                 }
@@ -201,6 +210,16 @@ pub fn run(
             if is_error {
                 block["is_error"] = Value::Bool(true);
             }
+            if runtime == Runtime::Harness {
+                // What the model receives for this call, beside the tool's own `isError`.
+                let last = events.iter_mut().rev().find_map(|e| match e {
+                    Event::Attempt { tool_use_id, wire, .. } if *tool_use_id == id => Some(wire),
+                    _ => None,
+                });
+                if let Some(wire) = last {
+                    *wire = Some(block.clone());
+                }
+            }
             results.push(block);
         }
         messages.push(json!({"role": "assistant", "content": content}));
@@ -208,47 +227,12 @@ pub fn run(
     }
     if !answered {
         events.push(Event::CodeError {
-            message: format!("the agent stopped after {MAX_TURNS} model turns without a final reply"),
+            message: format!("the agent stopped after {} model turns without a final reply", lesson.agent.max_turns),
             call: None,
             printed: String::new(),
         });
     }
-    finish(lesson, ticket, code_label, runtime, events)
-}
-
-/// A subagent whose lookup failed passes up a report in four labelled parts, built from the
-/// structured error it got. An error with no category gives it nothing to report, so the bare
-/// result goes up as it came.
-fn subagent_report(world: &World<'_>, run: &ToolRun, input: &Value) -> Option<Value> {
-    if !run.is_error() {
-        return None;
-    }
-    let error = run.result()?.get("error")?;
-    let category = error.get("errorCategory")?.as_str()?;
-    let message = error.get("message").and_then(Value::as_str).unwrap_or("no message");
-    let order_id = input.get("order_id").and_then(Value::as_str).unwrap_or("?").to_string();
-    let attempts = run.attempts.len();
-    let fields = [
-        ("order_id", order_id),
-        ("category", category.to_string()),
-        ("message", message.to_string()),
-        ("attempts", attempts.to_string()),
-    ];
-    let tried = if attempts > 1 { "subagent_tried_retry" } else { "subagent_tried_once" };
-    let next = if error.get("isRetryable") == Some(&Value::Bool(true)) {
-        "subagent_next_later"
-    } else {
-        "subagent_next_final"
-    };
-    Some(json!({
-        "isError": true,
-        "report": {
-            "failed": world.message("subagent_failed", &fields),
-            "tried": world.message(tried, &fields),
-            "partial": world.message("subagent_partial", &fields),
-            "next": world.message(next, &fields),
-        }
-    }))
+    finish(lesson, ticket, code_label, runtime, events, world.paid())
 }
 
 const NO_RECORDING: &str = "
@@ -303,7 +287,24 @@ fn push_attempts(events: &mut Vec<Event>, tool_use_id: &str, run: &ToolRun, prio
             tone: Tone::Reported,
             wire: wire.clone(),
             printed: attempt.output.clone(),
+            answer: attempt.retry.clone(),
         });
+        if let Some(read) = &attempt.read {
+            let found = read.result().and_then(|r| r.get("found")).map(harness::truthy).filter(|_| !read.is_error());
+            events.push(Event::Verify {
+                tool_use_id: tool_use_id.to_string(),
+                tool: read.tool.clone(),
+                input: read.input.clone(),
+                tries: read.attempts.len(),
+                found,
+                message: read
+                    .result()
+                    .and_then(|r| r.get("message").or_else(|| r.get("error").and_then(|e| e.get("message"))))
+                    .and_then(Value::as_str)
+                    .map(String::from),
+                output: read.result().cloned().unwrap_or(Value::Null),
+            });
+        }
         if let Some(wait) = attempt.wait {
             events.push(Event::Wait { ms: wait.as_millis() as u64 });
         }

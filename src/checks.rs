@@ -1,6 +1,7 @@
-//! The graded checks of structured-errors. Each looks at one aspect only, so one bug fails the
-//! checks it breaks and no others. They call the learner's code through `harness::Code`, and the
-//! `harness-*` checks run the real tools and harness.
+//! The check engine. A lesson declares its checks (`lessons/<id>/lesson.toml`): calls of a
+//! learner function with expectations on what comes back, or a ticket's probe taken through the
+//! real harness and world with expectations on what the run did. The engine runs them in order;
+//! each looks at one aspect, so one bug fails the checks it breaks and no others.
 
 use std::collections::HashMap;
 
@@ -8,30 +9,10 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::bridge::{Call, Outcome};
-use crate::harness::{self, call_value, Backoff, Code, Fault, ToolRun};
-use crate::lesson::{Lesson, Ticket};
-use crate::lumen::World;
+use crate::harness::{self, call_value, Backoff, Code, Fault, Policy, ToolRun};
+use crate::lesson::{CheckSpec, Expect, Lesson, Ticket};
+use crate::lumen::{self, World};
 use crate::pyrepr;
-
-/// The checks, in the order they run. The lesson manifest gives each its name and hints.
-pub const CHECK_IDS: &[&str] = &[
-    "fail-flags-failure",
-    "fail-names-category",
-    "fail-retry-hint",
-    "fail-keeps-message",
-    "empty-is-not-failure",
-    "retry-transient",
-    "no-retry-refusals",
-    "no-retry-without-flag",
-    "harness-old-order",
-    "harness-wrong-id",
-    "harness-not-yours",
-    "harness-flaky-payment",
-    "harness-no-orders",
-];
-
-/// The failure categories, in the order the checks try them.
-pub const FAILURE_CATEGORIES: [&str; 4] = ["transient", "validation", "permission", "business"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -39,6 +20,13 @@ pub enum Status {
     Pass,
     Fail,
     Error,
+}
+
+/// A likely mistake recognised in what the code returned.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Advice {
+    pub mistake: String,
+    pub says: String,
 }
 
 /// The verdict of one check.
@@ -55,6 +43,11 @@ pub struct CheckResult {
     pub call: Option<String>,
     pub expected: Option<Value>,
     pub got: Option<Value>,
+    /// The mistake the shape of `got` suggests, when one of the lesson's patterns matches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guidance: Option<Advice>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<u32>,
     #[serde(skip)]
     pub hints: Vec<String>,
 }
@@ -66,6 +59,7 @@ struct Miss {
     expected: Option<Value>,
     got: Option<Value>,
     output: String,
+    guidance: Option<Advice>,
 }
 
 type Verdict = Result<(), Box<Miss>>;
@@ -91,188 +85,179 @@ impl Code for Remembering<'_> {
     }
 }
 
-/// Run every check against the learner's code, in order.
-pub fn run_all(lesson: &Lesson, code: &mut dyn Code) -> Vec<CheckResult> {
+/// The seed a file's checks draw their varying inputs from: its bytes, so the same file always
+/// gets the same report, and a file edited to match one run's sentences gets new ones.
+pub fn seed_for(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// Run every check of the lesson against the learner's code, in order.
+pub fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<CheckResult> {
     let mut code = Remembering { code, broken: HashMap::new() };
-    let samples = failure_samples(lesson);
-    CHECK_IDS
+    let samples = Samples::draw(lesson, seed);
+    lesson
+        .checks
         .iter()
-        .map(|id| {
-            let verdict = run_one(id, lesson, &samples, &mut code);
-            let text = lesson.check_text(id);
-            let name = text.map(|t| t.name.clone()).unwrap_or_else(|| id.to_string());
-            let hints = text.map(|t| t.hints.clone()).unwrap_or_default();
-            match verdict {
-                Ok(()) => CheckResult {
-                    id: id.to_string(),
-                    name,
-                    status: Status::Pass,
-                    message: String::new(),
-                    output: String::new(),
-                    call: None,
-                    expected: None,
-                    got: None,
-                    hints,
-                },
-                Err(miss) => CheckResult {
-                    id: id.to_string(),
-                    name,
-                    status: Status::Fail,
-                    message: miss.message,
-                    output: miss.output,
-                    call: Some(miss.call),
-                    expected: miss.expected,
-                    got: miss.got,
-                    hints,
-                },
+        .map(|spec| {
+            let verdict = run_one(spec, lesson, &samples, &mut code);
+            let mut result = CheckResult {
+                id: spec.id.clone(),
+                name: spec.name.clone(),
+                status: Status::Pass,
+                message: String::new(),
+                output: String::new(),
+                call: None,
+                expected: None,
+                got: None,
+                guidance: None,
+                task_id: spec.task,
+                hints: spec.hints.clone(),
+            };
+            if let Err(miss) = verdict {
+                result.status = Status::Fail;
+                result.message = miss.message;
+                result.output = miss.output;
+                result.call = Some(miss.call).filter(|c| !c.is_empty());
+                result.expected = miss.expected;
+                result.got = miss.got;
+                result.guidance = miss.guidance;
             }
+            result
         })
         .collect()
 }
 
-/// The message each category's tool failure carries, taken from the world itself.
-pub fn failure_samples(lesson: &Lesson) -> Vec<(String, String)> {
-    let mut samples = Vec::new();
-    for ticket in &lesson.tickets {
-        let mut world = World::for_ticket(lesson, ticket);
-        let mut seen = None;
-        let _ = world.call(&ticket.probe.tool, &ticket.probe.input, &mut |category: &str, message: &str| {
-            seen = Some((category.to_string(), message.to_string()));
-            Err::<Value, ()>(())
-        });
-        if let Some(sample) = seen {
-            if !samples.iter().any(|(c, _): &(String, String)| *c == sample.0) {
-                samples.push(sample);
-            }
+/// The lesson's sample messages for one run, their order ids drawn from the seed.
+pub struct Samples {
+    values: HashMap<String, String>,
+}
+
+impl Samples {
+    pub fn draw(lesson: &Lesson, seed: u64) -> Samples {
+        let mut rng = Backoff::from_seed(seed);
+        let values = lesson
+            .samples
+            .iter()
+            .map(|(name, sample)| {
+                let mut fields: Vec<(&str, String)> =
+                    sample.fields.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+                if !sample.fields.contains_key("order_id") {
+                    fields.push(("order_id", format!("{:04}", rng.below(10_000))));
+                }
+                let template = lesson.world.messages.get(&sample.message).map(String::as_str).unwrap_or("");
+                (name.clone(), lumen::fill(template, &fields))
+            })
+            .collect();
+        Samples { values }
+    }
+
+    /// A case's arguments with every `$name` replaced by its sample.
+    fn resolve(&self, value: &Value) -> Value {
+        match value {
+            Value::String(s) => match s.strip_prefix('$').and_then(|name| self.values.get(name)) {
+                Some(text) => Value::from(text.as_str()),
+                None => value.clone(),
+            },
+            Value::Array(items) => Value::Array(items.iter().map(|v| self.resolve(v)).collect()),
+            Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), self.resolve(v))).collect()),
+            other => other.clone(),
         }
     }
-    samples
 }
 
-fn sample<'s>(samples: &'s [(String, String)], category: &str) -> &'s str {
-    samples.iter().find(|(c, _)| c == category).map(|(_, m)| m.as_str()).unwrap_or("The tool could not do that.")
-}
-
-fn run_one(id: &str, lesson: &Lesson, samples: &[(String, String)], code: &mut dyn Code) -> Verdict {
-    let each_failure = |code: &mut dyn Code, expect: &dyn Fn(&str, &str) -> Value| -> Verdict {
-        for category in FAILURE_CATEGORIES {
-            let message = sample(samples, category);
-            let args = vec![Value::from(category), Value::from(message)];
-            let (result, output) = call_value(code, "fail", args.clone());
-            let call = pyrepr::call("fail", &args);
-            let got = result.map_err(|f| fault_miss(&f, output.clone()))?;
-            compare(&expect(category, message), &got, false)
-                .map_err(|d| miss(d, call, &expect(category, message), got, output))?;
-        }
-        Ok(())
-    };
-    match id {
-        "fail-flags-failure" => each_failure(code, &|_, _| json!({"isError": true})),
-        "fail-names-category" => each_failure(code, &|c, _| json!({"error": {"errorCategory": c}})),
-        "fail-retry-hint" => each_failure(code, &|c, _| json!({"error": {"isRetryable": c == "transient"}})),
-        "fail-keeps-message" => each_failure(code, &|_, m| json!({"error": {"message": m}})),
-        "empty-is-not-failure" => {
-            let message = sample(samples, "empty");
-            let args = vec![Value::from("empty"), Value::from(message)];
-            let (result, output) = call_value(code, "fail", args.clone());
-            let got = result.map_err(|f| fault_miss(&f, output.clone()))?;
-            let expected = json!({"orders": [], "message": message});
-            compare(&expected, &got, true).map_err(|d| miss(d, pyrepr::call("fail", &args), &expected, got, output))
-        }
-        "retry-transient" => {
-            let error = error_object("transient", Some(true), sample(samples, "transient"));
-            decide(code, error, true)
-        }
-        "no-retry-refusals" => {
-            for category in &FAILURE_CATEGORIES[1..] {
-                decide(code, error_object(category, Some(false), sample(samples, category)), false)?;
-            }
-            Ok(())
-        }
-        "no-retry-without-flag" => {
-            decide(code, json!({"message": "Error"}), false)?;
-            decide(code, error_object("business", None, sample(samples, "business")), false)
-        }
-        other => {
-            let ticket_id = other.strip_prefix("harness-").unwrap_or(other);
-            let Some(ticket) = lesson.ticket(ticket_id) else {
-                return Err(Box::new(Miss {
-                    message: format!("the lesson has no ticket '{ticket_id}' for this check"),
-                    call: String::new(),
-                    expected: None,
-                    got: None,
-                    output: String::new(),
-                }));
+fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn Code) -> Verdict {
+    if let Some(ticket) = spec.ticket.as_deref().and_then(|id| lesson.ticket(id)) {
+        return ticket_check(spec, lesson, ticket, samples, code);
+    }
+    let function = spec.call.as_deref().unwrap_or_default();
+    for case in &spec.cases {
+        let args: Vec<Value> = case.args.iter().map(|a| samples.resolve(a)).collect();
+        let (result, output) = call_value(code, function, args.clone());
+        let got = result.map_err(|f| fault_miss(&f, output.clone()))?;
+        let expect: Vec<Expect> = case.expect.iter().map(|e| resolved(e, samples)).collect();
+        if let Err(d) = first_difference(&expect, &got, &args) {
+            let message = if d.path.is_empty() {
+                format!("{function} returned {}: expected {}", pyrepr::repr(&got), d.want)
+            } else {
+                d.to_string()
             };
-            harness_check(lesson, ticket, code)
+            return Err(Box::new(Miss {
+                message,
+                call: pyrepr::call(function, &args),
+                expected: Some(expected_shape(&expect)),
+                guidance: advice(spec, &got, &args, samples),
+                got: Some(got),
+                output,
+            }));
         }
     }
+    Ok(())
 }
 
-fn error_object(category: &str, retryable: Option<bool>, message: &str) -> Value {
-    let mut error = Map::new();
-    error.insert("errorCategory".into(), category.into());
-    if let Some(r) = retryable {
-        error.insert("isRetryable".into(), r.into());
-    }
-    error.insert("message".into(), message.into());
-    Value::Object(error)
+fn resolved(e: &Expect, samples: &Samples) -> Expect {
+    let mut e = e.clone();
+    e.equals = e.equals.map(|v| samples.resolve(&v));
+    e.one_of = e.one_of.map(|vs| vs.iter().map(|v| samples.resolve(v)).collect());
+    e
 }
 
-/// `should_retry(error)` must say yes (truthy) or no (falsy), as the harness reads it.
-fn decide(code: &mut dyn Code, error: Value, yes: bool) -> Verdict {
-    let args = vec![error];
-    let (result, output) = call_value(code, "should_retry", args.clone());
-    let call = pyrepr::call("should_retry", &args);
-    let got = result.map_err(|f| fault_miss(&f, output.clone()))?;
-    if harness::truthy(&got) == yes {
-        return Ok(());
-    }
-    let word = if yes { "yes (True)" } else { "no (False)" };
-    Err(Box::new(Miss {
-        message: format!("should_retry returned {}: expected {word}", pyrepr::repr(&got)),
-        call,
-        expected: Some(Value::Bool(yes)),
-        got: Some(got),
-        output,
-    }))
+fn advice(spec: &CheckSpec, got: &Value, args: &[Value], samples: &Samples) -> Option<Advice> {
+    spec.guidance.iter().find_map(|g| {
+        let when: Vec<Expect> = g.when.iter().map(|e| resolved(e, samples)).collect();
+        first_difference(&when, got, args)
+            .is_ok()
+            .then(|| Advice { mistake: g.mistake.clone(), says: g.says.trim().to_string() })
+    })
 }
 
-fn harness_check(lesson: &Lesson, ticket: &Ticket, code: &mut dyn Code) -> Verdict {
+fn ticket_check(spec: &CheckSpec, lesson: &Lesson, ticket: &Ticket, samples: &Samples, code: &mut dyn Code) -> Verdict {
     let mut world = World::for_ticket(lesson, ticket);
     let mut backoff = Backoff::seeded(&ticket.id);
-    let run = harness::run_tool(&mut world, code, &mut backoff, &ticket.probe.tool, &ticket.probe.input);
+    let policy = Policy { data: &lesson.harness };
+    let run = harness::run_tool(&mut world, policy, code, &mut backoff, &ticket.probe.tool, &ticket.probe.input);
     let call = format!(
         "{}  # through the harness, ticket {}",
         pyrepr::keyword_call(&ticket.probe.tool, &ticket.probe.input),
         ticket.id
     );
-    let output: String = run.attempts.iter().map(|a| a.output.as_str()).collect();
+    let output: String = run
+        .attempts
+        .iter()
+        .flat_map(|a| {
+            std::iter::once(a.output.as_str())
+                .chain(a.read.iter().flat_map(|r| r.attempts.iter().map(|x| x.output.as_str())))
+        })
+        .collect();
     if let Some(fault) = &run.fault {
         let mut m = fault_miss(fault, output);
-        m.message =
-            format!("during attempt {}: {}", run.attempts.len() + usize::from(fault.function == "fail"), m.message);
+        let during = run.attempts.len() + usize::from(fault.function == lesson.harness.build);
+        m.message = format!("during attempt {}: {}", during.max(1), m.message);
         return Err(m);
     }
-    let got = summarise(&run);
-    let expected = match ticket.category.as_str() {
-        "transient" => json!({"attempts": 2, "failed": false, "result": {"refunded": true}}),
-        "empty" => json!({"attempts": 1, "failed": false, "result": {"orders": []}}),
-        _ => json!({"attempts": 1}),
-    };
-    // What the harness did is this check's aspect; the exact shape of the empty answer (no
-    // `isError: False` beside it) is `empty-is-not-failure`'s, so one bug fails one check.
-    compare(&expected, &got, false).map_err(|d| miss(d, call, &expected, got, output))
+    let got = summarise(&run, &world);
+    let expect: Vec<Expect> = spec.expect.iter().map(|e| resolved(e, samples)).collect();
+    first_difference(&expect, &got, &[]).map_err(|d| {
+        Box::new(Miss {
+            message: d.to_string(),
+            call,
+            expected: Some(expected_shape(&expect)),
+            guidance: advice(spec, &got, &[], samples),
+            got: Some(got.clone()),
+            output,
+        })
+    })
 }
 
-/// What a harness run did, in the shape the harness checks compare.
-fn summarise(run: &ToolRun) -> Value {
-    let decisions: Vec<Value> = run.attempts.iter().filter_map(|a| a.retry.clone()).collect();
+/// What a harness run did, in the shape ticket checks look at.
+fn summarise(run: &ToolRun, world: &World<'_>) -> Value {
+    let answers: Vec<Value> = run.attempts.iter().filter_map(|a| a.retry.clone()).collect();
     json!({
         "attempts": run.attempts.len(),
         "failed": run.is_error(),
         "result": run.result().cloned().unwrap_or(Value::Null),
-        "should_retry": decisions,
+        "answers": answers,
+        "reads": run.reads(),
+        "refunds_paid": world.paid().values().sum::<u32>(),
     })
 }
 
@@ -283,62 +268,111 @@ fn fault_miss(fault: &Fault, output: String) -> Box<Miss> {
         expected: None,
         got: None,
         output: if output.is_empty() { fault.call.shown_output() } else { output },
+        guidance: None,
     })
 }
 
-fn miss(d: Box<Difference>, call: String, expected: &Value, got: Value, output: String) -> Box<Miss> {
-    Box::new(Miss { message: d.to_string(), call, expected: Some(expected.clone()), got: Some(got), output })
+/// The value at a dotted path; `@args.N` is the call's N-th argument.
+fn at<'v>(got: &'v Value, args: &'v [Value], path: &str) -> Option<&'v Value> {
+    if path.is_empty() {
+        return Some(got);
+    }
+    if let Some(rest) = path.strip_prefix("@args.") {
+        let (index, tail) = rest.split_once('.').unwrap_or((rest, ""));
+        let arg = args.get(index.parse::<usize>().ok()?)?;
+        return at(arg, &[], tail);
+    }
+    path.split('.').try_fold(got, |v, key| v.as_object()?.get(key))
 }
 
-/// The first place where `got` differs from `expected`.
+/// The first expectation that does not hold.
+fn first_difference(expect: &[Expect], got: &Value, args: &[Value]) -> Result<(), Box<Difference>> {
+    for e in expect {
+        let value = at(got, args, &e.path);
+        let miss = |want: String| Err(Box::new(Difference { path: e.path.clone(), want, got: value.cloned() }));
+        if let Some(want) = &e.equals {
+            if value != Some(want) {
+                return miss(pyrepr::repr(want));
+            }
+        } else if e.absent {
+            if value.is_some() {
+                return miss("missing".into());
+            }
+        } else if let Some(options) = &e.one_of {
+            let ok = match value {
+                Some(v) => options.contains(v),
+                None => e.or_absent,
+            };
+            if !ok {
+                let mut words: Vec<String> = options.iter().map(pyrepr::repr).collect();
+                if e.or_absent {
+                    words.push("missing".into());
+                }
+                return miss(format!("one of {}", words.join(", ")));
+            }
+        } else if e.is_bool {
+            if !matches!(value, Some(Value::Bool(_))) {
+                return miss("a real bool, True or False".into());
+            }
+        } else if let Some(yes) = e.truthy {
+            if value.map(harness::truthy).unwrap_or(false) != yes {
+                return miss(if yes { "a yes (True)".into() } else { "a no (False)".into() });
+            }
+        } else if let Some(keys) = &e.only_keys {
+            if let Some(extra) = value.and_then(Value::as_object).and_then(|o| o.keys().find(|k| !keys.contains(k))) {
+                let path = if e.path.is_empty() { extra.clone() } else { format!("{}.{extra}", e.path) };
+                let got = value.and_then(|v| v.get(extra)).cloned();
+                return Err(Box::new(Difference { path, want: "missing".into(), got }));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The shape the expectations describe, as the report's `expected`.
+fn expected_shape(expect: &[Expect]) -> Value {
+    let mut shape = Value::Object(Map::new());
+    for e in expect {
+        let want = match (&e.equals, &e.one_of, e.truthy) {
+            (Some(v), _, _) => v.clone(),
+            (None, Some(options), _) if !options.is_empty() => options[0].clone(),
+            (None, _, Some(yes)) => Value::Bool(yes),
+            _ => continue,
+        };
+        if e.path.is_empty() || e.path.starts_with('@') {
+            if e.path.is_empty() {
+                shape = want;
+            }
+            continue;
+        }
+        let mut slot = &mut shape;
+        for key in e.path.split('.') {
+            if !slot.is_object() {
+                *slot = Value::Object(Map::new());
+            }
+            let Value::Object(map) = slot else { break };
+            slot = map.entry(key.to_string()).or_insert(Value::Null);
+        }
+        *slot = want;
+    }
+    shape
+}
+
+/// The first place where `got` differs from what was expected.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Difference {
     pub path: String,
-    /// `None`: the key should not be there.
-    pub expected: Option<Value>,
+    /// What was expected there, in words.
+    pub want: String,
     /// `None`: the key is missing.
     pub got: Option<Value>,
 }
 
 impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let show = |v: &Option<Value>| v.as_ref().map(pyrepr::repr).unwrap_or_else(|| "missing".into());
+        let got = self.got.as_ref().map(pyrepr::repr).unwrap_or_else(|| "missing".into());
         let path = if self.path.is_empty() { "the result" } else { &self.path };
-        write!(f, "{path}: expected {}, got {}", show(&self.expected), show(&self.got))
-    }
-}
-
-/// Compare `got` against `expected`. Objects in `expected` are patterns (keys not named are not
-/// looked at) unless `exact`, when extra keys count as differences too.
-pub fn compare(expected: &Value, got: &Value, exact: bool) -> Result<(), Box<Difference>> {
-    walk(expected, got, exact, String::new())
-}
-
-fn walk(expected: &Value, got: &Value, exact: bool, path: String) -> Result<(), Box<Difference>> {
-    let join = |key: &str| if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
-    match (expected, got) {
-        (Value::Object(want), Value::Object(have)) => {
-            for (key, want_value) in want {
-                match have.get(key) {
-                    Some(have_value) => walk(want_value, have_value, exact, join(key))?,
-                    None => {
-                        return Err(Box::new(Difference {
-                            path: join(key),
-                            expected: Some(want_value.clone()),
-                            got: None,
-                        }))
-                    }
-                }
-            }
-            if exact {
-                if let Some((key, extra)) = have.iter().find(|(k, _)| !want.contains_key(*k)) {
-                    return Err(Box::new(Difference { path: join(key), expected: None, got: Some(extra.clone()) }));
-                }
-            }
-            Ok(())
-        }
-        _ if expected == got => Ok(()),
-        _ => Err(Box::new(Difference { path, expected: Some(expected.clone()), got: Some(got.clone()) })),
+        write!(f, "{path}: expected {}, got {got}", self.want)
     }
 }
 
@@ -346,18 +380,39 @@ fn walk(expected: &Value, got: &Value, exact: bool, path: String) -> Result<(), 
 mod tests {
     use super::*;
 
+    fn eq(path: &str, v: Value) -> Expect {
+        Expect { path: path.into(), equals: Some(v), ..Expect::default() }
+    }
+
     #[test]
-    fn compare_names_the_first_difference() {
-        let d =
-            compare(&json!({"error": {"isRetryable": true}}), &json!({"error": {"message": "x"}}), false).unwrap_err();
+    fn the_first_unmet_expectation_is_named() {
+        let d = first_difference(&[eq("error.isRetryable", json!(true))], &json!({"error": {"message": "x"}}), &[])
+            .unwrap_err();
         assert_eq!(d.to_string(), "error.isRetryable: expected True, got missing");
-        let d = compare(&json!({"isError": true}), &json!({"isError": 1}), false).unwrap_err();
+        let d = first_difference(&[eq("isError", json!(true))], &json!({"isError": 1}), &[]).unwrap_err();
         assert_eq!(d.to_string(), "isError: expected True, got 1");
-        let d = compare(&json!({"orders": []}), &json!({"orders": [], "isError": false}), true).unwrap_err();
+        let only = Expect { only_keys: Some(vec!["orders".into()]), ..Expect::default() };
+        let d = first_difference(&[only], &json!({"orders": [], "isError": false}), &[]).unwrap_err();
         assert_eq!(d.to_string(), "isError: expected missing, got False");
-        assert!(compare(&json!({"a": 1}), &json!({"a": 1, "b": 2}), false).is_ok());
-        let d = compare(&json!({"a": 1}), &json!("text"), false).unwrap_err();
-        assert_eq!(d.to_string(), "the result: expected {'a': 1}, got 'text'");
+        let d = first_difference(&[eq("a", json!(1))], &json!("text"), &[]).unwrap_err();
+        assert_eq!(d.to_string(), "a: expected 1, got missing");
+        let maybe =
+            Expect { path: "isError".into(), one_of: Some(vec![json!(false)]), or_absent: true, ..Expect::default() };
+        assert!(first_difference(std::slice::from_ref(&maybe), &json!({}), &[]).is_ok());
+        assert!(first_difference(std::slice::from_ref(&maybe), &json!({"isError": false}), &[]).is_ok());
+        assert!(first_difference(&[maybe], &json!({"isError": "false"}), &[]).is_err());
+        let yes = Expect { truthy: Some(true), ..Expect::default() };
+        assert!(first_difference(std::slice::from_ref(&yes), &json!("no"), &[]).is_ok());
+        assert!(first_difference(&[yes], &json!(0), &[]).is_err());
+        let real = Expect { path: "f".into(), is_bool: true, ..Expect::default() };
+        assert!(first_difference(&[real], &json!({"f": "true"}), &[]).is_err());
+        assert!(first_difference(&[eq("@args.0.c", json!("t"))], &json!(null), &[json!({"c": "t"})]).is_ok());
+    }
+
+    #[test]
+    fn the_expected_shape_nests_its_paths() {
+        let shape = expected_shape(&[eq("error.isRetryable", json!(false)), eq("isError", json!(true))]);
+        assert_eq!(shape, json!({"error": {"isRetryable": false}, "isError": true}));
     }
 }
 
@@ -372,9 +427,12 @@ pub struct Report {
     pub checks: Vec<CheckResult>,
     pub passed: usize,
     pub total: usize,
-    /// What the file printed while loading, shown with a load error.
-    #[serde(skip)]
+    /// What the file printed while it loaded (at import time), before any check ran.
+    #[serde(rename = "output")]
     pub load_output: String,
+    /// How to grade again, as the learner asked the first time (or "save" in watch mode).
+    #[serde(skip)]
+    pub again: String,
 }
 
 impl Report {
@@ -387,21 +445,35 @@ impl Report {
             let first = checks.iter().find(|c| c.status != Status::Pass).map(|c| c.id.as_str()).unwrap_or("");
             (Status::Fail, format!("{passed} of {total} checks pass; the first to fix is {first}"))
         };
-        Report { lesson: lesson.id.clone(), file, status, message, checks, passed, total, load_output: String::new() }
+        let again = format!("run ./workshop check {} again", lesson.id);
+        Report {
+            lesson: lesson.id.clone(),
+            file,
+            status,
+            message,
+            checks,
+            passed,
+            total,
+            load_output: String::new(),
+            again,
+        }
     }
 
     pub fn not_loaded(lesson: &Lesson, file: String, error: &crate::bridge::LoadError) -> Report {
-        let checks: Vec<CheckResult> = CHECK_IDS
+        let checks: Vec<CheckResult> = lesson
+            .checks
             .iter()
-            .map(|id| CheckResult {
-                id: id.to_string(),
-                name: lesson.check_text(id).map(|t| t.name.clone()).unwrap_or_else(|| id.to_string()),
+            .map(|spec| CheckResult {
+                id: spec.id.clone(),
+                name: spec.name.clone(),
                 status: Status::Error,
                 message: "not run: the file did not load".into(),
                 output: String::new(),
                 call: None,
                 expected: None,
                 got: None,
+                guidance: None,
+                task_id: spec.task,
                 hints: Vec::new(),
             })
             .collect();
@@ -415,6 +487,7 @@ impl Report {
             passed: 0,
             total,
             load_output: error.output.clone(),
+            again: format!("run ./workshop check {} again", lesson.id),
         }
     }
 

@@ -3,16 +3,49 @@
 
 use std::path::PathBuf;
 
+use std::time::Duration;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::agent::Runtime;
 use crate::render::styles::ColorChoice;
+use crate::replaying::CodeArg;
+
+/// The shortest deadline a call may have: below it, even a correct file would time out.
+const MIN_TIMEOUT: f64 = 0.01;
+const MAX_TIMEOUT: f64 = 600.0;
+
+/// `--timeout SECS`: seconds each call of the learner's code may take.
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let secs: f64 =
+        text.trim().parse().map_err(|_| format!("'{text}' is not a number of seconds, such as 1 or 2.5"))?;
+    if !(secs.is_finite() && (MIN_TIMEOUT..=MAX_TIMEOUT).contains(&secs)) {
+        return Err(format!(
+            "{text} s is out of range: give at least {MIN_TIMEOUT} (10 ms) and at most {MAX_TIMEOUT}, such as 1 or 2.5"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// `--speed X`: the player and the printed replay accept the same range.
+fn parse_speed(text: &str) -> Result<f64, String> {
+    let factor: f64 = text.trim().parse().map_err(|_| format!("'{text}' is not a factor, such as 0.5 or 2"))?;
+    if !(factor.is_finite() && factor > 0.0 && factor <= 100.0) {
+        return Err(format!("{text} is out of range: give a factor above 0 and at most 100, such as 0.5 or 2"));
+    }
+    Ok(factor)
+}
+
+fn parse_code(text: &str) -> Result<CodeArg, String> {
+    Ok(CodeArg::parse(text))
+}
 
 #[derive(Debug, Parser)]
 #[command(
     name = "workshop",
     version,
     about = "Hands-on lessons about building reliable AI agents, offline, in a terminal.",
-    after_help = "Start here:\n  ./workshop start structured-errors     copy the starter file into work/\n  ./workshop check structured-errors     grade your errors.py\n  ./workshop list                        lessons and your progress"
+    after_help = "Start here:\n  ./workshop list                lessons and your progress\n  ./workshop start <lesson>      copy the starter file into work/\n  ./workshop check <lesson>      grade your file"
 )]
 pub struct Cli {
     /// The workshop folder (the one holding lessons/). Default: found upward from here.
@@ -35,12 +68,12 @@ pub struct Cli {
 pub enum Command {
     /// Copy a lesson's starter files into work/<lesson>/ and say what to open.
     #[command(
-        after_help = "Examples:\n  ./workshop start structured-errors\n  ./workshop start structured-errors --force   begin again; your version is kept as a copy"
+        after_help = "Examples:\n  ./workshop start <lesson>\n  ./workshop start <lesson> --force   begin again; your version is kept as a copy"
     )]
     Start(StartArgs),
     /// Grade your file for a lesson, one line per check, the first failure explained.
     #[command(
-        after_help = "Examples:\n  ./workshop check structured-errors\n  ./workshop check --file solutions/mine.py --format json\n\nExit status: 0 all checks pass, 1 some fail, 2 could not run (the file does not load, no Python, bad usage)."
+        after_help = "Examples:\n  ./workshop check <lesson>\n  ./workshop check --file solutions/mine.py --format json\n\nExit status: 0 all checks pass, 1 some fail, 2 could not run (the file does not load, no Python, bad usage)."
     )]
     Check(CheckArgs),
     /// The lessons, with your progress in each.
@@ -48,29 +81,29 @@ pub enum Command {
     List,
     /// Replay recorded agent runs of a lesson's tickets as cards.
     #[command(
-        after_help = "Examples:\n  ./workshop watch structured-errors\n  ./workshop watch --ticket old-order --code starter --expand\n  ./workshop watch --ticket old-order --compare\n  ./workshop watch --ticket flaky-payment --runtime sdk --code yours --no-anim\n  ANTHROPIC_API_KEY=... ./workshop watch --ticket old-order --code yours --live"
+        after_help = "Examples:\n  ./workshop watch <lesson>\n  ./workshop watch --ticket <ticket> --code starter --expand\n  ./workshop watch --ticket <ticket> --compare\n  ./workshop watch --ticket <ticket> --runtime sdk --code yours --no-anim\n  ANTHROPIC_API_KEY=... ./workshop watch --ticket <ticket> --code yours --live"
     )]
     Watch(WatchArgs),
     /// For lesson authors: replay every combination, check every recording, grade starter and solution.
-    #[command(after_help = "Example:\n  ./workshop doctor structured-errors")]
+    #[command(after_help = "Example:\n  ./workshop doctor <lesson>")]
     Doctor(DoctorArgs),
     /// For lesson authors: run every scripted combination and write its authored turns as recordings.
     #[command(
-        after_help = "Examples:\n  ./workshop record structured-errors\n  ANTHROPIC_API_KEY=... ./workshop record structured-errors --live\n  ./workshop record --live --ticket old-order --runtime harness\n\nWithout --live the replies come from recordings/<lesson>/script.toml and are labelled `authored`. With --live every request goes to the model and each turn is labelled `live` with its model, date and request id; the files are written only once every run went through."
+        after_help = "Examples:\n  ./workshop record <lesson>\n  ANTHROPIC_API_KEY=... ./workshop record <lesson> --live\n  ./workshop record <lesson> --live --ticket <ticket> --runtime harness\n\nWithout --live the replies come from recordings/<lesson>/script.toml and are labelled `authored`. With --live every request goes to the model and each turn is labelled `live` with its model, date and request id; the files are written only once every run went through."
     )]
     Record(RecordArgs),
     /// Read the lesson's text in the terminal.
     #[command(
-        after_help = "Examples:\n  ./workshop lesson structured-errors\n  ./workshop lesson --no-pager > lesson.txt\n\nOn a terminal, text longer than the screen goes through $PAGER (default: less -R)."
+        after_help = "Examples:\n  ./workshop lesson <lesson>\n  ./workshop lesson --no-pager > lesson.txt\n\nOn a terminal, text longer than the screen goes through $PAGER (default: less -R)."
     )]
     Lesson(LessonArgs),
     /// Test yourself on the lesson's ideas.
     #[command(
-        after_help = "Examples:\n  ./workshop quiz structured-errors                  one question at a time\n  ./workshop quiz --answers \"A,B,AC,D,C,A,B,AD,C,BD,A\"  one token per question, in order\n  ./workshop quiz --format json                      the questions and answers, for machines\n  ./workshop quiz --answers \"...\" --format json      each result and the score, for machines\n\nOn a terminal the questions come one at a time, each followed by why every option is right or wrong. Off a terminal (a pipe, a script) give --answers; without it the questions are printed and the exit status is 2, since nothing was graded.\n\nExit status: 0 answered (whatever the score), 1 stopped before the end, 2 could not run (bad --answers, no quiz, no terminal)."
+        after_help = "Examples:\n  ./workshop quiz <lesson>                  one question at a time\n  ./workshop quiz --answers \"A,B,AC,D,C,A,B,AD,C,BD,A\"  one token per question, in order\n  ./workshop quiz --format json                      the questions and answers, for machines\n  ./workshop quiz --answers \"...\" --format json      each result and the score, for machines\n\nOn a terminal the questions come one at a time, each followed by why every option is right or wrong. Off a terminal (a pipe, a script) give --answers; without it the questions are printed and the exit status is 2, since nothing was graded.\n\nExit status: 0 answered (whatever the score), 1 stopped before the end, 2 could not run (bad --answers, no quiz, no terminal)."
     )]
     Quiz(QuizArgs),
     /// A hint for the first failing check, one step further each time you ask.
-    #[command(after_help = "Examples:\n  ./workshop hint\n  ./workshop hint --check fail-retry-hint")]
+    #[command(after_help = "Examples:\n  ./workshop hint\n  ./workshop hint --check <check-id>")]
     Hint(HintArgs),
     /// The reference solution as a diff against your file, once your checks are green.
     #[command(
@@ -88,24 +121,27 @@ pub enum Command {
 pub struct WatchArgs {
     /// The lesson to replay. Default: the only lesson, or the one you started.
     pub lesson: Option<String>,
-    /// One ticket, such as old-order. Default: all of them, in order.
+    /// One ticket, by its id (shell completion offers them). Default: all of them, in order.
     #[arg(long, value_name = "ID")]
     pub ticket: Option<String>,
-    /// Whose code runs the tools: starter, structured (the reference fix), yours (work/<lesson>/),
-    /// or a file path. Default: yours once you have started the lesson, else structured.
-    #[arg(long, value_name = "starter|structured|yours|PATH", default_value = "auto", hide_default_value = true)]
-    pub code: String,
+    /// Whose code runs the tools: starter, structured (the lesson's reference fix), yours
+    /// (work/<lesson>/), or a file path. Default: yours once you have started the lesson, else
+    /// structured.
+    #[arg(long, value_name = "starter|structured|yours|PATH", default_value = "auto", hide_default_value = true, value_parser = parse_code)]
+    pub code: CodeArg,
     /// The code around the model: harness (retries in code) or sdk (the model decides).
-    #[arg(long, value_name = "harness|sdk", default_value = "harness")]
-    pub runtime: String,
-    /// Show the starter run and the structured run of the ticket, marking where they split.
+    #[arg(long, value_enum, default_value_t = Runtime::Harness)]
+    pub runtime: Runtime,
+    /// Compare two runs of each ticket side by side: the starter's, then the chosen code's (the
+    /// reference fix unless --code says otherwise), marking the first event where they split.
+    /// The default before you have started the lesson.
     #[arg(long)]
     pub compare: bool,
     /// Show the raw input and output JSON under each tool call and attempt.
     #[arg(long)]
     pub expand: bool,
     /// Replay speed: 2 is twice as fast.
-    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    #[arg(long, value_name = "X", default_value = "1", value_parser = parse_speed)]
     pub speed: f64,
     /// Print everything at once, with no pacing.
     #[arg(long)]
@@ -117,8 +153,8 @@ pub struct WatchArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Seconds each call of the code may take before it counts as stuck.
-    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
-    pub timeout: f64,
+    #[arg(long, value_name = "SECS", default_value = "1", value_parser = parse_timeout)]
+    pub timeout: Duration,
     #[command(flatten)]
     pub live: LiveArgs,
 }
@@ -150,14 +186,14 @@ pub struct RecordArgs {
     /// The lesson to record.
     pub lesson: Option<String>,
     /// Seconds each call of the code may take.
-    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
-    pub timeout: f64,
+    #[arg(long, value_name = "SECS", default_value = "1", value_parser = parse_timeout)]
+    pub timeout: Duration,
     /// Record only this ticket's runs. Default: every scripted run.
     #[arg(long, value_name = "ID")]
     pub ticket: Option<String>,
-    /// Record only the runs in this runtime: harness or sdk. Default: both.
-    #[arg(long, value_name = "harness|sdk")]
-    pub runtime: Option<String>,
+    /// Record only the runs in this runtime. Default: both.
+    #[arg(long, value_enum)]
+    pub runtime: Option<Runtime>,
     /// With --live: the model to ask; it must be the lesson's agent.model, which the replay sends.
     #[arg(long, value_name = "MODEL", requires = "live")]
     pub model: Option<String>,
@@ -193,6 +229,9 @@ pub struct HintArgs {
     /// The check to get a hint for. Default: the first failing one.
     #[arg(long, value_name = "ID")]
     pub check: Option<String>,
+    /// Then open your file in $VISUAL or $EDITOR.
+    #[arg(long)]
+    pub edit: bool,
 }
 
 #[derive(Debug, Args)]
@@ -212,32 +251,38 @@ pub struct CompletionsArgs {
 
 #[derive(Debug, Args)]
 pub struct StartArgs {
-    /// The lesson to start, such as structured-errors.
-    pub lesson: String,
+    /// The lesson to start. Without one, the lessons are listed.
+    pub lesson: Option<String>,
     /// Start again from the starter even if you changed the file. Your version is kept beside it.
     #[arg(long)]
     pub force: bool,
+    /// Then open your file in $VISUAL or $EDITOR.
+    #[arg(long)]
+    pub edit: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// The lesson to grade. Default: the only lesson, or the one you started.
     pub lesson: Option<String>,
-    /// Grade this file instead of work/<lesson>/errors.py.
+    /// Grade this file instead of your work file in work/<lesson>/.
     #[arg(long, value_name = "PATH")]
     pub file: Option<PathBuf>,
     /// text for people, json for autograders.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Seconds each call of your code may take before it counts as stuck.
-    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
-    pub timeout: f64,
+    #[arg(long, value_name = "SECS", default_value = "1", value_parser = parse_timeout)]
+    pub timeout: Duration,
     /// Grade again on every save of the file, until you press q.
     #[arg(long)]
     pub watch: bool,
     /// With --watch: look for changes by polling, for filesystems whose events do not arrive.
     #[arg(long, requires = "watch")]
     pub poll: bool,
+    /// First open the file in $VISUAL or $EDITOR; grade it when the editor closes.
+    #[arg(long, conflicts_with = "watch")]
+    pub edit: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -27,6 +27,9 @@ pub enum Error {
     Load(#[from] LoadError),
     #[error("{0}")]
     Io(String),
+    /// Standard output could not be written (see `output`): a closed pipe ends the command quietly.
+    #[error("could not write the output: {0}")]
+    Output(std::io::Error),
 }
 
 impl Error {
@@ -56,6 +59,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Refused(_) => EXIT_FAILED,
+            Error::Output(e) if crate::output::reader_left(e) => EXIT_SUCCESS,
             _ => EXIT_COULD_NOT_RUN,
         }
     }

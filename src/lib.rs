@@ -1,29 +1,41 @@
 //! `workshop`: hands-on lessons about building reliable AI agents, offline, in a terminal.
+// Every write goes through `output`, so a closed or full stdout is an error, never a panic.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
-pub mod bridge;
-pub mod checks;
-pub mod cli;
-pub mod commands;
-pub mod error;
-pub mod harness;
-pub mod lesson;
-pub mod live;
-pub mod lumen;
-pub mod messages;
-pub mod model;
+pub(crate) mod bridge;
+pub(crate) mod checks;
+pub(crate) mod cli;
+pub(crate) mod commands;
+pub mod context;
+pub(crate) mod editor;
+pub(crate) mod error;
+pub(crate) mod files;
+pub(crate) mod grading;
+pub(crate) mod harness;
+pub(crate) mod inert;
+pub(crate) mod lesson;
+pub(crate) mod live;
+pub(crate) mod lumen;
+pub(crate) mod messages;
+pub(crate) mod model;
+pub(crate) mod output;
+pub(crate) mod own_replay;
 pub mod player;
-pub mod progress;
-pub mod pyrepr;
-pub mod quiz;
+pub(crate) mod progress;
+pub(crate) mod pyrepr;
+pub(crate) mod quiz;
 pub mod recordings;
 pub mod render;
-pub mod replay;
-pub mod root;
-pub mod sdk;
-pub mod watcher;
+pub(crate) mod replay;
+pub(crate) mod replaying;
+pub(crate) mod root;
+pub(crate) mod sdk;
+pub(crate) mod watcher;
 
 use clap::Parser;
+
+use error::Error;
 
 /// Parse the command line, run the command, and return the exit code.
 pub fn run() -> i32 {
@@ -36,8 +48,11 @@ pub fn run() -> i32 {
     };
     match commands::dispatch(cli) {
         Ok(code) => code,
+        // The reader closed the pipe: they have what they wanted, and there is no one to tell.
+        Err(Error::Output(e)) if output::reader_left(&e) => error::EXIT_SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // Messages can quote the learner's code (an exception's text): shown, never sent.
+            errln!("error: {}", inert::text(&e.to_string()));
             e.exit_code()
         }
     }

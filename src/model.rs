@@ -104,7 +104,8 @@ pub struct Script {
 /// Answers each request with the next authored turn, and keeps what it answered as recordings.
 pub struct ScriptModel {
     turns: VecDeque<ScriptTurn>,
-    sdk: bool,
+    /// The MCP server's name, in the sdk runtime.
+    server: Option<String>,
     provenance: Provenance,
     seed: String,
     count: usize,
@@ -112,10 +113,10 @@ pub struct ScriptModel {
 }
 
 impl ScriptModel {
-    pub fn new(script: &Script, run: &ScriptRun) -> ScriptModel {
+    pub fn new(script: &Script, run: &ScriptRun, server: &str) -> ScriptModel {
         ScriptModel {
             turns: run.turns.iter().cloned().collect(),
-            sdk: run.runtime == "sdk",
+            server: (run.runtime == "sdk").then(|| server.to_string()),
             provenance: Provenance::Authored { by: script.by.clone(), written: script.written.clone() },
             seed: format!("{}/{}", run.runtime, run.ticket),
             count: 0,
@@ -147,7 +148,10 @@ impl Model for ScriptModel {
             content.push(json!({"type": "text", "text": text.trim()}));
         }
         for call in &turn.call {
-            let name = if self.sdk { crate::sdk::qualified(&call.tool) } else { call.tool.clone() };
+            let name = match &self.server {
+                Some(server) => crate::sdk::qualified(server, &call.tool),
+                None => call.tool.clone(),
+            };
             let id = self.id("toolu", request);
             content.push(json!({"type": "tool_use", "id": id, "name": name, "input": call.input}));
         }

@@ -10,6 +10,10 @@ use serde::{Deserialize, Serialize};
 pub struct LessonProgress {
     #[serde(default)]
     pub started: bool,
+    /// When `start` last ran for the lesson (seconds since 1970), to pick the lesson a command
+    /// means when it names none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<u64>,
     /// Checks passed at the last `check` of the learner's own file.
     #[serde(default)]
     pub passed: Option<usize>,

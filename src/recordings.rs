@@ -153,7 +153,19 @@ impl Cassette {
             )));
         }
         let text = match std::fs::read(path) {
-            Ok(bytes) => String::from_utf8(bytes).map_err(|_| Error::corrupt(path, "is not UTF-8 text"))?,
+            Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
+                // Named by line, as every other problem in a recording is.
+                let bad = e.utf8_error().valid_up_to();
+                let bytes = e.as_bytes();
+                let line = bytes[..bad].iter().filter(|&&b| b == b'\n').count() + 1;
+                let column = bad - bytes[..bad].iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1) + 1;
+                Error::Corrupt {
+                    path: format!("{shown}:{line}"),
+                    why: format!(
+                        "is not UTF-8 text (byte {column} of the line cannot be read). Restore the file with git checkout, or record it again."
+                    ),
+                }
+            })?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(Error::usage(format!(
                     "{shown} is missing, so this ticket has no recorded turns. Restore it (git checkout -- recordings) or make it with ./workshop record."

@@ -58,6 +58,21 @@ pub enum Event {
         /// What the code printed during the attempt.
         #[serde(skip_serializing_if = "String::is_empty")]
         printed: String,
+        /// What the learner's decision function answered about this failure, when asked.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        answer: Option<Value>,
+    },
+    /// The harness ran the read a failure named, to learn whether the call went through.
+    Verify {
+        tool_use_id: String,
+        tool: String,
+        input: Value,
+        /// Attempts the read took (it may itself time out and be retried).
+        tries: usize,
+        /// What it found; `None` when the read itself failed.
+        found: Option<bool>,
+        message: Option<String>,
+        output: Value,
     },
     /// What a subagent passed up to its coordinator when its work failed.
     Report {
@@ -125,6 +140,12 @@ pub struct Verdict {
     /// Why the replay stopped before a reply: `no_recording` or `code_error`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// Refunds that actually moved money in this run, per order.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub refunds_paid: std::collections::BTreeMap<String, u32>,
+    /// The lesson's note on this ticket and code: the harm or the gain the run shows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// A replayed run of one ticket.
@@ -139,12 +160,12 @@ pub struct Replay {
 }
 
 /// Colour the attempts once the run is over: whether an attempt was retried is known only then.
-pub fn settle_tones(events: &mut [Event]) {
+pub fn settle_tones(events: &mut [Event], retry_helps: &[String]) {
     for event in events.iter_mut() {
         if let Event::Attempt { failed, cause, retried, number, tone, .. } = event {
             *tone = if !*failed {
                 Tone::Worked
-            } else if cause.as_deref() == Some("transient") {
+            } else if cause.as_ref().is_some_and(|c| retry_helps.contains(c)) {
                 if *retried {
                     Tone::Retried
                 } else {
@@ -160,17 +181,23 @@ pub fn settle_tones(events: &mut [Event]) {
 }
 
 /// Count the tool runs and the retries no retry could fix, and say it in a line.
-pub fn verdict(events: &[Event]) -> Verdict {
+pub fn verdict(events: &[Event], retry_helps: &[String], paid: &std::collections::BTreeMap<String, u32>) -> Verdict {
     let attempts: Vec<&Event> = events.iter().filter(|e| matches!(e, Event::Attempt { .. })).collect();
     let tool_calls = attempts.len();
     let mut wasted = 0;
     let mut useful = 0;
+    let mut gambles = 0;
     for pair in attempts.windows(2) {
-        if let [Event::Attempt { cause, retried: true, failed: true, .. }, Event::Attempt { .. }] = pair {
-            if cause.as_deref() == Some("transient") {
+        if let [Event::Attempt { cause, retried: true, failed: true, .. }, Event::Attempt { failed: next_failed, .. }] =
+            pair
+        {
+            if cause.as_ref().is_some_and(|c| retry_helps.contains(c)) {
                 useful += 1;
-            } else {
+            } else if *next_failed {
                 wasted += 1;
+            } else {
+                // A retry no rule allowed that happened to go through.
+                gambles += 1;
             }
         }
     }
@@ -193,14 +220,79 @@ pub fn verdict(events: &[Event]) -> Verdict {
     } else if wasted > 0 {
         let retries = if wasted == 1 { "1 retry".to_string() } else { format!("{wasted} retries") };
         format!("{times}. {retries} could not have helped.")
+    } else if gambles > 0 && last_worked {
+        format!("{times}: the retry went through, but nothing said it was safe to repeat.")
     } else if useful > 0 && last_worked {
         format!("{times}: the retry got it through.")
     } else if tool_calls == 0 {
         format!("{times}; the agent answered directly.")
+    } else if let Some(fan_out) = fan_out(events) {
+        fan_out
     } else {
         format!("{times}, then explained the result.")
     };
-    Verdict { tool_calls, wasted_retries: wasted, text, stopped: stopped.map(|(kind, _)| kind.to_string()) }
+    let mut text = text;
+    for (order, times) in paid.iter().filter(|(_, n)| **n > 1) {
+        text.push_str(&format!(" Order {order} was refunded {times} times: the customer was paid more than once."));
+    }
+    Verdict {
+        tool_calls,
+        wasted_retries: wasted,
+        text,
+        stopped: stopped.map(|(kind, _)| kind.to_string()),
+        refunds_paid: paid.clone(),
+        note: None,
+    }
+}
+
+/// For a run that made several different calls (a coordinator's subagents): calls and retries
+/// counted apart, and what came back to the agent: every result, results and a report of what
+/// failed, or results and failures that say nothing.
+fn fan_out(events: &[Event]) -> Option<String> {
+    let calls: Vec<(&str, Value)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCall { id, tool, input, .. } => Some((id.as_str(), serde_json::json!([tool, input]))),
+            _ => None,
+        })
+        .collect();
+    let mut distinct: Vec<&Value> = calls.iter().map(|(_, c)| c).collect();
+    distinct.sort_by_key(|v| v.to_string());
+    distinct.dedup();
+    if distinct.len() < 2 {
+        return None;
+    }
+    let attempts = events.iter().filter(|e| matches!(e, Event::Attempt { .. })).count();
+    let retries = attempts.saturating_sub(calls.len());
+    let (mut worked, mut reported, mut bare) = (0, 0, 0);
+    for (id, _) in &calls {
+        let last_failed = events.iter().rev().find_map(|e| match e {
+            Event::Attempt { tool_use_id, failed, .. } if tool_use_id == id => Some(*failed),
+            _ => None,
+        });
+        let has_report = events.iter().any(|e| matches!(e, Event::Report { tool_use_id, .. } if tool_use_id == id));
+        match (last_failed, has_report) {
+            (Some(false), _) => worked += 1,
+            (_, true) => reported += 1,
+            _ => bare += 1,
+        }
+    }
+    let plural = |n: usize, one: &str, many: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {many}") };
+    let head = format!("{}, {}", plural(calls.len(), "call", "calls"), plural(retries, "retry", "retries"));
+    let back = match (reported, bare) {
+        (0, 0) => "every result came back".to_string(),
+        (r, 0) => format!(
+            "{} and {} of what failed, in four parts",
+            plural(worked, "result", "results"),
+            plural(r, "report", "reports")
+        ),
+        (_, b) => format!(
+            "{}; {} came back with nothing that says what happened or what to do",
+            plural(worked, "result", "results"),
+            plural(b, "failure", "failures")
+        ),
+    };
+    Some(format!("{head}: {back}."))
 }
 
 /// The index of the first event where two runs differ; `None` when they never do.

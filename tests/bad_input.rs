@@ -79,7 +79,11 @@ fn sleeping(seconds: &str) -> bool {
 fn check_reports_a_syntax_error_with_file_and_line() {
     assert_not_loaded("bad_syntax.py", &["learners/bad_syntax.py, line 6: SyntaxError", "if category == \"empty\""]);
     let text = not_loaded_text("bad_syntax.py", &[]);
-    assert!(text.contains("No check ran. Fix the file, then run ./workshop check structured-errors again."));
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("No check ran. Fix the file, then run ./workshop check structured-errors --file learners/bad_syntax.py again."),
+        "{text}"
+    );
 }
 
 #[test]

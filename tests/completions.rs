@@ -62,3 +62,26 @@ fn quiz_and_solution_help_say_what_happens_off_a_terminal() {
     let solution = w.run(&["solution", "--help"]).stdout;
     assert!(solution.contains("off a terminal") && solution.contains("without asking"), "{solution}");
 }
+
+#[test]
+fn completions_offer_lesson_ids_ticket_ids_and_codes_as_values() {
+    let w = Workshop::new();
+    let fish = w.run(&["completions", "fish"]);
+    assert_eq!(fish.code, 0, "{}", fish.stderr);
+    for value in ["old-order\\t''", "flaky-payment\\t''", "structured\\t''", "yours\\t''", "fail-retry-hint\\t''"] {
+        assert!(fish.stdout.contains(value), "{value} in:\n{}", fish.stdout);
+    }
+    let bash = w.run(&["completions", "bash"]);
+    assert!(bash.stdout.contains("structured-errors"), "lesson ids in bash:\n{}", bash.stdout);
+    // Parsing is unchanged: a path is still a valid --code.
+    let run = w.run(&[
+        "watch",
+        "--ticket",
+        "old-order",
+        "--code",
+        "lessons/structured-errors/solution/errors.py",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

@@ -70,3 +70,15 @@ fn coordinator_runs_only_in_the_harness() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("runs only in the harness runtime"), "{}", run.stderr);
 }
+
+#[test]
+fn coordinator_verdicts_count_calls_and_retries_and_say_what_came_back() {
+    let structured = replay("structured");
+    let starter = replay("starter");
+    let (a, b) = (structured["verdict"]["text"].as_str().unwrap(), starter["verdict"]["text"].as_str().unwrap());
+    assert!(a.starts_with("4 calls, 1 retry"), "{a}");
+    assert!(b.starts_with("4 calls, 1 retry"), "{b}");
+    assert!(a.contains("report") && a.contains("four parts"), "{a}");
+    assert!(b.contains("nothing that says what happened"), "{b}");
+    assert_ne!(a, b, "the two runs must not get the same verdict");
+}

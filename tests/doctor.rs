@@ -81,7 +81,8 @@ fn doctor_names_a_corrupt_recording_and_goes_on() {
     let ws = Workshop::new();
     ws.copy_watch_fixture("recordings/not_json.jsonl", OLD_ORDER);
     let run = ws.run(&["doctor"]);
-    assert_eq!(run.code, 1, "{}", run.stdout);
+    // Data that cannot be read: "could not run", after examining everything else.
+    assert_eq!(run.code, 2, "{}", run.stdout);
     let found = problems(&run);
     assert_eq!(found.len(), 1, "{}", run.stdout);
     assert!(found[0].contains(&format!("{OLD_ORDER}:2:")), "{}", found[0]);

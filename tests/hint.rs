@@ -123,3 +123,23 @@ fn hint_for_a_lesson_without_hints_says_so() {
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(run.stderr.contains("has no hints"), "{}", run.stderr);
 }
+
+#[test]
+fn hint_says_how_many_steps_remain() {
+    let w = Workshop::new();
+    let lesson = w.read("lessons/structured-errors/lesson.toml");
+    let total = lesson
+        .split("[[checks]]")
+        .nth(1)
+        .map(|c| c.split("hints = [").nth(1).unwrap().split("\n]").next().unwrap().matches("\n  \"").count())
+        .unwrap();
+    let run = w.run(&["hint", "--check", "fail-flags-failure"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let flat = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    if total > 1 {
+        let more = if total == 2 { "1 more remains".to_string() } else { format!("{} more remain", total - 1) };
+        assert!(flat.contains(&format!("Step 1 of {total}; {more}")), "{}", run.stdout);
+    } else {
+        assert!(flat.contains("That is the only hint"), "{}", run.stdout);
+    }
+}

@@ -147,3 +147,17 @@ fn check_of_the_work_file_named_with_file_records_progress() {
     assert_eq!(run(cmd).code, 1);
     assert!(line_of(&w).ends_with("2 of 13 checks"), "{}", line_of(&w));
 }
+
+#[test]
+fn list_shows_the_last_quiz_score() {
+    let w = Workshop::new();
+    let quiz = w.run(&["quiz", "structured-errors", "--format", "json"]).json();
+    let questions = quiz["questions"].as_array().unwrap();
+    let key: Vec<String> = questions
+        .iter()
+        .map(|q| q["answer"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect::<String>())
+        .collect();
+    assert_eq!(w.run(&["quiz", "structured-errors", "--answers", &key.join(",")]).code, 0);
+    let n = questions.len();
+    assert!(line_of(&w).ends_with(&format!("quiz {n}/{n}")), "{}", line_of(&w));
+}

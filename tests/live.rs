@@ -42,7 +42,8 @@ fn doctor_refuses_a_recording_holding_a_key_or_an_auth_header() {
         lines[0] = turn.to_string();
         ws.write(OLD_ORDER, &(lines.join("\n") + "\n"));
         let run = ws.run(&["doctor", "structured-errors"]);
-        assert_eq!(run.code, 1, "{what}: {}\n{}", run.stdout, run.stderr);
+        // A recording that cannot be used is corrupt lesson data: exit 2.
+        assert_eq!(run.code, 2, "{what}: {}\n{}", run.stdout, run.stderr);
         assert!(run.stdout.contains(&format!("{OLD_ORDER}:1")), "{what}: {}", run.stdout);
         assert!(run.stdout.contains(said), "{what}: {}", run.stdout);
         assert!(!run.stdout.contains(KEY), "the key itself is not repeated: {}", run.stdout);

@@ -15,7 +15,7 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
 use workshop::agent::Runtime;
-use workshop::commands::Context;
+use workshop::context::Context;
 use workshop::player::{self, App, Flow, LessonSource, Msg, Options, Source, Theme};
 use workshop::render::styles::{Glyphs, Styles};
 
@@ -26,6 +26,8 @@ fn context(ws: &Workshop) -> Context {
         styles: Styles::plain(),
         glyphs: Glyphs::UNICODE,
         width: 80,
+        stdout_terminal: false,
+        stdin_terminal: false,
     }
 }
 

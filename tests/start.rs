@@ -23,8 +23,20 @@ fn start_copies_the_starter_and_says_what_to_open_and_run_next() {
     let run = w.run(&["start", "structured-errors"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(w.read(WORK), w.read(STARTER));
-    assert!(run.stdout.contains("  open     work/structured-errors/errors.py\n"), "{}", run.stdout);
-    assert!(run.stdout.contains("  then     ./workshop check structured-errors\n"), "{}", run.stdout);
+    // The next steps, in order: read, see the failure, edit, check.
+    let steps: Vec<&str> = [
+        "./workshop lesson structured-errors",
+        "./workshop watch structured-errors --compare",
+        "work/structured-errors/errors.py",
+        "./workshop check structured-errors",
+    ]
+    .into_iter()
+    .collect();
+    let mut at = 0;
+    for step in steps {
+        let found = run.stdout[at..].find(step).unwrap_or_else(|| panic!("{step} after byte {at}:\n{}", run.stdout));
+        at += found + step.len();
+    }
     assert!(run.stdout.contains("Foundations, lesson 5"), "{}", run.stdout);
 }
 
@@ -128,9 +140,165 @@ fn start_refuses_a_lesson_id_with_a_path_separator_or_dots() {
 }
 
 #[test]
-fn start_without_a_lesson_is_a_usage_error() {
+fn start_without_a_lesson_lists_the_lessons() {
     let w = Workshop::new();
     let run = w.run(&["start"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("<LESSON>"), "{}", run.stderr);
+    assert!(!run.stderr.contains("--root"), "no usage line: {}", run.stderr);
+    assert!(run.stderr.contains("structured-errors  Structured tool errors"), "{}", run.stderr);
+    assert!(run.stderr.contains("./workshop start structured-errors"), "{}", run.stderr);
+}
+
+/// Run with a guard: a run that has not ended after a minute is killed and the test fails, so a
+/// regression that hangs shows up as a failure, not as a stuck suite.
+fn run_guarded(mut cmd: std::process::Command) -> Run {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+    cmd.stdout(Stdio::from(std::fs::File::create(&out).unwrap()));
+    cmd.stderr(Stdio::from(std::fs::File::create(&err).unwrap()));
+    let mut child = cmd.spawn().unwrap();
+    let mut status = None;
+    for _ in 0..600 {
+        if let Some(s) = child.try_wait().unwrap() {
+            status = Some(s);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let Some(status) = status else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the command hung");
+    };
+    Run {
+        stdout: std::fs::read_to_string(out).unwrap(),
+        stderr: std::fs::read_to_string(err).unwrap(),
+        code: status.code().unwrap_or(-1),
+    }
+}
+
+#[test]
+fn start_refuses_a_fifo_in_place_of_the_work_file() {
+    let w = Workshop::new();
+    std::fs::create_dir_all(w.path("work/structured-errors")).unwrap();
+    let fifo = std::ffi::CString::new(w.path(WORK).into_os_string().into_encoded_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    for args in [&["start", "structured-errors"][..], &["start", "structured-errors", "--force"]] {
+        let run = run_guarded(w.command(args));
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("work/structured-errors/errors.py is a named pipe (FIFO), not a regular file"),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("Move it away"), "{}", run.stderr);
+    }
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(w.path(WORK)).unwrap().file_type().is_fifo(), "left as it was");
+    assert!(backups(&w).is_empty());
+}
+
+#[test]
+fn start_refuses_a_link_to_a_device_without_reading_it() {
+    let w = Workshop::new();
+    std::fs::create_dir_all(w.path("work/structured-errors")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", w.path(WORK)).unwrap();
+    let mut cmd = w.command(&["start", "structured-errors", "--force"]);
+    // Reading /dev/zero would never end: cap the address space, so a regression fails fast
+    // instead of filling the machine's memory.
+    // SAFETY: setrlimit only, between fork and exec.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        cmd.pre_exec(|| {
+            let cap = libc::rlimit { rlim_cur: 1 << 30, rlim_max: 1 << 30 };
+            if libc::setrlimit(libc::RLIMIT_AS, &cap) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let run = run_guarded(cmd);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("errors.py is a character device, not a regular file"), "{}", run.stderr);
+    assert!(std::fs::symlink_metadata(w.path(WORK)).unwrap().file_type().is_symlink(), "left as it was");
+}
+
+#[test]
+fn start_refuses_a_folder_in_place_of_the_work_file() {
+    let w = Workshop::new();
+    w.write("work/structured-errors/errors.py/notes.txt", "mine");
+    let run = w.run(&["start", "structured-errors", "--force"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("errors.py is a folder, not a regular file"), "{}", run.stderr);
+    assert_eq!(w.read("work/structured-errors/errors.py/notes.txt"), "mine");
+    assert!(backups(&w).is_empty());
+}
+
+#[test]
+fn start_refuses_an_edit_that_kept_the_length() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    // One character changed: the same size, the same line count, different code.
+    let starter = w.read(STARTER);
+    let at = starter.find("Error").expect("the starter's bare Error");
+    let edited = format!("{}error{}", &starter[..at], &starter[at + "Error".len()..]);
+    assert_eq!(edited.len(), starter.len());
+    w.write(WORK, &edited);
+    let run = w.run(&["start", "structured-errors"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(w.read(WORK), edited, "the learner's file is untouched");
+    let forced = w.run(&["start", "structured-errors", "--force"]);
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    let kept = backups(&w);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(w.read(&format!("work/structured-errors/{}", kept[0])), edited);
+}
+
+#[test]
+fn start_force_leaves_every_other_file_in_the_work_folder() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    w.write("work/structured-errors/errors.backup-2020-01-01T00-00-00Z.py", "an earlier copy");
+    w.write("work/structured-errors/notes.txt", "my notes");
+    w.write("work/structured-errors/scratch/try.py", "print(1)");
+    w.work_file_from("good_match.py");
+    let run = w.run(&["start", "structured-errors", "--force"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(w.read("work/structured-errors/errors.backup-2020-01-01T00-00-00Z.py"), "an earlier copy");
+    assert_eq!(w.read("work/structured-errors/notes.txt"), "my notes");
+    assert_eq!(w.read("work/structured-errors/scratch/try.py"), "print(1)");
+    assert_eq!(backups(&w).len(), 2);
+    assert_eq!(w.read(WORK), w.read(STARTER));
+}
+
+#[test]
+fn start_force_run_twice_at_once_keeps_the_edit_exactly_once() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    let edit = std::fs::read_to_string(fixture("good_match.py")).unwrap();
+    for round in 1..=25 {
+        w.write(WORK, &format!("{edit}\n# round {round}\n"));
+        let children: Vec<_> = (0..2)
+            .map(|_| {
+                let mut cmd = w.command(&["start", "structured-errors", "--force"]);
+                cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+                cmd.spawn().unwrap()
+            })
+            .collect();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success(), "round {round}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        // The second run, having waited for the first, found the starter and kept nothing more.
+        let kept = backups(&w);
+        assert_eq!(kept.len(), round, "round {round}: {kept:?}");
+        let copies = kept
+            .iter()
+            .filter(|k| w.read(&format!("work/structured-errors/{k}")).contains(&format!("# round {round}\n")))
+            .count();
+        assert_eq!(copies, 1, "round {round}: {kept:?}");
+        assert_eq!(w.read(WORK), w.read(STARTER));
+    }
 }

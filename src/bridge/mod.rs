@@ -638,20 +638,11 @@ pub struct Bridge {
 }
 
 impl Bridge {
-    /// Start Python and load the learner's file.
-    pub fn start(cfg: BridgeConfig) -> Result<Bridge, LoadError> {
-        Bridge::start_stoppable(cfg, Stop::default())
-    }
-
-    /// As `start`, ending (loading included) as soon as `stop` is set.
+    /// Start Python and load the learner's file, ending (loading included) as soon as `stop` is set.
     pub fn start_stoppable(cfg: BridgeConfig, stop: Stop) -> Result<Bridge, LoadError> {
         let mut worker = Worker::spawn(&cfg, &stop)?;
         let load_output = std::mem::take(&mut worker.load_output);
         Ok(Bridge { cfg, worker: Some(worker), stop, load_output })
-    }
-
-    pub fn config(&self) -> &BridgeConfig {
-        &self.cfg
     }
 
     /// Call `function(*args)` with the per-call deadline.

@@ -2,73 +2,21 @@
 
 use std::time::Duration;
 
-use crate::bridge::{Bridge, BridgeConfig, LoadKind};
-use crate::checks::{self, Report, Status};
+use crate::checks::{Report, Status};
 use crate::cli::{CheckArgs, Format};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::Lesson;
+use crate::output;
 use crate::progress::Progress;
 use crate::render;
 
-/// The learner's file for a lesson, or the one given with `--file`, checked to exist.
-pub fn learner_file(
-    ctx: &Context,
-    lesson: &Lesson,
-    given: Option<&std::path::Path>,
-) -> Result<std::path::PathBuf, Error> {
-    match given {
-        Some(path) => {
-            let path = ctx.cwd.join(path);
-            if !path.is_file() {
-                return Err(Error::usage(format!(
-                    "there is no file at {}: check the path given to --file.",
-                    path.display()
-                )));
-            }
-            Ok(path)
-        }
-        None => {
-            let path = lesson.work_file(&ctx.root);
-            if !path.is_file() {
-                return Err(Error::usage(format!(
-                    "{} does not exist yet: run ./workshop start {} first.",
-                    ctx.shown(&path),
-                    lesson.id
-                )));
-            }
-            Ok(path)
-        }
-    }
-}
-
-/// `--timeout`, validated.
-pub fn timeout(secs: f64) -> Result<Duration, Error> {
-    if !(secs.is_finite() && secs > 0.0 && secs <= 600.0) {
-        return Err(Error::usage(format!(
-            "--timeout {secs} is out of range: give seconds above 0 and at most 600, such as 1 or 2.5."
-        )));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
-/// Grade a file: load it through the bridge and run every check.
+/// Grade a file to the end.
 pub fn grade(ctx: &Context, lesson: &Lesson, file: &std::path::Path, limit: Duration) -> Result<Report, Error> {
-    let shown = ctx.shown(file);
-    let cfg = BridgeConfig {
-        python: BridgeConfig::default_python(),
-        file: file.to_path_buf(),
-        shown_as: shown.clone(),
-        functions: lesson.functions.clone(),
-        timeout: limit,
-    };
-    match Bridge::start(cfg) {
-        Ok(mut bridge) => {
-            let results = checks::run_all(lesson, &mut bridge);
-            Ok(Report::graded(lesson, shown, results))
-        }
-        Err(e) if e.kind == LoadKind::NoPython => Err(Error::Load(e)),
-        Err(e) => Ok(Report::not_loaded(lesson, shown, &e)),
+    let never = std::sync::atomic::AtomicBool::new(false);
+    match crate::grading::grade(lesson, file, &ctx.shown(file), limit, &never) {
+        Some(result) => result.map_err(Error::Load),
+        None => Err(Error::usage("the grading was stopped")),
     }
 }
 
@@ -95,23 +43,32 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         return super::check_watch::run(ctx, args);
     }
     let lesson = ctx.lesson(args.lesson.as_deref())?;
-    let limit = timeout(args.timeout)?;
-    let file = learner_file(ctx, &lesson, args.file.as_deref())?;
-    let report = match grade(ctx, &lesson, &file, limit) {
+    let limit = args.timeout;
+    let file = ctx.learner_file(&lesson, args.file.as_deref())?;
+    if args.edit {
+        crate::editor::open(&file, &ctx.shown(&file))?;
+    }
+    let mut report = match grade(ctx, &lesson, &file, limit) {
         // An autograder reads stdout: even with no Python it gets a report it can parse.
         Err(Error::Load(e)) if args.format == Format::Json => {
-            eprintln!("error: {e}");
+            crate::errln!("error: {e}");
             Report::not_loaded(&lesson, ctx.shown(&file), &e)
         }
         other => other?,
     };
-    match args.format {
-        Format::Text => print!("{}", render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
-        Format::Json => println!("{}", render::check::json(&report)),
+    if let Some(typed) = &args.file {
+        // Suggest the command as it was typed, so it works from where the learner is.
+        report.again = format!("run ./workshop check {} --file {} again", lesson.id, typed.display());
     }
+    let shown = match args.format {
+        Format::Text => output::print(&render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
+        Format::Json => output::line(&render::check::json(&report)),
+    };
+    // The grade counts even when nobody read all of it (`check | head -1`).
     if let Err(e) = save_progress(ctx, &lesson, &file, &report) {
-        eprintln!("warning: progress was not saved ({e}); the grade above stands.");
+        crate::errln!("warning: progress was not saved ({e}); the grade above stands.");
     }
+    shown?;
     Ok(match report.status {
         Status::Pass => EXIT_SUCCESS,
         Status::Fail => EXIT_FAILED,

@@ -14,7 +14,8 @@
 //! turn, starting with a marker line `── run N · why · HH:MM:SS · checked in T ms ──` and ending
 //! with the line that starts `Watching `.
 
-use std::io::{IsTerminal, Write};
+use std::cell::Cell;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -23,15 +24,11 @@ use std::thread::Scope;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
-use serde_json::Value;
 
-use crate::bridge::{Bridge, Call, LoadKind, Outcome};
-use crate::checks::{self, Report, Status};
+use crate::checks::{Report, Status};
 use crate::cli::{CheckArgs, Format};
-use crate::commands::replaying;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
-use crate::harness::Code;
 use crate::lesson::Lesson;
 use crate::player::terminal;
 use crate::render;
@@ -110,10 +107,10 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         ));
     }
     let lesson = ctx.lesson(args.lesson.as_deref())?;
-    let limit = super::check::timeout(args.timeout)?;
-    let file = super::check::learner_file(ctx, &lesson, args.file.as_deref())?;
-    let keys_on_terminal = std::io::stdin().is_terminal();
-    let out_terminal = std::io::stdout().is_terminal();
+    let limit = args.timeout;
+    let file = ctx.learner_file(&lesson, args.file.as_deref())?;
+    let keys_on_terminal = ctx.stdin_terminal;
+    let out_terminal = ctx.stdout_terminal;
 
     let (tx, rx) = mpsc::channel();
     let to_loop = tx.clone();
@@ -154,18 +151,18 @@ struct Output {
 }
 
 impl Output {
-    fn show(&self, text: &str) {
+    fn show(&self, text: &str) -> std::io::Result<()> {
         let mut out = std::io::stdout().lock();
         if self.terminal {
-            let _ = crossterm::execute!(
+            crossterm::execute!(
                 out,
                 crossterm::terminal::Clear(crossterm::terminal::ClearType::All),
                 crossterm::cursor::MoveTo(0, 0)
-            );
+            )?;
         }
         let text = if self.raw { text.replace('\n', "\r\n") } else { text.to_string() };
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
+        out.write_all(text.as_bytes())?;
+        out.flush()
     }
 }
 
@@ -183,22 +180,6 @@ fn clock() -> String {
     }
 }
 
-/// The learner's code, until told to stop: then every call answers at once, unrun.
-struct Stoppable<'a> {
-    bridge: &'a mut Bridge,
-    stop: &'a AtomicBool,
-}
-
-impl Code for Stoppable<'_> {
-    fn call(&mut self, function: &str, args: &[Value]) -> Call {
-        if self.stop.load(Ordering::SeqCst) {
-            let message = "not run: a newer check replaced this one".into();
-            return Call { outcome: Outcome::Unavailable { message }, output: String::new(), dropped: 0 };
-        }
-        self.bridge.call(function, args)
-    }
-}
-
 /// Grade as `check` grades, stopping early when asked. `None`: stopped.
 fn grade(
     ctx: &Context,
@@ -207,16 +188,7 @@ fn grade(
     limit: Duration,
     stop: &AtomicBool,
 ) -> Option<Result<Report, Error>> {
-    let shown = ctx.shown(file);
-    let result = match replaying::open(ctx, lesson, file, limit) {
-        Ok(mut bridge) => {
-            let results = checks::run_all(lesson, &mut Stoppable { bridge: &mut bridge, stop });
-            Ok(Report::graded(lesson, shown, results))
-        }
-        Err(e) if e.kind == LoadKind::NoPython => Err(Error::Load(e)),
-        Err(e) => Ok(Report::not_loaded(lesson, shown, &e)),
-    };
-    (!stop.load(Ordering::SeqCst)).then_some(result)
+    crate::grading::grade(lesson, file, &ctx.shown(file), limit, stop).map(|r| r.map_err(Error::Load))
 }
 
 struct Session<'a> {
@@ -244,6 +216,8 @@ struct Session<'a> {
     /// The run whose report is on screen: its number, why and when it started, how long it took.
     on_screen: Option<(u64, String, String, Duration)>,
     staleness: Staleness,
+    /// Standard output could not be written.
+    write_failed: Cell<Option<std::io::Error>>,
 }
 
 impl<'a> Session<'a> {
@@ -278,6 +252,7 @@ impl<'a> Session<'a> {
             gone: false,
             on_screen: None,
             staleness,
+            write_failed: Cell::new(None),
         }
     }
 
@@ -291,7 +266,7 @@ impl<'a> Session<'a> {
                 Msg::Key(Key::Quit) => {
                     if let Some(stop) = self.running.take() {
                         stop.store(true, Ordering::SeqCst);
-                        self.output.show(&format!(
+                        self.show(&format!(
                             "\nStopping the check in progress (at most {} s)…\n",
                             self.limit.as_secs_f64().ceil()
                         ));
@@ -322,6 +297,13 @@ impl<'a> Session<'a> {
                 Msg::Graded { run, result, took } => self.graded(scope, run, result, took),
                 Msg::Resize => self.draw(),
                 Msg::Tick => self.look(scope),
+            }
+            // Nobody can read the reports any more (a closed pipe, a full disk): stop watching.
+            if let Some(e) = self.write_failed.take() {
+                if let Some(stop) = self.running.take() {
+                    stop.store(true, Ordering::SeqCst);
+                }
+                return Err(Error::Output(e));
             }
         }
         Ok(EXIT_SUCCESS)
@@ -453,7 +435,7 @@ impl<'a> Session<'a> {
 
     fn save_progress(&self, report: &Report) {
         if let Err(e) = super::check::save_progress(self.ctx, self.lesson, &self.file, report) {
-            self.output.show(&format!("warning: progress was not saved ({e}); the grade stands.\n"));
+            self.show(&format!("warning: progress was not saved ({e}); the grade stands.\n"));
         }
     }
 
@@ -478,7 +460,11 @@ impl<'a> Session<'a> {
         text.push_str(&s.paint(s.dim, marker));
         text.push_str("\n\n");
         match &self.report {
-            Some(report) => text.push_str(&render::check::text(report, s, self.ctx.glyphs, width)),
+            Some(report) => {
+                let mut report = report.clone();
+                report.again = "save the file: every save runs the checks again".into();
+                text.push_str(&render::check::text(&report, s, self.ctx.glyphs, width))
+            }
             None => text.push_str(&format!("Grading {}…\n", self.shown)),
         }
         for note in &self.notes {
@@ -502,6 +488,14 @@ impl<'a> Session<'a> {
         }
         let how = if self.polling { "polling for saves" } else { "save it to grade again" };
         text.push_str(&format!("Watching {} ({how}) · r re-run · h hint · q quit\n", self.shown));
-        self.output.show(&text);
+        self.show(&text);
+    }
+
+    /// Show text; the first failure to write is kept for the loop, which then ends.
+    fn show(&self, text: &str) {
+        if let Err(e) = self.output.show(text) {
+            let first = self.write_failed.take().unwrap_or(e);
+            self.write_failed.set(Some(first));
+        }
     }
 }

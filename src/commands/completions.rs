@@ -6,15 +6,74 @@ use clap_complete::Shell;
 use crate::cli::{Cli, CompletionsArgs};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
+use crate::lesson::{self, Lesson};
 
 /// The shells we generate for, as they are named on the command line.
 const SHELLS: [(&str, Shell); 3] = [("bash", Shell::Bash), ("zsh", Shell::Zsh), ("fish", Shell::Fish)];
 
-pub fn run(_ctx: &Context, args: CompletionsArgs) -> Result<i32, Error> {
+pub fn run(ctx: &Context, args: CompletionsArgs) -> Result<i32, Error> {
     let shell = shell(&args.shell)?;
-    let mut command = Cli::command();
-    clap_complete::generate(shell, &mut command, "workshop", &mut std::io::stdout());
+    let mut command = with_values(Cli::command(), &values(ctx));
+    // Into memory first: clap_complete panics when its writer fails, and a closed pipe is not a panic.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "workshop", &mut script);
+    crate::output::bytes(&script)?;
     Ok(EXIT_SUCCESS)
+}
+
+/// What the lessons here offer as values: lesson ids, ticket ids, codes and check ids. A lesson
+/// that does not load offers nothing (completion must never fail).
+#[derive(Default)]
+struct Values {
+    lessons: Vec<String>,
+    tickets: Vec<String>,
+    codes: Vec<String>,
+    checks: Vec<String>,
+}
+
+fn values(ctx: &Context) -> Values {
+    let mut v = Values { codes: vec!["starter".into(), "yours".into()], ..Values::default() };
+    for id in lesson::known_ids(&ctx.root) {
+        let Ok(lesson) = Lesson::load(&ctx.root, &id) else { continue };
+        v.tickets.extend(lesson.tickets.iter().map(|t| t.id.clone()));
+        v.checks.extend(lesson.checks.iter().map(|c| c.id.clone()));
+        v.codes.push(lesson.solution_label.clone());
+        v.lessons.push(id);
+    }
+    for list in [&mut v.tickets, &mut v.codes, &mut v.checks] {
+        list.sort();
+        list.dedup();
+    }
+    v
+}
+
+/// The command line with those values offered where they belong. Only the generated script
+/// sees them: parsing stays as it is, so a path is still a valid `--code`.
+fn with_values(command: clap::Command, v: &Values) -> clap::Command {
+    let offer = |arg: clap::Arg, values: &[String]| {
+        if values.is_empty() {
+            return arg;
+        }
+        let parser = clap::builder::PossibleValuesParser::new(
+            values.iter().map(|s| clap::builder::PossibleValue::new(s.clone())),
+        );
+        arg.value_parser(parser)
+    };
+    command.mut_subcommands(|sub| {
+        let mut sub = sub;
+        for name in ["lesson", "ticket", "code", "check"] {
+            let values = match name {
+                "lesson" => &v.lessons,
+                "ticket" => &v.tickets,
+                "code" => &v.codes,
+                _ => &v.checks,
+            };
+            if sub.get_arguments().any(|a| a.get_id() == name) {
+                sub = sub.mut_arg(name, |arg| offer(arg, values));
+            }
+        }
+        sub
+    })
 }
 
 fn shell(name: &str) -> Result<Shell, Error> {

@@ -7,64 +7,98 @@ use std::collections::HashSet;
 use crate::agent::Runtime;
 use crate::checks::Status;
 use crate::cli::DoctorArgs;
-use crate::commands::replaying::{self, CodeChoice};
 use crate::commands::Context;
-use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
+use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::{self, Lesson};
+use crate::outln;
 use crate::recordings::Provenance;
 use crate::replay::Event;
+use crate::replaying::{self, CodeChoice};
 
-const CODES: [CodeChoice; 2] = [CodeChoice::Starter, CodeChoice::Structured];
+const CODES: [CodeChoice; 2] = [CodeChoice::Starter, CodeChoice::Solution];
+
+/// What doctor found in one lesson.
+#[derive(Default)]
+struct Findings {
+    problems: usize,
+    /// Of those, files that cannot be read at all (a broken manifest, a corrupt recording).
+    corrupt: usize,
+}
 
 pub fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
     let ids = match &args.lesson {
         Some(id) => vec![id.clone()],
         None => lesson::known_ids(&ctx.root),
     };
-    let mut problems = 0;
-    for id in ids {
-        let lesson = Lesson::load(&ctx.root, &id)?;
-        problems += examine(ctx, &lesson)?;
+    if ids.is_empty() {
+        return Err(Error::usage(format!(
+            "there are no lessons under {}, so doctor has nothing to examine. Run it in a workshop folder (or give --root), or add a lesson first.",
+            ctx.root.join("lessons").display()
+        )));
     }
     let s = &ctx.styles;
-    if problems == 0 {
-        println!(
+    let mut found = Findings::default();
+    for id in ids {
+        let lesson = match Lesson::load(&ctx.root, &id) {
+            Ok(lesson) => lesson,
+            // A broken lesson is a finding; the others are still examined.
+            Err(e @ Error::Corrupt { .. }) => {
+                outln!("{}\n{} {}", s.paint(s.strong, &id), s.paint(s.bad, ctx.glyphs.fail), e.relative_to(&ctx.root))?;
+                found.problems += 1;
+                found.corrupt += 1;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let more = examine(ctx, &lesson)?;
+        found.problems += more.problems;
+        found.corrupt += more.corrupt;
+    }
+    if found.problems == 0 {
+        outln!(
             "\n{}",
             s.paint(
                 s.good,
                 "doctor: everything replays, every recording is used, the checks tell starter from solution."
             )
-        );
-        Ok(EXIT_SUCCESS)
-    } else {
-        println!(
-            "\n{}",
-            s.paint(
-                s.bad,
-                format!(
-                    "doctor: {}. Fix {}, or run ./workshop record after changing the lesson.",
-                    count(problems, "problem"),
-                    if problems == 1 { "it" } else { "them" }
-                )
-            )
-        );
-        Ok(EXIT_FAILED)
+        )?;
+        return Ok(EXIT_SUCCESS);
     }
+    let problems = found.problems;
+    let broken = match found.corrupt {
+        0 => String::new(),
+        n if n == problems => format!(" ({} data that cannot be read)", if n == 1 { "it is" } else { "all are" }),
+        n => format!(" ({n} of them data that cannot be read)"),
+    };
+    outln!(
+        "\n{}",
+        s.paint(
+            s.bad,
+            format!(
+                "doctor: {}{broken}. Fix {}, or run ./workshop record after changing the lesson.",
+                count(problems, "problem"),
+                if problems == 1 { "it" } else { "them" }
+            )
+        )
+    )?;
+    // Corrupt data means the lesson cannot run at all: the "could not run" status.
+    Ok(if found.corrupt > 0 { EXIT_COULD_NOT_RUN } else { EXIT_FAILED })
 }
 
-fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
+fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
     let s = &ctx.styles;
     let (pass, fail) = (s.paint(s.good, ctx.glyphs.pass), s.paint(s.bad, ctx.glyphs.fail));
     let mut problems = 0;
-    let mut report = |ok: bool, text: String| {
-        println!("{} {text}", if ok { &pass } else { &fail });
+    let mut corrupt = 0;
+    let mut report = |ok: bool, text: String| -> Result<(), Error> {
         if !ok {
             problems += 1;
         }
+        outln!("{} {text}", if ok { &pass } else { &fail })
     };
-    println!("{}", s.paint(s.strong, &lesson.id));
+    outln!("{}", s.paint(s.strong, &lesson.id))?;
     let script = super::record::script(ctx, lesson)?;
-    let limit = super::check::timeout(2.0)?;
+    let limit = std::time::Duration::from_secs(2);
     let mut bridges = Vec::new();
     for code in &CODES {
         let file = code.file(ctx, lesson)?;
@@ -81,7 +115,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
                 "{} is missing, so nothing can be replayed. Restore it (git checkout -- recordings) or make it with ./workshop record.",
                 ctx.shown(&dir)
             ),
-        );
+        )?;
         &[]
     };
     for &runtime in runtimes {
@@ -89,13 +123,16 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
             let cassette = match replaying::cassette(ctx, lesson, runtime, ticket) {
                 Ok(c) => c,
                 Err(e) => {
-                    report(false, format!("{}/{}: {e}", runtime.name(), ticket.id));
+                    if matches!(e, Error::Corrupt { .. }) {
+                        corrupt += 1;
+                    }
+                    report(false, format!("{}/{}: {e}", runtime.name(), ticket.id))?;
                     continue;
                 }
             };
             let mut used = HashSet::new();
             for (code, bridge) in CODES.iter().zip(bridges.iter_mut()) {
-                let label = code.label(ctx);
+                let label = code.label(ctx, lesson);
                 let (replay, keys) = replaying::replay(ctx, lesson, ticket, runtime, &label, bridge, &cassette);
                 used.extend(keys);
                 let name = format!("{}/{} with {label}", runtime.name(), ticket.id);
@@ -115,7 +152,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
                         .map(|r| r.tool_calls)
                 });
                 let calls = replay.verdict.tool_calls;
-                match (stopped, expected) {
+                let shown = match (stopped, expected) {
                     (Some(why), _) => report(false, format!("{name}: {why}")),
                     (None, Some(want)) if want != calls => {
                         report(false, format!("{name}: the tool ran {}, the script says {want}", count(calls, "time")))
@@ -124,26 +161,32 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<usize, Error> {
                         report(false, format!("{name}: the replay does not end in a reply"))
                     }
                     _ => report(true, format!("{name}: {}", replay.verdict.text)),
-                }
+                };
+                shown?;
             }
             for turn in &cassette.turns {
                 if !used.contains(&turn.entry.key) {
-                    report(false, format!("{}: this recorded turn is never replayed", turn.place(&ctx.root)));
+                    report(false, format!("{}: this recorded turn is never replayed", turn.place(&ctx.root)))?;
                 }
             }
         }
     }
-    for (code, want) in [(CodeChoice::Starter, Status::Fail), (CodeChoice::Structured, Status::Pass)] {
+    for (code, want) in [(CodeChoice::Starter, Status::Fail), (CodeChoice::Solution, Status::Pass)] {
         let file = code.file(ctx, lesson)?;
         let graded = super::check::grade(ctx, lesson, &file, limit)?;
         let ok = graded.status == want;
         let word = if want == Status::Pass { "passes" } else { "fails" };
         report(
             ok,
-            format!("check {} {word} as it should ({}/{} checks pass)", code.label(ctx), graded.passed, graded.total),
-        );
+            format!(
+                "check {} {word} as it should ({}/{} checks pass)",
+                code.label(ctx, lesson),
+                graded.passed,
+                graded.total
+            ),
+        )?;
     }
-    Ok(problems)
+    Ok(Findings { problems, corrupt })
 }
 
 /// `1 problem`, `2 problems`.

@@ -5,12 +5,12 @@ use std::fmt::Write as _;
 
 use crate::checks::Status;
 use crate::cli::HintArgs;
-use crate::commands::check::{grade, learner_file, timeout};
+use crate::commands::check::grade;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
-use crate::lesson::CheckText;
+use crate::lesson::CheckSpec;
+use crate::output;
 use crate::progress::Progress;
-use crate::render::emit;
 use crate::render::styles::Styles;
 
 /// Seconds each call of the learner's code may take while grading for a hint, as `check`'s default.
@@ -23,7 +23,7 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
     }
     let (check, failing) = match args.check.as_deref() {
         Some(id) => {
-            let Some(check) = lesson.check_text(id) else {
+            let Some(check) = lesson.check(id) else {
                 let ids: Vec<&str> = lesson.checks.iter().map(|c| c.id.as_str()).collect();
                 return Err(Error::usage(format!(
                     "there is no check '{id}' in {}. Checks: {}.",
@@ -34,8 +34,8 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
             (check, None)
         }
         None => {
-            let file = learner_file(ctx, &lesson, None)?;
-            let report = grade(ctx, &lesson, &file, timeout(GRADE_TIMEOUT_SECS)?)?;
+            let file = ctx.learner_file(&lesson, None)?;
+            let report = grade(ctx, &lesson, &file, std::time::Duration::from_secs_f64(GRADE_TIMEOUT_SECS))?;
             if report.status == Status::Error {
                 return Err(Error::usage(format!(
                     "{} does not load, so no check could run: {}\nRun ./workshop check {} to see where, fix that first, then ask again.",
@@ -45,23 +45,23 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
                 )));
             }
             let Some(first) = report.first_failure() else {
-                emit::line(&format!(
+                output::line(&format!(
                     "All {} checks pass: no hint needed. Compare your file with the reference: ./workshop solution {}",
                     report.total, lesson.id
-                ));
+                ))?;
                 return Ok(EXIT_SUCCESS);
             };
-            let check = lesson.check_text(&first.id).ok_or_else(|| {
+            let check = lesson.check(&first.id).ok_or_else(|| {
                 Error::corrupt(&lesson.dir.join("lesson.toml"), format!("has no [[checks]] entry for '{}'", first.id))
             })?;
             (check, Some(first.message.clone()))
         }
     };
     if check.hints.is_empty() {
-        emit::line(&format!(
+        output::line(&format!(
             "The check {} has no hints. ./workshop solution {} --reveal shows the reference.",
             check.id, lesson.id
-        ));
+        ))?;
         return Ok(EXIT_SUCCESS);
     }
     let seen = Progress::read(&ctx.root).lessons.get(&lesson.id).and_then(|p| p.hint_steps.get(&check.id).copied());
@@ -71,7 +71,7 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
         if let Err(e) = Progress::update(&ctx.root, &lesson.id, |p| {
             p.hint_steps.insert(check.id.clone(), shown);
         }) {
-            eprintln!("warning: progress was not saved ({e}); the next hint will start here again.");
+            crate::errln!("warning: progress was not saved ({e}); the next hint will start here again.");
         }
     }
     let again = match args.check.as_deref() {
@@ -86,13 +86,17 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
         lesson: &lesson.id,
         again: &again,
     };
-    emit::out(&card.text(&ctx.styles, ctx.width));
+    output::print(&card.text(&ctx.styles, ctx.width))?;
+    if args.edit {
+        let file = ctx.learner_file(&lesson, None)?;
+        crate::editor::open(&file, &ctx.shown(&file))?;
+    }
     Ok(EXIT_SUCCESS)
 }
 
 /// What one `hint` shows: the check, why it fails (when graded), steps 1..=shown, and what next.
 struct Card<'a> {
-    check: &'a CheckText,
+    check: &'a CheckSpec,
     failing: Option<&'a str>,
     shown: usize,
     /// The step revealed by this very request, if any: marked, so the reader finds it.
@@ -114,7 +118,14 @@ impl Card<'_> {
             styles.paint(styles.dim, &check.name)
         );
         if let Some(why) = failing.filter(|w| !w.is_empty()) {
-            wrap(&mut out, &format!("failing now: {why}"), width, ("  ", "  "), styles.dim, styles);
+            wrap(
+                &mut out,
+                &format!("failing now: {}", crate::inert::text(why)),
+                width,
+                ("  ", "  "),
+                styles.dim,
+                styles,
+            );
         }
         out.push('\n');
         for (i, hint) in check.hints.iter().take(shown).enumerate() {
@@ -128,8 +139,15 @@ impl Card<'_> {
         out.push('\n');
         let total = check.hints.len();
         // The command goes on a line of its own, so it is never split and copies whole.
-        let (said, command) = if shown < total {
-            (format!("Step {shown} of {total}. For the next one, ask again:"), again.to_string())
+        let remain = total.saturating_sub(shown);
+        let (said, command) = if total == 1 {
+            (
+                format!("That is the only hint for {}. Still stuck? See the reference:", check.id),
+                format!("./workshop solution {lesson} --reveal"),
+            )
+        } else if shown < total {
+            let more = if remain == 1 { "1 more remains".to_string() } else { format!("{remain} more remain") };
+            (format!("Step {shown} of {total}; {more}. For the next one, ask again:"), again.to_string())
         } else {
             let reveal = format!("./workshop solution {lesson} --reveal");
             if newest.is_some() {
@@ -173,11 +191,21 @@ fn wrap(
 mod tests {
     use super::*;
 
-    fn check() -> CheckText {
-        CheckText { id: "c".into(), name: "a check".into(), hints: vec!["first".into(), "second".into()] }
+    fn check() -> CheckSpec {
+        CheckSpec {
+            id: "c".into(),
+            name: "a check".into(),
+            hints: vec!["first".into(), "second".into()],
+            call: None,
+            cases: Vec::new(),
+            ticket: None,
+            expect: Vec::new(),
+            guidance: Vec::new(),
+            task: None,
+        }
     }
 
-    fn card(check: &CheckText, newest: Option<usize>) -> String {
+    fn card(check: &CheckSpec, newest: Option<usize>) -> String {
         let card = Card { check, failing: None, shown: 2, newest, lesson: "l", again: "again" };
         card.text(&Styles::plain(), 80)
     }

@@ -1,13 +1,14 @@
 //! `workshop lesson`: the lesson's text, rendered from `lessons/<id>/lesson.md`, through a pager
 //! when it is longer than the screen.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::{Command, Stdio};
 
 use crate::cli::LessonArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
-use crate::render::{emit, markdown};
+use crate::output;
+use crate::render::markdown;
 
 pub fn run(ctx: &Context, args: LessonArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
@@ -21,17 +22,14 @@ pub fn run(ctx: &Context, args: LessonArgs) -> Result<i32, Error> {
     }
     let source = std::fs::read_to_string(&path).map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;
     let text = markdown::render(&source, &ctx.styles, ctx.width);
-    if args.no_pager || !needs_pager(&text) || !page(&text) {
-        emit::out(&text);
+    if args.no_pager || !ctx.stdout_terminal || !needs_pager(&text) || !page(&text) {
+        output::print(&text)?;
     }
     Ok(EXIT_SUCCESS)
 }
 
 /// Only a terminal reader gets a pager, and only for text that would scroll off the screen.
 fn needs_pager(text: &str) -> bool {
-    if !std::io::stdout().is_terminal() {
-        return false;
-    }
     match terminal_size::terminal_size() {
         Some((_, height)) => text.lines().count() >= usize::from(height.0),
         None => false,

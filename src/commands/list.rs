@@ -3,6 +3,7 @@
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::{self, Lesson};
+use crate::outln;
 use crate::progress::Progress;
 
 pub fn run(ctx: &Context) -> Result<i32, Error> {
@@ -10,7 +11,7 @@ pub fn run(ctx: &Context) -> Result<i32, Error> {
     let s = &ctx.styles;
     let ids = lesson::known_ids(&ctx.root);
     if ids.is_empty() {
-        println!("No lessons under {}.", ctx.shown(&ctx.root.join("lessons")));
+        outln!("No lessons under {}.", ctx.shown(&ctx.root.join("lessons")))?;
         return Ok(EXIT_SUCCESS);
     }
     let mut lessons: Vec<Lesson> = ids.iter().map(|id| Lesson::load(&ctx.root, id)).collect::<Result<_, _>>()?;
@@ -26,7 +27,11 @@ pub fn run(ctx: &Context) -> Result<i32, Error> {
             _ if started => s.paint(s.warn, "started, not checked yet"),
             _ => s.paint(s.dim, "not started"),
         };
-        println!("{:>3}  {:<id_width$}  {:<title_width$}  {state}", lesson.number, lesson.id, lesson.title);
+        let quiz = match entry.quiz {
+            Some((right, of)) => format!("  {}", s.paint(s.dim, format!("quiz {right}/{of}"))),
+            None => String::new(),
+        };
+        outln!("{:>3}  {:<id_width$}  {:<title_width$}  {state}{quiz}", lesson.number, lesson.id, lesson.title)?;
     }
     Ok(EXIT_SUCCESS)
 }

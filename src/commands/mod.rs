@@ -7,56 +7,19 @@ mod doctor;
 mod hint;
 mod lesson_text;
 mod list;
-pub mod own_replay;
 mod quiz;
 mod record;
 mod record_live;
-pub mod replaying;
 mod solution;
 mod start;
 pub mod watch;
 
-use std::path::{Path, PathBuf};
+use std::io::IsTerminal;
 
 use crate::cli::{Cli, Command};
+pub use crate::context::Context;
 use crate::error::Error;
-use crate::lesson::{self, Lesson};
-use crate::progress::Progress;
 use crate::render::styles::{self, Glyphs, Styles};
-
-/// What every command needs, decided once.
-pub struct Context {
-    pub root: PathBuf,
-    pub cwd: PathBuf,
-    pub styles: Styles,
-    pub glyphs: Glyphs,
-    pub width: usize,
-}
-
-impl Context {
-    /// A path for messages: relative to the root when inside it.
-    pub fn shown(&self, path: &Path) -> String {
-        crate::root::shown(&self.root, path)
-    }
-
-    /// The lesson named, or the one to assume when none is: the only lesson, or the only one started.
-    pub fn lesson(&self, id: Option<&str>) -> Result<Lesson, Error> {
-        if let Some(id) = id {
-            return Lesson::load(&self.root, id);
-        }
-        let known = lesson::known_ids(&self.root);
-        if known.len() == 1 {
-            return Lesson::load(&self.root, &known[0]);
-        }
-        let progress = Progress::read(&self.root);
-        let started: Vec<&String> =
-            known.iter().filter(|id| progress.lessons.get(*id).is_some_and(|p| p.started)).collect();
-        if let [only] = started.as_slice() {
-            return Lesson::load(&self.root, only);
-        }
-        Err(Error::usage(format!("name a lesson: one of {}.", known.join(", "))))
-    }
-}
 
 pub fn dispatch(cli: Cli) -> Result<i32, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the current folder", e))?;
@@ -67,6 +30,8 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
         styles: Styles::for_stdout(cli.color),
         glyphs: Glyphs::detect(cli.ascii),
         width: styles::width(),
+        stdout_terminal: std::io::stdout().is_terminal(),
+        stdin_terminal: std::io::stdin().is_terminal(),
     };
     let result = match cli.command {
         Command::Start(args) => start::run(&ctx, args),

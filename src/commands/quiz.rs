@@ -1,14 +1,14 @@
 //! `workshop quiz`: one question at a time on a terminal, or graded from `--answers`.
 
-use std::io::{BufRead, IsTerminal};
+use std::io::BufRead;
 
 use crate::cli::{Format, QuizArgs};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::Lesson;
+use crate::output;
 use crate::progress::Progress;
 use crate::quiz::{self, Picks, Quiz};
-use crate::render::emit;
 use crate::render::quiz as show;
 
 pub fn run(ctx: &Context, args: QuizArgs) -> Result<i32, Error> {
@@ -17,28 +17,29 @@ pub fn run(ctx: &Context, args: QuizArgs) -> Result<i32, Error> {
     if let Some(answers) = args.answers.as_deref() {
         let picks = quiz::parse_answers(&quiz, answers)?;
         let score = quiz::score(&quiz, &picks);
+        // Saved first: the score counts even when nobody reads all of it (`| head -1`).
+        save(&lesson, ctx, score, quiz.questions.len());
         match args.format {
-            Format::Json => emit::line(&format!("{:#}", show::results_json(&quiz, &picks, score))),
+            Format::Json => output::line(&format!("{:#}", show::results_json(&quiz, &picks, score)))?,
             Format::Text => {
                 for (i, (q, p)) in quiz.questions.iter().zip(&picks).enumerate() {
-                    emit::line(&show::feedback(q, i + 1, p, &ctx.styles, ctx.glyphs, ctx.width));
+                    output::line(&show::feedback(q, i + 1, p, &ctx.styles, ctx.glyphs, ctx.width))?;
                 }
-                emit::out(&show::score_line(score, quiz.questions.len(), &ctx.styles));
+                output::print(&show::score_line(score, quiz.questions.len(), &ctx.styles))?;
             }
         }
-        save(&lesson, ctx, score, quiz.questions.len());
         return Ok(EXIT_SUCCESS);
     }
     if args.format == Format::Json {
-        emit::line(&format!("{:#}", show::questions_json(&quiz)));
+        output::line(&format!("{:#}", show::questions_json(&quiz)))?;
         return Ok(EXIT_SUCCESS);
     }
-    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+    if ctx.stdin_terminal && ctx.stdout_terminal {
         return interactive(ctx, &lesson, &quiz);
     }
     // Off a terminal nobody can answer a prompt: show the questions and how to answer them.
-    emit::out(&show::listing(&quiz, &ctx.styles, ctx.width));
-    eprintln!(
+    output::print(&show::listing(&quiz, &ctx.styles, ctx.width))?;
+    crate::errln!(
         "\nNot a terminal, so no question was asked. Answer them all at once with one token per question, in order:\n  ./workshop quiz {} --answers \"{}\"",
         lesson.id,
         example_answers(&quiz)
@@ -57,7 +58,7 @@ fn example_answers(quiz: &Quiz) -> String {
 
 fn save(lesson: &Lesson, ctx: &Context, score: usize, total: usize) {
     if let Err(e) = Progress::update(&ctx.root, &lesson.id, |p| p.quiz = Some((score, total))) {
-        eprintln!("warning: your score was not saved ({e}).");
+        crate::errln!("warning: your score was not saved ({e}).");
     }
 }
 
@@ -66,32 +67,32 @@ fn interactive(ctx: &Context, lesson: &Lesson, quiz: &Quiz) -> Result<i32, Error
     let mut input = stdin.lock();
     let total = quiz.questions.len();
     let mut score = 0;
-    emit::line(&format!("{} questions. Type the letters of your answer and press Enter (q to stop).\n", total));
+    output::line(&format!("{} questions. Type the letters of your answer and press Enter (q to stop).\n", total))?;
     for (i, q) in quiz.questions.iter().enumerate() {
-        emit::out(&show::question(q, i + 1, total, &ctx.styles, ctx.width));
+        output::print(&show::question(q, i + 1, total, &ctx.styles, ctx.width))?;
         let Some(picks) = ask_picks(&mut input, q)? else {
-            emit::line(&format!("\nStopped after {i} of {total} questions; no score saved."));
+            output::line(&format!("\nStopped after {i} of {total} questions; no score saved."))?;
             return Ok(EXIT_FAILED);
         };
-        emit::line("");
-        emit::out(&show::feedback(q, i + 1, &picks, &ctx.styles, ctx.glyphs, ctx.width));
+        output::line("")?;
+        output::print(&show::feedback(q, i + 1, &picks, &ctx.styles, ctx.glyphs, ctx.width))?;
         if q.is_right(&picks) {
             score += 1;
         }
         if i + 1 < total {
-            prompt("\nPress Enter for the next question. ");
+            prompt("\nPress Enter for the next question. ")?;
             if read_line(&mut input)?.is_none_or(|l| l.trim().eq_ignore_ascii_case("q")) {
-                emit::line(&format!("\nStopped after {} of {total} questions; no score saved.", i + 1));
+                output::line(&format!("\nStopped after {} of {total} questions; no score saved.", i + 1))?;
                 return Ok(EXIT_FAILED);
             }
-            emit::line("");
+            output::line("")?;
         }
     }
-    emit::line("");
-    emit::out(&show::score_line(score, total, &ctx.styles));
+    output::line("")?;
+    output::print(&show::score_line(score, total, &ctx.styles))?;
     save(lesson, ctx, score, total);
     if score < total {
-        emit::line(&format!("Read the lesson again with ./workshop lesson {}, then retake the quiz.", lesson.id));
+        output::line(&format!("Read the lesson again with ./workshop lesson {}, then retake the quiz.", lesson.id))?;
     }
     Ok(EXIT_SUCCESS)
 }
@@ -99,21 +100,24 @@ fn interactive(ctx: &Context, lesson: &Lesson, quiz: &Quiz) -> Result<i32, Error
 /// Ask until the learner gives a usable answer. `None` when they stop (q or end of input).
 fn ask_picks(input: &mut impl BufRead, q: &quiz::Question) -> Result<Option<Picks>, Error> {
     loop {
-        prompt(&format!("\nYour answer ({}): ", show::how_many(q)));
+        prompt(&format!("\nYour answer ({}): ", show::how_many(q)))?;
         let Some(line) = read_line(input)? else { return Ok(None) };
         if line.trim().eq_ignore_ascii_case("q") {
             return Ok(None);
         }
         match q.parse_picks(&line) {
             Ok(picks) if picks.len() == q.answer.len() => return Ok(Some(picks)),
-            Ok(_) => emit::line(&format!("This question has {} right options: {}.", q.answer.len(), show::how_many(q))),
-            Err(why) => emit::line(&format!("That answer cannot be read: {why}.")),
+            Ok(_) => output::line(&match q.answer.len() {
+                1 => format!("This question has 1 right option: {}.", show::how_many(q)),
+                n => format!("This question has {n} right options: {}.", show::how_many(q)),
+            })?,
+            Err(why) => output::line(&format!("That answer cannot be read: {why}."))?,
         }
     }
 }
 
-fn prompt(text: &str) {
-    emit::out(text);
+fn prompt(text: &str) -> Result<(), Error> {
+    output::print(text)
 }
 
 fn read_line(input: &mut impl BufRead) -> Result<Option<String>, Error> {

@@ -5,13 +5,14 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::cli::RecordArgs;
-use crate::commands::replaying::{self, CodeChoice};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::Lesson;
 use crate::model::{Script, ScriptModel, ScriptRun};
+use crate::outln;
 use crate::recordings::{self, Entry};
 use crate::replay::Event;
+use crate::replaying::{self, CodeChoice};
 
 use super::doctor::count;
 
@@ -46,16 +47,24 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
         return super::record_live::run(ctx, &lesson, &runs, &args);
     }
     let s = &ctx.styles;
-    let limit = super::check::timeout(args.timeout)?;
+    let limit = args.timeout;
     let mut files: BTreeMap<PathBuf, Vec<Entry>> = BTreeMap::new();
     let mut problems = 0;
+    // Recording is the point: a reader who went away (`record | head -1`) stops the report, not
+    // the recording. The first failure to print is returned at the end.
+    let mut printed = Ok(());
     for run in runs {
-        let runtime = super::watch::runtime(&run.runtime)?;
-        let ticket = super::watch::tickets(&lesson, Some(&run.ticket), runtime)?[0];
-        let code = CodeChoice::parse(ctx, &lesson, &run.code)?;
+        let runtime = crate::agent::Runtime::parse(&run.runtime).ok_or_else(|| {
+            Error::corrupt(
+                &lesson.recordings_dir(&ctx.root).join("script.toml"),
+                format!("names an unknown runtime '{}': harness or sdk", run.runtime),
+            )
+        })?;
+        let ticket = replaying::tickets(&lesson, Some(&run.ticket), runtime)?[0];
+        let code = CodeChoice::resolve(ctx, &lesson, &crate::replaying::CodeArg::parse(&run.code))?;
         let file = code.file(ctx, &lesson)?;
         let mut bridge = replaying::open(ctx, &lesson, &file, limit);
-        let mut model = ScriptModel::new(&script, run);
+        let mut model = ScriptModel::new(&script, run, &lesson.agent.server);
         let replay = replaying::run_with(&lesson, ticket, runtime, &run.code, &mut bridge, &mut model);
         let name = format!("{}/{} with {}", runtime.name(), ticket.id, run.code);
         let mut issues = Vec::new();
@@ -91,43 +100,44 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
             }
         }
         if issues.is_empty() {
-            println!("{} {name}: {}", s.paint(s.good, ctx.glyphs.pass), replay.verdict.text);
+            printed =
+                printed.and_then(|()| outln!("{} {name}: {}", s.paint(s.good, ctx.glyphs.pass), replay.verdict.text));
         } else {
             problems += 1;
-            println!("{} {name}: {}", s.paint(s.bad, ctx.glyphs.fail), issues.join("; "));
+            printed =
+                printed.and_then(|()| outln!("{} {name}: {}", s.paint(s.bad, ctx.glyphs.fail), issues.join("; ")));
         }
     }
     if problems > 0 {
-        println!(
+        printed?;
+        outln!(
             "\n{} not go as scripted; no recording was written. Fix script.toml and run this again.",
             if problems == 1 { "1 run did".to_string() } else { format!("{problems} runs did") }
-        );
+        )?;
         return Ok(EXIT_FAILED);
     }
     for (path, entries) in &files {
         recordings::write_file(path, entries)
             .map_err(|e| Error::io(format!("could not write {}", ctx.shown(path)), e))?;
-        println!("wrote {} ({})", ctx.shown(path), count(entries.len(), "turn"));
+        printed = printed.and_then(|()| outln!("wrote {} ({})", ctx.shown(path), count(entries.len(), "turn")));
     }
+    printed?;
     Ok(EXIT_SUCCESS)
 }
 
 /// The scripted runs `--ticket` and `--runtime` select (every run without them).
 fn chosen_runs<'s>(script: &'s Script, args: &RecordArgs) -> Result<Vec<&'s ScriptRun>, Error> {
-    if let Some(runtime) = &args.runtime {
-        super::watch::runtime(runtime)?;
-    }
     let runs: Vec<&ScriptRun> = script
         .runs
         .iter()
         .filter(|r| args.ticket.as_ref().is_none_or(|t| *t == r.ticket))
-        .filter(|r| args.runtime.as_ref().is_none_or(|rt| *rt == r.runtime))
+        .filter(|r| args.runtime.is_none_or(|rt| rt.name() == r.runtime))
         .collect();
     if runs.is_empty() {
         return Err(Error::usage(format!(
             "the script has no run for {}{}: see the [[run]] entries of script.toml.",
             args.ticket.as_deref().map_or("any ticket".to_string(), |t| format!("ticket {t}")),
-            args.runtime.as_deref().map_or(String::new(), |r| format!(" in the {r} runtime"))
+            args.runtime.map_or(String::new(), |r| format!(" in the {} runtime", r.name()))
         )));
     }
     Ok(runs)

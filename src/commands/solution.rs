@@ -1,22 +1,21 @@
 //! `workshop solution`: the reference solution as a diff against the learner's file, once their
 //! checks have been green; before that only with `--reveal` (confirmed on a terminal).
 
-use std::io::{BufRead, IsTerminal};
+use std::io::BufRead;
 
 use crate::cli::SolutionArgs;
-use crate::commands::check::learner_file;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
+use crate::output;
 use crate::progress::Progress;
-use crate::render::emit;
 use crate::render::solution as diff;
 
 pub fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
-    let file = learner_file(ctx, &lesson, None)?;
+    let file = ctx.learner_file(&lesson, None)?;
     let green = Progress::read(&ctx.root).lessons.get(&lesson.id).is_some_and(|p| p.green);
     // Off a terminal nobody can answer y/N, so --reveal alone is the consent (as --help says).
-    let can_ask = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let can_ask = ctx.stdin_terminal && ctx.stdout_terminal;
     if !green {
         if !args.reveal {
             return Err(Error::Refused(format!(
@@ -25,7 +24,7 @@ pub fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
             )));
         }
         if can_ask && !confirmed()? {
-            emit::line(&format!("Kept hidden. ./workshop hint {} gives the next step instead.", lesson.id));
+            output::line(&format!("Kept hidden. ./workshop hint {} gives the next step instead.", lesson.id))?;
             return Ok(EXIT_FAILED);
         }
     }
@@ -37,20 +36,20 @@ pub fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
     let yours_label = format!("yours: {}", ctx.shown(&file));
     let reference_label = format!("reference: {}", ctx.shown(&reference));
     if theirs == ours {
-        emit::line(&format!("Your file is the same as the reference solution ({}).", ctx.shown(&reference)));
+        output::line(&format!("Your file is the same as the reference solution ({}).", ctx.shown(&reference)))?;
         return Ok(EXIT_SUCCESS);
     }
     if !green && !can_ask {
-        emit::line("Your checks are not green yet; here is the reference anyway.\n");
+        output::line("Your checks are not green yet; here is the reference anyway.\n")?;
     }
-    emit::line("Lines starting with - are yours only; lines starting with + are the reference's.\n");
-    emit::out(&diff::unified(&theirs, &ours, &yours_label, &reference_label, &ctx.styles));
+    output::line("Lines starting with - are yours only; lines starting with + are the reference's.\n")?;
+    output::print(&diff::unified(&theirs, &ours, &yours_label, &reference_label, &ctx.styles))?;
     Ok(EXIT_SUCCESS)
 }
 
 /// Ask before spoiling the exercise. Anything but y or yes, including end of input, is no.
 fn confirmed() -> Result<bool, Error> {
-    emit::out("Your checks are not green yet. Show the reference solution anyway? [y/N] ");
+    output::print("Your checks are not green yet. Show the reference solution anyway? [y/N] ")?;
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line).map_err(|e| Error::io("cannot read your answer", e))?;
     let answer = line.trim().to_ascii_lowercase();

@@ -1,65 +1,25 @@
 //! `workshop watch`: replay tickets as cards, with the model's turns from the recordings and the
 //! tools, harness and code running for real.
 
-use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use serde_json::json;
 
-use crate::agent::Runtime;
 use crate::cli::{Format, WatchArgs};
-use crate::commands::own_replay;
-use crate::commands::replaying::{self, CodeChoice};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_SUCCESS};
-use crate::lesson::{Lesson, Ticket};
+use crate::output;
+use crate::own_replay;
 use crate::render::cards::{self, Look};
 use crate::replay::{self, Event, Replay};
-
-/// The valid runtime names, for messages.
-fn runtimes() -> String {
-    Runtime::ALL.map(Runtime::name).join(", ")
-}
-
-pub fn runtime(text: &str) -> Result<Runtime, Error> {
-    Runtime::parse(text).ok_or_else(|| Error::usage(format!("unknown runtime '{text}': choose one of {}.", runtimes())))
-}
-
-/// `--speed`, validated: the player and the printed replay accept the same range.
-pub fn speed(factor: f64) -> Result<f64, Error> {
-    if !(factor.is_finite() && factor > 0.0 && factor <= 100.0) {
-        return Err(Error::usage(format!(
-            "--speed {factor} is out of range: give a factor above 0 and at most 100, such as 0.5 or 2."
-        )));
-    }
-    Ok(factor)
-}
-
-/// The tickets to replay in a runtime: the one named, or all that run there.
-pub fn tickets<'l>(lesson: &'l Lesson, id: Option<&str>, runtime: Runtime) -> Result<Vec<&'l Ticket>, Error> {
-    let Some(id) = id else {
-        return Ok(lesson.tickets_for(runtime.name()));
-    };
-    let ticket = lesson.ticket(id).ok_or_else(|| {
-        let ids: Vec<&str> = lesson.tickets.iter().map(|t| t.id.as_str()).collect();
-        Error::usage(format!("there is no ticket '{id}' in {}: choose one of {}.", lesson.id, ids.join(", ")))
-    })?;
-    if !ticket.runs_in(runtime.name()) {
-        return Err(Error::usage(format!(
-            "the ticket {id} runs only in the {} runtime: add --runtime {}.",
-            ticket.runtimes.join(" or "),
-            ticket.runtimes.first().map(String::as_str).unwrap_or("harness")
-        )));
-    }
-    Ok(vec![ticket])
-}
+use crate::replaying::{self, CodeArg, CodeChoice};
 
 /// How long a card stays alone on screen before the next, at speed 1.
 fn pause(event: &Event) -> Duration {
     Duration::from_millis(match event {
         Event::Customer { .. } => 700,
         Event::ToolCall { .. } => 800,
-        Event::Attempt { .. } | Event::Report { .. } => 700,
+        Event::Attempt { .. } | Event::Report { .. } | Event::Verify { .. } => 700,
         Event::Wait { ms } => *ms,
         Event::Reply { .. } => 900,
         Event::NoRecording { .. } | Event::CodeError { .. } => 300,
@@ -74,10 +34,21 @@ struct Shown {
 
 pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     // The full-screen player is for a person at a terminal who did not pick one ticket.
-    let interactive = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
+    let interactive = ctx.stdout_terminal && ctx.stdin_terminal;
     // The player replays offline; with --live the cards are printed instead.
     if interactive && args.ticket.is_none() && args.format == Format::Text && !args.no_anim && !args.live.live {
-        return crate::player::run(ctx, args);
+        let lesson = ctx.lesson(args.lesson.as_deref())?;
+        let code = CodeChoice::resolve(ctx, &lesson, &args.code)?;
+        let config = crate::player::Config {
+            compare: args.compare || first_look(ctx, &lesson, &args.code),
+            code,
+            runtime: args.runtime,
+            speed: args.speed,
+            predict: !args.no_predict,
+            expand: args.expand,
+            limit: args.timeout,
+        };
+        return crate::player::run(ctx, lesson, config);
     }
     plain(ctx, args)
 }
@@ -85,22 +56,24 @@ pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
 /// The replay printed as cards (or JSON): off a terminal, or for one ticket.
 pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
-    let runtime = runtime(&args.runtime)?;
-    let chosen = tickets(&lesson, args.ticket.as_deref(), runtime)?;
-    speed(args.speed)?;
-    let limit = super::check::timeout(args.timeout)?;
+    let runtime = args.runtime;
+    let chosen = replaying::tickets(&lesson, args.ticket.as_deref(), runtime)?;
+    let limit = args.timeout;
     let mut live = own_replay::Live::from_args(&args.live)?;
-    let mut codes = vec![CodeChoice::parse(ctx, &lesson, &args.code)?];
-    if args.compare {
-        let other = if codes[0] == CodeChoice::Starter { CodeChoice::Structured } else { codes.remove(0) };
+    let mut codes = vec![CodeChoice::resolve(ctx, &lesson, &args.code)?];
+    // Before the lesson is started, the fix is never shown alone: first what goes wrong.
+    let compare = args.compare || (first_look(ctx, &lesson, &args.code) && args.format == Format::Text);
+    if compare {
+        let other = if codes[0] == CodeChoice::Starter { CodeChoice::Solution } else { codes.remove(0) };
         codes = vec![CodeChoice::Starter, other];
     }
     let files = codes.iter().map(|c| c.file(ctx, &lesson)).collect::<Result<Vec<_>, _>>()?;
-    let labels: Vec<String> = codes.iter().map(|c| c.label(ctx)).collect();
+    let labels: Vec<String> = codes.iter().map(|c| c.label(ctx, &lesson)).collect();
     let mut bridges: Vec<_> = files.iter().map(|f| replaying::open(ctx, &lesson, f, limit)).collect();
 
-    let animate = args.format == Format::Text && !args.no_anim && std::io::stdout().is_terminal();
+    let animate = args.format == Format::Text && !args.no_anim && ctx.stdout_terminal;
     let look = Look { styles: ctx.styles, glyphs: ctx.glyphs, width: ctx.width, expand: args.expand };
+    let mut pacer = animate.then(|| Pacer::new(ctx.stdin_terminal, args.speed));
     let mut shown = Vec::new();
     for (i, ticket) in chosen.iter().enumerate() {
         let cassette = replaying::cassette(ctx, &lesson, runtime, ticket)?;
@@ -116,10 +89,23 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
         };
         let one = Shown { runs, split };
         if args.format == Format::Text {
-            if i > 0 {
-                println!();
+            match pacer.as_mut() {
+                Some(pacer) => {
+                    if i > 0 {
+                        pacer.show("\n")?;
+                    }
+                    if !print_paced(&one, &look, pacer)? {
+                        pacer.show("\n(replay ended)\n")?;
+                        break;
+                    }
+                }
+                None => {
+                    if i > 0 {
+                        output::line("")?;
+                    }
+                    print_all(&one, &look)?;
+                }
             }
-            print_shown(&one, &look, animate, args.speed);
         }
         shown.push(one);
     }
@@ -130,13 +116,18 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
             (true, [one]) => one.clone(),
             _ => serde_json::Value::Array(values),
         };
-        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        output::line(&crate::inert::json(serde_json::to_string_pretty(&out).unwrap_or_default()))?;
     }
     // A replay the code broke (did not load, raised, hung) could not run; one that reached a
     // request nobody recorded is an answer, and exits 0.
     let broke =
         shown.iter().flat_map(|s| &s.runs).any(|r| r.events.iter().any(|e| matches!(e, Event::CodeError { .. })));
     Ok(if broke { EXIT_COULD_NOT_RUN } else { EXIT_SUCCESS })
+}
+
+/// A learner who has not started the lesson and did not pick a code.
+fn first_look(ctx: &Context, lesson: &crate::lesson::Lesson, code: &CodeArg) -> bool {
+    *code == CodeArg::Auto && !lesson.work_file(&ctx.root).is_file()
 }
 
 fn json_of(shown: &Shown) -> serde_json::Value {
@@ -154,39 +145,113 @@ fn json_of(shown: &Shown) -> serde_json::Value {
     }
 }
 
-fn print_shown(shown: &Shown, look: &Look, animate: bool, speed: f64) {
-    let mut out = std::io::stdout().lock();
-    if !animate {
-        let text = match shown.runs.as_slice() {
-            [a, b] => cards::compare(a, b, shown.split, look),
-            [one] => cards::replay(one, look),
-            _ => String::new(),
-        };
-        let _ = out.write_all(text.as_bytes());
-        return;
+/// What a key does during an animated replay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    /// Space or enter: skip the current pause.
+    Skip,
+    /// q, Esc or Ctrl-C: end the replay.
+    Quit,
+}
+
+fn key_of(event: crossterm::event::Event) -> Option<Key> {
+    use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
+    let TermEvent::Key(key) = event else { return None };
+    if key.kind == KeyEventKind::Release {
+        return None;
     }
-    let wait = |event: &Event| std::thread::sleep(pause(event).div_f64(speed));
-    let mut show = |text: String| {
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
-    };
+    match key.code {
+        KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Some(Key::Quit),
+        KeyCode::Char('q') | KeyCode::Esc => Some(Key::Quit),
+        KeyCode::Char(' ') | KeyCode::Enter => Some(Key::Skip),
+        _ => None,
+    }
+}
+
+/// The animated replay's pacing: pauses a key can cut short, and a key that ends it. The
+/// terminal is raw meanwhile (with keys on a terminal), so keys are read, not echoed.
+struct Pacer {
+    keys: Option<std::sync::mpsc::Receiver<Key>>,
+    _reader: Option<crate::player::terminal::Worker>,
+    _screen: Option<crate::player::terminal::Screen>,
+    speed: f64,
+    quit: bool,
+}
+
+impl Pacer {
+    fn new(keys: bool, speed: f64) -> Pacer {
+        let mut pacer = Pacer { keys: None, _reader: None, _screen: None, speed, quit: false };
+        if !keys {
+            return pacer;
+        }
+        // Without a raw terminal the replay still plays, only without keys.
+        if let Ok(screen) = crate::player::terminal::Screen::enter(false) {
+            let (tx, rx) = std::sync::mpsc::channel();
+            if let Ok(reader) = crate::player::terminal::read_events(tx, key_of) {
+                pacer._screen = Some(screen);
+                pacer._reader = Some(reader);
+                pacer.keys = Some(rx);
+            }
+        }
+        pacer
+    }
+
+    /// Wait `pause` (scaled by the speed), unless a key says otherwise.
+    fn wait(&mut self, pause: Duration) {
+        let pause = pause.div_f64(self.speed);
+        match &self.keys {
+            None => std::thread::sleep(pause),
+            Some(keys) => {
+                if let Ok(Key::Quit) = keys.recv_timeout(pause) {
+                    self.quit = true;
+                }
+            }
+        }
+    }
+
+    fn show(&self, text: &str) -> Result<(), Error> {
+        // Raw mode leaves a bare newline without its carriage return.
+        let text = if self.keys.is_some() { text.replace('\n', "\r\n") } else { text.to_string() };
+        output::print(&text)
+    }
+}
+
+/// Print one ticket's runs, paced; `false` when the learner ended the replay.
+fn print_paced(shown: &Shown, look: &Look, pacer: &mut Pacer) -> Result<bool, Error> {
     match shown.runs.as_slice() {
         [one] => {
-            show(cards::header(one, look) + "\n");
+            pacer.show(&(cards::header(one, look) + "\n"))?;
             for event in &one.events {
-                show(cards::event(event, look));
-                wait(event);
+                pacer.show(&cards::event(event, look))?;
+                pacer.wait(pause(event));
+                if pacer.quit {
+                    return Ok(false);
+                }
             }
-            show(cards::run_verdict(one, look));
+            pacer.show(&cards::run_verdict(one, look))?;
         }
         [a, b] => {
             // Paced compare: the whole block at once would hide where the runs part.
             let text = cards::compare(a, b, shown.split, look);
             for line in text.lines() {
-                show(format!("{line}\n"));
-                std::thread::sleep(Duration::from_millis(120).div_f64(speed));
+                pacer.show(&format!("{line}\n"))?;
+                pacer.wait(Duration::from_millis(120));
+                if pacer.quit {
+                    return Ok(false);
+                }
             }
         }
         _ => {}
     }
+    Ok(true)
+}
+
+/// Print one ticket's runs at once.
+fn print_all(shown: &Shown, look: &Look) -> Result<(), Error> {
+    let text = match shown.runs.as_slice() {
+        [a, b] => cards::compare(a, b, shown.split, look),
+        [one] => cards::replay(one, look),
+        _ => String::new(),
+    };
+    output::print(&text)
 }

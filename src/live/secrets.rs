@@ -18,6 +18,7 @@ impl ApiKey {
         std::env::var(KEY_VAR).ok().map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).map(ApiKey)
     }
 
+    #[cfg(test)]
     pub fn new(key: &str) -> ApiKey {
         ApiKey(key.trim().to_string())
     }

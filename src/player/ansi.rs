@@ -5,7 +5,8 @@
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
-/// Text with SGR codes as styled lines. Unknown escape sequences are dropped, never drawn.
+/// Text with SGR codes as styled lines. Unknown escape sequences are dropped, never drawn; other
+/// control characters are shown escaped (the cards have already escaped the learner's).
 pub fn lines(text: &str) -> Vec<Line<'static>> {
     let mut style = Style::default();
     let mut out = Vec::new();
@@ -19,9 +20,10 @@ pub fn lines(text: &str) -> Vec<Line<'static>> {
                 continue;
             }
             if c != '\x1b' {
-                // Control characters would move the cursor under ratatui's feet.
-                if !c.is_control() {
-                    plain.push(c);
+                // Control characters would move the cursor under ratatui's feet: shown escaped.
+                match crate::inert::escape(c) {
+                    Some(escaped) => plain.push_str(&escaped),
+                    None => plain.push(c),
                 }
                 continue;
             }
@@ -150,7 +152,7 @@ mod tests {
     fn control_characters_are_never_drawn() {
         let lines = lines("a\x1b]0;title\x07b\tc\nd");
         assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0].spans[0].content, "a]0;titleb    c");
+        assert_eq!(lines[0].spans[0].content, "a]0;title\\x07b    c");
         assert_eq!(lines[1].spans[0].content, "d");
     }
 }

@@ -274,7 +274,8 @@ impl<S: Source> App<S> {
         let ticket = self.ticket_id().to_string();
         if self.predict && self.codes_to_run()[0] == 0 && !self.asked.contains(&ticket) {
             if let Ok(show) = &self.show {
-                self.question = Some(Question::for_run(&show.runs[0], self.runtime));
+                let (ask, context) = self.source.prediction(self.runtime);
+                self.question = Some(Question::for_run(&show.runs[0], &ask, &context));
             }
         }
     }

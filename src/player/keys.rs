@@ -30,7 +30,7 @@ pub enum Action {
 
 /// The keys as the help screen lists them.
 pub const HELP: &[(&str, &str)] = &[
-    ("← → or j k", "previous / next ticket"),
+    ("← → ↑ ↓ or j k", "previous / next ticket"),
     ("c", "code: starter, structured, yours"),
     ("r", "runtime: harness, sdk"),
     ("s", "compare the starter run with the other"),
@@ -56,8 +56,8 @@ pub fn action(key: KeyEvent) -> Option<Action> {
     }
     Some(match key.code {
         KeyCode::Char('q') | KeyCode::Char('Q') | KeyCode::Esc => Action::Quit,
-        KeyCode::Left | KeyCode::Char('k') => Action::PreviousTicket,
-        KeyCode::Right | KeyCode::Char('j') => Action::NextTicket,
+        KeyCode::Left | KeyCode::Up | KeyCode::Char('k') => Action::PreviousTicket,
+        KeyCode::Right | KeyCode::Down | KeyCode::Char('j') => Action::NextTicket,
         KeyCode::Char('c') => Action::Code,
         KeyCode::Char('r') => Action::Runtime,
         KeyCode::Char('s') => Action::Compare,
@@ -71,4 +71,17 @@ pub fn action(key: KeyEvent) -> Option<Action> {
         KeyCode::Char(d @ '0'..='9') => Action::Answer(d as u8 - b'0'),
         _ => Action::Other,
     })
+}
+
+#[cfg(test)]
+mod arrow_tests {
+    use super::*;
+
+    #[test]
+    fn up_and_down_move_between_tickets_like_left_and_right() {
+        let key = |code| action(KeyEvent::new(code, KeyModifiers::NONE));
+        assert_eq!(key(KeyCode::Up), Some(Action::PreviousTicket));
+        assert_eq!(key(KeyCode::Down), Some(Action::NextTicket));
+        assert_eq!(key(KeyCode::Left), key(KeyCode::Up));
+    }
 }

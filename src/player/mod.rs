@@ -28,11 +28,23 @@ pub use app::{App, Flow, Msg, Options};
 pub use source::{LessonSource, Source};
 pub use ui::Theme;
 
-use crate::cli::WatchArgs;
-use crate::commands::replaying::CodeChoice;
-use crate::commands::watch as watch_cmd;
-use crate::commands::Context;
+use crate::agent::Runtime;
+use crate::context::Context;
 use crate::error::{Error, EXIT_SUCCESS};
+use crate::lesson::Lesson;
+use crate::replaying::CodeChoice;
+
+/// How the player starts, decided by the command that opens it.
+pub struct Config {
+    pub code: CodeChoice,
+    pub runtime: Runtime,
+    pub compare: bool,
+    pub speed: f64,
+    pub predict: bool,
+    pub expand: bool,
+    /// The deadline of each call of the code under replay.
+    pub limit: Duration,
+}
 
 /// How often time moves the replay on: often enough to look smooth, rare enough to cost nothing.
 pub const TICK: Duration = Duration::from_millis(40);
@@ -58,12 +70,8 @@ pub fn drive<B: Backend, S: Source>(
     Ok(false)
 }
 
-pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
-    let lesson = ctx.lesson(args.lesson.as_deref())?;
-    let runtime = watch_cmd::runtime(&args.runtime)?;
-    watch_cmd::speed(args.speed)?;
-    let limit = crate::commands::check::timeout(args.timeout)?;
-    let choice = CodeChoice::parse(ctx, &lesson, &args.code)?;
+pub fn run(ctx: &Context, lesson: Lesson, config: Config) -> Result<i32, Error> {
+    let Config { code: choice, runtime, compare, speed, predict, expand, limit } = config;
     // Yours before `start` is refused up front, as the plain replay refuses it.
     choice.file(ctx, &lesson)?;
     let extra = match &choice {
@@ -74,14 +82,7 @@ pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let source = LessonSource::new(ctx, lesson, limit, extra, tx.clone())
         .map_err(|e| Error::io("could not start the thread that replays tickets", e))?;
     let code = source.index_of(&choice).unwrap_or(0);
-    let options = Options {
-        code,
-        runtime,
-        compare: args.compare,
-        speed: args.speed,
-        predict: !args.no_predict,
-        expand: args.expand,
-    };
+    let options = Options { code, runtime, compare, speed, predict, expand };
     let theme = Theme::new(ctx.styles, ctx.glyphs);
     let mut app = App::new(source, options);
 

@@ -1,7 +1,6 @@
 //! Predict, then watch: before the first starter replay of a ticket, a question about what the
 //! run will do, answered with one key and judged against the run's own verdict.
 
-use crate::agent::Runtime;
 use crate::replay::Replay;
 
 /// One answer the learner can pick: the key, the number of tool runs it stands for, its words.
@@ -69,18 +68,8 @@ fn counts(actual: usize) -> Vec<usize> {
 
 impl Question {
     /// The question for a starter run of a ticket.
-    pub fn for_run(run: &Replay, runtime: Runtime) -> Question {
+    pub fn for_run(run: &Replay, ask: &str, context: &str) -> Question {
         let actual = run.verdict.tool_calls;
-        let context = match runtime {
-            Runtime::Harness => {
-                "With the starter code, should_retry() answers yes to any failure at all; the harness \
-                 stops after 3 attempts."
-            }
-            Runtime::Sdk => {
-                "No harness retries here: the model decides, and its prompt allows one more try when \
-                 the error suggests a retry would help."
-            }
-        };
         let choices = counts(actual)
             .into_iter()
             .enumerate()
@@ -88,7 +77,7 @@ impl Question {
             .collect();
         Question {
             ticket: run.ticket.clone(),
-            ask: "Before it plays: how many times will the tool run for this ticket?".into(),
+            ask: if ask.is_empty() { "Before it plays: how many times will the tool run?".into() } else { ask.into() },
             context: context.into(),
             choices,
             actual,

@@ -12,11 +12,11 @@ use std::time::{Duration, SystemTime};
 
 use crate::agent::Runtime;
 use crate::bridge::{Bridge, LoadError, Stop};
-use crate::commands::replaying::{self, CodeChoice};
-use crate::commands::Context;
+use crate::context::Context;
 use crate::lesson::Lesson;
 use crate::player::app::Msg;
 use crate::replay::Replay;
+use crate::replaying::{self, CodeChoice};
 
 /// A ticket as the list shows it.
 #[derive(Clone, Debug)]
@@ -51,6 +51,8 @@ pub struct Replayed {
 /// What the player needs to replay a ticket.
 pub trait Source {
     fn lesson(&self) -> &str;
+    /// The question before a starter replay, and what the learner knows before guessing.
+    fn prediction(&self, runtime: Runtime) -> (String, String);
     fn tickets(&self) -> &[TicketInfo];
     /// The code choices' labels. The first is always the starter and the second the structured
     /// reference fix: compare and the prediction questions rely on it.
@@ -95,15 +97,15 @@ impl<'c> LessonSource<'c> {
         extra: Option<PathBuf>,
         results: Sender<Msg>,
     ) -> std::io::Result<LessonSource<'c>> {
-        let mut choices = vec![CodeChoice::Starter, CodeChoice::Structured, CodeChoice::Yours];
+        let mut choices = vec![CodeChoice::Starter, CodeChoice::Solution, CodeChoice::Yours];
         if let Some(path) = extra {
             choices.push(CodeChoice::Path(path));
         }
-        let labels: Vec<String> = choices.iter().map(|c| c.label(ctx)).collect();
+        let labels: Vec<String> = choices.iter().map(|c| c.label(ctx, &lesson)).collect();
         let tickets =
             lesson.tickets.iter().map(|t| TicketInfo { id: t.id.clone(), category: t.category.clone() }).collect();
         let runner = Runner {
-            ctx: copy(ctx),
+            ctx: ctx.clone(),
             lesson: lesson.clone(),
             limit,
             choices: choices.clone(),
@@ -130,6 +132,11 @@ impl<'c> LessonSource<'c> {
 impl Source for LessonSource<'_> {
     fn lesson(&self) -> &str {
         &self.lesson.id
+    }
+
+    fn prediction(&self, runtime: Runtime) -> (String, String) {
+        let predict = &self.lesson.predict;
+        (predict.ask.clone(), predict.context.get(runtime.name()).cloned().unwrap_or_default())
     }
 
     fn tickets(&self) -> &[TicketInfo] {
@@ -162,11 +169,6 @@ impl Source for LessonSource<'_> {
             self.cache.insert(done.key, (done.stamp, replay.clone()));
         }
     }
-}
-
-/// `Context` holds no borrowed state, but is not `Clone`; the worker needs one of its own.
-fn copy(ctx: &Context) -> Context {
-    Context { root: ctx.root.clone(), cwd: ctx.cwd.clone(), styles: ctx.styles, glyphs: ctx.glyphs, width: ctx.width }
 }
 
 /// The worker thread, seen from the player. Dropping it stops the Python processes at once (a
@@ -309,7 +311,7 @@ impl Runner {
         let loaded = self.loaded.get_mut(&key.code)?;
         let label = &self.labels[key.code];
         // The learner's own recordings (kept by watch --live) answer after the shipped ones.
-        let replay = crate::commands::own_replay::replay_offline(
+        let replay = crate::own_replay::replay_offline(
             &self.ctx,
             &self.lesson,
             ticket,

@@ -1,7 +1,7 @@
 //! Drawing the player: a pure function of its state and the frame's size.
 //!
 //! ```text
-//! lesson · ticket old-order (1/5)                     wide: a ticket list on the left
+//! lesson · ticket its-id (1/5)                        wide: a ticket list on the left
 //! code [starter] structured yours   runtime [harness] sdk   compare [off] on
 //! Replies: ... (where the replies come from, always)
 //! ─────────────────────────────────────

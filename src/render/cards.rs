@@ -22,8 +22,11 @@ pub struct Look {
 }
 
 /// `label  text`, the text wrapped under itself. The label is indented by `indent`; the text
-/// always starts at the same column, so nested cards line up with the rest.
+/// always starts at the same column, so nested cards line up with the rest. The text can be the
+/// learner's (what their code printed, raised or put in a message), so its control characters
+/// are shown escaped, never sent to the terminal.
 fn card(out: &mut String, look: &Look, indent: usize, label: &str, label_style: owo_colors::Style, text: &str) {
+    let text = crate::inert::text(text);
     let pad = " ".repeat(indent);
     let label_width = LABEL.saturating_sub(indent).max(label.chars().count() + 1);
     let room = look.width.saturating_sub(indent + label_width).max(20);
@@ -49,11 +52,21 @@ fn card(out: &mut String, look: &Look, indent: usize, label: &str, label_style: 
 
 /// Raw JSON under a card, indented, never wrapped mid-token.
 fn raw(out: &mut String, look: &Look, indent: usize, label: &str, value: &Value) {
-    let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
+    let pretty = crate::inert::json(serde_json::to_string_pretty(value).unwrap_or_default());
     let pad = " ".repeat(LABEL + indent);
     let _ = writeln!(out, "{pad}{}", look.styles.paint(look.styles.dim, label));
+    // Long lines (a tool message inside a JSON string) wrap at word boundaries, under themselves.
+    let room = look.width.saturating_sub(pad.len() + 2).max(20);
     for line in pretty.lines() {
-        let _ = writeln!(out, "{pad}  {}", look.styles.paint(look.styles.code, line));
+        let depth = line.len() - line.trim_start().len();
+        let under = " ".repeat(depth + 2);
+        let options = textwrap::Options::new(room)
+            .break_words(true)
+            .word_splitter(textwrap::WordSplitter::NoHyphenation)
+            .subsequent_indent(&under);
+        for piece in textwrap::wrap(line, options) {
+            let _ = writeln!(out, "{pad}  {}", look.styles.paint(look.styles.code, piece));
+        }
     }
 }
 
@@ -180,8 +193,29 @@ pub fn event(ev: &Event, look: &Look) -> String {
             if look.expand {
                 raw(&mut out, look, 0, "the tool returned", output);
                 if let Some(wire) = wire {
-                    raw(&mut out, look, 0, "MCP CallToolResult (the Python SDK spells isError as is_error)", wire);
+                    let label = if wire.get("type").and_then(Value::as_str) == Some("tool_result") {
+                        "the tool_result block the model receives (the Messages API spells the flag is_error)"
+                    } else {
+                        "MCP CallToolResult (the Python SDK spells isError as is_error)"
+                    };
+                    raw(&mut out, look, 0, label, wire);
                 }
+            }
+        }
+        Event::Verify { tool, input, tries, found, message, output, .. } => {
+            let (style, headline) = match found {
+                Some(true) => (s.good, "it went through: nothing to repeat"),
+                Some(false) => (s.warn, "it did not go through: safe to try again"),
+                None => (s.bad, "the read failed: still unknown"),
+            };
+            let tried = if *tries > 1 { format!(" ({tries} tries)") } else { String::new() };
+            card(&mut out, look, 2, "Verify", style, &format!("reads {tool} first{tried}: {headline}"));
+            if let Some(m) = message {
+                card(&mut out, look, 0, "", s.dim, m);
+            }
+            if look.expand {
+                raw(&mut out, look, 0, &format!("{tool} input"), input);
+                raw(&mut out, look, 0, "the read returned", output);
             }
         }
         Event::Report { report, .. } => {
@@ -208,7 +242,7 @@ pub fn event(ev: &Event, look: &Look) -> String {
                     s.paint(s.dim, format!("closest recorded request: {place}"))
                 );
             }
-            for line in diff.lines() {
+            for line in crate::inert::text(diff).lines() {
                 let style = if line.starts_with('+') && !line.starts_with("+++") {
                     s.good
                 } else if line.starts_with('-') && !line.starts_with("---") {
@@ -384,11 +418,14 @@ pub fn verdict(v: &Verdict, look: &Look) -> String {
     let style = match v.stopped.as_deref() {
         Some("code_error") => look.styles.bad,
         Some(_) => look.styles.warn,
-        None if v.wasted_retries > 0 => look.styles.bad,
+        None if v.wasted_retries > 0 || v.refunds_paid.values().any(|n| *n > 1) => look.styles.bad,
         None => look.styles.good,
     };
     let mut out = String::new();
     card(&mut out, look, 0, "Verdict", style, &v.text);
+    if let Some(note) = &v.note {
+        card(&mut out, look, 0, "", look.styles.dim, note);
+    }
     out
 }
 

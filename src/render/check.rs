@@ -13,11 +13,20 @@ const PRINTED_LINES: usize = 20;
 /// The report as a learner reads it.
 pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} {} {}", styles.paint(styles.strong, &report.lesson), glyphs.dot, report.file);
+    let header = format!("{} {} {}", report.lesson, glyphs.dot, report.file);
+    for (i, line) in textwrap::wrap(&header, textwrap::Options::new(width.max(20)).break_words(true)).iter().enumerate()
+    {
+        if i == 0 && line.starts_with(&report.lesson) {
+            let _ = writeln!(out, "{}{}", styles.paint(styles.strong, &report.lesson), &line[report.lesson.len()..]);
+        } else {
+            let _ = writeln!(out, "{line}");
+        }
+    }
     out.push('\n');
     if report.status == Status::Error {
         let _ = writeln!(out, "{} could not load {}", styles.paint(styles.bad, glyphs.fail), report.file);
-        for line in report.message.lines() {
+        // The message can quote the learner's code or what it raised: shown inert.
+        for line in crate::inert::text(&report.message).lines() {
             // Code quoted from the file keeps its shape; sentences wrap.
             if line.starts_with(char::is_whitespace) {
                 let _ = writeln!(out, "    {line}");
@@ -32,52 +41,89 @@ pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> S
             labelled(&mut out, styles, width, "printed", &printed(&report.load_output));
         }
         out.push('\n');
-        let _ = writeln!(out, "No check ran. Fix the file, then run ./workshop check {} again.", report.lesson);
+        wrapped(&mut out, &format!("No check ran. Fix the file, then {}.", report.again), width);
         return out;
     }
     let id_width = report.checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    // On a narrow terminal the names go under their ids, indented, instead of off the edge.
+    let beside = 2 + id_width + 2 + 20 <= width;
     for check in &report.checks {
         let mark = match check.status {
             Status::Pass => styles.paint(styles.good, glyphs.pass),
             _ => styles.paint(styles.bad, glyphs.fail),
         };
-        let _ = writeln!(out, "{mark} {:<id_width$}  {}", check.id, styles.paint(styles.dim, &check.name));
+        if beside {
+            let indent = " ".repeat(2 + id_width + 2);
+            let room = width.saturating_sub(indent.len()).max(20);
+            for (i, piece) in textwrap::wrap(&check.name, plain_words(room)).iter().enumerate() {
+                if i == 0 {
+                    let _ = writeln!(out, "{mark} {:<id_width$}  {}", check.id, styles.paint(styles.dim, piece));
+                } else {
+                    let _ = writeln!(out, "{indent}{}", styles.paint(styles.dim, piece));
+                }
+            }
+        } else {
+            let _ = writeln!(out, "{mark} {}", check.id);
+            for piece in textwrap::wrap(&check.name, plain_words(width.saturating_sub(4))) {
+                let _ = writeln!(out, "    {}", styles.paint(styles.dim, piece));
+            }
+        }
     }
     if let Some(first) = report.first_failure() {
         out.push('\n');
         expand(&mut out, first, styles, glyphs, width);
+        if !report.load_output.trim().is_empty() {
+            labelled(&mut out, styles, width, "at import", &printed(&report.load_output));
+        }
     }
     out.push('\n');
     let tally = format!("{}/{} passed", report.passed, report.total);
-    if report.passed == report.total {
-        let _ = writeln!(
-            out,
-            "{}. All green: replay the tickets with ./workshop watch {}",
-            styles.paint(styles.good, tally),
-            report.lesson
-        );
+    let (style, rest) = if report.passed == report.total {
+        (styles.good, format!(". All green: replay the tickets with ./workshop watch {}", report.lesson))
     } else {
         let first = report.first_failure().map(|c| c.id.as_str()).unwrap_or("");
-        let _ = writeln!(
-            out,
-            "{}. Next: fix {first} in {}, then run ./workshop check {} again.",
-            styles.paint(styles.bad, tally),
-            report.file,
-            report.lesson
-        );
+        (styles.bad, format!(". Next: fix {first} in {}, then {}.", report.file, report.again))
+    };
+    // Wrapped as plain text, then the tally painted, so colour codes never count as width.
+    let plain = format!("{tally}{rest}");
+    for (i, line) in textwrap::wrap(&plain, plain_words(width)).iter().enumerate() {
+        if i == 0 && line.starts_with(&tally) {
+            let _ = writeln!(out, "{}{}", styles.paint(style, &tally), &line[tally.len()..]);
+        } else {
+            let _ = writeln!(out, "{line}");
+        }
     }
     out
 }
 
+/// Wrapping that never splits a word at its hyphen: lesson ids and commands stay whole.
+fn plain_words(width: usize) -> textwrap::Options<'static> {
+    textwrap::Options::new(width.max(20)).word_splitter(textwrap::WordSplitter::NoHyphenation)
+}
+
+fn wrapped(out: &mut String, text: &str, width: usize) {
+    for line in textwrap::wrap(text, plain_words(width)) {
+        let _ = writeln!(out, "{line}");
+    }
+}
+
 /// The first failure in full: the call, expected and got, where they differ, output and hint.
 fn expand(out: &mut String, check: &CheckResult, styles: &Styles, glyphs: Glyphs, width: usize) {
-    let _ = writeln!(
-        out,
-        "{} {}: {}",
-        styles.paint(styles.bad, glyphs.fail),
-        styles.paint(styles.strong, &check.id),
-        check.name
-    );
+    let head = format!("{} {}: {}", glyphs.fail, check.id, check.name);
+    for (i, line) in textwrap::wrap(&head, plain_words(width)).iter().enumerate() {
+        let lead = format!("{} {}", glyphs.fail, check.id);
+        if i == 0 && line.starts_with(&lead) {
+            let rest = &line[lead.len()..];
+            let _ = writeln!(
+                out,
+                "{} {}{rest}",
+                styles.paint(styles.bad, glyphs.fail),
+                styles.paint(styles.strong, &check.id)
+            );
+        } else {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
     if let Some(call) = &check.call {
         labelled(out, styles, width, "call", call);
     }
@@ -91,8 +137,11 @@ fn expand(out: &mut String, check: &CheckResult, styles: &Styles, glyphs: Glyphs
     labelled(out, styles, width, label, &check.message);
     let shown = if check.output.trim().is_empty() { "nothing".to_string() } else { printed(&check.output) };
     labelled(out, styles, width, "printed", &shown);
-    if let Some(hint) = check.hints.first() {
-        labelled(out, styles, width, "hint", hint);
+    // The lesson's advice for the mistake this shape of answer suggests; else its first hint.
+    match (&check.guidance, check.hints.first()) {
+        (Some(advice), _) => labelled(out, styles, width, "likely", &format!("{}. {}", advice.mistake, advice.says)),
+        (None, Some(hint)) => labelled(out, styles, width, "hint", hint),
+        (None, None) => {}
     }
 }
 
@@ -115,8 +164,10 @@ fn printed(output: &str) -> String {
     text
 }
 
-/// `  label     text`, the text wrapped under itself.
+/// `  label     text`, the text wrapped under itself. The text is the learner's (what they
+/// printed, what they raised), so control characters in it are shown escaped, never sent.
 fn labelled(out: &mut String, styles: &Styles, width: usize, label: &str, text: &str) {
+    let text = crate::inert::text(text);
     let indent = " ".repeat(LABEL_WIDTH + 2);
     let room = width.saturating_sub(indent.len()).max(20);
     let mut first = true;
@@ -137,5 +188,7 @@ fn labelled(out: &mut String, styles: &Styles, width: usize, label: &str, text: 
 
 /// The report as JSON, for autograders.
 pub fn json(report: &Report) -> String {
-    serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"status\": \"error\", \"message\": \"{e}\"}}"))
+    serde_json::to_string_pretty(report)
+        .map(crate::inert::json)
+        .unwrap_or_else(|e| format!("{{\"status\": \"error\", \"message\": \"{e}\"}}"))
 }

@@ -231,8 +231,8 @@ mod tests {
 
     #[test]
     fn a_code_span_is_never_split_across_lines() {
-        let text = plain("run `./workshop check structured-errors` now", 20);
-        assert_eq!(text, "run\n`./workshop check structured-errors`\nnow\n");
+        let text = plain("run `./workshop check refund-basics` now", 20);
+        assert_eq!(text, "run\n`./workshop check refund-basics`\nnow\n");
     }
 
     #[test]

@@ -2,7 +2,6 @@
 
 pub mod cards;
 pub mod check;
-pub mod emit;
 pub mod markdown;
 pub mod quiz;
 pub mod solution;

@@ -60,6 +60,15 @@ impl Workshop {
         Workshop { dir }
     }
 
+    /// A root holding only the lesson data under `tests/fixtures/<name>/` (lessons, starter,
+    /// recordings), for lessons that exist only in the tests.
+    pub fn from_fixture(name: &str) -> Workshop {
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(&repo().join("tests/fixtures").join(name), dir.path());
+        std::fs::create_dir_all(dir.path().join("work")).unwrap();
+        Workshop { dir }
+    }
+
     pub fn root(&self) -> &Path {
         self.dir.path()
     }
@@ -97,7 +106,15 @@ impl Workshop {
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(BIN);
         cmd.args(args).current_dir(self.root()).stdin(Stdio::null());
-        for var in ["NO_COLOR", "CLICOLOR_FORCE", "FORCE_COLOR", "WORKSHOP_ROOT", "WORKSHOP_PYTHON", "WORKSHOP_ASCII"] {
+        for var in [
+            "NO_COLOR",
+            "CLICOLOR_FORCE",
+            "FORCE_COLOR",
+            "WORKSHOP_ROOT",
+            "WORKSHOP_PYTHON",
+            "WORKSHOP_ASCII",
+            "COLUMNS",
+        ] {
             cmd.env_remove(var);
         }
         cmd.env("TERM", "xterm-256color");

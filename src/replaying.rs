@@ -6,49 +6,74 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::agent::{self, Runtime};
-use crate::bridge::{Bridge, BridgeConfig, LoadError, Stop};
-use crate::commands::Context;
+use crate::bridge::{Bridge, LoadError, Stop};
+use crate::context::Context;
 use crate::error::Error;
 use crate::lesson::{Lesson, Ticket};
 use crate::model::{Model, ReplayModel};
 use crate::recordings::{self, Cassette};
 use crate::replay::Replay;
 
-/// Whose `fail` and `should_retry` the tools use.
+/// `--code` as typed: a word, or the path of a Python file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CodeArg {
+    /// Yours once you have started the lesson, else the reference fix.
+    Auto,
+    Starter,
+    Yours,
+    /// The reference fix under its lesson's label (`structured`), or `solution`; else a path.
+    Named(String),
+}
+
+impl CodeArg {
+    pub fn parse(text: &str) -> CodeArg {
+        match text {
+            "auto" => CodeArg::Auto,
+            "starter" => CodeArg::Starter,
+            "yours" => CodeArg::Yours,
+            other => CodeArg::Named(other.to_string()),
+        }
+    }
+}
+
+/// Whose functions the tools use.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CodeChoice {
     Starter,
-    Structured,
+    Solution,
     Yours,
     Path(PathBuf),
 }
 
 impl CodeChoice {
-    /// `auto` (the default) is your file once you have started the lesson, else the reference fix.
-    pub fn parse(ctx: &Context, lesson: &Lesson, text: &str) -> Result<CodeChoice, Error> {
-        Ok(match text {
-            "auto" if lesson.work_file(&ctx.root).is_file() => CodeChoice::Yours,
-            "auto" => CodeChoice::Structured,
-            "starter" => CodeChoice::Starter,
-            "structured" => CodeChoice::Structured,
-            "yours" => CodeChoice::Yours,
-            path => {
-                let full = ctx.cwd.join(path);
-                if !full.is_file() {
+    /// Resolve `--code` for a lesson.
+    pub fn resolve(ctx: &Context, lesson: &Lesson, arg: &CodeArg) -> Result<CodeChoice, Error> {
+        Ok(match arg {
+            CodeArg::Auto if lesson.work_file(&ctx.root).is_file() => CodeChoice::Yours,
+            CodeArg::Auto => CodeChoice::Solution,
+            CodeArg::Starter => CodeChoice::Starter,
+            CodeArg::Yours => CodeChoice::Yours,
+            CodeArg::Named(name) if *name == lesson.solution_label || name == "solution" => CodeChoice::Solution,
+            // A path, found as `check --file` finds it.
+            CodeArg::Named(path) => match ctx.given_file(std::path::Path::new(path), "--code") {
+                Ok(full) => CodeChoice::Path(full),
+                // A word that is no path at all is more likely a mistyped choice.
+                Err(_) if !path.contains(['/', '.']) => {
                     return Err(Error::usage(format!(
-                        "unknown code '{path}': choose starter, structured, yours (your work file), or the path of a Python file."
-                    )));
+                    "unknown code '{path}': choose starter, {}, yours (your work file), or the path of a Python file.",
+                    lesson.solution_label
+                )))
                 }
-                CodeChoice::Path(full)
-            }
+                Err(e) => return Err(e),
+            },
         })
     }
 
     /// The name the header shows.
-    pub fn label(&self, ctx: &Context) -> String {
+    pub fn label(&self, ctx: &Context, lesson: &Lesson) -> String {
         match self {
             CodeChoice::Starter => "starter".into(),
-            CodeChoice::Structured => "structured".into(),
+            CodeChoice::Solution => lesson.solution_label.clone(),
             CodeChoice::Yours => "yours".into(),
             CodeChoice::Path(path) => ctx.shown(path),
         }
@@ -58,7 +83,7 @@ impl CodeChoice {
     pub fn file(&self, ctx: &Context, lesson: &Lesson) -> Result<PathBuf, Error> {
         let path = match self {
             CodeChoice::Starter => lesson.starter_file(&ctx.root),
-            CodeChoice::Structured => lesson.solution_path(),
+            CodeChoice::Solution => lesson.solution_path(),
             CodeChoice::Yours => {
                 let path = lesson.work_file(&ctx.root);
                 if !path.is_file() {
@@ -79,6 +104,25 @@ impl CodeChoice {
     }
 }
 
+/// The tickets to replay in a runtime: the one named, or all that run there.
+pub fn tickets<'l>(lesson: &'l Lesson, id: Option<&str>, runtime: Runtime) -> Result<Vec<&'l Ticket>, Error> {
+    let Some(id) = id else {
+        return Ok(lesson.tickets_for(runtime.name()));
+    };
+    let ticket = lesson.ticket(id).ok_or_else(|| {
+        let ids: Vec<&str> = lesson.tickets.iter().map(|t| t.id.as_str()).collect();
+        Error::usage(format!("there is no ticket '{id}' in {}: choose one of {}.", lesson.id, ids.join(", ")))
+    })?;
+    if !ticket.runs_in(runtime.name()) {
+        return Err(Error::usage(format!(
+            "the ticket {id} runs only in the {} runtime: add --runtime {}.",
+            ticket.runtimes.join(" or "),
+            ticket.runtimes.first().map(String::as_str).unwrap_or("harness")
+        )));
+    }
+    Ok(vec![ticket])
+}
+
 /// Start Python with a code file loaded.
 pub fn open(ctx: &Context, lesson: &Lesson, file: &std::path::Path, limit: Duration) -> Result<Bridge, LoadError> {
     open_stoppable(ctx, lesson, file, limit, Stop::default())
@@ -92,14 +136,7 @@ pub fn open_stoppable(
     limit: Duration,
     stop: Stop,
 ) -> Result<Bridge, LoadError> {
-    let cfg = BridgeConfig {
-        python: BridgeConfig::default_python(),
-        file: file.to_path_buf(),
-        shown_as: ctx.shown(file),
-        functions: lesson.functions.clone(),
-        timeout: limit,
-    };
-    Bridge::start_stoppable(cfg, stop)
+    crate::grading::open(lesson, file, &ctx.shown(file), limit, stop)
 }
 
 /// The recorded turns of a ticket in a runtime, validated.

@@ -7,14 +7,14 @@ use std::collections::HashMap;
 use crate::agent::Runtime;
 use crate::bridge::{Bridge, LoadError};
 use crate::cli::LiveArgs;
-use crate::commands::replaying;
-use crate::commands::Context;
+use crate::context::Context;
 use crate::error::Error;
 use crate::lesson::{Lesson, Ticket};
 use crate::live::{own, Client, Layered, LiveModel, Settings};
 use crate::model::ReplayModel;
 use crate::recordings::{Cassette, Entry};
 use crate::replay::Replay;
+use crate::replaying;
 
 /// The model behind `--live`, for one command.
 pub struct Live {

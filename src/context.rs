@@ -1,0 +1,109 @@
+//! What every command needs, decided once: the root, the styles, the width, whether this is a
+//! terminal, and which lesson a command means when it names none.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::lesson::{self, Lesson};
+use crate::progress::Progress;
+use crate::render::styles::{Glyphs, Styles};
+
+/// What every command needs, decided once.
+#[derive(Clone, Debug)]
+pub struct Context {
+    pub root: PathBuf,
+    pub cwd: PathBuf,
+    pub styles: Styles,
+    pub glyphs: Glyphs,
+    pub width: usize,
+    /// Whether standard output and input are terminals, asked once.
+    pub stdout_terminal: bool,
+    pub stdin_terminal: bool,
+}
+
+impl Context {
+    /// The learner's file for a lesson, or the one given with `--file`, checked to exist.
+    pub fn learner_file(&self, lesson: &Lesson, given: Option<&Path>) -> Result<PathBuf, Error> {
+        let ctx = self;
+        match given {
+            Some(path) => ctx.given_file(path, "--file"),
+            None => {
+                let path = lesson.work_file(&ctx.root);
+                if !path.is_file() {
+                    return Err(Error::usage(format!(
+                        "{} does not exist yet: run ./workshop start {} first.",
+                        ctx.shown(&path),
+                        lesson.id
+                    )));
+                }
+                Ok(path)
+            }
+        }
+    }
+
+    /// A file named on the command line (`check --file`, `watch --code`), relative to the
+    /// current folder, checked to be a file. `flag` names the option in the message.
+    pub fn given_file(&self, path: &Path, flag: &str) -> Result<PathBuf, Error> {
+        // `./x.py` is shown as `x.py`: the `.` parts say nothing.
+        let full: PathBuf = self.cwd.join(path).components().filter(|c| *c != std::path::Component::CurDir).collect();
+        if full.is_file() {
+            return Ok(full);
+        }
+        let what = if full.is_dir() { "a folder, not a file," } else { "no file" };
+        Err(Error::usage(format!("there is {what} at {}: check the path given to {flag}.", self.shown(&full))))
+    }
+
+    /// A path for messages: relative to the root when inside it.
+    pub fn shown(&self, path: &Path) -> String {
+        crate::root::shown(&self.root, path)
+    }
+
+    /// The lesson named, or the one to assume when none is: the only lesson, or the only one started.
+    pub fn lesson(&self, id: Option<&str>) -> Result<Lesson, Error> {
+        if let Some(id) = id {
+            return Lesson::load(&self.root, id);
+        }
+        let known = lesson::known_ids(&self.root);
+        if known.len() == 1 {
+            return Lesson::load(&self.root, &known[0]);
+        }
+        let progress = Progress::read(&self.root);
+        // The lesson started last; a work file counts as started when progress lost track.
+        let latest = known
+            .iter()
+            .filter_map(|id| {
+                let entry = progress.lessons.get(id);
+                let started = entry.is_some_and(|p| p.started) || self.root.join("work").join(id).is_dir();
+                started.then(|| (entry.and_then(|p| p.started_at).unwrap_or(0), id))
+            })
+            .max();
+        if let Some((_, id)) = latest {
+            let lesson = Lesson::load(&self.root, id)?;
+            crate::output::note(&format!(
+                "(lesson {}: the one you started last. Name another to switch, such as ./workshop check {}.)",
+                lesson.id,
+                known.iter().find(|k| *k != id).map(String::as_str).unwrap_or("<lesson>")
+            ));
+            return Ok(lesson);
+        }
+        Err(Error::usage(format!("name a lesson, since you have not started one yet:\n{}", self.lesson_list()?)))
+    }
+
+    /// The lessons as a short list, one a line, for messages that ask for one.
+    pub fn lesson_list(&self) -> Result<String, Error> {
+        let mut lessons: Vec<Lesson> =
+            lesson::known_ids(&self.root).iter().map(|id| Lesson::load(&self.root, id)).collect::<Result<_, _>>()?;
+        if lessons.is_empty() {
+            return Ok(format!("  (there are none under {})", self.shown(&self.root.join("lessons"))));
+        }
+        lessons.sort_by_key(|l| l.number);
+        let width = lessons.iter().map(|l| l.id.len()).max().unwrap_or(0);
+        let lines: Vec<String> =
+            lessons.iter().map(|l| format!("  {:<width$}  {} ({})", l.id, l.title, l.course)).collect();
+        Ok(format!(
+            "{}\nStart one with ./workshop start <lesson>, such as ./workshop start {}.",
+            lines.join("\n"),
+            lessons[0].id
+        ))
+    }
+}
