@@ -108,6 +108,8 @@ mod with_the_client {
         Status(u16, &'static str, &'static str, Vec<(&'static str, &'static str)>),
         /// Read the request, then close the connection without a word.
         Drop,
+        /// Read the request, then say nothing for 3 s before closing.
+        Stall,
     }
 
     struct StandIn {
@@ -190,6 +192,10 @@ mod with_the_client {
             };
             let (status, text, extra) = match act {
                 Act::Drop => return,
+                Act::Stall => {
+                    std::thread::sleep(std::time::Duration::from_secs(3));
+                    return;
+                }
                 Act::Status(status, kind, message, extra) => {
                     (status, json!({"type": "error", "error": {"type": kind, "message": message}}).to_string(), extra)
                 }
@@ -379,6 +385,18 @@ mod with_the_client {
         assert_eq!(recorded.code, 0, "{}\n{}", recorded.stdout, recorded.stderr);
         let seen = server.seen();
         assert_eq!(seen.len(), 4, "the dropped request, then the three");
+        assert_eq!(seen[0].body, seen[1].body);
+    }
+
+    #[test]
+    fn a_request_past_its_time_limit_is_retried() {
+        let ws = Workshop::new();
+        let cache = tempfile::tempdir().unwrap();
+        let server = StandIn::start(vec![Act::Stall]);
+        let recorded = record_old_order(&server, &ws, cache.path(), &["--request-timeout", "1"]);
+        assert_eq!(recorded.code, 0, "{}\n{}", recorded.stdout, recorded.stderr);
+        let seen = server.seen();
+        assert_eq!(seen.len(), 4, "the stalled request, then the three");
         assert_eq!(seen[0].body, seen[1].body);
     }
 
