@@ -290,7 +290,9 @@ fn push_attempts(events: &mut Vec<Event>, tool_use_id: &str, run: &ToolRun, prio
             answer: attempt.retry.clone(),
         });
         if let Some(read) = &attempt.read {
-            let found = read.result().and_then(|r| r.get("found")).map(harness::truthy).filter(|_| !read.is_error());
+            // A read that answered without `found: true` found nothing, as the harness reads it.
+            let found =
+                (!read.is_error()).then(|| read.result().and_then(|r| r.get("found")).is_some_and(harness::truthy));
             events.push(Event::Verify {
                 tool_use_id: tool_use_id.to_string(),
                 tool: read.tool.clone(),

@@ -65,20 +65,41 @@ struct Miss {
 type Verdict = Result<(), Box<Miss>>;
 
 /// A learner's code, with calls that hung or killed the process remembered, so a loop costs its
-/// deadline once, not once per check.
+/// deadline once, not once per check; and a function that hung twice is not called again, so a
+/// loop costs about two deadlines however many checks need it.
 struct Remembering<'c> {
     code: &'c mut dyn Code,
     broken: HashMap<String, Call>,
+    /// Per function: how many of its calls hung, and the first that did, in Python syntax.
+    hangs: HashMap<String, (usize, String)>,
+    /// Why a call was refused during the current check, if one was.
+    refused: Option<String>,
 }
+
+/// Hangs of one function after which it is called no more in the run.
+const HANGS_BEFORE_GIVING_UP: usize = 2;
 
 impl Code for Remembering<'_> {
     fn call(&mut self, function: &str, args: &[Value]) -> Call {
+        if let Some((_, first)) = self.hangs.get(function).filter(|(n, _)| *n >= HANGS_BEFORE_GIVING_UP) {
+            let message = format!(
+                "not run: {function} hung twice in this run, so it is not called again; the first call that hung was {first}"
+            );
+            self.refused = Some(message.clone());
+            return Call { outcome: Outcome::Unavailable { message }, output: String::new(), dropped: 0 };
+        }
         let key = format!("{function}{}", Value::from(args.to_vec()));
         if let Some(call) = self.broken.get(&key) {
             return call.clone();
         }
         let call = self.code.call(function, args);
-        if matches!(call.outcome, Outcome::TimedOut { .. } | Outcome::Exited { .. } | Outcome::Unavailable { .. }) {
+        if matches!(call.outcome, Outcome::TimedOut { .. }) {
+            self.hangs.entry(function.to_string()).or_insert_with(|| (0, pyrepr::call(function, args))).0 += 1;
+        }
+        if matches!(
+            call.outcome,
+            Outcome::TimedOut { .. } | Outcome::Exited { .. } | Outcome::Unavailable { .. } | Outcome::Garbled { .. }
+        ) {
             self.broken.insert(key, call.clone());
         }
         call
@@ -93,13 +114,16 @@ pub fn seed_for(bytes: &[u8]) -> u64 {
 
 /// Run every check of the lesson against the learner's code, in order.
 pub fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<CheckResult> {
-    let mut code = Remembering { code, broken: HashMap::new() };
+    let mut code = Remembering { code, broken: HashMap::new(), hangs: HashMap::new(), refused: None };
     let samples = Samples::draw(lesson, seed);
     lesson
         .checks
         .iter()
         .map(|spec| {
+            code.refused = None;
             let verdict = run_one(spec, lesson, &samples, &mut code);
+            // A refused call makes the check not run: no verdict on the code.
+            let refused = code.refused.take();
             let mut result = CheckResult {
                 id: spec.id.clone(),
                 name: spec.name.clone(),
@@ -113,7 +137,10 @@ pub fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<CheckResu
                 task_id: spec.task,
                 hints: spec.hints.clone(),
             };
-            if let Err(miss) = verdict {
+            if let Some(why) = refused {
+                result.status = Status::Error;
+                result.message = why;
+            } else if let Err(miss) = verdict {
                 result.status = Status::Fail;
                 result.message = miss.message;
                 result.output = miss.output;
@@ -177,7 +204,7 @@ fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn 
         let expect: Vec<Expect> = case.expect.iter().map(|e| resolved(e, samples)).collect();
         if let Err(d) = first_difference(&expect, &got, &args) {
             let message = if d.path.is_empty() {
-                format!("{function} returned {}: expected {}", pyrepr::repr(&got), d.want)
+                format!("{function} returned {}: expected {}", pyrepr::repr(&crate::shorten::shorten(&got)), d.want)
             } else {
                 d.to_string()
             };
@@ -289,41 +316,75 @@ fn at<'v>(got: &'v Value, args: &'v [Value], path: &str) -> Option<&'v Value> {
 fn first_difference(expect: &[Expect], got: &Value, args: &[Value]) -> Result<(), Box<Difference>> {
     for e in expect {
         let value = at(got, args, &e.path);
-        let miss = |want: String| Err(Box::new(Difference { path: e.path.clone(), want, got: value.cloned() }));
-        if let Some(want) = &e.equals {
-            if value != Some(want) {
-                return miss(pyrepr::repr(want));
+        let verdict = holds(e, value, args);
+        let diff = |path: String, want: String, got: Option<Value>| Err(Box::new(Difference { path, want, got }));
+        match (verdict, e.not) {
+            (Ok(()), false) | (Err(_), true) => {}
+            (Err((path, want, got)), false) => return diff(path.unwrap_or_else(|| e.path.clone()), want, got),
+            (Ok(()), true) => {
+                return diff(e.path.clone(), format!("anything but {}", describe(e, args)), value.cloned())
             }
-        } else if e.absent {
-            if value.is_some() {
-                return miss("missing".into());
+        }
+    }
+    Ok(())
+}
+
+/// What a value must be, in words, for an expectation that is negated.
+fn describe(e: &Expect, args: &[Value]) -> String {
+    match holds(e, None, args) {
+        Err((_, want, _)) => want,
+        Ok(()) => "missing".into(),
+    }
+}
+
+/// A value an expectation names: `"@args.N..."` is the call's argument, anything else itself.
+fn named<'v>(want: &'v Value, args: &'v [Value]) -> Option<&'v Value> {
+    match want.as_str().and_then(|s| s.strip_prefix('@')) {
+        Some(_) => at(&Value::Null, args, want.as_str().unwrap_or_default()),
+        None => Some(want),
+    }
+}
+
+type Unmet = (Option<String>, String, Option<Value>);
+
+/// Whether one expectation holds of the value at its path; if not, where, what was wanted and
+/// what was there.
+fn holds(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result<(), Unmet> {
+    let miss = |want: String| Err((None, want, value.cloned()));
+    if let Some(want) = &e.equals {
+        let want = named(want, args);
+        if value != want || want.is_none() {
+            return miss(want.map(pyrepr::repr).unwrap_or_else(|| "missing".into()));
+        }
+    } else if e.absent {
+        if value.is_some() {
+            return miss("missing".into());
+        }
+    } else if let Some(options) = &e.one_of {
+        let ok = match value {
+            Some(v) => options.contains(v),
+            None => e.or_absent,
+        };
+        if !ok {
+            let mut words: Vec<String> = options.iter().map(pyrepr::repr).collect();
+            if e.or_absent {
+                words.push("missing".into());
             }
-        } else if let Some(options) = &e.one_of {
-            let ok = match value {
-                Some(v) => options.contains(v),
-                None => e.or_absent,
-            };
-            if !ok {
-                let mut words: Vec<String> = options.iter().map(pyrepr::repr).collect();
-                if e.or_absent {
-                    words.push("missing".into());
-                }
-                return miss(format!("one of {}", words.join(", ")));
-            }
-        } else if e.is_bool {
-            if !matches!(value, Some(Value::Bool(_))) {
-                return miss("a real bool, True or False".into());
-            }
-        } else if let Some(yes) = e.truthy {
-            if value.map(harness::truthy).unwrap_or(false) != yes {
-                return miss(if yes { "a yes (True)".into() } else { "a no (False)".into() });
-            }
-        } else if let Some(keys) = &e.only_keys {
-            if let Some(extra) = value.and_then(Value::as_object).and_then(|o| o.keys().find(|k| !keys.contains(k))) {
-                let path = if e.path.is_empty() { extra.clone() } else { format!("{}.{extra}", e.path) };
-                let got = value.and_then(|v| v.get(extra)).cloned();
-                return Err(Box::new(Difference { path, want: "missing".into(), got }));
-            }
+            return miss(format!("one of {}", words.join(", ")));
+        }
+    } else if e.is_bool {
+        if !matches!(value, Some(Value::Bool(_))) {
+            return miss("a real bool, True or False".into());
+        }
+    } else if let Some(yes) = e.truthy {
+        if value.map(harness::truthy).unwrap_or(false) != yes {
+            return miss(if yes { "a yes (True)".into() } else { "a no (False)".into() });
+        }
+    } else if let Some(keys) = &e.only_keys {
+        if let Some(extra) = value.and_then(Value::as_object).and_then(|o| o.keys().find(|k| !keys.contains(k))) {
+            let path = if e.path.is_empty() { extra.clone() } else { format!("{}.{extra}", e.path) };
+            let got = value.and_then(|v| v.get(extra)).cloned();
+            return Err((Some(path), "missing".into(), got));
         }
     }
     Ok(())
@@ -370,7 +431,8 @@ pub struct Difference {
 
 impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let got = self.got.as_ref().map(pyrepr::repr).unwrap_or_else(|| "missing".into());
+        let got =
+            self.got.as_ref().map(|v| pyrepr::repr(&crate::shorten::shorten(v))).unwrap_or_else(|| "missing".into());
         let path = if self.path.is_empty() { "the result" } else { &self.path };
         write!(f, "{path}: expected {}, got {got}", self.want)
     }
@@ -407,6 +469,24 @@ mod tests {
         let real = Expect { path: "f".into(), is_bool: true, ..Expect::default() };
         assert!(first_difference(&[real], &json!({"f": "true"}), &[]).is_err());
         assert!(first_difference(&[eq("@args.0.c", json!("t"))], &json!(null), &[json!({"c": "t"})]).is_ok());
+    }
+
+    #[test]
+    fn a_negated_expectation_and_an_argument_reference_recognise_a_renamed_category() {
+        let args = [json!("transient"), json!("msg")];
+        let renamed = Expect {
+            path: "error.errorCategory".into(),
+            equals: Some(json!("@args.0")),
+            not: true,
+            ..Expect::default()
+        };
+        let present = Expect { path: "error.errorCategory".into(), absent: true, not: true, ..Expect::default() };
+        let when = [renamed, present];
+        assert!(first_difference(&when, &json!({"error": {"errorCategory": "Transient"}}), &args).is_ok());
+        assert!(first_difference(&when, &json!({"error": {"errorCategory": "transient"}}), &args).is_err());
+        assert!(first_difference(&when, &json!({"error": {}}), &args).is_err());
+        let d = first_difference(&when[..1], &json!({"error": {"errorCategory": "transient"}}), &args).unwrap_err();
+        assert_eq!(d.to_string(), "error.errorCategory: expected anything but 'transient', got 'transient'");
     }
 
     #[test]

@@ -73,9 +73,14 @@ pub enum Command {
     Start(StartArgs),
     /// Grade your file for a lesson, one line per check, the first failure explained.
     #[command(
-        after_help = "Examples:\n  ./workshop check <lesson>\n  ./workshop check --file solutions/mine.py --format json\n\nExit status: 0 all checks pass, 1 some fail, 2 could not run (the file does not load, no Python, bad usage)."
+        after_help = "Examples:\n  ./workshop check <lesson>\n  ./workshop check --file solutions/mine.py --format json\n  ./workshop check --file mine.py --format exercism > results.json\n\nExit status: 0 all checks pass, 1 some fail, 2 could not run (the file does not load, no Python, bad usage)."
     )]
     Check(CheckArgs),
+    /// For course operators: grade a class's files in parallel, one JSON (or CSV) line per file.
+    #[command(
+        after_help = "Examples:\n  ./workshop grade structured-errors submissions/ > results.jsonl\n  ./workshop grade submissions/ --format csv > results.csv\n  ./workshop grade submissions/ --partition 2/4      the second of four CI jobs\n\nIn a folder, every file named like the lesson's work file (errors.py) is graded, found recursively; if there is none, every .py file. Files are graded in sorted order, each in a fresh temporary folder with a scrubbed environment and resource limits, and printed in that order. A summary goes to stderr.\n\nExit status: 0 every file got a verdict (pass, fail or error), 2 could not run (no such lesson, no files, no Python, bad usage)."
+    )]
+    Grade(GradeArgs),
     /// The lessons, with your progress in each.
     #[command(after_help = "Example:\n  ./workshop list")]
     List,
@@ -105,6 +110,11 @@ pub enum Command {
     /// A hint for the first failing check, one step further each time you ask.
     #[command(after_help = "Examples:\n  ./workshop hint\n  ./workshop hint --check <check-id>")]
     Hint(HintArgs),
+    /// Put the starter back in work/<lesson>/, keeping your version as a backup beside it.
+    #[command(
+        after_help = "Examples:\n  ./workshop reset\n  ./workshop reset <lesson> --yes   no question, even on a terminal\n\nOn a terminal it asks first (y/N); off a terminal (a script) it goes ahead. Your file is never lost: it is moved to <file>.backup-<time>.py."
+    )]
+    Reset(ResetArgs),
     /// The reference solution as a diff against your file, once your checks are green.
     #[command(
         after_help = "Examples:\n  ./workshop solution\n  ./workshop solution --reveal   see it before you are green\n\nBefore your checks have been green it refuses, with exit status 1. --reveal asks first (y/N) on a terminal; off a terminal (a pipe, a script) it shows the solution without asking."
@@ -235,6 +245,15 @@ pub struct HintArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ResetArgs {
+    /// The lesson. Default: the one you started last.
+    pub lesson: Option<String>,
+    /// Do not ask first.
+    #[arg(long, short)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct SolutionArgs {
     /// The lesson.
     pub lesson: Option<String>,
@@ -268,9 +287,9 @@ pub struct CheckArgs {
     /// Grade this file instead of your work file in work/<lesson>/.
     #[arg(long, value_name = "PATH")]
     pub file: Option<PathBuf>,
-    /// text for people, json for autograders.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    /// text for people, json for autograders, exercism for an Exercism-style test runner.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    pub format: CheckFormat,
     /// Seconds each call of your code may take before it counts as stuck.
     #[arg(long, value_name = "SECS", default_value = "1", value_parser = parse_timeout)]
     pub timeout: Duration,
@@ -283,6 +302,40 @@ pub struct CheckArgs {
     /// First open the file in $VISUAL or $EDITOR; grade it when the editor closes.
     #[arg(long, conflicts_with = "watch")]
     pub edit: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GradeArgs {
+    /// The lesson (optional when there is only one), then the files and folders to grade.
+    #[arg(value_name = "[LESSON] PATH", required = true, num_args = 1..)]
+    pub args: Vec<String>,
+    /// jsonl: check's JSON report per line; csv: file, status, passed, total, one column per check.
+    #[arg(long, value_enum, default_value_t = GradeFormat::Jsonl)]
+    pub format: GradeFormat,
+    /// Files graded at once. Default: the number of cores.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Grade only the K-th of N equal shards of the sorted file list, such as 2/4.
+    #[arg(long, value_name = "K/N")]
+    pub partition: Option<String>,
+    /// Seconds each call of a file's code may take before it counts as stuck.
+    #[arg(long, value_name = "SECS", default_value = "1", value_parser = parse_timeout)]
+    pub timeout: Duration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GradeFormat {
+    Jsonl,
+    Csv,
+}
+
+/// `check`'s formats: those of every command, and the results of an Exercism test runner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Text,
+    Json,
+    /// results.json of the Exercism test-runner interface, version 3.
+    Exercism,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

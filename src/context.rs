@@ -53,8 +53,18 @@ impl Context {
         Err(Error::usage(format!("there is {what} at {}: check the path given to {flag}.", self.shown(&full))))
     }
 
-    /// A path for messages: relative to the root when inside it.
+    /// A path for messages: relative to the root when run there; from a folder inside the root, relative to that
+    /// folder, so the path works where the learner is.
     pub fn shown(&self, path: &Path) -> String {
+        if self.cwd != self.root {
+            if let (Ok(inside), Ok(rel)) = (self.cwd.strip_prefix(&self.root), path.strip_prefix(&self.root)) {
+                if let Ok(here) = path.strip_prefix(&self.cwd) {
+                    return here.display().to_string();
+                }
+                let up = "../".repeat(inside.components().count());
+                return format!("{up}{}", rel.display());
+            }
+        }
         crate::root::shown(&self.root, path)
     }
 

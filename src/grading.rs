@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::bridge::{Bridge, BridgeConfig, Call, LoadError, LoadKind, Outcome, Stop};
+use crate::bridge::sandbox::Sandbox;
+use crate::bridge::{Bridge, BridgeConfig, Call, LoadError, LoadKind, Outcome, Spare, Stop};
 use crate::checks::{self, Report};
 use crate::harness::Code;
 use crate::lesson::Lesson;
@@ -29,16 +30,41 @@ impl Code for Stoppable<'_> {
     }
 }
 
-/// Start Python with a code file of a lesson loaded.
-pub fn open(lesson: &Lesson, file: &Path, shown: &str, limit: Duration, stop: Stop) -> Result<Bridge, LoadError> {
-    let cfg = BridgeConfig {
+/// How a code file of a lesson is run.
+fn config(lesson: &Lesson, file: &Path, shown: &str, limit: Duration) -> BridgeConfig {
+    BridgeConfig {
         python: BridgeConfig::default_python(),
         file: file.to_path_buf(),
         shown_as: shown.to_string(),
         functions: lesson.functions.clone(),
         timeout: limit,
-    };
-    Bridge::start_stoppable(cfg, stop)
+        sandbox: None,
+    }
+}
+
+/// As `grade`, to the end, for an untrusted file: `python` (found once by `Interpreter`) started
+/// in `sandbox`.
+pub fn grade_sandboxed(
+    lesson: &Lesson,
+    file: &Path,
+    shown: &str,
+    limit: Duration,
+    python: std::ffi::OsString,
+    sandbox: Sandbox,
+) -> Result<Report, LoadError> {
+    let cfg = BridgeConfig { python, sandbox: Some(sandbox), ..config(lesson, file, shown, limit) };
+    run(lesson, cfg, &AtomicBool::new(false), None)
+}
+
+/// Start Python with a code file of a lesson loaded.
+pub fn open(lesson: &Lesson, file: &Path, shown: &str, limit: Duration, stop: Stop) -> Result<Bridge, LoadError> {
+    Bridge::start_stoppable(config(lesson, file, shown, limit), stop)
+}
+
+/// A Python process started now, the runner imported, to grade a later version of `file` with
+/// `grade_with_spare` (`check --watch` keeps one ready while the learner edits).
+pub fn spare(lesson: &Lesson, file: &Path, shown: &str, limit: Duration) -> Option<Spare> {
+    Spare::start(&config(lesson, file, shown, limit))
 }
 
 /// Grade a file. `Err` only when no Python could be started; a file that does not load is a
@@ -50,8 +76,27 @@ pub fn grade(
     limit: Duration,
     stop: &AtomicBool,
 ) -> Option<Result<Report, LoadError>> {
-    let seed = checks::seed_for(&std::fs::read(file).unwrap_or_default());
-    let result = match open(lesson, file, shown, limit, Stop::default()) {
+    grade_with_spare(lesson, file, shown, limit, stop, None)
+}
+
+/// As `grade`, loading the file in `spare` when there is one.
+pub fn grade_with_spare(
+    lesson: &Lesson,
+    file: &Path,
+    shown: &str,
+    limit: Duration,
+    stop: &AtomicBool,
+    spare: Option<Spare>,
+) -> Option<Result<Report, LoadError>> {
+    let result = run(lesson, config(lesson, file, shown, limit), stop, spare);
+    (!stop.load(Ordering::SeqCst)).then_some(result)
+}
+
+fn run(lesson: &Lesson, cfg: BridgeConfig, stop: &AtomicBool, spare: Option<Spare>) -> Result<Report, LoadError> {
+    let seed = checks::seed_for(&std::fs::read(&cfg.file).unwrap_or_default());
+    let shown = cfg.shown_as.clone();
+    let shown = shown.as_str();
+    match Bridge::start_with_spare(cfg, Stop::default(), spare) {
         Ok(mut bridge) => {
             let results = checks::run_all(lesson, &mut Stoppable { bridge: &mut bridge, stop }, seed);
             let mut report = Report::graded(lesson, shown.to_string(), results);
@@ -60,6 +105,5 @@ pub fn grade(
         }
         Err(e) if e.kind == LoadKind::NoPython => Err(e),
         Err(e) => Ok(Report::not_loaded(lesson, shown.to_string(), &e)),
-    };
-    (!stop.load(Ordering::SeqCst)).then_some(result)
+    }
 }

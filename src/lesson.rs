@@ -329,6 +329,9 @@ pub struct Expect {
     /// The object has no keys but these.
     #[serde(default)]
     pub only_keys: Option<Vec<String>>,
+    /// The opposite: the expectation must not hold (for recognising mistakes).
+    #[serde(default)]
+    pub not: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

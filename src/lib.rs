@@ -31,7 +31,10 @@ pub(crate) mod replay;
 pub(crate) mod replaying;
 pub(crate) mod root;
 pub(crate) mod sdk;
+pub(crate) mod shorten;
+pub(crate) mod signals;
 pub(crate) mod watcher;
+pub(crate) mod workfiles;
 
 use clap::Parser;
 
@@ -46,7 +49,10 @@ pub fn run() -> i32 {
             return if e.use_stderr() { error::EXIT_COULD_NOT_RUN } else { error::EXIT_SUCCESS };
         }
     };
-    match commands::dispatch(cli) {
+    signals::install();
+    let result = commands::dispatch(cli);
+    signals::hold_if_quitting();
+    match result {
         Ok(code) => code,
         // The reader closed the pipe: they have what they wanted, and there is no one to tell.
         Err(Error::Output(e)) if output::reader_left(&e) => error::EXIT_SUCCESS,

@@ -11,13 +11,48 @@
 //! ignored.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+use std::borrow::Cow;
 use std::io::{self, Write};
+use std::sync::OnceLock;
 
 use crate::error::Error;
 
+/// How to run the workshop from where the learner is, when that is not `./workshop`.
+static COMMAND: OnceLock<String> = OnceLock::new();
+
+/// Messages name commands as `./workshop ...`; from another folder they should name a command
+/// that works there (`../../workshop check`). Set once, by the command line's dispatch.
+pub fn set_command(command: String) {
+    let _ = COMMAND.set(command);
+}
+
+fn adapt(text: &str) -> Cow<'_, str> {
+    match COMMAND.get() {
+        Some(command) if text.contains("./workshop") => Cow::Owned(replace_command(text, command)),
+        _ => Cow::Borrowed(text),
+    }
+}
+
+/// `./workshop` as a word of its own (not the tail of `../workshop` or `a/./workshop`).
+fn replace_command(text: &str, command: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("./workshop") {
+        let before = rest[..at].chars().last();
+        let after = rest[at + "./workshop".len()..].chars().next();
+        out.push_str(&rest[..at]);
+        let standalone = !matches!(before, Some('.' | '/') | Some('a'..='z'))
+            && !matches!(after, Some('a'..='z' | 'A'..='Z' | '0'..='9' | '_' | '-' | '/'));
+        out.push_str(if standalone { command } else { "./workshop" });
+        rest = &rest[at + "./workshop".len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Write text to standard output as it is, and flush it (a paced replay shows each card at once).
 pub fn print(text: &str) -> Result<(), Error> {
-    bytes(text.as_bytes())
+    bytes(adapt(text).as_bytes())
 }
 
 /// Write raw bytes to standard output, and flush them.
@@ -28,12 +63,14 @@ pub fn bytes(data: &[u8]) -> Result<(), Error> {
 
 /// Write one line to standard output.
 pub fn line(text: &str) -> Result<(), Error> {
+    let text = adapt(text);
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes()).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush()).map_err(Error::Output)
 }
 
 /// Write one line to standard error. Never fails: see the module's note.
 pub fn note(text: &str) {
+    let text = adapt(text);
     let mut err = io::stderr().lock();
     let _ = err.write_all(text.as_bytes()).and_then(|()| err.write_all(b"\n"));
 }
@@ -60,4 +97,17 @@ macro_rules! errln {
     ($($arg:tt)*) => {
         $crate::output::note(&format!($($arg)*))
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replace_command;
+
+    #[test]
+    fn only_the_command_word_is_replaced() {
+        let cmd = "../../workshop";
+        assert_eq!(replace_command("run ./workshop check x", cmd), "run ../../workshop check x");
+        assert_eq!(replace_command("`./workshop hint`", cmd), "`../../workshop hint`");
+        assert_eq!(replace_command("see ../workshop and a/./workshop/x", cmd), "see ../workshop and a/./workshop/x");
+    }
 }

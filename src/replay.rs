@@ -18,6 +18,10 @@ pub enum Tone {
     Wasted,
     /// A failure reported and not retried.
     Reported,
+    /// Retried although nothing said it was safe, and the retry went through: a gamble.
+    Blind,
+    /// An uncertain failure that a read settled: it had gone through.
+    Settled,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -159,22 +163,69 @@ pub struct Replay {
     pub verdict: Verdict,
 }
 
-/// Colour the attempts once the run is over: whether an attempt was retried is known only then.
+/// How a retried attempt's retry is judged, once the run is over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Retry {
+    /// The failure was one a retry can fix, or a read showed nothing had happened.
+    Sound,
+    /// The same failure came back: the retry could not have helped.
+    Wasted,
+    /// Nothing said it was safe, yet it went through.
+    Blind,
+}
+
+/// For each attempt (by event index): how its retry is judged, when it was retried, and whether a
+/// read right after it settled the call.
+fn judge(events: &[Event], retry_helps: &[String]) -> Vec<(usize, Option<Retry>, bool)> {
+    let call_of = |id: &str| {
+        events.iter().find_map(|e| match e {
+            Event::ToolCall { id: i, tool, input, .. } if i == id => Some((tool.clone(), input.clone())),
+            _ => None,
+        })
+    };
+    let mut out = Vec::new();
+    for (i, event) in events.iter().enumerate() {
+        let Event::Attempt { tool_use_id, retried, failed, cause, .. } = event else { continue };
+        // The read the harness ran right after this attempt, if any.
+        let read = events[i + 1..].iter().take_while(|e| !matches!(e, Event::Attempt { .. })).find_map(|e| match e {
+            Event::Verify { tool_use_id: t, found, .. } if t == tool_use_id => Some(*found),
+            _ => None,
+        });
+        let settled = read == Some(Some(true));
+        if !(*retried && *failed) {
+            out.push((i, None, settled));
+            continue;
+        }
+        let key = call_of(tool_use_id);
+        let next = events[i + 1..].iter().find_map(|e| match e {
+            Event::Attempt { tool_use_id: t, failed, .. } if call_of(t) == key => Some(*failed),
+            _ => None,
+        });
+        let sound = cause.as_ref().is_some_and(|c| retry_helps.contains(c)) || read == Some(Some(false));
+        let verdict = match next {
+            _ if sound => Retry::Sound,
+            Some(false) => Retry::Blind,
+            _ => Retry::Wasted,
+        };
+        out.push((i, Some(verdict), settled));
+    }
+    out
+}
+
+/// Colour the attempts once the run is over: whether an attempt was retried, and how that went,
+/// is known only then.
 pub fn settle_tones(events: &mut [Event], retry_helps: &[String]) {
-    for event in events.iter_mut() {
-        if let Event::Attempt { failed, cause, retried, number, tone, .. } = event {
-            *tone = if !*failed {
-                Tone::Worked
-            } else if cause.as_ref().is_some_and(|c| retry_helps.contains(c)) {
-                if *retried {
-                    Tone::Retried
-                } else {
-                    Tone::Reported
-                }
-            } else if *retried || *number > 1 {
-                Tone::Wasted
-            } else {
-                Tone::Reported
+    for (i, retry, settled) in judge(events, retry_helps) {
+        if let Event::Attempt { failed, cause, number, tone, .. } = &mut events[i] {
+            let helps = cause.as_ref().is_some_and(|c| retry_helps.contains(c));
+            *tone = match retry {
+                _ if !*failed => Tone::Worked,
+                Some(Retry::Sound) => Tone::Retried,
+                Some(Retry::Wasted) => Tone::Wasted,
+                Some(Retry::Blind) => Tone::Blind,
+                None if settled => Tone::Settled,
+                None if !helps && *number > 1 => Tone::Wasted,
+                None => Tone::Reported,
             };
         }
     }
@@ -184,21 +235,13 @@ pub fn settle_tones(events: &mut [Event], retry_helps: &[String]) {
 pub fn verdict(events: &[Event], retry_helps: &[String], paid: &std::collections::BTreeMap<String, u32>) -> Verdict {
     let attempts: Vec<&Event> = events.iter().filter(|e| matches!(e, Event::Attempt { .. })).collect();
     let tool_calls = attempts.len();
-    let mut wasted = 0;
-    let mut useful = 0;
-    let mut gambles = 0;
-    for pair in attempts.windows(2) {
-        if let [Event::Attempt { cause, retried: true, failed: true, .. }, Event::Attempt { failed: next_failed, .. }] =
-            pair
-        {
-            if cause.as_ref().is_some_and(|c| retry_helps.contains(c)) {
-                useful += 1;
-            } else if *next_failed {
-                wasted += 1;
-            } else {
-                // A retry no rule allowed that happened to go through.
-                gambles += 1;
-            }
+    let (mut wasted, mut useful, mut gambles) = (0, 0, 0);
+    for (_, retry, _) in judge(events, retry_helps) {
+        match retry {
+            Some(Retry::Sound) => useful += 1,
+            Some(Retry::Wasted) => wasted += 1,
+            Some(Retry::Blind) => gambles += 1,
+            None => {}
         }
     }
     let stopped = events.iter().rev().find_map(|e| match e {

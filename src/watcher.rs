@@ -17,8 +17,11 @@ use std::time::{Duration, Instant, SystemTime};
 use notify::{PollWatcher, RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{new_debouncer_opt, Config, DebounceEventResult};
 
-/// Quiet time that ends a burst of events. Short: it is added to every save's wait.
-pub const DEBOUNCE: Duration = Duration::from_millis(50);
+/// Quiet time that ends a burst of events. Very short, since it is added to every save's wait:
+/// an editor's save (write a temp file, rename it over) mostly lands inside it, and when a burst
+/// does split in two, the second event stops the grading the first one started (a newer save
+/// always wins), so the cost is one cancelled grading, never a stale verdict.
+pub const DEBOUNCE: Duration = Duration::from_millis(5);
 /// How often `--poll` looks at the folder.
 pub const POLL_EVERY: Duration = Duration::from_millis(250);
 

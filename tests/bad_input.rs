@@ -39,7 +39,7 @@ fn check<'r>(report: &'r Value, id: &str) -> &'r Value {
 
 /// A file that does not load: exit 2, status error, every check "error", and `message` names it.
 fn assert_not_loaded(fixture: &str, wanted: &[&str]) -> Value {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner(fixture);
     let (run, report) = check_json(&w, &file, &[]);
     assert_eq!(run.code, 2, "{fixture}: {}", run.stdout);
@@ -55,7 +55,7 @@ fn assert_not_loaded(fixture: &str, wanted: &[&str]) -> Value {
 
 /// The text a learner reads for a file that does not load.
 fn not_loaded_text(fixture: &str, extra: &[&str]) -> String {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner(fixture);
     let mut args = vec!["check", "--file", &file];
     args.extend_from_slice(extra);
@@ -79,9 +79,10 @@ fn sleeping(seconds: &str) -> bool {
 fn check_reports_a_syntax_error_with_file_and_line() {
     assert_not_loaded("bad_syntax.py", &["learners/bad_syntax.py, line 6: SyntaxError", "if category == \"empty\""]);
     let text = not_loaded_text("bad_syntax.py", &[]);
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    // The report wraps to the width: compare the words, not the line breaks.
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        flat.contains("No check ran. Fix the file, then run ./workshop check structured-errors --file learners/bad_syntax.py again."),
+        words.contains("No check ran. Fix the file, then run ./workshop check structured-errors --file learners/bad_syntax.py again."),
         "{text}"
     );
 }
@@ -136,7 +137,7 @@ fn check_reports_an_import_that_sleeps_as_a_load_timeout() {
 
 #[test]
 fn check_reports_an_infinite_loop_and_runs_the_other_checks() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_loop_in_call.py");
     let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
     cmd.env("FIXTURE_SLEEP_SECONDS", "3171");
@@ -155,7 +156,7 @@ fn check_reports_an_infinite_loop_and_runs_the_other_checks() {
 
 #[test]
 fn check_timeout_flag_sets_the_deadline_of_each_call() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_loop_in_call.py");
     let (run, report) = check_json(&w, &file, &["--timeout", "0.3"]);
     assert_eq!(run.code, 1);
@@ -164,7 +165,7 @@ fn check_timeout_flag_sets_the_deadline_of_each_call() {
 
 #[test]
 fn check_reports_sys_exit_in_a_call_with_its_line() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_sys_exit_in_call.py");
     let (run, report) = check_json(&w, &file, &[]);
     assert_eq!(run.code, 1);
@@ -177,7 +178,7 @@ fn check_reports_sys_exit_in_a_call_with_its_line() {
 
 #[test]
 fn check_reports_os_exit_in_a_call_and_carries_on_in_a_fresh_process() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_os_exit_in_call.py");
     let (run, report) = check_json(&w, &file, &[]);
     assert_eq!(run.code, 1);
@@ -196,7 +197,7 @@ fn check_reports_os_exit_in_a_call_and_carries_on_in_a_fresh_process() {
 
 #[test]
 fn check_closes_stdin_so_reading_it_never_hangs() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_reads_stdin.py");
     // Give the child a stdin that would block for ever if the runner passed it on.
     let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
@@ -216,7 +217,7 @@ fn check_closes_stdin_so_reading_it_never_hangs() {
 
 #[test]
 fn check_caps_megabytes_of_output_and_shows_the_start() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_prints_megabytes.py");
     let (run, report) = check_json(&w, &file, &[]);
     assert_eq!(run.code, 1);
@@ -236,7 +237,7 @@ fn check_caps_megabytes_of_output_and_shows_the_start() {
 
 #[test]
 fn check_keeps_writes_to_fd_1_out_of_the_protocol() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_writes_fd1.py");
     let (run, report) = check_json(&w, &file, &[]);
     // The fake answers claimed isError true and should_retry True; none was believed.
@@ -250,7 +251,7 @@ fn check_keeps_writes_to_fd_1_out_of_the_protocol() {
 
 #[test]
 fn check_shows_the_repr_of_a_returned_set() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_returns_set.py");
     let (run, report) = check_json(&w, &file, &[]);
     assert_eq!(run.code, 1);
@@ -268,7 +269,7 @@ fn check_shows_the_repr_of_a_returned_set() {
 
 #[test]
 fn check_shows_the_repr_of_a_returned_object() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_returns_object.py");
     let (run, report) = check_json(&w, &file, &[]);
     assert_eq!(run.code, 1);
@@ -283,7 +284,7 @@ fn check_shows_the_repr_of_a_returned_object() {
 
 #[test]
 fn check_reports_a_lone_surrogate_in_a_returned_string() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_lone_surrogate.py");
     let (run, report) = check_json(&w, &file, &[]);
     assert_eq!(run.code, 1);
@@ -301,7 +302,7 @@ fn check_reports_a_lone_surrogate_in_a_returned_string() {
 
 #[test]
 fn check_leaves_no_child_process_running() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_child_process.py");
     let (run, report) = check_json(&w, &file, &[]);
     assert_eq!(run.code, 0, "{}", run.stdout);
@@ -314,17 +315,20 @@ fn check_leaves_no_child_process_running() {
 #[cfg(target_os = "linux")]
 #[test]
 fn check_leaves_no_child_started_in_a_new_session() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_new_session_child.py");
     let (run, _) = check_json(&w, &file, &[]);
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert!(!sleeping("316"), "a child outside the process group is gone too");
+    // This run's own stray, by pid: a suite running elsewhere on the machine has its own.
+    let pid = w.read("stray.pid");
+    let state = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    assert!(state.is_empty() || state.contains(") Z "), "a child outside the process group is gone too: {state}");
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn check_ends_and_leaves_no_daemon_that_holds_its_pipes() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_daemon.py");
     let pid_file = w.path("daemon.pid");
     let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
@@ -349,7 +353,7 @@ fn check_ends_and_leaves_no_daemon_that_holds_its_pipes() {
 #[test]
 fn check_grades_files_named_like_standard_modules() {
     // A learner's traceback.py or os.py must neither replace the runner's modules nor expose it.
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     w.write("learners/traceback.py", &std::fs::read_to_string(fixture("bug_retry_keyerror.py")).unwrap());
     w.write("learners/os.py", &std::fs::read_to_string(fixture("good_dataclass.py")).unwrap());
     let (run, report) = check_json(&w, "learners/traceback.py", &[]);
@@ -367,7 +371,7 @@ fn check_grades_files_named_like_standard_modules() {
 
 #[test]
 fn check_without_the_interpreter_named_by_workshop_python() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("good_match.py");
     let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
     cmd.env("WORKSHOP_PYTHON", "/nonexistent/bin/python3");
@@ -388,7 +392,7 @@ fn check_without_the_interpreter_named_by_workshop_python() {
 
 #[test]
 fn check_without_python3_on_path() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("good_match.py");
     let empty = tempfile::tempdir().unwrap();
     let mut cmd = w.command(&["check", "--file", &file]);
@@ -402,7 +406,7 @@ fn check_without_python3_on_path() {
 
 #[test]
 fn check_with_an_interpreter_that_is_not_python() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("good_match.py");
     let mut cmd = w.command(&["check", "--file", &file]);
     cmd.env("WORKSHOP_PYTHON", "false");
@@ -419,7 +423,7 @@ fn check_with_an_interpreter_that_is_not_python() {
 
 #[test]
 fn check_of_an_unknown_lesson_lists_the_known_ones() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["check", "no-such-lesson"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("there is no lesson 'no-such-lesson'"), "{}", run.stderr);
@@ -428,7 +432,7 @@ fn check_of_an_unknown_lesson_lists_the_known_ones() {
 
 #[test]
 fn check_refuses_a_lesson_id_with_a_path_in_it() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     for id in ["../structured-errors", "a/b", "..", "lessons/structured-errors"] {
         let run = w.run(&["check", id]);
         assert_eq!(run.code, 2, "{id}");
@@ -438,9 +442,171 @@ fn check_refuses_a_lesson_id_with_a_path_in_it() {
 
 #[test]
 fn check_before_start_says_to_run_start() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["check", "structured-errors"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("work/structured-errors/errors.py does not exist yet"), "{}", run.stderr);
     assert!(run.stderr.contains("run ./workshop start structured-errors first"), "{}", run.stderr);
+}
+
+// Only the runner's own answer to each request counts.
+
+#[test]
+fn check_grades_a_file_that_forks_without_exiting_on_its_parents_answers_only() {
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_forks_without_exit.py");
+    let (run, report) = check_json(&w, &file, &[]);
+    assert_eq!(report["passed"], 13, "{}", run.stdout);
+    assert_eq!(run.code, 0);
+}
+
+#[test]
+fn check_reports_a_line_forged_on_the_answer_channel_at_import_as_a_load_error() {
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_forges_answers.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
+    cmd.env("FIXTURE_FORGE", "import");
+    let run = run(cmd);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    let report = run.json();
+    assert_eq!(report["status"], "error");
+    let message = report["message"].as_str().unwrap();
+    assert!(message.starts_with(&format!("{file}: a line that is not the workshop runner's answer")), "{message}");
+    assert!(message.contains("while it loaded"), "{message}");
+}
+
+#[test]
+fn check_reports_a_line_forged_on_the_answer_channel_in_a_call_as_a_call_error() {
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_forges_answers.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
+    cmd.env("FIXTURE_FORGE", "call");
+    let run = run(cmd);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    let first = check(&report, "fail-flags-failure");
+    assert_eq!(first["status"], "fail");
+    let message = first["message"].as_str().unwrap();
+    assert!(message.starts_with(&format!("{file}: a line that is not the workshop runner's answer")), "{message}");
+    assert!(message.contains("during the call to fail"), "{message}");
+    assert!(first["got"].is_null(), "no value is graded: {first}");
+    // should_retry never writes, so its checks are graded as usual.
+    assert_eq!(check(&report, "retry-transient")["status"], "pass");
+}
+
+// Big values and floods of output stay small.
+
+fn check_huge(w: &Workshop, size: usize, format: &str) -> Run {
+    let file = w.learner("bad_returns_huge.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", format, "--timeout", "20"]);
+    cmd.env("FIXTURE_SIZE", size.to_string());
+    run(cmd)
+}
+
+#[test]
+fn check_reports_a_value_over_8_mib_as_too_big_with_its_size() {
+    let w = Workshop::lesson5();
+    let run = check_huge(&w, 10_000_000, "json");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = run.json();
+    let message = check(&report, "fail-flags-failure")["message"].as_str().unwrap().to_string();
+    assert_eq!(
+        message,
+        "returned a value of 9.5 MiB as JSON, more than the 8 MiB a call may return: return something smaller"
+    );
+}
+
+#[test]
+fn check_shortens_a_2_mb_wrong_value_in_its_reports() {
+    let w = Workshop::lesson5();
+    let run = check_huge(&w, 2_000_000, "json");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.len() < 1_000_000, "the JSON report is {} bytes", run.stdout.len());
+    let report = run.json();
+    let failed = check(&report, "fail-flags-failure");
+    let got = failed["got"]["isError"].as_str().unwrap();
+    assert!(got.ends_with(" more characters]"), "{}", &got[got.len() - 60..]);
+    assert!(failed["message"].as_str().unwrap().contains("more characters]"));
+    let text = check_huge(&w, 2_000_000, "text");
+    assert_eq!(text.code, 1);
+    assert!(text.stdout.len() < 100_000, "the text report is {} bytes", text.stdout.len());
+    assert!(text.stdout.contains("more characters]"), "{}", text.stdout);
+}
+
+#[test]
+fn check_reports_a_value_nested_too_deep_for_json_as_the_learners() {
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_nests_deeply.py");
+    let (run, report) = check_json(&w, &file, &[]);
+    assert_eq!(run.code, 1);
+    let message = check(&report, "fail-flags-failure")["message"].as_str().unwrap().to_string();
+    assert_eq!(
+        message,
+        "returned a value that is not JSON: result nests lists and dicts more than 100 levels deep (or contains itself), too deep to carry"
+    );
+}
+
+/// A file-size limit on the workshop and everything it starts: a capture that went to a file
+/// would hit it.
+#[cfg(target_os = "linux")]
+fn with_file_size_limit(cmd: &mut std::process::Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit(2) in the forked child before exec, with a valid struct.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn check_caps_output_written_to_fd_1_by_python_and_by_a_child_process_where_it_is_written() {
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_floods_fd1.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json", "--timeout", "30"]);
+    with_file_size_limit(&mut cmd, 4 << 20);
+    let first = run(cmd);
+    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    assert_eq!(first.json()["passed"], 13);
+    // The first check passed, so its output is not in the report; grade once more, failing.
+    let w = Workshop::lesson5();
+    let text =
+        std::fs::read_to_string(fixture("bad_floods_fd1.py")).unwrap().replace("\"isError\": True", "\"isError\": 1");
+    w.write("learners/flood.py", &text);
+    let mut cmd = w.command(&["check", "--file", "learners/flood.py", "--format", "json", "--timeout", "30"]);
+    with_file_size_limit(&mut cmd, 4 << 20);
+    let run = run(cmd);
+    let report = run.json();
+    let output = check(&report, "fail-flags-failure")["output"].as_str().unwrap().to_string();
+    assert!(output.starts_with("flood flood"), "{output:.100}");
+    assert!(output.len() < 10_000, "{} bytes kept", output.len());
+    let more: u64 = output.rsplit("… ").next().unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert_eq!(more, 40 * 600_000 + 16_000_000 - 8 * 1024, "{output:.100}");
+}
+
+#[test]
+fn timeouts_below_10_ms_are_refused_by_check_watch_and_record() {
+    let w = Workshop::lesson5();
+    let file = w.learner("good_match.py");
+    let commands: [&[&str]; 4] = [
+        &["check", "--file", &file],
+        &["check", "--watch", "--file", &file],
+        &["watch", "structured-errors", "--ticket", "old-order", "--no-anim"],
+        &["record", "structured-errors"],
+    ];
+    for args in commands {
+        for bad in ["0.001", "0.0099"] {
+            let mut all = args.to_vec();
+            all.extend(["--timeout", bad]);
+            let run = w.run(&all);
+            assert_eq!(run.code, 2, "{all:?}: {}", run.stdout);
+            let wanted = format!("{bad} s is out of range: give at least 0.01 (10 ms) and at most 600");
+            assert!(run.stderr.contains(&wanted), "{all:?}: {}", run.stderr);
+        }
+    }
 }

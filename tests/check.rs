@@ -27,7 +27,7 @@ const ALL: [&str; 13] = [
 
 /// Grade a fixture with `--format json`.
 fn grade(fixture: &str) -> (Run, Value) {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner(fixture);
     let run = w.run(&["check", "--file", &file, "--format", "json"]);
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
@@ -92,7 +92,7 @@ fn check_passes_a_class_based_solution_that_prints_while_it_works() {
 
 #[test]
 fn check_passes_the_reference_solution() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["check", "--file", SOLUTION, "--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(ids_with(&run.json(), "pass").len(), ALL.len());
@@ -223,7 +223,7 @@ fn check_fails_the_transient_decisions_when_should_retry_returns_none() {
 
 #[test]
 fn check_grades_the_starter_as_two_of_thirteen() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
     let run = w.run(&["check", "structured-errors", "--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
@@ -264,7 +264,7 @@ fn check_json_names_the_first_check_to_fix() {
 
 #[test]
 fn check_without_a_lesson_grades_the_only_lesson() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("good_match.py");
     let run = w.run(&["check", "--file", &file]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
@@ -273,7 +273,7 @@ fn check_without_a_lesson_grades_the_only_lesson() {
 
 #[test]
 fn check_finds_a_file_flag_relative_to_the_current_folder() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     w.learner("good_helpers.py");
     let mut cmd = w.command(&["check", "--file", "good_helpers.py"]);
     cmd.current_dir(w.path("learners"));
@@ -283,7 +283,7 @@ fn check_finds_a_file_flag_relative_to_the_current_folder() {
 
 #[test]
 fn check_reports_a_file_flag_that_does_not_exist() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["check", "--file", "nowhere/errors.py"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("there is no file at"), "{}", run.stderr);
@@ -292,7 +292,7 @@ fn check_reports_a_file_flag_that_does_not_exist() {
 
 #[test]
 fn check_refuses_a_timeout_out_of_range() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("good_match.py");
     for bad in ["0", "-1", "nan", "100000"] {
         let run = w.run(&["check", "--file", &file, &format!("--timeout={bad}")]);
@@ -303,7 +303,7 @@ fn check_refuses_a_timeout_out_of_range() {
 
 #[test]
 fn check_says_all_green_and_points_at_watch() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["check", "--file", SOLUTION]);
     assert_eq!(run.code, 0);
     let flat = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -316,7 +316,7 @@ fn check_says_all_green_and_points_at_watch() {
 
 #[test]
 fn check_ascii_marks_replace_the_unicode_ones() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bug_no_is_error.py");
     let run = w.run(&["check", "--file", &file, "--ascii"]);
     assert_eq!(run.code, 1);
@@ -327,7 +327,7 @@ fn check_ascii_marks_replace_the_unicode_ones() {
 
 #[test]
 fn check_text_expands_only_the_first_failure() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bug_always_retryable.py");
     let run = w.run(&["check", "--file", &file]);
     assert_eq!(run.code, 1);
@@ -346,41 +346,73 @@ fn text(w: &Workshop, args: &[&str]) -> String {
 
 #[test]
 fn snapshot_check_of_the_starter() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
     insta::assert_snapshot!("check_starter", text(&w, &["check", "structured-errors"]));
 }
 
 #[test]
 fn snapshot_check_of_the_solution() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     insta::assert_snapshot!("check_solution", text(&w, &["check", "--file", SOLUTION]));
 }
 
 #[test]
 fn snapshot_check_of_a_single_bug() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bug_always_retryable.py");
     insta::assert_snapshot!("check_single_bug", text(&w, &["check", "--file", &file]));
 }
 
 #[test]
 fn snapshot_check_of_a_syntax_error() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_syntax.py");
     insta::assert_snapshot!("check_syntax_error", text(&w, &["check", "--file", &file]));
 }
 
 #[test]
 fn snapshot_check_of_a_call_that_times_out() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bad_loop_in_call.py");
     insta::assert_snapshot!("check_timeout", text(&w, &["check", "--file", &file]));
 }
 
 #[test]
+fn check_stops_calling_a_function_that_hung_twice_and_reports_its_checks_as_not_run() {
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_fail_always_loops.py");
+    let log = w.path("calls.log");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json", "--timeout", "0.3"]);
+    cmd.env("FIXTURE_LOG", &log);
+    let run = run(cmd);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(w.read("calls.log").lines().count(), 2, "fail was called twice, then no more");
+    let report = run.json();
+    assert_eq!(ids_with(&report, "pass"), ["retry-transient", "no-retry-refusals", "no-retry-without-flag"]);
+    let not_run = ids_with(&report, "error");
+    assert_eq!(not_run, ALL[8..].to_vec(), "the harness checks need fail");
+    let first_hang = "fail('transient', ";
+    for id in &not_run {
+        let message = check(&report, id)["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!(
+                "not run: fail hung twice in this run, so it is not called again; the first call that hung was {first_hang}"
+            )),
+            "{id}: {message}"
+        );
+    }
+    let mut cmd = w.command(&["check", "--file", &file, "--timeout", "0.3"]);
+    cmd.env("FIXTURE_LOG", w.path("text.log"));
+    let text = common::run(cmd);
+    assert!(text.stdout.contains("not run"), "{}", text.stdout);
+    assert!(text.stdout.contains("harness-old-order, harness-wrong-id"), "{}", text.stdout);
+    assert!(text.stdout.contains("fail hung twice in this run"), "{}", text.stdout);
+}
+
+#[test]
 fn what_a_file_prints_at_import_is_in_the_json_report_and_in_a_failing_text_report() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let starter = std::fs::read_to_string(repo().join("starter/structured-errors/errors.py")).unwrap();
     w.write("mine.py", &format!("print('warming up the refund desk')\n{starter}"));
     let run = w.run(&["check", "--file", "mine.py", "--format", "json"]);
@@ -399,7 +431,7 @@ fn what_a_file_prints_at_import_is_in_the_json_report_and_in_a_failing_text_repo
 
 #[test]
 fn the_harness_asks_should_retry_only_while_an_attempt_remains() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["check", "--file", "starter/structured-errors/errors.py", "--format", "json"]);
     let report = run.json();
     let got = &check(&report, "harness-old-order")["got"];
@@ -410,7 +442,7 @@ fn the_harness_asks_should_retry_only_while_an_attempt_remains() {
 
 #[test]
 fn every_line_of_a_check_report_fits_a_narrow_terminal() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let file = w.learner("bug_always_retryable.py");
     let mut cmd = w.command(&["check", "--file", &file]);
     cmd.env("COLUMNS", "50");

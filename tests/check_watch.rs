@@ -160,7 +160,7 @@ fn started(ws: &Workshop, text: &str) {
 
 #[test]
 fn check_watch_refuses_json_output_with_a_reason() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     started(&ws, &starter());
     let run = ws.run(&["check", "--watch", "--format", "json"]);
     assert_eq!(run.code, 2, "{run:?}");
@@ -170,7 +170,7 @@ fn check_watch_refuses_json_output_with_a_reason() {
 
 #[test]
 fn check_watch_grades_again_on_a_save_in_place_and_by_rename() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     started(&ws, &starter());
     let mut w = Watch::start(&ws, &[]);
     let first = w.run(1);
@@ -192,7 +192,7 @@ fn check_watch_grades_again_on_a_save_in_place_and_by_rename() {
 
 #[test]
 fn check_watch_counts_a_vim_style_save_once() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     started(&ws, &starter());
     let mut w = Watch::start(&ws, &[]);
     w.run(1);
@@ -210,7 +210,7 @@ fn check_watch_counts_a_vim_style_save_once() {
 #[test]
 fn check_watch_reading_the_file_is_not_a_save() {
     // Python reads the file to grade it; if reads counted, the watch would grade forever.
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     started(&ws, &starter());
     let mut w = Watch::start(&ws, &[]);
     w.run(1);
@@ -223,7 +223,7 @@ fn check_watch_reading_the_file_is_not_a_save() {
 
 #[test]
 fn check_watch_h_shows_the_hints_of_the_first_failing_check_in_turn() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     started(&ws, &starter());
     let mut w = Watch::start(&ws, &[]);
     w.run(1);
@@ -238,7 +238,7 @@ fn check_watch_h_shows_the_hints_of_the_first_failing_check_in_turn() {
 
 #[test]
 fn check_watch_h_when_green_says_no_hint_is_needed() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     started(&ws, &solution());
     let mut w = Watch::start(&ws, &[]);
     w.run(1);
@@ -250,7 +250,7 @@ fn check_watch_h_when_green_says_no_hint_is_needed() {
 
 #[test]
 fn check_watch_reports_a_deleted_file_and_keeps_watching() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     started(&ws, &solution());
     let mut w = Watch::start(&ws, &[]);
     w.run(1);
@@ -266,7 +266,7 @@ fn check_watch_reports_a_deleted_file_and_keeps_watching() {
 
 #[test]
 fn check_watch_poll_sees_saves_too() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     started(&ws, &starter());
     let mut w = Watch::start(&ws, &["--poll"]);
     let first = w.run(1);
@@ -279,7 +279,7 @@ fn check_watch_poll_sees_saves_too() {
 
 #[test]
 fn check_watch_a_file_that_does_not_load_is_reported_and_watched() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     started(&ws, "def fail(:\n");
     let mut w = Watch::start(&ws, &[]);
     let first = w.block_where("the load error", |b| b.contains("could not load"));
@@ -292,7 +292,7 @@ fn check_watch_a_file_that_does_not_load_is_reported_and_watched() {
 
 #[test]
 fn check_watch_q_works_while_the_learners_code_loops() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     // Every call spins: without stopping between calls, a grading would take minutes.
     let looping = "from kit.api import Json\n\ndef fail(category: str, message: str) -> Json:\n    while True:\n        pass\n\ndef should_retry(error: Json) -> bool:\n    while True:\n        pass\n";
     started(&ws, looping);
@@ -312,7 +312,7 @@ fn check_watch_q_works_while_the_learners_code_loops() {
 
 #[test]
 fn check_watch_without_a_work_file_says_to_start() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let run = ws.run(&["check", "--watch"]);
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("./workshop start structured-errors"), "{}", run.stderr);
@@ -326,7 +326,7 @@ fn check_watch_without_a_work_file_says_to_start() {
 #[ignore]
 fn bench_save_to_verdict() {
     for (label, extra) in [("events", &[][..]), ("--poll", &["--poll"][..])] {
-        let ws = Workshop::new();
+        let ws = Workshop::lesson5();
         started(&ws, &starter());
         let mut w = Watch::start(&ws, extra);
         w.run(1);
@@ -366,4 +366,48 @@ fn bench_save_to_verdict() {
         );
         assert_eq!(w.quit(), 0);
     }
+}
+
+/// The processes a process has started (from every one of its threads).
+#[cfg(target_os = "linux")]
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
+        let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        found.extend(list.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+    }
+    found
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn check_watch_loads_a_save_in_a_python_process_started_before_the_save() {
+    let ws = Workshop::lesson5();
+    let log = ws.path("loaded-by.log");
+    // The solution, noting at import which process loaded it.
+    let noted = |extra: &str| {
+        format!(
+            "import os as _os\nwith open({:?}, 'a') as _log:\n    _log.write(str(_os.getpid()) + '\\n')\n{}{extra}",
+            log.to_str().unwrap(),
+            solution()
+        )
+    };
+    ws.write(WORK, &noted(""));
+    let mut w = Watch::start(&ws, &[]);
+    assert!(w.run(1).contains("13/13 passed"));
+    // Once the first grading is over, a Python process waits for the next save.
+    let until = Instant::now() + PATIENCE;
+    let waiting = loop {
+        let now = children_of(w.child.id());
+        if !now.is_empty() {
+            break now;
+        }
+        assert!(Instant::now() < until, "no Python process was kept ready");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    ws.write(WORK, &noted("\n# an edit\n"));
+    assert!(w.run(2).contains("13/13 passed"), "{}", w.seen);
+    let loaded_by: u32 = ws.read("loaded-by.log").lines().last().unwrap().parse().unwrap();
+    assert!(waiting.contains(&loaded_by), "run 2 was loaded by {loaded_by}, not by one of {waiting:?}");
+    assert_eq!(w.quit(), 0);
 }

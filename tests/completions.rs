@@ -76,6 +76,7 @@ fn completions_offer_lesson_ids_ticket_ids_and_codes_as_values() {
     // Parsing is unchanged: a path is still a valid --code.
     let run = w.run(&[
         "watch",
+        "structured-errors",
         "--ticket",
         "old-order",
         "--code",

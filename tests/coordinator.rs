@@ -5,7 +5,7 @@ use common::*;
 use serde_json::Value;
 
 fn replay(code: &str) -> Value {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["watch", "--ticket", "coordinator", "--code", code, "--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     run.json()
@@ -65,7 +65,7 @@ fn coordinator_results_go_back_in_one_message() {
 
 #[test]
 fn coordinator_runs_only_in_the_harness() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["watch", "--ticket", "coordinator", "--runtime", "sdk"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("runs only in the harness runtime"), "{}", run.stderr);

@@ -70,7 +70,7 @@ fn doctor_fails_when_a_recorded_turn_is_never_used() {
     let mut all = lines(&ws, OLD_ORDER);
     all.push(stray);
     write_lines(&ws, OLD_ORDER, &all);
-    assert_eq!(ws.run(&["watch", "--ticket", "old-order"]).code, 0, "the file itself is valid");
+    assert_eq!(ws.run(&["watch", "structured-errors", "--ticket", "old-order"]).code, 0, "the file itself is valid");
     let run = ws.run(&["doctor"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(problems(&run), [format!("✗ {OLD_ORDER}:4: this recorded turn is never replayed")], "{}", run.stdout);

@@ -39,7 +39,7 @@ fn watch_json(ws: &Workshop, extra: &[&str]) -> Value {
 
 #[test]
 fn watch_code_yours_replays_the_work_file_not_the_reference() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     ws.write(WORK, EVERYTHING_IS_VALIDATION);
     let replay = watch_json(&ws, &["--code", "yours"]);
     assert_eq!(replay["code"], "yours");
@@ -56,7 +56,7 @@ fn watch_code_yours_replays_the_work_file_not_the_reference() {
 
 #[test]
 fn watch_after_start_replays_the_work_file_by_default() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     assert_eq!(ws.run(&["start", "structured-errors"]).code, 0);
     ws.write(WORK, EVERYTHING_IS_VALIDATION);
     let replay = watch_json(&ws, &[]);
@@ -66,7 +66,7 @@ fn watch_after_start_replays_the_work_file_by_default() {
 
 #[test]
 fn record_writes_every_file_it_says_it_wrote() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let dir = ws.path("recordings/structured-errors");
     let mut before = Vec::new();
     for runtime in ["harness", "sdk"] {
@@ -99,7 +99,7 @@ fn chatty(ws: &Workshop, body: &str) -> String {
 
 #[test]
 fn check_json_reports_what_the_file_printed_at_import() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let file = chatty(&ws, &ws.read("lessons/structured-errors/solution/errors.py"));
     let run = ws.run(&["check", "--file", &file, "--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -112,7 +112,7 @@ fn check_json_reports_what_the_file_printed_at_import() {
 
 #[test]
 fn check_text_shows_import_output_on_a_failing_run_only() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let failing = chatty(&ws, &ws.read("starter/structured-errors/errors.py"));
     let run = ws.run(&["check", "--file", &failing]);
     assert_eq!(run.code, 1, "{}", run.stderr);

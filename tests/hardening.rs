@@ -9,7 +9,7 @@ const OLD_ORDER: &str = "recordings/structured-errors/harness/old-order.jsonl";
 
 #[test]
 fn a_recording_that_is_not_utf8_is_named_with_its_line() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let text = ws.read(OLD_ORDER);
     let lines: Vec<&str> = text.lines().collect();
     let mut bytes = Vec::new();
@@ -29,7 +29,7 @@ fn a_recording_that_is_not_utf8_is_named_with_its_line() {
 
 #[test]
 fn doctor_exits_2_for_a_corrupt_recording_and_still_examines_the_rest() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     ws.copy_watch_fixture("recordings/not_json.jsonl", OLD_ORDER);
     let run = ws.run(&["doctor"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
@@ -40,7 +40,7 @@ fn doctor_exits_2_for_a_corrupt_recording_and_still_examines_the_rest() {
 
 #[test]
 fn doctor_exits_2_for_corrupt_lesson_data() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     ws.write("lessons/structured-errors/lesson.toml", "this is [not toml\n");
     let run = ws.run(&["doctor"]);
     assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
@@ -50,7 +50,7 @@ fn doctor_exits_2_for_corrupt_lesson_data() {
 
 #[test]
 fn doctor_refuses_a_root_with_no_lessons() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     std::fs::remove_dir_all(ws.path("lessons")).unwrap();
     std::fs::create_dir(ws.path("lessons")).unwrap();
     let run = ws.run(&["doctor"]);
@@ -61,7 +61,7 @@ fn doctor_refuses_a_root_with_no_lessons() {
 
 #[test]
 fn watch_code_takes_the_paths_check_file_takes() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     ws.work_file_from("good_match.py");
     let here = ws.path("work/structured-errors");
     for path in ["errors.py", "./errors.py", "../structured-errors/errors.py"] {
@@ -87,10 +87,8 @@ fn watch_code_takes_the_paths_check_file_takes() {
         watch.current_dir(&here);
         let watch = run(watch);
         assert_eq!((check.code, watch.code), (2, 2));
-        let said = |flag: &str| {
-            let shown = std::path::Path::new("work/structured-errors").join(path);
-            format!("there is no file at {}: check the path given to {flag}.", shown.display())
-        };
+        // Run from a folder inside the workshop, the path is shown as it works from there.
+        let said = |flag: &str| format!("there is no file at {path}: check the path given to {flag}.");
         assert!(check.stderr.contains(&said("--file")), "{}", check.stderr);
         assert!(watch.stderr.contains(&said("--code")), "{}", watch.stderr);
     }

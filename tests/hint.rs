@@ -7,7 +7,7 @@ const SOLUTION: &str = "lessons/structured-errors/solution/errors.py";
 const WORK: &str = "work/structured-errors/errors.py";
 
 fn started() -> Workshop {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["start", "structured-errors"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     w
@@ -20,7 +20,7 @@ fn steps_seen(w: &Workshop, check: &str) -> Option<u64> {
 
 #[test]
 fn hint_without_a_work_file_says_to_start() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["hint"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("./workshop start structured-errors"), "{}", run.stderr);
@@ -126,7 +126,7 @@ fn hint_for_a_lesson_without_hints_says_so() {
 
 #[test]
 fn hint_says_how_many_steps_remain() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let lesson = w.read("lessons/structured-errors/lesson.toml");
     let total = lesson
         .split("[[checks]]")

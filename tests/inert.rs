@@ -20,7 +20,7 @@ fn raw_controls(text: &str) -> Vec<char> {
 
 #[test]
 fn check_shows_printed_escape_sequences_as_text() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let file = ws.learner("bad_prints_escapes.py");
     let run = ws.run(&["check", "--file", &file]);
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
@@ -32,7 +32,7 @@ fn check_shows_printed_escape_sequences_as_text() {
 
 #[test]
 fn check_json_carries_printed_escape_sequences_as_json_escapes() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let file = ws.learner("bad_prints_escapes.py");
     let run = ws.run(&["check", "--file", &file, "--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
@@ -45,7 +45,7 @@ fn check_json_carries_printed_escape_sequences_as_json_escapes() {
 
 #[test]
 fn watch_cards_show_printed_escape_sequences_as_text() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let file = "learners/prints_escapes.py";
     ws.copy_watch_fixture(file, file);
     let run = ws.run(&["watch", "--ticket", "flaky-payment", "--code", file]);
@@ -66,7 +66,7 @@ fn watch_cards_show_printed_escape_sequences_as_text() {
 
 #[test]
 fn an_exception_message_with_escapes_is_shown_as_text() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     ws.write("learners/raises_escapes.py", "raise ValueError('\\x1b[2J\\x1b]0;owned\\x07')\n");
     let run = ws.run(&["check", "--file", "learners/raises_escapes.py"]);
     assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);

@@ -125,7 +125,7 @@ fn corrupt_state_file_is_forgiven_and_replaced() {
     w.write(PROGRESS, "{ this is not json");
     // Read as no progress: the work file still shows the lesson as started.
     assert!(line_of(&w).ends_with("started, not checked yet"), "{}", line_of(&w));
-    assert_eq!(w.run(&["check"]).code, 1);
+    assert_eq!(w.run(&["check", "structured-errors"]).code, 1);
     let state: serde_json::Value = serde_json::from_str(&w.read(PROGRESS)).expect("rewritten as JSON");
     assert_eq!(state["lessons"]["structured-errors"]["passed"], 2);
 }

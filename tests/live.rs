@@ -16,7 +16,7 @@ fn without_live_the_no_recording_card_says_live_would_ask() {
     let ws = Workshop::new();
     let file = "learners/changed_message.py";
     ws.copy_watch_fixture(file, file);
-    let run = ws.run(&["watch", "--ticket", "old-order", "--code", file, "--format", "json"]);
+    let run = ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let replay = run.json();
     let stop = replay["events"].as_array().unwrap().iter().find(|e| e["kind"] == "no_recording").unwrap().clone();
@@ -47,7 +47,7 @@ fn doctor_refuses_a_recording_holding_a_key_or_an_auth_header() {
         assert!(run.stdout.contains(&format!("{OLD_ORDER}:1")), "{what}: {}", run.stdout);
         assert!(run.stdout.contains(said), "{what}: {}", run.stdout);
         assert!(!run.stdout.contains(KEY), "the key itself is not repeated: {}", run.stdout);
-        let watch = ws.run(&["watch", "--ticket", "old-order", "--code", "structured"]);
+        let watch = ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", "structured"]);
         assert_eq!(watch.code, 2, "watch refuses it too: {}", watch.stdout);
     }
 }
@@ -56,7 +56,7 @@ fn doctor_refuses_a_recording_holding_a_key_or_an_auth_header() {
 #[test]
 fn live_in_a_build_without_the_client_says_how_to_build_it_in() {
     let ws = Workshop::new();
-    let mut cmd = ws.command(&["watch", "--ticket", "old-order", "--live"]);
+    let mut cmd = ws.command(&["watch", "structured-errors", "--ticket", "old-order", "--live"]);
     cmd.env("ANTHROPIC_API_KEY", KEY);
     let run = run(cmd);
     assert_eq!(run.code, 2, "{}", run.stdout);
@@ -302,14 +302,24 @@ mod with_the_client {
         }
 
         // Offline: no key, no server address; the live turns replay and say so.
-        let mut offline = ws.command(&["watch", "--ticket", "old-order", "--code", "starter", "--expand"]);
+        let mut offline =
+            ws.command(&["watch", "structured-errors", "--ticket", "old-order", "--code", "starter", "--expand"]);
         offline.env("XDG_CACHE_HOME", cache.path()).env_remove("ANTHROPIC_API_KEY").env_remove("ANTHROPIC_BASE_URL");
         let watched = run(offline);
         assert_eq!(watched.code, 0, "{}", watched.stderr);
         assert!(watched.stdout.contains("Stand-in reply"), "{}", watched.stdout);
         assert!(watched.stdout.contains("live · claude-haiku-4-5"), "{}", watched.stdout);
         assert!(!watched.stdout.contains("No recording"), "{}", watched.stdout);
-        let json = ws.run(&["watch", "--ticket", "old-order", "--code", "structured", "--format", "json"]);
+        let json = ws.run(&[
+            "watch",
+            "structured-errors",
+            "--ticket",
+            "old-order",
+            "--code",
+            "structured",
+            "--format",
+            "json",
+        ]);
         assert_eq!(json.code, 0, "{}", json.stderr);
         assert_eq!(json.json()["events"].as_array().unwrap().last().unwrap()["provenance"]["source"], "live");
         assert_eq!(server.seen().len(), 3, "replays never ask");
@@ -427,8 +437,11 @@ mod with_the_client {
         assert!(recorded.stderr.contains("--max-requests"), "{}", recorded.stderr);
         assert_eq!(files(&ws.path("recordings")), before);
         // The variable sets it too.
-        let mut cmd =
-            server.command(&ws, cache.path(), &["record", "--live", "--ticket", "old-order", "--runtime", "harness"]);
+        let mut cmd = server.command(
+            &ws,
+            cache.path(),
+            &["record", "structured-errors", "--live", "--ticket", "old-order", "--runtime", "harness"],
+        );
         cmd.env("WORKSHOP_LIVE_MAX_REQUESTS", "1");
         let by_env = run(cmd);
         assert_eq!(by_env.code, 2, "{}", by_env.stdout);
@@ -440,7 +453,8 @@ mod with_the_client {
         let ws = Workshop::new();
         let cache = tempfile::tempdir().unwrap();
         let server = StandIn::start(vec![]);
-        let mut cmd = server.command(&ws, cache.path(), &["record", "--live", "--ticket", "old-order"]);
+        let mut cmd =
+            server.command(&ws, cache.path(), &["record", "structured-errors", "--live", "--ticket", "old-order"]);
         cmd.env_remove("ANTHROPIC_API_KEY");
         let no_key = run(cmd);
         assert_eq!(no_key.code, 2);
@@ -448,7 +462,8 @@ mod with_the_client {
         let other = record_old_order(&server, &ws, cache.path(), &["--model", "claude-other"]);
         assert_eq!(other.code, 2);
         assert!(other.stderr.contains("agent.model"), "{}", other.stderr);
-        let mut watch = server.command(&ws, cache.path(), &["watch", "--ticket", "old-order", "--live"]);
+        let mut watch =
+            server.command(&ws, cache.path(), &["watch", "structured-errors", "--ticket", "old-order", "--live"]);
         watch.env("ANTHROPIC_API_KEY", "  ");
         let blank = run(watch);
         assert_eq!(blank.code, 2);
@@ -464,7 +479,8 @@ mod with_the_client {
         ws.copy_watch_fixture(file, file);
         let shipped = files(&ws.path("recordings"));
         let server = StandIn::start(vec![]);
-        let args = ["watch", "--ticket", "old-order", "--code", file, "--live", "--format", "json"];
+        let args =
+            ["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--live", "--format", "json"];
         let live = run(server.command(&ws, cache.path(), &args));
         assert_eq!(live.code, 0, "{}", live.stderr);
         let replay = live.json();
@@ -482,7 +498,8 @@ mod with_the_client {
         assert_eq!(files(&ws.path("recordings")), shipped);
 
         // Later, offline: the kept turn answers, and the cards say it was live.
-        let mut offline = ws.command(&["watch", "--ticket", "old-order", "--code", file, "--expand"]);
+        let mut offline =
+            ws.command(&["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--expand"]);
         offline.env("XDG_CACHE_HOME", cache.path()).env_remove("ANTHROPIC_API_KEY");
         let again = run(offline);
         assert_eq!(again.code, 0, "{}", again.stderr);
@@ -500,7 +517,11 @@ mod with_the_client {
         let file = "learners/changed_message.py";
         ws.copy_watch_fixture(file, file);
         let server = StandIn::start(vec![Act::Status(403, "permission_error", "not allowed", vec![])]);
-        let run = run(server.command(&ws, cache.path(), &["watch", "--ticket", "old-order", "--code", file, "--live"]));
+        let run = run(server.command(
+            &ws,
+            cache.path(),
+            &["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--live"],
+        ));
         assert_eq!(run.code, 2, "{}", run.stdout);
         assert!(run.stderr.contains("ANTHROPIC_API_KEY") && run.stderr.contains("403"), "{}", run.stderr);
         assert!(!ws.path(OWN_OLD_ORDER).exists());

@@ -139,7 +139,7 @@ fn solution_file() -> String {
 
 #[test]
 fn player_opens_on_the_first_card_with_where_the_replies_come_from() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let p = Player::new(&ctx, options(STRUCTURED), 100, 24);
     let screen = p.screen();
@@ -150,7 +150,7 @@ fn player_opens_on_the_first_card_with_where_the_replies_come_from() {
 
 #[test]
 fn player_structured_replay_at_its_end() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, options(STRUCTURED), 100, 30);
     p.send(vec![to_the_end()]);
@@ -160,7 +160,7 @@ fn player_structured_replay_at_its_end() {
 
 #[test]
 fn player_starter_asks_to_predict_before_it_plays() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, options(STARTER), 100, 30);
     // Time does not move the replay on while the question is open.
@@ -173,7 +173,7 @@ fn player_starter_asks_to_predict_before_it_plays() {
 
 #[test]
 fn player_judges_a_right_guess_under_the_verdict() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, options(STARTER), 100, 30);
     // old-order with the starter code: the harness tries three times.
@@ -185,7 +185,7 @@ fn player_judges_a_right_guess_under_the_verdict() {
 
 #[test]
 fn player_says_when_a_guess_was_wrong() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, options(STARTER), 100, 30);
     p.send(vec![key('1')]);
@@ -198,7 +198,7 @@ fn player_says_when_a_guess_was_wrong() {
 
 #[test]
 fn player_asks_once_per_ticket_in_a_session() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, options(STARTER), 100, 30);
     assert!(p.app.question.is_some());
@@ -212,7 +212,7 @@ fn player_asks_once_per_ticket_in_a_session() {
 
 #[test]
 fn player_no_predict_plays_the_starter_at_once() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, Options { predict: false, ..options(STARTER) }, 100, 30);
     assert!(p.app.question.is_none());
@@ -223,7 +223,7 @@ fn player_no_predict_plays_the_starter_at_once() {
 
 #[test]
 fn player_code_switch_cycles_and_skips_yours_before_start() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, Options { predict: false, ..options(STRUCTURED) }, 100, 30);
     p.keys("c");
@@ -235,7 +235,7 @@ fn player_code_switch_cycles_and_skips_yours_before_start() {
 
 #[test]
 fn player_code_yours_replays_the_learners_file() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     ws.write("work/structured-errors/errors.py", &solution_file());
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, Options { predict: false, ..options(STRUCTURED) }, 100, 30);
@@ -249,7 +249,7 @@ fn player_code_yours_replays_the_learners_file() {
 
 #[test]
 fn player_code_yours_picks_up_a_save_while_it_runs() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     ws.write("work/structured-errors/errors.py", &solution_file());
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, Options { predict: false, ..options(YOURS) }, 100, 30);
@@ -264,7 +264,7 @@ fn player_code_yours_picks_up_a_save_while_it_runs() {
 
 #[test]
 fn player_runtime_sdk() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, options(STRUCTURED), 100, 30);
     p.send(vec![key('r'), to_the_end()]);
@@ -276,7 +276,7 @@ fn player_runtime_sdk() {
 
 #[test]
 fn player_compare_marks_where_the_runs_split() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, Options { predict: false, ..options(STRUCTURED) }, 100, 45);
     p.send(vec![key('s'), to_the_end()]);
@@ -288,7 +288,7 @@ fn player_compare_marks_where_the_runs_split() {
 
 #[test]
 fn player_expand_shows_the_raw_json_of_the_selected_card() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, options(STRUCTURED), 100, 40);
     p.send(vec![to_the_end(), key('e')]);
@@ -301,12 +301,12 @@ fn player_expand_shows_the_raw_json_of_the_selected_card() {
 
 #[test]
 fn player_help_lists_every_key() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, options(STRUCTURED), 100, 30);
     p.keys("?");
     let screen = p.screen();
-    for key in ["← → or j k", "space", "q, Esc, Ctrl-C", "raw JSON"] {
+    for key in ["← → ↑ ↓ or j k", "space", "q, Esc, Ctrl-C", "raw JSON"] {
         assert!(screen.contains(key), "help lists {key}:\n{screen}");
     }
     insta::assert_snapshot!("player_help", screen);
@@ -316,7 +316,7 @@ fn player_help_lists_every_key() {
 
 #[test]
 fn player_too_small_says_the_size_it_needs() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let p = Player::new(&ctx, options(STRUCTURED), 44, 10);
     let screen = p.screen();
@@ -326,7 +326,7 @@ fn player_too_small_says_the_size_it_needs() {
 
 #[test]
 fn player_narrow_terminal() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, options(STARTER), 60, 20);
     insta::assert_snapshot!("player_narrow_predict", p.screen());
@@ -336,7 +336,7 @@ fn player_narrow_terminal() {
 
 #[test]
 fn player_wide_terminal_lists_the_tickets() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, options(STRUCTURED), 140, 45);
     p.send(vec![key('j'), key('j'), key('j'), to_the_end()]);
@@ -347,7 +347,7 @@ fn player_wide_terminal_lists_the_tickets() {
 
 #[test]
 fn player_a_ticket_without_recordings_says_why() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     std::fs::remove_file(ws.path("recordings/structured-errors/sdk/old-order.jsonl")).unwrap();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, options(STRUCTURED), 100, 24);
@@ -363,7 +363,7 @@ fn player_a_ticket_without_recordings_says_why() {
 
 #[test]
 fn player_quits_on_q_esc_and_ctrl_c_and_reads_nothing_after() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     for quit in [key('q'), special(KeyCode::Esc), ctrl('c')] {
         let mut p = Player::new(&ctx, options(STRUCTURED), 100, 24);
@@ -374,7 +374,7 @@ fn player_quits_on_q_esc_and_ctrl_c_and_reads_nothing_after() {
 
 #[test]
 fn player_ticket_keys_move_and_wrap() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, options(STRUCTURED), 100, 24);
     let n = p.app.source.tickets().len();
@@ -388,7 +388,7 @@ fn player_ticket_keys_move_and_wrap() {
 
 #[test]
 fn player_reveals_cards_in_time_paced_by_speed() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, options(STRUCTURED), 100, 24);
     p.send(vec![tick(400)]);
@@ -406,7 +406,7 @@ fn player_reveals_cards_in_time_paced_by_speed() {
 
 #[test]
 fn player_space_pauses_and_steps_move_one_card() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, options(STRUCTURED), 100, 24);
     p.send(vec![key(' '), tick(5000)]);
@@ -425,7 +425,7 @@ fn player_space_pauses_and_steps_move_one_card() {
 
 #[test]
 fn player_changing_a_switch_replays_from_the_start() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, Options { predict: false, ..options(STRUCTURED) }, 100, 24);
     for switch in ['r', 's', 'c', 'j'] {
@@ -439,7 +439,7 @@ fn player_changing_a_switch_replays_from_the_start() {
 
 #[test]
 fn player_redraws_at_the_new_size_on_resize() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     let mut p = Player::new(&ctx, options(STRUCTURED), 100, 30);
     p.term.backend_mut().resize(60, 20);
@@ -479,7 +479,7 @@ fn running(file: &Path) -> bool {
 
 #[test]
 fn player_quits_at_once_while_a_looping_file_replays_and_leaves_no_python() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let marker = ws.path("fail-was-called");
     ws.write("work/structured-errors/errors.py", &looping_file(&marker));
     let file = ws.path("work/structured-errors/errors.py");
@@ -509,7 +509,7 @@ fn player_quits_at_once_while_a_looping_file_replays_and_leaves_no_python() {
 
 #[test]
 fn player_a_switch_during_a_slow_replay_wins_over_the_stale_result() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let marker = ws.path("fail-was-called");
     ws.write("work/structured-errors/errors.py", &looping_file(&marker));
     let ctx = context(&ws);
@@ -546,7 +546,7 @@ fn bench_key_to_redraw() {
     use ratatui::layout::Rect;
     use ratatui::{TerminalOptions, Viewport};
 
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let ctx = context(&ws);
     for (w, h) in [(60u16, 20u16), (140, 45)] {
         // A fresh session per size: no Python started and no replay cached yet.

@@ -5,7 +5,7 @@ use common::*;
 
 #[test]
 fn parallel_hints_each_keep_their_step() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let ids = [
         "fail-flags-failure",
         "fail-names-category",

@@ -4,7 +4,7 @@ mod common;
 use common::*;
 
 /// One token per question: some right, some wrong, in mixed case and spacing.
-const MIXED: &str = "B,c,ac,A,B,A,C,b d,D,AD,C";
+const MIXED: &str = "C,b,ad,A,B,C,a,b d,BC,AbE,D";
 
 fn quiz_json(w: &Workshop) -> serde_json::Value {
     let run = w.run(&["quiz", "--format", "json"]);
@@ -25,7 +25,7 @@ fn answer_key(w: &Workshop) -> String {
 
 #[test]
 fn quiz_answers_print_each_result_and_the_score() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["quiz", "structured-errors", "--answers", MIXED]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.ends_with("\nscore 8/11\n"), "{}", run.stdout);
@@ -34,7 +34,7 @@ fn quiz_answers_print_each_result_and_the_score() {
 
 #[test]
 fn quiz_answers_save_the_score_to_progress() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let key = answer_key(&w);
     let run = w.run(&["quiz", "--answers", &key]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -45,7 +45,7 @@ fn quiz_answers_save_the_score_to_progress() {
 
 #[test]
 fn quiz_answers_with_the_wrong_count_say_how_many() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["quiz", "--answers", "B,C,AC"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("has 3 tokens but the quiz has 11 questions"), "{}", run.stderr);
@@ -54,7 +54,7 @@ fn quiz_answers_with_the_wrong_count_say_how_many() {
 
 #[test]
 fn quiz_answers_with_a_letter_that_is_not_an_option_name_the_token() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["quiz", "--answers", "B,C,AC,D,B,A,C,BX,D,AD,B"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("token 8 (\"BX\""), "{}", run.stderr);
@@ -63,7 +63,7 @@ fn quiz_answers_with_a_letter_that_is_not_an_option_name_the_token() {
 
 #[test]
 fn quiz_answers_with_an_empty_token_name_it() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["quiz", "--answers", "B,C,AC,D,,A,C,BC,D,AD,B"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("token 5") && run.stderr.contains("empty"), "{}", run.stderr);
@@ -71,7 +71,7 @@ fn quiz_answers_with_an_empty_token_name_it() {
 
 #[test]
 fn quiz_json_lists_prompts_options_explanations_and_answers() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let quiz = quiz_json(&w);
     let questions = quiz["questions"].as_array().unwrap();
     assert!(questions.len() >= 8);
@@ -100,7 +100,7 @@ fn quiz_json_lists_prompts_options_explanations_and_answers() {
 
 #[test]
 fn quiz_answers_as_json_give_each_result_and_the_score() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["quiz", "--answers", MIXED, "--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let out = run.json();
@@ -112,7 +112,7 @@ fn quiz_answers_as_json_give_each_result_and_the_score() {
 
 #[test]
 fn quiz_off_a_terminal_lists_the_questions_and_how_to_answer() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["quiz"]);
     assert_eq!(run.code, 2);
     assert!(run.stdout.starts_with("Question 1 of 11 (pick one)\n"), "{}", run.stdout);
@@ -123,7 +123,7 @@ fn quiz_off_a_terminal_lists_the_questions_and_how_to_answer() {
 
 #[test]
 fn quiz_with_an_answer_that_is_not_an_option_is_corrupt_data() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let path = "lessons/structured-errors/quiz.toml";
     let text = w.read(path).replacen("answer = [\"B\"]", "answer = [\"F\"]", 1);
     w.write(path, &text);
@@ -134,7 +134,7 @@ fn quiz_with_an_answer_that_is_not_an_option_is_corrupt_data() {
 
 #[test]
 fn quiz_for_a_lesson_without_one_says_so() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     std::fs::remove_file(w.path("lessons/structured-errors/quiz.toml")).unwrap();
     let run = w.run(&["quiz", "--answers", "A"]);
     assert_eq!(run.code, 2);

@@ -61,7 +61,7 @@ fn watch_old_order(ws: &Workshop) -> Run {
 
 #[test]
 fn the_key_ignores_key_order_and_whitespace() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let before = watch_old_order(&ws);
     assert_eq!(before.code, 0, "{}", before.stderr);
     // Every line rewritten: keys reversed at every depth, spaces everywhere, keys left as they were.
@@ -84,7 +84,7 @@ fn the_key_ignores_key_order_and_whitespace() {
 
 #[test]
 fn a_changed_value_in_a_request_breaks_its_key() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let mut all = lines(&ws, OLD_ORDER);
     let mut turn: Value = serde_json::from_str(&all[0]).unwrap();
     turn["request"]["max_tokens"] = Value::from(2048);
@@ -97,7 +97,7 @@ fn a_changed_value_in_a_request_breaks_its_key() {
 
 #[test]
 fn a_changed_value_deep_in_a_request_breaks_its_key() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let mut all = lines(&ws, OLD_ORDER);
     let mut turn: Value = serde_json::from_str(&all[2]).unwrap();
     turn["request"]["messages"][0]["content"] = Value::from("Refund order 0871, please.");
@@ -112,7 +112,7 @@ fn a_changed_value_deep_in_a_request_breaks_its_key() {
 
 /// Put a broken fixture in place of harness/old-order.jsonl and replay the ticket.
 fn with_broken(fixture: &str) -> Run {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     ws.copy_watch_fixture(&format!("recordings/{fixture}"), OLD_ORDER);
     watch_old_order(&ws)
 }
@@ -174,7 +174,7 @@ fn the_rule_breaking_fixtures_keep_keys_that_match_their_requests() {
 
 #[test]
 fn a_turn_recorded_twice_is_named() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let mut all = lines(&ws, OLD_ORDER);
     all.push(all[0].clone());
     write_lines(&ws, OLD_ORDER, &all);
@@ -186,7 +186,7 @@ fn a_turn_recorded_twice_is_named() {
 
 #[test]
 fn an_unknown_provenance_is_refused() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let mut all = lines(&ws, OLD_ORDER);
     let mut turn: Value = serde_json::from_str(&all[1]).unwrap();
     turn["provenance"] = serde_json::json!({"source": "guessed"});
@@ -199,7 +199,7 @@ fn an_unknown_provenance_is_refused() {
 
 #[test]
 fn a_missing_recordings_folder_says_what_is_missing() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     std::fs::remove_dir_all(ws.path("recordings/structured-errors")).unwrap();
     let run = watch_old_order(&ws);
     assert_eq!(run.code, 2);
@@ -210,7 +210,7 @@ fn a_missing_recordings_folder_says_what_is_missing() {
 
 #[test]
 fn a_missing_ticket_file_says_which() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     std::fs::remove_file(ws.path("recordings/structured-errors/sdk/wrong-id.jsonl")).unwrap();
     let run = ws.run(&["watch", "--ticket", "wrong-id", "--runtime", "sdk"]);
     assert_eq!(run.code, 2);
@@ -244,7 +244,7 @@ fn every_recorded_turn_is_authored() {
 #[test]
 fn a_live_turn_is_shown_as_live() {
     // Provenance is not part of the key, so a turn can say it was live and still replay.
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let mut all = lines(&ws, OLD_ORDER);
     let mut turn: Value = serde_json::from_str(&all[2]).unwrap();
     turn["provenance"] = serde_json::json!({
@@ -276,7 +276,7 @@ fn a_live_turn_is_shown_as_live() {
 #[test]
 fn record_writes_the_same_recordings_again() {
     // The authored turns, ids and keys are all derived, so recording twice changes nothing.
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let dir = "recordings/structured-errors";
     let before: Vec<(String, String)> = ["harness", "sdk"]
         .iter()
@@ -300,7 +300,7 @@ fn record_writes_the_same_recordings_again() {
 
 #[test]
 fn a_broken_script_is_named_with_its_line_and_nothing_is_written() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let script = "recordings/structured-errors/script.toml";
     let text = ws.read(script);
     let broken = format!("{text}\n[[run]]\nruntime = harness\n");

@@ -7,7 +7,7 @@ const SOLUTION: &str = "lessons/structured-errors/solution/errors.py";
 const WORK: &str = "work/structured-errors/errors.py";
 
 fn started() -> Workshop {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["start", "structured-errors"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     w
@@ -24,7 +24,7 @@ fn green() -> Workshop {
 
 #[test]
 fn solution_without_a_work_file_says_to_start() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let run = w.run(&["solution"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("./workshop start structured-errors"), "{}", run.stderr);

@@ -120,7 +120,8 @@ fn start_of_an_unknown_lesson_lists_the_known_ones() {
     let run = w.run(&["start", "structured-errorz"]);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr.contains("there is no lesson 'structured-errorz'. Lessons here: structured-errors."),
+        run.stderr
+            .contains("there is no lesson 'structured-errorz'. Lessons here: structured-errors, uncertain-state."),
         "{}",
         run.stderr
     );

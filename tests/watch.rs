@@ -65,7 +65,7 @@ macro_rules! cards {
     ($($name:ident: $ticket:literal, $code:literal, $runtime:literal;)*) => {$(
         #[test]
         fn $name() {
-            let run = Workshop::new().run(&["watch", "--ticket", $ticket, "--code", $code, "--runtime", $runtime]);
+            let run = Workshop::lesson5().run(&["watch", "--ticket", $ticket, "--code", $code, "--runtime", $runtime]);
             ok(&run);
             assert_eq!(run.stderr, "");
             insta::assert_snapshot!(run.stdout);
@@ -98,7 +98,7 @@ cards! {
 
 #[test]
 fn compare_harness_old_order_marks_where_the_runs_split() {
-    let run = Workshop::new().run(&["watch", "--ticket", "old-order", "--compare"]);
+    let run = Workshop::lesson5().run(&["watch", "--ticket", "old-order", "--compare"]);
     ok(&run);
     assert_eq!(run.stdout.matches("the runs split here").count(), 1);
     insta::assert_snapshot!(run.stdout);
@@ -106,7 +106,7 @@ fn compare_harness_old_order_marks_where_the_runs_split() {
 
 #[test]
 fn compare_sdk_not_yours_marks_where_the_runs_split() {
-    let run = Workshop::new().run(&["watch", "--ticket", "not-yours", "--runtime", "sdk", "--compare"]);
+    let run = Workshop::lesson5().run(&["watch", "--ticket", "not-yours", "--runtime", "sdk", "--compare"]);
     ok(&run);
     insta::assert_snapshot!(run.stdout);
 }
@@ -114,7 +114,7 @@ fn compare_sdk_not_yours_marks_where_the_runs_split() {
 #[test]
 fn compare_of_a_file_with_the_same_results_never_splits() {
     // The starter against itself: the same events, so no split, and each run's verdict once.
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     ws.write("learners/starter_copy.py", &ws.read("starter/structured-errors/errors.py"));
     let run = ws.run(&["watch", "--ticket", "old-order", "--compare", "--code", "learners/starter_copy.py"]);
     ok(&run);
@@ -124,7 +124,7 @@ fn compare_of_a_file_with_the_same_results_never_splits() {
 
 #[test]
 fn expand_shows_the_raw_input_output_and_mcp_result() {
-    let run = Workshop::new().run(&[
+    let run = Workshop::lesson5().run(&[
         "watch",
         "--ticket",
         "flaky-payment",
@@ -142,7 +142,7 @@ fn expand_shows_the_raw_input_output_and_mcp_result() {
 
 #[test]
 fn expand_in_the_harness_shows_every_attempts_output() {
-    let run = Workshop::new().run(&["watch", "--ticket", "old-order", "--code", "starter", "--expand"]);
+    let run = Workshop::lesson5().run(&["watch", "--ticket", "old-order", "--code", "starter", "--expand"]);
     ok(&run);
     assert_eq!(run.stdout.matches("              the tool returned").count(), 3, "{}", run.stdout);
     assert!(!run.stdout.contains("MCP CallToolResult"), "the harness has no MCP result:\n{}", run.stdout);
@@ -150,7 +150,7 @@ fn expand_in_the_harness_shows_every_attempts_output() {
 
 #[test]
 fn without_a_ticket_off_a_terminal_every_ticket_replays_in_order() {
-    let run = Workshop::new().run(&["watch", "--code", "structured"]);
+    let run = Workshop::lesson5().run(&["watch", "--code", "structured"]);
     ok(&run);
     let headers: Vec<&str> = run
         .stdout
@@ -164,7 +164,7 @@ fn without_a_ticket_off_a_terminal_every_ticket_replays_in_order() {
 
 #[test]
 fn piped_output_is_plain_and_colour_can_be_forced() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let plain = ws.run(&["watch", "--ticket", "old-order"]);
     ok(&plain);
     assert!(!plain.stdout.contains('\x1b'), "{}", plain.stdout);
@@ -175,7 +175,7 @@ fn piped_output_is_plain_and_colour_can_be_forced() {
 
 #[test]
 fn ascii_glyphs_leave_no_unicode_in_the_cards() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     for args in
         [&["--ascii", "watch", "--ticket", "old-order", "--compare"][..], &["--ascii", "watch", "--code", "starter"]]
     {
@@ -188,7 +188,7 @@ fn ascii_glyphs_leave_no_unicode_in_the_cards() {
 
 #[test]
 fn a_replay_that_stopped_early_never_has_a_green_verdict() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let green = "\x1b[32;1mVerdict";
     let verdict = |args: &[&str]| {
         let run = ws.run(&[&["--color", "always", "watch", "--ticket", "old-order"][..], args].concat());
@@ -204,7 +204,7 @@ fn a_replay_that_stopped_early_never_has_a_green_verdict() {
 
 #[test]
 fn the_header_names_lesson_ticket_code_runtime_and_where_replies_come_from() {
-    let run = Workshop::new().run(&["watch", "--ticket", "wrong-id", "--code", "starter", "--runtime", "sdk"]);
+    let run = Workshop::lesson5().run(&["watch", "--ticket", "wrong-id", "--code", "starter", "--runtime", "sdk"]);
     ok(&run);
     let mut lines = run.stdout.lines();
     assert_eq!(lines.next(), Some("structured-errors · ticket wrong-id · code starter · runtime sdk"));
@@ -215,7 +215,7 @@ fn the_header_names_lesson_ticket_code_runtime_and_where_replies_come_from() {
 
 #[test]
 fn json_has_the_shape_of_the_issue() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     for runtime in ["harness", "sdk"] {
         for code in ["starter", "structured"] {
             for replay in
@@ -247,7 +247,7 @@ fn json_has_the_shape_of_the_issue() {
 
 #[test]
 fn json_tool_calls_per_replay_are_those_of_the_issue() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     for (runtime, table) in [("harness", HARNESS_CALLS), ("sdk", SDK_CALLS)] {
         let starter = replays(&ws, "starter", runtime);
         let structured = replays(&ws, "structured", runtime);
@@ -264,7 +264,7 @@ fn json_tool_calls_per_replay_are_those_of_the_issue() {
 
 #[test]
 fn json_every_model_turn_says_it_was_authored() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     for runtime in ["harness", "sdk"] {
         for code in ["starter", "structured"] {
             for replay in replays(&ws, code, runtime) {
@@ -286,7 +286,7 @@ fn json_every_model_turn_says_it_was_authored() {
 
 #[test]
 fn json_tool_calls_carry_the_call_in_words_and_its_input() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let harness = replay(&ws, "old-order", "structured", "harness");
     let call = events_of(&harness, "tool_call")[0];
     assert_eq!(call["tool"], "process_refund");
@@ -311,7 +311,7 @@ fn json_tool_calls_carry_the_call_in_words_and_its_input() {
 
 #[test]
 fn json_retried_refusals_are_wasted() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     for ticket in ["old-order", "wrong-id", "not-yours", "no-orders"] {
         let harness = replay(&ws, ticket, "starter", "harness");
         assert_eq!(tones(&harness), ["wasted", "wasted", "wasted"], "harness/{ticket}");
@@ -324,7 +324,7 @@ fn json_retried_refusals_are_wasted() {
 
 #[test]
 fn json_a_transient_failure_is_retried_and_then_works() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     for runtime in ["harness", "sdk"] {
         for code in ["starter", "structured"] {
             let replay = replay(&ws, "flaky-payment", code, runtime);
@@ -343,7 +343,7 @@ fn json_a_transient_failure_is_retried_and_then_works() {
 
 #[test]
 fn json_a_single_refusal_is_reported_and_not_retried() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     for (ticket, category) in [("old-order", "business"), ("wrong-id", "validation"), ("not-yours", "permission")] {
         for runtime in ["harness", "sdk"] {
             let replay = replay(&ws, ticket, "structured", runtime);
@@ -359,7 +359,7 @@ fn json_a_single_refusal_is_reported_and_not_retried() {
 
 #[test]
 fn json_nothing_found_is_an_answer_that_worked() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     for runtime in ["harness", "sdk"] {
         let replay = replay(&ws, "no-orders", "structured", runtime);
         assert_eq!(tones(&replay), ["worked"], "{runtime}");
@@ -369,7 +369,7 @@ fn json_nothing_found_is_an_answer_that_worked() {
 
 #[test]
 fn json_the_harness_waits_between_attempts_and_the_sdk_does_not() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let harness = replay(&ws, "old-order", "starter", "harness");
     let waits = events_of(&harness, "wait");
     assert_eq!(waits.len(), 2);
@@ -383,7 +383,7 @@ fn json_the_harness_waits_between_attempts_and_the_sdk_does_not() {
 
 #[test]
 fn json_sdk_attempts_carry_the_mcp_result() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let replay = replay(&ws, "old-order", "structured", "sdk");
     let attempt = events_of(&replay, "attempt")[0];
     assert_eq!(attempt["wire"]["isError"], true);
@@ -397,7 +397,7 @@ fn json_sdk_attempts_carry_the_mcp_result() {
 
 #[test]
 fn json_compare_holds_both_runs_and_where_they_split() {
-    let run = Workshop::new().run(&["watch", "--ticket", "old-order", "--compare", "--format", "json"]);
+    let run = Workshop::lesson5().run(&["watch", "--ticket", "old-order", "--compare", "--format", "json"]);
     ok(&run);
     let both = run.json();
     assert_eq!(both["compare"], true);
@@ -411,7 +411,7 @@ fn json_compare_holds_both_runs_and_where_they_split() {
 
 #[test]
 fn json_without_a_ticket_lists_every_ticket_in_order() {
-    let all = replays(&Workshop::new(), "structured", "harness");
+    let all = replays(&Workshop::lesson5(), "structured", "harness");
     let ids: Vec<&str> = all.iter().map(|r| r["ticket"].as_str().unwrap()).filter(|t| TICKETS.contains(t)).collect();
     assert_eq!(ids, TICKETS);
 }
@@ -420,7 +420,7 @@ fn json_without_a_ticket_lists_every_ticket_in_order() {
 
 #[test]
 fn an_unknown_ticket_lists_the_valid_ones() {
-    let run = Workshop::new().run(&["watch", "--ticket", "lost-parcel"]);
+    let run = Workshop::lesson5().run(&["watch", "--ticket", "lost-parcel"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("'lost-parcel'"), "{}", run.stderr);
     for ticket in TICKETS {
@@ -431,7 +431,7 @@ fn an_unknown_ticket_lists_the_valid_ones() {
 
 #[test]
 fn an_unknown_code_lists_the_valid_ones() {
-    let run = Workshop::new().run(&["watch", "--ticket", "old-order", "--code", "fixed"]);
+    let run = Workshop::lesson5().run(&["watch", "--ticket", "old-order", "--code", "fixed"]);
     assert_eq!(run.code, 2);
     for word in ["'fixed'", "starter", "structured", "yours", "path"] {
         assert!(run.stderr.contains(word), "{word} missing from: {}", run.stderr);
@@ -441,7 +441,7 @@ fn an_unknown_code_lists_the_valid_ones() {
 
 #[test]
 fn an_unknown_runtime_lists_the_valid_ones() {
-    let run = Workshop::new().run(&["watch", "--ticket", "old-order", "--runtime", "langchain"]);
+    let run = Workshop::lesson5().run(&["watch", "--ticket", "old-order", "--runtime", "langchain"]);
     assert_eq!(run.code, 2);
     for word in ["'langchain'", "harness", "sdk"] {
         assert!(run.stderr.contains(word), "{word} missing from: {}", run.stderr);
@@ -451,7 +451,7 @@ fn an_unknown_runtime_lists_the_valid_ones() {
 
 #[test]
 fn code_yours_without_a_work_file_says_to_run_start() {
-    let run = Workshop::new().run(&["watch", "--ticket", "old-order", "--code", "yours"]);
+    let run = Workshop::lesson5().run(&["watch", "--ticket", "old-order", "--code", "yours"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("work/structured-errors/errors.py"), "{}", run.stderr);
     assert!(run.stderr.contains("workshop start structured-errors"), "{}", run.stderr);
@@ -460,7 +460,7 @@ fn code_yours_without_a_work_file_says_to_run_start() {
 
 #[test]
 fn code_yours_replays_the_work_file() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     ws.write("work/structured-errors/errors.py", &ws.read("lessons/structured-errors/solution/errors.py"));
     let replay = replay(&ws, "old-order", "yours", "harness");
     assert_eq!(replay["code"], "yours");
@@ -471,7 +471,7 @@ fn code_yours_replays_the_work_file() {
 #[test]
 fn a_speed_out_of_range_is_refused() {
     for speed in ["0", "-1", "1000", "NaN"] {
-        let run = Workshop::new().run(&["watch", "--ticket", "old-order", &format!("--speed={speed}")]);
+        let run = Workshop::lesson5().run(&["watch", "--ticket", "old-order", &format!("--speed={speed}")]);
         assert_eq!(run.code, 2, "--speed {speed}: {}", run.stdout);
         assert!(run.stderr.contains("--speed"), "{}", run.stderr);
     }
@@ -479,7 +479,7 @@ fn a_speed_out_of_range_is_refused() {
 
 #[test]
 fn a_file_that_does_not_load_is_reported_in_the_replay_with_file_and_line() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     ws.copy_watch_fixture("learners/does_not_load.py", "learners/does_not_load.py");
     let run = ws.run(&["watch", "--ticket", "old-order", "--code", "learners/does_not_load.py"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
@@ -499,7 +499,7 @@ fn a_file_that_does_not_load_is_reported_in_the_replay_with_file_and_line() {
 
 #[test]
 fn a_file_that_does_not_load_is_reported_for_every_ticket() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     ws.copy_watch_fixture("learners/does_not_load.py", "learners/does_not_load.py");
     let run = ws.run(&["watch", "--code", "learners/does_not_load.py", "--format", "json"]);
     assert_eq!(run.code, 2);
@@ -513,7 +513,7 @@ fn a_file_that_does_not_load_is_reported_for_every_ticket() {
 
 #[test]
 fn a_file_that_raises_in_a_call_is_reported_and_cannot_finish() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let file = "learners/raises_in_fail.py";
     ws.copy_watch_fixture(file, file);
     for runtime in ["harness", "sdk"] {
@@ -532,7 +532,7 @@ fn a_file_that_raises_in_a_call_is_reported_and_cannot_finish() {
 #[test]
 fn json_without_a_ticket_is_a_list_even_of_one() {
     // Machines get one shape per question: --ticket gives an object, no --ticket a list.
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let one = ws.run(&["watch", "--ticket", "old-order", "--format", "json"]);
     assert!(one.json().is_object());
     // Only old-order left in the sdk runtime: still a list.
@@ -560,7 +560,7 @@ fn without_code(mut replay: Value) -> Value {
 
 #[test]
 fn a_file_written_differently_with_the_same_results_replays_in_full() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let file = "learners/same_results_rewritten.py";
     ws.copy_watch_fixture(file, file);
     for runtime in ["harness", "sdk"] {
@@ -580,7 +580,7 @@ fn a_file_written_differently_with_the_same_results_replays_in_full() {
 
 #[test]
 fn what_the_code_prints_is_shown_apart_cut_short_and_changes_nothing() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let file = "learners/prints_a_lot.py";
     ws.copy_watch_fixture(file, file);
     let run = ws.run(&["watch", "--ticket", "flaky-payment", "--code", file]);
@@ -599,7 +599,7 @@ fn what_the_code_prints_is_shown_apart_cut_short_and_changes_nothing() {
 
 #[test]
 fn a_file_with_a_changed_message_stops_at_no_recording() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let file = "learners/changed_message.py";
     ws.copy_watch_fixture(file, file);
     let run = ws.run(&["watch", "--ticket", "old-order", "--code", file]);
@@ -623,7 +623,7 @@ fn a_file_with_a_changed_message_stops_at_no_recording() {
 
 #[test]
 fn json_a_file_with_a_changed_message_ends_in_no_recording() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let file = "learners/changed_message.py";
     ws.copy_watch_fixture(file, file);
     for (runtime, calls) in [("harness", 1), ("sdk", 1)] {
@@ -645,7 +645,7 @@ fn json_a_file_with_a_changed_message_ends_in_no_recording() {
 
 #[test]
 fn a_long_code_path_wraps_the_header_to_the_width() {
-    let w = Workshop::new();
+    let w = Workshop::lesson5();
     let long = "learners/a/folder/with/a/rather/long/name/that/keeps/going/on/and/on/reference_copy.py";
     w.write(long, &w.read("lessons/structured-errors/solution/errors.py"));
     let run = w.run(&["watch", "--ticket", "old-order", "--code", long]);
@@ -660,7 +660,7 @@ fn a_long_code_path_wraps_the_header_to_the_width() {
 
 #[test]
 fn before_start_watch_shows_the_starter_failing_beside_the_fix_never_the_fix_alone() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let run = ws.run(&["watch", "--ticket", "old-order", "--no-anim"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("starter against structured"), "{}", run.stdout);
@@ -673,59 +673,9 @@ fn before_start_watch_shows_the_starter_failing_beside_the_fix_never_the_fix_alo
     assert!(after.stdout.contains("code yours") && !after.stdout.contains("code structured"), "{}", after.stdout);
 }
 
-/// A real terminal: a tmux session running the binary, read back with capture-pane.
-struct Tmux {
-    name: String,
-}
-
-impl Tmux {
-    fn start(ws: &Workshop, args: &str) -> Option<Tmux> {
-        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let name = format!("workshop-test-{}-{n}", std::process::id());
-        let script = format!("cd '{}' && '{}' {args}; echo EXITED $?; sleep 30", ws.root().display(), BIN);
-        let ok = std::process::Command::new("tmux")
-            .args(["new-session", "-d", "-s", &name, "-x", "100", "-y", "50", &script])
-            .env_remove("NO_COLOR")
-            .status()
-            .ok()?
-            .success();
-        ok.then_some(Tmux { name })
-    }
-
-    fn screen(&self) -> String {
-        let out = std::process::Command::new("tmux").args(["capture-pane", "-p", "-t", &self.name]).output().unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// Wait (bounded) until the screen shows `text`.
-    fn wait_for(&self, text: &str) -> String {
-        for _ in 0..300 {
-            let screen = self.screen();
-            if screen.contains(text) {
-                return screen;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        panic!("never saw {text:?}:\n{}", self.screen());
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", self.name.as_str()];
-        args.extend_from_slice(keys);
-        std::process::Command::new("tmux").args(&args).status().unwrap();
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("tmux").args(["kill-session", "-t", &self.name]).status();
-    }
-}
-
 #[test]
 fn an_animated_replay_reads_keys_q_ends_it_and_nothing_is_echoed() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     // Slow enough that no card after the first could appear on its own while the test runs.
     let Some(term) = Tmux::start(&ws, "watch --ticket old-order --code structured --speed 0.01") else {
         eprintln!("tmux is not available: skipped");
@@ -741,7 +691,7 @@ fn an_animated_replay_reads_keys_q_ends_it_and_nothing_is_echoed() {
 
 #[test]
 fn an_animated_replay_skips_each_pause_on_space_or_enter() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     let Some(term) = Tmux::start(&ws, "watch --ticket old-order --code structured --speed 0.01") else {
         eprintln!("tmux is not available: skipped");
         return;

@@ -1,17 +1,19 @@
 //! The learner's Python: one process per command, spoken to over JSON lines on a private channel.
 //!
 //! `runner.py` moves the protocol off fds 0 and 1 before the learner's file loads, so whatever the
-//! learner prints lands in a capture file and is handed back per call. Every call has a deadline;
+//! learner's process (or anything it starts) writes to fds 1 and 2 lands in a capture pipe, which
+//! this side drains while it waits, keeping the first `OUTPUT_CAP` bytes of each call and counting
+//! the rest. Every call has a deadline;
 //! a process that hangs or dies is killed with everything it started (`reap`), and the next call
 //! starts a fresh one.
 
 use std::ffi::OsString;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -19,6 +21,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 mod reap;
+pub mod sandbox;
 
 const RUNNER: &str = include_str!("runner.py");
 
@@ -29,6 +32,24 @@ const RUNNER: &str = include_str!("runner.py");
 fn runner_code() -> &'static str {
     static CODE: OnceLock<String> = OnceLock::new();
     CODE.get_or_init(|| cached_runner().unwrap_or_else(|| RUNNER.to_string()))
+}
+
+/// Where the cached copy of the runner lives, and its module name.
+static CACHED: OnceLock<(PathBuf, String)> = OnceLock::new();
+
+/// Remove the compiled cached runner (every interpreter's), so the next import compiles it
+/// afresh. False when there was none to remove.
+fn forget_compiled_runner() -> bool {
+    let Some((dir, module)) = CACHED.get() else { return false };
+    let Ok(entries) = std::fs::read_dir(dir.join("__pycache__")) else { return false };
+    let prefix = format!("{module}.");
+    let mut removed = false;
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            removed |= std::fs::remove_file(entry.path()).is_ok();
+        }
+    }
+    removed
 }
 
 /// `import sys; sys.path.insert(0, <cache>); import workshop_runner_<hash>`, once the copy is in
@@ -55,12 +76,19 @@ fn cached_runner() -> Option<String> {
             return None;
         }
     }
+    let _ = CACHED.set((dir.clone(), module.clone()));
     let dir = crate::pyrepr::string(dir.to_str()?);
     Some(format!("import sys; sys.path.insert(0, {dir}); import {module}"))
 }
 
 /// How much of the learner's output one call keeps.
 pub const OUTPUT_CAP: usize = 8 * 1024;
+
+/// The largest answer one call may give, as JSON. A bigger value is reported with its size.
+pub const ANSWER_LIMIT: usize = 8 * 1024 * 1024;
+
+/// Room in an answer line beyond the value: the envelope and a location.
+const ANSWER_SLACK: usize = 64 * 1024;
 
 /// How often a wait looks up to see whether the bridge was stopped.
 const STOP_CHECK: Duration = Duration::from_millis(20);
@@ -99,6 +127,8 @@ pub struct BridgeConfig {
     /// Functions the file must define.
     pub functions: Vec<String>,
     pub timeout: Duration,
+    /// For untrusted files: a scrubbed environment, a fresh folder and resource limits.
+    pub sandbox: Option<sandbox::Sandbox>,
 }
 
 impl BridgeConfig {
@@ -156,6 +186,15 @@ pub enum Outcome {
     Unavailable {
         message: String,
     },
+    /// It returned a value whose JSON is over `ANSWER_LIMIT` bytes.
+    TooBig {
+        bytes: u64,
+    },
+    /// The answer channel carried a line that is not the answer to this call (a forged or
+    /// out-of-order line): nothing more from that process is trusted.
+    Garbled {
+        message: String,
+    },
 }
 
 impl Outcome {
@@ -170,7 +209,12 @@ impl Outcome {
             Outcome::NotJson { message } => Some(format!("returned a value that is not JSON: {message}")),
             Outcome::Exited { message } => Some(message.clone()),
             Outcome::TimedOut { limit } => Some(format!("did not return within {limit}: an infinite loop?")),
-            Outcome::Unavailable { message } => Some(message.clone()),
+            Outcome::TooBig { bytes } => Some(format!(
+                "returned a value of {} as JSON, more than the {} a call may return: return something smaller",
+                size_text(*bytes),
+                size_text(ANSWER_LIMIT as u64)
+            )),
+            Outcome::Unavailable { message } | Outcome::Garbled { message } => Some(message.clone()),
         }
     }
 }
@@ -199,6 +243,21 @@ fn with_dropped(output: String, dropped: u64) -> String {
     }
 }
 
+/// `8 MiB`, `10.5 MiB`, `512 KiB`: a size as a person reads it.
+pub fn size_text(bytes: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let b = bytes as f64;
+    let (value, unit) = if b >= KIB * KIB {
+        (b / (KIB * KIB), "MiB")
+    } else if b >= KIB {
+        (b / KIB, "KiB")
+    } else {
+        (b, "bytes")
+    };
+    let text = format!("{value:.1}");
+    format!("{} {unit}", text.strip_suffix(".0").unwrap_or(&text))
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LoadKind {
     NoPython,
@@ -210,6 +269,8 @@ pub enum LoadKind {
     Timeout,
     Died,
     Unreadable,
+    /// The answer channel carried a line the runner did not write.
+    Garbled,
 }
 
 /// The learner's file could not be loaded, so nothing in it can be called.
@@ -232,6 +293,8 @@ struct Frame {
 
 #[derive(Deserialize)]
 struct Answer {
+    /// The request answered; 0 for the answer to loading.
+    id: Option<u64>,
     #[serde(default)]
     ok: bool,
     #[serde(default)]
@@ -242,10 +305,11 @@ struct Answer {
     #[serde(default)]
     frames: Vec<Frame>,
     load_error: Option<LoadReport>,
-    #[serde(default)]
-    output: String,
+    /// Bytes of output the runner counted past the cap instead of writing them.
     #[serde(default)]
     dropped: u64,
+    /// The size of a value too big to send.
+    size: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -275,7 +339,9 @@ struct Worker {
     answers: ChildStdout,
     /// Bytes read past the last complete answer.
     pending: Vec<u8>,
-    capture: File,
+    /// How much of `pending` is known to hold no newline, so each byte is looked at once.
+    scanned: usize,
+    capture: Capture,
     next_id: u64,
     load_output: String,
     stop: Stop,
@@ -286,6 +352,84 @@ enum Wait {
     Died(Death),
     TimedOut,
     Stopped,
+    /// A line longer than any answer can be, this many bytes so far.
+    TooLong(usize),
+}
+
+/// The read end of the pipe the learner's fds 1 and 2 write to, and what the current call kept.
+struct Capture {
+    /// `None` once every writer has closed it.
+    pipe: Option<File>,
+    kept: Vec<u8>,
+    over: u64,
+}
+
+impl Capture {
+    fn keep(&mut self, data: &[u8]) {
+        let room = OUTPUT_CAP.saturating_sub(self.kept.len()).min(data.len());
+        self.kept.extend_from_slice(&data[..room]);
+        self.over += (data.len() - room) as u64;
+    }
+
+    /// Read one chunk if there is one; false when there was nothing to read now.
+    fn read_some(&mut self) -> bool {
+        let Some(pipe) = self.pipe.as_mut() else { return false };
+        let mut chunk = [0u8; 64 * 1024];
+        match pipe.read(&mut chunk) {
+            Ok(0) => {
+                self.pipe = None;
+                false
+            }
+            Ok(n) => {
+                self.keep(&chunk[..n]);
+                true
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => true,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => false,
+            Err(_) => {
+                self.pipe = None;
+                false
+            }
+        }
+    }
+
+    /// What the pipe holds now, without waiting. Bounded, so a process that keeps writing cannot
+    /// keep this side here.
+    fn drain(&mut self) {
+        for _ in 0..64 {
+            if !self.read_some() {
+                return;
+            }
+        }
+    }
+
+    /// The current call's output and the bytes past the cap; the next call starts empty.
+    fn take(&mut self) -> (String, u64) {
+        self.drain();
+        let text = String::from_utf8_lossy(&self.kept).into_owned();
+        self.kept.clear();
+        (text, std::mem::take(&mut self.over))
+    }
+}
+
+/// A pipe for the learner's output: the read end non-blocking for this side, the write end for the
+/// child. Both close on exec, so no other process the workshop starts holds them.
+fn capture_pipe() -> std::io::Result<(File, std::os::fd::OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2(2) fills the two-element array it is given.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and are owned by nothing else.
+    let (read, write) =
+        unsafe { (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1])) };
+    // SAFETY: fcntl(2) on a descriptor we own.
+    unsafe {
+        let flags = libc::fcntl(fds[0], libc::F_GETFL);
+        libc::fcntl(fds[0], libc::F_SETFL, flags | libc::O_NONBLOCK);
+    }
+    Ok((File::from(read), write))
 }
 
 /// How a process ended, and what it wrote that the runner had not yet handed back.
@@ -318,57 +462,71 @@ impl Death {
     }
 }
 
-static CAPTURE_COUNTER: AtomicU64 = AtomicU64::new(0);
-
 impl Worker {
-    /// Start Python on the cached runner; if that interpreter cannot import it (the cache went
-    /// away, an odd file system), once more with the runner's source.
+    /// Start Python on the cached runner. If that interpreter cannot import it (a corrupt
+    /// compiled copy, the cache gone, an odd file system), the compiled copy is removed and the
+    /// import tried once more, so Python writes a sound one for the next run; then the runner's
+    /// source is sent instead.
     fn spawn(cfg: &BridgeConfig, stop: &Stop) -> Result<Worker, LoadError> {
-        let code = runner_code();
-        match Worker::spawn_with(cfg, code, stop) {
-            Err(e) if e.kind == LoadKind::NoPython && code != RUNNER => Worker::spawn_with(cfg, RUNNER, stop),
+        let (worker, deadline) = Worker::launch(cfg, stop, false)?;
+        worker.load(cfg, deadline)
+    }
+
+    /// Start Python and wait for the runner's hello. `deferred`: the runner waits for the file
+    /// to load in a first request (a spare process, started before the file is known).
+    fn launch(cfg: &BridgeConfig, stop: &Stop, deferred: bool) -> Result<(Worker, Instant), LoadError> {
+        // The shared cache is writable by whoever runs as this user: a sandboxed file gets its
+        // runner from the command line, so nothing another submission left there runs instead.
+        let code = match &cfg.sandbox {
+            Some(sandbox) => sandbox.runner_code(),
+            None => runner_code(),
+        };
+        match Worker::launch_with(cfg, code, stop, deferred) {
+            Err(e) if e.kind == LoadKind::NoPython && code != RUNNER => {
+                if cfg.sandbox.is_none() && forget_compiled_runner() {
+                    if let Ok(started) = Worker::launch_with(cfg, code, stop, deferred) {
+                        return Ok(started);
+                    }
+                }
+                Worker::launch_with(cfg, RUNNER, stop, deferred)
+            }
             other => other,
         }
     }
 
-    fn spawn_with(cfg: &BridgeConfig, code: &str, stop: &Stop) -> Result<Worker, LoadError> {
+    fn launch_with(
+        cfg: &BridgeConfig,
+        code: &str,
+        stop: &Stop,
+        deferred: bool,
+    ) -> Result<(Worker, Instant), LoadError> {
         let started = Instant::now();
         let fail = |kind, message: String| LoadError { kind, message, output: String::new() };
         if stop.is_stopped() {
             return Err(fail(LoadKind::Died, stopped_message()));
         }
-        let capture_path = std::env::temp_dir().join(format!(
-            "workshop-{}-{}.out",
-            std::process::id(),
-            CAPTURE_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let capture =
-            OpenOptions::new().read(true).write(true).create_new(true).open(&capture_path).map_err(|e| {
-                fail(LoadKind::Died, format!("could not create a capture file in the temp folder: {e}"))
-            })?;
-        // The open handles keep the file alive; nobody needs its name.
-        let _ = std::fs::remove_file(&capture_path);
-        let for_child =
-            capture.try_clone().map_err(|e| fail(LoadKind::Died, format!("could not share the capture file: {e}")))?;
+        let (capture, for_child) = capture_pipe()
+            .map_err(|e| fail(LoadKind::Died, format!("could not make a pipe for the learner's output: {e}")))?;
         reap::prepare();
-        let spawned = Command::new(&cfg.python)
+        let mut command = Command::new(&cfg.python);
+        command
             .arg("-I")
             .arg("-c")
             .arg(code)
-            .arg(&cfg.file)
+            .arg(if deferred { std::ffi::OsStr::new("-") } else { cfg.file.as_os_str() })
             .arg(OUTPUT_CAP.to_string())
+            .arg(ANSWER_LIMIT.to_string())
             .args(&cfg.functions)
             .env(reap::MARK, reap::mark())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(for_child))
-            .process_group(0)
-            .spawn();
-        let mut child = match spawned {
-            Ok(child) => {
-                reap::register(child.id());
-                child
-            }
+            .process_group(0);
+        if let Some(sandbox) = &cfg.sandbox {
+            sandbox.apply(&mut command, &[(reap::MARK, reap::mark())]);
+        }
+        let mut child = match reap::spawn(command) {
+            Ok(child) => child,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(fail(LoadKind::NoPython, no_python(&cfg.python, "there is no such program")))
             }
@@ -383,7 +541,8 @@ impl Worker {
             stdin,
             answers: stdout,
             pending: Vec::new(),
-            capture,
+            scanned: 0,
+            capture: Capture { pipe: Some(capture), kept: Vec::new(), over: 0 },
             next_id: 0,
             load_output: String::new(),
             stop: stop.clone(),
@@ -393,7 +552,8 @@ impl Worker {
         // not a working Python 3 is told apart from a file that kills it.
         match worker.wait_line(deadline) {
             Wait::Line(line) if serde_json::from_str::<Value>(&line).is_ok_and(|v| v["hello"] == true) => {}
-            Wait::Line(_) => {
+            Wait::Line(_) | Wait::TooLong(_) => {
+                kill_group(&mut worker.child);
                 return Err(fail(LoadKind::NoPython, no_python(&cfg.python, "it did not run the workshop's runner")))
             }
             Wait::Died(death) => {
@@ -415,6 +575,13 @@ impl Worker {
                 ))
             }
         }
+        Ok((worker, deadline))
+    }
+
+    /// Wait for the runner to load the learner's file (and, for a spare, ask it to first).
+    fn load(mut self, cfg: &BridgeConfig, deadline: Instant) -> Result<Worker, LoadError> {
+        let worker = &mut self;
+        let fail = |kind, message: String| LoadError { kind, message, output: String::new() };
         let line = match worker.wait_line(deadline) {
             Wait::Line(line) => line,
             Wait::TimedOut => {
@@ -440,26 +607,57 @@ impl Worker {
                 kill_group(&mut worker.child);
                 return Err(fail(LoadKind::Died, stopped_message()));
             }
+            Wait::TooLong(bytes) => {
+                kill_group(&mut worker.child);
+                return Err(LoadError {
+                    kind: LoadKind::Garbled,
+                    message: garbled(
+                        &cfg.shown_as,
+                        "while it loaded",
+                        &format!("{} without an end", size_text(bytes as u64)),
+                    ),
+                    output: worker.read_capture(),
+                });
+            }
         };
-        let answer: Answer = serde_json::from_str(&line)
-            .map_err(|e| fail(LoadKind::Died, format!("the Python runner answered something unreadable: {e}")))?;
+        let answer = match serde_json::from_str::<Answer>(&line) {
+            Ok(answer) if answer.id == Some(0) => answer,
+            _ => {
+                kill_group(&mut worker.child);
+                return Err(LoadError {
+                    kind: LoadKind::Garbled,
+                    message: garbled(&cfg.shown_as, "while it loaded", &line),
+                    output: worker.read_capture(),
+                });
+            }
+        };
+        let (output, over) = worker.capture.take();
+        let output = with_dropped(output, over + answer.dropped);
         if let Some(report) = answer.load_error {
-            return Err(LoadError { output: with_dropped(answer.output, answer.dropped), ..load_error(cfg, report) });
+            return Err(LoadError { output, ..load_error(cfg, report) });
         }
         if !answer.ready {
             return Err(fail(LoadKind::Died, "the Python runner did not say it was ready".into()));
         }
-        worker.load_output = with_dropped(answer.output, answer.dropped);
-        Ok(worker)
+        worker.load_output = output;
+        Ok(self)
     }
 
-    /// The next answer line, or why none came before the deadline.
+    /// The next answer line, or why none came before the deadline. The learner's output is
+    /// drained meanwhile, so a process writing a lot never blocks on a full pipe. Each byte of an
+    /// answer is looked at once, however many reads it takes to arrive.
     fn wait_line(&mut self, deadline: Instant) -> Wait {
         use std::os::fd::AsRawFd;
         loop {
-            if let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
+            if let Some(at) = self.pending[self.scanned..].iter().position(|&b| b == b'\n') {
+                let end = self.scanned + at;
                 let line: Vec<u8> = self.pending.drain(..=end).collect();
+                self.scanned = 0;
                 return Wait::Line(String::from_utf8_lossy(&line[..end]).into_owned());
+            }
+            self.scanned = self.pending.len();
+            if self.pending.len() > ANSWER_LIMIT + ANSWER_SLACK {
+                return Wait::TooLong(self.pending.len());
             }
             if self.stop.is_stopped() {
                 return Wait::Stopped;
@@ -468,18 +666,26 @@ impl Worker {
             if left.is_zero() {
                 return Wait::TimedOut;
             }
-            let mut fds = libc::pollfd { fd: self.answers.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            let capture = self.capture.pipe.as_ref().map(|p| p.as_raw_fd()).unwrap_or(-1);
+            let mut fds = [
+                libc::pollfd { fd: self.answers.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+                // A negative descriptor is skipped by poll(2): the capture pipe has closed.
+                libc::pollfd { fd: capture, events: libc::POLLIN, revents: 0 },
+            ];
             let slice = left.min(STOP_CHECK);
             let millis = libc::c_int::try_from(slice.as_millis().max(1)).unwrap_or(libc::c_int::MAX);
-            // SAFETY: poll(2) on one valid pollfd that lives for the call.
-            let ready = unsafe { libc::poll(&mut fds, 1, millis) };
+            // SAFETY: poll(2) on two pollfds that live for the call.
+            let ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, millis) };
             if ready < 0 {
                 if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
                     continue;
                 }
                 return Wait::Died(self.death());
             }
-            if ready == 0 {
+            if fds[1].revents != 0 {
+                self.capture.read_some();
+            }
+            if fds[0].revents == 0 {
                 continue; // the deadline check above decides
             }
             // Readable (or hung up): this read returns at once.
@@ -493,7 +699,7 @@ impl Worker {
         }
     }
 
-    /// Why the process ended, from its exit status, and the output it left in the capture file.
+    /// Why the process ended, from its exit status, and the output it left in the capture pipe.
     /// The channel can close while the process lives on (it closed its own descriptors), so the
     /// wait is bounded and the group is killed after it.
     fn death(&mut self) -> Death {
@@ -543,15 +749,26 @@ impl Worker {
                 };
                 return (call, false);
             }
+            Wait::TooLong(bytes) => {
+                // The runner measures what it sends, so this is a line it did not write.
+                kill_group(&mut self.child);
+                let what = format!("{} without an end", size_text(bytes as u64));
+                let message = garbled(&cfg.shown_as, &format!("during the call to {function}"), &what);
+                return (
+                    Call { outcome: Outcome::Garbled { message }, output: self.read_capture(), dropped: 0 },
+                    false,
+                );
+            }
         };
         match serde_json::from_str::<Answer>(&line) {
-            Ok(answer) => {
+            Ok(answer) if answer.id == Some(self.next_id) => {
                 let outcome = if answer.ok {
                     Outcome::Returned(answer.value.unwrap_or(Value::Null))
                 } else {
                     let message = answer.message.unwrap_or_default();
                     match answer.kind.as_deref() {
                         Some("not_json") => Outcome::NotJson { message },
+                        Some("too_big") => Outcome::TooBig { bytes: answer.size.unwrap_or_default() },
                         Some("exit") => Outcome::Exited {
                             message: match location(&answer.frames, &cfg.shown_as) {
                                 Some(at) => format!("{message} ({}, line {}: {})", at.file, at.line, at.code),
@@ -561,18 +778,21 @@ impl Worker {
                         _ => Outcome::Raised { message, location: location(&answer.frames, &cfg.shown_as) },
                     }
                 };
-                (Call { outcome, output: answer.output, dropped: answer.dropped }, true)
+                let (output, over) = self.capture.take();
+                (Call { outcome, output, dropped: over + answer.dropped }, true)
             }
-            Err(e) => (dead(format!("the Python runner answered something unreadable: {e}"), String::new()), false),
+            _ => {
+                kill_group(&mut self.child);
+                let message = garbled(&cfg.shown_as, &format!("during the call to {function}"), &line);
+                (Call { outcome: Outcome::Garbled { message }, output: self.read_capture(), dropped: 0 }, false)
+            }
         }
     }
 
-    /// Output left in the capture file by a call that never answered.
+    /// Output of a call that never answered, with a note on what was past the cap.
     fn read_capture(&mut self) -> String {
-        let mut text = Vec::new();
-        let _ = std::io::Seek::rewind(&mut self.capture);
-        let _ = (&self.capture).take(OUTPUT_CAP as u64).read_to_end(&mut text);
-        String::from_utf8_lossy(&text).into_owned()
+        let (output, over) = self.capture.take();
+        with_dropped(output, over)
     }
 }
 
@@ -582,9 +802,26 @@ impl Drop for Worker {
     }
 }
 
+/// The workshop is quitting on a signal: kill every learner process now, wherever it runs, and
+/// start none after. Safe to call from any thread.
+pub fn end_everything() {
+    reap::end_everything();
+}
+
 /// Kill the process, everything it started, and reap it.
 fn kill_group(child: &mut Child) {
     reap::kill_all(child);
+}
+
+/// A line on the answer channel that is not the awaited answer, as the learner reads it.
+fn garbled(file: &str, when: &str, line: &str) -> String {
+    let mut shown: String = line.chars().take(80).collect();
+    if shown.len() < line.len() {
+        shown.push('…');
+    }
+    format!(
+        "{file}: a line that is not the workshop runner's answer came {when} ({shown}). Something in the file writes to a descriptor it did not open, or a forked process wrote as the runner; nothing from that Python process is trusted, so this is no grade."
+    )
 }
 
 /// The interpreter could not be started, or is not a working Python 3.
@@ -628,6 +865,24 @@ fn load_error(cfg: &BridgeConfig, report: LoadReport) -> LoadError {
     LoadError { kind, message, output: String::new() }
 }
 
+/// A Python process started ahead of time, with the runner imported, waiting to be told which
+/// file to load: taking one saves the interpreter's start-up when the file is known (a save in
+/// `check --watch`). Dropping it kills it.
+pub struct Spare {
+    worker: Worker,
+    python: OsString,
+    functions: Vec<String>,
+}
+
+impl Spare {
+    /// Start one for files to be run under `cfg` (its file is not read). `None` when Python
+    /// would not start: the next `Bridge` start then says why.
+    pub fn start(cfg: &BridgeConfig) -> Option<Spare> {
+        let (worker, _) = Worker::launch(cfg, &Stop::default(), true).ok()?;
+        Some(Spare { worker, python: cfg.python.clone(), functions: cfg.functions.clone() })
+    }
+}
+
 /// The learner's code, callable. Calls after a hang or a crash go to a fresh process.
 pub struct Bridge {
     cfg: BridgeConfig,
@@ -643,6 +898,24 @@ impl Bridge {
         let mut worker = Worker::spawn(&cfg, &stop)?;
         let load_output = std::mem::take(&mut worker.load_output);
         Ok(Bridge { cfg, worker: Some(worker), stop, load_output })
+    }
+
+    /// As `start_stoppable`, loading the file in `spare` when there is one that fits and still
+    /// runs; otherwise in a fresh process.
+    pub fn start_with_spare(cfg: BridgeConfig, stop: Stop, spare: Option<Spare>) -> Result<Bridge, LoadError> {
+        let usable = spare.filter(|s| s.python == cfg.python && s.functions == cfg.functions);
+        if let (Some(spare), Some(path)) = (usable, cfg.file.to_str()) {
+            let mut worker = spare.worker;
+            worker.stop = stop.clone();
+            let mut line = serde_json::json!({ "load": path }).to_string();
+            line.push('\n');
+            if matches!(worker.child.try_wait(), Ok(None)) && worker.stdin.write_all(line.as_bytes()).is_ok() {
+                let mut worker = worker.load(&cfg, Instant::now() + cfg.timeout + STARTUP_ALLOWANCE)?;
+                let load_output = std::mem::take(&mut worker.load_output);
+                return Ok(Bridge { cfg, worker: Some(worker), stop, load_output });
+            }
+        }
+        Bridge::start_stoppable(cfg, stop)
     }
 
     /// Call `function(*args)` with the per-call deadline.

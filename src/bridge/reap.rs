@@ -9,12 +9,19 @@
 //! what it starts) are touched, so a process the workshop started for another reason is safe; a
 //! learner's process that execs with a scrubbed environment is beyond reach.
 
+use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 #[cfg(target_os = "linux")]
 use std::time::{Duration, Instant};
 
-/// Python processes the bridge is running now: children of ours that are not strays.
+/// Python processes the bridge is running now, each leading its own process group: children of
+/// ours that are not strays. Spawning and registering happen under this lock, so `end_everything`
+/// sees every worker that exists.
 static WORKERS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// Set once the workshop is quitting on a signal: no worker starts after that.
+static QUITTING: AtomicBool = AtomicBool::new(false);
 
 /// How many generations of re-parented strays are chased before giving up.
 #[cfg(target_os = "linux")]
@@ -47,10 +54,100 @@ pub fn prepare() {
     }
 }
 
-pub fn register(pid: u32) {
-    if let (Ok(pid), Ok(mut workers)) = (i32::try_from(pid), WORKERS.lock()) {
+/// Start a worker and register it, under the registry's lock. On Linux the child is started from
+/// one long-lived thread and asks the kernel for SIGKILL when its parent dies: the parent-death
+/// signal follows the thread that forked, so a short-lived thread (a grading in `check --watch`)
+/// must not be the one that forks.
+pub fn spawn(mut command: Command) -> std::io::Result<Child> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        let parent = std::process::id();
+        // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
+        // calls (prctl, getppid, raise).
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The parent may have died between fork and prctl: then nobody would signal us.
+                if u32::try_from(libc::getppid()).ok() != Some(parent) {
+                    libc::raise(libc::SIGKILL);
+                }
+                Ok(())
+            });
+        }
+        if let Some(spawner) = spawner() {
+            let (reply, answer) = std::sync::mpsc::channel();
+            if spawner.send((command, reply)).is_ok() {
+                if let Ok(result) = answer.recv() {
+                    return result;
+                }
+            }
+            return Err(std::io::Error::other("the workshop's process starter stopped"));
+        }
+    }
+    spawn_here(command)
+}
+
+fn spawn_here(mut command: Command) -> std::io::Result<Child> {
+    let mut workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
+    if QUITTING.load(Ordering::SeqCst) {
+        return Err(std::io::Error::other("the workshop is quitting"));
+    }
+    let child = command.spawn()?;
+    if let Ok(pid) = i32::try_from(child.id()) {
         workers.push(pid);
     }
+    Ok(child)
+}
+
+#[cfg(target_os = "linux")]
+type SpawnJob = (Command, std::sync::mpsc::Sender<std::io::Result<Child>>);
+
+/// The thread every worker is forked from; it lives as long as the workshop.
+#[cfg(target_os = "linux")]
+fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
+    static SPAWNER: std::sync::OnceLock<Option<std::sync::mpsc::Sender<SpawnJob>>> = std::sync::OnceLock::new();
+    SPAWNER
+        .get_or_init(|| {
+            let (tx, rx) = std::sync::mpsc::channel::<SpawnJob>();
+            std::thread::Builder::new()
+                .name("python-spawner".into())
+                .spawn(move || {
+                    for (command, reply) in rx {
+                        let _ = reply.send(spawn_here(command));
+                    }
+                })
+                .ok()
+                .map(|_| tx)
+        })
+        .as_ref()
+}
+
+/// The workshop is quitting on a signal: kill every worker's group and every stray, and start no
+/// more. Called from the signal thread, while other threads may still be calling Python.
+pub fn end_everything() {
+    let workers = {
+        let workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
+        QUITTING.store(true, Ordering::SeqCst);
+        for &pid in workers.iter() {
+            // SAFETY: kill(2) on the process group each worker leads; a group already gone makes
+            // it a no-op.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+        workers.clone()
+    };
+    // Reaping the workers re-parents to us what they started in new sessions, for the chase.
+    #[cfg(target_os = "linux")]
+    for pid in workers {
+        reap(pid);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = workers;
+    kill_strays();
 }
 
 /// Kill the worker's process group and reap the worker, then every stray left behind.
@@ -78,9 +175,16 @@ pub fn kill_all(child: &mut std::process::Child) {
 fn kill_strays() {
     #[cfg(target_os = "linux")]
     for _ in 0..GENERATIONS {
-        let workers = WORKERS.lock().map(|w| w.clone()).unwrap_or_default();
-        let strays: Vec<i32> =
-            children(std::process::id()).into_iter().filter(|p| !workers.contains(p) && marked(*p)).collect();
+        // Held through the scan and the kills: `spawn_here` registers a new worker under this
+        // lock, so one started by another thread (files graded in parallel) is never taken for
+        // a stray between its start and its registration.
+        let held = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
+        let workers = held.clone();
+        let quitting = QUITTING.load(Ordering::SeqCst);
+        let strays: Vec<i32> = children(std::process::id())
+            .into_iter()
+            .filter(|p| (quitting || !workers.contains(p)) && marked(*p))
+            .collect();
         if strays.is_empty() {
             return;
         }
@@ -92,6 +196,7 @@ fn kill_strays() {
                 libc::kill(pid, libc::SIGKILL);
             }
         }
+        drop(held);
         for pid in strays {
             reap(pid);
         }

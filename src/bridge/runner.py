@@ -1,11 +1,12 @@
 # The Python side of the workshop bridge. Run as
-#   python -I -c <this> <learner file> <output cap> <function>...
+#   python -I -c <this> <learner file, or - for a spare> <output cap> <answer limit> <function>...
 # or imported under the same arguments from a cached copy (see `runner_code` in mod.rs).
 #
 # Requests arrive as JSON lines on the original stdin and answers leave on the original stdout.
 # Both are moved to private descriptors before the learner's file loads: fd 0 becomes
-# /dev/null and fds 1 and 2 point at the capture file the runner was started with (its stderr),
-# so nothing the learner prints or writes can reach the protocol.
+# /dev/null and fds 1 and 2 point at the capture pipe the runner was started with (its stderr),
+# which the workshop drains and caps, so nothing the learner prints or writes can reach the
+# protocol.
 #
 # Start-up time is most of what `check` costs, so this file imports nothing beyond what the
 # interpreter has already loaded (and the C half of `json`): no `json` itself (it pulls in `re`
@@ -20,9 +21,15 @@ if __name__ != "__main__":
     _CACHE = os.path.dirname(__file__)
     sys.path[:] = [p for p in sys.path if p != _CACHE]
 
-LEARNER = os.path.abspath(sys.argv[1])
+# Only this process answers: a learner's fork that returns into the runner must never write.
+_PID = os.getpid()
+# "-": a spare process, started before the file is known; the first request names it.
+LEARNER = None if sys.argv[1] == "-" else os.path.abspath(sys.argv[1])
 CAP = int(sys.argv[2])
-FUNCTIONS = sys.argv[3:]
+ANSWER_LIMIT = int(sys.argv[3])
+FUNCTIONS = sys.argv[4:]
+# Deeper than this, the workshop's JSON reader would refuse the answer.
+MAX_DEPTH = 100
 
 _requests = os.fdopen(os.dup(0), "rb")
 _answers = os.fdopen(os.dup(1), "wb")
@@ -31,13 +38,14 @@ os.dup2(_null, 0)
 os.close(_null)
 os.dup2(2, 1)
 
-_state = {"dropped": 0, "full": False}
+_state = {"written": 0, "dropped": 0, "full": False}
 # The learner's file, by line, for quoting the line a frame is on.
 _SOURCE = []
 
 
 class _Captured:
-    """A text stream onto the capture file that stops storing after CAP bytes a call."""
+    """A text stream onto the capture pipe that stops writing after CAP bytes a call (the workshop
+    caps the pipe too; this saves the system calls)."""
 
     encoding = "utf-8"
     errors = "backslashreplace"
@@ -55,9 +63,12 @@ class _Captured:
     def write_bytes(self, data):
         # Once the cap is reached, only count: no system calls for output nobody will see.
         if not _state["full"]:
-            room = CAP - os.lseek(self._fd, 0, os.SEEK_CUR)
+            room = CAP - _state["written"]
             if room > 0:
-                os.write(self._fd, data[:room])
+                part = memoryview(data)[:room]
+                while part:
+                    part = part[os.write(self._fd, part):]
+                _state["written"] += min(room, len(data))
                 if len(data) < room:
                     return
                 data = data[room:]
@@ -139,7 +150,11 @@ def _quote(text):
     return '"' + text.translate(_ESCAPES) + '"'
 
 
-def _encode(value):
+class _TooDeep(Exception):
+    """The value nests deeper than MAX_DEPTH."""
+
+
+def _encode(value, depth=0):
     if value is None:
         return "null"
     if value is True:
@@ -158,6 +173,8 @@ def _encode(value):
         if value != value or value in (float("inf"), float("-inf")):
             raise _NotJson(f"is {value!r}, which JSON cannot hold")
         return float.__repr__(value)
+    if isinstance(value, (dict, list, tuple)) and depth >= MAX_DEPTH:
+        raise _TooDeep()
     if isinstance(value, dict):
         items = []
         for key, item in value.items():
@@ -169,7 +186,7 @@ def _encode(value):
                 exc.path.append(" key")
                 raise
             try:
-                items.append(quoted + ":" + _encode(item))
+                items.append(quoted + ":" + _encode(item, depth + 1))
             except _NotJson as exc:
                 exc.path.append(f".{_text(key)}")
                 raise
@@ -178,7 +195,7 @@ def _encode(value):
         items = []
         for i, item in enumerate(value):
             try:
-                items.append(_encode(item))
+                items.append(_encode(item, depth + 1))
             except _NotJson as exc:
                 exc.path.append(f"[{i}]")
                 raise
@@ -221,21 +238,25 @@ def _send(message):
 
 
 def _write(encoded):
+    _quit_if_forked()
     _answers.write(encoded.encode("utf-8", "replace") + b"\n")
     _answers.flush()
 
 
-def _take_output():
-    end = os.lseek(1, 0, os.SEEK_CUR)
-    if end == 0 and not _state["dropped"]:
-        return "", 0
-    data = os.pread(1, min(end, CAP), 0) if end > 0 else b""
-    dropped = max(0, end - CAP) + _state["dropped"]
-    os.lseek(1, 0, os.SEEK_SET)
-    os.ftruncate(1, 0)
+def _quit_if_forked():
+    """A process the learner forked, returning into the runner, ends here, quietly: no answer,
+    no exit handlers, no flushing of buffers it shares with its parent."""
+    if os.getpid() != _PID:
+        os._exit(0)
+
+
+def _take_dropped():
+    """Bytes this call's output had past the cap; the next call starts afresh."""
+    dropped = _state["dropped"]
+    _state["written"] = 0
     _state["dropped"] = 0
     _state["full"] = False
-    return data.decode("utf-8", "backslashreplace"), dropped
+    return dropped
 
 
 def _text(text):
@@ -395,9 +416,16 @@ def _call(module, request):
     except BaseException as exc:
         return {"ok": False, "kind": "exception", "message": _describe(exc), "frames": _learner_frames(exc.__traceback__)}
     try:
-        return {"ok": True, "value": _Raw(_encode(value))}
+        encoded = _encode(value)
+        if len(encoded) * 4 > ANSWER_LIMIT:
+            size = len(encoded.encode("utf-8", "replace"))
+            if size > ANSWER_LIMIT:
+                return {"ok": False, "kind": "too_big", "size": size}
+        return {"ok": True, "value": _Raw(encoded)}
     except _NotJson as exc:
         why = exc.describe()
+    except _TooDeep:
+        why = f"result nests lists and dicts more than {MAX_DEPTH} levels deep (or contains itself), too deep to carry"
     except RecursionError:
         why = "result refers to itself or nests too deeply to be JSON"
     except BaseException as exc:
@@ -410,21 +438,29 @@ class _Raw(str):
 
 
 def main():
+    global LEARNER
     _send({"hello": True})
+    if LEARNER is None:
+        line = _requests.readline()
+        if not line:
+            return
+        LEARNER = os.path.abspath(_decode(line)["load"])
     loaded = _load()
-    output, dropped = _take_output()
+    _quit_if_forked()
+    dropped = _take_dropped()
     if isinstance(loaded, dict):
-        _send({"load_error": loaded, "output": output, "dropped": dropped})
+        _send({"id": 0, "load_error": loaded, "dropped": dropped})
         return
-    _send({"ready": True, "output": output, "dropped": dropped})
+    _send({"id": 0, "ready": True, "dropped": dropped})
     while True:
         line = _requests.readline()
         if not line:
             return
         request = _decode(line)
         answer = _call(loaded, request)
+        _quit_if_forked()
         answer["id"] = request["id"]
-        answer["output"], answer["dropped"] = _take_output()
+        answer["dropped"] = _take_dropped()
         _send(answer)
 
 

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::checks::{Report, Status};
-use crate::cli::{CheckArgs, Format};
+use crate::cli::{CheckArgs, CheckFormat};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::Lesson;
@@ -50,7 +50,7 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     }
     let mut report = match grade(ctx, &lesson, &file, limit) {
         // An autograder reads stdout: even with no Python it gets a report it can parse.
-        Err(Error::Load(e)) if args.format == Format::Json => {
+        Err(Error::Load(e)) if args.format != CheckFormat::Text => {
             crate::errln!("error: {e}");
             Report::not_loaded(&lesson, ctx.shown(&file), &e)
         }
@@ -61,8 +61,9 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         report.again = format!("run ./workshop check {} --file {} again", lesson.id, typed.display());
     }
     let shown = match args.format {
-        Format::Text => output::print(&render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
-        Format::Json => output::line(&render::check::json(&report)),
+        CheckFormat::Text => output::print(&render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
+        CheckFormat::Json => output::line(&render::check::json(&report)),
+        CheckFormat::Exercism => output::line(&render::exercism::results(&report, &lesson)),
     };
     // The grade counts even when nobody read all of it (`check | head -1`).
     if let Err(e) = save_progress(ctx, &lesson, &file, &report) {

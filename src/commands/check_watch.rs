@@ -19,14 +19,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::Scope;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 
 use crate::checks::{Report, Status};
-use crate::cli::{CheckArgs, Format};
+use crate::cli::{CheckArgs, CheckFormat};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::Lesson;
@@ -101,9 +101,9 @@ fn read_lines(tx: Sender<Msg>) -> std::io::Result<()> {
 }
 
 pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
-    if args.format == Format::Json {
+    if args.format != CheckFormat::Text {
         return Err(Error::usage(
-            "--watch redraws a report for a person after every save, and --format json prints one report for a program: drop one of them.",
+            "--watch redraws a report for a person after every save, and --format json or exercism prints one report for a program: drop one of them.",
         ));
     }
     let lesson = ctx.lesson(args.lesson.as_deref())?;
@@ -180,6 +180,10 @@ fn clock() -> String {
     }
 }
 
+/// A Python process kept started, the runner imported, for the next grading: a save then costs
+/// loading the file and the calls, not the interpreter's start-up.
+type SpareSlot = Arc<Mutex<Option<crate::bridge::Spare>>>;
+
 /// Grade as `check` grades, stopping early when asked. `None`: stopped.
 fn grade(
     ctx: &Context,
@@ -187,8 +191,10 @@ fn grade(
     file: &Path,
     limit: Duration,
     stop: &AtomicBool,
+    spare: &SpareSlot,
 ) -> Option<Result<Report, Error>> {
-    crate::grading::grade(lesson, file, &ctx.shown(file), limit, stop).map(|r| r.map_err(Error::Load))
+    let taken = spare.lock().ok().and_then(|mut s| s.take());
+    crate::grading::grade_with_spare(lesson, file, &ctx.shown(file), limit, stop, taken).map(|r| r.map_err(Error::Load))
 }
 
 struct Session<'a> {
@@ -216,6 +222,7 @@ struct Session<'a> {
     /// The run whose report is on screen: its number, why and when it started, how long it took.
     on_screen: Option<(u64, String, String, Duration)>,
     staleness: Staleness,
+    spare: SpareSlot,
     /// Standard output could not be written.
     write_failed: Cell<Option<std::io::Error>>,
 }
@@ -252,6 +259,7 @@ impl<'a> Session<'a> {
             gone: false,
             on_screen: None,
             staleness,
+            spare: Arc::new(Mutex::new(None)),
             write_failed: Cell::new(None),
         }
     }
@@ -330,12 +338,20 @@ impl<'a> Session<'a> {
         self.staleness.seen(Fingerprint::of(&self.file));
         let stop = Arc::new(AtomicBool::new(false));
         self.running = Some(Arc::clone(&stop));
-        let (ctx, lesson, file, limit, tx, run) =
-            (self.ctx, self.lesson, self.file.clone(), self.limit, self.tx.clone(), self.run);
+        let (ctx, lesson, file, limit, tx, run, spare) =
+            (self.ctx, self.lesson, self.file.clone(), self.limit, self.tx.clone(), self.run, Arc::clone(&self.spare));
         let spawned = std::thread::Builder::new().name("check-watch-grade".into()).spawn_scoped(scope, move || {
             let began = Instant::now();
-            let result = grade(ctx, lesson, &file, limit, &stop);
+            let result = grade(ctx, lesson, &file, limit, &stop, &spare);
             let _ = tx.send(Msg::Graded { run, result, took: began.elapsed() });
+            // Ready for the next save, while the learner edits.
+            if !stop.load(Ordering::SeqCst) {
+                if let Ok(mut slot) = spare.lock() {
+                    if slot.is_none() {
+                        *slot = crate::grading::spare(lesson, &file, &ctx.shown(&file), limit);
+                    }
+                }
+            }
         });
         if let Err(e) = spawned {
             self.running = None;

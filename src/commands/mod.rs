@@ -4,12 +4,14 @@ pub mod check;
 mod check_watch;
 mod completions;
 mod doctor;
+mod grade;
 mod hint;
 mod lesson_text;
 mod list;
 mod quiz;
 mod record;
 mod record_live;
+mod reset;
 mod solution;
 mod start;
 pub mod watch;
@@ -24,6 +26,9 @@ use crate::render::styles::{self, Glyphs, Styles};
 pub fn dispatch(cli: Cli) -> Result<i32, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the current folder", e))?;
     let root = crate::root::find(cli.root.as_deref(), &cwd)?;
+    if let Some(command) = command_from(&root, &cwd) {
+        crate::output::set_command(command);
+    }
     let ctx = Context {
         root,
         cwd,
@@ -36,6 +41,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
     let result = match cli.command {
         Command::Start(args) => start::run(&ctx, args),
         Command::Check(args) => check::run(&ctx, args),
+        Command::Grade(args) => grade::run(&ctx, args),
         Command::List => list::run(&ctx),
         Command::Watch(args) => watch::run(&ctx, args),
         Command::Doctor(args) => doctor::run(&ctx, args),
@@ -43,8 +49,26 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
         Command::Lesson(args) => lesson_text::run(&ctx, args),
         Command::Quiz(args) => quiz::run(&ctx, args),
         Command::Hint(args) => hint::run(&ctx, args),
+        Command::Reset(args) => reset::run(&ctx, args),
         Command::Solution(args) => solution::run(&ctx, args),
         Command::Completions(args) => completions::run(&ctx, args),
     };
     result.map_err(|e| e.relative_to(&ctx.root))
+}
+
+/// How to run the launcher from `cwd`, when that is not `./workshop`: a relative path inside the
+/// root (`../../workshop`), else its full path. `None` at the root, or with no launcher there.
+fn command_from(root: &std::path::Path, cwd: &std::path::Path) -> Option<String> {
+    let launcher = root.join("workshop");
+    if !launcher.is_file() {
+        return None;
+    }
+    let (root, cwd) = (root.canonicalize().ok()?, cwd.canonicalize().ok()?);
+    if cwd == root {
+        return None;
+    }
+    match cwd.strip_prefix(&root) {
+        Ok(inside) => Some(format!("{}workshop", "../".repeat(inside.components().count()))),
+        Err(_) => Some(launcher.display().to_string()),
+    }
 }

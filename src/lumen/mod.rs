@@ -125,7 +125,15 @@ impl<'l> World<'l> {
             Err(failure) => return Ok(failure),
         };
         let order_id = order.id.as_str();
-        let id = || vec![("order_id", order_id.to_string())];
+        // Every refund message may name the order, its item and its total.
+        let id = || {
+            vec![
+                ("order_id", order_id.to_string()),
+                ("item", order.item.clone()),
+                ("total", order.total.clone()),
+                ("amount", order.total.clone()),
+            ]
+        };
         if self.confirmed.contains(order_id) {
             return fail(&self.failure("business", "already_refunded", &id()));
         }
@@ -150,9 +158,7 @@ impl<'l> World<'l> {
         }
         *self.paid.entry(order_id.to_string()).or_default() += 1;
         self.confirmed.insert(order_id.to_string());
-        let mut fields = id();
-        fields.push(("total", order.total.clone()));
-        fields.push(("item", order.item.clone()));
+        let fields = id();
         Ok(json!({
             "refunded": true,
             "order_id": order.id,

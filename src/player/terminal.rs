@@ -58,6 +58,24 @@ pub fn restore() {
     let _ = out.flush();
 }
 
+/// As `restore`, from the signal thread while another thread may hold stdout's lock (a redraw
+/// blocked on a slow terminal): the escape sequences are written straight to the descriptor.
+pub fn restore_after_signal() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let _ = terminal::disable_raw_mode();
+    let mut text = String::new();
+    if ALTERNATE.swap(false, Ordering::SeqCst) {
+        text.push_str("\x1b[?1049l");
+    }
+    text.push_str("\x1b[?25h");
+    // SAFETY: write(2) of a buffer that lives for the call, on fd 1 (closed or not, no harm).
+    unsafe {
+        libc::write(1, text.as_ptr().cast(), text.len());
+    }
+}
+
 /// A panic while the terminal is raw would leave the learner's shell unusable and the message
 /// unreadable: restore first, then let the usual hook print.
 fn install_panic_hook() {

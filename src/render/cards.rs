@@ -132,17 +132,20 @@ fn tone_style(look: &Look, tone: Tone) -> owo_colors::Style {
         Tone::Worked => look.styles.good,
         Tone::Retried => look.styles.warn,
         Tone::Wasted => look.styles.bad,
-        Tone::Reported => look.styles.strong,
+        Tone::Reported | Tone::Settled => look.styles.strong,
+        Tone::Blind => look.styles.bad,
     }
 }
 
 fn tone_words(tone: Tone, retried: bool) -> &'static str {
     match (tone, retried) {
         (Tone::Worked, _) => "worked",
-        (Tone::Retried, _) => "failed, transient: retried",
+        (Tone::Retried, _) => "failed: retried, and a retry could help",
         (Tone::Wasted, true) => "failed, retried: a retry cannot change this answer",
         (Tone::Wasted, false) => "failed again, the same way",
         (Tone::Reported, _) => "failed, reported and not retried",
+        (Tone::Blind, _) => "failed, retried blindly: it went through, but nothing said a retry was safe",
+        (Tone::Settled, _) => "failed, uncertain: a read settled it",
     }
 }
 

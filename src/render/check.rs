@@ -5,10 +5,13 @@ use std::fmt::Write as _;
 use crate::checks::{CheckResult, Report, Status};
 use crate::pyrepr;
 use crate::render::styles::{Glyphs, Styles};
+use crate::shorten::{shorten, shorten_text};
 
 const LABEL_WIDTH: usize = 10;
 /// Lines of the learner's output shown in text; the JSON report keeps all that was captured.
 const PRINTED_LINES: usize = 20;
+/// Characters of a check's message shown; its values are shortened already, so this is a guard.
+const MESSAGE_CHARS: usize = 2_000;
 
 /// The report as a learner reads it.
 pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> String {
@@ -76,6 +79,25 @@ pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> S
             labelled(&mut out, styles, width, "at import", &printed(&report.load_output));
         }
     }
+    // Checks that could not run (a function given up on after it hung), grouped by why.
+    let mut not_run: Vec<(&str, Vec<&str>)> = Vec::new();
+    for check in report.checks.iter().filter(|c| c.status == Status::Error) {
+        let why = check.message.strip_prefix("not run: ").unwrap_or(&check.message);
+        match not_run.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, ids)) => ids.push(&check.id),
+            None => not_run.push((why, vec![&check.id])),
+        }
+    }
+    for (why, ids) in not_run {
+        out.push('\n');
+        labelled(
+            &mut out,
+            styles,
+            width,
+            "not run",
+            &format!("{}: {}", ids.join(", "), shorten_text(why, MESSAGE_CHARS)),
+        );
+    }
     out.push('\n');
     let tally = format!("{}/{} passed", report.passed, report.total);
     let (style, rest) = if report.passed == report.total {
@@ -128,13 +150,13 @@ fn expand(out: &mut String, check: &CheckResult, styles: &Styles, glyphs: Glyphs
         labelled(out, styles, width, "call", call);
     }
     if let Some(expected) = &check.expected {
-        labelled(out, styles, width, "expected", &pyrepr::repr(expected));
+        labelled(out, styles, width, "expected", &pyrepr::repr(&shorten(expected)));
     }
     if let Some(got) = &check.got {
-        labelled(out, styles, width, "got", &pyrepr::repr(got));
+        labelled(out, styles, width, "got", &pyrepr::repr(&shorten(got)));
     }
     let label = if check.expected.is_some() { "where" } else { "problem" };
-    labelled(out, styles, width, label, &check.message);
+    labelled(out, styles, width, label, &shorten_text(&check.message, MESSAGE_CHARS));
     let shown = if check.output.trim().is_empty() { "nothing".to_string() } else { printed(&check.output) };
     labelled(out, styles, width, "printed", &shown);
     // The lesson's advice for the mistake this shape of answer suggests; else its first hint.
@@ -186,9 +208,16 @@ fn labelled(out: &mut String, styles: &Styles, width: usize, label: &str, text: 
     }
 }
 
-/// The report as JSON, for autograders.
+/// The report as JSON, for autograders. Values and messages are shortened (with markers saying
+/// how much was cut), so the report of any file stays small.
 pub fn json(report: &Report) -> String {
-    serde_json::to_string_pretty(report)
+    let mut shown = report.clone();
+    for check in &mut shown.checks {
+        check.expected = check.expected.as_ref().map(shorten);
+        check.got = check.got.as_ref().map(shorten);
+        check.message = shorten_text(&check.message, MESSAGE_CHARS);
+    }
+    serde_json::to_string_pretty(&shown)
         .map(crate::inert::json)
         .unwrap_or_else(|e| format!("{{\"status\": \"error\", \"message\": \"{e}\"}}"))
 }

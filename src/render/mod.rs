@@ -2,6 +2,7 @@
 
 pub mod cards;
 pub mod check;
+pub mod exercism;
 pub mod markdown;
 pub mod quiz;
 pub mod solution;

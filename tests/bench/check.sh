@@ -13,10 +13,10 @@ runs="${2:-100}"
 source "$repo/tests/bench/lib.sh"
 
 bench_setup "$file"
-"$bin" --root "$repo" check --file "$work/recorder.py" --format json >/dev/null || {
+"$bin" --root "$repo" check structured-errors --file "$work/recorder.py" --format json >/dev/null || {
   echo "check did not pass on $file: benchmark a correct file" >&2
   exit 1
 }
 bench_bare
 echo "file:   $file"
-bench_compare check "$bin --root $repo check --file $work/errors.py" "$runs"
+bench_compare check "$bin --root $repo check structured-errors --file $work/errors.py" "$runs"

@@ -1,13 +1,12 @@
 # Shared by check.sh and watch.sh: both time one workshop command against a bare `python3 -I`
 # that imports the same errors.py and makes exactly the calls the command made, recorded through
-# a logging wrapper. Source it after setting `repo`, then call the functions in order.
+# a logging wrapper. Source it after setting `repo`, then call the functions in order. grade.sh
+# uses bench_tools only.
 
 # The interpreter itself, not a launcher such as a pyenv shim, so neither side pays for one; the
 # release binary, rebuilt when stale (a no-op when fresh) so a stale one is never benchmarked; and
-# a private work folder with a copy of the learner file, so neither side writes __pycache__ beside
-# the original.
-bench_setup() {
-  local file="$1"
+# a private work folder, so neither side writes __pycache__ beside the original files.
+bench_tools() {
   bin="${WORKSHOP_BIN:-${CARGO_TARGET_DIR:-$repo/target}/release/workshop}"
   python="$("${WORKSHOP_PYTHON:-python3}" -I -c 'import sys; print(sys.executable)')"
   export WORKSHOP_PYTHON="$python"
@@ -16,6 +15,12 @@ bench_setup() {
   fi
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
+}
+
+# The interpreter, binary and folder above, with the learner file copied into the folder.
+bench_setup() {
+  local file="$1"
+  bench_tools
   cp "$file" "$work/errors.py"
   log="$work/calls.log"
   cat >"$work/recorder.py" <<PY

@@ -15,7 +15,7 @@ runtime="${3:-harness}"
 source "$repo/tests/bench/lib.sh"
 
 bench_setup "$repo/lessons/structured-errors/solution/errors.py"
-replay="$("$bin" --root "$repo" watch --ticket "$ticket" --runtime "$runtime" --code "$work/recorder.py" --no-anim --format json)" || {
+replay="$("$bin" --root "$repo" watch structured-errors --ticket "$ticket" --runtime "$runtime" --code "$work/recorder.py" --no-anim --format json)" || {
   echo "the replay of $ticket did not run" >&2
   exit 1
 }
@@ -27,4 +27,4 @@ if events[-1]["kind"] != "reply":
 ' "$replay"
 bench_bare
 echo "ticket: $ticket ($runtime)"
-bench_compare watch "$bin --root $repo watch --ticket $ticket --runtime $runtime --code structured --no-anim" "$runs"
+bench_compare watch "$bin --root $repo watch structured-errors --ticket $ticket --runtime $runtime --code structured --no-anim" "$runs"

@@ -60,6 +60,20 @@ impl Workshop {
         Workshop { dir }
     }
 
+    /// A workshop holding one lesson of the repository only: for tests of that lesson's behaviour
+    /// that run commands without naming it (with one lesson, every command assumes it).
+    pub fn only(id: &str) -> Workshop {
+        let dir = tempfile::tempdir().unwrap();
+        for part in ["lessons", "starter", "recordings"] {
+            let from = repo().join(part).join(id);
+            if from.is_dir() {
+                copy_tree(&from, &dir.path().join(part).join(id));
+            }
+        }
+        std::fs::create_dir_all(dir.path().join("work")).unwrap();
+        Workshop { dir }
+    }
+
     /// A root holding only the lesson data under `tests/fixtures/<name>/` (lessons, starter,
     /// recordings), for lessons that exist only in the tests.
     pub fn from_fixture(name: &str) -> Workshop {
@@ -67,6 +81,11 @@ impl Workshop {
         copy_tree(&repo().join("tests/fixtures").join(name), dir.path());
         std::fs::create_dir_all(dir.path().join("work")).unwrap();
         Workshop { dir }
+    }
+
+    /// The structured-errors lesson alone, as the tests written for it assume.
+    pub fn lesson5() -> Workshop {
+        Workshop::only("structured-errors")
     }
 
     pub fn root(&self) -> &Path {
@@ -145,5 +164,55 @@ impl Workshop {
     pub fn copy_watch_fixture(&self, fixture: &str, rel: &str) -> &Workshop {
         let text = std::fs::read_to_string(watch_fixture(fixture)).unwrap_or_else(|e| panic!("fixture {fixture}: {e}"));
         self.write(rel, &text)
+    }
+}
+
+/// A real terminal: a tmux session running the binary, read back with capture-pane.
+pub struct Tmux {
+    name: String,
+}
+
+impl Tmux {
+    pub fn start(ws: &Workshop, args: &str) -> Option<Tmux> {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let name = format!("workshop-test-{}-{n}", std::process::id());
+        let script = format!("cd '{}' && '{}' {args}; echo EXITED $?; sleep 30", ws.root().display(), BIN);
+        let ok = std::process::Command::new("tmux")
+            .args(["new-session", "-d", "-s", &name, "-x", "100", "-y", "50", &script])
+            .env_remove("NO_COLOR")
+            .status()
+            .ok()?
+            .success();
+        ok.then_some(Tmux { name })
+    }
+
+    pub fn screen(&self) -> String {
+        let out = std::process::Command::new("tmux").args(["capture-pane", "-p", "-t", &self.name]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Wait (bounded) until the screen shows `text`.
+    pub fn wait_for(&self, text: &str) -> String {
+        for _ in 0..300 {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("never saw {text:?}:\n{}", self.screen());
+    }
+
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", self.name.as_str()];
+        args.extend_from_slice(keys);
+        std::process::Command::new("tmux").args(&args).status().unwrap();
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("tmux").args(["kill-session", "-t", &self.name]).status();
     }
 }
