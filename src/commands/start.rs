@@ -38,8 +38,10 @@ pub fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
         ("edit", ctx.shown(&lesson.work_file(&ctx.root)), "your file"),
         ("check", format!("./workshop check {}", lesson.id), "until every check is green"),
     ];
+    let wide = steps.iter().map(|(_, command, _)| command.chars().count()).max().unwrap_or(0);
     for (i, (word, command, why)) in steps.iter().enumerate() {
-        outln!("  {}. {word:<6} {}   {}", i + 1, s.paint(s.code, command), s.paint(s.dim, why))?;
+        let pad = " ".repeat(wide - command.chars().count());
+        outln!("  {}. {word:<6} {}{pad}   {}", i + 1, s.paint(s.code, command), s.paint(s.dim, why))?;
     }
     if args.edit {
         let file = lesson.work_file(&ctx.root);
