@@ -239,7 +239,8 @@ const NO_RECORDING: &str = "
 The code gave the model a tool result that no recorded run contains, so the replay stops here \
 instead of inventing a reply. Below: the message the model would have been sent, and how this \
 request differs from the closest recorded one. If your checks are green, compare your results \
-with `--code structured`; a different message or key changes what the model sees.";
+with `--code structured`; a different message or key changes what the model sees. With `--live` \
+and ANTHROPIC_API_KEY set, watch would ask the model instead and keep its reply under work/.";
 
 /// In the SDK runtime a retry is the model calling the same tool with the same input again:
 /// mark the earlier attempt as retried, and return how many attempts came before.

@@ -86,7 +86,7 @@ pub enum Command {
     List,
     /// Replay recorded agent runs of a lesson's tickets as cards.
     #[command(
-        after_help = "Examples:\n  ./workshop watch <lesson>\n  ./workshop watch --ticket <ticket> --code starter --expand\n  ./workshop watch --ticket <ticket> --compare\n  ./workshop watch --ticket <ticket> --runtime sdk --code yours --no-anim"
+        after_help = "Examples:\n  ./workshop watch <lesson>\n  ./workshop watch --ticket <ticket> --code starter --expand\n  ./workshop watch --ticket <ticket> --compare\n  ./workshop watch --ticket <ticket> --runtime sdk --code yours --no-anim\n  ANTHROPIC_API_KEY=... ./workshop watch --ticket <ticket> --code yours --live"
     )]
     Watch(WatchArgs),
     /// For lesson authors: replay every combination, check every recording, grade starter and solution.
@@ -94,7 +94,7 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// For lesson authors: run every scripted combination and write its authored turns as recordings.
     #[command(
-        after_help = "Example:\n  ./workshop record <lesson>\n\nThe replies come from recordings/<lesson>/script.toml and are labelled `authored`."
+        after_help = "Examples:\n  ./workshop record <lesson>\n  ANTHROPIC_API_KEY=... ./workshop record <lesson> --live\n  ./workshop record <lesson> --live --ticket <ticket> --runtime harness\n\nWithout --live the replies come from recordings/<lesson>/script.toml and are labelled `authored`. With --live every request goes to the model and each turn is labelled `live` with its model, date and request id; the files are written only once every run went through."
     )]
     Record(RecordArgs),
     /// Read the lesson's text in the terminal.
@@ -165,6 +165,24 @@ pub struct WatchArgs {
     /// Seconds each call of the code may take before it counts as stuck.
     #[arg(long, value_name = "SECS", default_value = "1", value_parser = parse_timeout)]
     pub timeout: Duration,
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+/// Asking the model itself (the Messages API) instead of only replaying.
+#[derive(Debug, Clone, Default, Args)]
+pub struct LiveArgs {
+    /// Ask the model (key from ANTHROPIC_API_KEY, address from ANTHROPIC_BASE_URL). watch asks
+    /// only where no recording answers and keeps the reply under work/<lesson>/recordings/.
+    #[arg(long)]
+    pub live: bool,
+    /// With --live: the most requests one command may send, retries included. Default 50, or
+    /// WORKSHOP_LIVE_MAX_REQUESTS.
+    #[arg(long, value_name = "N", requires = "live")]
+    pub max_requests: Option<u32>,
+    /// With --live: seconds one request to the API may take. Default 60.
+    #[arg(long, value_name = "SECS", requires = "live")]
+    pub request_timeout: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -180,6 +198,17 @@ pub struct RecordArgs {
     /// Seconds each call of the code may take.
     #[arg(long, value_name = "SECS", default_value = "1", value_parser = parse_timeout)]
     pub timeout: Duration,
+    /// Record only this ticket's runs. Default: every scripted run.
+    #[arg(long, value_name = "ID")]
+    pub ticket: Option<String>,
+    /// Record only the runs in this runtime. Default: both.
+    #[arg(long, value_enum)]
+    pub runtime: Option<Runtime>,
+    /// With --live: the model to ask; it must be the lesson's agent.model, which the replay sends.
+    #[arg(long, value_name = "MODEL", requires = "live")]
+    pub model: Option<String>,
+    #[command(flatten)]
+    pub live: LiveArgs,
 }
 
 #[derive(Debug, Args)]

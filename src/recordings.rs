@@ -180,6 +180,9 @@ impl Cassette {
                 continue;
             }
             let at = |why: String| Error::Corrupt { path: format!("{shown}:{number}"), why };
+            if let Some(what) = crate::live::secrets::scan(line) {
+                return Err(at(format!("holds {what}: recordings must never carry credentials. Delete the line and record it again; if the key is real, revoke it.")));
+            }
             let entry: Entry = serde_json::from_str(line).map_err(|e| {
                 let what = if e.is_eof() { "is cut off (truncated)" } else { "is not a valid recorded turn" };
                 at(format!("{what}: {e}. Restore the file with git checkout, or record it again."))

@@ -10,6 +10,7 @@ mod lesson_text;
 mod list;
 mod quiz;
 mod record;
+mod record_live;
 mod reset;
 mod solution;
 mod start;

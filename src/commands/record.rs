@@ -8,7 +8,7 @@ use crate::cli::RecordArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::Lesson;
-use crate::model::{Script, ScriptModel};
+use crate::model::{Script, ScriptModel, ScriptRun};
 use crate::outln;
 use crate::recordings::{self, Entry};
 use crate::replay::Event;
@@ -42,6 +42,10 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
             ctx.shown(&lesson.recordings_dir(&ctx.root))
         )));
     };
+    let runs = chosen_runs(&script, &args)?;
+    if args.live.live {
+        return super::record_live::run(ctx, &lesson, &runs, &args);
+    }
     let s = &ctx.styles;
     let limit = args.timeout;
     let mut files: BTreeMap<PathBuf, Vec<Entry>> = BTreeMap::new();
@@ -49,7 +53,7 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
     // Recording is the point: a reader who went away (`record | head -1`) stops the report, not
     // the recording. The first failure to print is returned at the end.
     let mut printed = Ok(());
-    for run in &script.runs {
+    for run in runs {
         let runtime = crate::agent::Runtime::parse(&run.runtime).ok_or_else(|| {
             Error::corrupt(
                 &lesson.recordings_dir(&ctx.root).join("script.toml"),
@@ -119,4 +123,22 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
     }
     printed?;
     Ok(EXIT_SUCCESS)
+}
+
+/// The scripted runs `--ticket` and `--runtime` select (every run without them).
+fn chosen_runs<'s>(script: &'s Script, args: &RecordArgs) -> Result<Vec<&'s ScriptRun>, Error> {
+    let runs: Vec<&ScriptRun> = script
+        .runs
+        .iter()
+        .filter(|r| args.ticket.as_ref().is_none_or(|t| *t == r.ticket))
+        .filter(|r| args.runtime.is_none_or(|rt| rt.name() == r.runtime))
+        .collect();
+    if runs.is_empty() {
+        return Err(Error::usage(format!(
+            "the script has no run for {}{}: see the [[run]] entries of script.toml.",
+            args.ticket.as_deref().map_or("any ticket".to_string(), |t| format!("ticket {t}")),
+            args.runtime.map_or(String::new(), |r| format!(" in the {} runtime", r.name()))
+        )));
+    }
+    Ok(runs)
 }

@@ -9,6 +9,7 @@ use crate::cli::{Format, WatchArgs};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_SUCCESS};
 use crate::output;
+use crate::own_replay;
 use crate::render::cards::{self, Look};
 use crate::replay::{self, Event, Replay};
 use crate::replaying::{self, CodeArg, CodeChoice};
@@ -34,7 +35,8 @@ struct Shown {
 pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     // The full-screen player is for a person at a terminal who did not pick one ticket.
     let interactive = ctx.stdout_terminal && ctx.stdin_terminal;
-    if interactive && args.ticket.is_none() && args.format == Format::Text && !args.no_anim {
+    // The player replays offline; with --live the cards are printed instead.
+    if interactive && args.ticket.is_none() && args.format == Format::Text && !args.no_anim && !args.live.live {
         let lesson = ctx.lesson(args.lesson.as_deref())?;
         let code = CodeChoice::resolve(ctx, &lesson, &args.code)?;
         let config = crate::player::Config {
@@ -57,6 +59,7 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let runtime = args.runtime;
     let chosen = replaying::tickets(&lesson, args.ticket.as_deref(), runtime)?;
     let limit = args.timeout;
+    let mut live = own_replay::Live::from_args(&args.live)?;
     let mut codes = vec![CodeChoice::resolve(ctx, &lesson, &args.code)?];
     // Before the lesson is started, the fix is never shown alone: first what goes wrong.
     let compare = args.compare || (first_look(ctx, &lesson, &args.code) && args.format == Format::Text);
@@ -74,11 +77,12 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let mut shown = Vec::new();
     for (i, ticket) in chosen.iter().enumerate() {
         let cassette = replaying::cassette(ctx, &lesson, runtime, ticket)?;
-        let runs: Vec<Replay> = bridges
-            .iter_mut()
-            .zip(&labels)
-            .map(|(bridge, label)| replaying::replay(ctx, &lesson, ticket, runtime, label, bridge, &cassette).0)
-            .collect();
+        let mut own = own_replay::Own::load(ctx, &lesson, runtime, ticket)?;
+        let mut runs: Vec<Replay> = Vec::new();
+        for (bridge, label) in bridges.iter_mut().zip(&labels) {
+            let asker = live.as_mut();
+            runs.push(own_replay::replay(ctx, &lesson, ticket, runtime, label, bridge, &cassette, &mut own, asker)?);
+        }
         let split = match runs.as_slice() {
             [a, b] => replay::split_point(&a.events, &b.events),
             _ => None,

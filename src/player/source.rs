@@ -310,8 +310,20 @@ impl Runner {
         }
         let loaded = self.loaded.get_mut(&key.code)?;
         let label = &self.labels[key.code];
-        let (replay, _) =
-            replaying::replay(&self.ctx, &self.lesson, ticket, key.runtime, label, &mut loaded.bridge, &cassette);
+        // The learner's own recordings (kept by watch --live) answer after the shipped ones.
+        let replay = crate::own_replay::replay_offline(
+            &self.ctx,
+            &self.lesson,
+            ticket,
+            key.runtime,
+            label,
+            &mut loaded.bridge,
+            &cassette,
+        );
+        let replay = match replay {
+            Ok(replay) => replay,
+            Err(e) => return failed(e.to_string()),
+        };
         self.done.insert(key, now);
         Some(Replayed { key, stamp: now, replay: Ok(replay) })
     }

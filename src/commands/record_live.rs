@@ -1,0 +1,106 @@
+//! `workshop record --live`: the scripted combinations run against the model itself. Each turn
+//! is labelled `live` with its model, date and request id. Nothing is written until every run
+//! went through: a failure or an interrupt leaves the recordings as they were.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use crate::cli::RecordArgs;
+use crate::commands::Context;
+use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
+use crate::lesson::Lesson;
+use crate::live::{Client, LiveModel, Settings};
+use crate::model::ScriptRun;
+use crate::outln;
+use crate::recordings::{self, Entry};
+use crate::replay::Event;
+use crate::replaying::{self, CodeArg, CodeChoice};
+
+use super::doctor::count;
+
+const UNTOUCHED: &str = "Nothing was written: the recordings are as they were.";
+
+pub fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &RecordArgs) -> Result<i32, Error> {
+    if let Some(model) = args.model.as_deref().filter(|m| *m != lesson.agent.model) {
+        return Err(Error::usage(format!(
+            "--model {model} is not the model lessons/{}/lesson.toml names ({}); replays send that one, so turns recorded with {model} would never be found. Set agent.model = \"{model}\" there, then record again.",
+            lesson.id, lesson.agent.model
+        )));
+    }
+    let settings = Settings::resolve(args.live.max_requests, args.live.request_timeout).map_err(Error::usage)?;
+    let s = &ctx.styles;
+    let limit = args.timeout;
+    let mut client = Client::new(settings);
+    // One answer per request across runs: the starter and the structured run of a ticket open
+    // with the same request, and it is asked once.
+    let mut memo: HashMap<String, Entry> = HashMap::new();
+    let mut files: BTreeMap<PathBuf, Vec<Entry>> = BTreeMap::new();
+    let mut problems = 0;
+    // Recording is the point: a reader who went away (`record | head -1`) stops the report, not
+    // the recording. The first failure to print is returned at the end.
+    let mut printed = outln!("Asking {} at {} ({} runs).", lesson.agent.model, client.settings().base, runs.len());
+    for run in runs {
+        let runtime = crate::agent::Runtime::parse(&run.runtime).ok_or_else(|| {
+            Error::corrupt(
+                &lesson.recordings_dir(&ctx.root).join("script.toml"),
+                format!("names an unknown runtime '{}': harness or sdk", run.runtime),
+            )
+        })?;
+        let ticket = replaying::tickets(lesson, Some(&run.ticket), runtime)?[0];
+        let code = CodeChoice::resolve(ctx, lesson, &CodeArg::parse(&run.code))?;
+        let file = code.file(ctx, lesson)?;
+        let mut bridge = replaying::open(ctx, lesson, &file, limit);
+        let mut model = LiveModel::new(&mut client, &mut memo);
+        let replay = replaying::run_with(lesson, ticket, runtime, &run.code, &mut bridge, &mut model);
+        let name = format!("{}/{} with {}", runtime.name(), ticket.id, run.code);
+        if let Some(failure) = model.failure.take() {
+            let _ = printed
+                .and_then(|()| outln!("{} {name}: the model could not be asked", s.paint(s.bad, ctx.glyphs.fail)));
+            return Err(Error::Io(format!("{failure} {UNTOUCHED}")));
+        }
+        let answered = std::mem::take(&mut model.answered);
+        let broke = replay.events.iter().find_map(|e| match e {
+            Event::CodeError { message, .. } => Some(message.clone()),
+            _ => None,
+        });
+        if let Some(message) = broke {
+            problems += 1;
+            printed = printed.and_then(|()| outln!("{} {name}: {message}", s.paint(s.bad, ctx.glyphs.fail)));
+            continue;
+        }
+        let target = recordings::file_for(&lesson.recordings_dir(&ctx.root), runtime.name(), &ticket.id);
+        let entries = files.entry(target).or_default();
+        for entry in answered {
+            if !entries.iter().any(|e| e.key == entry.key) {
+                entries.push(entry);
+            }
+        }
+        // A live model may choose differently from the authored script: said, not refused.
+        let differs = (replay.verdict.tool_calls != run.tool_calls)
+            .then(|| format!(" (the authored script says the tool runs {})", count(run.tool_calls, "time")));
+        printed = printed.and_then(|()| {
+            outln!(
+                "{} {name}: {}{}",
+                s.paint(s.good, ctx.glyphs.pass),
+                replay.verdict.text,
+                differs.unwrap_or_default()
+            )
+        });
+    }
+    if problems > 0 {
+        printed?;
+        outln!(
+            "\n{} not finish. {UNTOUCHED} Fix the code or the lesson and run this again.",
+            if problems == 1 { "1 run did".to_string() } else { format!("{problems} runs did") }
+        )?;
+        return Ok(EXIT_FAILED);
+    }
+    for (path, entries) in &files {
+        recordings::write_file(path, entries)
+            .map_err(|e| Error::io(format!("could not write {}", ctx.shown(path)), e))?;
+        printed = printed.and_then(|()| outln!("wrote {} ({}, live)", ctx.shown(path), count(entries.len(), "turn")));
+    }
+    printed?;
+    outln!("{} sent to the API.", count(client.sent as usize, "request"))?;
+    Ok(EXIT_SUCCESS)
+}

@@ -1,0 +1,128 @@
+//! The live model as a `Model`: each request goes to the API (unless it was answered already in
+//! this command), and each reply is checked, labelled `live` and kept as a recorded turn.
+//! `Layered` is what `watch` replays with: the shipped recordings, then the learner's own, then,
+//! with `--live`, the API.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::{own, secrets};
+use super::{Client, Failure};
+use crate::model::{Model, ReplayModel, Turn};
+use crate::recordings::{self, Entry, Provenance};
+
+/// Answers requests from the API, remembering every answer by its key.
+pub struct LiveModel<'c> {
+    client: &'c mut Client,
+    /// Answers given so far in this command, so one request is never paid for twice.
+    memo: &'c mut HashMap<String, Entry>,
+    /// The turns this model answered, in order.
+    pub answered: Vec<Entry>,
+    /// Why the last request got no answer; the command ends with it (exit 2).
+    pub failure: Option<Failure>,
+}
+
+impl<'c> LiveModel<'c> {
+    pub fn new(client: &'c mut Client, memo: &'c mut HashMap<String, Entry>) -> LiveModel<'c> {
+        LiveModel { client, memo, answered: Vec::new(), failure: None }
+    }
+
+    fn ask(&mut self, request: &Value) -> Result<Entry, Failure> {
+        let key = recordings::key(request);
+        if let Some(known) = self.memo.get(&key) {
+            return Ok(known.clone());
+        }
+        let answer = self.client.send(request)?;
+        crate::messages::check_response(&answer.response, request)
+            .map_err(|why| Failure(format!("the model's reply cannot be replayed: {why}. Run this again.")))?;
+        let model = answer.response.get("model").or_else(|| request.get("model")).and_then(Value::as_str);
+        let provenance = Provenance::Live {
+            model: model.unwrap_or("unknown").to_string(),
+            date: today(),
+            request_id: if answer.request_id.is_empty() { "none given".into() } else { answer.request_id },
+        };
+        let entry = Entry { key: key.clone(), provenance, request: request.clone(), response: answer.response };
+        if let Some(what) = secrets::scan(&recordings::canonical(&serde_json::to_value(&entry).unwrap_or_default())) {
+            return Err(Failure(format!("the model's reply holds {what}, so it was not kept. Run this again.")));
+        }
+        self.memo.insert(key, entry.clone());
+        Ok(entry)
+    }
+}
+
+impl Model for LiveModel<'_> {
+    fn respond(&mut self, request: &Value) -> Turn {
+        match self.ask(request) {
+            Ok(entry) => {
+                let turn = Turn::Reply { response: entry.response.clone(), provenance: entry.provenance.clone() };
+                if !self.answered.iter().any(|e| e.key == entry.key) {
+                    self.answered.push(entry);
+                }
+                turn
+            }
+            Err(failure) => {
+                self.failure = Some(failure);
+                Turn::Missing { closest: None, diff: String::new() }
+            }
+        }
+    }
+}
+
+/// Today as `YYYY-MM-DD` (UTC).
+fn today() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string().chars().take(10).collect()
+}
+
+/// What `watch` replays with: the shipped turns first, then the learner's own, then the API.
+pub struct Layered<'a> {
+    pub shipped: ReplayModel<'a>,
+    own: &'a mut Vec<Entry>,
+    own_file: PathBuf,
+    live: Option<LiveModel<'a>>,
+    /// Why the command must end (exit 2): the API failed, or a turn could not be kept.
+    pub failure: Option<String>,
+}
+
+impl<'a> Layered<'a> {
+    pub fn new(
+        shipped: ReplayModel<'a>,
+        own: &'a mut Vec<Entry>,
+        own_file: PathBuf,
+        live: Option<LiveModel<'a>>,
+    ) -> Layered<'a> {
+        Layered { shipped, own, own_file, live, failure: None }
+    }
+}
+
+impl Model for Layered<'_> {
+    fn respond(&mut self, request: &Value) -> Turn {
+        let missing = match self.shipped.respond(request) {
+            Turn::Missing { closest, diff } => Turn::Missing { closest, diff },
+            reply => return reply,
+        };
+        let key = recordings::key(request);
+        if let Some(kept) = self.own.iter().find(|e| e.key == key) {
+            return Turn::Reply { response: kept.response.clone(), provenance: kept.provenance.clone() };
+        }
+        let Some(live) = self.live.as_mut() else { return missing };
+        match live.ask(request) {
+            Ok(entry) => {
+                let turn = Turn::Reply { response: entry.response.clone(), provenance: entry.provenance.clone() };
+                if let Err(e) = own::keep(&self.own_file, self.own, entry) {
+                    self.failure = Some(format!(
+                        "could not keep the model's reply in {}: {e}. Check that work/ is writable.",
+                        self.own_file.display()
+                    ));
+                    return missing;
+                }
+                turn
+            }
+            Err(failure) => {
+                self.failure = Some(failure.0);
+                missing
+            }
+        }
+    }
+}
