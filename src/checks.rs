@@ -200,7 +200,11 @@ fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn 
     for case in &spec.cases {
         let args: Vec<Value> = case.args.iter().map(|a| samples.resolve(a)).collect();
         let (result, output) = call_value(code, function, args.clone());
-        let got = result.map_err(|f| fault_miss(&f, output.clone()))?;
+        let got = result.map_err(|f| {
+            let mut miss = fault_miss(&f, output.clone());
+            miss.guidance = raised_advice(spec, &miss.message);
+            miss
+        })?;
         let expect: Vec<Expect> = case.expect.iter().map(|e| resolved(e, samples)).collect();
         if let Err(d) = first_difference(&expect, &got, &args) {
             let message = if d.path.is_empty() {
@@ -228,8 +232,16 @@ fn resolved(e: &Expect, samples: &Samples) -> Expect {
     e
 }
 
-fn advice(spec: &CheckSpec, got: &Value, args: &[Value], samples: &Samples) -> Option<Advice> {
+/// The lesson's advice for a call that raised, matched on what it raised.
+fn raised_advice(spec: &CheckSpec, problem: &str) -> Option<Advice> {
     spec.guidance.iter().find_map(|g| {
+        let raised = g.raises.as_deref()?;
+        problem.contains(raised).then(|| Advice { mistake: g.mistake.clone(), says: g.says.trim().to_string() })
+    })
+}
+
+fn advice(spec: &CheckSpec, got: &Value, args: &[Value], samples: &Samples) -> Option<Advice> {
+    spec.guidance.iter().filter(|g| !g.when.is_empty()).find_map(|g| {
         let when: Vec<Expect> = g.when.iter().map(|e| resolved(e, samples)).collect();
         first_difference(&when, got, args)
             .is_ok()

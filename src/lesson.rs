@@ -340,7 +340,11 @@ pub struct Guidance {
     /// A short name for the mistake.
     pub mistake: String,
     /// How to recognise it: expectations that all hold on what came back.
+    #[serde(default)]
     pub when: Vec<Expect>,
+    /// Or: the call raised, and its error reads like this (`KeyError: 'error'`).
+    #[serde(default)]
+    pub raises: Option<String>,
     pub says: String,
 }
 
@@ -593,6 +597,11 @@ impl Lesson {
                     }
                 }
                 _ => say(&at, format!("check {} must have either `call` (with cases) or `ticket`", check.id)),
+            }
+            for g in &check.guidance {
+                if g.when.is_empty() == g.raises.is_none() {
+                    say(&at, format!("check {}: guidance '{}' needs either `when` or `raises`", check.id, g.mistake));
+                }
             }
             for e in check
                 .cases

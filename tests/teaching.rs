@@ -416,3 +416,16 @@ fn each_named_mistake_is_recognised_on_its_check() {
     }
     assert!(wrong.is_empty(), "{} of {} mistakes not recognised:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
 }
+
+#[test]
+fn a_call_that_raises_gets_the_advice_for_that_mistake() {
+    // should_retry written for the whole result: KeyError 'error', the lesson's spot-the-bug.
+    let report = grade("teach_retry_reads_whole_result.py");
+    let transient = check(&report, "retry-transient");
+    assert_eq!(transient["status"], "fail");
+    assert_eq!(transient["guidance"]["mistake"], "Looking for the error inside the error", "{transient}");
+    // Square brackets on a missing flag: its own advice on its own check.
+    let report = grade("bug_retry_keyerror.py");
+    let missing = check(&report, "no-retry-without-flag");
+    assert_eq!(missing["guidance"]["mistake"], "Crashing on a missing flag", "{missing}");
+}
