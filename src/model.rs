@@ -101,6 +101,29 @@ pub struct Script {
     pub runs: Vec<ScriptRun>,
 }
 
+impl Script {
+    pub fn load(
+        ctx: &crate::context::Context,
+        lesson: &crate::lesson::Lesson,
+    ) -> Result<Option<Script>, crate::error::Error> {
+        let path = lesson.recordings_dir(&ctx.root).join("script.toml");
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| crate::error::Error::io(ctx.shown(&path), e))?;
+        toml::from_str(&text).map(Some).map_err(|e| {
+            let line = e.span().map_or(1, |span| text.get(..span.start).unwrap_or(&text).matches('\n').count() + 1);
+            crate::error::Error::Corrupt {
+                path: format!("{}:{line}", ctx.shown(&path)),
+                why: format!(
+                    "is not a valid script: {}. Fix it, or restore it with git checkout.",
+                    e.message().trim().trim_end_matches('.').replace('\n', "; ")
+                ),
+            }
+        })
+    }
+}
+
 /// Answers each request with the next authored turn, and keeps what it answered as recordings.
 pub struct ScriptModel {
     turns: VecDeque<ScriptTurn>,

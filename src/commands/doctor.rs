@@ -76,7 +76,7 @@ pub fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
             s.bad,
             format!(
                 "doctor: {}{broken}. Fix {}, or run ./workshop record after changing the lesson.",
-                count(problems, "problem"),
+                crate::render::count(problems, "problem"),
                 if problems == 1 { "it" } else { "them" }
             )
         )
@@ -97,7 +97,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
         outln!("{} {text}", if ok { &pass } else { &fail })
     };
     outln!("{}", s.paint(s.strong, &lesson.id))?;
-    let script = super::record::script(ctx, lesson)?;
+    let script = crate::model::Script::load(ctx, lesson)?;
     let limit = std::time::Duration::from_secs(2);
     let mut bridges = Vec::new();
     for code in &CODES {
@@ -154,9 +154,10 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
                 let calls = replay.verdict.tool_calls;
                 let shown = match (stopped, expected) {
                     (Some(why), _) => report(false, format!("{name}: {why}")),
-                    (None, Some(want)) if want != calls => {
-                        report(false, format!("{name}: the tool ran {}, the script says {want}", count(calls, "time")))
-                    }
+                    (None, Some(want)) if want != calls => report(
+                        false,
+                        format!("{name}: the tool ran {}, the script says {want}", crate::render::count(calls, "time")),
+                    ),
                     _ if !matches!(replay.events.last(), Some(Event::Reply { .. })) => {
                         report(false, format!("{name}: the replay does not end in a reply"))
                     }
@@ -173,7 +174,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
     }
     for (code, want) in [(CodeChoice::Starter, Status::Fail), (CodeChoice::Solution, Status::Pass)] {
         let file = code.file(ctx, lesson)?;
-        let graded = super::check::grade(ctx, lesson, &file, limit)?;
+        let graded = crate::grading::to_the_end(ctx, lesson, &file, limit)?;
         let ok = graded.status == want;
         let word = if want == Status::Pass { "passes" } else { "fails" };
         report(
@@ -187,13 +188,4 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
         )?;
     }
     Ok(Findings { problems, corrupt })
-}
-
-/// `1 problem`, `2 problems`.
-pub(super) fn count(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
 }

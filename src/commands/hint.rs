@@ -5,7 +5,6 @@ use std::fmt::Write as _;
 
 use crate::checks::Status;
 use crate::cli::HintArgs;
-use crate::commands::check::grade;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::CheckSpec;
@@ -35,7 +34,12 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
         }
         None => {
             let file = ctx.learner_file(&lesson, None)?;
-            let report = grade(ctx, &lesson, &file, std::time::Duration::from_secs_f64(GRADE_TIMEOUT_SECS))?;
+            let report = crate::grading::to_the_end(
+                ctx,
+                &lesson,
+                &file,
+                std::time::Duration::from_secs_f64(GRADE_TIMEOUT_SECS),
+            )?;
             if report.status == Status::Error {
                 return Err(Error::usage(format!(
                     "{} does not load, so no check could run: {}\nRun ./workshop check {} to see where, fix that first, then ask again.",

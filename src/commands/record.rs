@@ -7,36 +7,17 @@ use std::path::PathBuf;
 use crate::cli::RecordArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
-use crate::lesson::Lesson;
 use crate::model::{Script, ScriptModel, ScriptRun};
 use crate::outln;
 use crate::recordings::{self, Entry};
 use crate::replay::Event;
 use crate::replaying::{self, CodeChoice};
 
-use super::doctor::count;
-
-pub fn script(ctx: &Context, lesson: &Lesson) -> Result<Option<Script>, Error> {
-    let path = lesson.recordings_dir(&ctx.root).join("script.toml");
-    if !path.is_file() {
-        return Ok(None);
-    }
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(ctx.shown(&path), e))?;
-    toml::from_str(&text).map(Some).map_err(|e| {
-        let line = e.span().map_or(1, |span| text.get(..span.start).unwrap_or(&text).matches('\n').count() + 1);
-        Error::Corrupt {
-            path: format!("{}:{line}", ctx.shown(&path)),
-            why: format!(
-                "is not a valid script: {}. Fix it, or restore it with git checkout.",
-                e.message().trim().trim_end_matches('.').replace('\n', "; ")
-            ),
-        }
-    })
-}
+use crate::render::count;
 
 pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
-    let Some(script) = script(ctx, &lesson)? else {
+    let Some(script) = Script::load(ctx, &lesson)? else {
         return Err(Error::usage(format!(
             "{} has no script.toml, so there is nothing to record.",
             ctx.shown(&lesson.recordings_dir(&ctx.root))

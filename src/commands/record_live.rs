@@ -16,7 +16,7 @@ use crate::recordings::{self, Entry};
 use crate::replay::Event;
 use crate::replaying::{self, CodeArg, CodeChoice};
 
-use super::doctor::count;
+use crate::render::count;
 
 const UNTOUCHED: &str = "Nothing was written: the recordings are as they were.";
 

@@ -7,3 +7,12 @@ pub mod markdown;
 pub mod quiz;
 pub mod solution;
 pub mod styles;
+
+/// `1 problem`, `2 problems`: a count with its noun.
+pub fn count(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
