@@ -89,11 +89,13 @@ impl Context {
             .max();
         if let Some((_, id)) = latest {
             let lesson = Lesson::load(&self.root, id)?;
-            crate::output::note(&format!(
+            let note = format!(
                 "(lesson {}: the one you started last. Name another to switch, such as ./workshop check {}.)",
                 lesson.id,
                 known.iter().find(|k| *k != id).map(String::as_str).unwrap_or("<lesson>")
-            ));
+            );
+            let options = textwrap::Options::new(self.width).word_splitter(textwrap::WordSplitter::NoHyphenation);
+            crate::output::note(&textwrap::wrap(&note, options).join("\n"));
             return Ok(lesson);
         }
         Err(Error::usage(format!("name a lesson, since you have not started one yet:\n{}", self.lesson_list()?)))

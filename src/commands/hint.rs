@@ -114,13 +114,21 @@ impl Card<'_> {
     fn text(&self, styles: &Styles, width: usize) -> String {
         let Card { check, failing, shown, newest, lesson, again } = *self;
         let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "{} {}  {}",
-            styles.paint(styles.label, "Hint for"),
-            styles.paint(styles.strong, &check.id),
-            styles.paint(styles.dim, &check.name)
-        );
+        let head = format!("Hint for {}", check.id);
+        if head.chars().count() + 2 + check.name.chars().count() <= width {
+            let _ = writeln!(
+                out,
+                "{} {}  {}",
+                styles.paint(styles.label, "Hint for"),
+                styles.paint(styles.strong, &check.id),
+                styles.paint(styles.dim, &check.name)
+            );
+        } else {
+            // Narrow: the check's name goes under its id, wrapped.
+            let _ =
+                writeln!(out, "{} {}", styles.paint(styles.label, "Hint for"), styles.paint(styles.strong, &check.id));
+            wrap(&mut out, &check.name, width, ("  ", "  "), styles.dim, styles);
+        }
         if let Some(why) = failing.filter(|w| !w.is_empty()) {
             wrap(
                 &mut out,

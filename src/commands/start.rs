@@ -21,13 +21,19 @@ pub fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
         crate::errln!("warning: progress was not saved ({e}); your files are fine.");
     }
     let s = &ctx.styles;
-    outln!(
-        "{} {} {} ({})",
-        s.paint(s.good, "Started"),
-        s.paint(s.strong, &lesson.title),
-        ctx.glyphs.dot,
-        lesson.course
-    )?;
+    let head = format!("Started {} {} ({})", lesson.title, ctx.glyphs.dot, lesson.course);
+    if head.chars().count() <= ctx.width {
+        outln!(
+            "{} {} {} ({})",
+            s.paint(s.good, "Started"),
+            s.paint(s.strong, &lesson.title),
+            ctx.glyphs.dot,
+            lesson.course
+        )?;
+    } else {
+        outln!("{} {}", s.paint(s.good, "Started"), s.paint(s.strong, &lesson.title))?;
+        outln!("({})", lesson.course)?;
+    }
     outln!()?;
     for backup in &kept {
         outln!("  kept     your previous version as {}", ctx.shown(backup))?;
@@ -39,9 +45,17 @@ pub fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
         ("check", format!("./workshop check {}", lesson.id), "until every check is green"),
     ];
     let wide = steps.iter().map(|(_, command, _)| command.chars().count()).max().unwrap_or(0);
+    let longest = steps.iter().map(|(_, _, why)| why.chars().count()).max().unwrap_or(0);
+    // Side by side when it fits; on a narrow terminal each command gets a line of its own.
+    let beside = 2 + 3 + 7 + wide + 3 + longest <= ctx.width;
     for (i, (word, command, why)) in steps.iter().enumerate() {
-        let pad = " ".repeat(wide - command.chars().count());
-        outln!("  {}. {word:<6} {}{pad}   {}", i + 1, s.paint(s.code, command), s.paint(s.dim, why))?;
+        if beside {
+            let pad = " ".repeat(wide - command.chars().count());
+            outln!("  {}. {word:<6} {}{pad}   {}", i + 1, s.paint(s.code, command), s.paint(s.dim, why))?;
+        } else {
+            outln!("  {}. {word:<6} {}", i + 1, s.paint(s.dim, why))?;
+            outln!("     {}", s.paint(s.code, command))?;
+        }
     }
     if args.edit {
         let file = lesson.work_file(&ctx.root);
