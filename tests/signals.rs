@@ -97,7 +97,10 @@ fn sigkill_of_the_workshop_takes_the_looping_python_with_it() {
     assert_eq!(exit_code_after(child), None);
     let worker = pids[0];
     eventually("the looping Python to die with its parent", || !alive(worker));
-    // What the learner's code started is not ours to guarantee after a SIGKILL; tidy up.
+    // Its lifeline kills the worker's whole group: the child it started there dies too.
+    let child_in_group = pids[1];
+    eventually("the learner's child in the worker's group to die", || !alive(child_in_group));
+    // One in a new session left the group: not ours to guarantee after a SIGKILL; tidy up.
     for pid in &pids[1..] {
         // SAFETY: kill(2) with a pid the fixture reported; at worst a no-op.
         unsafe {

@@ -20,6 +20,12 @@ use std::time::{Duration, Instant};
 /// sees every worker that exists.
 static WORKERS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
+/// Each worker's lifeline: a tiny `sh` outside the worker's group, reading a pipe only we hold.
+/// If the workshop dies, even by SIGKILL, the pipe closes and the lifeline kills the worker's
+/// whole process group, so what the learner's code started dies too. In the normal course the
+/// workshop ends the lifeline itself, before it could ever fire.
+static LIFELINES: Mutex<Vec<(i32, Child)>> = Mutex::new(Vec::new());
+
 /// Set once the workshop is quitting on a signal: no worker starts after that.
 static QUITTING: AtomicBool = AtomicBool::new(false);
 
@@ -116,13 +122,55 @@ fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
                 .name("python-spawner".into())
                 .spawn(move || {
                     for (command, reply) in rx {
-                        let _ = reply.send(spawn_here(command));
+                        let result = spawn_here(command);
+                        let pid = result.as_ref().ok().and_then(|c| i32::try_from(c.id()).ok());
+                        let _ = reply.send(result);
+                        // After the answer, so the caller does not wait for it.
+                        if let Some(pid) = pid {
+                            start_lifeline(pid);
+                        }
                     }
                 })
                 .ok()
                 .map(|_| tx)
         })
         .as_ref()
+}
+
+/// Start the lifeline of a worker that leads process group `pid`, if the worker still runs.
+#[cfg(target_os = "linux")]
+fn start_lifeline(pid: i32) {
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+    let workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
+    if !workers.contains(&pid) {
+        return;
+    }
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg("read _ ; kill -KILL \"-$1\" 2>/dev/null")
+        .arg("lifeline")
+        .arg(pid.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    if let Ok(lifeline) = command.spawn() {
+        // Its stdin's write end stays here (close-on-exec): held until the lifeline is ended.
+        if let Ok(mut lifelines) = LIFELINES.lock() {
+            lifelines.push((pid, lifeline));
+        }
+    }
+}
+
+/// End a worker's lifeline quietly (the worker is being ended by us).
+fn end_lifeline(pid: i32) {
+    let found = LIFELINES.lock().ok().and_then(|mut l| l.iter().position(|(p, _)| *p == pid).map(|i| l.remove(i)));
+    if let Some((_, mut lifeline)) = found {
+        let _ = lifeline.kill();
+        let _ = lifeline.wait();
+    }
 }
 
 /// The workshop is quitting on a signal: kill every worker's group and every stray, and start no
@@ -140,6 +188,9 @@ pub fn end_everything() {
         }
         workers.clone()
     };
+    for &pid in &workers {
+        end_lifeline(pid);
+    }
     // Reaping the workers re-parents to us what they started in new sessions, for the chase.
     #[cfg(target_os = "linux")]
     for pid in workers {
@@ -162,6 +213,7 @@ pub fn kill_all(child: &mut std::process::Child) {
         if let Ok(mut workers) = WORKERS.lock() {
             workers.retain(|w| *w != pid);
         }
+        end_lifeline(pid);
     } else {
         let _ = child.kill();
         let _ = child.wait();
