@@ -527,3 +527,14 @@ mod with_the_client {
         assert!(!ws.path(OWN_OLD_ORDER).exists());
     }
 }
+
+#[test]
+fn a_broken_kept_recording_says_it_is_the_learners_own() {
+    let ws = Workshop::lesson5();
+    ws.write("work/structured-errors/recordings/harness/old-order.jsonl", "not a recorded turn\n");
+    let run = ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", "structured", "--no-anim"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("work/structured-errors/recordings/harness/old-order.jsonl:1"), "{}", run.stderr);
+    assert!(run.stderr.contains("your own kept recording"), "{}", run.stderr);
+    assert!(!run.stderr.contains("git checkout"), "git cannot restore a learner's own file: {}", run.stderr);
+}

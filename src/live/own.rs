@@ -18,7 +18,20 @@ pub fn load(root: &Path, path: &Path) -> Result<Vec<Entry>, Error> {
     if !path.is_file() {
         return Ok(Vec::new());
     }
-    Ok(Cassette::load(root, path)?.turns.into_iter().map(|t| t.entry).collect())
+    match Cassette::load(root, path) {
+        Ok(cassette) => Ok(cassette.turns.into_iter().map(|t| t.entry).collect()),
+        // Not a shipped file: git cannot restore it and `record` does not make it.
+        Err(Error::Corrupt { path: shown, why }) => {
+            let why = why.split(". Restore").next().unwrap_or(&why).trim_end_matches('.').to_string();
+            Err(Error::Corrupt {
+                path: shown,
+                why: format!(
+                    "{why}. This is your own kept recording (from watch --live): delete it, and run watch --live again to ask anew."
+                ),
+            })
+        }
+        Err(other) => Err(other),
+    }
 }
 
 /// Keep one more turn: the whole file is written anew beside it and renamed over it, so an
