@@ -528,3 +528,41 @@ fn exercism_results_without_python_are_still_an_error_object() {
     assert_valid_results(&results);
     assert_eq!(results["status"], "error");
 }
+
+#[test]
+fn one_files_clean_up_never_kills_what_a_classmates_code_is_still_running() {
+    let w = Workshop::lesson5();
+    let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
+    // A daemon by double fork: the shell exits at once, so the sleep is re-parented to the
+    // workshop while this file is still being graded. The file passes only if its daemon is
+    // still there on its later calls.
+    let daemon = r#"
+import os, subprocess, time
+subprocess.run(["sh", "-c", "sleep 323 & echo $! > daemon.pid"], check=True)
+_pid = int(open("daemon.pid").read())
+_calls = [0]
+
+def _alive():
+    try:
+        state = open(f"/proc/{_pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+"#;
+    // The learner's own fail, renamed, behind one that sleeps on its first call and checks the
+    // daemon on every call.
+    let slow = format!(
+        "{}\n\ndef fail(category, message):\n    _calls[0] += 1\n    if _calls[0] == 1:\n        time.sleep(0.8)\n    if not _alive():\n        return {{\"daemon\": \"killed\"}}\n    return _own_fail(category, message)\n",
+        good.replace("def fail(", "def _own_fail(")
+    );
+    assert!(slow.contains("def _own_fail("), "the fixture's fail is wrapped:\n{slow}");
+    w.write("class/a_daemon/errors.py", &format!("{daemon}\n{slow}"));
+    // A quick classmate, graded beside it: its worker ends (and cleans up) while the other sleeps.
+    w.write("class/b_quick/errors.py", &good);
+    let run = run(command(&w, &["grade", "class", "--jobs", "2", "--timeout", "3"]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let reports = lines(&run.stdout);
+    assert_eq!(reports[0]["file"], "class/a_daemon/errors.py");
+    assert_eq!(reports[0]["status"], "pass", "the daemon lived until its own file was done: {}", reports[0]);
+    assert_eq!(reports[1]["status"], "pass");
+}

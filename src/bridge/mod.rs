@@ -508,6 +508,7 @@ impl Worker {
         let (capture, for_child) = capture_pipe()
             .map_err(|e| fail(LoadKind::Died, format!("could not make a pipe for the learner's output: {e}")))?;
         reap::prepare();
+        let own_mark = reap::worker_mark();
         let mut command = Command::new(&cfg.python);
         command
             .arg("-I")
@@ -517,13 +518,13 @@ impl Worker {
             .arg(OUTPUT_CAP.to_string())
             .arg(ANSWER_LIMIT.to_string())
             .args(&cfg.functions)
-            .env(reap::MARK, reap::mark())
+            .env(reap::MARK, &own_mark)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(for_child))
             .process_group(0);
         if let Some(sandbox) = &cfg.sandbox {
-            sandbox.apply(&mut command, &[(reap::MARK, reap::mark())]);
+            sandbox.apply(&mut command, &[(reap::MARK, own_mark.as_str())]);
         }
         let mut child = match reap::spawn(command) {
             Ok(child) => child,

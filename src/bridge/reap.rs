@@ -20,6 +20,10 @@ use std::time::{Duration, Instant};
 /// sees every worker that exists.
 static WORKERS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
+/// Each running worker's own mark (see `worker_mark`), by its pid: a stray that carries the mark
+/// of a worker still running is that worker's business, not another's clean-up.
+static MARKS: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
+
 /// Each worker's lifeline: a tiny `sh` outside the worker's group, reading a pipe only we hold.
 /// If the workshop dies, even by SIGKILL, the pipe closes and the lifeline kills the worker's
 /// whole process group, so what the learner's code started dies too. In the normal course the
@@ -44,6 +48,14 @@ pub fn mark() -> &'static str {
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
         format!("{}-{nanos}", std::process::id())
     })
+}
+
+/// A fresh mark for one worker: this process's mark and a number. Everything the worker starts
+/// inherits it, so when files are graded side by side, one file's clean-up never kills what
+/// another file's code is still running.
+pub fn worker_mark() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    format!("{}-{}", mark(), NEXT.fetch_add(1, Ordering::SeqCst))
 }
 
 /// Called before a worker is spawned.
@@ -101,9 +113,16 @@ fn spawn_here(mut command: Command) -> std::io::Result<Child> {
     if QUITTING.load(Ordering::SeqCst) {
         return Err(std::io::Error::other("the workshop is quitting"));
     }
+    let own = command
+        .get_envs()
+        .find(|(k, _)| *k == std::ffi::OsStr::new(MARK))
+        .and_then(|(_, v)| v.map(|v| v.to_string_lossy().into_owned()));
     let child = command.spawn()?;
     if let Ok(pid) = i32::try_from(child.id()) {
         workers.push(pid);
+        if let (Some(own), Ok(mut marks)) = (own, MARKS.lock()) {
+            marks.push((pid, own));
+        }
     }
     Ok(child)
 }
@@ -213,6 +232,9 @@ pub fn kill_all(child: &mut std::process::Child) {
         if let Ok(mut workers) = WORKERS.lock() {
             workers.retain(|w| *w != pid);
         }
+        if let Ok(mut marks) = MARKS.lock() {
+            marks.retain(|(w, _)| *w != pid);
+        }
         end_lifeline(pid);
     } else {
         let _ = child.kill();
@@ -233,9 +255,11 @@ fn kill_strays() {
         let held = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
         let workers = held.clone();
         let quitting = QUITTING.load(Ordering::SeqCst);
+        let running: Vec<String> = MARKS.lock().map(|m| m.iter().map(|(_, m)| m.clone()).collect()).unwrap_or_default();
         let strays: Vec<i32> = children(std::process::id())
             .into_iter()
-            .filter(|p| (quitting || !workers.contains(p)) && marked(*p))
+            .filter(|p| quitting || !workers.contains(p))
+            .filter(|p| mark_of(*p).is_some_and(|m| quitting || !running.contains(&m)))
             .collect();
         if strays.is_empty() {
             return;
@@ -270,13 +294,16 @@ fn reap(pid: i32) {
     }
 }
 
-/// Whether a process carries this workshop's mark: it descends from one of our workers.
+/// The mark a process carries, when it is one of this workshop's: it descends from one of our
+/// workers (whose own mark it names).
 #[cfg(target_os = "linux")]
-fn marked(pid: i32) -> bool {
-    let wanted = format!("{MARK}={}", mark());
-    std::fs::read(format!("/proc/{pid}/environ"))
-        .map(|env| env.split(|&b| b == 0).any(|var| var == wanted.as_bytes()))
-        .unwrap_or(false)
+fn mark_of(pid: i32) -> Option<String> {
+    let prefix = format!("{MARK}=");
+    let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let value = env.split(|&b| b == 0).find_map(|var| var.strip_prefix(prefix.as_bytes()))?;
+    let value = String::from_utf8_lossy(value).into_owned();
+    let base = mark();
+    (value == base || value.strip_prefix(base).is_some_and(|rest| rest.starts_with('-'))).then_some(value)
 }
 
 /// The children of a process, from `/proc/<pid>/task/<tid>/children` (one list per thread).
