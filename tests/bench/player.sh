@@ -16,5 +16,5 @@ flags=()
 [[ "$profile" == release ]] && flags+=(--release)
 
 cd "$repo"
-cargo test "${flags[@]}" --quiet --test player --test check_watch -- --ignored --nocapture --test-threads 1 bench_ 2>&1 |
+cargo test "${flags[@]}" --quiet --test suite -- --ignored --nocapture --test-threads 1 bench_ 2>&1 |
   grep -E '^(start-up|key -> redraw|save -> verdict)'

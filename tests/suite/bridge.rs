@@ -1,0 +1,108 @@
+//! The Python bridge's start-up: the runner is imported from a cached copy when there is a cache
+//! folder to write (so Python keeps its bytecode), and sent as source when there is not.
+
+use crate::common::*;
+
+fn grade_with_cache(w: &Workshop, cache: &std::path::Path) -> Run {
+    let file = w.learner("good_helpers.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
+    cmd.env("XDG_CACHE_HOME", cache);
+    run(cmd)
+}
+
+#[test]
+fn bridge_keeps_a_copy_of_the_runner_in_the_cache_folder() {
+    let w = Workshop::lesson5();
+    let cache = tempfile::tempdir().unwrap();
+    for _ in 0..2 {
+        let run = grade_with_cache(&w, cache.path());
+        assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    }
+    let names: Vec<String> = std::fs::read_dir(cache.path().join("workshop"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let copies: Vec<&String> =
+        names.iter().filter(|n| n.starts_with("workshop_runner_") && n.ends_with(".py")).collect();
+    assert_eq!(copies.len(), 1, "{names:?}");
+    assert!(!names.iter().any(|n| n.contains(".tmp")), "{names:?}");
+}
+
+#[test]
+fn bridge_sends_the_runner_as_source_without_a_writable_cache() {
+    let w = Workshop::lesson5();
+    let run = grade_with_cache(&w, std::path::Path::new("/proc/no-cache-here"));
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.json()["passed"], 14);
+}
+
+#[test]
+fn bridge_replaces_a_damaged_copy_of_the_runner() {
+    let w = Workshop::lesson5();
+    let cache = tempfile::tempdir().unwrap();
+    assert_eq!(grade_with_cache(&w, cache.path()).code, 0);
+    let dir = cache.path().join("workshop");
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        if entry.file_name().to_string_lossy().ends_with(".py") {
+            std::fs::write(entry.path(), "raise SystemExit('damaged')\n").unwrap();
+        }
+    }
+    let run = grade_with_cache(&w, cache.path());
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+}
+
+#[test]
+fn bridge_grades_an_edit_of_the_same_size_made_right_after_a_check() {
+    // The compiled learner code is cached; an edit must never be graded from the old code, even
+    // one that keeps the file's size and lands within the same second.
+    let w = Workshop::lesson5();
+    let cache = tempfile::tempdir().unwrap();
+    let file = w.learner("good_dict_literal.py");
+    let grade = || {
+        let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
+        cmd.env("XDG_CACHE_HOME", cache.path());
+        run(cmd)
+    };
+    assert_eq!(grade().code, 0);
+    let text = w.read(&file);
+    let edited = text.replace("category == \"transient\"", "category != \"transient\"");
+    assert_eq!(edited.len(), text.len());
+    w.write(&file, &edited);
+    let run = grade();
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(run.json()["passed"], 9);
+    w.write(&file, &text);
+    assert_eq!(grade().code, 0);
+}
+
+/// The compiled runner in the cache's `__pycache__`.
+fn runner_bytecode(cache: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(cache.join("workshop/__pycache__"))
+        .map(|dir| {
+            dir.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("workshop_runner_"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn bridge_rewrites_a_corrupt_compiled_runner_instead_of_paying_for_it_on_every_run() {
+    let w = Workshop::lesson5();
+    let cache = tempfile::tempdir().unwrap();
+    assert_eq!(grade_with_cache(&w, cache.path()).code, 0);
+    let compiled = runner_bytecode(cache.path());
+    assert_eq!(compiled.len(), 1, "{compiled:?}");
+    // A valid header (so Python trusts it) over a body that is not bytecode.
+    let mut bytes = std::fs::read(&compiled[0]).unwrap();
+    bytes.truncate(16);
+    bytes.extend_from_slice(&[0xff; 64]);
+    std::fs::write(&compiled[0], &bytes).unwrap();
+    let run = grade_with_cache(&w, cache.path());
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let compiled = runner_bytecode(cache.path());
+    assert_eq!(compiled.len(), 1, "{compiled:?}");
+    assert_ne!(std::fs::read(&compiled[0]).unwrap(), bytes, "the compiled runner was rewritten");
+}

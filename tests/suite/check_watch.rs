@@ -1,0 +1,412 @@
+//! `workshop check --watch`, driven as a script would drive it: the real binary with standard
+//! input and output as pipes, keys written as lines, and real saves of the file (written in
+//! place, renamed over it, the way vim does it, deleted) in a temporary workshop.
+
+use crate::common::*;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+const WORK: &str = "work/structured-errors/errors.py";
+/// Longer than any grading here takes, even on a busy 2-core machine.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+fn starter() -> String {
+    std::fs::read_to_string(repo().join("starter/structured-errors/errors.py")).unwrap()
+}
+
+fn solution() -> String {
+    std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py")).unwrap()
+}
+
+/// A running `check --watch`, its output read line by line on a thread.
+struct Watch {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    /// Everything printed so far, for failure messages.
+    seen: String,
+}
+
+impl Watch {
+    fn start(ws: &Workshop, extra: &[&str]) -> Watch {
+        let mut args = vec!["check", "--watch"];
+        args.extend_from_slice(extra);
+        let mut child = ws
+            .command(&args)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary starts");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("watch-output".into())
+            .spawn(move || {
+                for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                    if tx.send(line).is_err() {
+                        return;
+                    }
+                }
+            })
+            .unwrap();
+        let stdin = child.stdin.take();
+        Watch { child, stdin, lines, seen: String::new() }
+    }
+
+    /// The next whole redraw: from its `── run` marker to the `Watching` line that ends it.
+    fn next_block(&mut self) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        let mut block = String::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push_str(&line);
+                    self.seen.push('\n');
+                    if line.starts_with("── run ") {
+                        block.clear();
+                    }
+                    block.push_str(&line);
+                    block.push('\n');
+                    if line.starts_with("Watching ") {
+                        return block;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("no redraw within {PATIENCE:?}; output so far:\n{}", self.seen)
+                }
+                Err(RecvTimeoutError::Disconnected) => panic!("the watch ended; output:\n{}", self.seen),
+            }
+        }
+    }
+
+    /// Redraws until one satisfies `want` (`next_block` gives up after a while, naming `what`).
+    fn block_where(&mut self, what: &str, want: impl Fn(&str) -> bool) -> String {
+        loop {
+            let block = self.next_block();
+            if want(&block) {
+                return block;
+            }
+            eprintln!("(waiting for {what}; skipped a redraw)");
+        }
+    }
+
+    /// The redraw of run `n`'s report.
+    fn run(&mut self, n: u32) -> String {
+        let marker = format!("── run {n} ·");
+        self.block_where(&format!("run {n}"), |b| b.starts_with(&marker) && b.contains(" passed"))
+    }
+
+    fn key(&mut self, key: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        writeln!(stdin, "{key}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Press q and wait for the exit status.
+    fn quit(mut self) -> i32 {
+        self.key("q");
+        self.wait()
+    }
+
+    fn wait(&mut self) -> i32 {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code().unwrap_or(-1);
+            }
+            assert!(Instant::now() < deadline, "it did not exit; output:\n{}", self.seen);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Save as editors that write a new file and rename it over the old one do.
+fn save_by_rename(ws: &Workshop, text: &str) {
+    let tmp = ws.path("work/structured-errors/.errors.py.tmp");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, ws.path(WORK)).unwrap();
+}
+
+/// Save as vim does with `backupcopy=no`: a test file, the old file renamed to a backup, a new
+/// file written, the backup removed; all beside a swap file.
+fn save_like_vim(ws: &Workshop, text: &str) {
+    let dir = ws.path("work/structured-errors");
+    std::fs::write(dir.join(".errors.py.swp"), "swap").unwrap();
+    std::fs::write(dir.join("4913"), "").unwrap();
+    std::fs::remove_file(dir.join("4913")).unwrap();
+    std::fs::rename(dir.join("errors.py"), dir.join("errors.py~")).unwrap();
+    std::fs::write(dir.join("errors.py"), text).unwrap();
+    std::fs::remove_file(dir.join("errors.py~")).unwrap();
+    std::fs::remove_file(dir.join(".errors.py.swp")).unwrap();
+}
+
+fn started(ws: &Workshop, text: &str) {
+    ws.write(WORK, text);
+}
+
+#[test]
+fn check_watch_refuses_json_output_with_a_reason() {
+    let ws = Workshop::lesson5();
+    started(&ws, &starter());
+    let run = ws.run(&["check", "--watch", "--format", "json"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("--watch") && run.stderr.contains("--format json"), "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+}
+
+#[test]
+fn check_watch_grades_again_on_a_save_in_place_and_by_rename() {
+    let ws = Workshop::lesson5();
+    started(&ws, &starter());
+    let mut w = Watch::start(&ws, &[]);
+    let first = w.run(1);
+    assert!(first.contains("── run 1 · first run ·"), "{first}");
+    assert!(first.contains("2/14 passed"), "{first}");
+
+    ws.write(WORK, &solution());
+    let second = w.run(2);
+    assert!(second.contains("── run 2 · saved ·"), "{second}");
+    assert!(second.contains("14/14 passed"), "{second}");
+    assert!(second.contains("All green") && second.contains("./workshop watch structured-errors"), "{second}");
+
+    save_by_rename(&ws, &starter());
+    let third = w.run(3);
+    assert!(third.contains("2/14 passed"), "a save by rename counts:\n{third}");
+    assert!(!third.contains("All green"), "{third}");
+    assert_eq!(w.quit(), 0);
+}
+
+#[test]
+fn check_watch_counts_a_vim_style_save_once() {
+    let ws = Workshop::lesson5();
+    started(&ws, &starter());
+    let mut w = Watch::start(&ws, &[]);
+    w.run(1);
+    save_like_vim(&ws, &solution());
+    let second = w.run(2);
+    assert!(second.contains("14/14 passed"), "{second}");
+    // Nothing else happened: the swap, test and backup files are not saves of errors.py.
+    w.key("x");
+    let next = w.next_block();
+    assert!(next.starts_with("── run 2 ·"), "one save, one run:\n{next}");
+    assert!(next.contains("Keys: r re-run · h hint · q quit."), "{next}");
+    assert_eq!(w.quit(), 0);
+}
+
+#[test]
+fn check_watch_reading_the_file_is_not_a_save() {
+    // Python reads the file to grade it; if reads counted, the watch would grade forever.
+    let ws = Workshop::lesson5();
+    started(&ws, &starter());
+    let mut w = Watch::start(&ws, &[]);
+    w.run(1);
+    let _ = std::fs::read_to_string(ws.path(WORK)).unwrap();
+    w.key("r");
+    let again = w.run(2);
+    assert!(again.contains("── run 2 · r pressed ·"), "r re-runs, and nothing ran in between:\n{again}");
+    assert_eq!(w.quit(), 0);
+}
+
+#[test]
+fn check_watch_h_shows_the_hints_of_the_first_failing_check_in_turn() {
+    let ws = Workshop::lesson5();
+    started(&ws, &starter());
+    let mut w = Watch::start(&ws, &[]);
+    w.run(1);
+    w.key("h");
+    let first = w.block_where("a hint", |b| b.contains("Hint 1/"));
+    assert!(first.contains("for fail-flags-failure"), "{first}");
+    w.key("h");
+    let second = w.block_where("the next hint", |b| b.contains("Hint 2/"));
+    assert!(!second.contains("Hint 1/"), "one hint at a time:\n{second}");
+    assert_eq!(w.quit(), 0);
+}
+
+#[test]
+fn check_watch_h_when_green_says_no_hint_is_needed() {
+    let ws = Workshop::lesson5();
+    started(&ws, &solution());
+    let mut w = Watch::start(&ws, &[]);
+    w.run(1);
+    w.key("h");
+    let block = w.block_where("the answer to h", |b| b.contains("no hint needed"));
+    assert!(block.contains("All green"), "{block}");
+    assert_eq!(w.quit(), 0);
+}
+
+#[test]
+fn check_watch_reports_a_deleted_file_and_keeps_watching() {
+    let ws = Workshop::lesson5();
+    started(&ws, &solution());
+    let mut w = Watch::start(&ws, &[]);
+    w.run(1);
+    std::fs::remove_file(ws.path(WORK)).unwrap();
+    let gone = w.block_where("the deletion", |b| b.contains("is gone"));
+    assert!(gone.contains("work/structured-errors/errors.py is gone"), "{gone}");
+    assert!(!gone.contains("All green."), "the green line is not claimed for a file that is gone:\n{gone}");
+    ws.write(WORK, &starter());
+    let back = w.run(2);
+    assert!(back.contains("2/14 passed"), "{back}");
+    assert_eq!(w.quit(), 0);
+}
+
+#[test]
+fn check_watch_poll_sees_saves_too() {
+    let ws = Workshop::lesson5();
+    started(&ws, &starter());
+    let mut w = Watch::start(&ws, &["--poll"]);
+    let first = w.run(1);
+    assert!(first.contains("polling for saves"), "{first}");
+    save_by_rename(&ws, &solution());
+    let second = w.run(2);
+    assert!(second.contains("14/14 passed"), "{second}");
+    assert_eq!(w.quit(), 0);
+}
+
+#[test]
+fn check_watch_a_file_that_does_not_load_is_reported_and_watched() {
+    let ws = Workshop::lesson5();
+    started(&ws, "def fail(:\n");
+    let mut w = Watch::start(&ws, &[]);
+    let first = w.block_where("the load error", |b| b.contains("could not load"));
+    assert!(first.contains("line 1"), "{first}");
+    ws.write(WORK, &solution());
+    let fixed = w.run(2);
+    assert!(fixed.contains("14/14 passed"), "{fixed}");
+    assert_eq!(w.quit(), 0);
+}
+
+#[test]
+fn check_watch_q_works_while_the_learners_code_loops() {
+    let ws = Workshop::lesson5();
+    // Every call spins: without stopping between calls, a grading would take minutes.
+    let looping = "from kit.api import Json\n\ndef fail(category: str, message: str) -> Json:\n    while True:\n        pass\n\ndef should_retry(error: Json) -> bool:\n    while True:\n        pass\n";
+    started(&ws, looping);
+    let mut w = Watch::start(&ws, &["--timeout", "2"]);
+    // Let the grading start and get stuck in the first call.
+    std::thread::sleep(Duration::from_millis(1500));
+    w.key("q");
+    let code = w.wait();
+    assert_eq!(code, 0, "output:\n{}", w.seen);
+    // The learner's Python went with it: nothing still runs the file.
+    let file = ws.path(WORK);
+    std::thread::sleep(Duration::from_millis(200));
+    let ps = std::process::Command::new("ps").args(["-eo", "args"]).output().unwrap();
+    let ps = String::from_utf8_lossy(&ps.stdout);
+    assert!(!ps.contains(&*file.to_string_lossy()), "a Python process still runs {}:\n{ps}", file.display());
+}
+
+#[test]
+fn check_watch_without_a_work_file_says_to_start() {
+    let ws = Workshop::lesson5();
+    let run = ws.run(&["check", "--watch"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("./workshop start structured-errors"), "{}", run.stderr);
+}
+
+// ---- benchmark (not a timed test: run it to see the figures) ----------------------------------
+
+/// From a save to the new verdict on screen, less the check itself (which the redraw reports):
+/// `cargo test --release --test suite check_watch::bench_ -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn bench_save_to_verdict() {
+    for (label, extra) in [("events", &[][..]), ("--poll", &["--poll"][..])] {
+        let ws = Workshop::lesson5();
+        started(&ws, &starter());
+        let mut w = Watch::start(&ws, extra);
+        w.run(1);
+        let mut beyond = Vec::new();
+        let mut total = Vec::new();
+        for n in 2..=16u32 {
+            let text = if n % 2 == 0 { solution() } else { starter() };
+            // A clean start: no redraw is in flight when the clock starts.
+            std::thread::sleep(Duration::from_millis(300));
+            let began = Instant::now();
+            if n % 4 < 2 {
+                ws.write(WORK, &text);
+            } else {
+                save_by_rename(&ws, &text);
+            }
+            let block = w.run(n);
+            let elapsed = began.elapsed();
+            let check_ms: f64 = block
+                .lines()
+                .next()
+                .and_then(|l| l.split("checked in ").nth(1))
+                .and_then(|t| t.split(' ').next())
+                .and_then(|t| t.parse().ok())
+                .expect("the marker says how long the check took");
+            total.push(elapsed.as_secs_f64() * 1e3);
+            beyond.push(elapsed.as_secs_f64() * 1e3 - check_ms);
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            v[v.len() / 2]
+        };
+        let (m_total, m_beyond) = (median(&mut total), median(&mut beyond));
+        println!(
+            "save -> verdict ({label}): median {m_total:.1} ms in all, {m_beyond:.1} ms beyond the check itself; max beyond {:.1} ms over {} saves (target: <= 100 ms beyond, median)",
+            beyond.last().unwrap(),
+            beyond.len()
+        );
+        assert_eq!(w.quit(), 0);
+    }
+}
+
+/// The processes a process has started (from every one of its threads).
+#[cfg(target_os = "linux")]
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
+        let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        found.extend(list.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+    }
+    found
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn check_watch_loads_a_save_in_a_python_process_started_before_the_save() {
+    let ws = Workshop::lesson5();
+    let log = ws.path("loaded-by.log");
+    // The solution, noting at import which process loaded it.
+    let noted = |extra: &str| {
+        format!(
+            "import os as _os\nwith open({:?}, 'a') as _log:\n    _log.write(str(_os.getpid()) + '\\n')\n{}{extra}",
+            log.to_str().unwrap(),
+            solution()
+        )
+    };
+    ws.write(WORK, &noted(""));
+    let mut w = Watch::start(&ws, &[]);
+    assert!(w.run(1).contains("14/14 passed"));
+    // Once the first grading is over, a Python process waits for the next save.
+    let until = Instant::now() + PATIENCE;
+    let waiting = loop {
+        let now = children_of(w.child.id());
+        if !now.is_empty() {
+            break now;
+        }
+        assert!(Instant::now() < until, "no Python process was kept ready");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    ws.write(WORK, &noted("\n# an edit\n"));
+    assert!(w.run(2).contains("14/14 passed"), "{}", w.seen);
+    let loaded_by: u32 = ws.read("loaded-by.log").lines().last().unwrap().parse().unwrap();
+    assert!(waiting.contains(&loaded_by), "run 2 was loaded by {loaded_by}, not by one of {waiting:?}");
+    assert_eq!(w.quit(), 0);
+}

@@ -1,0 +1,87 @@
+//! `workshop completions` and the help of every command.
+
+use crate::common::*;
+
+#[test]
+fn completions_are_printed_for_bash_zsh_and_fish() {
+    let w = Workshop::new();
+    for (shell, marker) in [("bash", "_workshop()"), ("zsh", "#compdef workshop"), ("fish", "complete -c workshop")] {
+        let run = w.run(&["completions", shell]);
+        assert_eq!(run.code, 0, "{shell}: {}", run.stderr);
+        assert!(run.stdout.contains(marker), "{shell}: {}", run.stdout);
+        assert!(run.stdout.contains("solution"), "{shell} completes the subcommands");
+    }
+}
+
+#[test]
+fn completions_for_an_unknown_shell_list_the_valid_ones() {
+    let w = Workshop::new();
+    let run = w.run(&["completions", "tcsh"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("'tcsh'") && run.stderr.contains("bash, zsh, fish"), "{}", run.stderr);
+}
+
+/// The subcommands listed in the top-level help, so a new command is covered without a change here.
+fn subcommands(w: &Workshop) -> Vec<String> {
+    let run = w.run(&["--help"]);
+    assert_eq!(run.code, 0);
+    run.stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        // A wrapped description is indented further than a command name.
+        .filter(|l| !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn every_subcommand_help_has_an_example() {
+    let w = Workshop::new();
+    let names = subcommands(&w);
+    for expected in ["lesson", "quiz", "hint", "solution", "completions"] {
+        assert!(names.iter().any(|n| n == expected), "{expected} is listed: {names:?}");
+    }
+    for name in &names {
+        let run = w.run(&[name, "--help"]);
+        assert_eq!(run.code, 0, "{name} --help: {}", run.stderr);
+        assert!(run.stdout.contains("Example"), "{name} --help has no example:\n{}", run.stdout);
+        assert!(run.stdout.contains(&format!("./workshop {name}")), "{name}'s example runs it:\n{}", run.stdout);
+    }
+}
+
+#[test]
+fn quiz_and_solution_help_say_what_happens_off_a_terminal() {
+    let w = Workshop::new();
+    let quiz = w.run(&["quiz", "--help"]).stdout;
+    assert!(quiz.contains("Off a terminal") && quiz.contains("--answers"), "{quiz}");
+    let solution = w.run(&["solution", "--help"]).stdout;
+    assert!(solution.contains("off a terminal") && solution.contains("without asking"), "{solution}");
+}
+
+#[test]
+fn completions_offer_lesson_ids_ticket_ids_and_codes_as_values() {
+    let w = Workshop::new();
+    let fish = w.run(&["completions", "fish"]);
+    assert_eq!(fish.code, 0, "{}", fish.stderr);
+    for value in ["old-order\\t''", "flaky-payment\\t''", "structured\\t''", "yours\\t''", "fail-retry-hint\\t''"] {
+        assert!(fish.stdout.contains(value), "{value} in:\n{}", fish.stdout);
+    }
+    let bash = w.run(&["completions", "bash"]);
+    assert!(bash.stdout.contains("structured-errors"), "lesson ids in bash:\n{}", bash.stdout);
+    // Parsing is unchanged: a path is still a valid --code.
+    let run = w.run(&[
+        "watch",
+        "structured-errors",
+        "--ticket",
+        "old-order",
+        "--code",
+        "lessons/structured-errors/solution/errors.py",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

@@ -1,0 +1,567 @@
+//! `workshop grade`: a class of 33 files (correct, buggy and hostile) graded in parallel gets, for
+//! every file, the verdict `check` gives it; shards split the class exactly; the summary names
+//! the checks the class fails most; a file cannot see the operator's secrets, tamper with a
+//! classmate's grade, or escape its limits; bad usage exits 2.
+
+use crate::common::*;
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+const TOKEN: &str = "ghp_gradetestsecret0123456789";
+const API_KEY: &str = "sk-ant-gradetestsecret-abcdef";
+
+/// Learner files kept for `check`'s tests, reused here as students' submissions.
+const FROM_FIXTURES: [&str; 28] = [
+    "good_class_chatty.py",
+    "good_dataclass.py",
+    "good_dict_literal.py",
+    "good_helpers.py",
+    "good_match.py",
+    "bug_always_retryable.py",
+    "empty_is_error_false.py",
+    "bug_empty_is_failure.py",
+    "bug_is_error_one.py",
+    "bug_is_error_string.py",
+    "bug_message_replaced.py",
+    "bug_no_is_error.py",
+    "bug_retry_always.py",
+    "bug_retry_keyerror.py",
+    "bug_retry_reads_result.py",
+    "bug_retry_returns_none.py",
+    "bug_retryable_missing.py",
+    "bug_wrong_category.py",
+    "bad_child_process.py",
+    "bad_exception_at_import.py",
+    "bad_loop_in_call.py",
+    "bad_missing_function.py",
+    "bad_new_session_child.py",
+    "bad_os_exit_in_call.py",
+    "bad_prints_megabytes.py",
+    "bad_returns_set.py",
+    "bad_syntax.py",
+    "bad_writes_fd1.py",
+];
+
+/// Hostile variants, generated: a file that forgets `isError` (so the check that fails shows what
+/// it printed) or the reference solution, with `fail` wrapped in a snippet run on every call, or
+/// a snippet run at import.
+fn hostile() -> Vec<(&'static str, String)> {
+    let buggy = std::fs::read_to_string(fixture("bug_no_is_error.py")).unwrap();
+    let solution = std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py")).unwrap();
+    let wrap = |base: &str, snippet: &str| {
+        let body: String = snippet.lines().map(|l| format!("    {l}\n")).collect();
+        format!("{base}\n\nimport os, sys\n_graded_fail = fail\n\n\ndef fail(category, message):\n{body}    return _graded_fail(category, message)\n")
+    };
+    let at_import = |base: &str, snippet: &str| format!("import os, sys, time\n{snippet}\n\n{base}");
+    vec![
+        ("hostile_prints_environment.py", wrap(&buggy, "print(sorted(os.environ.items()))")),
+        (
+            "hostile_reads_a_sibling.py",
+            wrap(
+                &buggy,
+                "here = os.path.realpath(f'/proc/{os.getppid()}/cwd')\nclass_dir = os.path.join(here, 'class')\nfor name in sorted(os.listdir(class_dir)):\n    path = os.path.join(class_dir, name, 'errors.py')\n    if os.path.isfile(path):\n        print(name, open(path).readline().strip())\n        break",
+            ),
+        ),
+        (
+            "hostile_fork_storm.py",
+            at_import(
+                &solution,
+                "for _ in range(40):\n    try:\n        if os.fork() == 0:\n            time.sleep(30)\n            os._exit(0)\n    except OSError:\n        break",
+            ),
+        ),
+        (
+            "hostile_floods.py",
+            wrap(&buggy, "for _ in range(20000):\n    print('flood ' * 50)\nos.write(2, b'raw ' * 16384)"),
+        ),
+        ("hostile_segfaults.py", wrap(&solution, "if category == 'business':\n    import ctypes\n    ctypes.string_at(0)")),
+    ]
+}
+
+/// The interpreter itself, so no launcher (a pyenv shim) runs on every `check` of the test.
+fn python() -> &'static str {
+    static PYTHON: OnceLock<String> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let out = std::process::Command::new("python3")
+            .args(["-I", "-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 runs");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    })
+}
+
+/// A workshop with the class under `class/<student>/errors.py`; returns the students in order.
+fn class(w: &Workshop) -> Vec<String> {
+    let mut names = Vec::new();
+    for name in FROM_FIXTURES {
+        let text = std::fs::read_to_string(fixture(name)).unwrap();
+        let student = name.trim_end_matches(".py");
+        w.write(&format!("class/{student}/errors.py"), &text);
+        names.push(student.to_string());
+    }
+    for (name, text) in hostile() {
+        let student = name.trim_end_matches(".py");
+        w.write(&format!("class/{student}/errors.py"), &text);
+        names.push(student.to_string());
+    }
+    // Stray files a grader must not pick up: bytecode, a hidden folder, notes.
+    w.write("class/good_match/__pycache__/errors.py", "raise SystemExit('not a submission')");
+    w.write("class/.git/errors.py", "raise SystemExit('not a submission')");
+    w.write("class/README.md", "# the class");
+    names.sort();
+    names
+}
+
+fn command(w: &Workshop, args: &[&str]) -> std::process::Command {
+    let mut cmd = w.command(args);
+    cmd.env("WORKSHOP_PYTHON", python());
+    cmd
+}
+
+fn lines(stdout: &str) -> Vec<Value> {
+    stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}"))).collect()
+}
+
+/// A report's verdict: its status, counts and summary, and each check's id, status and deciding
+/// call. Not what the file printed (the sandbox changes HOME and the folder it runs in) nor the
+/// reprs in messages (a set's order changes with Python's hash seed from one process to the next).
+fn verdict(report: &Value) -> Value {
+    let checks: Vec<Value> = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .map(|c| serde_json::json!([c["id"], c["status"], c["call"]]))
+        .collect();
+    serde_json::json!({
+        "file": report["file"], "status": report["status"], "message": report["message"],
+        "passed": report["passed"], "total": report["total"], "checks": checks,
+    })
+}
+
+#[test]
+fn a_class_is_graded_with_checks_verdicts_no_secrets_and_a_summary_of_what_fails_most() {
+    let w = Workshop::lesson5();
+    let students = class(&w);
+    assert_eq!(students.len(), 33);
+    let mut cmd = command(&w, &["grade", "structured-errors", "class", "--jobs", "2"]);
+    cmd.env("GITHUB_TOKEN", TOKEN).env("ANTHROPIC_API_KEY", API_KEY);
+    let run = run(cmd);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+
+    // One line per file, in sorted order, named as given.
+    let graded = lines(&run.stdout);
+    let files: Vec<&str> = graded.iter().map(|r| r["file"].as_str().unwrap()).collect();
+    let expected: Vec<String> = students.iter().map(|s| format!("class/{s}/errors.py")).collect();
+    assert_eq!(files, expected);
+
+    // Every verdict is check's, file by file.
+    for report in &graded {
+        let file = report["file"].as_str().unwrap();
+        let check = run_check(&w, file);
+        assert_eq!(verdict(report), verdict(&check), "{file}: grade and check disagree");
+    }
+    let statuses: Vec<&str> = graded.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    for status in ["pass", "fail", "error"] {
+        assert!(statuses.contains(&status), "the class has a {status}: {statuses:?}");
+    }
+
+    // No secret reaches a file's code, and the environment it saw is the sandbox's.
+    for secret in [TOKEN, API_KEY, "GITHUB_TOKEN", "ANTHROPIC_API_KEY"] {
+        assert!(!run.stdout.contains(secret), "{secret} leaked into stdout");
+        assert!(!run.stderr.contains(secret), "{secret} leaked into stderr");
+    }
+    let env_report = graded.iter().find(|r| r["file"] == "class/hostile_prints_environment/errors.py").unwrap();
+    let printed = env_report["checks"][0]["output"].as_str().unwrap();
+    assert!(printed.contains("('HOME', '") && printed.contains("workshop-grade-"), "{printed}");
+    assert!(printed.contains("('PATH', '"), "{printed}");
+    assert!(!printed.contains("WORKSHOP_PYTHON") && !printed.contains("('TERM'"), "{printed}");
+
+    // The summary: counts, then the checks by how many files fail them, most first.
+    let count = |s: &str| statuses.iter().filter(|x| **x == s).count();
+    assert!(run.stderr.starts_with("graded 33 files in "), "{}", run.stderr);
+    let tally = format!(": {} pass, {} fail, {} error\n", count("pass"), count("fail"), count("error"));
+    assert!(run.stderr.lines().next().unwrap().ends_with(tally.trim_end()), "{}", run.stderr);
+    let mut fails: BTreeMap<String, usize> = BTreeMap::new();
+    for report in &graded {
+        for check in report["checks"].as_array().unwrap() {
+            *fails.entry(check["id"].as_str().unwrap().to_string()).or_default() +=
+                usize::from(check["status"] == "fail");
+        }
+    }
+    let listed: Vec<(usize, String)> = run
+        .stderr
+        .lines()
+        .skip_while(|l| !l.starts_with("files failing each check"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| {
+            let mut words = l.split_whitespace();
+            (words.next().unwrap().parse().unwrap(), words.next().unwrap().to_string())
+        })
+        .collect();
+    let most = fails.values().max().copied().unwrap();
+    assert_eq!(listed[0].0, most, "{}", run.stderr);
+    assert!(listed.windows(2).all(|p| p[0].0 >= p[1].0), "most failed first: {listed:?}");
+    for (n, id) in &listed {
+        assert_eq!(fails[id], *n, "{id}");
+    }
+    assert_eq!(listed.len(), fails.values().filter(|n| **n > 0).count());
+    assert!(run.stderr.contains("files that did not load"), "{}", run.stderr);
+    assert!(run.stderr.contains("class/bad_syntax/errors.py"), "{}", run.stderr);
+}
+
+fn run_check(w: &Workshop, file: &str) -> Value {
+    let run = run(command(w, &["check", "--file", file, "--format", "json"]));
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    run.json()
+}
+
+#[test]
+fn shards_split_the_class_exactly_and_concatenate_to_the_whole() {
+    let w = Workshop::lesson5();
+    let students = class(&w);
+    let whole: Vec<String> = students.iter().map(|s| format!("class/{s}/errors.py")).collect();
+    let mut joined = Vec::new();
+    for k in 1..=4 {
+        let shard = format!("{k}/4");
+        let run = run(command(&w, &["grade", "class", "--partition", &shard, "--format", "csv"]));
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(run.stderr.starts_with("graded "), "{}", run.stderr);
+        assert!(run.stderr.contains(&format!("(shard {k}/4 of 33)")), "{}", run.stderr);
+        let mut rows = run.stdout.lines();
+        assert!(rows.next().unwrap().starts_with("file,status,passed,total,fail-flags-failure,"));
+        let files: Vec<String> = rows.map(|r| r.split(',').next().unwrap().to_string()).collect();
+        assert!((8..=9).contains(&files.len()), "shard {k}: {files:?}");
+        joined.extend(files);
+    }
+    assert_eq!(joined, whole, "the shards in order are the class in order, each file once");
+}
+
+#[test]
+fn csv_has_a_column_per_check_and_matches_the_json_lines() {
+    let w = Workshop::lesson5();
+    for name in ["good_match.py", "bug_wrong_category.py", "bad_syntax.py"] {
+        let text = std::fs::read_to_string(fixture(name)).unwrap();
+        // Names with a comma and a quote must come out quoted.
+        w.write(&format!("class/{}, \"x\".py", name.trim_end_matches(".py")), &text);
+    }
+    let json = run(command(&w, &["grade", "class"]));
+    let csv = run(command(&w, &["grade", "class", "--format", "csv"]));
+    assert_eq!((json.code, csv.code), (0, 0), "{}{}", json.stderr, csv.stderr);
+    let rows: Vec<&str> = csv.stdout.split("\r\n").filter(|r| !r.is_empty()).collect();
+    let header: Vec<&str> = rows[0].split(',').collect();
+    let reports = lines(&json.stdout);
+    let ids: Vec<&str> = reports[0]["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(header[..4], ["file", "status", "passed", "total"]);
+    assert_eq!(header[4..], ids[..]);
+    assert_eq!(rows.len(), 1 + reports.len());
+    for (row, report) in rows[1..].iter().zip(&reports) {
+        let file = report["file"].as_str().unwrap();
+        let quoted = format!("\"{}\"", file.replace('"', "\"\""));
+        assert!(row.starts_with(&quoted), "{row}");
+        let cells: Vec<&str> = row[quoted.len() + 1..].split(',').collect();
+        assert_eq!(cells[0], report["status"]);
+        assert_eq!(cells[1], report["passed"].to_string());
+        assert_eq!(cells[2], report["total"].to_string());
+        let statuses: Vec<&str> =
+            report["checks"].as_array().unwrap().iter().map(|c| c["status"].as_str().unwrap()).collect();
+        assert_eq!(cells[3..], statuses[..], "{file}");
+    }
+}
+
+#[test]
+fn a_folder_without_work_files_grades_every_py_file_and_files_can_be_named_directly() {
+    let w = Workshop::lesson5();
+    let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
+    let bug = std::fs::read_to_string(fixture("bug_no_is_error.py")).unwrap();
+    w.write("drop/zoe.py", &good).write("drop/deeper/amy.py", &bug).write("drop/notes.txt", "not python");
+    let run1 = run(command(&w, &["grade", "drop"]));
+    assert_eq!(run1.code, 0, "{}", run1.stderr);
+    let files: Vec<String> = lines(&run1.stdout).iter().map(|r| r["file"].as_str().unwrap().to_string()).collect();
+    assert_eq!(files, ["drop/deeper/amy.py", "drop/zoe.py"]);
+    let run2 = run(command(&w, &["grade", "drop/zoe.py"]));
+    assert_eq!(lines(&run2.stdout)[0]["file"], "drop/zoe.py");
+    assert_eq!(lines(&run2.stdout)[0]["status"], "pass");
+}
+
+#[test]
+fn a_file_cannot_change_a_classmates_grade_by_rewriting_their_file() {
+    let w = Workshop::lesson5();
+    let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
+    let victim = w.path("class/b_victim/errors.py");
+    let attack = format!("open({:?}, 'w').write('this is not python (')\n\n{good}", victim.to_str().unwrap());
+    w.write("class/a_attacker/errors.py", &attack).write("class/b_victim/errors.py", &good);
+    let run = run(command(&w, &["grade", "class", "--jobs", "1"]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let reports = lines(&run.stdout);
+    assert_eq!(reports[1]["file"], "class/b_victim/errors.py");
+    assert_eq!(reports[1]["status"], "pass", "graded from the copy read before any file ran");
+    assert!(std::fs::read_to_string(&victim).unwrap().contains("not python"), "the attack did run");
+}
+
+#[test]
+fn each_file_runs_in_a_fresh_folder_under_resource_limits() {
+    let w = Workshop::lesson5();
+    let buggy = std::fs::read_to_string(fixture("bug_no_is_error.py")).unwrap();
+    let probe = r#"
+import os, resource
+_probed = []
+_graded_fail = fail
+
+
+def fail(category, message):
+    if not _probed:
+        _probed.append(1)
+        for name in ["RLIMIT_AS", "RLIMIT_NPROC", "RLIMIT_FSIZE", "RLIMIT_CPU"]:
+            print(name, resource.getrlimit(getattr(resource, name)))
+        print("cwd", os.getcwd() == os.environ["HOME"], sorted(os.listdir(".")))
+        try:
+            bytearray(2 << 30)
+            print("memory: allowed")
+        except MemoryError:
+            print("memory: refused")
+        try:
+            with open("big.bin", "wb") as out:
+                out.write(b"x" * (17 << 20))
+            print("file: allowed")
+        except OSError as e:
+            print("file: refused", e.strerror)
+    return _graded_fail(category, message)
+"#;
+    w.write("class/probe/errors.py", &format!("{buggy}\n{probe}"));
+    let run = run(command(&w, &["grade", "class"]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report = &lines(&run.stdout)[0];
+    let printed = report["checks"][0]["output"].as_str().unwrap();
+    assert!(printed.contains("RLIMIT_AS (1073741824, 1073741824)"), "{printed}");
+    assert!(printed.contains("RLIMIT_FSIZE (16777216, 16777216)"), "{printed}");
+    assert!(printed.contains("RLIMIT_CPU (30, 30)"), "{printed}");
+    assert!(!printed.contains("RLIMIT_NPROC (-1"), "a process limit is set: {printed}");
+    assert!(printed.contains("cwd True ['errors.py']"), "{printed}");
+    assert!(printed.contains("memory: refused"), "{printed}");
+    assert!(printed.contains("file: refused File too large"), "{printed}");
+    assert!(!w.path("class/probe/big.bin").exists());
+
+    // An operator's tighter limit stands: 4 MiB files (bash counts in KiB).
+    let mut cmd = std::process::Command::new("bash");
+    cmd.args(["-c", "ulimit -S -f 4096 && exec \"$0\" \"$@\"", BIN, "grade", "class"])
+        .current_dir(w.root())
+        .env("WORKSHOP_PYTHON", python())
+        .stdin(std::process::Stdio::null());
+    let run = crate::common::run(cmd);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let printed = lines(&run.stdout)[0]["checks"][0]["output"].as_str().unwrap().to_string();
+    assert!(printed.contains("RLIMIT_FSIZE (4194304, 4194304)"), "{printed}");
+}
+
+#[test]
+fn grade_exits_2_when_it_cannot_run() {
+    let w = Workshop::lesson5();
+    let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
+    w.write("class/amy/errors.py", &good);
+    std::fs::create_dir_all(w.path("empty")).unwrap();
+    let cases: [(&[&str], &str); 8] = [
+        (&["grade", "no-such-lesson", "class"], "'no-such-lesson' is neither a lesson nor a file or folder here"),
+        (&["grade", "structured-errors"], "give the files or folders to grade after the lesson"),
+        (&["grade", "empty"], "there is no file to grade in empty"),
+        (&["grade", "class", "missing"], "there is no file or folder at missing"),
+        (&["grade", "class", "--partition", "3/2"], "--partition 3/2 is out of range"),
+        (&["grade", "class", "--partition", "two"], "--partition two is not K/N"),
+        (&["grade", "class", "--jobs", "0"], "--jobs 0 grades nothing"),
+        (&["grade", "class", "--timeout", "0"], "0 s is out of range"),
+    ];
+    for (args, message) in cases {
+        let run = run(command(&w, args));
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(message), "{args:?}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
+    }
+    // With two lessons, grade needs to be told which.
+    let two = Workshop::new();
+    two.write("class/amy/errors.py", &good);
+    let run2 = run(command(&two, &["grade", "class"]));
+    assert_eq!(run2.code, 2, "{}", run2.stderr);
+    assert!(run2.stderr.contains("name a lesson"), "{}", run2.stderr);
+    let run2 = run(command(&two, &["grade", "structured-errors", "class"]));
+    assert_eq!(run2.code, 0, "{}", run2.stderr);
+
+    let mut cmd = w.command(&["grade", "class"]);
+    cmd.env("WORKSHOP_PYTHON", "/nonexistent/python3");
+    let run = run(cmd);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("could not run Python 3 as /nonexistent/python3"), "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+}
+
+#[test]
+fn a_reader_that_stops_early_ends_the_grading_quietly() {
+    let w = Workshop::lesson5();
+    let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
+    for name in ["amy", "bob", "cy", "dee"] {
+        w.write(&format!("class/{name}/errors.py"), &good);
+    }
+    let mut cmd = std::process::Command::new("bash");
+    cmd.args(["-c", "\"$0\" grade class --jobs 1 | head -c 1 >/dev/null; echo \"status ${PIPESTATUS[0]}\"", BIN])
+        .current_dir(w.root())
+        .env("WORKSHOP_PYTHON", python())
+        .stdin(std::process::Stdio::null());
+    let run = crate::common::run(cmd);
+    assert_eq!(run.stdout.trim(), "status 0", "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+}
+
+#[test]
+fn an_empty_shard_of_a_small_class_is_not_an_error() {
+    let w = Workshop::lesson5();
+    let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
+    w.write("class/amy/errors.py", &good);
+    let run = run(command(&w, &["grade", "class", "--partition", "1/3"]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+    assert!(run.stderr.starts_with("graded 0 files (shard 1/3 of 1)"), "{}", run.stderr);
+}
+
+// `check --format exercism`: the results object of the Exercism test-runner interface, v3.
+
+const TOP: [&str; 4] = ["version", "status", "message", "tests"];
+const PER_TEST: [&str; 6] = ["name", "test_code", "status", "message", "output", "task_id"];
+
+/// The object has only the interface's fields, with their types, and the ones it requires.
+fn assert_valid_results(results: &Value) {
+    let top = results.as_object().expect("an object");
+    for key in top.keys() {
+        assert!(TOP.contains(&key.as_str()), "unknown top-level field {key}");
+    }
+    assert_eq!(results["version"], 3);
+    let status = results["status"].as_str().expect("status is a string");
+    assert!(["pass", "fail", "error"].contains(&status));
+    if status == "error" {
+        assert!(results["message"].as_str().is_some_and(|m| !m.is_empty()), "an error says why");
+    } else {
+        assert!(results.get("message").is_none_or(Value::is_null));
+    }
+    let tests = results["tests"].as_array().expect("tests is a list");
+    assert!(!tests.is_empty());
+    for test in tests {
+        for key in test.as_object().expect("a test is an object").keys() {
+            assert!(PER_TEST.contains(&key.as_str()), "unknown per-test field {key}");
+        }
+        assert!(test["name"].is_string());
+        assert!(["pass", "fail", "error"].contains(&test["status"].as_str().unwrap()));
+        for key in ["test_code", "message", "output"] {
+            assert!(test.get(key).is_none_or(|v| v.is_string() || v.is_null()), "{key}");
+        }
+        if let Some(output) = test.get("output").and_then(Value::as_str) {
+            assert!(output.chars().count() <= 500, "output over 500 characters");
+        }
+        assert!(test.get("task_id").is_none_or(Value::is_u64));
+    }
+    let all_pass = tests.iter().all(|t| t["status"] == "pass");
+    assert_eq!(status == "pass", all_pass);
+}
+
+fn exercism(w: &Workshop, file: &str) -> (Run, Value) {
+    let run = run(command(w, &["check", "--file", file, "--format", "exercism"]));
+    let value = run.json();
+    assert_valid_results(&value);
+    (run, value)
+}
+
+#[test]
+fn exercism_results_follow_the_interface_for_pass_fail_and_error() {
+    let w = Workshop::lesson5();
+    let (run, pass) = exercism(&w, "lessons/structured-errors/solution/errors.py");
+    assert_eq!((run.code, pass["status"].as_str()), (0, Some("pass")));
+    assert_eq!(pass["tests"].as_array().unwrap().len(), 14);
+    assert_eq!(pass["tests"][0]["name"], "every failure sets isError to true");
+
+    let file = w.learner("bug_wrong_category.py");
+    let (run, fail) = exercism(&w, &file);
+    assert_eq!((run.code, fail["status"].as_str()), (1, Some("fail")));
+    let failed: Vec<&Value> = fail["tests"].as_array().unwrap().iter().filter(|t| t["status"] == "fail").collect();
+    assert_eq!(failed.len(), 1);
+    assert!(failed[0]["test_code"].as_str().unwrap().starts_with("fail('"), "{}", failed[0]);
+    assert!(failed[0]["message"].as_str().unwrap().contains("errorCategory"), "{}", failed[0]);
+
+    let file = w.learner("bad_syntax.py");
+    let (run, error) = exercism(&w, &file);
+    assert_eq!((run.code, error["status"].as_str()), (2, Some("error")));
+    assert!(error["message"].as_str().unwrap().contains("SyntaxError"), "{error}");
+
+    let file = w.learner("bad_prints_megabytes.py");
+    let (_, flood) = exercism(&w, &file);
+    let output = flood["tests"][0]["output"].as_str().unwrap();
+    assert_eq!(output.chars().count(), 500);
+    assert!(output.starts_with("tracing line 0000") && output.ends_with("500 characters of output]"));
+}
+
+#[test]
+fn exercism_results_link_checks_to_the_lessons_tasks() {
+    let w = Workshop::lesson5();
+    let manifest = w.read("lessons/structured-errors/lesson.toml");
+    let tasked = manifest
+        .replace("id = \"fail-flags-failure\"\n", "id = \"fail-flags-failure\"\ntask = 1\n")
+        .replace("id = \"retry-transient\"\n", "id = \"retry-transient\"\ntask = 2\n");
+    assert_ne!(tasked, manifest);
+    w.write("lessons/structured-errors/lesson.toml", &tasked);
+    let (_, results) = exercism(&w, "lessons/structured-errors/solution/errors.py");
+    let tasks: Vec<Option<u64>> =
+        results["tests"].as_array().unwrap().iter().map(|t| t.get("task_id").and_then(Value::as_u64)).collect();
+    assert_eq!(tasks[0], Some(1));
+    assert_eq!(tasks[5], Some(2));
+    assert_eq!(tasks.iter().flatten().count(), 2, "only the checks with a task link to one");
+}
+
+#[test]
+fn exercism_results_without_python_are_still_an_error_object() {
+    let w = Workshop::lesson5();
+    let file = w.learner("good_match.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "exercism"]);
+    cmd.env("WORKSHOP_PYTHON", "/nonexistent/python3");
+    let run = run(cmd);
+    assert_eq!(run.code, 2);
+    let results = run.json();
+    assert_valid_results(&results);
+    assert_eq!(results["status"], "error");
+}
+
+#[test]
+fn one_files_clean_up_never_kills_what_a_classmates_code_is_still_running() {
+    let w = Workshop::lesson5();
+    let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
+    // A daemon by double fork: the shell exits at once, so the sleep is re-parented to the
+    // workshop while this file is still being graded. The file passes only if its daemon is
+    // still there on its later calls.
+    let daemon = r#"
+import os, subprocess, time
+subprocess.run(["sh", "-c", "sleep 323 & echo $! > daemon.pid"], check=True)
+_pid = int(open("daemon.pid").read())
+_calls = [0]
+
+def _alive():
+    try:
+        state = open(f"/proc/{_pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+"#;
+    // The learner's own fail, renamed, behind one that sleeps on its first call and checks the
+    // daemon on every call.
+    let slow = format!(
+        "{}\n\ndef fail(category, message):\n    _calls[0] += 1\n    if _calls[0] == 1:\n        time.sleep(0.8)\n    if not _alive():\n        return {{\"daemon\": \"killed\"}}\n    return _own_fail(category, message)\n",
+        good.replace("def fail(", "def _own_fail(")
+    );
+    assert!(slow.contains("def _own_fail("), "the fixture's fail is wrapped:\n{slow}");
+    w.write("class/a_daemon/errors.py", &format!("{daemon}\n{slow}"));
+    // A quick classmate, graded beside it: its worker ends (and cleans up) while the other sleeps.
+    w.write("class/b_quick/errors.py", &good);
+    let run = run(command(&w, &["grade", "class", "--jobs", "2", "--timeout", "3"]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let reports = lines(&run.stdout);
+    assert_eq!(reports[0]["file"], "class/a_daemon/errors.py");
+    assert_eq!(reports[0]["status"], "pass", "the daemon lived until its own file was done: {}", reports[0]);
+    assert_eq!(reports[1]["status"], "pass");
+}

@@ -1,0 +1,74 @@
+//! What the learner's code prints is shown inert: escape sequences and control characters appear
+//! as escapes (`\x1b[2J`), never act on the terminal, in `check`'s report and `watch`'s cards.
+//! JSON carries them as JSON escapes.
+
+use crate::common::*;
+
+use serde_json::Value;
+
+/// What the fixtures print: clear the screen, the alternate screen, hide the cursor, a window
+/// title, a bell, a carriage return.
+const PRINTED: &str = "\x1b[2J\x1b[?1049h\x1b[?25l\x1b]0;owned\x07ring\x07\rback";
+/// The same, as the text output shows it.
+const SHOWN: &str = "\\x1b[2J\\x1b[?1049h\\x1b[?25l\\x1b]0;owned\\x07ring\\x07\\rback";
+
+/// Control characters other than line breaks, which no text output should carry.
+fn raw_controls(text: &str) -> Vec<char> {
+    text.chars().filter(|c| c.is_control() && *c != '\n').collect()
+}
+
+#[test]
+fn check_shows_printed_escape_sequences_as_text() {
+    let ws = Workshop::lesson5();
+    let file = ws.learner("bad_prints_escapes.py");
+    let run = ws.run(&["check", "--file", &file]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(raw_controls(&run.stdout), Vec::<char>::new(), "{}", run.stdout);
+    // The report wraps long lines: compare with the breaks taken out.
+    let joined: String = run.stdout.lines().map(str::trim).collect();
+    assert!(joined.contains(SHOWN), "{}", run.stdout);
+}
+
+#[test]
+fn check_json_carries_printed_escape_sequences_as_json_escapes() {
+    let ws = Workshop::lesson5();
+    let file = ws.learner("bad_prints_escapes.py");
+    let run = ws.run(&["check", "--file", &file, "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(raw_controls(&run.stdout), Vec::<char>::new(), "{}", run.stdout);
+    assert!(run.stdout.contains("\\u001b[2J"), "{}", run.stdout);
+    let report = run.json();
+    let printed: Vec<&str> = report["checks"].as_array().unwrap().iter().filter_map(|c| c["output"].as_str()).collect();
+    assert!(printed.iter().any(|p| p.contains(PRINTED)), "the value read back is what was printed: {printed:?}");
+}
+
+#[test]
+fn watch_cards_show_printed_escape_sequences_as_text() {
+    let ws = Workshop::lesson5();
+    let file = "learners/prints_escapes.py";
+    ws.copy_watch_fixture(file, file);
+    let run = ws.run(&["watch", "--ticket", "flaky-payment", "--code", file]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(raw_controls(&run.stdout), Vec::<char>::new(), "{}", run.stdout);
+    let joined: String = run.stdout.lines().map(str::trim).collect();
+    assert!(joined.contains(&format!("printed: fail{SHOWN}should_retry{SHOWN}")), "{}", run.stdout);
+
+    let json = ws.run(&["watch", "--ticket", "flaky-payment", "--code", file, "--format", "json"]);
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    assert_eq!(raw_controls(&json.stdout), Vec::<char>::new(), "{}", json.stdout);
+    let replay = json.json();
+    let attempts: Vec<&Value> =
+        replay["events"].as_array().unwrap().iter().filter(|e| e["kind"] == "attempt").collect();
+    let printed = attempts[0]["printed"].as_str().unwrap();
+    assert!(printed.contains(PRINTED), "{printed:?}");
+}
+
+#[test]
+fn an_exception_message_with_escapes_is_shown_as_text() {
+    let ws = Workshop::lesson5();
+    ws.write("learners/raises_escapes.py", "raise ValueError('\\x1b[2J\\x1b]0;owned\\x07')\n");
+    let run = ws.run(&["check", "--file", "learners/raises_escapes.py"]);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(raw_controls(&run.stdout), Vec::<char>::new(), "{}", run.stdout);
+    assert!(run.stdout.contains("\\x1b[2J"), "{}", run.stdout);
+}

@@ -1,0 +1,162 @@
+//! `workshop list`: the lessons and the learner's progress, kept in a state file that is written
+//! atomically and read forgivingly.
+
+use crate::common::*;
+
+const PROGRESS: &str = "work/.progress.json";
+
+fn line_of(w: &Workshop) -> String {
+    let run = w.run(&["list"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout.lines().find(|l| l.contains("structured-errors")).unwrap_or_else(|| panic!("{}", run.stdout)).to_string()
+}
+
+#[test]
+fn list_shows_not_started_before_start() {
+    let w = Workshop::new();
+    let line = line_of(&w);
+    assert!(line.ends_with("not started"), "{line}");
+    assert!(line.contains("Structured tool errors"), "{line}");
+    assert!(!w.path(PROGRESS).exists(), "list writes nothing");
+}
+
+#[test]
+fn list_shows_started_after_start() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    assert!(line_of(&w).ends_with("started, not checked yet"), "{}", line_of(&w));
+}
+
+#[test]
+fn list_shows_checks_passed_after_a_failing_check() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    assert_eq!(w.run(&["check"]).code, 1);
+    assert!(line_of(&w).ends_with("2 of 14 checks"), "{}", line_of(&w));
+}
+
+#[test]
+fn list_shows_done_after_a_green_check() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    w.work_file_from("good_dataclass.py");
+    assert_eq!(w.run(&["check", "structured-errors"]).code, 0);
+    assert!(line_of(&w).ends_with("done"), "{}", line_of(&w));
+}
+
+#[test]
+fn list_follows_the_latest_check_not_the_best() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    w.work_file_from("good_dataclass.py");
+    assert_eq!(w.run(&["check"]).code, 0);
+    w.work_file_from("bug_no_is_error.py");
+    assert_eq!(w.run(&["check"]).code, 1);
+    assert!(line_of(&w).ends_with("13 of 14 checks"), "{}", line_of(&w));
+}
+
+#[test]
+fn check_of_another_file_leaves_progress_alone() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    let file = w.learner("good_match.py");
+    assert_eq!(w.run(&["check", "--file", &file]).code, 0);
+    assert!(line_of(&w).ends_with("started, not checked yet"), "{}", line_of(&w));
+}
+
+#[test]
+fn check_that_cannot_load_the_file_leaves_progress_alone() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    assert_eq!(w.run(&["check"]).code, 1);
+    w.work_file_from("bad_syntax.py");
+    assert_eq!(w.run(&["check"]).code, 2);
+    assert!(line_of(&w).ends_with("2 of 14 checks"), "{}", line_of(&w));
+}
+
+#[test]
+fn state_file_is_written_whole_with_no_temp_file_left() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    assert_eq!(w.run(&["check"]).code, 1);
+    let state: serde_json::Value = serde_json::from_str(&w.read(PROGRESS)).expect("the state file is JSON");
+    let entry = &state["lessons"]["structured-errors"];
+    assert_eq!(entry["started"], true);
+    assert_eq!(entry["passed"], 2);
+    assert_eq!(entry["total"], 14);
+    let leftovers: Vec<String> = std::fs::read_dir(w.path("work"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn state_file_survives_parallel_checks() {
+    // Each writer renames a complete file into place, so a reader never sees half of one.
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    let children: Vec<_> = (0..4).map(|_| w.command(&["check"]).spawn_piped()).collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+    }
+    let state: serde_json::Value = serde_json::from_str(&w.read(PROGRESS)).expect("still JSON");
+    assert_eq!(state["lessons"]["structured-errors"]["passed"], 2);
+}
+
+trait SpawnPiped {
+    fn spawn_piped(self) -> std::process::Child;
+}
+
+impl SpawnPiped for std::process::Command {
+    fn spawn_piped(mut self) -> std::process::Child {
+        self.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap()
+    }
+}
+
+#[test]
+fn corrupt_state_file_is_forgiven_and_replaced() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    w.write(PROGRESS, "{ this is not json");
+    // Read as no progress: the work file still shows the lesson as started.
+    assert!(line_of(&w).ends_with("started, not checked yet"), "{}", line_of(&w));
+    assert_eq!(w.run(&["check", "structured-errors"]).code, 1);
+    let state: serde_json::Value = serde_json::from_str(&w.read(PROGRESS)).expect("rewritten as JSON");
+    assert_eq!(state["lessons"]["structured-errors"]["passed"], 2);
+}
+
+#[test]
+fn state_file_of_the_wrong_shape_is_forgiven() {
+    let w = Workshop::new();
+    w.write(PROGRESS, "[1, 2, 3]");
+    assert!(line_of(&w).ends_with("not started"), "{}", line_of(&w));
+}
+
+#[test]
+fn check_of_the_work_file_named_with_file_records_progress() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    let root = w.root().to_str().unwrap().to_string();
+    let mut cmd = w.command(&["--root", &root, "check", "--file", "../work/structured-errors/errors.py"]);
+    cmd.current_dir(w.path("lessons"));
+    assert_eq!(run(cmd).code, 1);
+    assert!(line_of(&w).ends_with("2 of 14 checks"), "{}", line_of(&w));
+}
+
+#[test]
+fn list_shows_the_last_quiz_score() {
+    let w = Workshop::new();
+    let quiz = w.run(&["quiz", "structured-errors", "--format", "json"]).json();
+    let questions = quiz["questions"].as_array().unwrap();
+    let key: Vec<String> = questions
+        .iter()
+        .map(|q| q["answer"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect::<String>())
+        .collect();
+    assert_eq!(w.run(&["quiz", "structured-errors", "--answers", &key.join(",")]).code, 0);
+    let n = questions.len();
+    assert!(line_of(&w).ends_with(&format!("quiz {n}/{n}")), "{}", line_of(&w));
+}

@@ -1,0 +1,28 @@
+//! On a 50-column terminal every line of start, check and hint fits, for both lessons.
+
+use crate::common::*;
+
+fn narrow(w: &Workshop, args: &[&str]) -> Run {
+    let mut cmd = w.command(args);
+    cmd.env("COLUMNS", "50");
+    run(cmd)
+}
+
+#[test]
+fn start_check_and_hint_fit_fifty_columns() {
+    for lesson in ["structured-errors", "uncertain-state"] {
+        let w = Workshop::only(lesson);
+        for args in [vec!["start", lesson], vec!["check", lesson], vec!["hint", lesson]] {
+            let run = narrow(&w, &args);
+            assert!(run.code == 0 || run.code == 1, "{args:?}: {}", run.stderr);
+            for line in run.stdout.lines().chain(run.stderr.lines()) {
+                assert!(
+                    line.chars().count() <= 50,
+                    "{args:?}, {} columns: {line}\n{}",
+                    line.chars().count(),
+                    run.stdout
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! `workshop quiz`: answers given with --answers, the JSON listing, and bad answers.
+
+use crate::common::*;
+
+/// One token per question: some right, some wrong, in mixed case and spacing.
+const MIXED: &str = "C,b,ad,A,B,C,a,b d,BC,AbE,D";
+
+fn quiz_json(w: &Workshop) -> serde_json::Value {
+    let run = w.run(&["quiz", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json()
+}
+
+/// The right answers, as `--answers` takes them.
+fn answer_key(w: &Workshop) -> String {
+    let quiz = quiz_json(w);
+    let questions = quiz["questions"].as_array().unwrap();
+    questions
+        .iter()
+        .map(|q| q["answer"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect::<String>())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[test]
+fn quiz_answers_print_each_result_and_the_score() {
+    let w = Workshop::lesson5();
+    let run = w.run(&["quiz", "structured-errors", "--answers", MIXED]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.ends_with("\nscore 8/11\n"), "{}", run.stdout);
+    insta::assert_snapshot!("quiz_answers_mixed", run.stdout);
+}
+
+#[test]
+fn quiz_answers_save_the_score_to_progress() {
+    let w = Workshop::lesson5();
+    let key = answer_key(&w);
+    let run = w.run(&["quiz", "--answers", &key]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.ends_with("score 11/11\n"), "{}", run.stdout);
+    let progress: serde_json::Value = serde_json::from_str(&w.read("work/.progress.json")).unwrap();
+    assert_eq!(progress["lessons"]["structured-errors"]["quiz"], serde_json::json!([11, 11]));
+}
+
+#[test]
+fn quiz_answers_with_the_wrong_count_say_how_many() {
+    let w = Workshop::lesson5();
+    let run = w.run(&["quiz", "--answers", "B,C,AC"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("has 3 tokens but the quiz has 11 questions"), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "nothing is graded: {}", run.stdout);
+}
+
+#[test]
+fn quiz_answers_with_a_letter_that_is_not_an_option_name_the_token() {
+    let w = Workshop::lesson5();
+    let run = w.run(&["quiz", "--answers", "B,C,AC,D,B,A,C,BX,D,AD,B"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("token 8 (\"BX\""), "{}", run.stderr);
+    assert!(run.stderr.contains("'X' is not an option"), "{}", run.stderr);
+}
+
+#[test]
+fn quiz_answers_with_an_empty_token_name_it() {
+    let w = Workshop::lesson5();
+    let run = w.run(&["quiz", "--answers", "B,C,AC,D,,A,C,BC,D,AD,B"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("token 5") && run.stderr.contains("empty"), "{}", run.stderr);
+}
+
+#[test]
+fn quiz_json_lists_prompts_options_explanations_and_answers() {
+    let w = Workshop::lesson5();
+    let quiz = quiz_json(&w);
+    let questions = quiz["questions"].as_array().unwrap();
+    assert!(questions.len() >= 8);
+    let mut multi = 0;
+    for q in questions {
+        assert!(!q["prompt"].as_str().unwrap().is_empty());
+        let letters: Vec<&str> = q["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| {
+                assert!(!o["text"].as_str().unwrap().is_empty());
+                assert!(!o["explanation"].as_str().unwrap().is_empty());
+                o["letter"].as_str().unwrap()
+            })
+            .collect();
+        let answer = q["answer"].as_array().unwrap();
+        assert!(!answer.is_empty());
+        assert!(answer.iter().all(|a| letters.contains(&a.as_str().unwrap())));
+        if answer.len() > 1 {
+            multi += 1;
+        }
+    }
+    assert!(multi >= 2, "some questions take more than one answer");
+}
+
+#[test]
+fn quiz_answers_as_json_give_each_result_and_the_score() {
+    let w = Workshop::lesson5();
+    let run = w.run(&["quiz", "--answers", MIXED, "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out = run.json();
+    assert_eq!(out["score"], 8);
+    assert_eq!(out["total"], 11);
+    assert_eq!(out["results"][7]["picked"], serde_json::json!(["B", "D"]));
+    assert_eq!(out["results"][7]["right"], false);
+}
+
+#[test]
+fn quiz_off_a_terminal_lists_the_questions_and_how_to_answer() {
+    let w = Workshop::lesson5();
+    let run = w.run(&["quiz"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stdout.starts_with("Question 1 of 11 (pick one)\n"), "{}", run.stdout);
+    assert!(run.stdout.contains("Question 3 of 11 (pick 2)"), "{}", run.stdout);
+    assert!(run.stderr.contains("--answers \"A,A,AB,"), "{}", run.stderr);
+    assert!(!w.path("work/.progress.json").exists(), "nothing was graded, so nothing is saved");
+}
+
+#[test]
+fn quiz_with_an_answer_that_is_not_an_option_is_corrupt_data() {
+    let w = Workshop::lesson5();
+    let path = "lessons/structured-errors/quiz.toml";
+    let text = w.read(path).replacen("answer = [\"B\"]", "answer = [\"F\"]", 1);
+    w.write(path, &text);
+    let run = w.run(&["quiz", "--format", "json"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("quiz.toml") && run.stderr.contains("'F' is not one of its options"), "{}", run.stderr);
+}
+
+#[test]
+fn quiz_for_a_lesson_without_one_says_so() {
+    let w = Workshop::lesson5();
+    std::fs::remove_file(w.path("lessons/structured-errors/quiz.toml")).unwrap();
+    let run = w.run(&["quiz", "--answers", "A"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("has no quiz"), "{}", run.stderr);
+}

@@ -1,0 +1,109 @@
+//! Quitting on a signal: no learner process outlives the workshop, and the exit status is the
+//! conventional 128 + the signal's number.
+#![cfg(target_os = "linux")]
+
+use crate::common::*;
+
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+/// Whether a process is still there and not a zombie waiting to be reaped.
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"),
+        Err(_) => false,
+    }
+}
+
+/// Wait (boundedly: this is no speed test) for a condition.
+fn eventually(what: &str, mut ok: impl FnMut() -> bool) {
+    let until = Instant::now() + Duration::from_secs(20);
+    while !ok() {
+        assert!(Instant::now() < until, "gave up waiting: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Start a command on the looping fixture and wait until its call loops: the pids it started.
+fn start_looping(w: &Workshop, args: &[&str]) -> (Child, Vec<u32>) {
+    let pid_file = w.path("pids");
+    let mut cmd = w.command(args);
+    cmd.env("FIXTURE_PID_FILE", &pid_file).stdout(Stdio::null()).stderr(Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    eventually("the learner's call to loop", || pid_file.exists());
+    let pids = w.read("pids").split_whitespace().map(|p| p.parse().unwrap()).collect();
+    (child, pids)
+}
+
+fn signal(child: &Child, sig: i32) {
+    // SAFETY: kill(2) on our own child, not yet reaped.
+    unsafe {
+        libc::kill(child.id() as i32, sig);
+    }
+}
+
+fn exit_code_after(mut child: Child) -> Option<i32> {
+    let mut status = None;
+    eventually("the workshop to exit", || {
+        status = child.try_wait().unwrap();
+        status.is_some()
+    });
+    status.unwrap().code()
+}
+
+fn assert_signal_ends_everything(args: &[&str], sig: i32) {
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_loop_with_children.py");
+    let args: Vec<&str> = args.iter().map(|a| if *a == "FILE" { file.as_str() } else { a }).collect();
+    let (child, pids) = start_looping(&w, &args);
+    assert!(pids.iter().all(|p| alive(*p)), "{pids:?}");
+    signal(&child, sig);
+    assert_eq!(exit_code_after(child), Some(128 + sig), "{args:?}");
+    for pid in pids {
+        eventually(&format!("process {pid} to end"), || !alive(pid));
+    }
+}
+
+#[test]
+fn sigterm_during_check_kills_the_learners_processes_and_exits_143() {
+    assert_signal_ends_everything(&["check", "--file", "FILE", "--timeout", "60"], libc::SIGTERM);
+}
+
+#[test]
+fn sigint_during_check_kills_the_learners_processes_and_exits_130() {
+    assert_signal_ends_everything(&["check", "--file", "FILE", "--timeout", "60", "--format", "json"], libc::SIGINT);
+}
+
+#[test]
+fn sighup_during_check_watch_kills_the_learners_processes_and_exits_129() {
+    assert_signal_ends_everything(&["check", "--watch", "--file", "FILE", "--timeout", "60"], libc::SIGHUP);
+}
+
+#[test]
+fn sigterm_during_watch_kills_the_learners_processes() {
+    assert_signal_ends_everything(
+        &["watch", "structured-errors", "--code", "FILE", "--no-anim", "--timeout", "60"],
+        libc::SIGTERM,
+    );
+}
+
+#[test]
+fn sigkill_of_the_workshop_takes_the_looping_python_with_it() {
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_loop_with_children.py");
+    let (child, pids) = start_looping(&w, &["check", "--file", &file, "--timeout", "60"]);
+    signal(&child, libc::SIGKILL);
+    assert_eq!(exit_code_after(child), None);
+    let worker = pids[0];
+    eventually("the looping Python to die with its parent", || !alive(worker));
+    // Its lifeline kills the worker's whole group: the child it started there dies too.
+    let child_in_group = pids[1];
+    eventually("the learner's child in the worker's group to die", || !alive(child_in_group));
+    // One in a new session left the group: not ours to guarantee after a SIGKILL; tidy up.
+    for pid in &pids[1..] {
+        // SAFETY: kill(2) with a pid the fixture reported; at worst a no-op.
+        unsafe {
+            libc::kill(*pid as i32, libc::SIGKILL);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! `workshop solution`: gated on green, a labelled diff against the learner's file.
+
+use crate::common::*;
+
+const SOLUTION: &str = "lessons/structured-errors/solution/errors.py";
+const WORK: &str = "work/structured-errors/errors.py";
+
+fn started() -> Workshop {
+    let w = Workshop::lesson5();
+    let run = w.run(&["start", "structured-errors"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    w
+}
+
+/// Make progress green the way a learner does: the reference in place, then `check`.
+fn green() -> Workshop {
+    let w = started();
+    w.write(WORK, &w.read(SOLUTION));
+    let run = w.run(&["check"]);
+    assert_eq!(run.code, 0, "check of the reference: {}{}", run.stdout, run.stderr);
+    w
+}
+
+#[test]
+fn solution_without_a_work_file_says_to_start() {
+    let w = Workshop::lesson5();
+    let run = w.run(&["solution"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("./workshop start structured-errors"), "{}", run.stderr);
+}
+
+#[test]
+fn solution_before_green_refuses_and_says_how_to_see_it() {
+    let w = started();
+    let run = w.run(&["solution"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    assert!(run.stderr.contains("not yet") && run.stderr.contains("--reveal"), "{}", run.stderr);
+}
+
+#[test]
+fn solution_before_green_with_reveal_off_a_terminal_shows_it() {
+    let w = started();
+    let run = w.run(&["solution", "--reveal"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("not green yet"), "{}", run.stdout);
+    assert!(run.stdout.contains("\n--- yours: work/structured-errors/errors.py\n"), "{}", run.stdout);
+    assert!(run.stdout.contains("\n+++ reference: lessons/structured-errors/solution/errors.py\n"), "{}", run.stdout);
+    assert!(run.stdout.contains("\n-    return {\"error\": {\"message\": \"Error\"}}\n"), "{}", run.stdout);
+}
+
+#[test]
+fn solution_after_green_shows_the_diff_without_asking() {
+    let w = green();
+    let same = w.run(&["solution"]);
+    assert_eq!(same.code, 0, "{}", same.stderr);
+    assert!(same.stdout.contains("the same as the reference"), "{}", same.stdout);
+
+    // Progress stays green after an edit, so the diff is shown, labelled.
+    let edited = w.read(WORK).replace("is True", "== True");
+    w.write(WORK, &edited);
+    let run = w.run(&["solution"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    insta::assert_snapshot!("solution_after_green_one_line_differs", run.stdout);
+}
