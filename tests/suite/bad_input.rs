@@ -17,7 +17,7 @@ fn check_json(w: &Workshop, file: &str, extra: &[&str]) -> (Run, Value) {
     args.extend_from_slice(extra);
     let run = w.run(&args);
     assert_no_runner_frames(&run.stdout);
-    assert_no_runner_frames(&run.stderr);
+    assert_no_runner_frames(run.stderr.text());
     let report = run.json();
     (run, report)
 }
@@ -61,10 +61,10 @@ fn not_loaded_text(fixture: &str, extra: &[&str]) -> String {
     let run = w.run(&args);
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert_no_runner_frames(&run.stdout);
-    assert_no_runner_frames(&run.stderr);
+    assert_no_runner_frames(run.stderr.text());
     assert!(run.stdout.contains(&format!("could not load {file}")), "{}", run.stdout);
     assert!(run.stdout.contains("No check ran."), "{}", run.stdout);
-    run.stdout
+    run.stdout.clone()
 }
 
 fn sleeping(seconds: &str) -> bool {
@@ -407,7 +407,7 @@ fn check_without_python3_on_path() {
     let file = w.learner("good_match.py");
     let empty = tempfile::tempdir().unwrap();
     let mut cmd = w.command(&["check", "--file", &file]);
-    cmd.env("PATH", empty.path());
+    cmd.env("PATH", empty.path()).env_remove("WORKSHOP_PYTHON");
     let run = run(cmd);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("python3 (looked up on PATH): there is no such program"), "{}", run.stderr);

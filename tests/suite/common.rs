@@ -18,21 +18,110 @@ pub fn fixture(name: &str) -> PathBuf {
 
 pub struct Workshop {
     dir: tempfile::TempDir,
+    /// `HOME` and `XDG_CACHE_HOME` of every run: nothing a test runs writes to the real ones.
+    home: tempfile::TempDir,
 }
 
-/// What a run printed and how it ended.
+/// What a run printed and how it ended. As in just's `Test`, standard error must be declared:
+/// a run whose stderr is not empty fails its test when it is dropped, unless the test matched
+/// something in it (`run.stderr.contains(..)` that held, `starts_with`, `lines`, `==`).
 #[derive(Debug)]
 pub struct Run {
     pub stdout: String,
-    pub stderr: String,
+    pub stderr: Stderr,
     pub code: i32,
 }
 
 impl Run {
+    pub fn new(stdout: String, stderr: String, code: i32) -> Run {
+        Run { stdout, stderr: Stderr { text: stderr, declared: std::cell::Cell::new(false) }, code }
+    }
+
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
     }
+}
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        if !std::thread::panicking() && !self.stderr.text.is_empty() && !self.stderr.declared.get() {
+            panic!(
+                "unexpected stderr (exit {}): declare it with run.stderr.contains(..):\n{}\nstdout:\n{}",
+                self.code, self.stderr.text, self.stdout
+            );
+        }
+    }
+}
+
+/// A run's standard error. Printing it (in an assertion's message) declares nothing; a match
+/// that held does.
+#[derive(Debug)]
+pub struct Stderr {
+    text: String,
+    declared: std::cell::Cell<bool>,
+}
+
+impl Stderr {
+    fn declare(&self, held: bool) -> bool {
+        if held {
+            self.declared.set(true);
+        }
+        held
+    }
+
+    /// Whether it holds `part`; a match declares it.
+    pub fn contains(&self, part: &str) -> bool {
+        self.declare(self.text.contains(part))
+    }
+
+    pub fn starts_with(&self, part: &str) -> bool {
+        self.declare(self.text.starts_with(part))
+    }
+
+    /// Its lines, for a test that reads them one by one (this declares it).
+    pub fn lines(&self) -> std::str::Lines<'_> {
+        self.declare(true);
+        self.text.lines()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// The text, to look at without declaring anything.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+impl std::fmt::Display for Stderr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl PartialEq<&str> for Stderr {
+    fn eq(&self, other: &&str) -> bool {
+        self.declare(self.text == *other)
+    }
+}
+
+/// The interpreter the tests run: `WORKSHOP_PYTHON` when it is set, else `python3` from PATH
+/// resolved to the program itself (not a launcher such as a pyenv shim, which costs each start
+/// a shell and needs an environment the bridge does not pass on).
+pub fn python() -> &'static str {
+    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let given = std::env::var("WORKSHOP_PYTHON").ok().filter(|p| !p.is_empty());
+        let asked = given.clone().unwrap_or_else(|| "python3".into());
+        let out = Command::new(&asked)
+            .args(["-I", "-c", "import sys; print(sys.executable)"])
+            .output()
+            .unwrap_or_else(|e| panic!("the tests need Python 3 ({asked}): {e}"));
+        let found = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        given.filter(|_| found.is_empty()).unwrap_or(found)
+    })
 }
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -57,7 +146,7 @@ impl Workshop {
             }
         }
         std::fs::create_dir_all(dir.path().join("work")).unwrap();
-        Workshop { dir }
+        Workshop { dir, home: tempfile::tempdir().unwrap() }
     }
 
     /// A workshop holding one lesson of the repository only: for tests of that lesson's behaviour
@@ -71,7 +160,7 @@ impl Workshop {
             }
         }
         std::fs::create_dir_all(dir.path().join("work")).unwrap();
-        Workshop { dir }
+        Workshop { dir, home: tempfile::tempdir().unwrap() }
     }
 
     /// A root holding only the lesson data under `tests/fixtures/<name>/` (lessons, starter,
@@ -80,7 +169,7 @@ impl Workshop {
         let dir = tempfile::tempdir().unwrap();
         copy_tree(&repo().join("tests/fixtures").join(name), dir.path());
         std::fs::create_dir_all(dir.path().join("work")).unwrap();
-        Workshop { dir }
+        Workshop { dir, home: tempfile::tempdir().unwrap() }
     }
 
     /// The structured-errors lesson alone, as the tests written for it assume.
@@ -121,7 +210,13 @@ impl Workshop {
         self.write("work/structured-errors/errors.py", &text)
     }
 
-    /// The binary with a clean environment, run from the root.
+    /// The home folder every run gets (its cache is `.cache` in it).
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// The binary with a clean environment, run from the root: its own home and cache folder,
+    /// the tests' interpreter, no live-model settings, no colour or width from the caller.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(BIN);
         cmd.args(args).current_dir(self.root()).stdin(Stdio::null());
@@ -130,13 +225,19 @@ impl Workshop {
             "CLICOLOR_FORCE",
             "FORCE_COLOR",
             "WORKSHOP_ROOT",
-            "WORKSHOP_PYTHON",
             "WORKSHOP_ASCII",
             "COLUMNS",
+            "XDG_CONFIG_HOME",
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_BASE_URL",
+            "WORKSHOP_LIVE_MAX_REQUESTS",
         ] {
             cmd.env_remove(var);
         }
-        cmd.env("TERM", "xterm-256color");
+        cmd.env("TERM", "xterm-256color")
+            .env("HOME", self.home())
+            .env("XDG_CACHE_HOME", self.home().join(".cache"))
+            .env("WORKSHOP_PYTHON", python());
         cmd
     }
 
@@ -147,11 +248,11 @@ impl Workshop {
 
 pub fn run(mut cmd: Command) -> Run {
     let out = cmd.output().expect("the workshop binary runs");
-    Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
+    Run::new(
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
 }
 
 /// A file kept under tests/fixtures/watch/ (learner files and broken recordings for `watch`).
@@ -177,7 +278,13 @@ impl Tmux {
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let name = format!("workshop-test-{}-{n}", std::process::id());
-        let script = format!("cd '{}' && '{}' {args}; echo EXITED $?; sleep 30", ws.root().display(), BIN);
+        let script = format!(
+            "export HOME='{home}' XDG_CACHE_HOME='{home}/.cache' WORKSHOP_PYTHON='{python}'; cd '{}' && '{}' {args}; echo EXITED $?; sleep 30",
+            ws.root().display(),
+            BIN,
+            home = ws.home().display(),
+            python = python(),
+        );
         let ok = std::process::Command::new("tmux")
             .args(["new-session", "-d", "-s", &name, "-x", "100", "-y", "50", &script])
             .env_remove("NO_COLOR")

@@ -56,9 +56,9 @@ fn every_subcommand_help_has_an_example() {
 #[test]
 fn quiz_and_solution_help_say_what_happens_off_a_terminal() {
     let w = Workshop::new();
-    let quiz = w.run(&["quiz", "--help"]).stdout;
+    let quiz = w.run(&["quiz", "--help"]).stdout.clone();
     assert!(quiz.contains("Off a terminal") && quiz.contains("--answers"), "{quiz}");
-    let solution = w.run(&["solution", "--help"]).stdout;
+    let solution = w.run(&["solution", "--help"]).stdout.clone();
     assert!(solution.contains("off a terminal") && solution.contains("without asking"), "{solution}");
 }
 

@@ -38,6 +38,7 @@ fn check_edit_grades_the_file_as_the_editor_left_it() {
     cmd.env("VISUAL", &ed).env("EDITOR", "false");
     let run = run(cmd);
     assert_eq!(run.code, 0, "the editor made the file pass:\n{}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("(lesson structured-errors: the one you started last."), "{}", run.stderr);
 }
 
 #[test]

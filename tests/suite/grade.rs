@@ -6,7 +6,6 @@
 use crate::common::*;
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -78,18 +77,6 @@ fn hostile() -> Vec<(&'static str, String)> {
         ),
         ("hostile_segfaults.py", wrap(&solution, "if category == 'business':\n    import ctypes\n    ctypes.string_at(0)")),
     ]
-}
-
-/// The interpreter itself, so no launcher (a pyenv shim) runs on every `check` of the test.
-fn python() -> &'static str {
-    static PYTHON: OnceLock<String> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let out = std::process::Command::new("python3")
-            .args(["-I", "-c", "import sys; print(sys.executable)"])
-            .output()
-            .expect("python3 runs");
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
-    })
 }
 
 /// A workshop with the class under `class/<student>/errors.py`; returns the students in order.
@@ -251,6 +238,7 @@ fn csv_has_a_column_per_check_and_matches_the_json_lines() {
     let json = run(command(&w, &["grade", "class"]));
     let csv = run(command(&w, &["grade", "class", "--format", "csv"]));
     assert_eq!((json.code, csv.code), (0, 0), "{}{}", json.stderr, csv.stderr);
+    assert!(json.stderr.contains("graded 3 files") && csv.stderr.contains("graded 3 files"), "{}", json.stderr);
     let rows: Vec<&str> = csv.stdout.split("\r\n").filter(|r| !r.is_empty()).collect();
     let header: Vec<&str> = rows[0].split(',').collect();
     let reports = lines(&json.stdout);
@@ -280,11 +268,13 @@ fn a_folder_without_work_files_grades_every_py_file_and_files_can_be_named_direc
     w.write("drop/zoe.py", &good).write("drop/deeper/amy.py", &bug).write("drop/notes.txt", "not python");
     let run1 = run(command(&w, &["grade", "drop"]));
     assert_eq!(run1.code, 0, "{}", run1.stderr);
+    assert!(run1.stderr.contains("graded 2 files"), "{}", run1.stderr);
     let files: Vec<String> = lines(&run1.stdout).iter().map(|r| r["file"].as_str().unwrap().to_string()).collect();
     assert_eq!(files, ["drop/deeper/amy.py", "drop/zoe.py"]);
     let run2 = run(command(&w, &["grade", "drop/zoe.py"]));
     assert_eq!(lines(&run2.stdout)[0]["file"], "drop/zoe.py");
     assert_eq!(lines(&run2.stdout)[0]["status"], "pass");
+    assert!(run2.stderr.contains("graded 1 files"), "{}", run2.stderr);
 }
 
 #[test]
@@ -296,6 +286,7 @@ fn a_file_cannot_change_a_classmates_grade_by_rewriting_their_file() {
     w.write("class/a_attacker/errors.py", &attack).write("class/b_victim/errors.py", &good);
     let run = run(command(&w, &["grade", "class", "--jobs", "1"]));
     assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("graded 2 files"), "{}", run.stderr);
     let reports = lines(&run.stdout);
     assert_eq!(reports[1]["file"], "class/b_victim/errors.py");
     assert_eq!(reports[1]["status"], "pass", "graded from the copy read before any file ran");
@@ -334,6 +325,7 @@ def fail(category, message):
     w.write("class/probe/errors.py", &format!("{buggy}\n{probe}"));
     let run = run(command(&w, &["grade", "class"]));
     assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("graded 1 files"), "{}", run.stderr);
     let report = &lines(&run.stdout)[0];
     let printed = report["checks"][0]["output"].as_str().unwrap();
     assert!(printed.contains("RLIMIT_AS (1073741824, 1073741824)"), "{printed}");
@@ -353,6 +345,7 @@ def fail(category, message):
         .stdin(std::process::Stdio::null());
     let run = crate::common::run(cmd);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("graded 1 files"), "{}", run.stderr);
     let printed = lines(&run.stdout)[0]["checks"][0]["output"].as_str().unwrap().to_string();
     assert!(printed.contains("RLIMIT_FSIZE (4194304, 4194304)"), "{printed}");
 }
@@ -387,6 +380,7 @@ fn grade_exits_2_when_it_cannot_run() {
     assert!(run2.stderr.contains("name a lesson"), "{}", run2.stderr);
     let run2 = run(command(&two, &["grade", "structured-errors", "class"]));
     assert_eq!(run2.code, 0, "{}", run2.stderr);
+    assert!(run2.stderr.contains("graded 1 files"), "{}", run2.stderr);
 
     let mut cmd = w.command(&["grade", "class"]);
     cmd.env("WORKSHOP_PYTHON", "/nonexistent/python3");
@@ -526,6 +520,7 @@ fn exercism_results_without_python_are_still_an_error_object() {
     let results = run.json();
     assert_valid_results(&results);
     assert_eq!(results["status"], "error");
+    assert!(run.stderr.contains("error: could not run Python 3 as /nonexistent/python3"), "{}", run.stderr);
 }
 
 #[test]
@@ -560,6 +555,7 @@ def _alive():
     w.write("class/b_quick/errors.py", &good);
     let run = run(command(&w, &["grade", "class", "--jobs", "2", "--timeout", "3"]));
     assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("graded 2 files"), "{}", run.stderr);
     let reports = lines(&run.stdout);
     assert_eq!(reports[0]["file"], "class/a_daemon/errors.py");
     assert_eq!(reports[0]["status"], "pass", "the daemon lived until its own file was done: {}", reports[0]);

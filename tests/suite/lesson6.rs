@@ -226,6 +226,7 @@ fn start_copies_the_lesson_file_and_check_then_grades_it_without_naming_the_less
     let run = ws.run(&["check", "--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(run.json()["lesson"], LESSON);
+    assert!(run.stderr.contains("(lesson uncertain-state: the one you started last."), "{}", run.stderr);
 }
 
 #[test]

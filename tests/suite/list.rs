@@ -31,7 +31,7 @@ fn list_shows_started_after_start() {
 fn list_shows_checks_passed_after_a_failing_check() {
     let w = Workshop::new();
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
-    assert_eq!(w.run(&["check"]).code, 1);
+    assert_eq!(w.run(&["check", "structured-errors"]).code, 1);
     assert!(line_of(&w).ends_with("2 of 14 checks"), "{}", line_of(&w));
 }
 
@@ -49,9 +49,9 @@ fn list_follows_the_latest_check_not_the_best() {
     let w = Workshop::new();
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
     w.work_file_from("good_dataclass.py");
-    assert_eq!(w.run(&["check"]).code, 0);
+    assert_eq!(w.run(&["check", "structured-errors"]).code, 0);
     w.work_file_from("bug_no_is_error.py");
-    assert_eq!(w.run(&["check"]).code, 1);
+    assert_eq!(w.run(&["check", "structured-errors"]).code, 1);
     assert!(line_of(&w).ends_with("13 of 14 checks"), "{}", line_of(&w));
 }
 
@@ -60,7 +60,7 @@ fn check_of_another_file_leaves_progress_alone() {
     let w = Workshop::new();
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
     let file = w.learner("good_match.py");
-    assert_eq!(w.run(&["check", "--file", &file]).code, 0);
+    assert_eq!(w.run(&["check", "structured-errors", "--file", &file]).code, 0);
     assert!(line_of(&w).ends_with("started, not checked yet"), "{}", line_of(&w));
 }
 
@@ -68,9 +68,9 @@ fn check_of_another_file_leaves_progress_alone() {
 fn check_that_cannot_load_the_file_leaves_progress_alone() {
     let w = Workshop::new();
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
-    assert_eq!(w.run(&["check"]).code, 1);
+    assert_eq!(w.run(&["check", "structured-errors"]).code, 1);
     w.work_file_from("bad_syntax.py");
-    assert_eq!(w.run(&["check"]).code, 2);
+    assert_eq!(w.run(&["check", "structured-errors"]).code, 2);
     assert!(line_of(&w).ends_with("2 of 14 checks"), "{}", line_of(&w));
 }
 
@@ -78,7 +78,7 @@ fn check_that_cannot_load_the_file_leaves_progress_alone() {
 fn state_file_is_written_whole_with_no_temp_file_left() {
     let w = Workshop::new();
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
-    assert_eq!(w.run(&["check"]).code, 1);
+    assert_eq!(w.run(&["check", "structured-errors"]).code, 1);
     let state: serde_json::Value = serde_json::from_str(&w.read(PROGRESS)).expect("the state file is JSON");
     let entry = &state["lessons"]["structured-errors"];
     assert_eq!(entry["started"], true);
@@ -141,7 +141,8 @@ fn check_of_the_work_file_named_with_file_records_progress() {
     let w = Workshop::new();
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
     let root = w.root().to_str().unwrap().to_string();
-    let mut cmd = w.command(&["--root", &root, "check", "--file", "../work/structured-errors/errors.py"]);
+    let mut cmd =
+        w.command(&["--root", &root, "check", "structured-errors", "--file", "../work/structured-errors/errors.py"]);
     cmd.current_dir(w.path("lessons"));
     assert_eq!(run(cmd).code, 1);
     assert!(line_of(&w).ends_with("2 of 14 checks"), "{}", line_of(&w));

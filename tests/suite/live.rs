@@ -48,6 +48,7 @@ fn doctor_refuses_a_recording_holding_a_key_or_an_auth_header() {
         assert!(!run.stdout.contains(KEY), "the key itself is not repeated: {}", run.stdout);
         let watch = ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", "structured"]);
         assert_eq!(watch.code, 2, "watch refuses it too: {}", watch.stdout);
+        assert!(watch.stderr.contains(said), "{what}: {}", watch.stderr);
     }
 }
 

@@ -29,11 +29,23 @@ fn root_flag_points_at_a_workshop_elsewhere() {
 fn root_comes_from_workshop_root_in_the_environment() {
     let w = Workshop::new();
     let elsewhere = tempfile::tempdir().unwrap();
-    let mut cmd = w.command(&["check", "--format", "json", "--file", "lessons/structured-errors/solution/errors.py"]);
+    let mut cmd = w.command(&[
+        "check",
+        "structured-errors",
+        "--format",
+        "json",
+        "--file",
+        "lessons/structured-errors/solution/errors.py",
+    ]);
     cmd.current_dir(elsewhere.path()).env("WORKSHOP_ROOT", w.root());
     // --file is relative to the current folder, not the root.
     let missing = run(cmd);
     assert_eq!(missing.code, 2, "{}", missing.stdout);
+    assert!(
+        missing.stderr.contains("there is no file at ") && missing.stderr.contains("check the path given to --file"),
+        "{}",
+        missing.stderr
+    );
     let mut cmd = w.command(&["start", "structured-errors"]);
     cmd.current_dir(elsewhere.path()).env("WORKSHOP_ROOT", w.root());
     let run = run(cmd);

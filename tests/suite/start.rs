@@ -171,11 +171,7 @@ fn run_guarded(mut cmd: std::process::Command) -> Run {
         let _ = child.wait();
         panic!("the command hung");
     };
-    Run {
-        stdout: std::fs::read_to_string(out).unwrap(),
-        stderr: std::fs::read_to_string(err).unwrap(),
-        code: status.code().unwrap_or(-1),
-    }
+    Run::new(std::fs::read_to_string(out).unwrap(), std::fs::read_to_string(err).unwrap(), status.code().unwrap_or(-1))
 }
 
 #[test]
@@ -248,6 +244,7 @@ fn start_refuses_an_edit_that_kept_the_length() {
     w.write(WORK, &edited);
     let run = w.run(&["start", "structured-errors"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stderr.contains("has your edits, so start left it alone"), "{}", run.stderr);
     assert_eq!(w.read(WORK), edited, "the learner's file is untouched");
     let forced = w.run(&["start", "structured-errors", "--force"]);
     assert_eq!(forced.code, 0, "{}", forced.stderr);
