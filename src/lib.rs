@@ -50,7 +50,9 @@ pub fn run() -> i32 {
         }
     };
     signals::install();
+    let cleanup = bridge::Cleanup::for_this_process();
     let result = commands::dispatch(cli);
+    drop(cleanup);
     signals::hold_if_quitting();
     match result {
         Ok(code) => code,

@@ -507,7 +507,6 @@ impl Worker {
         }
         let (capture, for_child) = capture_pipe()
             .map_err(|e| fail(LoadKind::Died, format!("could not make a pipe for the learner's output: {e}")))?;
-        reap::prepare();
         let own_mark = reap::worker_mark();
         let mut command = Command::new(&cfg.python);
         command
@@ -803,10 +802,28 @@ impl Drop for Worker {
     }
 }
 
-/// The workshop is quitting on a signal: kill every learner process now, wherever it runs, and
-/// start none after. Safe to call from any thread.
+/// The workshop is quitting (a signal, `q`, or the end of the command): kill every learner process
+/// now, wherever it runs, and start none after. Safe to call from any thread.
 pub fn end_everything() {
     reap::end_everything();
+}
+
+/// Held by the workshop's own process for the whole command: the learner's orphans come to it
+/// (see `reap`), and when it is dropped (the command returned, failed or panicked) every
+/// learner process still running is ended.
+pub struct Cleanup(());
+
+impl Cleanup {
+    pub fn for_this_process() -> Cleanup {
+        reap::adopt_orphans();
+        Cleanup(())
+    }
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        end_everything();
+    }
 }
 
 /// Kill the process, everything it started, and reap it.

@@ -1,13 +1,24 @@
-//! Ending the learner's processes, all of them.
+//! Ending the learner's processes, all of them, on every way out.
 //!
-//! Killing the process group takes down everything the learner's code started in the usual ways
-//! (`subprocess`, `os.system`, `multiprocessing`). A process started in a new session
-//! (`start_new_session=True`, a daemon's double fork) leaves the group, so on Linux the workshop
-//! also makes itself a child subreaper: such processes are re-parented to it when their parent
-//! dies, and are found among its own children and killed too, generation after generation. Only
-//! children whose environment carries this process's `MARK` (set on every worker, inherited by
-//! what it starts) are touched, so a process the workshop started for another reason is safe; a
-//! learner's process that execs with a scrubbed environment is beyond reach.
+//! Every worker leads its own process group, and killing the group takes what the learner's code
+//! started the usual ways (`subprocess`, `os.system`, `multiprocessing`). What leaves the group (a
+//! new session, a daemon's double fork, an `execve` with an empty environment) cannot leave the
+//! family: on Linux the workshop is a child subreaper (`PR_SET_CHILD_SUBREAPER`), so every orphan
+//! of the learner's code becomes a child of ours however it forked, and each sweep kills every
+//! child that is not a running worker, generation after generation. What the workshop runs for
+//! itself (an editor, a pager) stays in its own process group and is left alone.
+//!
+//! Where the subreaper is unavailable (an old kernel, a seccomp filter), orphans go to init, so
+//! the sweep finds them by their mark instead: an environment variable every worker carries and
+//! what it starts inherits. A process that execs with a scrubbed environment is beyond that reach;
+//! with the subreaper, nothing is.
+//!
+//! Files graded side by side: a stray carrying the mark of a worker still running is that
+//! worker's business, so one file's clean-up never kills what a classmate's code still uses.
+//!
+//! If the workshop is killed outright (SIGKILL), the kernel kills every worker (the parent-death
+//! signal) and the lifeline, one small process forked once per workshop that reads a pipe only the
+//! workshop holds, kills every worker's group when that pipe closes.
 
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,22 +27,18 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Python processes the bridge is running now, each leading its own process group: children of
-/// ours that are not strays. Spawning and registering happen under this lock, so `end_everything`
-/// sees every worker that exists.
+/// ours that are not strays. Spawning and registering happen under this lock, so a sweep or
+/// `end_everything` sees every worker that exists.
 static WORKERS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
-/// Each running worker's own mark (see `worker_mark`), by its pid: a stray that carries the mark
-/// of a worker still running is that worker's business, not another's clean-up.
+/// Each running worker's own mark (see `worker_mark`), by its pid.
 static MARKS: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
 
-/// Each worker's lifeline: a tiny `sh` outside the worker's group, reading a pipe only we hold.
-/// If the workshop dies, even by SIGKILL, the pipe closes and the lifeline kills the worker's
-/// whole process group, so what the learner's code started dies too. In the normal course the
-/// workshop ends the lifeline itself, before it could ever fire.
-static LIFELINES: Mutex<Vec<(i32, Child)>> = Mutex::new(Vec::new());
-
-/// Set once the workshop is quitting on a signal: no worker starts after that.
+/// Set once the workshop is quitting: no worker starts after that, and every child is a stray.
 static QUITTING: AtomicBool = AtomicBool::new(false);
+
+/// Set when the first worker starts: a command that never ran Python has nothing to end.
+static STARTED: AtomicBool = AtomicBool::new(false);
 
 /// How many generations of re-parented strays are chased before giving up.
 #[cfg(target_os = "linux")]
@@ -58,18 +65,32 @@ pub fn worker_mark() -> String {
     format!("{}-{}", mark(), NEXT.fetch_add(1, Ordering::SeqCst))
 }
 
-/// Called before a worker is spawned.
-pub fn prepare() {
+/// Set by the workshop's own process (see `adopt_orphans`): only a process that ends everything
+/// on its way out may adopt the learner's orphans. The library in another process (a test)
+/// finds strays by their mark.
+static ADOPTING: AtomicBool = AtomicBool::new(false);
+
+/// This process owns its process tree: while learner code runs, it is a child subreaper.
+pub fn adopt_orphans() {
+    ADOPTING.store(true, Ordering::SeqCst);
+}
+
+/// Whether this process can be a child subreaper: asked of the kernel once.
+fn subreaper() -> bool {
     #[cfg(target_os = "linux")]
     {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            // SAFETY: prctl(2) with PR_SET_CHILD_SUBREAPER takes an integer flag and no pointers.
-            unsafe {
-                libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0 as libc::c_ulong, 0, 0);
-            }
-        });
+        static ABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        ADOPTING.load(Ordering::SeqCst) && *ABLE.get_or_init(|| set_subreaper(true))
     }
+    #[cfg(not(target_os = "linux"))]
+    false
+}
+
+/// Turn the subreaper on or off; false when the kernel refuses.
+#[cfg(target_os = "linux")]
+fn set_subreaper(on: bool) -> bool {
+    // SAFETY: prctl(2) with PR_SET_CHILD_SUBREAPER takes an integer flag and no pointers.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, libc::c_ulong::from(on), 0, 0, 0) == 0 }
 }
 
 /// Start a worker and register it, under the registry's lock. On Linux the child is started from
@@ -117,9 +138,19 @@ fn spawn_here(mut command: Command) -> std::io::Result<Child> {
         .get_envs()
         .find(|(k, _)| *k == std::ffi::OsStr::new(MARK))
         .and_then(|(_, v)| v.map(|v| v.to_string_lossy().into_owned()));
+    STARTED.store(true, Ordering::SeqCst);
+    // On while any worker runs, so every orphan of the learner's code comes to us; off when none
+    // does (see `kill_all`), so a program the workshop starts for the learner (an editor that
+    // detaches) is never taken for one.
+    #[cfg(target_os = "linux")]
+    if subreaper() {
+        set_subreaper(true);
+    }
     let child = command.spawn()?;
     if let Ok(pid) = i32::try_from(child.id()) {
         workers.push(pid);
+        #[cfg(target_os = "linux")]
+        lifeline::watch(pid);
         if let (Some(own), Ok(mut marks)) = (own, MARKS.lock()) {
             marks.push((pid, own));
         }
@@ -142,11 +173,11 @@ fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
                 .spawn(move || {
                     for (command, reply) in rx {
                         let result = spawn_here(command);
-                        let pid = result.as_ref().ok().and_then(|c| i32::try_from(c.id()).ok());
+                        let spawned = result.is_ok();
                         let _ = reply.send(result);
-                        // After the answer, so the caller does not wait for it.
-                        if let Some(pid) = pid {
-                            start_lifeline(pid);
+                        // After the answer, so the caller does not wait for it; once a workshop.
+                        if spawned {
+                            lifeline::start();
                         }
                     }
                 })
@@ -156,61 +187,30 @@ fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
         .as_ref()
 }
 
-/// Start the lifeline of a worker that leads process group `pid`, if the worker still runs.
-#[cfg(target_os = "linux")]
-fn start_lifeline(pid: i32) {
-    use std::os::unix::process::CommandExt;
-    use std::process::Stdio;
-    let workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
-    if !workers.contains(&pid) {
+/// The workshop is quitting (a signal, `q`, or the end of the command): kill every worker's group
+/// and every stray, and start no more. Safe to call from any thread, while other threads may
+/// still be calling Python, and more than once.
+pub fn end_everything() {
+    if !STARTED.load(Ordering::SeqCst) {
+        QUITTING.store(true, Ordering::SeqCst);
         return;
     }
-    let mut command = Command::new("sh");
-    command
-        .arg("-c")
-        .arg("read _ ; kill -KILL \"-$1\" 2>/dev/null")
-        .arg("lifeline")
-        .arg(pid.to_string())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0);
-    if let Ok(lifeline) = command.spawn() {
-        // Its stdin's write end stays here (close-on-exec): held until the lifeline is ended.
-        if let Ok(mut lifelines) = LIFELINES.lock() {
-            lifelines.push((pid, lifeline));
-        }
-    }
-}
-
-/// End a worker's lifeline quietly (the worker is being ended by us).
-fn end_lifeline(pid: i32) {
-    let found = LIFELINES.lock().ok().and_then(|mut l| l.iter().position(|(p, _)| *p == pid).map(|i| l.remove(i)));
-    if let Some((_, mut lifeline)) = found {
-        let _ = lifeline.kill();
-        let _ = lifeline.wait();
-    }
-}
-
-/// The workshop is quitting on a signal: kill every worker's group and every stray, and start no
-/// more. Called from the signal thread, while other threads may still be calling Python.
-pub fn end_everything() {
     let workers = {
         let workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
         QUITTING.store(true, Ordering::SeqCst);
         for &pid in workers.iter() {
-            // SAFETY: kill(2) on the process group each worker leads; a group already gone makes
-            // it a no-op.
+            // SAFETY: kill(2) on the process group each worker leads; the worker is not reaped
+            // yet (only this function and `kill_all` reap workers, and `kill_all` leaves the
+            // registry first), so the group is ours. A group already gone makes it a no-op.
             unsafe {
                 libc::kill(-pid, libc::SIGKILL);
             }
+            #[cfg(target_os = "linux")]
+            lifeline::forget(pid);
         }
         workers.clone()
     };
-    for &pid in &workers {
-        end_lifeline(pid);
-    }
-    // Reaping the workers re-parents to us what they started in new sessions, for the chase.
+    // Reaping the workers re-parents to us what they started in new sessions, for the sweep.
     #[cfg(target_os = "linux")]
     for pid in workers {
         reap(pid);
@@ -218,29 +218,46 @@ pub fn end_everything() {
     #[cfg(not(target_os = "linux"))]
     let _ = workers;
     kill_strays();
+    #[cfg(target_os = "linux")]
+    lifeline::end();
 }
 
-/// Kill the worker's process group and reap the worker, then every stray left behind.
-pub fn kill_all(child: &mut std::process::Child) {
-    if let Ok(pid) = i32::try_from(child.id()) {
-        // SAFETY: kill(2) with a negative pid signals the process group created at spawn.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-        if let Ok(mut workers) = WORKERS.lock() {
+/// Kill the worker's process group and reap the worker, then every stray left behind. A worker
+/// `end_everything` has taken is only looked at: it was killed and reaped there.
+pub fn kill_all(child: &mut Child) {
+    let ours = i32::try_from(child.id()).ok().is_some_and(|pid| {
+        let mut workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
+        let ours = !QUITTING.load(Ordering::SeqCst) && workers.contains(&pid);
+        if ours {
+            // SAFETY: kill(2) on the process group our child leads, not yet reaped.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+            #[cfg(target_os = "linux")]
+            lifeline::forget(pid);
             workers.retain(|w| *w != pid);
+            if let Ok(mut marks) = MARKS.lock() {
+                marks.retain(|(w, _)| *w != pid);
+            }
         }
-        if let Ok(mut marks) = MARKS.lock() {
-            marks.retain(|(w, _)| *w != pid);
-        }
-        end_lifeline(pid);
-    } else {
+        ours
+    });
+    if ours {
         let _ = child.kill();
         let _ = child.wait();
+    } else {
+        let _ = child.try_wait();
     }
     kill_strays();
+    // The last worker is gone and so is everything it started: no orphan of the learner's can
+    // come any more.
+    #[cfg(target_os = "linux")]
+    {
+        let workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
+        if workers.is_empty() && subreaper() {
+            set_subreaper(false);
+        }
+    }
 }
 
 /// Our children that are not running workers: processes the learner's code started outside its
@@ -253,20 +270,37 @@ fn kill_strays() {
         // lock, so one started by another thread (files graded in parallel) is never taken for
         // a stray between its start and its registration.
         let held = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
-        let workers = held.clone();
         let quitting = QUITTING.load(Ordering::SeqCst);
-        let running: Vec<String> = MARKS.lock().map(|m| m.iter().map(|(_, m)| m.clone()).collect()).unwrap_or_default();
-        let strays: Vec<i32> = children(std::process::id())
-            .into_iter()
-            .filter(|p| quitting || !workers.contains(p))
-            .filter(|p| mark_of(*p).is_some_and(|m| quitting || !running.contains(&m)))
-            .collect();
+        let running: Vec<String> = if quitting {
+            Vec::new()
+        } else {
+            MARKS.lock().map(|m| m.iter().map(|(_, m)| m.clone()).collect()).unwrap_or_default()
+        };
+        let belongs_to_a_running_worker = |pid: i32| mark_of(pid).is_some_and(|m| running.contains(&m));
+        let strays: Vec<i32> = if subreaper() {
+            let lifeline = lifeline::pid();
+            // SAFETY: getpgrp(2) cannot fail.
+            let own_group = unsafe { libc::getpgrp() };
+            children()
+                .into_iter()
+                .filter(|&p| (quitting || !held.contains(&p)) && Some(p) != lifeline)
+                // SAFETY: getpgid(2) of our own child, which is not reaped yet.
+                .filter(|&p| unsafe { libc::getpgid(p) } != own_group || mark_of(p).is_some())
+                .filter(|&p| !belongs_to_a_running_worker(p))
+                .collect()
+        } else {
+            marked_processes()
+                .into_iter()
+                .filter(|&p| (quitting || !held.contains(&p)) && !belongs_to_a_running_worker(p))
+                .collect()
+        };
         if strays.is_empty() {
             return;
         }
         for &pid in &strays {
-            // SAFETY: kill(2) on a pid that is our own child (so not yet reaped and not reused),
-            // and on the group it may lead; a pid that leads no group makes the second a no-op.
+            // SAFETY: kill(2) on a stray and on the group it may lead; with the subreaper it is
+            // our own child (so not reaped and not reused), else a process that carried our mark
+            // a moment ago. A pid that leads no group makes the first a no-op.
             unsafe {
                 libc::kill(-pid, libc::SIGKILL);
                 libc::kill(pid, libc::SIGKILL);
@@ -280,6 +314,7 @@ fn kill_strays() {
 }
 
 /// Wait for a killed child, briefly: one stuck in the kernel is left rather than hanging on it.
+/// A process that is not our child (found by its mark) returns at once.
 #[cfg(target_os = "linux")]
 fn reap(pid: i32) {
     let until = Instant::now() + Duration::from_millis(200);
@@ -306,17 +341,223 @@ fn mark_of(pid: i32) -> Option<String> {
     (value == base || value.strip_prefix(base).is_some_and(|rest| rest.starts_with('-'))).then_some(value)
 }
 
-/// The children of a process, from `/proc/<pid>/task/<tid>/children` (one list per thread).
+/// Every process carrying one of our marks, wherever it runs: the sweep without a subreaper.
 #[cfg(target_os = "linux")]
-fn children(pid: u32) -> Vec<i32> {
+fn marked_processes() -> Vec<i32> {
+    processes().filter(|(pid, _)| mark_of(*pid).is_some()).map(|(pid, _)| pid).collect()
+}
+
+/// Every process in /proc, with the text of its `stat` file after the command name.
+#[cfg(target_os = "linux")]
+fn processes() -> impl Iterator<Item = (i32, String)> {
+    let entries = std::fs::read_dir("/proc").into_iter().flatten().flatten();
+    entries.filter_map(|entry| {
+        let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+        let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+        Some((pid, stat.rsplit_once(')')?.1.to_string()))
+    })
+}
+
+/// Our children, from `/proc/self/task/<tid>/children` (one list per thread: an orphan is
+/// re-parented to any thread of ours); from every process's parent where those lists are absent.
+#[cfg(target_os = "linux")]
+fn children() -> Vec<i32> {
     let mut found = Vec::new();
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return found;
-    };
-    for task in tasks.flatten() {
+    let mut listed = false;
+    for task in std::fs::read_dir("/proc/self/task").into_iter().flatten().flatten() {
         if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
+            listed = true;
             found.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
         }
     }
+    if !listed {
+        let me = std::process::id().to_string();
+        // `stat` after the name: " S <ppid> ...".
+        found.extend(
+            processes().filter(|(_, rest)| rest.split_whitespace().nth(1) == Some(me.as_str())).map(|(pid, _)| pid),
+        );
+    }
     found
+}
+
+/// The lifeline: one process forked once per workshop (no exec, so it costs a fraction of a
+/// millisecond), in a process group of its own, holding only the read end of a pipe. The
+/// workshop writes each worker's pid to it when the worker starts, and the pid negated when the
+/// worker is ended; when the pipe closes without a goodbye (the workshop was killed outright),
+/// the lifeline kills every group still listed. The workshop's own ways out forget every worker
+/// first, so then it kills nothing.
+#[cfg(target_os = "linux")]
+mod lifeline {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::sync::Mutex;
+
+    /// Groups one lifeline can hold: far more workers than any command runs at once.
+    const MOST: usize = 4096;
+
+    struct Line {
+        /// The end the workshop writes (close-on-exec and non-blocking).
+        write: OwnedFd,
+        /// The end the lifeline reads, until it is forked.
+        read: Option<OwnedFd>,
+        pid: Option<i32>,
+    }
+
+    static LINE: Mutex<Option<Line>> = Mutex::new(None);
+
+    /// A worker's group to kill if the workshop dies.
+    pub fn watch(pid: i32) {
+        send(pid);
+    }
+
+    /// A worker the workshop ends itself: written before it is reaped, so a later reuse of its
+    /// pid is never the lifeline's business.
+    pub fn forget(pid: i32) {
+        send(-pid);
+    }
+
+    fn send(value: i32) {
+        let Ok(mut line) = LINE.lock() else { return };
+        if line.is_none() {
+            *line = open();
+        }
+        if let Some(line) = line.as_ref() {
+            let bytes = value.to_ne_bytes();
+            // SAFETY: write(2) of a local buffer to a descriptor we own. Four bytes are below
+            // PIPE_BUF, so the write is whole or not at all; a full pipe (a lifeline that stopped
+            // reading) loses the message rather than blocking the workshop.
+            unsafe {
+                libc::write(line.write.as_raw_fd(), bytes.as_ptr().cast(), bytes.len());
+            }
+        }
+    }
+
+    fn open() -> Option<Line> {
+        let mut fds = [0; 2];
+        // SAFETY: pipe2(2) fills the two-element array it is given.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return None;
+        }
+        // SAFETY: both descriptors were just created and are owned by nothing else.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        // SAFETY: fcntl(2) on a descriptor we own.
+        unsafe {
+            let flags = libc::fcntl(write.as_raw_fd(), libc::F_GETFL);
+            libc::fcntl(write.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+        Some(Line { write, read: Some(read), pid: None })
+    }
+
+    /// Fork the lifeline, once, after the first worker's pid is in the pipe.
+    pub fn start() {
+        let Ok(mut line) = LINE.lock() else { return };
+        let Some(line) = line.as_mut() else { return };
+        let Some(read) = line.read.take() else { return };
+        // SAFETY: fork(2) in a process with other threads: the child makes only
+        // async-signal-safe calls (see `watch_the_pipe`) and never returns from it.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            // SAFETY: in the forked child; the descriptor is the pipe's read end.
+            unsafe { watch_the_pipe(read.as_raw_fd()) }
+        }
+        if pid > 0 {
+            line.pid = Some(pid);
+        }
+        drop(read);
+    }
+
+    /// The lifeline's pid, which no sweep may take for a stray.
+    pub fn pid() -> Option<i32> {
+        LINE.lock().ok().and_then(|l| l.as_ref().and_then(|l| l.pid))
+    }
+
+    /// Close the pipe: every worker is forgotten by now, so the lifeline exits killing nothing.
+    pub fn end() {
+        let line = LINE.lock().ok().and_then(|mut l| l.take());
+        // Not waited for: it exits as soon as it reads the end, and init reaps it after us.
+        drop(line);
+    }
+
+    /// The lifeline's whole life, in the forked child: async-signal-safe calls only (no
+    /// allocation, no locks), since the workshop's other threads may have held any lock at the
+    /// fork.
+    ///
+    /// # Safety
+    /// Only in a child just forked, with `read` the pipe's read end.
+    unsafe fn watch_the_pipe(read: libc::c_int) -> ! {
+        // Its own group, so a Ctrl-C at the terminal does not end it before the workshop, and
+        // no signal but SIGKILL ends it at all (the workshop's handlers are not its own).
+        libc::setpgid(0, 0);
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE, libc::SIGTSTP] {
+            libc::signal(signal, libc::SIG_IGN);
+        }
+        // Keep only the pipe, as fd 0: no other pipe of the workshop's (a worker's, the test
+        // harness's stdout) stays open because the lifeline holds it.
+        libc::dup2(read, 0);
+        if libc::syscall(libc::SYS_close_range, 1_u32, u32::MAX, 0_u32) != 0 {
+            let mut limit = libc::rlimit { rlim_cur: 1024, rlim_max: 1024 };
+            libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+            for fd in 1..limit.rlim_cur.min(65_536) as libc::c_int {
+                libc::close(fd);
+            }
+        }
+        let mut groups = [0_i32; MOST];
+        let mut count = 0;
+        let mut bytes = [0_u8; 4];
+        let mut have = 0;
+        loop {
+            let n = libc::read(0, bytes.as_mut_ptr().add(have).cast(), 4 - have);
+            if n == 0 {
+                break;
+            }
+            if n < 0 {
+                if *libc::__errno_location() == libc::EINTR {
+                    continue;
+                }
+                break;
+            }
+            have += n as usize;
+            if have < 4 {
+                continue;
+            }
+            have = 0;
+            let value = i32::from_ne_bytes(bytes);
+            if value > 0 && count < MOST {
+                groups[count] = value;
+                count += 1;
+            } else if let Some(at) = groups[..count].iter().position(|&g| g == -value) {
+                count -= 1;
+                groups[at] = groups[count];
+            }
+        }
+        for &group in &groups[..count] {
+            libc::kill(-group, libc::SIGKILL);
+        }
+        libc::_exit(0)
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_carrying_this_workshops_mark_is_found_without_the_subreaper() {
+        let own = worker_mark();
+        let mut marked = Command::new("sleep").arg("30").env(MARK, &own).spawn().unwrap();
+        let mut other = Command::new("sleep").arg("30").env(MARK, "another-workshop-1").spawn().unwrap();
+        let pid = marked.id() as i32;
+        // Its environment is readable once it has exec'd.
+        let until = Instant::now() + Duration::from_secs(10);
+        while mark_of(pid).is_none() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let found = marked_processes();
+        assert!(found.contains(&pid), "{found:?}");
+        assert!(!found.contains(&(other.id() as i32)), "another workshop's process is not ours");
+        assert_eq!(mark_of(pid), Some(own));
+        for child in [&mut marked, &mut other] {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }

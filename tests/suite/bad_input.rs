@@ -67,11 +67,6 @@ fn not_loaded_text(fixture: &str, extra: &[&str]) -> String {
     run.stdout.clone()
 }
 
-fn sleeping(seconds: &str) -> bool {
-    let out = std::process::Command::new("pgrep").args(["-f", &format!("^sleep {seconds}$")]).output().unwrap();
-    !out.stdout.is_empty()
-}
-
 // Files that do not load.
 
 #[test]
@@ -139,7 +134,7 @@ fn check_reports_an_infinite_loop_and_runs_the_other_checks() {
     let w = Workshop::lesson5();
     let file = w.learner("bad_loop_in_call.py");
     let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
-    cmd.env("FIXTURE_SLEEP_SECONDS", "3171");
+    cmd.env("FIXTURE_PID_FILE", w.path("helper.pid"));
     let run = run(cmd);
     assert_no_runner_frames(&run.stdout);
     let report = run.json();
@@ -150,7 +145,8 @@ fn check_reports_an_infinite_loop_and_runs_the_other_checks() {
     let hung = check(&report, "no-retry-without-flag");
     assert_eq!(hung["message"], "did not return within 1 s: an infinite loop?");
     assert_eq!(hung["output"], "looking for the flag\n");
-    assert!(!sleeping("3171"), "the process group of the hung call was killed");
+    let helper = pid_in(&w.path("helper.pid"));
+    assert!(!alive(helper), "the process group of the hung call was killed (its helper {helper} too)");
 }
 
 #[test]
@@ -359,6 +355,20 @@ fn check_ends_and_leaves_no_daemon_that_holds_its_pipes() {
     let pid = std::fs::read_to_string(&pid_file).expect("the daemon wrote its pid");
     let alive = std::path::Path::new(&format!("/proc/{}", pid.trim())).exists();
     assert!(!alive, "the daemon (pid {pid}) is gone");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn check_leaves_no_daemon_even_one_that_execs_with_an_empty_environment() {
+    // No environment variable of the workshop's reaches it: only the subreaper finds it.
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_scrubbed_daemon.py");
+    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
+    cmd.env("FIXTURE_PID_FILE", w.path("daemon.pid"));
+    let run = run(cmd);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let daemon = pid_in(&w.path("daemon.pid"));
+    assert!(!alive(daemon), "the daemon {daemon} outlived the check");
 }
 
 #[test]

@@ -367,7 +367,8 @@ fn bench_save_to_verdict() {
     }
 }
 
-/// The processes a process has started (from every one of its threads).
+/// The Python processes a process has started (from every one of its threads): not the lifeline
+/// the workshop forks for itself.
 #[cfg(target_os = "linux")]
 fn children_of(pid: u32) -> Vec<u32> {
     let mut found = Vec::new();
@@ -375,7 +376,9 @@ fn children_of(pid: u32) -> Vec<u32> {
         let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
         found.extend(list.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
     }
-    found
+    let interpreter = std::fs::canonicalize(python()).unwrap();
+    let python = |pid: &u32| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == interpreter);
+    found.into_iter().filter(python).collect()
 }
 
 #[cfg(target_os = "linux")]

@@ -323,3 +323,29 @@ impl Drop for Tmux {
         let _ = std::process::Command::new("tmux").args(["kill-session", "-t", &self.name]).status();
     }
 }
+
+/// Whether a process is still there and not a zombie waiting to be reaped (from /proc: Linux).
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"),
+        Err(_) => false,
+    }
+}
+
+/// Wait (boundedly: this is no speed test) for a condition.
+pub fn eventually(what: &str, mut ok: impl FnMut() -> bool) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !ok() {
+        assert!(std::time::Instant::now() < until, "gave up waiting: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// The pid a fixture wrote to `path`, once it is there.
+pub fn pid_in(path: &Path) -> u32 {
+    eventually(&format!("a pid in {}", path.display()), || {
+        std::fs::read_to_string(path).is_ok_and(|t| !t.trim().is_empty())
+    });
+    let text = std::fs::read_to_string(path).unwrap();
+    text.trim().parse().unwrap_or_else(|e| panic!("{} holds {text:?}: {e}", path.display()))
+}

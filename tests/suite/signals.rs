@@ -5,24 +5,6 @@
 use crate::common::*;
 
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
-
-/// Whether a process is still there and not a zombie waiting to be reaped.
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"),
-        Err(_) => false,
-    }
-}
-
-/// Wait (boundedly: this is no speed test) for a condition.
-fn eventually(what: &str, mut ok: impl FnMut() -> bool) {
-    let until = Instant::now() + Duration::from_secs(20);
-    while !ok() {
-        assert!(Instant::now() < until, "gave up waiting: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 /// Start a command on the looping fixture and wait until its call loops: the pids it started.
 fn start_looping(w: &Workshop, args: &[&str]) -> (Child, Vec<u32>) {
@@ -106,4 +88,19 @@ fn sigkill_of_the_workshop_takes_the_looping_python_with_it() {
             libc::kill(*pid as i32, libc::SIGKILL);
         }
     }
+}
+
+#[test]
+fn a_signal_kills_the_workers_whole_group_even_a_member_the_workshop_never_started() {
+    use std::os::unix::process::CommandExt;
+    let w = Workshop::lesson5();
+    let file = w.learner("bad_loop_with_children.py");
+    let (child, pids) = start_looping(&w, &["check", "--file", &file, "--timeout", "60"]);
+    // A process that joins the worker's group from outside the workshop's tree: no sweep of the
+    // workshop's children finds it, only a kill of the whole group reaches it.
+    let mut joined = std::process::Command::new("sleep").arg("327").process_group(pids[0] as i32).spawn().unwrap();
+    signal(&child, libc::SIGTERM);
+    assert_eq!(exit_code_after(child), Some(128 + libc::SIGTERM));
+    eventually("the member of the worker's group to die", || !alive(joined.id()));
+    let _ = joined.wait();
 }

@@ -6,7 +6,6 @@
 use crate::common::*;
 
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 struct Tmux {
     socket: std::path::PathBuf,
@@ -27,14 +26,6 @@ impl Drop for Tmux {
 
 fn tmux_missing() -> bool {
     Command::new("tmux").arg("-V").output().map(|o| !o.status.success()).unwrap_or(true)
-}
-
-fn eventually(what: &str, mut ok: impl FnMut() -> bool) {
-    let until = Instant::now() + Duration::from_secs(30);
-    while !ok() {
-        assert!(Instant::now() < until, "gave up waiting: {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// The children of a process.
