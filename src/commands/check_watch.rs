@@ -2,8 +2,9 @@
 //!
 //! One event loop over one channel, as in the player: the file watcher, the key reader, a
 //! ticker and each finished grading send a [`Msg`]. Grading runs on a worker thread, so keys
-//! answer while the learner's code runs; a run that is no longer wanted (a newer save, `r`, `q`)
-//! is told to stop before its next call, and the per-call deadline bounds the call in progress.
+//! answer while the learner's code runs; a run that is no longer wanted (a newer save, `r`) is
+//! told to stop before its next call, and the per-call deadline bounds the call in progress. On
+//! `q` (or Ctrl-C, exit 130) the learner's Python is killed at once, and nothing is reported.
 //!
 //! Keys: on a terminal, single keys (`r` re-run, `h` hint, `q`, Esc or Ctrl-C quit). When
 //! standard input is not a terminal (a script, an editor's task, a test) keys are read as lines
@@ -42,8 +43,13 @@ enum Key {
     Rerun,
     Hint,
     Quit,
+    /// Ctrl-C, read as a key in raw mode: quit as the signal would have.
+    Interrupt,
     Other,
 }
+
+/// The exit status of a Ctrl-C, as if SIGINT had ended the process.
+const EXIT_INTERRUPTED: i32 = 128 + libc::SIGINT;
 
 enum Msg {
     Key(Key),
@@ -63,7 +69,7 @@ fn key_of(ev: TermEvent) -> Option<Msg> {
         TermEvent::Key(k) if k.kind != KeyEventKind::Release => {
             let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
             Some(Msg::Key(match k.code {
-                KeyCode::Char('c') if ctrl => Key::Quit,
+                KeyCode::Char('c') if ctrl => Key::Interrupt,
                 KeyCode::Char('q') | KeyCode::Esc => Key::Quit,
                 KeyCode::Char('r') => Key::Rerun,
                 KeyCode::Char('h') => Key::Hint,
@@ -271,15 +277,9 @@ impl<'a> Session<'a> {
         self.start(scope, "first run");
         for msg in rx {
             match msg {
-                Msg::Key(Key::Quit) => {
-                    if let Some(stop) = self.running.take() {
-                        stop.store(true, Ordering::SeqCst);
-                        self.show(&format!(
-                            "\nStopping the check in progress (at most {} s)…\n",
-                            self.limit.as_secs_f64().ceil()
-                        ));
-                    }
-                    return Ok(EXIT_SUCCESS);
+                Msg::Key(key @ (Key::Quit | Key::Interrupt)) => {
+                    self.stop_now();
+                    return Ok(if key == Key::Quit { EXIT_SUCCESS } else { EXIT_INTERRUPTED });
                 }
                 Msg::Key(Key::Rerun) => self.start(scope, "r pressed"),
                 Msg::Key(Key::Hint) => {
@@ -308,13 +308,20 @@ impl<'a> Session<'a> {
             }
             // Nobody can read the reports any more (a closed pipe, a full disk): stop watching.
             if let Some(e) = self.write_failed.take() {
-                if let Some(stop) = self.running.take() {
-                    stop.store(true, Ordering::SeqCst);
-                }
+                self.stop_now();
                 return Err(Error::Output(e));
             }
         }
         Ok(EXIT_SUCCESS)
+    }
+
+    /// Quitting: the grading in progress reports nothing, and its Python (with everything it
+    /// started, and the one kept ready) is killed now, not at the end of the call's deadline.
+    fn stop_now(&mut self) {
+        if let Some(stop) = self.running.take() {
+            stop.store(true, Ordering::SeqCst);
+        }
+        crate::bridge::end_everything();
     }
 
     /// Grade now, or as soon as the grading in progress has stopped.

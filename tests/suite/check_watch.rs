@@ -5,6 +5,7 @@
 use crate::common::*;
 
 use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -112,6 +113,15 @@ impl Watch {
     fn quit(mut self) -> i32 {
         self.key("q");
         self.wait()
+    }
+
+    /// Everything printed, once the process has ended (its output closed).
+    fn rest(&mut self) -> String {
+        while let Ok(line) = self.lines.recv_timeout(PATIENCE) {
+            self.seen.push_str(&line);
+            self.seen.push('\n');
+        }
+        self.seen.clone()
     }
 
     fn wait(&mut self) -> i32 {
@@ -289,24 +299,62 @@ fn check_watch_a_file_that_does_not_load_is_reported_and_watched() {
     assert_eq!(w.quit(), 0);
 }
 
-#[test]
-fn check_watch_q_works_while_the_learners_code_loops() {
+/// A learner's file that writes its process id to `pid` at import, then spins: at import when
+/// `at_import`, else in every call (after touching `marker`).
+fn spinning(pid: &Path, marker: &Path, at_import: bool) -> String {
+    let spin = "    while True:\n        pass\n";
+    let head = format!("import os\nfrom kit.api import Json\n\nopen({pid:?}, 'w').write(str(os.getpid()))\n");
+    if at_import {
+        return format!("{head}open({marker:?}, 'w').close()\nwhile True:\n    pass\n");
+    }
+    format!(
+        "{head}\ndef fail(category: str, message: str) -> Json:\n    open({marker:?}, 'w').close()\n{spin}\ndef should_retry(error: Json) -> bool:\n{spin}"
+    )
+}
+
+/// Start a watch of a spinning file with a deadline far past any patience here, press `key` once
+/// it spins, and return the exit status, everything it printed, and the worker's pid.
+fn quit_while_spinning(at_import: bool, key: &str) -> (i32, String, u32) {
     let ws = Workshop::lesson5();
-    // Every call spins: without stopping between calls, a grading would take minutes.
-    let looping = "from kit.api import Json\n\ndef fail(category: str, message: str) -> Json:\n    while True:\n        pass\n\ndef should_retry(error: Json) -> bool:\n    while True:\n        pass\n";
-    started(&ws, looping);
-    let mut w = Watch::start(&ws, &["--timeout", "2"]);
-    // Let the grading start and get stuck in the first call.
-    std::thread::sleep(Duration::from_millis(1500));
-    w.key("q");
+    let (pid, marker) = (ws.path("worker.pid"), ws.path("spinning"));
+    started(&ws, &spinning(&pid, &marker, at_import));
+    let mut w = Watch::start(&ws, &["--timeout", "600"]);
+    eventually("the learner's code to spin", || marker.exists());
+    w.key(key);
     let code = w.wait();
-    assert_eq!(code, 0, "output:\n{}", w.seen);
-    // The learner's Python went with it: nothing still runs the file.
-    let file = ws.path(WORK);
-    std::thread::sleep(Duration::from_millis(200));
-    let ps = std::process::Command::new("ps").args(["-eo", "args"]).output().unwrap();
-    let ps = String::from_utf8_lossy(&ps.stdout);
-    assert!(!ps.contains(&*file.to_string_lossy()), "a Python process still runs {}:\n{ps}", file.display());
+    (code, w.rest(), pid_in(&pid))
+}
+
+#[test]
+fn check_watch_q_kills_a_looping_call_at_once_and_reports_nothing_for_it() {
+    // Only a kill ends the call: its deadline (600 s) is far past the test's patience.
+    let (code, printed, worker) = quit_while_spinning(false, "q");
+    assert_eq!(code, 0, "output:\n{printed}");
+    assert!(!printed.contains(" passed") && !printed.contains("Stopping"), "nothing for the stopped run:\n{printed}");
+    assert!(!alive(worker), "the looping Python {worker} is gone with the workshop");
+}
+
+#[test]
+fn check_watch_q_quits_at_once_during_an_import_that_hangs() {
+    let (code, printed, worker) = quit_while_spinning(true, "q");
+    assert_eq!(code, 0, "output:\n{printed}");
+    assert!(!printed.contains("could not load"), "nothing for the stopped load:\n{printed}");
+    assert!(!alive(worker), "the loading Python {worker} is gone with the workshop");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn check_watch_ctrl_c_on_a_terminal_quits_at_once_with_130() {
+    let ws = Workshop::lesson5();
+    let (pid, marker) = (ws.path("worker.pid"), ws.path("spinning"));
+    started(&ws, &spinning(&pid, &marker, false));
+    let Some(term) = Tmux::start(&ws, "check --watch --timeout 600") else { return };
+    eventually("the learner's code to spin", || marker.exists());
+    // In raw mode Ctrl-C is a key, not a signal: it must end the watch as SIGINT would.
+    term.keys(&["C-c"]);
+    term.wait_for("EXITED 130");
+    let worker = pid_in(&pid);
+    assert!(!alive(worker), "the looping Python {worker} is gone with the workshop");
 }
 
 #[test]
