@@ -3,8 +3,13 @@
 //! The file's *folder* is watched, not the file: many editors (vim among them) save by writing a
 //! new file and renaming it over the old one, or by way of a swap file, and a watch on the old
 //! file's inode would see nothing after the first such save. Events for other names in the folder
-//! (swap files, backups, `__pycache__`) are ignored. A burst of events from one save arrives as
-//! one [`Change`], after [`DEBOUNCE`] of quiet.
+//! (swap files, backups, `__pycache__`) are ignored.
+//!
+//! A save is over when the file is closed after writing (inotify's `IN_CLOSE_WRITE`) or renamed
+//! into place: then it is reported at once, as one [`Change`], however many writes it took and
+//! however long the editor paused between truncating the file and writing it. Events that say a
+//! save is under way (a write, a creation, a deletion) are reported after [`QUIET`] without
+//! another, for editors and filesystems that never say a save is over.
 //!
 //! `--poll` uses notify's `PollWatcher`, for filesystems that send no events (WSL mounts of
 //! Windows drives, network drives). [`Staleness`] notices when the file changed on disk but no
@@ -12,16 +17,15 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant, SystemTime};
 
-use notify::{PollWatcher, RecommendedWatcher, RecursiveMode};
-use notify_debouncer_mini::{new_debouncer_opt, Config, DebounceEventResult};
+use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind, RenameMode};
+use notify::{PollWatcher, RecommendedWatcher, RecursiveMode, Watcher};
 
-/// Quiet time that ends a burst of events. Very short, since it is added to every save's wait:
-/// an editor's save (write a temp file, rename it over) mostly lands inside it, and when a burst
-/// does split in two, the second event stops the grading the first one started (a newer save
-/// always wins), so the cost is one cancelled grading, never a stale verdict.
-pub const DEBOUNCE: Duration = Duration::from_millis(5);
+/// How long events that leave a save unfinished must be followed by nothing before the save
+/// counts as made: only for saves that never end in a close after writing or a rename.
+pub const QUIET: Duration = Duration::from_millis(50);
 /// How often `--poll` looks at the folder.
 pub const POLL_EVERY: Duration = Duration::from_millis(250);
 
@@ -38,8 +42,9 @@ pub enum Change {
 
 /// Watches until dropped.
 pub struct FileWatcher {
-    /// The debouncer, native or polling, held for its `Drop`, which stops it.
-    _debouncer: Box<dyn std::any::Any>,
+    /// The watcher, native or polling, held for its `Drop`, which stops it (and so the thread
+    /// that turns its events into changes).
+    _watcher: Box<dyn std::any::Any>,
     pub polling: bool,
 }
 
@@ -51,43 +56,96 @@ fn split(file: &Path) -> Result<(PathBuf, OsString), String> {
     Ok((dir, name))
 }
 
+/// What one event says of a save of the watched file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// The save is over: closed after writing, or renamed into place.
+    Done,
+    /// A save (or a deletion) is under way.
+    Begun,
+}
+
+fn step(event: &notify::Event, name: &OsString) -> Option<Step> {
+    let ours = |p: &PathBuf| p.file_name() == Some(name.as_os_str());
+    match event.kind {
+        // Reading the file (Python importing it) is no save.
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) if event.paths.iter().any(ours) => Some(Step::Done),
+        EventKind::Access(_) => None,
+        // Renamed into place: the new name is the last path.
+        EventKind::Modify(ModifyKind::Name(RenameMode::To | RenameMode::Both))
+            if event.paths.last().is_some_and(ours) =>
+        {
+            Some(Step::Done)
+        }
+        _ if event.paths.iter().any(ours) => Some(Step::Begun),
+        _ => None,
+    }
+}
+
 /// Watch `file` and call `send` once per save (or deletion) of it.
 pub fn watch(file: &Path, poll: bool, mut send: impl FnMut(Change) + Send + 'static) -> Result<FileWatcher, String> {
     let (dir, name) = split(file)?;
     let target = dir.join(&name);
-    // Reading the file (Python importing it) makes events too, and the debouncer does not say of
-    // which kind: only a change of modification time, size or presence counts as a save. The
-    // poller reports changes of content only, which may keep both on coarse filesystems.
-    let mut last = Fingerprint::of(&target);
-    let handler = move |result: DebounceEventResult| match result {
-        Ok(events) => {
-            if !events.iter().any(|e| e.path.file_name() == Some(name.as_os_str())) {
-                return;
-            }
-            let now = Fingerprint::of(&target);
-            if now == last && !poll {
-                return;
-            }
-            last = now;
-            send(if target.is_file() { Change::Saved } else { Change::Gone });
-        }
-        Err(e) => send(Change::Failed(e.to_string())),
+    let (tx, rx) = mpsc::channel::<Result<Step, String>>();
+    let handler = move |result: notify::Result<notify::Event>| {
+        let _ = match result {
+            Ok(event) => match step(&event, &name) {
+                Some(step) => tx.send(Ok(step)),
+                None => Ok(()),
+            },
+            Err(e) => tx.send(Err(e.to_string())),
+        };
     };
     let failed = |e: notify::Error| format!("cannot watch {}: {e}", dir.display());
-    let debouncer: Box<dyn std::any::Any> = if poll {
+    let watcher: Box<dyn std::any::Any> = if poll {
         // Compare contents too: some network filesystems keep modification times to 2 s.
-        let notify_config = notify::Config::default().with_poll_interval(POLL_EVERY).with_compare_contents(true);
-        let config = Config::default().with_timeout(DEBOUNCE).with_notify_config(notify_config);
-        let mut d = new_debouncer_opt::<_, PollWatcher>(config, handler).map_err(failed)?;
-        d.watcher().watch(&dir, RecursiveMode::NonRecursive).map_err(failed)?;
-        Box::new(d)
+        let config = notify::Config::default().with_poll_interval(POLL_EVERY).with_compare_contents(true);
+        let mut w = PollWatcher::new(handler, config).map_err(failed)?;
+        w.watch(&dir, RecursiveMode::NonRecursive).map_err(failed)?;
+        Box::new(w)
     } else {
-        let config = Config::default().with_timeout(DEBOUNCE);
-        let mut d = new_debouncer_opt::<_, RecommendedWatcher>(config, handler).map_err(failed)?;
-        d.watcher().watch(&dir, RecursiveMode::NonRecursive).map_err(failed)?;
-        Box::new(d)
+        let mut w = RecommendedWatcher::new(handler, notify::Config::default()).map_err(failed)?;
+        w.watch(&dir, RecursiveMode::NonRecursive).map_err(failed)?;
+        Box::new(w)
     };
-    Ok(FileWatcher { _debouncer: debouncer, polling: poll })
+    // Only a change of modification time, size or presence counts as a save (a rename reports
+    // twice). The poller reports changes of content only, which may keep both on coarse
+    // filesystems.
+    let mut last = Fingerprint::of(&target);
+    let mut report = move |failure: Option<String>| {
+        if let Some(why) = failure {
+            return send(Change::Failed(why));
+        }
+        let now = Fingerprint::of(&target);
+        if now == last && !poll {
+            return;
+        }
+        last = now;
+        send(if target.is_file() { Change::Saved } else { Change::Gone });
+    };
+    std::thread::Builder::new()
+        .name("file-watch".into())
+        .spawn(move || {
+            let mut begun: Option<Instant> = None;
+            loop {
+                let next = match begun {
+                    Some(at) => rx.recv_timeout(QUIET.saturating_sub(at.elapsed())),
+                    None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                };
+                match next {
+                    Ok(Ok(Step::Done)) | Err(RecvTimeoutError::Timeout) => {
+                        begun = None;
+                        report(None);
+                    }
+                    Ok(Ok(Step::Begun)) => begun = Some(Instant::now()),
+                    Ok(Err(why)) => report(Some(why)),
+                    // The watcher was dropped.
+                    Err(RecvTimeoutError::Disconnected) => return,
+                }
+            }
+        })
+        .map_err(|e| format!("cannot watch {}: {e}", file.display()))?;
+    Ok(FileWatcher { _watcher: watcher, polling: poll })
 }
 
 /// What the file looks like on disk, cheaply: enough to tell that it changed.

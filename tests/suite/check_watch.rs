@@ -29,6 +29,13 @@ struct Watch {
     lines: Receiver<String>,
     /// Everything printed so far, for failure messages.
     seen: String,
+    /// The number of the last run whose report was read.
+    last_run: u32,
+}
+
+/// The run a redraw is of, from its marker line `── run N · ...`.
+fn run_number(block: &str) -> Option<u32> {
+    block.strip_prefix("── run ")?.split(' ').next()?.parse().ok()
 }
 
 impl Watch {
@@ -56,7 +63,7 @@ impl Watch {
             })
             .unwrap();
         let stdin = child.stdin.take();
-        Watch { child, stdin, lines, seen: String::new() }
+        Watch { child, stdin, lines, seen: String::new(), last_run: 0 }
     }
 
     /// The next whole redraw: from its `── run` marker to the `Watching` line that ends it.
@@ -97,10 +104,15 @@ impl Watch {
         }
     }
 
-    /// The redraw of run `n`'s report.
-    fn run(&mut self, n: u32) -> String {
-        let marker = format!("── run {n} ·");
-        self.block_where(&format!("run {n}"), |b| b.starts_with(&marker) && b.contains(" passed"))
+    /// The redraw of the next run's report: a run after the last one seen, whatever its number
+    /// (a test waits for what a save makes, not for a count it assumes).
+    fn next_run(&mut self) -> String {
+        let after = self.last_run;
+        let block = self.block_where(&format!("a run after run {after}"), |b| {
+            run_number(b).is_some_and(|n| n > after) && b.contains(" passed")
+        });
+        self.last_run = run_number(&block).unwrap_or(after);
+        block
     }
 
     fn key(&mut self, key: &str) {
@@ -182,18 +194,18 @@ fn check_watch_grades_again_on_a_save_in_place_and_by_rename() {
     let ws = Workshop::lesson5();
     started(&ws, &starter());
     let mut w = Watch::start(&ws, &[]);
-    let first = w.run(1);
+    let first = w.next_run();
     assert!(first.contains("── run 1 · first run ·"), "{first}");
     assert!(first.contains("2/14 passed"), "{first}");
 
     ws.write(WORK, &solution());
-    let second = w.run(2);
-    assert!(second.contains("── run 2 · saved ·"), "{second}");
+    let second = w.next_run();
+    assert!(second.contains(" · saved · "), "{second}");
     assert!(second.contains("14/14 passed"), "{second}");
     assert!(second.contains("All green") && second.contains("./workshop watch structured-errors"), "{second}");
 
     save_by_rename(&ws, &starter());
-    let third = w.run(3);
+    let third = w.next_run();
     assert!(third.contains("2/14 passed"), "a save by rename counts:\n{third}");
     assert!(!third.contains("All green"), "{third}");
     assert_eq!(w.quit(), 0);
@@ -204,15 +216,37 @@ fn check_watch_counts_a_vim_style_save_once() {
     let ws = Workshop::lesson5();
     started(&ws, &starter());
     let mut w = Watch::start(&ws, &[]);
-    w.run(1);
+    w.next_run();
     save_like_vim(&ws, &solution());
-    let second = w.run(2);
+    let second = w.next_run();
     assert!(second.contains("14/14 passed"), "{second}");
     // Nothing else happened: the swap, test and backup files are not saves of errors.py.
     w.key("x");
     let next = w.next_block();
-    assert!(next.starts_with("── run 2 ·"), "one save, one run:\n{next}");
+    assert!(next.starts_with(&format!("── run {} ·", w.last_run)), "one save, one run:\n{next}");
     assert!(next.contains("Keys: r re-run · h hint · q quit."), "{next}");
+    assert_eq!(w.quit(), 0);
+}
+
+#[test]
+fn check_watch_grades_each_save_in_place_once() {
+    // A save in place truncates the file, then writes it: however long the pause between the
+    // two, it is one save, graded once, and never graded half-written.
+    let ws = Workshop::lesson5();
+    started(&ws, &starter());
+    let mut w = Watch::start(&ws, &[]);
+    w.next_run();
+    for n in 0..6 {
+        let (text, passed) = if n % 2 == 0 { (solution(), "14/14 passed") } else { (starter(), "2/14 passed") };
+        let before = w.last_run;
+        let mut file = std::fs::File::create(ws.path(WORK)).unwrap();
+        std::thread::sleep(Duration::from_millis(30));
+        file.write_all(text.as_bytes()).unwrap();
+        drop(file);
+        let block = w.next_run();
+        assert!(block.contains(passed), "save {n}:\n{block}");
+        assert_eq!(w.last_run, before + 1, "save {n} made one run:\n{}", w.seen);
+    }
     assert_eq!(w.quit(), 0);
 }
 
@@ -222,11 +256,12 @@ fn check_watch_reading_the_file_is_not_a_save() {
     let ws = Workshop::lesson5();
     started(&ws, &starter());
     let mut w = Watch::start(&ws, &[]);
-    w.run(1);
+    w.next_run();
     let _ = std::fs::read_to_string(ws.path(WORK)).unwrap();
     w.key("r");
-    let again = w.run(2);
-    assert!(again.contains("── run 2 · r pressed ·"), "r re-runs, and nothing ran in between:\n{again}");
+    let again = w.next_run();
+    assert!(again.contains(" · r pressed · "), "{again}");
+    assert_eq!(w.last_run, 2, "nothing ran between the first run and r:\n{again}");
     assert_eq!(w.quit(), 0);
 }
 
@@ -235,7 +270,7 @@ fn check_watch_h_shows_the_hints_of_the_first_failing_check_in_turn() {
     let ws = Workshop::lesson5();
     started(&ws, &starter());
     let mut w = Watch::start(&ws, &[]);
-    w.run(1);
+    w.next_run();
     w.key("h");
     let first = w.block_where("a hint", |b| b.contains("Hint 1/"));
     assert!(first.contains("for fail-flags-failure"), "{first}");
@@ -250,7 +285,7 @@ fn check_watch_h_when_green_says_no_hint_is_needed() {
     let ws = Workshop::lesson5();
     started(&ws, &solution());
     let mut w = Watch::start(&ws, &[]);
-    w.run(1);
+    w.next_run();
     w.key("h");
     let block = w.block_where("the answer to h", |b| b.contains("no hint needed"));
     assert!(block.contains("All green"), "{block}");
@@ -262,13 +297,13 @@ fn check_watch_reports_a_deleted_file_and_keeps_watching() {
     let ws = Workshop::lesson5();
     started(&ws, &solution());
     let mut w = Watch::start(&ws, &[]);
-    w.run(1);
+    w.next_run();
     std::fs::remove_file(ws.path(WORK)).unwrap();
     let gone = w.block_where("the deletion", |b| b.contains("is gone"));
     assert!(gone.contains("work/structured-errors/errors.py is gone"), "{gone}");
     assert!(!gone.contains("All green."), "the green line is not claimed for a file that is gone:\n{gone}");
     ws.write(WORK, &starter());
-    let back = w.run(2);
+    let back = w.next_run();
     assert!(back.contains("2/14 passed"), "{back}");
     assert_eq!(w.quit(), 0);
 }
@@ -278,10 +313,10 @@ fn check_watch_poll_sees_saves_too() {
     let ws = Workshop::lesson5();
     started(&ws, &starter());
     let mut w = Watch::start(&ws, &["--poll"]);
-    let first = w.run(1);
+    let first = w.next_run();
     assert!(first.contains("polling for saves"), "{first}");
     save_by_rename(&ws, &solution());
-    let second = w.run(2);
+    let second = w.next_run();
     assert!(second.contains("14/14 passed"), "{second}");
     assert_eq!(w.quit(), 0);
 }
@@ -294,7 +329,7 @@ fn check_watch_a_file_that_does_not_load_is_reported_and_watched() {
     let first = w.block_where("the load error", |b| b.contains("could not load"));
     assert!(first.contains("line 1"), "{first}");
     ws.write(WORK, &solution());
-    let fixed = w.run(2);
+    let fixed = w.next_run();
     assert!(fixed.contains("14/14 passed"), "{fixed}");
     assert_eq!(w.quit(), 0);
 }
@@ -376,7 +411,7 @@ fn bench_save_to_verdict() {
         let ws = Workshop::lesson5();
         started(&ws, &starter());
         let mut w = Watch::start(&ws, extra);
-        w.run(1);
+        w.next_run();
         let mut beyond = Vec::new();
         let mut total = Vec::new();
         for n in 2..=16u32 {
@@ -389,7 +424,7 @@ fn bench_save_to_verdict() {
             } else {
                 save_by_rename(&ws, &text);
             }
-            let block = w.run(n);
+            let block = w.next_run();
             let elapsed = began.elapsed();
             let check_ms: f64 = block
                 .lines()
@@ -444,7 +479,7 @@ fn check_watch_loads_a_save_in_a_python_process_started_before_the_save() {
     };
     ws.write(WORK, &noted(""));
     let mut w = Watch::start(&ws, &[]);
-    assert!(w.run(1).contains("14/14 passed"));
+    assert!(w.next_run().contains("14/14 passed"));
     // Once the first grading is over, a Python process waits for the next save.
     let until = Instant::now() + PATIENCE;
     let waiting = loop {
@@ -456,7 +491,7 @@ fn check_watch_loads_a_save_in_a_python_process_started_before_the_save() {
         std::thread::sleep(Duration::from_millis(20));
     };
     ws.write(WORK, &noted("\n# an edit\n"));
-    assert!(w.run(2).contains("14/14 passed"), "{}", w.seen);
+    assert!(w.next_run().contains("14/14 passed"), "{}", w.seen);
     let loaded_by: u32 = ws.read("loaded-by.log").lines().last().unwrap().parse().unwrap();
     assert!(waiting.contains(&loaded_by), "run 2 was loaded by {loaded_by}, not by one of {waiting:?}");
     assert_eq!(w.quit(), 0);
