@@ -96,6 +96,23 @@ pub enum Provenance {
 }
 
 impl Provenance {
+    /// With every control character in its words shown escaped (`\x1b`, `\n`): a server's
+    /// `model` field (or a recording written by hand) reaches the terminal in one-line headers.
+    pub fn escaped(self) -> Provenance {
+        let clean = |s: String| {
+            if !s.chars().any(char::is_control) {
+                return s;
+            }
+            s.chars().map(|c| crate::inert::escape(c).unwrap_or_else(|| c.to_string())).collect()
+        };
+        match self {
+            Provenance::Authored { by, written } => Provenance::Authored { by: clean(by), written: clean(written) },
+            Provenance::Live { model, date, request_id } => {
+                Provenance::Live { model: clean(model), date: clean(date), request_id: clean(request_id) }
+            }
+        }
+    }
+
     /// A short tag for a card: `authored` or `live · model · date`.
     pub fn tag(&self) -> String {
         match self {
@@ -183,10 +200,11 @@ impl Cassette {
             if let Some(what) = crate::live::secrets::scan(line) {
                 return Err(at(format!("holds {what}: recordings must never carry credentials. Delete the line and record it again; if the key is real, revoke it.")));
             }
-            let entry: Entry = serde_json::from_str(line).map_err(|e| {
+            let mut entry: Entry = serde_json::from_str(line).map_err(|e| {
                 let what = if e.is_eof() { "is cut off (truncated)" } else { "is not a valid recorded turn" };
                 at(format!("{what}: {e}. Restore the file with git checkout, or record it again."))
             })?;
+            entry.provenance = entry.provenance.escaped();
             let expected = key(&entry.request);
             if entry.key != expected {
                 return Err(at("its key does not match its request: the request was edited by hand. Record it again with ./workshop record instead of editing it.".into()));

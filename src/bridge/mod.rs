@@ -81,6 +81,15 @@ fn cached_runner() -> Option<String> {
     Some(format!("import sys; sys.path.insert(0, {dir}); import {module}"))
 }
 
+/// The environment variables the learner's Python gets (and everything it starts): what it needs
+/// to find programs, decode text and tell the time, its home and temporary folder, and a pyenv
+/// shim's choice of interpreter. Everything else (API keys, tokens, `PYTHON*`) stays with the
+/// workshop.
+fn passed_on(name: &str) -> bool {
+    matches!(name, "PATH" | "LANG" | "LANGUAGE" | "TZ" | "HOME" | "TMPDIR" | "PYENV_VERSION" | "PYENV_ROOT")
+        || name.starts_with("LC_")
+}
+
 /// How much of the learner's output one call keeps.
 pub const OUTPUT_CAP: usize = 8 * 1024;
 
@@ -501,6 +510,11 @@ impl Worker {
         deferred: bool,
     ) -> Result<(Worker, Instant), LoadError> {
         let started = Instant::now();
+        Worker::begin(cfg, code, stop, deferred)?.greet(cfg, started)
+    }
+
+    /// Start Python on `code`, without waiting for it to answer.
+    fn begin(cfg: &BridgeConfig, code: &str, stop: &Stop, deferred: bool) -> Result<Worker, LoadError> {
         let fail = |kind, message: String| LoadError { kind, message, output: String::new() };
         if stop.is_stopped() {
             return Err(fail(LoadKind::Died, stopped_message()));
@@ -509,14 +523,16 @@ impl Worker {
             .map_err(|e| fail(LoadKind::Died, format!("could not make a pipe for the learner's output: {e}")))?;
         let own_mark = reap::worker_mark();
         let mut command = Command::new(&cfg.python);
+        // -S: no `site` at start-up, most of an interpreter's start; the runner completes it for
+        // a file that needs it. A deferred runner is told its file and functions when it loads.
         command
-            .arg("-I")
-            .arg("-c")
-            .arg(code)
+            .args(["-I", "-S", "-c", code])
             .arg(if deferred { std::ffi::OsStr::new("-") } else { cfg.file.as_os_str() })
             .arg(OUTPUT_CAP.to_string())
             .arg(ANSWER_LIMIT.to_string())
-            .args(&cfg.functions)
+            .args(if deferred { &[][..] } else { &cfg.functions[..] })
+            .env_clear()
+            .envs(std::env::vars_os().filter(|(name, _)| name.to_str().is_some_and(passed_on)))
             .env(reap::MARK, &own_mark)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -536,7 +552,7 @@ impl Worker {
             kill_group(&mut child);
             return Err(fail(LoadKind::Died, "the Python process started without its pipes".into()));
         };
-        let mut worker = Worker {
+        Ok(Worker {
             child,
             stdin,
             answers: stdout,
@@ -546,7 +562,13 @@ impl Worker {
             next_id: 0,
             load_output: String::new(),
             stop: stop.clone(),
-        };
+        })
+    }
+
+    /// Wait for the hello of a runner started at `started`.
+    fn greet(mut self, cfg: &BridgeConfig, started: Instant) -> Result<(Worker, Instant), LoadError> {
+        let fail = |kind, message: String| LoadError { kind, message, output: String::new() };
+        let worker = &mut self;
         let deadline = started + cfg.timeout + STARTUP_ALLOWANCE;
         // The runner says hello before it touches the learner's file, so an interpreter that is
         // not a working Python 3 is told apart from a file that kills it.
@@ -575,7 +597,7 @@ impl Worker {
                 ))
             }
         }
-        Ok((worker, deadline))
+        Ok((self, deadline))
     }
 
     /// Wait for the runner to load the learner's file (and, for a spare, ask it to first).
@@ -889,7 +911,6 @@ fn load_error(cfg: &BridgeConfig, report: LoadReport) -> LoadError {
 pub struct Spare {
     worker: Worker,
     python: OsString,
-    functions: Vec<String>,
 }
 
 impl Spare {
@@ -897,8 +918,50 @@ impl Spare {
     /// would not start: the next `Bridge` start then says why.
     pub fn start(cfg: &BridgeConfig) -> Option<Spare> {
         let (worker, _) = Worker::launch(cfg, &Stop::default(), true).ok()?;
-        Some(Spare { worker, python: cfg.python.clone(), functions: cfg.functions.clone() })
+        Some(Spare { worker, python: cfg.python.clone() })
     }
+}
+
+/// A Python process started at the very beginning of a command, before the lesson and the
+/// learner's file are read: its start-up runs beside the workshop's own instead of after it.
+struct Warm {
+    worker: Worker,
+    started: Instant,
+    python: OsString,
+}
+
+static WARM: std::sync::Mutex<Option<Warm>> = std::sync::Mutex::new(None);
+
+/// Start Python now for the file this command will grade (`WORKSHOP_PYTHON`, else `python3`),
+/// without waiting for it. The first `Bridge::start_with_spare` that fits takes it; a command
+/// that ends without one kills it with the rest. A Python that will not start is left for that
+/// start to report.
+pub fn warm_up() {
+    let cfg = BridgeConfig {
+        python: BridgeConfig::default_python(),
+        file: PathBuf::new(),
+        shown_as: String::new(),
+        functions: Vec::new(),
+        timeout: Duration::ZERO,
+        sandbox: None,
+    };
+    let started = Instant::now();
+    if let Ok(worker) = Worker::begin(&cfg, runner_code(), &Stop::default(), true) {
+        if let Ok(mut warm) = WARM.lock() {
+            *warm = Some(Warm { worker, started, python: cfg.python });
+        }
+    }
+}
+
+/// The warm Python, greeted, when there is one for `cfg`; anything wrong with it (a damaged
+/// cached runner) is left for a cold start to deal with and report.
+fn take_warm(cfg: &BridgeConfig, stop: &Stop) -> Option<Worker> {
+    let Warm { mut worker, started, python } = WARM.lock().ok()?.take()?;
+    if cfg.sandbox.is_some() || python != cfg.python {
+        return None;
+    }
+    worker.stop = stop.clone();
+    worker.greet(cfg, started).ok().map(|(worker, _)| worker)
 }
 
 /// The learner's code, callable. Calls after a hang or a crash go to a fresh process.
@@ -921,11 +984,13 @@ impl Bridge {
     /// As `start_stoppable`, loading the file in `spare` when there is one that fits and still
     /// runs; otherwise in a fresh process.
     pub fn start_with_spare(cfg: BridgeConfig, stop: Stop, spare: Option<Spare>) -> Result<Bridge, LoadError> {
-        let usable = spare.filter(|s| s.python == cfg.python && s.functions == cfg.functions);
-        if let (Some(spare), Some(path)) = (usable, cfg.file.to_str()) {
-            let mut worker = spare.worker;
+        let usable = match spare.filter(|s| s.python == cfg.python && cfg.sandbox.is_none()) {
+            Some(spare) => Some(spare.worker),
+            None => take_warm(&cfg, &stop),
+        };
+        if let (Some(mut worker), Some(path)) = (usable, cfg.file.to_str()) {
             worker.stop = stop.clone();
-            let mut line = serde_json::json!({ "load": path }).to_string();
+            let mut line = serde_json::json!({ "load": path, "functions": cfg.functions }).to_string();
             line.push('\n');
             if matches!(worker.child.try_wait(), Ok(None)) && worker.stdin.write_all(line.as_bytes()).is_ok() {
                 let mut worker = worker.load(&cfg, Instant::now() + cfg.timeout + STARTUP_ALLOWANCE)?;

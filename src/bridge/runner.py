@@ -1,6 +1,7 @@
 # The Python side of the workshop bridge. Run as
-#   python -I -c <this> <learner file, or - for a spare> <output cap> <answer limit> <function>...
-# or imported under the same arguments from a cached copy (see `runner_code` in mod.rs).
+#   python -I -S -c <this> <learner file, or - for a spare> <output cap> <answer limit> <function>...
+# or imported under the same arguments from a cached copy (see `runner_code` in mod.rs). A spare
+# is told its file and functions in its first request.
 #
 # Requests arrive as JSON lines on the original stdin and answers leave on the original stdout.
 # Both are moved to private descriptors before the learner's file loads: fd 0 becomes
@@ -9,8 +10,10 @@
 # protocol.
 #
 # Start-up time is most of what `check` costs, so this file imports nothing beyond what the
-# interpreter has already loaded (and the C half of `json`): no `json` itself (it pulls in `re`
-# and `enum`, which can double a bare interpreter's start-up), no `types`, no `traceback`.
+# interpreter has already loaded (and the C half of `json`, and `os`): no `json` itself (it pulls
+# in `re` and `enum`, which can double a bare interpreter's start-up), no `types`, no
+# `traceback`. The interpreter starts without `site` (-S), which is most of a normal start-up;
+# `_without_site` gives the learner's file what `site` would have, when it needs it.
 import os
 import sys
 
@@ -30,6 +33,63 @@ ANSWER_LIMIT = int(sys.argv[3])
 FUNCTIONS = sys.argv[4:]
 # Deeper than this, the workshop's JSON reader would refuse the answer.
 MAX_DEPTH = 100
+
+
+
+class _SiteOnDemand:
+    """Last on sys.meta_path when the interpreter started without `site`: an import that nothing
+    else found (a package from site-packages) first completes the start-up `site` would have
+    made (site-packages and .pth files on sys.path, sitecustomize), then is looked for again,
+    so the file sees what a normal start gives, and a file that imports only the standard
+    library never pays for it."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if path is not None:
+            return None  # a submodule: its package was found, so `site` is not what is missing
+        _complete_site()
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if find is not None:
+                spec = find(name, path, target)
+                if spec is not None:
+                    return spec
+        return None
+
+
+def _complete_site():
+    if _SiteOnDemand in sys.meta_path:
+        sys.meta_path.remove(_SiteOnDemand)
+        import site
+
+        site.main()
+
+
+# Builtins `site` adds that a file may name: `exit` and `quit` cost nothing, so they are always
+# there; the others come with the rest of `site`, when a file names them.
+_SITE_BUILTINS = {"help", "copyright", "credits", "license"}
+
+
+def _without_site():
+    import builtins
+    import _sitebuiltins
+
+    builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
+    builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
+    sys.meta_path.append(_SiteOnDemand)
+
+
+def _names(code):
+    """Every name a code object and the code nested in it refer to."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, type(code)):
+            names |= _names(const)
+    return names
+
+
+if sys.flags.no_site:
+    _without_site()
 
 _requests = os.fdopen(os.dup(0), "rb")
 _answers = os.fdopen(os.dup(1), "wb")
@@ -382,6 +442,8 @@ def _load():
     _SOURCE[:] = source.decode("utf-8", "replace").splitlines()
     try:
         code = _compile_learner(source)
+        if _SiteOnDemand in sys.meta_path and not _names(code).isdisjoint(_SITE_BUILTINS):
+            _complete_site()
         exec(code, module.__dict__)
     except SyntaxError as exc:
         if exc.filename and os.path.abspath(exc.filename) != LEARNER:
@@ -444,7 +506,9 @@ def main():
         line = _requests.readline()
         if not line:
             return
-        LEARNER = os.path.abspath(_decode(line)["load"])
+        request = _decode(line)
+        LEARNER = os.path.abspath(request["load"])
+        FUNCTIONS[:] = request.get("functions", [])
     loaded = _load()
     _quit_if_forked()
     dropped = _take_dropped()

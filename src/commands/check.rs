@@ -12,6 +12,10 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     if args.watch {
         return super::check_watch::run(ctx, args);
     }
+    if !args.edit {
+        // Python starts now, while the lesson is read: most of a check is its start-up.
+        crate::bridge::warm_up();
+    }
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let limit = args.timeout;
     let file = ctx.learner_file(&lesson, args.file.as_deref())?;

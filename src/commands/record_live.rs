@@ -38,7 +38,8 @@ pub fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &RecordArg
     let mut problems = 0;
     // Recording is the point: a reader who went away (`record | head -1`) stops the report, not
     // the recording. The first failure to print is returned at the end.
-    let mut printed = outln!("Asking {} at {} ({} runs).", lesson.agent.model, client.settings().base, runs.len());
+    let mut printed =
+        outln!("Asking {} at {} ({} runs).", lesson.agent.model, client.settings().shown_base(), runs.len());
     for run in runs {
         let runtime = crate::agent::Runtime::parse(&run.runtime).ok_or_else(|| {
             Error::corrupt(

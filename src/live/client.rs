@@ -69,6 +69,21 @@ impl Settings {
         }
         Ok(Settings { base, key, timeout: Duration::from_secs_f64(secs), max_requests })
     }
+
+    /// The API's address as messages show it: without a password in it.
+    pub fn shown_base(&self) -> String {
+        super::secrets::shown_address(&self.base)
+    }
+
+    /// `text` from outside (an error body, an I/O error) with the key and the address's password
+    /// taken out, before it is shown.
+    pub fn redact(&self, text: &str) -> String {
+        let text = self.key.redact(text);
+        match super::secrets::address_secret(&self.base) {
+            Some(secret) if secret.len() >= 4 => text.replace(secret, "[redacted]"),
+            _ => text,
+        }
+    }
 }
 
 /// The model's reply to one request.

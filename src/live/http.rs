@@ -81,7 +81,7 @@ impl Client {
                 Attempt::Transport(why) => (
                     None,
                     why,
-                    format!("Check the network and {BASE_VAR} ({}), then run this again.", self.settings.base),
+                    format!("Check the network and {BASE_VAR} ({}), then run this again.", self.settings.shown_base()),
                 ),
             };
             if retries_taken >= retry::MAX_RETRIES {
@@ -115,7 +115,7 @@ impl Client {
             .send(body);
         let mut response = match sent {
             Ok(response) => response,
-            Err(e) => return Attempt::Transport(key.redact(&transport_words(&e, &self.settings))),
+            Err(e) => return Attempt::Transport(self.settings.redact(&transport_words(&e, &self.settings))),
         };
         let status = response.status().as_u16();
         let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
@@ -128,7 +128,7 @@ impl Client {
         );
         let text = match response.body_mut().with_config().limit(MAX_BODY).read_to_string() {
             Ok(text) => text,
-            Err(e) => return Attempt::Transport(key.redact(&transport_words(&e, &self.settings))),
+            Err(e) => return Attempt::Transport(self.settings.redact(&transport_words(&e, &self.settings))),
         };
         let parsed: Option<Value> = serde_json::from_str(&text).ok();
         if (200..300).contains(&status) {
@@ -148,14 +148,14 @@ impl Client {
         let field = |name: &str| error.and_then(|e| e.get(name)).and_then(Value::as_str).map(str::to_string);
         let kind = field("type").unwrap_or_default();
         let mut message = field("message").unwrap_or_else(|| text.chars().take(200).collect());
-        message = key.redact(message.trim());
-        Attempt::Status { status, should_retry, wait, kind: key.redact(&kind), message }
+        message = self.settings.redact(message.trim());
+        Attempt::Status { status, should_retry, wait, kind: self.settings.redact(&kind), message }
     }
 
     /// The message for a status that is not retried: what happened, and what to do.
     fn refused(&self, status: u16, kind: &str, message: &str) -> Failure {
         let said = said(status, kind, message);
-        let base = &self.settings.base;
+        let base = &self.settings.shown_base();
         Failure(match status {
             401 => format!(
                 "the API did not accept the key in {KEY_VAR} ({said}). Set {KEY_VAR} to a current key from your Anthropic console and run this again."
@@ -177,7 +177,7 @@ impl Client {
 
 /// A transport failure in words, without the request (which would hold the key's header).
 fn transport_words(error: &ureq::Error, settings: &Settings) -> String {
-    let base = &settings.base;
+    let base = &settings.shown_base();
     match error {
         ureq::Error::Timeout(_) => format!("no reply within {} s", settings.timeout.as_secs_f64()),
         ureq::Error::HostNotFound => format!("the host of {base} was not found (check {BASE_VAR})"),

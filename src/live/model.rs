@@ -42,9 +42,17 @@ impl<'c> LiveModel<'c> {
             model: model.unwrap_or("unknown").to_string(),
             date: today(),
             request_id: if answer.request_id.is_empty() { "none given".into() } else { answer.request_id },
-        };
+        }
+        .escaped();
         let entry = Entry { key: key.clone(), provenance, request: request.clone(), response: answer.response };
-        if let Some(what) = secrets::scan(&recordings::canonical(&serde_json::to_value(&entry).unwrap_or_default())) {
+        // Everything a kept turn holds, as it would be written, compared with the key itself.
+        let written = recordings::canonical(&serde_json::to_value(&entry).unwrap_or_default());
+        if self.client.settings().key.is_in(&written) {
+            return Err(Failure(
+                "the API's reply holds the API key itself (a server or gateway that echoes it), so it was not kept. Check ANTHROPIC_BASE_URL points at the Messages API, then run this again.".into(),
+            ));
+        }
+        if let Some(what) = secrets::scan(&written) {
             return Err(Failure(format!("the model's reply holds {what}, so it was not kept. Run this again.")));
         }
         self.memo.insert(key, entry.clone());

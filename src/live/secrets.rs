@@ -36,6 +36,34 @@ impl ApiKey {
         }
         text.replace(&self.0, "[redacted]")
     }
+
+    /// Whether `text` holds the key itself, whatever its shape (a gateway's token is no
+    /// `sk-ant-` key): what a server echoes must never be written to a recording.
+    pub fn is_in(&self, text: &str) -> bool {
+        self.0.len() >= 4 && text.contains(&self.0)
+    }
+}
+
+/// An address as it may be shown: a password in it (`https://user:secret@host`) is replaced, and
+/// so is a lone user part, which gateways use for tokens.
+pub fn shown_address(address: &str) -> String {
+    let Some((scheme, rest)) = address.split_once("://") else { return address.to_string() };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    let Some((userinfo, host)) = authority.rsplit_once('@') else { return address.to_string() };
+    let user = match userinfo.split_once(':') {
+        Some((user, _)) => format!("{user}:[redacted]"),
+        None => "[redacted]".to_string(),
+    };
+    format!("{scheme}://{user}@{host}{}", &rest[authority.len()..])
+}
+
+/// The password (or lone user part) of an address, to take out of messages that quote it.
+pub fn address_secret(address: &str) -> Option<&str> {
+    let rest = address.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let userinfo = authority.rsplit_once('@')?.0;
+    let secret = userinfo.split_once(':').map_or(userinfo, |(_, password)| password);
+    (!secret.is_empty()).then_some(secret)
 }
 
 impl fmt::Debug for ApiKey {
@@ -92,6 +120,22 @@ mod tests {
         // Words that merely mention them are not secrets.
         assert_eq!(scan(r#"{"text":"set the authorization header; keys start sk-ant-"}"#), None);
         assert_eq!(scan(r#"{"text":"the \"authorization\" step"}"#), None);
+    }
+
+    #[test]
+    fn an_address_is_shown_without_its_password() {
+        assert_eq!(shown_address("https://me:hunter2@gw.example/v1?x=1"), "https://me:[redacted]@gw.example/v1?x=1");
+        assert_eq!(shown_address("https://tok3n@gw.example"), "https://[redacted]@gw.example");
+        assert_eq!(shown_address("https://api.anthropic.com"), "https://api.anthropic.com");
+        assert_eq!(address_secret("http://me:hunter2@127.0.0.1:9/"), Some("hunter2"));
+        assert_eq!(address_secret("http://127.0.0.1:9"), None);
+    }
+
+    #[test]
+    fn the_key_is_found_whatever_its_shape() {
+        let key = ApiKey::new("gw-token-0123456789");
+        assert!(key.is_in(r#"{"request_id":"echo gw-token-0123456789"}"#));
+        assert!(!key.is_in(r#"{"request_id":"req_1"}"#));
     }
 
     #[test]

@@ -133,9 +133,7 @@ fn check_reports_an_import_that_sleeps_as_a_load_timeout() {
 fn check_reports_an_infinite_loop_and_runs_the_other_checks() {
     let w = Workshop::lesson5();
     let file = w.learner("bad_loop_in_call.py");
-    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
-    cmd.env("FIXTURE_PID_FILE", w.path("helper.pid"));
-    let run = run(cmd);
+    let run = w.run(&["check", "--file", &file, "--format", "json"]);
     assert_no_runner_frames(&run.stdout);
     let report = run.json();
     assert_eq!(run.code, 1);
@@ -145,7 +143,7 @@ fn check_reports_an_infinite_loop_and_runs_the_other_checks() {
     let hung = check(&report, "no-retry-without-flag");
     assert_eq!(hung["message"], "did not return within 1 s: an infinite loop?");
     assert_eq!(hung["output"], "looking for the flag\n");
-    let helper = pid_in(&w.path("helper.pid"));
+    let helper = pid_in(&w.path(&format!("{file}.pid")));
     assert!(!alive(helper), "the process group of the hung call was killed (its helper {helper} too)");
 }
 
@@ -337,9 +335,9 @@ fn check_leaves_no_child_started_in_a_new_session() {
 fn check_ends_and_leaves_no_daemon_that_holds_its_pipes() {
     let w = Workshop::lesson5();
     let file = w.learner("bad_daemon.py");
-    let pid_file = w.path("daemon.pid");
+    let pid_file = w.path(&format!("{file}.pid"));
     let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
-    cmd.env("FIXTURE_PID_FILE", &pid_file).stdout(std::process::Stdio::piped());
+    cmd.stdout(std::process::Stdio::piped());
     let mut child = cmd.spawn().unwrap();
     // Not a speed test: the daemon lives 60 s, so a command that waited for it would still run.
     let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
@@ -363,11 +361,9 @@ fn check_leaves_no_daemon_even_one_that_execs_with_an_empty_environment() {
     // No environment variable of the workshop's reaches it: only the subreaper finds it.
     let w = Workshop::lesson5();
     let file = w.learner("bad_scrubbed_daemon.py");
-    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
-    cmd.env("FIXTURE_PID_FILE", w.path("daemon.pid"));
-    let run = run(cmd);
+    let run = w.run(&["check", "--file", &file, "--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
-    let daemon = pid_in(&w.path("daemon.pid"));
+    let daemon = pid_in(&w.path(&format!("{file}.pid")));
     assert!(!alive(daemon), "the daemon {daemon} outlived the check");
 }
 
@@ -485,9 +481,8 @@ fn check_grades_a_file_that_forks_without_exiting_on_its_parents_answers_only() 
 fn check_reports_a_line_forged_on_the_answer_channel_at_import_as_a_load_error() {
     let w = Workshop::lesson5();
     let file = w.learner("bad_forges_answers.py");
-    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
-    cmd.env("FIXTURE_FORGE", "import");
-    let run = run(cmd);
+    w.write(&format!("{file}.forge"), "import");
+    let run = w.run(&["check", "--file", &file, "--format", "json"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
     let report = run.json();
     assert_eq!(report["status"], "error");
@@ -500,9 +495,8 @@ fn check_reports_a_line_forged_on_the_answer_channel_at_import_as_a_load_error()
 fn check_reports_a_line_forged_on_the_answer_channel_in_a_call_as_a_call_error() {
     let w = Workshop::lesson5();
     let file = w.learner("bad_forges_answers.py");
-    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
-    cmd.env("FIXTURE_FORGE", "call");
-    let run = run(cmd);
+    w.write(&format!("{file}.forge"), "call");
+    let run = w.run(&["check", "--file", &file, "--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     let report = run.json();
     let first = check(&report, "fail-flags-failure");
@@ -519,9 +513,8 @@ fn check_reports_a_line_forged_on_the_answer_channel_in_a_call_as_a_call_error()
 
 fn check_huge(w: &Workshop, size: usize, format: &str) -> Run {
     let file = w.learner("bad_returns_huge.py");
-    let mut cmd = w.command(&["check", "--file", &file, "--format", format, "--timeout", "20"]);
-    cmd.env("FIXTURE_SIZE", size.to_string());
-    run(cmd)
+    w.write(&format!("{file}.size"), &size.to_string());
+    w.run(&["check", "--file", &file, "--format", format, "--timeout", "20"])
 }
 
 #[test]

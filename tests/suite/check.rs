@@ -397,12 +397,10 @@ fn snapshot_check_of_a_call_that_times_out() {
 fn check_stops_calling_a_function_that_hung_twice_and_reports_its_checks_as_not_run() {
     let w = Workshop::lesson5();
     let file = w.learner("bad_fail_always_loops.py");
-    let log = w.path("calls.log");
-    let mut cmd = w.command(&["check", "--file", &file, "--format", "json", "--timeout", "0.3"]);
-    cmd.env("FIXTURE_LOG", &log);
-    let run = run(cmd);
+    let log = format!("{file}.log");
+    let run = w.run(&["check", "--file", &file, "--format", "json", "--timeout", "0.3"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert_eq!(w.read("calls.log").lines().count(), 2, "fail was called twice, then no more");
+    assert_eq!(w.read(&log).lines().count(), 2, "fail was called twice, then no more");
     let report = run.json();
     assert_eq!(
         ids_with(&report, "pass"),
@@ -420,9 +418,7 @@ fn check_stops_calling_a_function_that_hung_twice_and_reports_its_checks_as_not_
             "{id}: {message}"
         );
     }
-    let mut cmd = w.command(&["check", "--file", &file, "--timeout", "0.3"]);
-    cmd.env("FIXTURE_LOG", w.path("text.log"));
-    let text = crate::common::run(cmd);
+    let text = w.run(&["check", "--file", &file, "--timeout", "0.3"]);
     assert!(text.stdout.contains("not run"), "{}", text.stdout);
     assert!(text.stdout.contains("harness-old-order, harness-wrong-id"), "{}", text.stdout);
     assert!(text.stdout.contains("fail hung twice in this run"), "{}", text.stdout);
@@ -470,4 +466,20 @@ fn every_line_of_a_check_report_fits_a_narrow_terminal() {
     }
     let flat = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat.contains(&format!("./workshop check structured-errors --file {file} again")), "{}", run.stdout);
+}
+
+#[test]
+fn check_hands_the_learners_python_no_key_or_token() {
+    let w = Workshop::lesson5();
+    let file = "learners/noted.py";
+    let solution = std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py")).unwrap();
+    w.write(file, &format!("{ENVIRONMENT_NOTE}\n{solution}"));
+    let mut cmd = w.command(&["check", "--file", file, "--format", "json"]);
+    cmd.env("ANTHROPIC_API_KEY", "sk-ant-not-for-learners-0123456789")
+        .env("GITHUB_TOKEN", "ghp_not_for_learners")
+        .env("XDG_CONFIG_HOME", w.root())
+        .env("PYTHONPATH", w.root());
+    let run = run(cmd);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_only_the_allowed_environment(&w.read(&format!("{file}.env")));
 }

@@ -349,3 +349,19 @@ pub fn pid_in(path: &Path) -> u32 {
     let text = std::fs::read_to_string(path).unwrap();
     text.trim().parse().unwrap_or_else(|e| panic!("{} holds {text:?}: {e}", path.display()))
 }
+
+/// Python that, put at the top of a learner's file, writes the names of the variables in its
+/// environment to `<file>.env`, one a line.
+pub const ENVIRONMENT_NOTE: &str =
+    "import os as _os\nwith open(__file__ + '.env', 'w') as _out:\n    _out.write('\\n'.join(sorted(_os.environ)))\n";
+
+/// The variables a learner's Python may see (see `passed_on` in src/bridge/mod.rs), and this
+/// workshop's mark: none other, whatever the workshop itself was given.
+pub fn assert_only_the_allowed_environment(names: &str) {
+    let allowed =
+        ["PATH", "LANG", "LANGUAGE", "TZ", "HOME", "TMPDIR", "PYENV_VERSION", "PYENV_ROOT", "WORKSHOP_BRIDGE"];
+    for name in names.lines() {
+        assert!(allowed.contains(&name) || name.starts_with("LC_"), "{name} reached the learner's Python:\n{names}");
+    }
+    assert!(names.lines().any(|n| n == "PATH"), "PATH is passed on:\n{names}");
+}

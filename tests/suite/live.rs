@@ -97,7 +97,13 @@ mod with_the_client {
     struct Seen {
         headers: BTreeMap<String, String>,
         body: String,
+        /// When it arrived.
+        at: std::time::Instant,
     }
+
+    /// A key of another shape than Anthropic's (a gateway's token): only the key itself, not a
+    /// pattern, can tell that a server echoed it.
+    const GATEWAY_TOKEN: &str = "gw-live-Zq8wX2mN5vB7cD1eF4gH6jK9";
 
     /// What the stand-in does with the next request.
     #[derive(Clone, Debug)]
@@ -110,6 +116,12 @@ mod with_the_client {
         Drop,
         /// Read the request, then say nothing for 3 s before closing.
         Stall,
+        /// Answer as the model, with the caller's key in the reply's text.
+        EchoInText,
+        /// Answer as the model, with the caller's key as the `request-id` header.
+        EchoInRequestId,
+        /// Answer as the model, naming itself so.
+        ModelNamed(&'static str),
     }
 
     struct StandIn {
@@ -143,9 +155,13 @@ mod with_the_client {
 
         /// The binary with the stand-in as the API, a key, and a private cache.
         fn command(&self, ws: &Workshop, cache: &Path, args: &[&str]) -> std::process::Command {
+            self.command_with_key(ws, cache, args, KEY)
+        }
+
+        fn command_with_key(&self, ws: &Workshop, cache: &Path, args: &[&str], key: &str) -> std::process::Command {
             let mut cmd = ws.command(args);
             cmd.env("ANTHROPIC_BASE_URL", &self.base)
-                .env("ANTHROPIC_API_KEY", KEY)
+                .env("ANTHROPIC_API_KEY", key)
                 .env("XDG_CACHE_HOME", cache)
                 .env_remove("WORKSHOP_LIVE_MAX_REQUESTS");
             cmd
@@ -177,9 +193,10 @@ mod with_the_client {
             let mut body = vec![0; length];
             reader.read_exact(&mut body).unwrap();
             let body = String::from_utf8(body).unwrap();
+            let token = headers.get("authorization").and_then(|a| a.strip_prefix("Bearer ")).unwrap_or("").to_string();
             let number = {
                 let mut log = log.lock().unwrap();
-                log.push(Seen { headers, body: body.clone() });
+                log.push(Seen { headers, body: body.clone(), at: std::time::Instant::now() });
                 log.len()
             };
             let act = {
@@ -190,6 +207,8 @@ mod with_the_client {
                     plan.remove(0)
                 }
             };
+            let mut request_id = format!("req_standin_{number}");
+            let request: Value = serde_json::from_str(&body).unwrap();
             let (status, text, extra) = match act {
                 Act::Drop => return,
                 Act::Stall => {
@@ -199,10 +218,25 @@ mod with_the_client {
                 Act::Status(status, kind, message, extra) => {
                     (status, json!({"type": "error", "error": {"type": kind, "message": message}}).to_string(), extra)
                 }
-                Act::Model => (200, model_reply(&serde_json::from_str(&body).unwrap(), number).to_string(), vec![]),
+                Act::Model => (200, model_reply(&request, number).to_string(), vec![]),
+                Act::EchoInText => {
+                    let mut reply = model_reply(&request, number);
+                    let echo = json!({"type": "text", "text": format!("Your token is {token}.")});
+                    reply["content"].as_array_mut().unwrap().insert(0, echo);
+                    (200, reply.to_string(), vec![])
+                }
+                Act::EchoInRequestId => {
+                    request_id = token.clone();
+                    (200, model_reply(&request, number).to_string(), vec![])
+                }
+                Act::ModelNamed(name) => {
+                    let mut reply = model_reply(&request, number);
+                    reply["model"] = json!(name);
+                    (200, reply.to_string(), vec![])
+                }
             };
             let mut head = format!(
-                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nrequest-id: req_standin_{number}\r\n",
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nrequest-id: {request_id}\r\n",
                 text.len()
             );
             for (name, value) in extra {
@@ -253,12 +287,21 @@ mod with_the_client {
 
     /// Nothing the runs printed holds the key, and no file under the root or the cache does.
     fn key_is_nowhere(ws: &Workshop, cache: &Path, runs: &[&Run]) {
+        secret_is_nowhere(ws, cache, runs, KEY);
+    }
+
+    fn secret_is_nowhere(ws: &Workshop, cache: &Path, runs: &[&Run], secret: &str) {
         for run in runs {
-            assert!(!run.stdout.contains(KEY) && !run.stderr.contains(KEY), "{}\n{}", run.stdout, run.stderr);
+            assert!(!run.stdout.contains(secret), "{secret} printed: {}", run.stdout);
+            assert!(!run.stderr.text().contains(secret), "{secret} printed: {}", run.stderr);
         }
-        for dir in [ws.root(), cache] {
+        for dir in [ws.root(), cache, ws.home()] {
             for (name, bytes) in files(dir) {
-                assert!(!String::from_utf8_lossy(&bytes).contains(KEY), "the key is in {name} under {}", dir.display());
+                assert!(
+                    !String::from_utf8_lossy(&bytes).contains(secret),
+                    "{secret} is in {name} under {}",
+                    dir.display()
+                );
             }
         }
     }
@@ -343,7 +386,107 @@ mod with_the_client {
         assert_eq!(seen[0].body, seen[1].body, "the same request again");
         assert_eq!(seen[0].headers["x-stainless-retry-count"], "0");
         assert_eq!(seen[1].headers["x-stainless-retry-count"], "1");
+        // Not a speed test: a lower bound, which only a client that ignored the header misses.
+        let waited = seen[1].at.duration_since(seen[0].at);
+        assert!(waited >= std::time::Duration::from_millis(950), "asked to wait 1 s, waited {waited:?}");
         assert_eq!(ws.read(OLD_ORDER).lines().count(), 3);
+    }
+
+    #[test]
+    fn a_400_is_not_retried() {
+        let ws = Workshop::new();
+        let cache = tempfile::tempdir().unwrap();
+        let server = StandIn::start(vec![Act::Status(400, "invalid_request_error", "messages: bad shape", vec![])]);
+        let recorded = record_old_order(&server, &ws, cache.path(), &[]);
+        assert_eq!(recorded.code, 2, "{}", recorded.stdout);
+        assert_eq!(server.seen().len(), 1, "the same request would be refused again");
+        assert!(recorded.stderr.contains("400 invalid_request_error: messages: bad shape"), "{}", recorded.stderr);
+    }
+
+    #[test]
+    fn a_wait_of_more_than_a_minute_is_refused_rather_than_slept() {
+        let ws = Workshop::new();
+        let cache = tempfile::tempdir().unwrap();
+        let later = Act::Status(429, "rate_limit_error", "slow down", vec![("retry-after", "120")]);
+        let server = StandIn::start(vec![later]);
+        let recorded = record_old_order(&server, &ws, cache.path(), &[]);
+        assert_eq!(recorded.code, 2, "{}", recorded.stdout);
+        assert!(recorded.stderr.contains("asked to wait 120 s"), "{}", recorded.stderr);
+        assert_eq!(server.seen().len(), 1);
+    }
+
+    #[test]
+    fn a_reply_that_echoes_the_key_of_any_shape_is_never_written() {
+        for echo in [Act::EchoInText, Act::EchoInRequestId] {
+            let ws = Workshop::new();
+            let cache = tempfile::tempdir().unwrap();
+            let file = "learners/changed_message.py";
+            ws.copy_watch_fixture(file, file);
+            let server = StandIn::start(vec![echo.clone()]);
+            let args = ["record", "structured-errors", "--live", "--ticket", "old-order", "--runtime", "harness"];
+            let recorded = run(server.command_with_key(&ws, cache.path(), &args, GATEWAY_TOKEN));
+            assert_eq!(recorded.code, 2, "{echo:?}: {}", recorded.stdout);
+            assert!(recorded.stderr.contains("holds the API key itself"), "{echo:?}: {}", recorded.stderr);
+            let server = StandIn::start(vec![echo.clone()]);
+            let args = ["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--live"];
+            let watched = run(server.command_with_key(&ws, cache.path(), &args, GATEWAY_TOKEN));
+            assert_eq!(watched.code, 2, "{echo:?}: {}", watched.stdout);
+            assert!(watched.stderr.contains("holds the API key itself"), "{echo:?}: {}", watched.stderr);
+            assert!(!ws.path(OWN_OLD_ORDER).exists(), "{echo:?}: nothing kept");
+            secret_is_nowhere(&ws, cache.path(), &[&recorded, &watched], GATEWAY_TOKEN);
+        }
+    }
+
+    #[test]
+    fn a_password_in_the_api_address_is_never_shown() {
+        let ws = Workshop::new();
+        let cache = tempfile::tempdir().unwrap();
+        let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+        let server = StandIn { base: format!("http://learner:hunter2-secret@{closed}"), seen: Arc::default() };
+        let recorded = record_old_order(&server, &ws, cache.path(), &[]);
+        assert_eq!(recorded.code, 2, "{}", recorded.stdout);
+        assert!(recorded.stderr.contains(&format!("(http://learner:[redacted]@{closed})")), "{}", recorded.stderr);
+        assert!(recorded.stdout.contains(&format!("at http://learner:[redacted]@{closed} ")), "{}", recorded.stdout);
+        secret_is_nowhere(&ws, cache.path(), &[&recorded], "hunter2-secret");
+    }
+
+    #[test]
+    fn a_model_name_with_escape_codes_is_shown_escaped_live_and_in_later_replays() {
+        let ws = Workshop::new();
+        let cache = tempfile::tempdir().unwrap();
+        let file = "learners/changed_message.py";
+        ws.copy_watch_fixture(file, file);
+        let server = StandIn::start(vec![Act::ModelNamed("claude\u{1b}]0;owned\u{7}\u{1b}[2J")]);
+        let args = ["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--live", "--expand"];
+        let live = run(server.command(&ws, cache.path(), &args));
+        let offline = ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--expand"]);
+        for (when, run) in [("live", &live), ("offline", &offline)] {
+            assert_eq!(run.code, 0, "{when}: {}", run.stderr);
+            assert!(
+                !run.stdout.contains('\u{1b}') && !run.stdout.contains('\u{7}'),
+                "{when}: raw escapes:\n{}",
+                run.stdout
+            );
+            assert!(run.stdout.contains("claude\\x1b]0;owned\\x07\\x1b[2J"), "{when}: {}", run.stdout);
+        }
+    }
+
+    #[test]
+    fn watch_live_never_hands_the_key_to_the_learners_python() {
+        let ws = Workshop::new();
+        let cache = tempfile::tempdir().unwrap();
+        let file = "learners/changed_message.py";
+        ws.copy_watch_fixture(file, file);
+        let noted = format!("{}\n{}", ENVIRONMENT_NOTE, ws.read(file));
+        ws.write(file, &noted);
+        let server = StandIn::start(vec![]);
+        let args =
+            ["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--live", "--format", "json"];
+        let mut cmd = server.command(&ws, cache.path(), &args);
+        cmd.env("GITHUB_TOKEN", "ghp_not_for_learners");
+        let live = run(cmd);
+        assert_eq!(live.code, 0, "{}", live.stderr);
+        assert_only_the_allowed_environment(&ws.read(&format!("{file}.env")));
     }
 
     #[test]
@@ -445,6 +588,7 @@ mod with_the_client {
         cmd.env("WORKSHOP_LIVE_MAX_REQUESTS", "1");
         let by_env = run(cmd);
         assert_eq!(by_env.code, 2, "{}", by_env.stdout);
+        assert!(by_env.stderr.contains("stopped after 1 requests"), "{}", by_env.stderr);
         assert_eq!(server.seen().len(), 3);
     }
 

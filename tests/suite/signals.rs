@@ -6,14 +6,16 @@ use crate::common::*;
 
 use std::process::{Child, Stdio};
 
-/// Start a command on the looping fixture and wait until its call loops: the pids it started.
+/// Start a command on the looping fixture (`FILE` in `args`) and wait until its call loops: the
+/// pids it started.
 fn start_looping(w: &Workshop, args: &[&str]) -> (Child, Vec<u32>) {
-    let pid_file = w.path("pids");
-    let mut cmd = w.command(args);
-    cmd.env("FIXTURE_PID_FILE", &pid_file).stdout(Stdio::null()).stderr(Stdio::piped());
+    let file = w.learner("bad_loop_with_children.py");
+    let pid_file = w.path(&format!("{file}.pids"));
+    let mut cmd = w.command(&args.iter().map(|a| if *a == "FILE" { file.as_str() } else { a }).collect::<Vec<_>>());
+    cmd.stdout(Stdio::null()).stderr(Stdio::piped());
     let child = cmd.spawn().unwrap();
     eventually("the learner's call to loop", || pid_file.exists());
-    let pids = w.read("pids").split_whitespace().map(|p| p.parse().unwrap()).collect();
+    let pids = std::fs::read_to_string(&pid_file).unwrap().split_whitespace().map(|p| p.parse().unwrap()).collect();
     (child, pids)
 }
 
@@ -35,9 +37,7 @@ fn exit_code_after(mut child: Child) -> Option<i32> {
 
 fn assert_signal_ends_everything(args: &[&str], sig: i32) {
     let w = Workshop::lesson5();
-    let file = w.learner("bad_loop_with_children.py");
-    let args: Vec<&str> = args.iter().map(|a| if *a == "FILE" { file.as_str() } else { a }).collect();
-    let (child, pids) = start_looping(&w, &args);
+    let (child, pids) = start_looping(&w, args);
     assert!(pids.iter().all(|p| alive(*p)), "{pids:?}");
     signal(&child, sig);
     assert_eq!(exit_code_after(child), Some(128 + sig), "{args:?}");
@@ -72,8 +72,7 @@ fn sigterm_during_watch_kills_the_learners_processes() {
 #[test]
 fn sigkill_of_the_workshop_takes_the_looping_python_with_it() {
     let w = Workshop::lesson5();
-    let file = w.learner("bad_loop_with_children.py");
-    let (child, pids) = start_looping(&w, &["check", "--file", &file, "--timeout", "60"]);
+    let (child, pids) = start_looping(&w, &["check", "--file", "FILE", "--timeout", "60"]);
     signal(&child, libc::SIGKILL);
     assert_eq!(exit_code_after(child), None);
     let worker = pids[0];
@@ -94,8 +93,7 @@ fn sigkill_of_the_workshop_takes_the_looping_python_with_it() {
 fn a_signal_kills_the_workers_whole_group_even_a_member_the_workshop_never_started() {
     use std::os::unix::process::CommandExt;
     let w = Workshop::lesson5();
-    let file = w.learner("bad_loop_with_children.py");
-    let (child, pids) = start_looping(&w, &["check", "--file", &file, "--timeout", "60"]);
+    let (child, pids) = start_looping(&w, &["check", "--file", "FILE", "--timeout", "60"]);
     // A process that joins the worker's group from outside the workshop's tree: no sweep of the
     // workshop's children finds it, only a kill of the whole group reaches it.
     let mut joined = std::process::Command::new("sleep").arg("327").process_group(pids[0] as i32).spawn().unwrap();
