@@ -106,3 +106,55 @@ fn bridge_rewrites_a_corrupt_compiled_runner_instead_of_paying_for_it_on_every_r
     assert_eq!(compiled.len(), 1, "{compiled:?}");
     assert_ne!(std::fs::read(&compiled[0]).unwrap(), bytes, "the compiled runner was rewritten");
 }
+
+/// A virtual environment of the tests' interpreter with `module` (Python source) installed in its
+/// site-packages as `name.py`: where only `site` looks.
+fn venv_with(w: &Workshop, name: &str, module: &str) -> std::path::PathBuf {
+    let venv = w.home().join("venv");
+    let made = std::process::Command::new(python()).args(["-m", "venv", "--without-pip"]).arg(&venv).status().unwrap();
+    assert!(made.success(), "python -m venv");
+    let lib = std::fs::read_dir(venv.join("lib")).unwrap().flatten().next().expect("lib/pythonX.Y").path();
+    std::fs::write(lib.join("site-packages").join(format!("{name}.py")), module).unwrap();
+    venv.join("bin/python")
+}
+
+#[test]
+fn bridge_starts_without_site_yet_finds_what_only_site_provides() {
+    let w = Workshop::lesson5();
+    let venv = venv_with(&w, "lumen_rules", "def flag(error):\n    return error.get('isRetryable') is True\n");
+    let solution = std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py")).unwrap();
+    let check = |file: &str| {
+        let mut cmd = w.command(&["check", "--file", file, "--format", "json"]);
+        cmd.env("WORKSHOP_PYTHON", &venv);
+        run(cmd)
+    };
+    // A file of the standard library alone: no `site` at all.
+    let plain = "learners/plain.py";
+    let probe = "import sys as _sys\nprint('site' in _sys.modules, _sys.flags.no_site)\n";
+    w.write(plain, &format!("{probe}{solution}"));
+    let run = check(plain);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.json()["output"], "False 1\n", "{}", run.stdout);
+    // A package from the environment's site-packages: found, as a normal start finds it.
+    let with_package = "learners/with_package.py";
+    let uses = solution.replace("def should_retry", "import lumen_rules\n\n\ndef _unused_should_retry")
+        + "\n\ndef should_retry(error):\n    return lumen_rules.flag(error)\n";
+    w.write(with_package, &uses);
+    let run = check(with_package);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.json()["passed"], 14, "{}", run.stdout);
+    // `exit`, which `site` defines, ends a call as it does in a normal start.
+    let exits = "learners/exits.py";
+    w.write(
+        exits,
+        &solution.replace(
+            "def fail(category: str, message: str) -> Json:",
+            "def fail(category: str, message: str) -> Json:\n    exit(3)",
+        ),
+    );
+    let run = check(exits);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    let first = &report["checks"][0];
+    assert!(first["message"].as_str().unwrap().starts_with("called sys.exit(3)"), "{first}");
+}
