@@ -1,6 +1,6 @@
-//! File operations that keep a learner's work safe: reading only regular files (a FIFO would
-//! block forever, `/dev/zero` would never end), moving without ever replacing what is at the
-//! destination, and a lock on a folder.
+//! File operations that keep a learner's work safe: reading only regular files, and only so much
+//! of them (a FIFO would block forever, `/dev/zero` would never end, a link to a huge file would
+//! fill memory), moving without ever replacing what is at the destination, and a lock on a folder.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -14,7 +14,13 @@ pub enum Found {
     Bytes(Vec<u8>),
     /// Something that is not a regular file, in words ("a named pipe (FIFO)").
     NotRegular(&'static str),
+    /// A regular file longer than the cap: at least this many bytes.
+    TooBig(u64),
 }
+
+/// The most a lesson's data file (a recording, the progress file) may hold: far beyond any real
+/// one, far below what would hurt.
+pub const DATA_CAP: u64 = 64 << 20;
 
 /// A file type in words, for messages.
 fn kind(t: std::fs::FileType) -> &'static str {
@@ -35,10 +41,11 @@ fn kind(t: std::fs::FileType) -> &'static str {
     }
 }
 
-/// The bytes of a regular file (or of a symbolic link to one). Anything else is named, not read:
-/// the file is opened without blocking and checked on the open descriptor, so what is read is
-/// what was checked.
-pub fn read_regular(path: &Path) -> io::Result<Found> {
+/// The bytes of a regular file (or of a symbolic link to one), at most `cap` of them. Anything
+/// else is named, not read: the file is opened without blocking and checked on the open
+/// descriptor, so what is read is what was checked. The cap holds for files whose size says
+/// nothing (in /proc) too.
+pub fn read_regular(path: &Path, cap: u64) -> io::Result<Found> {
     let file = match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
         Ok(file) => file,
         Err(e) => {
@@ -54,10 +61,43 @@ pub fn read_regular(path: &Path) -> io::Result<Found> {
     if !meta.is_file() {
         return Ok(Found::NotRegular(kind(meta.file_type())));
     }
+    if meta.len() > cap {
+        return Ok(Found::TooBig(meta.len()));
+    }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    // Back to blocking reads: O_NONBLOCK was only for the open, and means nothing to a regular file.
-    (&file).read_to_end(&mut bytes)?;
+    // O_NONBLOCK was only for the open, and means nothing to a regular file.
+    (&file).take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Ok(Found::TooBig(bytes.len() as u64));
+    }
     Ok(Found::Bytes(bytes))
+}
+
+/// A data file's bytes, as `std::fs::read` gives them, but never from a FIFO or a device and
+/// never more than `cap`: those are errors (`InvalidData`) whose text says what the path is.
+/// A missing file is `NotFound`, as with `std::fs::read`.
+pub fn read_data(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    match read_regular(path, cap)? {
+        Found::Bytes(bytes) => Ok(bytes),
+        Found::Nothing => Err(io::Error::new(io::ErrorKind::NotFound, "there is no such file")),
+        Found::NotRegular(what) => {
+            Err(io::Error::new(io::ErrorKind::InvalidData, format!("it is {what}, not a regular file")))
+        }
+        Found::TooBig(size) => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "it holds {}, more than the {} a data file may",
+                crate::bridge::size_text(size),
+                crate::bridge::size_text(cap)
+            ),
+        )),
+    }
+}
+
+/// As [`read_data`], as text.
+pub fn read_data_text(path: &Path, cap: u64) -> io::Result<String> {
+    String::from_utf8(read_data(path, cap)?)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "it is not UTF-8 text"))
 }
 
 /// Move `from` to `to`, failing with `AlreadyExists` if `to` exists: never replaces anything.
@@ -125,11 +165,30 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let link = dir.path().join("zero");
         std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
-        assert!(matches!(read_regular(&link).unwrap(), Found::NotRegular("a character device")));
-        assert!(matches!(read_regular(dir.path()).unwrap(), Found::NotRegular("a folder")));
-        assert!(matches!(read_regular(&dir.path().join("none")).unwrap(), Found::Nothing));
+        assert!(matches!(read_regular(&link, 10).unwrap(), Found::NotRegular("a character device")));
+        assert!(matches!(read_regular(dir.path(), 10).unwrap(), Found::NotRegular("a folder")));
+        assert!(matches!(read_regular(&dir.path().join("none"), 10).unwrap(), Found::Nothing));
         let dangling = dir.path().join("dangling");
         std::os::unix::fs::symlink(dir.path().join("none"), &dangling).unwrap();
-        assert!(matches!(read_regular(&dangling).unwrap(), Found::NotRegular("a symbolic link to nothing")));
+        assert!(matches!(read_regular(&dangling, 10).unwrap(), Found::NotRegular("a symbolic link to nothing")));
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo(3) with a NUL-terminated path that lives across the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(matches!(read_regular(&fifo, 10).unwrap(), Found::NotRegular("a named pipe (FIFO)")));
+        let err = read_data(&fifo, 10).unwrap_err();
+        assert_eq!(err.to_string(), "it is a named pipe (FIFO), not a regular file");
+    }
+
+    #[test]
+    fn no_more_than_the_cap_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("big");
+        std::fs::write(&file, [b'x'; 11]).unwrap();
+        assert!(matches!(read_regular(&file, 10).unwrap(), Found::TooBig(11)));
+        assert!(matches!(read_regular(&file, 11).unwrap(), Found::Bytes(b) if b.len() == 11));
+        // A file whose size says nothing: read up to the cap, no further.
+        assert!(matches!(read_regular(Path::new("/proc/self/environ"), 1).unwrap(), Found::TooBig(2)));
+        assert!(read_data(&file, 10).unwrap_err().to_string().contains("more than the 10 bytes a data file may"));
     }
 }

@@ -36,14 +36,19 @@ pub struct Progress {
     pub lessons: BTreeMap<String, LessonProgress>,
 }
 
+/// Far more than any learner's progress takes.
+const PROGRESS_CAP: u64 = 1 << 20;
+
 pub fn path(root: &Path) -> PathBuf {
     root.join("work").join(".progress.json")
 }
 
 impl Progress {
-    /// Never fails: what cannot be read is treated as no progress yet.
+    /// Never fails: what cannot be read (a damaged file, a FIFO, a link to a device) is treated
+    /// as no progress yet, and is replaced at the next save.
     pub fn read(root: &Path) -> Progress {
-        std::fs::read_to_string(path(root)).ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default()
+        let text = crate::files::read_data_text(&path(root), PROGRESS_CAP).ok();
+        text.and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default()
     }
 
     pub fn write(&self, root: &Path) -> std::io::Result<()> {

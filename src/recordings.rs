@@ -169,7 +169,7 @@ impl Cassette {
                 crate::root::shown(root, dir)
             )));
         }
-        let text = match std::fs::read(path) {
+        let text = match crate::files::read_data(path, crate::files::DATA_CAP) {
             Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
                 // Named by line, as every other problem in a recording is.
                 let bad = e.utf8_error().valid_up_to();
@@ -187,6 +187,12 @@ impl Cassette {
                 return Err(Error::usage(format!(
                     "{shown} is missing, so this ticket has no recorded turns. Restore it (git checkout -- recordings) or make it with ./workshop record."
                 )))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                return Err(Error::Corrupt {
+                    path: shown,
+                    why: format!("cannot be read as a recording: {e}. {RECORD_AGAIN}."),
+                })
             }
             Err(e) => return Err(Error::io(format!("could not read {shown}"), e)),
         };

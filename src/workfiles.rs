@@ -27,10 +27,12 @@ pub fn put_starter(ctx: &Context, lesson: &Lesson, force: bool, command: &str) -
     for rel in &files {
         let mine = work.join(rel);
         let theirs = std::fs::read(starter.join(rel)).map_err(|e| Error::io(ctx.shown(&starter.join(rel)), e))?;
-        match files::read_regular(&mine).map_err(|e| Error::io(format!("could not read {}", ctx.shown(&mine)), e))? {
+        // A file longer than the starter is not the starter: no need to read all of it.
+        let cap = theirs.len() as u64;
+        match files::read_regular(&mine, cap).map_err(|e| Error::io(format!("could not read {}", ctx.shown(&mine)), e))? {
             Found::Nothing => missing.push(rel),
             Found::Bytes(bytes) if bytes == theirs => {}
-            Found::Bytes(_) => edited.push(rel),
+            Found::Bytes(_) | Found::TooBig(_) => edited.push(rel),
             Found::NotRegular(what) => {
                 return Err(Error::usage(format!(
                     "{} is {what}, not a regular file, so {command} cannot tell whether it holds your edits. Move it away (or delete it if it is not yours), then run ./workshop {command} {} again.",
@@ -74,11 +76,15 @@ pub fn put_starter(ctx: &Context, lesson: &Lesson, force: bool, command: &str) -
     Ok(kept)
 }
 
-/// Whether the learner's work file differs from the starter (false when there is none).
+/// Whether the learner's work file differs from the starter (false when there is none). What is
+/// not a regular file (a FIFO) counts as edited, so `put_starter` looks at it and says what it is.
 pub fn edited(ctx: &Context, lesson: &Lesson) -> bool {
-    let mine = std::fs::read(lesson.work_file(&ctx.root));
-    let theirs = std::fs::read(lesson.starter_file(&ctx.root));
-    matches!((mine, theirs), (Ok(a), Ok(b)) if a != b)
+    let Ok(theirs) = files::read_data(&lesson.starter_file(&ctx.root), files::DATA_CAP) else { return false };
+    match files::read_regular(&lesson.work_file(&ctx.root), theirs.len() as u64) {
+        Ok(Found::Bytes(mine)) => mine != theirs,
+        Ok(Found::NotRegular(_) | Found::TooBig(_)) => true,
+        Ok(Found::Nothing) | Err(_) => false,
+    }
 }
 
 /// The starter's files, relative to its folder, sorted.

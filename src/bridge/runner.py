@@ -10,24 +10,46 @@
 # protocol.
 #
 # Start-up time is most of what `check` costs, so this file imports nothing beyond what the
-# interpreter has already loaded (and the C half of `json`, and `os`): no `json` itself (it pulls
-# in `re` and `enum`, which can double a bare interpreter's start-up), no `types`, no
-# `traceback`. The interpreter starts without `site` (-S), which is most of a normal start-up;
+# interpreter has already loaded and modules built into it (`posix`, the C half of `json`): not
+# `os` (it costs more than the rest of this file put together), no `json` itself (it pulls in
+# `re` and `enum`, which can double a bare interpreter's start-up), no `types`, no `traceback`.
+# The interpreter starts without `site` (-S), which is most of a normal start-up;
 # `_without_site` gives the learner's file what `site` would have, when it needs it.
-import os
+import posix
 import sys
+
+DEVNULL = "/dev/null"
+
+
+def _dirname(path):
+    return path.rpartition("/")[0] or "/"
+
+
+def _absolute(path):
+    """The path from the root, with `.` and `..` taken out (as os.path.abspath does)."""
+    if not path.startswith("/"):
+        path = posix.getcwd() + "/" + path
+    parts = []
+    for part in path.split("/"):
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part and part != ".":
+            parts.append(part)
+    return "/" + "/".join(parts)
+
 
 _CACHE = None
 if __name__ != "__main__":
     # Imported from the workshop's cache for its bytecode: that folder is no place for the
     # learner's own imports to look, but it can keep the learner's compiled code too.
-    _CACHE = os.path.dirname(__file__)
+    _CACHE = _dirname(__file__)
     sys.path[:] = [p for p in sys.path if p != _CACHE]
 
 # Only this process answers: a learner's fork that returns into the runner must never write.
-_PID = os.getpid()
+_PID = posix.getpid()
 # "-": a spare process, started before the file is known; the first request names it.
-LEARNER = None if sys.argv[1] == "-" else os.path.abspath(sys.argv[1])
+LEARNER = None if sys.argv[1] == "-" else _absolute(sys.argv[1])
 CAP = int(sys.argv[2])
 ANSWER_LIMIT = int(sys.argv[3])
 FUNCTIONS = sys.argv[4:]
@@ -91,12 +113,12 @@ def _names(code):
 if sys.flags.no_site:
     _without_site()
 
-_requests = os.fdopen(os.dup(0), "rb")
-_answers = os.fdopen(os.dup(1), "wb")
-_null = os.open(os.devnull, os.O_RDONLY)
-os.dup2(_null, 0)
-os.close(_null)
-os.dup2(2, 1)
+_requests = open(posix.dup(0), "rb")
+_answers = open(posix.dup(1), "wb")
+_null = posix.open(DEVNULL, posix.O_RDONLY)
+posix.dup2(_null, 0)
+posix.close(_null)
+posix.dup2(2, 1)
 
 _state = {"written": 0, "dropped": 0, "full": False}
 # The learner's file, by line, for quoting the line a frame is on.
@@ -127,7 +149,7 @@ class _Captured:
             if room > 0:
                 part = memoryview(data)[:room]
                 while part:
-                    part = part[os.write(self._fd, part):]
+                    part = part[posix.write(self._fd, part):]
                 _state["written"] += min(room, len(data))
                 if len(data) < room:
                     return
@@ -182,7 +204,7 @@ class _CapturedBytes:
 
 sys.stdout = sys.__stdout__ = _Captured(1)
 sys.stderr = sys.__stderr__ = _Captured(2)
-sys.stdin = sys.__stdin__ = open(os.devnull, "r")
+sys.stdin = sys.__stdin__ = open(DEVNULL, "r")
 
 # JSON out, by hand, in one pass that also refuses what JSON cannot carry.
 _ESCAPES = {i: f"\\u{i:04x}" for i in range(32)}
@@ -306,8 +328,8 @@ def _write(encoded):
 def _quit_if_forked():
     """A process the learner forked, returning into the runner, ends here, quietly: no answer,
     no exit handlers, no flushing of buffers it shares with its parent."""
-    if os.getpid() != _PID:
-        os._exit(0)
+    if posix.getpid() != _PID:
+        posix._exit(0)
 
 
 def _take_dropped():
@@ -387,11 +409,11 @@ def _compile_learner(source):
         return compile(source, LEARNER, "exec")
     import marshal
 
-    folder = os.path.join(_CACHE, "code", sys.implementation.cache_tag or "python")
+    folder = f"{_CACHE}/code/{sys.implementation.cache_tag or 'python'}"
     key = 0xCBF29CE484222325
     for byte in LEARNER.encode("utf-8", "surrogateescape"):
         key = ((key ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    entry = os.path.join(folder, f"{key:016x}.code")
+    entry = f"{folder}/{key:016x}.code"
     try:
         with open(entry, "rb") as handle:
             path, cached, code = marshal.loads(handle.read())
@@ -401,11 +423,15 @@ def _compile_learner(source):
         pass
     code = compile(source, LEARNER, "exec")
     try:
-        os.makedirs(folder, exist_ok=True)
-        temp = f"{entry}.{os.getpid()}.tmp"
+        for made in (_dirname(folder), folder):
+            try:
+                posix.mkdir(made)
+            except FileExistsError:
+                pass
+        temp = f"{entry}.{posix.getpid()}.tmp"
         with open(temp, "wb") as handle:
             handle.write(marshal.dumps((LEARNER, source, code)))
-        os.replace(temp, entry)
+        posix.replace(temp, entry)
         _prune(folder)
     except Exception:
         pass
@@ -414,22 +440,25 @@ def _compile_learner(source):
 
 def _prune(folder):
     """Keep the newest entries only: every file checked leaves one."""
-    entries = [e for e in os.scandir(folder) if e.name.endswith(".code")]
+    entries = [e for e in posix.scandir(folder) if e.name.endswith(".code")]
     if len(entries) > _CODE_ENTRIES:
         entries.sort(key=lambda e: e.stat().st_mtime)
         for old in entries[: len(entries) - _CODE_ENTRIES]:
             try:
-                os.remove(old.path)
+                posix.remove(old.path)
             except OSError:
                 pass
 
 
 def _load():
     _install_kit()
-    sys.path.insert(0, os.path.dirname(LEARNER))
-    name = os.path.splitext(os.path.basename(LEARNER))[0]
-    if name in sys.modules:
-        # A file named like a module already loaded (os.py, json.py) must not replace it.
+    # Last, so the learner's own modules import while a file named like a standard one (os.py,
+    # random.py) never stands in for it, for the learner's code or the standard library's.
+    sys.path.append(_dirname(LEARNER))
+    name = LEARNER.rpartition("/")[2]
+    name = name.rpartition(".")[0] or name
+    if name in sys.modules or name in getattr(sys, "stdlib_module_names", ()):
+        # A file named like a standard module (os.py, json.py) must not replace it.
         name = "learner_" + name
     module = type(sys)(name)
     module.__file__ = LEARNER
@@ -446,7 +475,7 @@ def _load():
             _complete_site()
         exec(code, module.__dict__)
     except SyntaxError as exc:
-        if exc.filename and os.path.abspath(exc.filename) != LEARNER:
+        if exc.filename and exc.filename != LEARNER:
             # A module the learner imports does not parse: name it, and the learner's import line.
             return {"kind": "import", "message": _describe(exc), "frames": _learner_frames(exc.__traceback__)}
         return {
@@ -507,7 +536,7 @@ def main():
         if not line:
             return
         request = _decode(line)
-        LEARNER = os.path.abspath(request["load"])
+        LEARNER = _absolute(request["load"])
         FUNCTIONS[:] = request.get("functions", [])
     loaded = _load()
     _quit_if_forked()

@@ -196,9 +196,11 @@ impl Pacer {
         pacer
     }
 
-    /// Wait `pause` (scaled by the speed), unless a key says otherwise.
+    /// Wait `pause` (scaled by the speed), unless a key says otherwise. A speed near zero makes
+    /// the wait a day, not an overflow.
     fn wait(&mut self, pause: Duration) {
-        let pause = pause.div_f64(self.speed);
+        const LONGEST: Duration = Duration::from_secs(24 * 60 * 60);
+        let pause = Duration::try_from_secs_f64(pause.as_secs_f64() / self.speed).map_or(LONGEST, |p| p.min(LONGEST));
         match &self.keys {
             None => std::thread::sleep(pause),
             Some(keys) => {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Benchmark: one `workshop check` of a correct file against a bare `python3 -I` process that
-# imports the same file and makes the same calls, as a ratio of medians (the target is <= 1.5).
+# Benchmark: one `workshop check` of a correct file, side by side with a bare `python3 -I` process
+# that imports the same file and makes the same calls, and with the floor of any Python program,
+# `python3 -I -S -c pass`: ratios of medians (the target is check <= 1.5x the floor).
 #
 #   tests/bench/check.sh [learner file] [runs]
 #
@@ -19,4 +20,5 @@ bench_setup "$file"
 }
 bench_bare
 echo "file:   $file"
-bench_compare check "$bin --root $repo check structured-errors --file $work/errors.py" "$runs"
+bench_compare check "$bin --root $repo check structured-errors --file $work/errors.py" "$runs" \
+  "floor=$python -I -S -c pass"

@@ -69,21 +69,30 @@ PY
   "$python" -I "$work/bare.py" || { echo "the bare side does not run" >&2; exit 1; }
 }
 
-# Time `$1` (a name) with command `$2` against the bare side: hyperfine's figures when it is
-# installed (side after side), then the figure that counts, from interleaved runs (tool, bare,
-# tool, bare...) so load that drifts during the run favours neither side. Exits 3 over 1.5x.
+# Time `$1` (a name) with command `$2` against the bare side, and against each further
+# "name=command" given (a floor such as a bare interpreter start): hyperfine's figures when it is
+# installed (side after side), then the figures that count, from interleaved runs (tool, bare,
+# floor, tool, bare, floor...) so load that drifts during the run favours none. Exits 3 when the
+# tool is over 1.5x the last side named (the bare side, when no other is given).
 bench_compare() {
   local name="$1" cmd="$2" runs="$3"
+  shift 3
+  local names=("$name" bare) cmds=("$cmd" "$bare_cmd") side
+  for side in "$@"; do
+    names+=("${side%%=*}")
+    cmds+=("${side#*=}")
+  done
   echo "python: $python ($("$python" -V 2>&1))"
   echo "calls:  $calls ($fails fail, $retries should_retry), the same on both sides"
-  echo "$name:  $cmd"
-  echo "bare:   $bare_cmd"
+  for i in "${!names[@]}"; do
+    printf '%-7s %s\n' "${names[$i]}:" "${cmds[$i]}"
+  done
   echo
   if command -v hyperfine >/dev/null 2>&1 && [[ "${BENCH_HYPERFINE:-1}" != 0 ]]; then
-    hyperfine --warmup 3 --runs "$runs" -N "$cmd" "$bare_cmd" >&2
+    hyperfine --warmup 3 --runs "$runs" -N "${cmds[@]}" >&2
   fi
-  local tool_ms bare_ms tool_cpu bare_cpu ratio cpu_ratio
-  read -r tool_ms bare_ms tool_cpu bare_cpu < <("$python" -I - "$runs" "$cmd" "$bare_cmd" <<'PY'
+  local figures
+  figures="$("$python" -I - "$runs" "${cmds[@]}" <<'PY'
 import os, shlex, statistics, subprocess, sys, time
 
 runs, commands = int(sys.argv[1]), [shlex.split(c) for c in sys.argv[2:]]
@@ -98,15 +107,23 @@ for n in range(runs + 3):
         if n >= 3:  # warm-up rounds are not counted
             wall[i].append((time.perf_counter() - start) * 1000)
             cpu[i].append((usage.ru_utime + usage.ru_stime) * 1000)
-print(" ".join("%.2f" % statistics.median(x) for x in (wall[0], wall[1], cpu[0], cpu[1])))
+for w, c in zip(wall, cpu):
+    print("%.2f %.2f" % (statistics.median(w), statistics.median(c)))
 PY
-)
-  ratio="$(awk -v a="$tool_ms" -v b="$bare_ms" 'BEGIN {printf "%.2f", a / b}')"
-  cpu_ratio="$(awk -v a="$tool_cpu" -v b="$bare_cpu" 'BEGIN {printf "%.2f", a / b}')"
+)"
+  local tool_ms tool_cpu ms cpu ratio
+  read -r tool_ms tool_cpu <<<"$(sed -n 1p <<<"$figures")"
   echo
-  echo "interleaved, $runs runs each (this is the figure that counts):"
-  echo "  median $name: ${tool_ms} ms wall, ${tool_cpu} ms CPU"
-  echo "  median bare:  ${bare_ms} ms wall, ${bare_cpu} ms CPU"
-  echo "  ratio:        ${ratio}x wall, ${cpu_ratio}x CPU (target <= 1.5x)"
+  echo "interleaved, $runs runs each (these are the figures that count):"
+  for i in "${!names[@]}"; do
+    read -r ms cpu <<<"$(sed -n "$((i + 1))p" <<<"$figures")"
+    printf '  median %-6s %7s ms wall, %7s ms CPU' "${names[$i]}:" "$ms" "$cpu"
+    if ((i > 0)); then
+      ratio="$(awk -v a="$tool_ms" -v b="$ms" 'BEGIN {printf "%.2f", a / b}')"
+      printf '   %s is %sx wall, %sx CPU' "$name" "$ratio" "$(awk -v a="$tool_cpu" -v b="$cpu" 'BEGIN {printf "%.2f", a / b}')"
+    fi
+    echo
+  done
+  echo "  target: $name <= 1.5x ${names[-1]} (wall)"
   awk -v r="$ratio" 'BEGIN {exit !(r <= 1.5)}' || { echo "over the target" >&2; exit 3; }
 }

@@ -365,3 +365,52 @@ pub fn assert_only_the_allowed_environment(names: &str) {
     }
     assert!(names.lines().any(|n| n == "PATH"), "PATH is passed on:\n{names}");
 }
+
+/// Run with a guard: a run that has not ended after a minute is killed and the test fails, so a
+/// regression that hangs shows up as a failure, not as a stuck suite.
+pub fn run_guarded(mut cmd: Command) -> Run {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+    cmd.stdout(Stdio::from(std::fs::File::create(&out).unwrap()));
+    cmd.stderr(Stdio::from(std::fs::File::create(&err).unwrap()));
+    let mut child = cmd.spawn().unwrap();
+    let mut status = None;
+    for _ in 0..600 {
+        if let Some(s) = child.try_wait().unwrap() {
+            status = Some(s);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let Some(status) = status else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the command hung");
+    };
+    Run::new(std::fs::read_to_string(out).unwrap(), std::fs::read_to_string(err).unwrap(), status.code().unwrap_or(-1))
+}
+
+/// A named pipe at `path`: reading it blocks until someone writes, which nobody will.
+pub fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mkfifo(3) with a NUL-terminated path that lives across the call.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo {}", path.display());
+}
+
+/// The command with its address space capped at 1 GiB: reading /dev/zero would never end, so a
+/// regression fails fast instead of filling the machine's memory.
+pub fn memory_capped(mut cmd: Command) -> Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit only, between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let cap = libc::rlimit { rlim_cur: 1 << 30, rlim_max: 1 << 30 };
+            if libc::setrlimit(libc::RLIMIT_AS, &cap) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd
+}

@@ -92,3 +92,66 @@ fn watch_code_takes_the_paths_check_file_takes() {
         assert!(watch.stderr.contains(&said("--code")), "{}", watch.stderr);
     }
 }
+
+// Data files that are not files: a command says what is there and goes on or stops, never hangs
+// on a FIFO or reads a device without end.
+
+#[test]
+fn a_recording_that_is_a_fifo_or_a_device_is_named_not_read() {
+    for what in ["fifo", "device"] {
+        let ws = Workshop::lesson5();
+        std::fs::remove_file(ws.path(OLD_ORDER)).unwrap();
+        match what {
+            "fifo" => mkfifo(&ws.path(OLD_ORDER)),
+            _ => std::os::unix::fs::symlink("/dev/zero", ws.path(OLD_ORDER)).unwrap(),
+        }
+        let said = if what == "fifo" {
+            "a named pipe (FIFO), not a regular file"
+        } else {
+            "a character device, not a regular file"
+        };
+        let watch = run_guarded(memory_capped(ws.command(&["watch", "--ticket", "old-order", "--format", "json"])));
+        assert_eq!(watch.code, 2, "{what}: {}", watch.stdout);
+        assert!(watch.stderr.contains(OLD_ORDER) && watch.stderr.contains(said), "{what}: {}", watch.stderr);
+        let doctor = run_guarded(memory_capped(ws.command(&["doctor"])));
+        assert_eq!(doctor.code, 2, "{what}: {}", doctor.stdout);
+        assert!(doctor.stdout.contains(said), "{what}: {}", doctor.stdout);
+    }
+}
+
+#[test]
+fn a_progress_file_that_is_a_fifo_or_a_device_counts_as_no_progress() {
+    for what in ["fifo", "device"] {
+        let ws = Workshop::lesson5();
+        ws.work_file_from("good_match.py");
+        match what {
+            "fifo" => mkfifo(&ws.path("work/.progress.json")),
+            _ => std::os::unix::fs::symlink("/dev/zero", ws.path("work/.progress.json")).unwrap(),
+        }
+        let list = run_guarded(memory_capped(ws.command(&["list"])));
+        assert_eq!(list.code, 0, "{what}: {}", list.stderr);
+        assert!(list.stdout.contains("structured-errors"), "{what}: {}", list.stdout);
+        let check = run_guarded(memory_capped(ws.command(&["check", "--format", "json"])));
+        assert_eq!(check.code, 0, "{what}: {}", check.stdout);
+        // The grade was saved in its place.
+        assert!(ws.read("work/.progress.json").contains("\"passed\": 14"), "{what}");
+    }
+}
+
+#[test]
+fn reset_of_a_work_file_that_is_a_fifo_refuses_as_start_does() {
+    let ws = Workshop::lesson5();
+    std::fs::create_dir_all(ws.path("work/structured-errors")).unwrap();
+    mkfifo(&ws.path("work/structured-errors/errors.py"));
+    let run = run_guarded(ws.command(&["reset", "--yes"]));
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr.contains(
+            "work/structured-errors/errors.py is a named pipe (FIFO), not a regular file, so reset cannot tell"
+        ),
+        "{}",
+        run.stderr
+    );
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(ws.path("work/structured-errors/errors.py")).unwrap().file_type().is_fifo());
+}

@@ -149,38 +149,11 @@ fn start_without_a_lesson_lists_the_lessons() {
     assert!(run.stderr.contains("./workshop start structured-errors"), "{}", run.stderr);
 }
 
-/// Run with a guard: a run that has not ended after a minute is killed and the test fails, so a
-/// regression that hangs shows up as a failure, not as a stuck suite.
-fn run_guarded(mut cmd: std::process::Command) -> Run {
-    use std::process::Stdio;
-    let dir = tempfile::tempdir().unwrap();
-    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
-    cmd.stdout(Stdio::from(std::fs::File::create(&out).unwrap()));
-    cmd.stderr(Stdio::from(std::fs::File::create(&err).unwrap()));
-    let mut child = cmd.spawn().unwrap();
-    let mut status = None;
-    for _ in 0..600 {
-        if let Some(s) = child.try_wait().unwrap() {
-            status = Some(s);
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let Some(status) = status else {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("the command hung");
-    };
-    Run::new(std::fs::read_to_string(out).unwrap(), std::fs::read_to_string(err).unwrap(), status.code().unwrap_or(-1))
-}
-
 #[test]
 fn start_refuses_a_fifo_in_place_of_the_work_file() {
     let w = Workshop::new();
     std::fs::create_dir_all(w.path("work/structured-errors")).unwrap();
-    let fifo = std::ffi::CString::new(w.path(WORK).into_os_string().into_encoded_bytes()).unwrap();
-    // SAFETY: a NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    mkfifo(&w.path(WORK));
     for args in [&["start", "structured-errors"][..], &["start", "structured-errors", "--force"]] {
         let run = run_guarded(w.command(args));
         assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
@@ -201,21 +174,7 @@ fn start_refuses_a_link_to_a_device_without_reading_it() {
     let w = Workshop::new();
     std::fs::create_dir_all(w.path("work/structured-errors")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", w.path(WORK)).unwrap();
-    let mut cmd = w.command(&["start", "structured-errors", "--force"]);
-    // Reading /dev/zero would never end: cap the address space, so a regression fails fast
-    // instead of filling the machine's memory.
-    // SAFETY: setrlimit only, between fork and exec.
-    unsafe {
-        use std::os::unix::process::CommandExt;
-        cmd.pre_exec(|| {
-            let cap = libc::rlimit { rlim_cur: 1 << 30, rlim_max: 1 << 30 };
-            if libc::setrlimit(libc::RLIMIT_AS, &cap) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let run = run_guarded(cmd);
+    let run = run_guarded(memory_capped(w.command(&["start", "structured-errors", "--force"])));
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("errors.py is a character device, not a regular file"), "{}", run.stderr);
     assert!(std::fs::symlink_metadata(w.path(WORK)).unwrap().file_type().is_symlink(), "left as it was");

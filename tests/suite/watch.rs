@@ -693,6 +693,19 @@ fn an_animated_replay_reads_keys_q_ends_it_and_nothing_is_echoed() {
 }
 
 #[test]
+fn an_animated_replay_at_a_speed_near_zero_waits_instead_of_panicking() {
+    let ws = Workshop::lesson5();
+    let Some(term) = Tmux::start(&ws, "watch --ticket old-order --code structured --speed 1e-300") else {
+        eprintln!("tmux is not available: skipped");
+        return;
+    };
+    term.wait_for("Customer");
+    term.keys(&["q"]);
+    let screen = term.wait_for("EXITED ");
+    assert!(screen.contains("EXITED 0"), "{screen}");
+}
+
+#[test]
 fn an_animated_replay_skips_each_pause_on_space_or_enter() {
     let ws = Workshop::lesson5();
     let Some(term) = Tmux::start(&ws, "watch --ticket old-order --code structured --speed 0.01") else {
