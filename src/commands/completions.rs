@@ -40,11 +40,19 @@ fn values(ctx: &Context) -> Values {
         v.codes.push(lesson.solution_label.clone());
         v.lessons.push(id);
     }
-    for list in [&mut v.tickets, &mut v.codes, &mut v.checks] {
+    for list in [&mut v.lessons, &mut v.tickets, &mut v.codes, &mut v.checks] {
+        // The scripts hand the values to the shell (bash's compgen expands them again): only
+        // plain words are offered, so a value from a lesson can never run as a command.
+        list.retain(|value| plain(value));
         list.sort();
         list.dedup();
     }
     v
+}
+
+/// Letters, digits, `.`, `_` and `-`: a word no shell reads as anything but itself.
+fn plain(value: &str) -> bool {
+    !value.is_empty() && !value.starts_with('-') && value.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
 }
 
 /// The command line with those values offered where they belong. Only the generated script

@@ -85,3 +85,31 @@ fn completions_offer_lesson_ids_ticket_ids_and_codes_as_values() {
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+#[test]
+fn completions_offer_no_value_a_shell_would_run() {
+    let w = Workshop::lesson5();
+    let manifest = "lessons/structured-errors/lesson.toml";
+    let text = w.read(manifest).replace("id = \"fail-keeps-message\"", "id = \"x$(touch pwned)`touch pwned2`\"");
+    w.write(manifest, &text);
+    for shell in ["bash", "zsh", "fish"] {
+        let run = w.run(&["completions", shell]);
+        assert_eq!(run.code, 0, "{shell}: {}", run.stderr);
+        assert!(!run.stdout.contains("touch pwned"), "{shell} offers a value that runs a command:\n{}", run.stdout);
+        assert!(run.stdout.contains("fail-flags-failure"), "{shell} still offers the plain ids");
+    }
+    // And the bash script, sourced and asked to complete, runs nothing.
+    let script = w.run(&["completions", "bash"]).stdout.clone();
+    w.write("completion.bash", &script);
+    let status = std::process::Command::new("bash")
+        .args([
+            "-c",
+            "source ./completion.bash; COMP_WORDS=(workshop hint --check ''); COMP_CWORD=3; _workshop workshop '' --check; echo \"${COMPREPLY[@]}\"",
+        ])
+        .current_dir(w.root())
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    assert!(String::from_utf8_lossy(&status.stdout).contains("fail-flags-failure"), "{}", String::from_utf8_lossy(&status.stdout));
+    assert!(!w.path("pwned").exists() && !w.path("pwned2").exists(), "completing ran a command");
+}
