@@ -52,7 +52,9 @@ fn values(ctx: &Context) -> Values {
 
 /// Letters, digits, `.`, `_` and `-`: a word no shell reads as anything but itself.
 fn plain(value: &str) -> bool {
-    !value.is_empty() && !value.starts_with('-') && value.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    !value.is_empty()
+        && !value.starts_with('-')
+        && value.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
 }
 
 /// The command line with those values offered where they belong. Only the generated script

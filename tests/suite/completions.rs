@@ -110,6 +110,10 @@ fn completions_offer_no_value_a_shell_would_run() {
         .output()
         .unwrap();
     assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
-    assert!(String::from_utf8_lossy(&status.stdout).contains("fail-flags-failure"), "{}", String::from_utf8_lossy(&status.stdout));
+    assert!(
+        String::from_utf8_lossy(&status.stdout).contains("fail-flags-failure"),
+        "{}",
+        String::from_utf8_lossy(&status.stdout)
+    );
     assert!(!w.path("pwned").exists() && !w.path("pwned2").exists(), "completing ran a command");
 }

@@ -72,3 +72,13 @@ fn an_exception_message_with_escapes_is_shown_as_text() {
     assert_eq!(raw_controls(&run.stdout), Vec::<char>::new(), "{}", run.stdout);
     assert!(run.stdout.contains("\\x1b[2J"), "{}", run.stdout);
 }
+
+#[test]
+fn an_error_line_on_stderr_shows_escapes_as_text() {
+    // The lesson named on the command line comes back in the error: escapes in it stay inert.
+    let ws = Workshop::lesson5();
+    let run = ws.run(&["check", "oops\x1b[2J\x1b]0;owned\x07"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("oops\\x1b[2J\\x1b]0;owned\\x07"), "{}", run.stderr);
+    assert_eq!(raw_controls(run.stderr.text()), Vec::<char>::new(), "{}", run.stderr);
+}
