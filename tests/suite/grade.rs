@@ -561,3 +561,135 @@ def _alive():
     assert_eq!(reports[0]["status"], "pass", "the daemon lived until its own file was done: {}", reports[0]);
     assert_eq!(reports[1]["status"], "pass");
 }
+
+// ---- what each file is given, and what it leaves: tests that fail if any of it slips ----------
+
+/// A class of one: a file that forgets `isError` (so the first check fails and shows what it
+/// printed), with `snippet` run on the first call of fail.
+fn graded_alone(
+    w: &Workshop,
+    snippet: &str,
+    cmd: impl FnOnce(std::process::Command) -> std::process::Command,
+) -> Value {
+    let buggy = std::fs::read_to_string(fixture("bug_no_is_error.py")).unwrap();
+    let body: String = snippet.lines().map(|l| format!("        {l}\n")).collect();
+    let probe = format!(
+        "{buggy}\n\nimport os, resource\n_graded_fail = fail\n_probed = []\n\n\ndef fail(category, message):\n    if not _probed:\n        _probed.append(1)\n{body}    return _graded_fail(category, message)\n"
+    );
+    w.write("class/probe/errors.py", &probe);
+    let run = run(cmd(command(w, &["grade", "class"])));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("graded 1 files"), "{}", run.stderr);
+    lines(&run.stdout).remove(0)
+}
+
+#[test]
+fn a_graded_file_sees_only_the_variables_python_needs() {
+    let w = Workshop::lesson5();
+    let report = graded_alone(&w, "print('\\n'.join(sorted(os.environ)))", |mut cmd| {
+        for name in ["XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "PYTHONPATH", "SSH_AUTH_SOCK", "USER"] {
+            cmd.env(name, "/not-for-submissions");
+        }
+        cmd.env("GITHUB_TOKEN", TOKEN).env("ANTHROPIC_API_KEY", API_KEY);
+        cmd
+    });
+    let printed = report["checks"][0]["output"].as_str().unwrap();
+    let allowed = ["PATH", "LANG", "LANGUAGE", "TZ", "HOME", "TMPDIR", "WORKSHOP_BRIDGE"];
+    for name in printed.lines() {
+        assert!(allowed.contains(&name) || name.starts_with("LC_"), "{name} reached a graded file:\n{printed}");
+    }
+    assert!(printed.lines().any(|n| n == "PATH"), "{printed}");
+}
+
+/// How many processes the real user of this test runs now (`RLIMIT_NPROC` counts them all).
+fn user_processes() -> u64 {
+    // SAFETY: getuid(2) cannot fail.
+    let uid = unsafe { libc::getuid() }.to_string();
+    let mut count = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let status = std::fs::read_to_string(entry.path().join("status")).unwrap_or_default();
+        let real = status.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|l| l.split_whitespace().next());
+        count += u64::from(real == Some(uid.as_str()));
+    }
+    count
+}
+
+#[test]
+fn a_graded_file_may_start_only_a_few_processes_more_than_the_user_runs() {
+    let w = Workshop::lesson5();
+    // The soft limit as high as the hard one lets it: what a file gets is the workshop's doing.
+    let before = user_processes();
+    let report = graded_alone(&w, "print(resource.getrlimit(resource.RLIMIT_NPROC)[0])", |_| {
+        let mut cmd = std::process::Command::new("bash");
+        cmd.args(["-c", "ulimit -S -u \"$(ulimit -H -u)\" && exec \"$0\" \"$@\"", BIN, "grade", "class"])
+            .current_dir(w.root())
+            .env("WORKSHOP_PYTHON", python())
+            .env("HOME", w.home())
+            .stdin(std::process::Stdio::null());
+        cmd
+    });
+    let limit: i64 = report["checks"][0]["output"].as_str().unwrap().trim().parse().unwrap();
+    let after = user_processes();
+    // What the user ran then, plus the workshop's margin (64), plus what started meanwhile.
+    let most = before.max(after) as i64 + 64 + 64;
+    assert!(limit > 0 && limit <= most, "RLIMIT_NPROC is {limit}, not at most {most}");
+}
+
+#[test]
+fn grading_leaves_no_folder_behind_in_the_temporary_folder() {
+    let w = Workshop::lesson5();
+    let tmp = tempfile::tempdir().unwrap();
+    graded_alone(&w, "open('left-here.txt', 'w').write('x')", |mut cmd| {
+        cmd.env("TMPDIR", tmp.path());
+        cmd
+    });
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "left behind in TMPDIR: {left:?}");
+}
+
+#[test]
+fn csv_quotes_a_name_with_a_carriage_return() {
+    let w = Workshop::lesson5();
+    let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
+    w.write("class/back\rslash/errors.py", &good);
+    let run = run(command(&w, &["grade", "class", "--format", "csv"]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("graded 1 files"), "{}", run.stderr);
+    let rows: Vec<&str> = run.stdout.split("\r\n").collect();
+    assert!(rows[1].starts_with("\"class/back\rslash/errors.py\","), "{:?}", rows[1]);
+}
+
+#[test]
+fn a_reader_that_stops_early_stops_the_grading_too() {
+    // Twenty files of three seconds each, one at a time: a minute to grade them all. The reader
+    // takes one byte and goes; the grading must stop within a few files, so the test gives up
+    // waiting at half the whole (a bound on a hang, not a speed figure).
+    let w = Workshop::lesson5();
+    let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
+    for n in 0..20 {
+        w.write(&format!("class/s{n:02}/errors.py"), &format!("import time\ntime.sleep(3)\n{good}"));
+    }
+    let mut cmd = std::process::Command::new("bash");
+    cmd.args([
+        "-c",
+        "\"$0\" grade class --jobs 1 --timeout 5 | head -c 1 >/dev/null; echo \"status ${PIPESTATUS[0]}\"",
+        BIN,
+    ])
+    .current_dir(w.root())
+    .env("WORKSHOP_PYTHON", python())
+    .env("HOME", w.home())
+    .stdin(std::process::Stdio::null())
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > until {
+            let _ = child.kill();
+            panic!("the grading went on after its reader left");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "status 0");
+}
