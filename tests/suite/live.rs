@@ -104,6 +104,8 @@ mod with_the_client {
     /// A key of another shape than Anthropic's (a gateway's token): only the key itself, not a
     /// pattern, can tell that a server echoed it.
     const GATEWAY_TOKEN: &str = "gw-live-Zq8wX2mN5vB7cD1eF4gH6jK9";
+    /// Someone's key, not the caller's: only its shape gives it away.
+    const OTHER_KEY: &str = "sk-ant-api03-SomeoneElsesKey0123456789";
 
     /// What the stand-in does with the next request.
     #[derive(Clone, Debug)]
@@ -122,6 +124,8 @@ mod with_the_client {
         EchoInRequestId,
         /// Answer as the model, naming itself so.
         ModelNamed(&'static str),
+        /// Answer as the model, with text shaped like an Anthropic key (not the caller's).
+        KeyShaped,
     }
 
     struct StandIn {
@@ -228,6 +232,12 @@ mod with_the_client {
                 Act::EchoInRequestId => {
                     request_id = token.clone();
                     (200, model_reply(&request, number).to_string(), vec![])
+                }
+                Act::KeyShaped => {
+                    let mut reply = model_reply(&request, number);
+                    let echo = json!({"type": "text", "text": format!("Try {OTHER_KEY}.")});
+                    reply["content"].as_array_mut().unwrap().insert(0, echo);
+                    (200, reply.to_string(), vec![])
                 }
                 Act::ModelNamed(name) => {
                     let mut reply = model_reply(&request, number);
@@ -435,6 +445,19 @@ mod with_the_client {
             assert!(!ws.path(OWN_OLD_ORDER).exists(), "{echo:?}: nothing kept");
             secret_is_nowhere(&ws, cache.path(), &[&recorded, &watched], GATEWAY_TOKEN);
         }
+    }
+
+    #[test]
+    fn a_reply_holding_something_shaped_like_a_key_is_never_written() {
+        let ws = Workshop::new();
+        let cache = tempfile::tempdir().unwrap();
+        let before = files(&ws.path("recordings"));
+        let server = StandIn::start(vec![Act::KeyShaped]);
+        let recorded = record_old_order(&server, &ws, cache.path(), &[]);
+        assert_eq!(recorded.code, 2, "{}", recorded.stdout);
+        assert!(recorded.stderr.contains("shaped like an API key"), "{}", recorded.stderr);
+        assert_eq!(files(&ws.path("recordings")), before);
+        secret_is_nowhere(&ws, cache.path(), &[&recorded], OTHER_KEY);
     }
 
     #[test]
