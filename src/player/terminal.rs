@@ -46,11 +46,18 @@ impl Drop for Screen {
 
 /// Put the terminal back as it was. Safe to call twice: only the first call after `enter` acts.
 pub fn restore() {
+    #[cfg(test)]
+    if let Some(done) = tests::into_sink(restore_to::<Vec<u8>>) {
+        return done;
+    }
+    restore_to(&mut io::stdout());
+}
+
+fn restore_to<W: Write>(out: &mut W) {
     if !ACTIVE.swap(false, Ordering::SeqCst) {
         return;
     }
     let _ = terminal::disable_raw_mode();
-    let mut out = io::stdout();
     if ALTERNATE.swap(false, Ordering::SeqCst) {
         let _ = execute!(out, terminal::LeaveAlternateScreen);
     }
@@ -160,16 +167,35 @@ pub fn tick<M: Send + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::RefCell;
+
+    thread_local! {
+        /// Where `restore` writes on this thread in a test: a buffer, never the real terminal.
+        static SINK: RefCell<Option<Vec<u8>>> = const { RefCell::new(None) };
+    }
+
+    /// Run `restore_to` on this thread's sink, when a test set one.
+    pub(super) fn into_sink(restore_to: fn(&mut Vec<u8>)) -> Option<()> {
+        SINK.with(|sink| sink.borrow_mut().as_mut().map(restore_to))
+    }
 
     #[test]
     fn a_panic_restores_the_terminal_before_the_message() {
         install_panic_hook();
-        // As if a guard held the terminal (a test has none to take over).
+        SINK.with(|sink| *sink.borrow_mut() = Some(Vec::new()));
+        // As if a guard held the terminal on the alternate screen (a test has none to take over).
+        ALTERNATE.store(true, Ordering::SeqCst);
         ACTIVE.store(true, Ordering::SeqCst);
         let result = std::panic::catch_unwind(|| panic!("a bug in the player"));
         assert!(result.is_err());
         assert!(!ACTIVE.load(Ordering::SeqCst), "the hook restored the terminal");
-        // And restoring again is harmless.
+        let written = SINK.with(|sink| sink.borrow_mut().take()).unwrap_or_default();
+        assert_eq!(
+            String::from_utf8_lossy(&written),
+            "\x1b[?1049l\x1b[?25h",
+            "left the alternate screen, showed the cursor"
+        );
+        // And restoring again is harmless (and, with no sink, would write nothing: not active).
         restore();
     }
 }
