@@ -189,6 +189,9 @@ pub struct LiveArgs {
 pub struct DoctorArgs {
     /// The lesson to examine. Default: every lesson.
     pub lesson: Option<String>,
+    /// Seconds each call of the code may take (more on a machine too busy for the default).
+    #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_timeout)]
+    pub timeout: Duration,
 }
 
 #[derive(Debug, Args)]

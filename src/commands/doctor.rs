@@ -50,7 +50,7 @@ pub fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
             }
             Err(e) => return Err(e),
         };
-        let more = examine(ctx, &lesson)?;
+        let more = examine(ctx, &lesson, args.timeout)?;
         found.problems += more.problems;
         found.corrupt += more.corrupt;
     }
@@ -85,7 +85,7 @@ pub fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
     Ok(if found.corrupt > 0 { EXIT_COULD_NOT_RUN } else { EXIT_FAILED })
 }
 
-fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
+fn examine(ctx: &Context, lesson: &Lesson, limit: std::time::Duration) -> Result<Findings, Error> {
     let s = &ctx.styles;
     let (pass, fail) = (s.paint(s.good, ctx.glyphs.pass), s.paint(s.bad, ctx.glyphs.fail));
     let mut problems = 0;
@@ -98,7 +98,6 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
     };
     outln!("{}", s.paint(s.strong, &lesson.id))?;
     let script = crate::model::Script::load(ctx, lesson)?;
-    let limit = std::time::Duration::from_secs(2);
     let mut bridges = Vec::new();
     for code in &CODES {
         let file = code.file(ctx, lesson)?;

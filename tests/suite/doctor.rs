@@ -13,6 +13,14 @@ fn write_lines(ws: &Workshop, rel: &str, lines: &[String]) {
     ws.write(rel, &(lines.join("\n") + "\n"));
 }
 
+/// `doctor` with a deadline for each call far past what a busy machine needs: a call that took
+/// its default two seconds there would be one more problem on the list.
+fn doctor(ws: &Workshop, args: &[&str]) -> Run {
+    let mut all = vec!["doctor", "--timeout", "30"];
+    all.extend_from_slice(args);
+    ws.run(&all)
+}
+
 /// The lines doctor marked as problems.
 fn problems(run: &Run) -> Vec<&str> {
     run.stdout.lines().filter(|l| l.starts_with('✗')).collect()
@@ -20,7 +28,7 @@ fn problems(run: &Run) -> Vec<&str> {
 
 #[test]
 fn doctor_passes_on_the_lessons_data() {
-    let run = Workshop::new().run(&["doctor"]);
+    let run = doctor(&Workshop::new(), &[]);
     assert_eq!(run.code, 0, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
     assert!(problems(&run).is_empty(), "{}", run.stdout);
     for runtime in ["harness", "sdk"] {
@@ -38,7 +46,7 @@ fn doctor_passes_on_the_lessons_data() {
 
 #[test]
 fn doctor_of_a_named_lesson_passes() {
-    let run = Workshop::new().run(&["doctor", "structured-errors"]);
+    let run = doctor(&Workshop::new(), &["structured-errors"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
 }
 
@@ -49,7 +57,7 @@ fn doctor_fails_when_a_recorded_turn_is_missing() {
     let mut all = lines(&ws, OLD_ORDER);
     all.remove(2);
     write_lines(&ws, OLD_ORDER, &all);
-    let run = ws.run(&["doctor"]);
+    let run = doctor(&ws, &[]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(
         problems(&run),
@@ -69,8 +77,9 @@ fn doctor_fails_when_a_recorded_turn_is_never_used() {
     let mut all = lines(&ws, OLD_ORDER);
     all.push(stray);
     write_lines(&ws, OLD_ORDER, &all);
-    assert_eq!(ws.run(&["watch", "structured-errors", "--ticket", "old-order"]).code, 0, "the file itself is valid");
-    let run = ws.run(&["doctor"]);
+    let watch = ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--timeout", "30"]);
+    assert_eq!(watch.code, 0, "the file itself is valid");
+    let run = doctor(&ws, &[]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(problems(&run), [format!("✗ {OLD_ORDER}:4: this recorded turn is never replayed")], "{}", run.stdout);
 }
@@ -79,7 +88,7 @@ fn doctor_fails_when_a_recorded_turn_is_never_used() {
 fn doctor_names_a_corrupt_recording_and_goes_on() {
     let ws = Workshop::new();
     ws.copy_watch_fixture("recordings/not_json.jsonl", OLD_ORDER);
-    let run = ws.run(&["doctor"]);
+    let run = doctor(&ws, &[]);
     // Data that cannot be read: "could not run", after examining everything else.
     assert_eq!(run.code, 2, "{}", run.stdout);
     let found = problems(&run);
@@ -93,7 +102,7 @@ fn doctor_names_a_corrupt_recording_and_goes_on() {
 fn doctor_fails_when_the_starter_already_passes() {
     let ws = Workshop::new();
     ws.write("starter/structured-errors/errors.py", &ws.read("lessons/structured-errors/solution/errors.py"));
-    let run = ws.run(&["doctor"]);
+    let run = doctor(&ws, &[]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(run.stdout.contains("✗ check starter fails as it should ("), "{}", run.stdout);
     // Its replays now follow the structured turns, so the tool counts differ from the script.
@@ -108,7 +117,7 @@ fn doctor_fails_when_the_starter_already_passes() {
 fn doctor_says_once_that_the_recordings_folder_is_missing() {
     let ws = Workshop::new();
     std::fs::remove_dir_all(ws.path("recordings/structured-errors")).unwrap();
-    let run = ws.run(&["doctor"]);
+    let run = doctor(&ws, &[]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     let found = problems(&run);
     assert_eq!(found.len(), 1, "{}", run.stdout);
