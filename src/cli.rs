@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::agent::Runtime;
+use crate::lesson::Runtime;
 use crate::render::styles::ColorChoice;
 use crate::replaying::CodeArg;
 
@@ -342,4 +342,14 @@ pub enum CheckFormat {
 pub enum Format {
     Text,
     Json,
+}
+
+impl clap::ValueEnum for Runtime {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Runtime::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
+    }
 }

@@ -13,9 +13,9 @@ use crate::bridge::{Bridge, BridgeConfig, Call, LoadError, LoadKind, Outcome, Sp
 use crate::checks::{self, Report, Status};
 use crate::context::Context;
 use crate::error::Error;
-use crate::harness::Code;
 use crate::lesson::Lesson;
 use crate::progress::Progress;
+use crate::runtime::harness::Code;
 
 /// The learner's code, until told to stop.
 struct Stoppable<'a> {

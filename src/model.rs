@@ -15,11 +15,32 @@ pub enum Turn {
         response: Value,
         provenance: Provenance,
     },
+    /// The API refused the request: a recorded error response (`{"type": "error", ...}`).
+    Refused {
+        status: u16,
+        error_type: String,
+        message: String,
+    },
     /// Nobody recorded a reply to this request.
     Missing {
         closest: Option<String>,
         diff: String,
     },
+}
+
+impl Turn {
+    /// A recorded turn: the model's reply, or the API's refusal when that is what was recorded.
+    pub(crate) fn recorded(entry: &Entry) -> Turn {
+        let response = &entry.response;
+        if response.get("type").and_then(Value::as_str) == Some("error") {
+            let error = response.get("error");
+            let text = |k: &str| error.and_then(|e| e.get(k)).and_then(Value::as_str).unwrap_or("").to_string();
+            let status =
+                response.get("status").and_then(Value::as_u64).and_then(|s| u16::try_from(s).ok()).unwrap_or(400);
+            return Turn::Refused { status, error_type: text("type"), message: text("message") };
+        }
+        Turn::Reply { response: response.clone(), provenance: entry.provenance.clone() }
+    }
 }
 
 pub trait Model {
@@ -45,7 +66,7 @@ impl Model for ReplayModel<'_> {
         let key = recordings::key(request);
         if let Some(found) = self.cassette.find(&key) {
             self.used.insert(key);
-            return Turn::Reply { response: found.entry.response.clone(), provenance: found.entry.provenance.clone() };
+            return Turn::recorded(&found.entry);
         }
         let Some(closest) = self.cassette.closest(request) else {
             return Turn::Missing { closest: None, diff: String::new() };
@@ -172,7 +193,7 @@ impl Model for ScriptModel {
         }
         for call in &turn.call {
             let name = match &self.server {
-                Some(server) => crate::sdk::qualified(server, &call.tool),
+                Some(server) => crate::runtime::sdk::qualified(server, &call.tool),
                 None => call.tool.clone(),
             };
             let id = self.id("toolu", request);

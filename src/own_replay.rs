@@ -4,16 +4,16 @@
 
 use std::collections::HashMap;
 
-use crate::agent::Runtime;
 use crate::bridge::{Bridge, LoadError};
 use crate::cli::LiveArgs;
 use crate::context::Context;
 use crate::error::Error;
+use crate::events::Replay;
+use crate::lesson::Runtime;
 use crate::lesson::{Lesson, Ticket};
 use crate::live::{own, Client, Layered, LiveModel, Settings};
 use crate::model::ReplayModel;
 use crate::recordings::{Cassette, Entry};
-use crate::replay::Replay;
 use crate::replaying;
 
 /// The model behind `--live`, for one command.

@@ -5,14 +5,15 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::agent::{self, Runtime};
 use crate::bridge::{Bridge, LoadError, Stop};
 use crate::context::Context;
 use crate::error::Error;
+use crate::events::Replay;
+use crate::lesson::Runtime;
 use crate::lesson::{Lesson, Ticket};
 use crate::model::{Model, ReplayModel};
 use crate::recordings::{self, Cassette};
-use crate::replay::Replay;
+use crate::runtime as agent;
 
 /// `--code` as typed: a word, or the path of a Python file.
 #[derive(Clone, Debug, PartialEq, Eq)]

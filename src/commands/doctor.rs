@@ -4,15 +4,15 @@
 
 use std::collections::HashSet;
 
-use crate::agent::Runtime;
 use crate::checks::Status;
 use crate::cli::DoctorArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
+use crate::events::Event;
+use crate::lesson::Runtime;
 use crate::lesson::{self, Lesson};
 use crate::outln;
 use crate::recordings::Provenance;
-use crate::replay::Event;
 use crate::replaying::{self, CodeChoice};
 
 const CODES: [CodeChoice; 2] = [CodeChoice::Starter, CodeChoice::Solution];

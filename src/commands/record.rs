@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use crate::cli::RecordArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
+use crate::events::Event;
 use crate::model::{Script, ScriptModel, ScriptRun};
 use crate::outln;
 use crate::recordings::{self, Entry};
-use crate::replay::Event;
 use crate::replaying::{self, CodeChoice};
 
 use crate::render::count;
@@ -35,7 +35,7 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
     // the recording. The first failure to print is returned at the end.
     let mut printed = Ok(());
     for run in runs {
-        let runtime = crate::agent::Runtime::parse(&run.runtime).ok_or_else(|| {
+        let runtime = crate::lesson::Runtime::parse(&run.runtime).ok_or_else(|| {
             Error::corrupt(
                 &lesson.recordings_dir(&ctx.root).join("script.toml"),
                 format!("names an unknown runtime '{}': harness or sdk", run.runtime),

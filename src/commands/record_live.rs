@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use crate::cli::RecordArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
+use crate::events::Event;
 use crate::lesson::Lesson;
 use crate::live::{Client, LiveModel, Settings};
 use crate::model::ScriptRun;
 use crate::outln;
 use crate::recordings::{self, Entry};
-use crate::replay::Event;
 use crate::replaying::{self, CodeArg, CodeChoice};
 
 use crate::render::count;
@@ -40,7 +40,7 @@ pub fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &RecordArg
     // the recording. The first failure to print is returned at the end.
     let mut printed = outln!("Asking {} at {} ({} runs).", lesson.agent.model, client.settings().base, runs.len());
     for run in runs {
-        let runtime = crate::agent::Runtime::parse(&run.runtime).ok_or_else(|| {
+        let runtime = crate::lesson::Runtime::parse(&run.runtime).ok_or_else(|| {
             Error::corrupt(
                 &lesson.recordings_dir(&ctx.root).join("script.toml"),
                 format!("names an unknown runtime '{}': harness or sdk", run.runtime),

@@ -8,10 +8,10 @@ use serde_json::json;
 use crate::cli::{Format, WatchArgs};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_SUCCESS};
+use crate::events::{self, Event, Replay};
 use crate::output;
 use crate::own_replay;
 use crate::render::cards::{self, Look};
-use crate::replay::{self, Event, Replay};
 use crate::replaying::{self, CodeArg, CodeChoice};
 
 /// How long a card stays alone on screen before the next, at speed 1.
@@ -22,7 +22,7 @@ fn pause(event: &Event) -> Duration {
         Event::Attempt { .. } | Event::Report { .. } | Event::Verify { .. } => 700,
         Event::Wait { ms } => *ms,
         Event::Reply { .. } => 900,
-        Event::NoRecording { .. } | Event::CodeError { .. } => 300,
+        Event::NoRecording { .. } | Event::CodeError { .. } | Event::ApiError { .. } => 300,
     })
 }
 
@@ -84,7 +84,7 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
             runs.push(own_replay::replay(ctx, &lesson, ticket, runtime, label, bridge, &cassette, &mut own, asker)?);
         }
         let split = match runs.as_slice() {
-            [a, b] => replay::split_point(&a.events, &b.events),
+            [a, b] => events::split_point(&a.events, &b.events),
             _ => None,
         };
         let one = Shown { runs, split };

@@ -28,10 +28,10 @@ pub use app::{App, Flow, Msg, Options};
 pub use source::{LessonSource, Source};
 pub use ui::Theme;
 
-use crate::agent::Runtime;
 use crate::context::Context;
 use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::Lesson;
+use crate::lesson::Runtime;
 use crate::replaying::CodeChoice;
 
 /// How the player starts, decided by the command that opens it.

@@ -10,12 +10,12 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
-use crate::agent::Runtime;
 use crate::bridge::{Bridge, LoadError, Stop};
 use crate::context::Context;
+use crate::events::Replay;
 use crate::lesson::Lesson;
+use crate::lesson::Runtime;
 use crate::player::app::Msg;
-use crate::replay::Replay;
 use crate::replaying::{self, CodeChoice};
 
 /// A ticket as the list shows it.

@@ -15,7 +15,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 use ratatui::Frame;
 
-use crate::agent::Runtime;
+use crate::lesson::Runtime;
 use crate::player::ansi;
 use crate::player::app::{App, Item, Show};
 use crate::player::keys;

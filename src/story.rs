@@ -1,167 +1,11 @@
-//! A replay as a stream of events: what the cards show, the JSON lists and the player steps
-//! through. Knows nothing of terminals.
+//! The story of a run, judged from its events: how each attempt went (its tone), and the
+//! verdict under the replay. Judged by what happened (the world's truth about each failure,
+//! the reads between attempts), never by which code ran.
 
-use serde::Serialize;
 use serde_json::Value;
 
-use crate::recordings::Provenance;
-
-/// How an attempt went, which decides its card's colour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Tone {
-    /// It worked.
-    Worked,
-    /// A transient failure, and it was retried.
-    Retried,
-    /// It was retried (or was a retry) although a retry could not have helped.
-    Wasted,
-    /// A failure reported and not retried.
-    Reported,
-    /// Retried although nothing said it was safe, and the retry went through: a gamble.
-    Blind,
-    /// An uncertain failure that a read settled: it had gone through.
-    Settled,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Event {
-    Customer {
-        text: String,
-    },
-    /// The model asks for a tool.
-    ToolCall {
-        id: String,
-        tool: String,
-        input: Value,
-        /// The call in words: "refunds order 0871".
-        words: String,
-        /// Text the model wrote before the call, if any.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        preface: Option<String>,
-        provenance: Provenance,
-    },
-    /// One execution of the tool.
-    Attempt {
-        tool_use_id: String,
-        number: u32,
-        output: Value,
-        failed: bool,
-        /// What the result claims, read from its `error` object.
-        category: Option<String>,
-        retryable: Option<bool>,
-        message: Option<String>,
-        /// The category the tool itself gave `fail`.
-        cause: Option<String>,
-        retried: bool,
-        tone: Tone,
-        /// The MCP `CallToolResult` the SDK runtime sent, in wire form.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        wire: Option<Value>,
-        /// What the code printed during the attempt.
-        #[serde(skip_serializing_if = "String::is_empty")]
-        printed: String,
-        /// What the learner's decision function answered about this failure, when asked.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        answer: Option<Value>,
-    },
-    /// The harness ran the read a failure named, to learn whether the call went through.
-    Verify {
-        tool_use_id: String,
-        tool: String,
-        input: Value,
-        /// Attempts the read took (it may itself time out and be retried).
-        tries: usize,
-        /// What it found; `None` when the read itself failed.
-        found: Option<bool>,
-        message: Option<String>,
-        output: Value,
-    },
-    /// What a subagent passed up to its coordinator when its work failed.
-    Report {
-        tool_use_id: String,
-        /// The four labelled parts: failed, tried, partial, next.
-        report: Value,
-    },
-    /// The harness's backoff before the next attempt.
-    Wait {
-        ms: u64,
-    },
-    Reply {
-        text: String,
-        provenance: Provenance,
-    },
-    /// The run asked for a model turn nobody recorded. The replay stops here.
-    NoRecording {
-        /// The new message the model would have been sent.
-        sent: Value,
-        /// `recordings/...:line` of the closest recorded request.
-        closest: Option<String>,
-        /// A labelled diff: the closest recorded request against this one.
-        diff: String,
-        explanation: String,
-    },
-    /// The code under replay failed (did not load, raised, hung). The replay stops here.
-    CodeError {
-        message: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        call: Option<String>,
-        #[serde(skip_serializing_if = "String::is_empty")]
-        printed: String,
-    },
-}
-
-impl Event {
-    /// The model turn's provenance, on the events that are model turns.
-    pub fn provenance(&self) -> Option<&Provenance> {
-        match self {
-            Event::ToolCall { provenance, .. } | Event::Reply { provenance, .. } => Some(provenance),
-            _ => None,
-        }
-    }
-
-    /// The event without what may differ between two runs that did the same thing (ids, text the
-    /// model wrote, printed output): two runs split at the first event whose signature differs.
-    pub fn signature(&self) -> Value {
-        match self {
-            Event::ToolCall { tool, input, .. } => serde_json::json!(["tool_call", tool, input]),
-            Event::Attempt { output, number, .. } => serde_json::json!(["attempt", number, output]),
-            Event::Reply { text, .. } => serde_json::json!(["reply", text]),
-            other => serde_json::to_value(other).unwrap_or(Value::Null),
-        }
-    }
-}
-
-/// The one-line summary under a replay.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Verdict {
-    /// How many times a tool ran.
-    pub tool_calls: usize,
-    /// Retries that followed a failure no retry could fix.
-    pub wasted_retries: usize,
-    pub text: String,
-    /// Why the replay stopped before a reply: `no_recording` or `code_error`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stopped: Option<String>,
-    /// Refunds that actually moved money in this run, per order.
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub refunds_paid: std::collections::BTreeMap<String, u32>,
-    /// The lesson's note on this ticket and code: the harm or the gain the run shows.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
-/// A replayed run of one ticket.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Replay {
-    pub lesson: String,
-    pub ticket: String,
-    pub code: String,
-    pub runtime: String,
-    pub events: Vec<Event>,
-    pub verdict: Verdict,
-}
+use crate::events::{Event, Tone, Verdict};
+use crate::world::{Effects, Place};
 
 /// How a retried attempt's retry is judged, once the run is over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,7 +20,7 @@ enum Retry {
 
 /// For each attempt (by event index): how its retry is judged, when it was retried, and whether a
 /// read right after it settled the call.
-fn judge(events: &[Event], retry_helps: &[String]) -> Vec<(usize, Option<Retry>, bool)> {
+fn judge(events: &[Event], place: &dyn Place) -> Vec<(usize, Option<Retry>, bool)> {
     let call_of = |id: &str| {
         events.iter().find_map(|e| match e {
             Event::ToolCall { id: i, tool, input, .. } if i == id => Some((tool.clone(), input.clone())),
@@ -201,7 +45,7 @@ fn judge(events: &[Event], retry_helps: &[String]) -> Vec<(usize, Option<Retry>,
             Event::Attempt { tool_use_id: t, failed, .. } if call_of(t) == key => Some(*failed),
             _ => None,
         });
-        let sound = cause.as_ref().is_some_and(|c| retry_helps.contains(c)) || read == Some(Some(false));
+        let sound = cause.as_ref().is_some_and(|c| place.retry_helps(c)) || read == Some(Some(false));
         let verdict = match next {
             _ if sound => Retry::Sound,
             Some(false) => Retry::Blind,
@@ -214,10 +58,10 @@ fn judge(events: &[Event], retry_helps: &[String]) -> Vec<(usize, Option<Retry>,
 
 /// Colour the attempts once the run is over: whether an attempt was retried, and how that went,
 /// is known only then.
-pub fn settle_tones(events: &mut [Event], retry_helps: &[String]) {
-    for (i, retry, settled) in judge(events, retry_helps) {
+pub(crate) fn settle_tones(events: &mut [Event], place: &dyn Place) {
+    for (i, retry, settled) in judge(events, place) {
         if let Event::Attempt { failed, cause, number, tone, .. } = &mut events[i] {
-            let helps = cause.as_ref().is_some_and(|c| retry_helps.contains(c));
+            let helps = cause.as_ref().is_some_and(|c| place.retry_helps(c));
             *tone = match retry {
                 _ if !*failed => Tone::Worked,
                 Some(Retry::Sound) => Tone::Retried,
@@ -232,11 +76,11 @@ pub fn settle_tones(events: &mut [Event], retry_helps: &[String]) {
 }
 
 /// Count the tool runs and the retries no retry could fix, and say it in a line.
-pub fn verdict(events: &[Event], retry_helps: &[String], paid: &std::collections::BTreeMap<String, u32>) -> Verdict {
+pub(crate) fn verdict(events: &[Event], place: &dyn Place, effects: &Effects) -> Verdict {
     let attempts: Vec<&Event> = events.iter().filter(|e| matches!(e, Event::Attempt { .. })).collect();
     let tool_calls = attempts.len();
     let (mut wasted, mut useful, mut gambles) = (0, 0, 0);
-    for (_, retry, _) in judge(events, retry_helps) {
+    for (_, retry, _) in judge(events, place) {
         match retry {
             Some(Retry::Sound) => useful += 1,
             Some(Retry::Wasted) => wasted += 1,
@@ -246,6 +90,10 @@ pub fn verdict(events: &[Event], retry_helps: &[String], paid: &std::collections
     }
     let stopped = events.iter().rev().find_map(|e| match e {
         Event::NoRecording { .. } => Some(("no_recording", "no recorded reply for this request")),
+        Event::ApiError { status, .. } => Some((
+            "api_error",
+            if *status == 400 { "the API refused the request (400)" } else { "the API refused the request" },
+        )),
         Event::CodeError { .. } => Some(("code_error", "the code under replay failed")),
         _ => None,
     });
@@ -275,15 +123,17 @@ pub fn verdict(events: &[Event], retry_helps: &[String], paid: &std::collections
         format!("{times}, then explained the result.")
     };
     let mut text = text;
-    for (order, times) in paid.iter().filter(|(_, n)| **n > 1) {
-        text.push_str(&format!(" Order {order} was refunded {times} times: the customer was paid more than once."));
+    for harm in &effects.harms {
+        text.push(' ');
+        text.push_str(harm);
     }
     Verdict {
         tool_calls,
         wasted_retries: wasted,
         text,
         stopped: stopped.map(|(kind, _)| kind.to_string()),
-        refunds_paid: paid.clone(),
+        effects: effects.detail.clone(),
+        harmed: !effects.harms.is_empty(),
         note: None,
     }
 }
@@ -336,10 +186,4 @@ fn fan_out(events: &[Event]) -> Option<String> {
         ),
     };
     Some(format!("{head}: {back}."))
-}
-
-/// The index of the first event where two runs differ; `None` when they never do.
-pub fn split_point(a: &[Event], b: &[Event]) -> Option<usize> {
-    let common = a.iter().zip(b).take_while(|(x, y)| x.signature() == y.signature()).count();
-    (common < a.len().max(b.len())).then_some(common)
 }
