@@ -70,6 +70,16 @@ impl CodeChoice {
         })
     }
 
+    /// A code a recording script names: starter, the fix's label, or a file's path from the
+    /// lesson root (a mistake file), wherever the command runs from.
+    pub fn scripted(ctx: &Context, lesson: &Lesson, code: &str) -> CodeChoice {
+        match code {
+            "starter" => CodeChoice::Starter,
+            _ if code == lesson.solution_label || code == "solution" => CodeChoice::Solution,
+            path => CodeChoice::Path(ctx.root.join(path)),
+        }
+    }
+
     /// The name the header shows.
     pub fn label(&self, ctx: &Context, lesson: &Lesson) -> String {
         match self {

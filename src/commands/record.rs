@@ -42,7 +42,7 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
             )
         })?;
         let ticket = replaying::tickets(&lesson, Some(&run.ticket), runtime)?[0];
-        let code = CodeChoice::resolve(ctx, &lesson, &crate::replaying::CodeArg::parse(&run.code))?;
+        let code = CodeChoice::scripted(ctx, &lesson, &run.code);
         let file = code.file(ctx, &lesson)?;
         let mut bridge = replaying::open(ctx, &lesson, &file, limit);
         let mut model = ScriptModel::new(&script, run, &lesson.agent.server);

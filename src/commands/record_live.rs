@@ -14,7 +14,7 @@ use crate::live::{Client, LiveModel, Settings};
 use crate::model::ScriptRun;
 use crate::outln;
 use crate::recordings::{self, Entry};
-use crate::replaying::{self, CodeArg, CodeChoice};
+use crate::replaying::{self, CodeChoice};
 
 use crate::render::count;
 
@@ -47,7 +47,7 @@ pub fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &RecordArg
             )
         })?;
         let ticket = replaying::tickets(lesson, Some(&run.ticket), runtime)?[0];
-        let code = CodeChoice::resolve(ctx, lesson, &CodeArg::parse(&run.code))?;
+        let code = CodeChoice::scripted(ctx, lesson, &run.code);
         let file = code.file(ctx, lesson)?;
         let mut bridge = replaying::open(ctx, lesson, &file, limit);
         let mut model = LiveModel::new(&mut client, &mut memo);
