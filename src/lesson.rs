@@ -802,6 +802,31 @@ impl Lesson {
         }
     }
 
+    /// The learner's functions as the bridge checks them at load: `name`, or `name=2,3` with
+    /// every number of arguments the lesson calls it with (its hooks and its checks' cases).
+    pub fn function_specs(&self) -> Vec<String> {
+        self.functions
+            .iter()
+            .map(|name| {
+                let mut counts = std::collections::BTreeSet::new();
+                for (_, hook, _) in self.hooks.all().filter(|(_, h, _)| h.function == *name) {
+                    counts.insert(hook.args.len());
+                    // `verify` is given only when the world names a read.
+                    if hook.args.iter().any(|a| a == "verify") {
+                        counts.insert(hook.args.len() - 1);
+                    }
+                }
+                for check in self.checks.iter().filter(|c| c.call.as_deref() == Some(name)) {
+                    counts.extend(check.cases.iter().map(|c| c.args.len()));
+                }
+                match counts.is_empty() {
+                    true => name.clone(),
+                    false => format!("{name}={}", counts.iter().map(usize::to_string).collect::<Vec<_>>().join(",")),
+                }
+            })
+            .collect()
+    }
+
     pub fn solution_path(&self) -> PathBuf {
         self.dir.join(&self.solution)
     }
