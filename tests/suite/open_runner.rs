@@ -183,3 +183,44 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn one_message_per_result_is_sent_as_it_was_built_and_refused() {
+    let ws = relay();
+    // A hurried answer: each result in a message of its own.
+    ws.write(
+        "learners/one_each.py",
+        "def relay(tool_uses, outcomes, note=None):\n    return [\n        {\"role\": \"user\", \"content\": [{\"type\": \"tool_result\", \"tool_use_id\": u[\"id\"], \"content\": o.get(\"content\") or o[\"message\"]}]}\n        for u, o in zip(tool_uses, outcomes)\n    ]\n",
+    );
+    let run = ws.run(&[
+        "watch",
+        "relay-desk",
+        "--ticket",
+        "two-parcels",
+        "--code",
+        "learners/one_each.py",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let replay = run.json();
+    let all = events(&replay);
+    let ids: Vec<&str> = all.iter().filter(|e| e["kind"] == "tool_call").map(|e| e["id"].as_str().unwrap()).collect();
+    let last = all.last().unwrap();
+    assert_eq!(last["kind"], "api_error", "{last}");
+    // The first message holds the first result only: the second call is the one unanswered.
+    let message = last["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!(
+            "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: {}.",
+            ids[1]
+        )),
+        "{message}"
+    );
+    // A ticket check sees the same refusal.
+    let check = ws.run(&["check", "relay-desk", "--file", "learners/one_each.py", "--format", "json"]);
+    let report = check.json();
+    let valid = report["checks"].as_array().unwrap().iter().find(|c| c["id"] == "two-parcels-valid").unwrap().clone();
+    assert_eq!(valid["status"], "fail", "{valid}");
+    assert!(valid["got"]["api_error"].as_str().unwrap().contains("immediately after"), "{valid}");
+}
