@@ -481,7 +481,18 @@ impl Lesson {
     /// Load a manifest from any path (lesson authors' fixtures too), validated.
     pub fn load_file(path: &Path, dir: &Path, id: Option<&str>) -> Result<Lesson, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::corrupt(path, format!("cannot be read: {e}")))?;
-        let mut lesson: Lesson = toml::from_str(&text).map_err(|e| {
+        Lesson::from_text(&text, path, dir, id, &crate::world::SETTINGS)
+    }
+
+    /// A manifest's text, validated, its world found among `settings`.
+    pub(crate) fn from_text(
+        text: &str,
+        path: &Path,
+        dir: &Path,
+        id: Option<&str>,
+        settings: &[&'static dyn crate::world::Setting],
+    ) -> Result<Lesson, Error> {
+        let mut lesson: Lesson = toml::from_str(text).map_err(|e| {
             let at = e
                 .span()
                 .map(|s| format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1)))
@@ -509,9 +520,9 @@ impl Lesson {
         lesson.check_tools_and_tickets(&mut problems);
         lesson.check_checks(&mut problems);
         if problems.found.is_empty() {
-            lesson.open_world(&mut problems);
+            lesson.open_world(&mut problems, settings);
         }
-        let problems = problems.placed(&text);
+        let problems = problems.placed(text);
         if !problems.is_empty() {
             return Err(Error::corrupt(path, problems.join("\n  ")));
         }
@@ -732,8 +743,9 @@ impl Lesson {
     }
 
     /// Hand the world's data to the world the lesson names, and keep what it loads.
-    fn open_world(&mut self, problems: &mut Problems) {
-        let names = crate::world::names().join(", ");
+    fn open_world(&mut self, problems: &mut Problems, settings: &[&'static dyn crate::world::Setting]) {
+        let names: Vec<&str> = settings.iter().map(|s| s.name()).collect();
+        let names = names.join(", ");
         let Some(name) = self.setting.as_deref() else {
             problems.say(
                 "title",
@@ -741,7 +753,7 @@ impl Lesson {
             );
             return;
         };
-        let Some(setting) = crate::world::setting(name) else {
+        let Some(setting) = settings.iter().copied().find(|s| s.name() == name) else {
             problems.say("setting", format!("setting '{name}' is not a world this runner has: {names}"));
             return;
         };
@@ -800,6 +812,31 @@ impl Lesson {
         } else {
             ticket.tools.iter().filter_map(|name| self.tool(name)).collect()
         }
+    }
+
+    /// The learner's functions as the bridge checks them at load: `name`, or `name=2,3` with
+    /// every number of arguments the lesson calls it with (its hooks and its checks' cases).
+    pub fn function_specs(&self) -> Vec<String> {
+        self.functions
+            .iter()
+            .map(|name| {
+                let mut counts = std::collections::BTreeSet::new();
+                for (_, hook, _) in self.hooks.all().filter(|(_, h, _)| h.function == *name) {
+                    counts.insert(hook.args.len());
+                    // `verify` is given only when the world names a read.
+                    if hook.args.iter().any(|a| a == "verify") {
+                        counts.insert(hook.args.len() - 1);
+                    }
+                }
+                for check in self.checks.iter().filter(|c| c.call.as_deref() == Some(name)) {
+                    counts.extend(check.cases.iter().map(|c| c.args.len()));
+                }
+                match counts.is_empty() {
+                    true => name.clone(),
+                    false => format!("{name}={}", counts.iter().map(usize::to_string).collect::<Vec<_>>().join(",")),
+                }
+            })
+            .collect()
     }
 
     pub fn solution_path(&self) -> PathBuf {
