@@ -437,6 +437,17 @@ pub fn known_ids(root: &Path) -> Vec<String> {
     ids
 }
 
+/// Letters, digits, `-` and `_`, starting with a letter or digit.
+fn plain_word(text: &str) -> bool {
+    text.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// A file name with no folder in it, not hidden, not `..`.
+fn plain_file_name(text: &str) -> bool {
+    !text.is_empty() && !text.starts_with('.') && !text.contains(['/', '\\']) && text != ".."
+}
+
 /// The line of the first occurrence of `needle` in `text`, 1-based.
 fn line_of(text: &str, needle: &str) -> Option<usize> {
     text.find(needle).map(|at| text[..at].lines().count().max(1) + usize::from(text[..at].ends_with('\n')))
@@ -515,6 +526,7 @@ impl Lesson {
             }
         }
         let mut problems = Problems::default();
+        lesson.check_names_and_paths(&mut problems);
         lesson.adopt_old_harness(&mut problems);
         lesson.check_hooks(&mut problems);
         lesson.check_tools_and_tickets(&mut problems);
@@ -534,6 +546,43 @@ impl Lesson {
         match &self.place {
             Some(place) => place.as_ref(),
             None => &NOWHERE,
+        }
+    }
+
+    /// Names a shell or a path could misread: ids are plain words, the learner's file a plain
+    /// name, the solution a path inside the lesson's folder, functions Python identifiers.
+    fn check_names_and_paths(&self, problems: &mut Problems) {
+        if !plain_file_name(&self.file) {
+            problems.say(
+                format!("file = \"{}\"", self.file),
+                format!(
+                    "file '{}' must be a plain file name (no folders, no ..): it is created in work/{}/",
+                    self.file, self.id
+                ),
+            );
+        }
+        let inside = Path::new(&self.solution).components().all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !inside || self.solution.is_empty() {
+            problems.say(
+                format!("solution = \"{}\"", self.solution),
+                format!("solution '{}' must be a path inside the lesson's folder (no leading /, no ..)", self.solution),
+            );
+        }
+        for f in &self.functions {
+            let identifier = f.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && f.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !identifier {
+                problems.say(format!("\"{f}\""), format!("function '{f}' is not a Python name"));
+            }
+        }
+        let ids = self.checks.iter().map(|c| ("check", &c.id)).chain(self.tickets.iter().map(|t| ("ticket", &t.id)));
+        for (what, id) in ids {
+            if !plain_word(id) {
+                problems.say(
+                    format!("id = \"{id}\""),
+                    format!("{what} id '{id}' may hold only letters, digits, - and _ (graders and shell completion key on it)"),
+                );
+            }
         }
     }
 

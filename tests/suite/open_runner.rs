@@ -224,3 +224,26 @@ fn one_message_per_result_is_sent_as_it_was_built_and_refused() {
     assert_eq!(valid["status"], "fail", "{valid}");
     assert!(valid["got"]["api_error"].as_str().unwrap().contains("immediately after"), "{valid}");
 }
+
+#[test]
+fn lesson_paths_stay_in_their_folders_and_ids_are_plain_words() {
+    let ws = Workshop::from_fixture("toy");
+    let path = "lessons/parcel-desk/lesson.toml";
+    let text = ws
+        .read(path)
+        .replace("file = \"desk.py\"", "file = \"../../../x.py\"")
+        .replace("solution = \"solution/desk.py\"", "solution = \"/etc/passwd\"")
+        .replace("id = \"again-on-flag\"", "id = \"again$(touch pwned)\"");
+    ws.write(path, &text);
+    let run = ws.run(&["start", "parcel-desk"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("file '../../../x.py' must be a plain file name"), "{}", run.stderr);
+    assert!(run.stderr.contains("solution '/etc/passwd' must be a path inside the lesson's folder"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("check id 'again$(touch pwned)' may hold only letters, digits, - and _"),
+        "{}",
+        run.stderr
+    );
+    assert!(!ws.path("x.py").exists() && !ws.path("../x.py").exists());
+    assert!(!ws.path("pwned").exists());
+}
