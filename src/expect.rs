@@ -59,7 +59,8 @@ pub struct Expect {
 }
 
 /// The words for the expectation kinds, in the order a message lists them.
-const KINDS: &str = "equals, absent, one_of, is_bool, truthy, only_keys, contains, len (or min_len and max_len), each or any";
+const KINDS: &str =
+    "equals, absent, one_of, is_bool, truthy, only_keys, contains, len (or min_len and max_len), each or any";
 
 impl Expect {
     /// Whether the expectation is well formed: one kind, its modifiers with it, a path that can
@@ -344,7 +345,10 @@ fn wanted(e: &Expect, value: Option<&Value>, args: &[Value]) -> String {
     }
     if let Some(want) = &e.contains {
         let what = if value.is_some_and(Value::is_string) { "a string" } else { "a list" };
-        return format!("{what} containing {}", named(want, args).map(pyrepr::repr).unwrap_or_else(|| "missing".into()));
+        return format!(
+            "{what} containing {}",
+            named(want, args).map(pyrepr::repr).unwrap_or_else(|| "missing".into())
+        );
     }
     if let Some(words) = e.length_words() {
         return words;
@@ -379,13 +383,14 @@ fn clauses(inner: &[Expect], args: &[Value]) -> String {
 }
 
 /// The shape the expectations describe, as the report's `expected`: the values wanted at their
-/// paths (lists for list positions). Negated expectations and those that name no one value
-/// (lengths, `contains`, `each`, `any`) are left out: the message says what they want.
-pub fn expected_shape(expect: &[Expect]) -> Value {
+/// paths (lists for list positions), an `"@args.N"` as the argument it names. Negated
+/// expectations and those that name no one value (lengths, `contains`, `each`, `any`) are left
+/// out: the message says what they want.
+pub fn expected_shape(expect: &[Expect], args: &[Value]) -> Value {
     let mut shape = Value::Object(Map::new());
     for e in expect.iter().filter(|e| !e.not) {
         let want = match (&e.equals, &e.one_of, e.truthy) {
-            (Some(v), _, _) => v.clone(),
+            (Some(v), _, _) => named(v, args).cloned().unwrap_or(Value::Null),
             (None, Some(options), _) if !options.is_empty() => options[0].clone(),
             (None, _, Some(yes)) => Value::Bool(yes),
             _ => continue,
@@ -542,22 +547,42 @@ mod tests {
     #[test]
     fn every_kind_negated_says_must_not() {
         let got = json!({"tags": ["a", "b"], "note": "late again", "flag": true, "n": 0});
-        assert_eq!(verdict(r#"{ path = "flag", is_bool = true, not = true }"#, got.clone()),
-            "flag: must not be a real bool, True or False, got True");
-        assert_eq!(verdict(r#"{ path = "n", truthy = false, not = true }"#, got.clone()), "n: must not be a no (False), got 0");
-        assert_eq!(verdict(r#"{ path = "n", one_of = [0, 1], not = true }"#, got.clone()), "n: must not be one of 0, 1, got 0");
-        assert_eq!(verdict(r#"{ path = "note", contains = "late", not = true }"#, got.clone()),
-            "note: must not be a string containing 'late', got 'late again'");
-        assert_eq!(verdict(r#"{ path = "tags", contains = "a", not = true }"#, got.clone()),
-            "tags: must not be a list containing 'a', got ['a', 'b']");
-        assert_eq!(verdict(r#"{ path = "tags", len = 2, not = true }"#, got.clone()),
-            "tags: must not have a length of 2, got ['a', 'b']");
-        assert_eq!(verdict(r#"{ path = "tags", each = [{ truthy = true }], not = true }"#, got.clone()),
-            "tags: must not be a list where every element is a yes (True), got ['a', 'b']");
-        assert_eq!(verdict(r#"{ only_keys = ["tags", "note", "flag", "n"], not = true }"#, json!({"n": 1})),
-            "the result: must not be an object with no keys but 'tags', 'note', 'flag', 'n', got {'n': 1}");
-        assert_eq!(verdict(r#"{ path = "tags", equals = ["b", "a"], any_order = true, not = true }"#, got),
-            "tags: must not be ['b', 'a'] in any order, got ['a', 'b']");
+        assert_eq!(
+            verdict(r#"{ path = "flag", is_bool = true, not = true }"#, got.clone()),
+            "flag: must not be a real bool, True or False, got True"
+        );
+        assert_eq!(
+            verdict(r#"{ path = "n", truthy = false, not = true }"#, got.clone()),
+            "n: must not be a no (False), got 0"
+        );
+        assert_eq!(
+            verdict(r#"{ path = "n", one_of = [0, 1], not = true }"#, got.clone()),
+            "n: must not be one of 0, 1, got 0"
+        );
+        assert_eq!(
+            verdict(r#"{ path = "note", contains = "late", not = true }"#, got.clone()),
+            "note: must not be a string containing 'late', got 'late again'"
+        );
+        assert_eq!(
+            verdict(r#"{ path = "tags", contains = "a", not = true }"#, got.clone()),
+            "tags: must not be a list containing 'a', got ['a', 'b']"
+        );
+        assert_eq!(
+            verdict(r#"{ path = "tags", len = 2, not = true }"#, got.clone()),
+            "tags: must not have a length of 2, got ['a', 'b']"
+        );
+        assert_eq!(
+            verdict(r#"{ path = "tags", each = [{ truthy = true }], not = true }"#, got.clone()),
+            "tags: must not be a list where every element is a yes (True), got ['a', 'b']"
+        );
+        assert_eq!(
+            verdict(r#"{ only_keys = ["tags", "note", "flag", "n"], not = true }"#, json!({"n": 1})),
+            "the result: must not be an object with no keys but 'tags', 'note', 'flag', 'n', got {'n': 1}"
+        );
+        assert_eq!(
+            verdict(r#"{ path = "tags", equals = ["b", "a"], any_order = true, not = true }"#, got),
+            "tags: must not be ['b', 'a'] in any order, got ['a', 'b']"
+        );
     }
 
     #[test]
@@ -570,31 +595,57 @@ mod tests {
         assert_eq!(at(&got, &[], "by.0"), Some(&json!("zero")));
         let args = [json!([[{"id": "a"}, {"id": "b"}]])];
         assert_eq!(at(&Value::Null, &args, "@args.0.0.1.id"), Some(&json!("b")));
-        assert_eq!(verdict(r#"{ path = "content.0.type", equals = "tool_result" }"#, got.clone()),
-            "content.0.type: expected 'tool_result', got 'text'");
-        assert_eq!(verdict(r#"{ path = "content.5.type", equals = "tool_result" }"#, got),
-            "content.5.type: expected 'tool_result', got missing");
+        assert_eq!(
+            verdict(r#"{ path = "content.0.type", equals = "tool_result" }"#, got.clone()),
+            "content.0.type: expected 'tool_result', got 'text'"
+        );
+        assert_eq!(
+            verdict(r#"{ path = "content.5.type", equals = "tool_result" }"#, got),
+            "content.5.type: expected 'tool_result', got missing"
+        );
         let blocks = [json!([{"id": "toolu_1"}, {"id": "toolu_2"}])];
         let answer = json!({"content": [{"tool_use_id": "toolu_1"}, {"tool_use_id": "toolu_2"}]});
-        assert_eq!(verdict_with(r#"{ path = "content.1.tool_use_id", equals = "@args.0.1.id" }"#, answer.clone(), &blocks), "holds");
-        assert_eq!(verdict_with(r#"{ path = "content.0.tool_use_id", equals = "@args.0.1.id" }"#, answer, &blocks),
-            "content.0.tool_use_id: expected 'toolu_2', got 'toolu_1'");
+        assert_eq!(
+            verdict_with(r#"{ path = "content.1.tool_use_id", equals = "@args.0.1.id" }"#, answer.clone(), &blocks),
+            "holds"
+        );
+        assert_eq!(
+            verdict_with(r#"{ path = "content.0.tool_use_id", equals = "@args.0.1.id" }"#, answer, &blocks),
+            "content.0.tool_use_id: expected 'toolu_2', got 'toolu_1'"
+        );
     }
 
     #[test]
     fn contains_looks_for_text_in_a_string_and_an_equal_element_in_a_list() {
         let got = json!({"message": "Order 0871 is 239 days old", "ids": ["a", {"k": 1}], "n": 5});
         assert_eq!(verdict(r#"{ path = "message", contains = "239 days" }"#, got.clone()), "holds");
-        assert_eq!(verdict(r#"{ path = "message", contains = "30 days" }"#, got.clone()),
-            "message: expected a string containing '30 days', got 'Order 0871 is 239 days old'");
+        assert_eq!(
+            verdict(r#"{ path = "message", contains = "30 days" }"#, got.clone()),
+            "message: expected a string containing '30 days', got 'Order 0871 is 239 days old'"
+        );
         assert_eq!(verdict(r#"{ path = "ids", contains = { k = 1 } }"#, got.clone()), "holds");
-        assert_eq!(verdict(r#"{ path = "ids", contains = "b" }"#, got.clone()),
-            "ids: expected a list containing 'b', got ['a', {'k': 1}]");
+        assert_eq!(
+            verdict(r#"{ path = "ids", contains = "b" }"#, got.clone()),
+            "ids: expected a list containing 'b', got ['a', {'k': 1}]"
+        );
         // A list holds an element equal to the value, not a string with it inside.
-        assert_eq!(verdict(r#"{ path = "ids", contains = "" }"#, got.clone()), "ids: expected a list containing '', got ['a', {'k': 1}]");
+        assert_eq!(
+            verdict(r#"{ path = "ids", contains = "" }"#, got.clone()),
+            "ids: expected a list containing '', got ['a', {'k': 1}]"
+        );
         assert_eq!(verdict(r#"{ path = "n", contains = 5 }"#, got.clone()), "n: expected a list containing 5, got 5");
-        assert_eq!(verdict(r#"{ path = "gone", contains = "x" }"#, got), "gone: expected a list containing 'x', got missing");
-        assert_eq!(verdict_with(r#"{ path = "m", contains = "@args.1" }"#, json!({"m": "It said: Late."}), &[json!(1), json!("Late.")]), "holds");
+        assert_eq!(
+            verdict(r#"{ path = "gone", contains = "x" }"#, got),
+            "gone: expected a list containing 'x', got missing"
+        );
+        assert_eq!(
+            verdict_with(
+                r#"{ path = "m", contains = "@args.1" }"#,
+                json!({"m": "It said: Late."}),
+                &[json!(1), json!("Late.")]
+            ),
+            "holds"
+        );
     }
 
     #[test]
@@ -603,57 +654,108 @@ mod tests {
         assert_eq!(verdict(r#"{ path = "list", len = 3 }"#, got.clone()), "holds");
         assert_eq!(verdict(r#"{ path = "text", len = 5 }"#, got.clone()), "holds");
         assert_eq!(verdict(r#"{ path = "map", len = 1 }"#, got.clone()), "holds");
-        assert_eq!(verdict(r#"{ path = "list", len = 2 }"#, got.clone()), "list: expected a length of 2, got [1, 2, 3]");
+        assert_eq!(
+            verdict(r#"{ path = "list", len = 2 }"#, got.clone()),
+            "list: expected a length of 2, got [1, 2, 3]"
+        );
         assert_eq!(verdict(r#"{ path = "n", len = 3 }"#, got.clone()), "n: expected a length of 3, got 3");
         assert_eq!(verdict(r#"{ path = "list", min_len = 1, max_len = 3 }"#, got.clone()), "holds");
-        assert_eq!(verdict(r#"{ path = "list", min_len = 4 }"#, got.clone()), "list: expected a length of at least 4, got [1, 2, 3]");
-        assert_eq!(verdict(r#"{ path = "list", max_len = 2 }"#, got.clone()), "list: expected a length of at most 2, got [1, 2, 3]");
-        assert_eq!(verdict(r#"{ path = "list", min_len = 1, max_len = 2 }"#, got), "list: expected a length from 1 to 2, got [1, 2, 3]");
+        assert_eq!(
+            verdict(r#"{ path = "list", min_len = 4 }"#, got.clone()),
+            "list: expected a length of at least 4, got [1, 2, 3]"
+        );
+        assert_eq!(
+            verdict(r#"{ path = "list", max_len = 2 }"#, got.clone()),
+            "list: expected a length of at most 2, got [1, 2, 3]"
+        );
+        assert_eq!(
+            verdict(r#"{ path = "list", min_len = 1, max_len = 2 }"#, got),
+            "list: expected a length from 1 to 2, got [1, 2, 3]"
+        );
     }
 
     #[test]
     fn each_names_the_first_element_that_fails_at_its_own_path() {
         let got = json!({"content": [{"type": "tool_result", "is_error": false}, {"type": "text"}]});
-        assert_eq!(verdict(r#"{ path = "content", each = [{ path = "type", equals = "tool_result" }] }"#, got.clone()),
-            "content.1.type: expected 'tool_result', got 'text'");
+        assert_eq!(
+            verdict(r#"{ path = "content", each = [{ path = "type", equals = "tool_result" }] }"#, got.clone()),
+            "content.1.type: expected 'tool_result', got 'text'"
+        );
         assert_eq!(verdict(r#"{ path = "content.0", each = [{ path = "type", equals = "tool_result" }] }"#, got.clone()),
             "content.0: expected a list where every element has type 'tool_result', got {'type': 'tool_result', 'is_error': False}");
-        assert_eq!(verdict(r#"{ path = "content", each = [{ path = "type", one_of = ["tool_result", "text"] }] }"#, got), "holds");
+        assert_eq!(
+            verdict(r#"{ path = "content", each = [{ path = "type", one_of = ["tool_result", "text"] }] }"#, got),
+            "holds"
+        );
         assert_eq!(verdict(r#"{ each = [{ equals = 1 }] }"#, json!([])), "holds", "an empty list: every element holds");
         assert_eq!(verdict(r#"{ each = [{ equals = 1 }] }"#, json!([1, 2])), "1: expected 1, got 2");
         // Nested: a list of lists.
-        assert_eq!(verdict(r#"{ path = "rows", each = [{ each = [{ is_bool = true }] }] }"#, json!({"rows": [[true], [false, 0]]})),
-            "rows.1.1: expected a real bool, True or False, got 0");
+        assert_eq!(
+            verdict(
+                r#"{ path = "rows", each = [{ each = [{ is_bool = true }] }] }"#,
+                json!({"rows": [[true], [false, 0]]})
+            ),
+            "rows.1.1: expected a real bool, True or False, got 0"
+        );
         // A negated expectation inside each.
-        assert_eq!(verdict(r#"{ path = "c", each = [{ path = "type", equals = "text", not = true }] }"#, json!({"c": [{"type": "text"}]})),
-            "c.0.type: must not be 'text', got 'text'");
+        assert_eq!(
+            verdict(
+                r#"{ path = "c", each = [{ path = "type", equals = "text", not = true }] }"#,
+                json!({"c": [{"type": "text"}]})
+            ),
+            "c.0.type: must not be 'text', got 'text'"
+        );
     }
 
     #[test]
     fn any_wants_one_element_meeting_all_its_expectations() {
         let got = json!({"content": [{"type": "text", "id": "b"}, {"type": "tool_result", "id": "a"}]});
-        assert_eq!(verdict(r#"{ path = "content", any = [{ path = "type", equals = "tool_result" }, { path = "id", equals = "a" }] }"#, got.clone()), "holds");
+        assert_eq!(
+            verdict(
+                r#"{ path = "content", any = [{ path = "type", equals = "tool_result" }, { path = "id", equals = "a" }] }"#,
+                got.clone()
+            ),
+            "holds"
+        );
         assert_eq!(verdict(r#"{ path = "content", any = [{ path = "type", equals = "tool_result" }, { path = "id", equals = "b" }] }"#, got.clone()),
             "content: expected a list with an element that has type 'tool_result' and has id 'b', got [{'type': 'text', 'id': 'b'}, {'type': 'tool_result', 'id': 'a'}]");
         assert_eq!(verdict(r#"{ path = "content", any = [{ path = "type", equals = "text", not = true }, { path = "type", equals = "tool_result", not = true }] }"#, got),
             "content: expected a list with an element that has type not 'text' and has type not 'tool_result', got [{'type': 'text', 'id': 'b'}, {'type': 'tool_result', 'id': 'a'}]");
-        assert_eq!(verdict(r#"{ any = [{ equals = 1 }] }"#, json!([])), "the result: expected a list with an element that is 1, got []");
-        assert_eq!(verdict(r#"{ any = [{ equals = 1 }] }"#, json!({"a": 1})), "the result: expected a list with an element that is 1, got {'a': 1}");
+        assert_eq!(
+            verdict(r#"{ any = [{ equals = 1 }] }"#, json!([])),
+            "the result: expected a list with an element that is 1, got []"
+        );
+        assert_eq!(
+            verdict(r#"{ any = [{ equals = 1 }] }"#, json!({"a": 1})),
+            "the result: expected a list with an element that is 1, got {'a': 1}"
+        );
     }
 
     #[test]
     fn any_order_compares_a_list_as_a_bag() {
         let got = json!({"ids": ["b", "a", "a"]});
         assert_eq!(verdict(r#"{ path = "ids", equals = ["a", "a", "b"], any_order = true }"#, got.clone()), "holds");
-        assert_eq!(verdict(r#"{ path = "ids", equals = ["a", "b", "b"], any_order = true }"#, got.clone()),
-            "ids: expected ['a', 'b', 'b'] in any order, got ['b', 'a', 'a']");
-        assert_eq!(verdict(r#"{ path = "ids", equals = ["a", "b"], any_order = true }"#, got.clone()),
-            "ids: expected ['a', 'b'] in any order, got ['b', 'a', 'a']");
+        assert_eq!(
+            verdict(r#"{ path = "ids", equals = ["a", "b", "b"], any_order = true }"#, got.clone()),
+            "ids: expected ['a', 'b', 'b'] in any order, got ['b', 'a', 'a']"
+        );
+        assert_eq!(
+            verdict(r#"{ path = "ids", equals = ["a", "b"], any_order = true }"#, got.clone()),
+            "ids: expected ['a', 'b'] in any order, got ['b', 'a', 'a']"
+        );
         // Without the modifier, order counts.
-        assert_eq!(verdict(r#"{ path = "ids", equals = ["a", "a", "b"] }"#, got), "ids: expected ['a', 'a', 'b'], got ['b', 'a', 'a']");
-        assert_eq!(verdict_with(r#"{ equals = "@args.0", any_order = true }"#, json!([2, 1]), &[json!([1, 2])]), "holds");
-        assert_eq!(verdict_with(r#"{ equals = "@args.0", any_order = true }"#, json!(1), &[json!(1)]),
-            "the result: expected 1 in any order, got 1");
+        assert_eq!(
+            verdict(r#"{ path = "ids", equals = ["a", "a", "b"] }"#, got),
+            "ids: expected ['a', 'a', 'b'], got ['b', 'a', 'a']"
+        );
+        assert_eq!(
+            verdict_with(r#"{ equals = "@args.0", any_order = true }"#, json!([2, 1]), &[json!([1, 2])]),
+            "holds"
+        );
+        assert_eq!(
+            verdict_with(r#"{ equals = "@args.0", any_order = true }"#, json!(1), &[json!(1)]),
+            "the result: expected 1 in any order, got 1"
+        );
     }
 
     fn invalid(toml_text: &str) -> String {
@@ -668,17 +770,21 @@ mod tests {
         assert!(invalid(r#"{ path = "@args", equals = 1 }"#).contains("only @args.N"));
         assert!(invalid(r#"{ path = "@args.x", equals = 1 }"#).contains("only @args.N"));
         assert!(invalid(r#"{ path = "@result.0", equals = 1 }"#).contains("only @args.N"));
-        assert!(invalid(r#"{ path = "a", equals = "@args.first" }"#).contains("the value of 'a': the path '@args.first'"));
+        assert!(
+            invalid(r#"{ path = "a", equals = "@args.first" }"#).contains("the value of 'a': the path '@args.first'")
+        );
         assert!(invalid(r#"{ path = "a", contains = "@args..0" }"#).contains("empty part"));
         assert!(invalid(r#"{ path = "a" }"#).contains("must say exactly one of"));
         assert!(invalid(r#"{ path = "a", equals = 1, contains = 1 }"#).contains("exactly one of"));
         assert!(invalid(r#"{ path = "a", len = 1, each = [{ equals = 1 }] }"#).contains("exactly one of"));
         assert!(invalid(r#"{ path = "a", len = 1, min_len = 0 }"#).contains("either an exact length or bounds"));
         assert!(invalid(r#"{ path = "a", min_len = 3, max_len = 2 }"#).contains("min_len 3 above max_len 2"));
-        assert!(invalid(r#"{ path = "a", equals = 1, any_order = true }"#).contains("any_order on 'a' goes with equals of a list"));
+        assert!(invalid(r#"{ path = "a", equals = 1, any_order = true }"#)
+            .contains("any_order on 'a' goes with equals of a list"));
         assert!(invalid(r#"{ path = "a", one_of = [[1]], any_order = true }"#).contains("any_order"));
         assert!(invalid(r#"{ path = "a", equals = "ab", any_order = true }"#).contains("any_order"));
-        assert!(invalid(r#"{ path = "a", is_bool = true, or_absent = true }"#).contains("or_absent on 'a' goes with one_of"));
+        assert!(invalid(r#"{ path = "a", is_bool = true, or_absent = true }"#)
+            .contains("or_absent on 'a' goes with one_of"));
         assert!(invalid(r#"{ path = "a", each = [] }"#).contains("'a' has an empty each"));
         assert_eq!(invalid(r#"{ path = "a", any = [{ path = "b", each = [{ path = "c..d", absent = true }] }] }"#),
             "in any of 'a': in each of 'b': the path 'c..d' has an empty part: join keys and list positions with single dots, like content.0.tool_use_id");
@@ -695,7 +801,9 @@ mod tests {
 
     #[test]
     fn values_are_mapped_everywhere_an_expectation_names_one() {
-        let e = parse(r#"{ path = "a", any = [{ equals = "$x" }, { contains = "$x" }, { one_of = ["$x"] }, { each = [{ equals = "$x" }] }] }"#);
+        let e = parse(
+            r#"{ path = "a", any = [{ equals = "$x" }, { contains = "$x" }, { one_of = ["$x"] }, { each = [{ equals = "$x" }] }] }"#,
+        );
         let mapped = e.map_values(&|v| if v == &json!("$x") { json!("filled") } else { v.clone() });
         let text = format!("{mapped:?}");
         assert!(!text.contains("$x") && text.matches("filled").count() == 4, "{text}");
@@ -703,14 +811,24 @@ mod tests {
 
     #[test]
     fn the_expected_shape_nests_its_paths_and_leaves_out_what_must_not_be() {
-        let shape = expected_shape(&[eq("error.isRetryable", json!(false)), eq("isError", json!(true))]);
+        let shape = expected_shape(&[eq("error.isRetryable", json!(false)), eq("isError", json!(true))], &[]);
         assert_eq!(shape, json!({"error": {"isRetryable": false}, "isError": true}));
         let negated = Expect { not: true, ..eq("error.errorCategory", json!("Transient")) };
-        let shape = expected_shape(&[negated, eq("isError", json!(true))]);
+        let shape = expected_shape(&[negated, eq("isError", json!(true))], &[]);
         assert_eq!(shape, json!({"isError": true}));
-        let shape = expected_shape(&[eq("content.1.tool_use_id", json!("toolu_2")), eq("content.0.type", json!("tool_result")), eq("role", json!("user"))]);
-        assert_eq!(shape, json!({"content": [{"type": "tool_result"}, {"tool_use_id": "toolu_2"}], "role": "user"}));
+        let args = [json!([{"id": "toolu_1"}])];
+        let wants = [
+            eq("content.1.tool_use_id", json!("toolu_2")),
+            eq("content.0.tool_use_id", json!("@args.0.0.id")),
+            eq("content.0.type", json!("tool_result")),
+            eq("role", json!("user")),
+        ];
+        let shape = expected_shape(&wants, &args);
+        assert_eq!(
+            shape,
+            json!({"content": [{"tool_use_id": "toolu_1", "type": "tool_result"}, {"tool_use_id": "toolu_2"}], "role": "user"})
+        );
         let counted = Expect { path: "content".into(), len: Some(2), ..Expect::default() };
-        assert_eq!(expected_shape(&[counted]), json!({}));
+        assert_eq!(expected_shape(&[counted], &[]), json!({}));
     }
 }
