@@ -216,7 +216,7 @@ fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn 
             return Err(Box::new(Miss {
                 message,
                 call: pyrepr::call(function, &args),
-                expected: Some(expected_shape(&expect, &args)),
+                expected: expected_shape(&expect, &args),
                 guidance: advice(spec, &got, &args, samples),
                 got: Some(got),
                 output,
@@ -277,7 +277,7 @@ fn ticket_check(spec: &CheckSpec, lesson: &Lesson, ticket: &Ticket, samples: &Sa
         Box::new(Miss {
             message: d.to_string(),
             call,
-            expected: Some(expected_shape(&expect, &[])),
+            expected: expected_shape(&expect, &[]),
             guidance: advice(spec, &got, &[], samples),
             got: Some(got.clone()),
             output,

@@ -382,12 +382,16 @@ fn clauses(inner: &[Expect], args: &[Value]) -> String {
     words.join(" and ")
 }
 
+/// The last list position the expected shape shows; a later one is left out of it.
+const SHOWN_POSITIONS: usize = 32;
+
 /// The shape the expectations describe, as the report's `expected`: the values wanted at their
 /// paths (lists for list positions), an `"@args.N"` as the argument it names. Negated
-/// expectations and those that name no one value (lengths, `contains`, `each`, `any`) are left
-/// out: the message says what they want.
-pub fn expected_shape(expect: &[Expect], args: &[Value]) -> Value {
+/// expectations and those that name no one value (lengths, `contains`, `each`, `any`, `absent`,
+/// `is_bool`) are left out: the message says what they want. `None` when nothing is left.
+pub fn expected_shape(expect: &[Expect], args: &[Value]) -> Option<Value> {
     let mut shape = Value::Object(Map::new());
+    let mut named_any = false;
     for e in expect.iter().filter(|e| !e.not) {
         let want = match (&e.equals, &e.one_of, e.truthy) {
             (Some(v), _, _) => named(v, args).cloned().unwrap_or(Value::Null),
@@ -395,10 +399,14 @@ pub fn expected_shape(expect: &[Expect], args: &[Value]) -> Value {
             (None, _, Some(yes)) => Value::Bool(yes),
             _ => continue,
         };
-        if e.path.is_empty() || e.path.starts_with('@') {
-            if e.path.is_empty() {
-                shape = want;
-            }
+        // A position far down a list would be shown as that many nulls before it: left out.
+        let far = e.path.split('.').any(|part| part.parse::<usize>().is_ok_and(|i| i > SHOWN_POSITIONS));
+        if e.path.starts_with('@') || far {
+            continue;
+        }
+        named_any = true;
+        if e.path.is_empty() {
+            shape = want;
             continue;
         }
         let mut slot = &mut shape;
@@ -425,7 +433,7 @@ pub fn expected_shape(expect: &[Expect], args: &[Value]) -> Value {
         }
         *slot = want;
     }
-    shape
+    named_any.then_some(shape)
 }
 
 /// The first place where `got` differs from what was expected.
@@ -547,42 +555,47 @@ mod tests {
     #[test]
     fn every_kind_negated_says_must_not() {
         let got = json!({"tags": ["a", "b"], "note": "late again", "flag": true, "n": 0});
-        assert_eq!(
-            verdict(r#"{ path = "flag", is_bool = true, not = true }"#, got.clone()),
-            "flag: must not be a real bool, True or False, got True"
-        );
-        assert_eq!(
-            verdict(r#"{ path = "n", truthy = false, not = true }"#, got.clone()),
-            "n: must not be a no (False), got 0"
-        );
-        assert_eq!(
-            verdict(r#"{ path = "n", one_of = [0, 1], not = true }"#, got.clone()),
-            "n: must not be one of 0, 1, got 0"
-        );
-        assert_eq!(
-            verdict(r#"{ path = "note", contains = "late", not = true }"#, got.clone()),
-            "note: must not be a string containing 'late', got 'late again'"
-        );
-        assert_eq!(
-            verdict(r#"{ path = "tags", contains = "a", not = true }"#, got.clone()),
-            "tags: must not be a list containing 'a', got ['a', 'b']"
-        );
-        assert_eq!(
-            verdict(r#"{ path = "tags", len = 2, not = true }"#, got.clone()),
-            "tags: must not have a length of 2, got ['a', 'b']"
-        );
-        assert_eq!(
-            verdict(r#"{ path = "tags", each = [{ truthy = true }], not = true }"#, got.clone()),
-            "tags: must not be a list where every element is a yes (True), got ['a', 'b']"
-        );
-        assert_eq!(
-            verdict(r#"{ only_keys = ["tags", "note", "flag", "n"], not = true }"#, json!({"n": 1})),
-            "the result: must not be an object with no keys but 'tags', 'note', 'flag', 'n', got {'n': 1}"
-        );
-        assert_eq!(
-            verdict(r#"{ path = "tags", equals = ["b", "a"], any_order = true, not = true }"#, got),
-            "tags: must not be ['b', 'a'] in any order, got ['a', 'b']"
-        );
+        for (expect, value, says) in [
+            (
+                r#"{ path = "flag", is_bool = true, not = true }"#,
+                got.clone(),
+                "flag: must not be a real bool, True or False, got True",
+            ),
+            (r#"{ path = "n", truthy = false, not = true }"#, got.clone(), "n: must not be a no (False), got 0"),
+            (r#"{ path = "n", one_of = [0, 1], not = true }"#, got.clone(), "n: must not be one of 0, 1, got 0"),
+            (
+                r#"{ path = "note", contains = "late", not = true }"#,
+                got.clone(),
+                "note: must not be a string containing 'late', got 'late again'",
+            ),
+            (
+                r#"{ path = "tags", contains = "a", not = true }"#,
+                got.clone(),
+                "tags: must not be a list containing 'a', got ['a', 'b']",
+            ),
+            (
+                r#"{ path = "tags", len = 2, not = true }"#,
+                got.clone(),
+                "tags: must not have a length of 2, got ['a', 'b']",
+            ),
+            (
+                r#"{ path = "tags", each = [{ truthy = true }], not = true }"#,
+                got.clone(),
+                "tags: must not be a list where every element is a yes (True), got ['a', 'b']",
+            ),
+            (
+                r#"{ only_keys = ["tags", "note", "flag", "n"], not = true }"#,
+                json!({"n": 1}),
+                "the result: must not be an object with no keys but 'tags', 'note', 'flag', 'n', got {'n': 1}",
+            ),
+            (
+                r#"{ path = "tags", equals = ["b", "a"], any_order = true, not = true }"#,
+                got.clone(),
+                "tags: must not be ['b', 'a'] in any order, got ['a', 'b']",
+            ),
+        ] {
+            assert_eq!(verdict(expect, value), says, "{expect}");
+        }
     }
 
     #[test]
@@ -812,10 +825,10 @@ mod tests {
     #[test]
     fn the_expected_shape_nests_its_paths_and_leaves_out_what_must_not_be() {
         let shape = expected_shape(&[eq("error.isRetryable", json!(false)), eq("isError", json!(true))], &[]);
-        assert_eq!(shape, json!({"error": {"isRetryable": false}, "isError": true}));
+        assert_eq!(shape, Some(json!({"error": {"isRetryable": false}, "isError": true})));
         let negated = Expect { not: true, ..eq("error.errorCategory", json!("Transient")) };
         let shape = expected_shape(&[negated, eq("isError", json!(true))], &[]);
-        assert_eq!(shape, json!({"isError": true}));
+        assert_eq!(shape, Some(json!({"isError": true})));
         let args = [json!([{"id": "toolu_1"}])];
         let wants = [
             eq("content.1.tool_use_id", json!("toolu_2")),
@@ -826,9 +839,13 @@ mod tests {
         let shape = expected_shape(&wants, &args);
         assert_eq!(
             shape,
-            json!({"content": [{"tool_use_id": "toolu_1", "type": "tool_result"}, {"tool_use_id": "toolu_2"}], "role": "user"})
+            Some(
+                json!({"content": [{"tool_use_id": "toolu_1", "type": "tool_result"}, {"tool_use_id": "toolu_2"}], "role": "user"})
+            )
         );
         let counted = Expect { path: "content".into(), len: Some(2), ..Expect::default() };
-        assert_eq!(expected_shape(&[counted], &[]), json!({}));
+        assert_eq!(expected_shape(&[counted], &[]), None, "nothing names a value: no shape to show");
+        assert_eq!(expected_shape(&[eq("a.4000000000", json!(1))], &[]), None, "no list of four billion nulls");
+        assert_eq!(expected_shape(&[eq("", json!({}))], &[]), Some(json!({})), "an empty object that is wanted");
     }
 }
