@@ -6,8 +6,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::harness::truthy;
-use crate::pyrepr;
+use crate::pyrepr::{self, truthy};
 
 /// One expectation on a value at a path (empty for the value itself).
 #[derive(Debug, Clone, Default, Deserialize)]

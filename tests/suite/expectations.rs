@@ -6,19 +6,6 @@ use crate::common::Workshop;
 
 const MANIFEST: &str = "lessons/parcel-desk/lesson.toml";
 
-/// The toy lesson's own functions, which every learner file below keeps.
-const DESK: &str = r#"from kit.api import Json
-
-
-def problem(kind: str, note: str) -> Json:
-    return {"isError": True, "error": {"errorCategory": kind, "isRetryable": kind == "transient", "message": note}}
-
-
-def next_move(outcome: Json) -> str:
-    error = outcome.get("error") or {}
-    return "again" if error.get("isRetryable") is True else "halt"
-"#;
-
 /// Checks on lists: positions in paths, `@args` positions, each, any, contains, lengths, a
 /// negated expectation, any-order equality, and guidance that recognises a mistake by them.
 const CHECKS: &str = r#"
@@ -56,15 +43,16 @@ expect = [
 ]
 "#;
 
-/// The toy lesson with the `answer` function and the checks above, and a learner file whose
-/// `answer` has the given body.
+/// The toy lesson with the `answer` function and the checks above, and a learner file: the
+/// toy's solution, with an `answer` of the given body.
 fn lesson_with_answer(body: &str) -> Workshop {
     let ws = Workshop::from_fixture("toy");
     let manifest = ws
         .read(MANIFEST)
         .replace("functions = [\"problem\", \"next_move\"]", "functions = [\"problem\", \"next_move\", \"answer\"]");
     ws.write(MANIFEST, &format!("{manifest}{CHECKS}"));
-    ws.write("mine.py", &format!("{DESK}\n\ndef answer(calls):\n{body}\n"));
+    let desk = ws.read("lessons/parcel-desk/solution/desk.py");
+    ws.write("mine.py", &format!("{desk}\n\ndef answer(calls):\n{body}\n"));
     ws
 }
 
