@@ -328,11 +328,13 @@ fn answered_turn(
         runs.into_iter().enumerate().map(|(i, run)| Answered::plain(probe_id(ticket, i), run)).collect();
     let (message, printed) =
         answer_message(lesson, Runtime::Harness, policy, code, &calls, &results, ticket.follow_up.clone())?;
-    let messages = vec![
-        json!({"role": "user", "content": ticket.text}),
-        json!({"role": "assistant", "content": calls}),
-        message.clone(),
-    ];
+    let mut messages =
+        vec![json!({"role": "user", "content": ticket.text}), json!({"role": "assistant", "content": calls})];
+    match &message {
+        // A list is that many messages, as the runtime sends it.
+        Value::Array(several) => messages.extend(several.iter().cloned()),
+        one => messages.push(one.clone()),
+    }
     let request = crate::runtime::request(lesson, ticket, Runtime::Harness, &messages);
     let mut turn = Map::new();
     turn.insert("message".into(), message);

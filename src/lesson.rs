@@ -452,7 +452,18 @@ impl Lesson {
     /// Load a manifest from any path (lesson authors' fixtures too), validated.
     pub fn load_file(path: &Path, dir: &Path, id: Option<&str>) -> Result<Lesson, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::corrupt(path, format!("cannot be read: {e}")))?;
-        let mut lesson: Lesson = toml::from_str(&text).map_err(|e| {
+        Lesson::from_text(&text, path, dir, id, &crate::world::SETTINGS)
+    }
+
+    /// A manifest's text, validated, its world found among `settings`.
+    pub(crate) fn from_text(
+        text: &str,
+        path: &Path,
+        dir: &Path,
+        id: Option<&str>,
+        settings: &[&'static dyn crate::world::Setting],
+    ) -> Result<Lesson, Error> {
+        let mut lesson: Lesson = toml::from_str(text).map_err(|e| {
             let at = e
                 .span()
                 .map(|s| format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1)))
@@ -480,9 +491,9 @@ impl Lesson {
         lesson.check_tools_and_tickets(&mut problems);
         lesson.check_checks(&mut problems);
         if problems.found.is_empty() {
-            lesson.open_world(&mut problems);
+            lesson.open_world(&mut problems, settings);
         }
-        let problems = problems.placed(&text);
+        let problems = problems.placed(text);
         if !problems.is_empty() {
             return Err(Error::corrupt(path, problems.join("\n  ")));
         }
@@ -703,8 +714,9 @@ impl Lesson {
     }
 
     /// Hand the world's data to the world the lesson names, and keep what it loads.
-    fn open_world(&mut self, problems: &mut Problems) {
-        let names = crate::world::names().join(", ");
+    fn open_world(&mut self, problems: &mut Problems, settings: &[&'static dyn crate::world::Setting]) {
+        let names: Vec<&str> = settings.iter().map(|s| s.name()).collect();
+        let names = names.join(", ");
         let Some(name) = self.setting.as_deref() else {
             problems.say(
                 "title",
@@ -712,7 +724,7 @@ impl Lesson {
             );
             return;
         };
-        let Some(setting) = crate::world::setting(name) else {
+        let Some(setting) = settings.iter().copied().find(|s| s.name() == name) else {
             problems.say("setting", format!("setting '{name}' is not a world this runner has: {names}"));
             return;
         };
