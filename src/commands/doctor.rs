@@ -145,12 +145,23 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
     // scripted for, found as `record` finds it.
     let mut others = Vec::new();
     for run in script.iter().flat_map(|s| &s.runs) {
-        let choice = super::code(exam.ctx, lesson, &CodeArg::parse(&run.code))?;
-        if !CODES.contains(&choice) {
-            let mut code = replayer.code(&choice)?;
-            code.label = run.code.clone();
-            others.push((run.runtime.clone(), run.ticket.clone(), code));
-        }
+        let choice = match super::code(exam.ctx, lesson, &CodeArg::parse(&run.code)) {
+            Ok(choice) if CODES.contains(&choice) => continue,
+            Ok(choice) => choice,
+            Err(_) => {
+                exam.found.corrupt += 1;
+                let script = exam.ctx.shown(&lesson.recordings_dir(&exam.ctx.root).join("script.toml"));
+                let why = format!(
+                    "{script} records the code '{}', but there is no such file: restore it, or take its runs out of the script",
+                    run.code
+                );
+                exam.report(false, why)?;
+                continue;
+            }
+        };
+        let mut code = replayer.code(&choice)?;
+        code.label = run.code.clone();
+        others.push((run.runtime.clone(), run.ticket.clone(), code));
     }
     for runtime in Runtime::ALL {
         for ticket in lesson.tickets_for(runtime.name()) {
