@@ -10,9 +10,10 @@ use serde_json::Value;
 const LESSON: &str = "tool-results";
 const STARTER: &str = "starter/tool-results/results.py";
 const SOLUTION: &str = "lessons/tool-results/solution/results.py";
-/// Learner files of this lesson, kept at this path in the repository and in every test root (the
-/// lesson's script names some of them as codes to record).
+/// Learner files of this lesson that only the tests use.
 const FIXTURES: &str = "tests/fixtures/tool-results";
+/// The lesson's named mistakes: learner files its script records, so they are lesson data.
+const MISTAKES: &str = "lessons/tool-results/mistakes";
 
 /// Every check id, in the order `check` runs them.
 const ALL: [&str; 12] = [
@@ -36,20 +37,20 @@ const STARTER_FAILS: [&str; 4] = ["one-result-per-call", "results-before-text", 
 /// Each rule broken on its own: the file, the one check it fails and the mistake the report names.
 const ONE_RULE_BROKEN: [(&str, &str, &str); 17] = [
     ("role_tool.py", "one-message", "a role of its own for results"),
-    ("only_first_call.py", "one-result-per-call", "only the first call answered"),
+    ("@only_first_call.py", "one-result-per-call", "only the first call answered"),
     ("one_result_per_tool.py", "one-result-per-call", "one result per tool name"),
     ("id_from_name.py", "ids-match", "the tool's name as the id"),
     ("first_id_for_all.py", "ids-match", "the first id on every result"),
-    ("note_first.py", "results-before-text", "the note first"),
+    ("@note_first.py", "results-before-text", "the note first"),
     ("note_dropped.py", "note-last", "the note dropped"),
     ("empty_text_without_note.py", "note-last", "a text block with no note"),
     ("no_is_error.py", "flag-on-failures", "no flag on a failure"),
     ("is_error_camel_case.py", "flag-on-failures", "MCP's spelling"),
     ("whole_turn_flagged.py", "no-flag-on-success", "one failure flags the whole turn"),
     ("success_parsed.py", "success-kept", "the result parsed into a dictionary"),
-    ("invalid_as_crash.py", "invalid-call-explained", "a wrong call treated as a crash"),
+    ("@invalid_as_crash.py", "invalid-call-explained", "a wrong call treated as a crash"),
     ("failed_as_crash.py", "failed-run-explained", "a failed run treated as a crash"),
-    ("crash_forwarded.py", "crash-kept-out", "the crash forwarded"),
+    ("@crash_forwarded.py", "crash-kept-out", "the crash forwarded"),
     ("crash_last_line.py", "crash-kept-out", "part of the crash kept"),
     ("crash_silent.py", "crash-explained", "silence instead of the trace"),
 ];
@@ -60,18 +61,18 @@ const OTHER_STYLES: [&str; 2] = ["good_blocks.py", "good_match.py"];
 /// The lesson's own database password, in the crash text of ticket crash-trace.
 const PASSWORD: &str = "Quill-Harbor-4417";
 
-/// A root with every lesson, and this lesson's fixture files where the script expects them.
+/// A root with every lesson of the repository.
 fn workshop() -> Workshop {
-    let ws = Workshop::new();
-    for entry in std::fs::read_dir(repo().join(FIXTURES)).unwrap().flatten() {
-        let name = entry.file_name().into_string().unwrap();
-        ws.write(&format!("{FIXTURES}/{name}"), &std::fs::read_to_string(entry.path()).unwrap());
-    }
-    ws
+    Workshop::new()
 }
 
+/// A learner file by name: `@name` is one of the lesson's mistakes (inside every root), any other
+/// name a test fixture, read from the repository where it is.
 fn fixture_file(name: &str) -> String {
-    format!("{FIXTURES}/{name}")
+    match name.strip_prefix('@') {
+        Some(mistake) => format!("{MISTAKES}/{mistake}"),
+        None => repo().join(FIXTURES).join(name).display().to_string(),
+    }
 }
 
 fn grade(ws: &Workshop, file: &str) -> (Run, Value) {
@@ -187,7 +188,7 @@ fn one_message_per_result_is_named_by_the_first_check() {
     // answer returns a list of messages: no check can read it as one message, and the first one
     // to fix names the mistake.
     let ws = workshop();
-    let (run, report) = grade(&ws, &fixture_file("message_per_result.py"));
+    let (run, report) = grade(&ws, &fixture_file("@message_per_result.py"));
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(report["message"], "2 of 12 checks pass; the first to fix is one-message");
     let first = check(&report, "one-message");
@@ -224,7 +225,7 @@ fn doctor_replays_every_scripted_code_and_grades_starter_and_fix() {
         }
     }
     for (ticket, file) in mistakes {
-        let line = format!("✓ harness/{ticket} with {FIXTURES}/{file}: ");
+        let line = format!("✓ harness/{ticket} with {MISTAKES}/{file}: ");
         assert!(run.stdout.contains(&line), "{line} missing from:\n{}", run.stdout);
     }
     // Three tickets end at the API's 400 with the starter, and are complete as they are.
@@ -237,12 +238,12 @@ fn doctor_replays_every_scripted_code_and_grades_starter_and_fix() {
 #[test]
 fn doctor_says_a_scripted_mistake_file_that_is_gone_is_missing() {
     let ws = workshop();
-    std::fs::remove_file(ws.path(&fixture_file("note_first.py"))).unwrap();
+    std::fs::remove_file(ws.path(&fixture_file("@note_first.py"))).unwrap();
     let run = ws.run(&["doctor", LESSON]);
     assert_eq!(run.code, 2, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
     assert!(
         run.stdout.contains(
-            "✗ recordings/tool-results/script.toml records the code 'tests/fixtures/tool-results/note_first.py', but there is no such file"
+            "✗ recordings/tool-results/script.toml records the code 'lessons/tool-results/mistakes/note_first.py', but there is no such file"
         ),
         "{}",
         run.stdout
@@ -299,7 +300,7 @@ fn two_parcels_stops_at_the_apis_400_with_the_starter_and_answers_both_with_the_
 #[test]
 fn one_message_per_result_replays_as_the_apis_400_for_the_second_call() {
     let ws = workshop();
-    let split = replay(&ws, "two-parcels", &fixture_file("message_per_result.py"));
+    let split = replay(&ws, "two-parcels", &fixture_file("@message_per_result.py"));
     assert_eq!(last_kind(&split), "api_error", "{split}");
     let second = events(&split, "tool_call")[1]["id"].as_str().unwrap().to_string();
     assert!(events(&split, "api_error")[0]["message"].as_str().unwrap().contains(&second), "{split}");
@@ -316,7 +317,7 @@ fn hash_ids_is_corrected_by_the_model_only_when_the_tools_message_reaches_it() {
     assert_eq!(first["details"], serde_json::json!(["invalid_input"]), "{first}");
     assert!(first["wire"]["content"].as_str().unwrap().contains("call again with the digits alone"), "{first}");
     // Hidden like a crash, the correction never reaches the model: it sends Tomás away instead.
-    let hidden = replay(&ws, "hash-ids", &fixture_file("invalid_as_crash.py"));
+    let hidden = replay(&ws, "hash-ids", &fixture_file("@invalid_as_crash.py"));
     assert_eq!(hidden["verdict"]["tool_calls"], 2);
     assert_eq!(last_kind(&hidden), "reply");
     assert!(events(&hidden, "reply")[0]["text"].as_str().unwrap().contains("try again a little later"));
