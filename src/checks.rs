@@ -9,10 +9,11 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::bridge::{Call, Outcome};
-use crate::harness::{self, call_value, Backoff, Code, Fault, Policy, ToolRun};
-use crate::lesson::{CheckSpec, Expect, Lesson, Ticket};
-use crate::lumen::{self, World};
+use crate::expect::{expected_shape, first_difference, Expect};
+use crate::lesson::{CheckSpec, Lesson, Runtime, Ticket};
 use crate::pyrepr;
+use crate::runtime::harness::{call_value, Backoff, Code, Fault, Harness, Policy, ToolRun};
+use crate::runtime::{answer_message, Answered};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -162,17 +163,15 @@ pub struct Samples {
 impl Samples {
     pub fn draw(lesson: &Lesson, seed: u64) -> Samples {
         let mut rng = Backoff::from_seed(seed);
+        let place = lesson.place();
         let values = lesson
             .samples
             .iter()
             .map(|(name, sample)| {
-                let mut fields: Vec<(&str, String)> =
-                    sample.fields.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-                if !sample.fields.contains_key("order_id") {
-                    fields.push(("order_id", format!("{:04}", rng.below(10_000))));
-                }
-                let template = lesson.world.messages.get(&sample.message).map(String::as_str).unwrap_or("");
-                (name.clone(), lumen::fill(template, &fields))
+                let mut fields: Vec<(String, String)> = sample.fields.clone().into_iter().collect();
+                fields.extend(place.draw_fields(&sample.fields, &mut |n| rng.below(n)));
+                let template = place.message(&sample.message).unwrap_or("");
+                (name.clone(), crate::world::fill(template, &fields))
             })
             .collect();
         Samples { values }
@@ -208,14 +207,14 @@ fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn 
         let expect: Vec<Expect> = case.expect.iter().map(|e| resolved(e, samples)).collect();
         if let Err(d) = first_difference(&expect, &got, &args) {
             let message = if d.path.is_empty() {
-                format!("{function} returned {}: expected {}", pyrepr::repr(&crate::shorten::shorten(&got)), d.want)
+                format!("{function} returned {}: {}", pyrepr::repr(&crate::shorten::shorten(&got)), d.verdict())
             } else {
                 d.to_string()
             };
             return Err(Box::new(Miss {
                 message,
                 call: pyrepr::call(function, &args),
-                expected: Some(expected_shape(&expect)),
+                expected: expected_shape(&expect, &args),
                 guidance: advice(spec, &got, &args, samples),
                 got: Some(got),
                 output,
@@ -226,10 +225,7 @@ fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn 
 }
 
 fn resolved(e: &Expect, samples: &Samples) -> Expect {
-    let mut e = e.clone();
-    e.equals = e.equals.map(|v| samples.resolve(&v));
-    e.one_of = e.one_of.map(|vs| vs.iter().map(|v| samples.resolve(v)).collect());
-    e
+    e.map_values(&|v| samples.resolve(v))
 }
 
 /// The lesson's advice for a call that raised, matched on what it raised.
@@ -250,36 +246,49 @@ fn advice(spec: &CheckSpec, got: &Value, args: &[Value], samples: &Samples) -> O
 }
 
 fn ticket_check(spec: &CheckSpec, lesson: &Lesson, ticket: &Ticket, samples: &Samples, code: &mut dyn Code) -> Verdict {
-    let mut world = World::for_ticket(lesson, ticket);
+    let mut world = lesson.place().start(&ticket.id);
     let mut backoff = Backoff::seeded(&ticket.id);
-    let policy = Policy { data: &lesson.harness };
-    let run = harness::run_tool(&mut world, policy, code, &mut backoff, &ticket.probe.tool, &ticket.probe.input);
-    let call = format!(
-        "{}  # through the harness, ticket {}",
-        pyrepr::keyword_call(&ticket.probe.tool, &ticket.probe.input),
-        ticket.id
-    );
-    let output: String = run
-        .attempts
-        .iter()
-        .flat_map(|a| {
-            std::iter::once(a.output.as_str())
-                .chain(a.read.iter().flat_map(|r| r.attempts.iter().map(|x| x.output.as_str())))
-        })
-        .collect();
-    if let Some(fault) = &run.fault {
+    let policy = Policy::of(lesson);
+    let probes = ticket.probes();
+    let mut runs: Vec<ToolRun> = Vec::new();
+    {
+        let mut harness = Harness { world: world.as_mut(), policy, code: &mut *code, backoff: &mut backoff };
+        for probe in probes {
+            let run = harness.run_tool(&probe.tool, &probe.input);
+            let faulted = run.fault.is_some();
+            runs.push(run);
+            if faulted {
+                break;
+            }
+        }
+    }
+    let calls: Vec<String> = probes.iter().map(|p| pyrepr::keyword_call(&p.tool, &p.input)).collect();
+    let call = format!("{}  # through the harness, ticket {}", calls.join("; "), ticket.id);
+    let mut output: String = runs.iter().flat_map(|run| run.attempts.iter()).flat_map(attempt_output).collect();
+    if let Some((run, fault)) = runs.iter().find_map(|r| r.fault.as_ref().map(|f| (r, f))) {
         let mut m = fault_miss(fault, output);
-        let during = run.attempts.len() + usize::from(fault.function == lesson.harness.build);
+        let built = lesson.hooks.build.as_ref().is_some_and(|h| h.function == fault.function);
+        let during = run.attempts.len() + usize::from(built);
         m.message = format!("during attempt {}: {}", during.max(1), m.message);
         return Err(m);
     }
-    let got = summarise(&run, &world);
+    let mut got = summarise(&runs);
+    if lesson.hooks.answer.is_some() {
+        match answered_turn(lesson, ticket, policy, code, runs) {
+            Ok((turn, printed)) => {
+                output.push_str(&printed);
+                merge(&mut got, turn);
+            }
+            Err(fault) => return Err(fault_miss(&fault, output)),
+        }
+    }
+    merge(&mut got, Value::Object(world.effects().counts));
     let expect: Vec<Expect> = spec.expect.iter().map(|e| resolved(e, samples)).collect();
     first_difference(&expect, &got, &[]).map_err(|d| {
         Box::new(Miss {
             message: d.to_string(),
             call,
-            expected: Some(expected_shape(&expect)),
+            expected: expected_shape(&expect, &[]),
             guidance: advice(spec, &got, &[], samples),
             got: Some(got.clone()),
             output,
@@ -287,17 +296,79 @@ fn ticket_check(spec: &CheckSpec, lesson: &Lesson, ticket: &Ticket, samples: &Sa
     })
 }
 
-/// What a harness run did, in the shape ticket checks look at.
-fn summarise(run: &ToolRun, world: &World<'_>) -> Value {
-    let answers: Vec<Value> = run.attempts.iter().filter_map(|a| a.retry.clone()).collect();
-    json!({
-        "attempts": run.attempts.len(),
-        "failed": run.is_error(),
-        "result": run.result().cloned().unwrap_or(Value::Null),
-        "answers": answers,
-        "reads": run.reads(),
-        "refunds_paid": world.paid().values().sum::<u32>(),
-    })
+/// What the learner's code printed during an attempt, and during the read it ran.
+fn attempt_output(a: &crate::runtime::harness::Attempt) -> Vec<&str> {
+    std::iter::once(a.output.as_str())
+        .chain(a.read.iter().flat_map(|r| r.attempts.iter().map(|x| x.output.as_str())))
+        .collect()
+}
+
+fn merge(got: &mut Value, more: Value) {
+    if let (Value::Object(into), Value::Object(from)) = (got, more) {
+        into.extend(from);
+    }
+}
+
+/// The turn a ticket's probes make, answered by the lesson's answer hook and held to the API's
+/// rules: the message built, and the 400 the API would give (absent when the request is valid).
+fn answered_turn(
+    lesson: &Lesson,
+    ticket: &Ticket,
+    policy: Policy<'_>,
+    code: &mut dyn Code,
+    runs: Vec<ToolRun>,
+) -> Result<(Value, String), Box<Fault>> {
+    let calls: Vec<Value> = ticket
+        .probes()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| json!({"type": "tool_use", "id": probe_id(ticket, i), "name": p.tool, "input": p.input}))
+        .collect();
+    let results: Vec<Answered> =
+        runs.into_iter().enumerate().map(|(i, run)| Answered::plain(probe_id(ticket, i), run)).collect();
+    let (message, printed) =
+        answer_message(lesson, Runtime::Harness, policy, code, &calls, &results, ticket.follow_up.clone())?;
+    let mut messages =
+        vec![json!({"role": "user", "content": ticket.text}), json!({"role": "assistant", "content": calls})];
+    match &message {
+        // A list is that many messages, as the runtime sends it.
+        Value::Array(several) => messages.extend(several.iter().cloned()),
+        one => messages.push(one.clone()),
+    }
+    let request = crate::runtime::request(lesson, ticket, Runtime::Harness, &messages);
+    let mut turn = Map::new();
+    turn.insert("message".into(), message);
+    if let Err(why) = crate::messages::check_request(&request) {
+        turn.insert("api_error".into(), Value::from(why));
+    }
+    Ok((Value::Object(turn), printed))
+}
+
+/// The id of a probe's `tool_use` block, in the API's shape and the same every run.
+fn probe_id(ticket: &Ticket, index: usize) -> String {
+    let digest = crate::recordings::key(&json!(["probe", ticket.id, index]));
+    let tail: String = digest.trim_start_matches("v1:").chars().take(24).collect();
+    format!("toolu_01{tail}")
+}
+
+/// What the harness runs did, in the shape ticket checks look at: the one call's attempts,
+/// result and answers (the first call's, for a turn of several), and every call under `calls`.
+fn summarise(runs: &[ToolRun]) -> Value {
+    let one = |run: &ToolRun| {
+        let answers: Vec<Value> = run.attempts.iter().filter_map(|a| a.retry.clone()).collect();
+        json!({
+            "attempts": run.attempts.len(),
+            "failed": run.is_error(),
+            "result": run.result().cloned().unwrap_or(Value::Null),
+            "answers": answers,
+            "reads": run.reads(),
+        })
+    };
+    let mut got = runs.first().map(one).unwrap_or_else(|| json!({}));
+    if runs.len() > 1 {
+        got["calls"] = Value::from(runs.iter().map(one).collect::<Vec<_>>());
+    }
+    got
 }
 
 fn fault_miss(fault: &Fault, output: String) -> Box<Miss> {
@@ -309,203 +380,6 @@ fn fault_miss(fault: &Fault, output: String) -> Box<Miss> {
         output: if output.is_empty() { fault.call.shown_output() } else { output },
         guidance: None,
     })
-}
-
-/// The value at a dotted path; `@args.N` is the call's N-th argument.
-fn at<'v>(got: &'v Value, args: &'v [Value], path: &str) -> Option<&'v Value> {
-    if path.is_empty() {
-        return Some(got);
-    }
-    if let Some(rest) = path.strip_prefix("@args.") {
-        let (index, tail) = rest.split_once('.').unwrap_or((rest, ""));
-        let arg = args.get(index.parse::<usize>().ok()?)?;
-        return at(arg, &[], tail);
-    }
-    path.split('.').try_fold(got, |v, key| v.as_object()?.get(key))
-}
-
-/// The first expectation that does not hold.
-fn first_difference(expect: &[Expect], got: &Value, args: &[Value]) -> Result<(), Box<Difference>> {
-    for e in expect {
-        let value = at(got, args, &e.path);
-        let verdict = holds(e, value, args);
-        let diff = |path: String, want: String, got: Option<Value>| Err(Box::new(Difference { path, want, got }));
-        match (verdict, e.not) {
-            (Ok(()), false) | (Err(_), true) => {}
-            (Err((path, want, got)), false) => return diff(path.unwrap_or_else(|| e.path.clone()), want, got),
-            (Ok(()), true) => {
-                return diff(e.path.clone(), format!("anything but {}", describe(e, args)), value.cloned())
-            }
-        }
-    }
-    Ok(())
-}
-
-/// What a value must be, in words, for an expectation that is negated.
-fn describe(e: &Expect, args: &[Value]) -> String {
-    match holds(e, None, args) {
-        Err((_, want, _)) => want,
-        Ok(()) => "missing".into(),
-    }
-}
-
-/// A value an expectation names: `"@args.N..."` is the call's argument, anything else itself.
-fn named<'v>(want: &'v Value, args: &'v [Value]) -> Option<&'v Value> {
-    match want.as_str().and_then(|s| s.strip_prefix('@')) {
-        Some(_) => at(&Value::Null, args, want.as_str().unwrap_or_default()),
-        None => Some(want),
-    }
-}
-
-type Unmet = (Option<String>, String, Option<Value>);
-
-/// Whether one expectation holds of the value at its path; if not, where, what was wanted and
-/// what was there.
-fn holds(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result<(), Unmet> {
-    let miss = |want: String| Err((None, want, value.cloned()));
-    if let Some(want) = &e.equals {
-        let want = named(want, args);
-        if value != want || want.is_none() {
-            return miss(want.map(pyrepr::repr).unwrap_or_else(|| "missing".into()));
-        }
-    } else if e.absent {
-        if value.is_some() {
-            return miss("missing".into());
-        }
-    } else if let Some(options) = &e.one_of {
-        let ok = match value {
-            Some(v) => options.contains(v),
-            None => e.or_absent,
-        };
-        if !ok {
-            let mut words: Vec<String> = options.iter().map(pyrepr::repr).collect();
-            if e.or_absent {
-                words.push("missing".into());
-            }
-            return miss(format!("one of {}", words.join(", ")));
-        }
-    } else if e.is_bool {
-        if !matches!(value, Some(Value::Bool(_))) {
-            return miss("a real bool, True or False".into());
-        }
-    } else if let Some(yes) = e.truthy {
-        if value.map(harness::truthy).unwrap_or(false) != yes {
-            return miss(if yes { "a yes (True)".into() } else { "a no (False)".into() });
-        }
-    } else if let Some(keys) = &e.only_keys {
-        if let Some(extra) = value.and_then(Value::as_object).and_then(|o| o.keys().find(|k| !keys.contains(k))) {
-            let path = if e.path.is_empty() { extra.clone() } else { format!("{}.{extra}", e.path) };
-            let got = value.and_then(|v| v.get(extra)).cloned();
-            return Err((Some(path), "missing".into(), got));
-        }
-    }
-    Ok(())
-}
-
-/// The shape the expectations describe, as the report's `expected`.
-fn expected_shape(expect: &[Expect]) -> Value {
-    let mut shape = Value::Object(Map::new());
-    for e in expect {
-        let want = match (&e.equals, &e.one_of, e.truthy) {
-            (Some(v), _, _) => v.clone(),
-            (None, Some(options), _) if !options.is_empty() => options[0].clone(),
-            (None, _, Some(yes)) => Value::Bool(yes),
-            _ => continue,
-        };
-        if e.path.is_empty() || e.path.starts_with('@') {
-            if e.path.is_empty() {
-                shape = want;
-            }
-            continue;
-        }
-        let mut slot = &mut shape;
-        for key in e.path.split('.') {
-            if !slot.is_object() {
-                *slot = Value::Object(Map::new());
-            }
-            let Value::Object(map) = slot else { break };
-            slot = map.entry(key.to_string()).or_insert(Value::Null);
-        }
-        *slot = want;
-    }
-    shape
-}
-
-/// The first place where `got` differs from what was expected.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Difference {
-    pub path: String,
-    /// What was expected there, in words.
-    pub want: String,
-    /// `None`: the key is missing.
-    pub got: Option<Value>,
-}
-
-impl std::fmt::Display for Difference {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let got =
-            self.got.as_ref().map(|v| pyrepr::repr(&crate::shorten::shorten(v))).unwrap_or_else(|| "missing".into());
-        let path = if self.path.is_empty() { "the result" } else { &self.path };
-        write!(f, "{path}: expected {}, got {got}", self.want)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn eq(path: &str, v: Value) -> Expect {
-        Expect { path: path.into(), equals: Some(v), ..Expect::default() }
-    }
-
-    #[test]
-    fn the_first_unmet_expectation_is_named() {
-        let d = first_difference(&[eq("error.isRetryable", json!(true))], &json!({"error": {"message": "x"}}), &[])
-            .unwrap_err();
-        assert_eq!(d.to_string(), "error.isRetryable: expected True, got missing");
-        let d = first_difference(&[eq("isError", json!(true))], &json!({"isError": 1}), &[]).unwrap_err();
-        assert_eq!(d.to_string(), "isError: expected True, got 1");
-        let only = Expect { only_keys: Some(vec!["orders".into()]), ..Expect::default() };
-        let d = first_difference(&[only], &json!({"orders": [], "isError": false}), &[]).unwrap_err();
-        assert_eq!(d.to_string(), "isError: expected missing, got False");
-        let d = first_difference(&[eq("a", json!(1))], &json!("text"), &[]).unwrap_err();
-        assert_eq!(d.to_string(), "a: expected 1, got missing");
-        let maybe =
-            Expect { path: "isError".into(), one_of: Some(vec![json!(false)]), or_absent: true, ..Expect::default() };
-        assert!(first_difference(std::slice::from_ref(&maybe), &json!({}), &[]).is_ok());
-        assert!(first_difference(std::slice::from_ref(&maybe), &json!({"isError": false}), &[]).is_ok());
-        assert!(first_difference(&[maybe], &json!({"isError": "false"}), &[]).is_err());
-        let yes = Expect { truthy: Some(true), ..Expect::default() };
-        assert!(first_difference(std::slice::from_ref(&yes), &json!("no"), &[]).is_ok());
-        assert!(first_difference(&[yes], &json!(0), &[]).is_err());
-        let real = Expect { path: "f".into(), is_bool: true, ..Expect::default() };
-        assert!(first_difference(&[real], &json!({"f": "true"}), &[]).is_err());
-        assert!(first_difference(&[eq("@args.0.c", json!("t"))], &json!(null), &[json!({"c": "t"})]).is_ok());
-    }
-
-    #[test]
-    fn a_negated_expectation_and_an_argument_reference_recognise_a_renamed_category() {
-        let args = [json!("transient"), json!("msg")];
-        let renamed = Expect {
-            path: "error.errorCategory".into(),
-            equals: Some(json!("@args.0")),
-            not: true,
-            ..Expect::default()
-        };
-        let present = Expect { path: "error.errorCategory".into(), absent: true, not: true, ..Expect::default() };
-        let when = [renamed, present];
-        assert!(first_difference(&when, &json!({"error": {"errorCategory": "Transient"}}), &args).is_ok());
-        assert!(first_difference(&when, &json!({"error": {"errorCategory": "transient"}}), &args).is_err());
-        assert!(first_difference(&when, &json!({"error": {}}), &args).is_err());
-        let d = first_difference(&when[..1], &json!({"error": {"errorCategory": "transient"}}), &args).unwrap_err();
-        assert_eq!(d.to_string(), "error.errorCategory: expected anything but 'transient', got 'transient'");
-    }
-
-    #[test]
-    fn the_expected_shape_nests_its_paths() {
-        let shape = expected_shape(&[eq("error.isRetryable", json!(false)), eq("isError", json!(true))]);
-        assert_eq!(shape, json!({"error": {"isRetryable": false}, "isError": true}));
-    }
 }
 
 /// The whole grading of one file, as `check` prints it and autograders read it.
