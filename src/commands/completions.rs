@@ -93,3 +93,18 @@ fn shell(name: &str) -> Result<Shell, Error> {
         Error::usage(format!("no completions for the shell '{name}': choose one of {}.", names.join(", ")))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_words_are_offered() {
+        for word in ["old-order", "structured", "fail-keeps-message", "lesson_4", "v1.2"] {
+            assert!(plain(word), "{word}");
+        }
+        for word in ["x$(touch pwned)", "`id`", "a b", "semi;colon", "--help", "", "quo\"te", "é"] {
+            assert!(!plain(word), "{word}");
+        }
+    }
+}

@@ -58,7 +58,7 @@ fn rendered(w: &Workshop, lesson: &str, columns: usize) -> String {
     let run = run(cmd);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.is_empty(), "{}", run.stderr);
-    run.stdout
+    run.stdout.clone()
 }
 
 /// The same text at 80 and at 50 columns, for one snapshot.
@@ -70,7 +70,7 @@ fn at_both_widths(w: &Workshop, lesson: &str) -> String {
 fn shipped_lessons_render_at_80_and_50_columns() {
     let w = Workshop::new();
     // At 80, structured-errors is the `lesson_structured_errors` snapshot above.
-    let default = w.run(&["lesson", "structured-errors", "--no-pager"]).stdout;
+    let default = w.run(&["lesson", "structured-errors", "--no-pager"]).stdout.clone();
     assert_eq!(rendered(&w, "structured-errors", 80), default);
     let shipped = [
         ("structured-errors", 50),

@@ -181,6 +181,7 @@ fn start_copies_the_lesson_file_and_check_grades_it() {
     let run = ws.run(&["check", "--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(run.json()["lesson"], LESSON);
+    assert!(run.stderr.contains("(lesson tool-results: the one you started last."), "{}", run.stderr);
 }
 
 #[test]
