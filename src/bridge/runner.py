@@ -3,7 +3,8 @@
 # or imported under the same arguments from a cached copy (see `runner_code` in mod.rs). A spare
 # is told its file and functions in its first request.
 #
-# Requests arrive as JSON lines on the original stdin and answers leave on the original stdout.
+# Requests arrive on the original stdin (framed, in `marshal`'s format: see `_request`) and answers
+# leave on the original stdout as JSON lines.
 # Both are moved to private descriptors before the learner's file loads: fd 0 becomes
 # /dev/null and fds 1 and 2 point at the capture pipe the runner was started with (its stderr),
 # which the workshop drains and caps, so nothing the learner prints or writes can reach the
@@ -15,6 +16,7 @@
 # `re` and `enum`, which can double a bare interpreter's start-up), no `types`, no `traceback`.
 # The interpreter starts without `site` (-S), which is most of a normal start-up;
 # `_without_site` gives the learner's file what `site` would have, when it needs it.
+import marshal
 import posix
 import sys
 
@@ -92,12 +94,28 @@ def _complete_site():
 _SITE_BUILTINS = {"help", "copyright", "credits", "license"}
 
 
+class _Quitter:
+    """`exit` and `quit` as `site` makes them (`_sitebuiltins.Quitter`), without its import."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"Use {self.name}() or Ctrl-D (i.e. EOF) to exit"
+
+    def __call__(self, code=None):
+        try:
+            sys.stdin.close()
+        except BaseException:
+            pass
+        raise SystemExit(code)
+
+
 def _without_site():
     import builtins
-    import _sitebuiltins
 
-    builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
-    builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
+    builtins.exit = _Quitter("exit")
+    builtins.quit = _Quitter("quit")
     sys.meta_path.append(_SiteOnDemand)
 
 
@@ -285,34 +303,14 @@ def _encode(value, depth=0):
     raise _NotJson(f"is a {type(value).__name__}, which is not JSON: {_repr(value)}")
 
 
-# JSON in: the requests are written by the workshop itself with serde_json. CPython's C scanner
-# reads them in microseconds without importing `json` (and `re`); elsewhere, serde_json's output
-# is a valid Python literal once true, false and null are named, and nothing else reaches this.
-try:
-    from _json import make_scanner as _make_scanner
-
-    class _Context:
-        strict = True
-        object_hook = None
-        object_pairs_hook = None
-        parse_float = float
-        parse_int = int
-        memo = {}
-
-        @staticmethod
-        def parse_constant(name):
-            raise ValueError(f"unexpected {name} in a request")
-
-    _scan = _make_scanner(_Context())
-
-    def _decode(line):
-        return _scan(line.decode("utf-8"), 0)[0]
-
-except ImportError:
-    _LITERALS = {"__builtins__": {}, "true": True, "false": False, "null": None}
-
-    def _decode(line):
-        return eval(line.decode("utf-8"), _LITERALS)
+# Requests in: the workshop writes each as its length (4 bytes, little-endian) and the value in
+# `marshal`'s format, which the interpreter reads with a module built into it (JSON would cost a
+# start the loading of `_json`, an extension module). None: the channel closed.
+def _request():
+    head = _requests.read(4)
+    if len(head) < 4:
+        return None
+    return marshal.loads(_requests.read(int.from_bytes(head, "little")))
 
 
 def _send(message):
@@ -407,7 +405,6 @@ _CODE_ENTRIES = 64
 def _compile_learner(source):
     if _CACHE is None:
         return compile(source, LEARNER, "exec")
-    import marshal
 
     folder = f"{_CACHE}/code/{sys.implementation.cache_tag or 'python'}"
     key = 0xCBF29CE484222325
@@ -560,10 +557,9 @@ def main():
     global LEARNER
     _send({"hello": True})
     if LEARNER is None:
-        line = _requests.readline()
-        if not line:
+        request = _request()
+        if request is None:
             return
-        request = _decode(line)
         LEARNER = _absolute(request["load"])
         FUNCTIONS[:] = request.get("functions", [])
     loaded = _load()
@@ -574,10 +570,9 @@ def main():
         return
     _send({"id": 0, "ready": True, "dropped": dropped})
     while True:
-        line = _requests.readline()
-        if not line:
+        request = _request()
+        if request is None:
             return
-        request = _decode(line)
         answer = _call(loaded, request)
         _quit_if_forked()
         answer["id"] = request["id"]
