@@ -43,6 +43,8 @@ use error::Error;
 
 /// Parse the command line, run the command, and return the exit code.
 pub fn run() -> i32 {
+    let cleanup = bridge::Cleanup::for_this_process();
+    commands::check::warm_up_early(std::env::args_os().skip(1));
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -51,7 +53,6 @@ pub fn run() -> i32 {
         }
     };
     signals::install();
-    let cleanup = bridge::Cleanup::for_this_process();
     let result = commands::dispatch(cli);
     drop(cleanup);
     signals::hold_if_quitting();

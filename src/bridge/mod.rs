@@ -1014,6 +1014,9 @@ static WARM: std::sync::Mutex<Option<Warm>> = std::sync::Mutex::new(None);
 /// that ends without one kills it with the rest. A Python that will not start is left for that
 /// start to report.
 pub fn warm_up() {
+    if WARM.lock().map_or(true, |warm| warm.is_some()) {
+        return;
+    }
     let cfg = BridgeConfig {
         python: BridgeConfig::default_python(),
         file: PathBuf::new(),

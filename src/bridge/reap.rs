@@ -17,8 +17,9 @@
 //! worker's business, so one file's clean-up never kills what a classmate's code still uses.
 //!
 //! If the workshop is killed outright (SIGKILL), the kernel kills every worker (the parent-death
-//! signal) and the lifeline, one small process forked once per workshop that reads a pipe only the
-//! workshop holds, kills every worker's group when that pipe closes.
+//! signal) and the lifeline, one small process forked once per workshop (from 50 ms after the
+//! first worker starts) that reads a pipe only the workshop holds, kills every worker's group
+//! when that pipe closes.
 
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,6 +44,12 @@ static STARTED: AtomicBool = AtomicBool::new(false);
 /// How many generations of re-parented strays are chased before giving up.
 #[cfg(target_os = "linux")]
 const GENERATIONS: usize = 32;
+
+/// How long after the first worker starts the lifeline is forked. Before that, a workshop killed
+/// outright still takes its Python down (the parent-death signal), not yet what that Python's
+/// code started in its group.
+#[cfg(target_os = "linux")]
+const LIFELINE_AFTER: Duration = Duration::from_millis(50);
 
 /// The environment variable every worker, and so everything it starts, carries.
 pub const MARK: &str = "WORKSHOP_BRIDGE";
@@ -171,13 +178,31 @@ fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
             std::thread::Builder::new()
                 .name("python-spawner".into())
                 .spawn(move || {
-                    for (command, reply) in rx {
+                    // The lifeline is forked a while after the first worker starts, so a command
+                    // that is over sooner (a `check`) never pays for the fork.
+                    let mut lifeline_due: Option<Instant> = None;
+                    loop {
+                        let job = match lifeline_due {
+                            Some(due) => match rx.recv_timeout(due.saturating_duration_since(Instant::now())) {
+                                Ok(job) => job,
+                                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                                    lifeline::start();
+                                    lifeline_due = None;
+                                    continue;
+                                }
+                                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+                            },
+                            None => match rx.recv() {
+                                Ok(job) => job,
+                                Err(_) => return,
+                            },
+                        };
+                        let (command, reply) = job;
                         let result = spawn_here(command);
                         let spawned = result.is_ok();
                         let _ = reply.send(result);
-                        // After the answer, so the caller does not wait for it; once a workshop.
-                        if spawned {
-                            lifeline::start();
+                        if spawned && lifeline_due.is_none() && !lifeline::started() {
+                            lifeline_due = Some(Instant::now() + LIFELINE_AFTER);
                         }
                     }
                 })
@@ -465,6 +490,11 @@ mod lifeline {
         drop(read);
     }
 
+    /// Whether it was forked already.
+    pub fn started() -> bool {
+        LINE.lock().map_or(true, |l| l.as_ref().is_some_and(|l| l.read.is_none()))
+    }
+
     /// The lifeline's pid, which no sweep may take for a stray.
     pub fn pid() -> Option<i32> {
         LINE.lock().ok().and_then(|l| l.as_ref().and_then(|l| l.pid))
@@ -485,8 +515,10 @@ mod lifeline {
     /// Only in a child just forked, with `read` the pipe's read end.
     unsafe fn watch_the_pipe(read: libc::c_int) -> ! {
         // Its own group, so a Ctrl-C at the terminal does not end it before the workshop, and
-        // no signal but SIGKILL ends it at all (the workshop's handlers are not its own).
+        // no signal but SIGKILL ends it at all (the workshop's handlers are not its own). Named,
+        // so a person (or a test) looking at the workshop's children can tell it.
         libc::setpgid(0, 0);
+        libc::prctl(libc::PR_SET_NAME, c"workshop-life".as_ptr() as libc::c_ulong, 0, 0, 0);
         for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE, libc::SIGTSTP] {
             libc::signal(signal, libc::SIG_IGN);
         }

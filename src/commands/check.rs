@@ -8,6 +8,19 @@ use crate::grading;
 use crate::output;
 use crate::render;
 
+/// Start Python at once for `workshop check ...` (the first word, as the launcher passes it), before
+/// the command line is even parsed: most of a check is the interpreter's start-up, and it then
+/// runs beside everything else. Not for `--watch` (it keeps its own ready) or `--edit` (the editor
+/// may take minutes), nor for help. A command line that turns out wrong ends the process, and
+/// that Python with it; any other way of asking for a check warms up in `run`.
+pub fn warm_up_early(mut args: impl Iterator<Item = std::ffi::OsString>) {
+    if args.next().is_some_and(|first| first == "check")
+        && !args.any(|a| ["--watch", "--edit", "--help", "-h"].iter().any(|flag| a == *flag))
+    {
+        crate::bridge::warm_up();
+    }
+}
+
 pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     if args.watch {
         return super::check_watch::run(ctx, args);

@@ -73,6 +73,17 @@ fn sigterm_during_watch_kills_the_learners_processes() {
 fn sigkill_of_the_workshop_takes_the_looping_python_with_it() {
     let w = Workshop::lesson5();
     let (child, pids) = start_looping(&w, &["check", "--file", "FILE", "--timeout", "60"]);
+    // The lifeline is forked a moment after the first Python: wait for it, by its name.
+    let lifeline = || {
+        let children = std::fs::read_dir(format!("/proc/{}/task", child.id())).unwrap().flatten().flat_map(|task| {
+            let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            list.split_whitespace().map(String::from).collect::<Vec<_>>()
+        });
+        children
+            .into_iter()
+            .any(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "workshop-life"))
+    };
+    eventually("the workshop's lifeline to start", lifeline);
     signal(&child, libc::SIGKILL);
     assert_eq!(exit_code_after(child), None);
     let worker = pids[0];
