@@ -242,6 +242,9 @@ class _NotJson(Exception):
 
 
 def _quote(text):
+    # Most strings are plain ASCII with nothing to escape (DEL counts as not printable).
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return '"' + text + '"'
     if not text.isascii():
         try:
             text.encode("utf-8")
@@ -255,13 +258,17 @@ class _TooDeep(Exception):
 
 
 def _encode(value, depth=0):
+    # The common exact types first: each answer passes through here once per value in it.
+    kind = type(value)
+    if kind is str:
+        return _quote(value)
     if value is None:
         return "null"
     if value is True:
         return "true"
     if value is False:
         return "false"
-    if type(value) is _Raw:
+    if kind is _Raw:
         return value
     if isinstance(value, str):
         return _quote(value)
