@@ -8,16 +8,59 @@ use crate::grading;
 use crate::output;
 use crate::render;
 
-/// Start Python at once for `workshop check ...` (the first word, as the launcher passes it), before
-/// the command line is even parsed: most of a check is the interpreter's start-up, and it then
-/// runs beside everything else. Not for `--watch` (it keeps its own ready) or `--edit` (the editor
-/// may take minutes), nor for help. A command line that turns out wrong ends the process, and
-/// that Python with it; any other way of asking for a check warms up in `run`.
-pub fn warm_up_early(mut args: impl Iterator<Item = std::ffi::OsString>) {
-    if args.next().is_some_and(|first| first == "check")
-        && !args.any(|a| ["--watch", "--edit", "--help", "-h"].iter().any(|flag| a == *flag))
-    {
+/// Start Python at once for `workshop [--root DIR] [--color WHEN] [--ascii] check ...`, before the
+/// command line is even parsed: most of a check is the interpreter's start-up, and it then runs
+/// beside everything else. Not for `--watch` (it keeps its own ready) or `--edit` (the editor may
+/// take minutes), nor for help. A command line that turns out wrong ends the process, and that
+/// Python with it; a check asked for any other way warms up in `run`.
+pub fn warm_up_early(args: impl Iterator<Item = std::ffi::OsString>) {
+    let args: Vec<std::ffi::OsString> = args.collect();
+    if a_check_that_grades_at_once(args.iter().map(|a| a.to_str().unwrap_or(""))) {
         crate::bridge::warm_up();
+    }
+}
+
+fn a_check_that_grades_at_once<'a>(mut words: impl Iterator<Item = &'a str>) -> bool {
+    let command = loop {
+        match words.next() {
+            Some("--root" | "--color") => {
+                words.next();
+            }
+            Some(global) if global == "--ascii" || global.starts_with("--root=") || global.starts_with("--color=") => {}
+            other => break other,
+        }
+    };
+    command == Some("check") && !words.any(|w| matches!(w, "--watch" | "--edit" | "--help" | "-h"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_is_started_early_for_a_check_that_grades_at_once() {
+        let quick = |line: &str| a_check_that_grades_at_once(line.split_whitespace());
+        for line in [
+            "check",
+            "check lesson --file x.py --format json",
+            "--root /w check",
+            "--root=/w --ascii check",
+            "--color never check",
+        ] {
+            assert!(quick(line), "{line}");
+        }
+        for line in [
+            "",
+            "watch",
+            "check --watch",
+            "check --edit",
+            "check --help",
+            "--root check",
+            "list check",
+            "--root /w watch",
+        ] {
+            assert!(!quick(line), "{line}");
+        }
     }
 }
 
