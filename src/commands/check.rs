@@ -33,37 +33,6 @@ fn a_check_that_grades_at_once<'a>(mut words: impl Iterator<Item = &'a str>) -> 
     command == Some("check") && !words.any(|w| matches!(w, "--watch" | "--edit" | "--help" | "-h"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn python_is_started_early_for_a_check_that_grades_at_once() {
-        let quick = |line: &str| a_check_that_grades_at_once(line.split_whitespace());
-        for line in [
-            "check",
-            "check lesson --file x.py --format json",
-            "--root /w check",
-            "--root=/w --ascii check",
-            "--color never check",
-        ] {
-            assert!(quick(line), "{line}");
-        }
-        for line in [
-            "",
-            "watch",
-            "check --watch",
-            "check --edit",
-            "check --help",
-            "--root check",
-            "list check",
-            "--root /w watch",
-        ] {
-            assert!(!quick(line), "{line}");
-        }
-    }
-}
-
 pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     if args.watch {
         return super::check_watch::run(ctx, args);
@@ -105,4 +74,35 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         Status::Fail => EXIT_FAILED,
         Status::Error => EXIT_COULD_NOT_RUN,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_is_started_early_for_a_check_that_grades_at_once() {
+        let quick = |line: &str| a_check_that_grades_at_once(line.split_whitespace());
+        for line in [
+            "check",
+            "check lesson --file x.py --format json",
+            "--root /w check",
+            "--root=/w --ascii check",
+            "--color never check",
+        ] {
+            assert!(quick(line), "{line}");
+        }
+        for line in [
+            "",
+            "watch",
+            "check --watch",
+            "check --edit",
+            "check --help",
+            "--root check",
+            "list check",
+            "--root /w watch",
+        ] {
+            assert!(!quick(line), "{line}");
+        }
+    }
 }
