@@ -187,5 +187,20 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
             ),
         )?;
     }
+    if crate::quiz::path(lesson).is_file() {
+        match crate::quiz::Quiz::load(lesson) {
+            Ok(quiz) => report(
+                true,
+                format!(
+                    "quiz: {}, each naming the section of lesson.md it asks about",
+                    crate::render::count(quiz.questions.len(), "question")
+                ),
+            )?,
+            Err(e) => {
+                corrupt += 1;
+                report(false, e.relative_to(&ctx.root).to_string())?;
+            }
+        }
+    }
     Ok(Findings { problems, corrupt })
 }

@@ -203,7 +203,7 @@ fn check_fails_every_decision_when_should_retry_reads_the_whole_result() {
     let message = check(&report, "retry-transient")["message"].as_str().unwrap().to_string();
     assert_eq!(
         message,
-        "raised KeyError: 'error' (learners/bug_retry_reads_result.py, line 19: return error[\"error\"][\"isRetryable\"])"
+        "raised KeyError: 'error' (learners/bug_retry_reads_result.py, line 21: return error[\"error\"][\"isRetryable\"])"
     );
     let harness = check(&report, "harness-old-order")["message"].as_str().unwrap().to_string();
     assert!(harness.starts_with("during attempt 1: raised KeyError: 'error'"), "{harness}");
@@ -215,7 +215,7 @@ fn check_fails_only_the_missing_flag_check_when_should_retry_raises_key_error() 
     let failed = check(&report, "no-retry-without-flag");
     assert_eq!(
         failed["message"],
-        "raised KeyError: 'isRetryable' (learners/bug_retry_keyerror.py, line 19: return error[\"isRetryable\"])"
+        "raised KeyError: 'isRetryable' (learners/bug_retry_keyerror.py, line 21: return error[\"isRetryable\"])"
     );
     assert_eq!(failed["call"], "should_retry({'message': 'Error'})");
 }

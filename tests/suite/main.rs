@@ -20,6 +20,7 @@ mod lesson;
 mod lesson6;
 mod list;
 mod live;
+mod mistakes;
 mod narrow;
 mod output;
 mod player;
