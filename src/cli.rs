@@ -60,8 +60,9 @@ pub struct Cli {
     #[arg(long, global = true, env = "WORKSHOP_ASCII", value_parser = clap::builder::BoolishValueParser::new())]
     pub ascii: bool,
 
+    /// None: `./workshop` alone, which greets and names the next command.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -125,6 +126,27 @@ pub enum Command {
         after_help = "Examples:\n  ./workshop completions bash > ~/.local/share/bash-completion/completions/workshop\n  ./workshop completions fish > ~/.config/fish/completions/workshop.fish"
     )]
     Completions(CompletionsArgs),
+}
+
+impl Command {
+    /// The command's name as typed, for messages that suggest running it again.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Start(_) => "start",
+            Command::Check(_) => "check",
+            Command::Grade(_) => "grade",
+            Command::List => "list",
+            Command::Watch(_) => "watch",
+            Command::Doctor(_) => "doctor",
+            Command::Record(_) => "record",
+            Command::Lesson(_) => "lesson",
+            Command::Quiz(_) => "quiz",
+            Command::Hint(_) => "hint",
+            Command::Reset(_) => "reset",
+            Command::Solution(_) => "solution",
+            Command::Completions(_) => "completions",
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -19,6 +19,7 @@ pub(crate) mod live;
 pub(crate) mod lumen;
 pub(crate) mod messages;
 pub(crate) mod model;
+pub(crate) mod next;
 pub(crate) mod output;
 pub(crate) mod own_replay;
 pub mod player;

@@ -38,9 +38,14 @@ pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     // The player replays offline; with --live the cards are printed instead.
     if interactive && args.ticket.is_none() && args.format == Format::Text && !args.no_anim && !args.live.live {
         let lesson = ctx.lesson(args.lesson.as_deref())?;
-        let code = CodeChoice::resolve(ctx, &lesson, &args.code)?;
+        let compare = args.compare || first_look(ctx, &lesson, &args.code);
+        let code = if compare {
+            compared_with(ctx, &lesson, &args.code)?
+        } else {
+            CodeChoice::resolve(ctx, &lesson, &args.code)?
+        };
         let config = crate::player::Config {
-            compare: args.compare || first_look(ctx, &lesson, &args.code),
+            compare,
             code,
             runtime: args.runtime,
             speed: args.speed,
@@ -60,13 +65,23 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let chosen = replaying::tickets(&lesson, args.ticket.as_deref(), runtime)?;
     let limit = args.timeout;
     let mut live = own_replay::Live::from_args(&args.live)?;
-    let mut codes = vec![CodeChoice::resolve(ctx, &lesson, &args.code)?];
     // Before the lesson is started, the fix is never shown alone: first what goes wrong.
     let compare = args.compare || (first_look(ctx, &lesson, &args.code) && args.format == Format::Text);
-    if compare {
-        let other = if codes[0] == CodeChoice::Starter { CodeChoice::Solution } else { codes.remove(0) };
-        codes = vec![CodeChoice::Starter, other];
-    }
+    let codes = if compare {
+        let other = compared_with(ctx, &lesson, &args.code)?;
+        if args.format == Format::Text && args.code == CodeArg::Auto {
+            let note = compare_note(ctx, &lesson, &other);
+            let options =
+                textwrap::Options::new(ctx.width.max(20)).word_splitter(textwrap::WordSplitter::NoHyphenation);
+            for line in textwrap::wrap(&note, options) {
+                output::line(&ctx.styles.paint(ctx.styles.dim, line))?;
+            }
+            output::line("")?;
+        }
+        vec![CodeChoice::Starter, other]
+    } else {
+        vec![CodeChoice::resolve(ctx, &lesson, &args.code)?]
+    };
     let files = codes.iter().map(|c| c.file(ctx, &lesson)).collect::<Result<Vec<_>, _>>()?;
     let labels: Vec<String> = codes.iter().map(|c| c.label(ctx, &lesson)).collect();
     let mut bridges: Vec<_> = files.iter().map(|f| replaying::open(ctx, &lesson, f, limit)).collect();
@@ -123,6 +138,35 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let broke =
         shown.iter().flat_map(|s| &s.runs).any(|r| r.events.iter().any(|e| matches!(e, Event::CodeError { .. })));
     Ok(if broke { EXIT_COULD_NOT_RUN } else { EXIT_SUCCESS })
+}
+
+/// What `--compare` sets beside the starter. Unless `--code` says otherwise: the fix while the
+/// learner's file is still the starter (or not there), yours once it differs.
+fn compared_with(ctx: &Context, lesson: &crate::lesson::Lesson, code: &CodeArg) -> Result<CodeChoice, Error> {
+    Ok(match code {
+        CodeArg::Auto if crate::workfiles::edited(ctx, lesson) => CodeChoice::Yours,
+        CodeArg::Auto => CodeChoice::Solution,
+        other => match CodeChoice::resolve(ctx, lesson, other)? {
+            CodeChoice::Starter => CodeChoice::Solution,
+            chosen => chosen,
+        },
+    })
+}
+
+/// The line above an automatic comparison: whose run is beside the starter's, and the option
+/// for the other.
+fn compare_note(ctx: &Context, lesson: &crate::lesson::Lesson, other: &CodeChoice) -> String {
+    let fix = &lesson.solution_label;
+    match other {
+        CodeChoice::Yours => format!(
+            "The starter beside yours ({}). The reference fix instead: --code {fix}",
+            ctx.shown(&lesson.work_file(&ctx.root))
+        ),
+        _ if lesson.work_file(&ctx.root).is_file() => format!(
+            "The starter beside the reference fix ({fix}): your file is still the starter. Once you edit it, --compare shows yours."
+        ),
+        _ => format!("The starter beside the reference fix ({fix}). After ./workshop start {}, --compare shows yours once you edit it.", lesson.id),
+    }
 }
 
 /// A learner who has not started the lesson and did not pick a code.

@@ -317,16 +317,44 @@ fn check_refuses_a_timeout_out_of_range() {
 }
 
 #[test]
-fn check_says_all_green_and_points_at_watch() {
+fn check_of_another_file_says_all_green_and_nothing_more() {
     let w = Workshop::lesson5();
     let run = w.run(&["check", "--file", SOLUTION]);
     assert_eq!(run.code, 0);
     let flat = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(
-        flat.ends_with("14/14 passed. All green: replay the tickets with ./workshop watch structured-errors"),
-        "{}",
-        run.stdout
-    );
+    assert!(flat.ends_with("14/14 passed: every check is green."), "{}", run.stdout);
+}
+
+#[test]
+fn green_is_a_door_to_the_replay_the_quiz_and_the_next_lesson() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    w.work_file_from("good_dataclass.py");
+    let run = w.run(&["check", "structured-errors"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let door = &run.stdout[run.stdout.find("What next:\n").unwrap_or_else(|| panic!("no door:\n{}", run.stdout))..];
+    let at = |what: &str| door.find(what).unwrap_or_else(|| panic!("{what}:\n{door}"));
+    // In this order: your code beside the starter, the quiz, then the next lesson by name.
+    assert!(at("./workshop watch structured-errors --compare") < at("./workshop quiz structured-errors"), "{door}");
+    assert!(at("./workshop quiz structured-errors") < at("./workshop start uncertain-state"), "{door}");
+    assert!(door.contains("lesson 6: A timeout is not a no"), "{door}");
+    insta::assert_snapshot!("check_green_door", door);
+
+    // Once the next lesson is started, the door goes back to it rather than starting it again.
+    assert_eq!(w.run(&["start", "uncertain-state"]).code, 0);
+    assert_eq!(w.run(&["quiz", "structured-errors", "--answers", "A,A,A,A,A,A,A,A,A,A,A"]).code, 0);
+    let again = w.run(&["check", "structured-errors"]);
+    assert!(again.stdout.contains("./workshop check uncertain-state"), "{}", again.stdout);
+    assert!(again.stdout.contains("lesson 6, where you left it"), "{}", again.stdout);
+    assert!(again.stdout.contains("(last score 2/11)"), "{}", again.stdout);
+
+    // The last lesson says so.
+    let w6 = Workshop::only("uncertain-state");
+    assert_eq!(w6.run(&["start", "uncertain-state"]).code, 0);
+    w6.write("work/uncertain-state/refunds.py", &w6.read("lessons/uncertain-state/solution/refunds.py"));
+    let last = w6.run(&["check"]);
+    assert!(last.stdout.contains("That was the last lesson of the course."), "{}", last.stdout);
+    assert!(!last.stdout.contains("./workshop start"), "{}", last.stdout);
 }
 
 #[test]

@@ -36,3 +36,4 @@ mod teaching;
 mod terminal_restore;
 mod toy_lesson;
 mod watch;
+mod welcome;

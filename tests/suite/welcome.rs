@@ -1,0 +1,59 @@
+//! `./workshop` with no command: a greeting that says what this is, lists the lessons with the
+//! learner's progress and names the one command to run next, with exit 0.
+
+use crate::common::*;
+
+fn greeting(w: &Workshop) -> String {
+    let run = w.run(&[]);
+    assert_eq!(run.code, 0, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    assert_eq!(run.stderr, "");
+    run.stdout
+}
+
+#[test]
+fn no_command_greets_lists_the_lessons_and_names_the_next_command() {
+    let w = Workshop::new();
+    let out = greeting(&w);
+    insta::assert_snapshot!("welcome_fresh", out);
+    let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("Hands-on lessons about building reliable AI agents"), "{out}");
+    assert!(out.contains("structured-errors  Structured tool errors  not started"), "{out}");
+    assert!(out.contains("uncertain-state"), "{out}");
+    assert!(out.contains("Next: ./workshop start structured-errors"), "{out}");
+    assert!(!w.path("work/.progress.json").exists(), "the greeting writes nothing");
+}
+
+#[test]
+fn the_next_command_follows_the_learner() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    assert!(greeting(&w).contains("Next: ./workshop check structured-errors"), "{}", greeting(&w));
+    w.work_file_from("good_dataclass.py");
+    assert_eq!(w.run(&["check", "structured-errors"]).code, 0);
+    let out = greeting(&w);
+    assert!(out.contains("Next: ./workshop start uncertain-state"), "{out}");
+    assert!(out.contains("structured-errors  Structured tool errors  done"), "{out}");
+    assert_eq!(w.run(&["start", "uncertain-state"]).code, 0);
+    w.write("work/uncertain-state/refunds.py", &w.read("lessons/uncertain-state/solution/refunds.py"));
+    assert_eq!(w.run(&["check", "uncertain-state"]).code, 0);
+    assert!(greeting(&w).contains("Every lesson is done."), "{}", greeting(&w));
+}
+
+#[test]
+fn help_and_version_still_answer() {
+    let w = Workshop::new();
+    let help = w.run(&["--help"]);
+    assert_eq!(help.code, 0);
+    assert!(help.stdout.contains("Usage: workshop [OPTIONS] [COMMAND]"), "{}", help.stdout);
+    assert_eq!(w.run(&["--version"]).code, 0);
+    assert_eq!(w.run(&["--color", "never"]).code, 0, "global options alone greet too");
+}
+
+#[test]
+fn the_note_on_the_lesson_meant_names_the_command_that_ran() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    let run = w.run(&["hint"]);
+    let flat = run.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("such as ./workshop hint uncertain-state"), "{}", run.stderr);
+}
