@@ -16,6 +16,7 @@ mod grade;
 mod hardening;
 mod hint;
 mod inert;
+mod launcher;
 mod lesson;
 mod lesson6;
 mod list;
