@@ -366,6 +366,28 @@ fn check_ascii_marks_replace_the_unicode_ones() {
     assert!(run.stdout.contains("XX fail-flags-failure"), "{}", run.stdout);
     assert!(run.stdout.contains("ok fail-names-category"), "{}", run.stdout);
     assert!(!run.stdout.contains('✓') && !run.stdout.contains('✗'), "{}", run.stdout);
+    // The wider marks are counted: nothing runs past the width, and wrapped names line up.
+    for line in run.stdout.lines() {
+        assert!(line.chars().count() <= 80, "{} columns: {line}", line.chars().count());
+    }
+    let name_at = |l: &str| l.find("should_retry").unwrap();
+    let first = run.stdout.lines().find(|l| l.contains("retry-follows-flag")).unwrap();
+    let next = run.stdout.lines().skip_while(|l| !l.contains("retry-follows-flag")).nth(1).unwrap();
+    assert_eq!(next.len() - next.trim_start().len(), name_at(first), "{first}\n{next}");
+}
+
+#[test]
+fn the_empty_answer_expects_no_is_error_key_it_may_leave_out() {
+    let w = Workshop::lesson5();
+    let file = w.learner("bug_empty_is_failure.py");
+    let report = w.run(&["check", "--file", &file, "--format", "json"]).json();
+    let empty = report["checks"].as_array().unwrap().iter().find(|c| c["id"] == "empty-is-not-failure").unwrap();
+    assert_eq!(empty["status"], "fail");
+    assert_eq!(
+        empty["expected"],
+        serde_json::json!({"orders": [], "message": empty["expected"]["message"]}),
+        "{empty}"
+    );
 }
 
 #[test]
