@@ -4,16 +4,16 @@
 
 use std::collections::HashSet;
 
-use crate::agent::Runtime;
 use crate::checks::Status;
 use crate::cli::DoctorArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
+use crate::events::Event;
+use crate::lesson::Runtime;
 use crate::lesson::{self, Lesson};
 use crate::outln;
 use crate::recordings::Provenance;
-use crate::replay::Event;
-use crate::replaying::{self, CodeChoice};
+use crate::replay::{CodeChoice, Replayer};
 
 const CODES: [CodeChoice; 2] = [CodeChoice::Starter, CodeChoice::Solution];
 
@@ -97,12 +97,12 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
         outln!("{} {text}", if ok { &pass } else { &fail })
     };
     outln!("{}", s.paint(s.strong, &lesson.id))?;
-    let script = crate::model::Script::load(ctx, lesson)?;
+    let script = crate::model::Script::load(&ctx.root, lesson)?;
     let limit = std::time::Duration::from_secs(2);
-    let mut bridges = Vec::new();
-    for code in &CODES {
-        let file = code.file(ctx, lesson)?;
-        bridges.push(replaying::open(ctx, lesson, &file, limit));
+    let replayer = Replayer::new(ctx.place(), lesson, limit);
+    let mut codes = Vec::new();
+    for choice in &CODES {
+        codes.push(replayer.code(choice)?);
     }
     let dir = lesson.recordings_dir(&ctx.root);
     // Said once, not once for every ticket in every runtime.
@@ -120,7 +120,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
     };
     for &runtime in runtimes {
         for ticket in lesson.tickets_for(runtime.name()) {
-            let cassette = match replaying::cassette(ctx, lesson, runtime, ticket) {
+            let cassette = match replayer.cassette(runtime, ticket) {
                 Ok(c) => c,
                 Err(e) => {
                     if matches!(e, Error::Corrupt { .. }) {
@@ -131,9 +131,9 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
                 }
             };
             let mut used = HashSet::new();
-            for (code, bridge) in CODES.iter().zip(bridges.iter_mut()) {
-                let label = code.label(ctx, lesson);
-                let (replay, keys) = replaying::replay(ctx, lesson, ticket, runtime, &label, bridge, &cassette);
+            for code in codes.iter_mut() {
+                let label = code.label.clone();
+                let (replay, keys) = replayer.strict(ticket, runtime, code, &cassette);
                 used.extend(keys);
                 let name = format!("{}/{} with {label}", runtime.name(), ticket.id);
                 let stopped = replay.events.iter().find_map(|e| match e {
@@ -173,7 +173,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
         }
     }
     for (code, want) in [(CodeChoice::Starter, Status::Fail), (CodeChoice::Solution, Status::Pass)] {
-        let file = code.file(ctx, lesson)?;
+        let file = code.file(&ctx.place(), lesson)?;
         let graded = crate::grading::to_the_end(ctx, lesson, &file, limit)?;
         let ok = graded.status == want;
         let word = if want == Status::Pass { "passes" } else { "fails" };
@@ -181,7 +181,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
             ok,
             format!(
                 "check {} {word} as it should ({}/{} checks pass)",
-                code.label(ctx, lesson),
+                code.label(&ctx.place(), lesson),
                 graded.passed,
                 graded.total
             ),

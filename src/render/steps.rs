@@ -30,8 +30,17 @@ pub fn text(steps: &[Step], numbered: bool, styles: &Styles, width: usize) -> St
                 s.paint(s.dim, &step.why)
             ));
         } else {
-            out.push_str(&format!("  {}{word} {}\n", lead(i), s.paint(s.dim, &step.why)));
-            out.push_str(&format!("  {}{}\n", " ".repeat(lead_width + 7), s.paint(s.code, &step.command)));
+            // The why wraps under itself; the command keeps a line of its own, whole.
+            let indent = " ".repeat(2 + lead_width + 7);
+            let options = textwrap::Options::new(width.saturating_sub(indent.len()).max(20))
+                .word_splitter(textwrap::WordSplitter::NoHyphenation);
+            for (n, piece) in textwrap::wrap(&step.why, options).iter().enumerate() {
+                let head = if n == 0 { format!("  {}{word} ", lead(i)) } else { indent.clone() };
+                out.push_str(&format!("{head}{}\n", s.paint(s.dim, piece)));
+            }
+            // Less indented than the why, so a long command still fits a narrow terminal.
+            let under = " ".repeat(if numbered { 2 + lead_width } else { 4 });
+            out.push_str(&format!("{under}{}\n", s.paint(s.code, &step.command)));
         }
     }
     out
@@ -57,9 +66,6 @@ mod tests {
     #[test]
     fn on_a_narrow_width_each_command_has_a_line_of_its_own() {
         let out = text(&steps(), false, &Styles::plain(), 30);
-        assert_eq!(
-            out,
-            "  read   the text\n         ./workshop lesson x\n  check  grade it\n         ./workshop check x\n"
-        );
+        assert_eq!(out, "  read   the text\n    ./workshop lesson x\n  check  grade it\n    ./workshop check x\n");
     }
 }

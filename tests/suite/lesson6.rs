@@ -304,8 +304,10 @@ fn start_copies_the_lesson_file_and_check_then_grades_it_without_naming_the_less
 fn list_shows_both_lessons_in_order() {
     let run = Workshop::new().run(&["list"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // The two lessons, then the line naming the next command.
     let lines: Vec<&str> = run.stdout.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    assert_eq!(lines.len(), 3, "{}", run.stdout);
+    assert!(lines[2].starts_with("> marks the lesson to do next"), "{}", run.stdout);
     assert!(lines[0].contains("5") && lines[0].contains("structured-errors"), "{}", run.stdout);
     assert!(lines[1].contains("6") && lines[1].contains("uncertain-state"), "{}", run.stdout);
     assert!(lines[1].contains("A timeout is not a no") && lines[1].ends_with("not started"), "{}", run.stdout);
