@@ -38,8 +38,9 @@ pub fn text(steps: &[Step], numbered: bool, styles: &Styles, width: usize) -> St
                 let head = if n == 0 { format!("  {}{word} ", lead(i)) } else { indent.clone() };
                 out.push_str(&format!("{head}{}\n", s.paint(s.dim, piece)));
             }
-            // Less indented than the why, so a long command still fits a narrow terminal.
-            let under = " ".repeat(if numbered { 2 + lead_width } else { 4 });
+            // Under the why when it fits there; less indented on a terminal too narrow for that.
+            let fits = indent.len() + step.command.chars().count() <= width;
+            let under = if fits { indent.clone() } else { " ".repeat(if numbered { 2 + lead_width } else { 4 }) };
             out.push_str(&format!("{under}{}\n", s.paint(s.code, &step.command)));
         }
     }
@@ -66,6 +67,12 @@ mod tests {
     #[test]
     fn on_a_narrow_width_each_command_has_a_line_of_its_own() {
         let out = text(&steps(), false, &Styles::plain(), 30);
-        assert_eq!(out, "  read   the text\n    ./workshop lesson x\n  check  grade it\n    ./workshop check x\n");
+        assert_eq!(
+            out,
+            "  read   the text\n         ./workshop lesson x\n  check  grade it\n         ./workshop check x\n"
+        );
+        // Too narrow even for that: the command moves left rather than run off the edge.
+        let out = text(&steps(), false, &Styles::plain(), 26);
+        assert!(out.contains("\n    ./workshop lesson x\n"), "{out}");
     }
 }

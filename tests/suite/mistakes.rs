@@ -67,10 +67,21 @@ fn statuses(w: &Workshop, lesson: &str, file: &str) -> BTreeMap<String, String> 
 fn no_mistake_passes_a_check_it_concerns_that_the_starter_fails() {
     let w = Workshop::new();
     let all = mistakes();
-    let lessons = [
-        ("structured-errors", "starter/structured-errors/errors.py"),
-        ("uncertain-state", "starter/uncertain-state/refunds.py"),
-    ];
+    // Every lesson shipped, each with its starter file (named by its manifest's `file`).
+    let mut lessons: Vec<(String, String)> = std::fs::read_dir(repo().join("lessons"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("lesson.toml").is_file())
+        .map(|e| {
+            let id = e.file_name().to_string_lossy().into_owned();
+            let manifest: toml::Value =
+                toml::from_str(&std::fs::read_to_string(e.path().join("lesson.toml")).unwrap()).unwrap();
+            let file = manifest["file"].as_str().unwrap().to_string();
+            (id.clone(), format!("starter/{id}/{file}"))
+        })
+        .collect();
+    lessons.sort();
+    assert!(lessons.len() >= 2, "{lessons:?}");
     for (lesson, _) in &lessons {
         assert!(all.iter().filter(|m| m.lesson == *lesson).count() >= 4, "too few mistake files for {lesson}");
     }
