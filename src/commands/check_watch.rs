@@ -606,7 +606,16 @@ impl<'a> Session<'a> {
         }
         let how = if self.polling { "polling for saves" } else { "save it to grade again" };
         let next = if green { " · n next lesson" } else { "" };
-        text.push_str(&format!("Watching {} ({how}) · r re-run · h hint{next} · q quit\n", self.shown));
+        let keys = format!("Watching {} ({how}) · r re-run · h hint{next} · q quit", self.shown);
+        if self.output.terminal {
+            // On a terminal it wraps as words, not wherever the edge falls; off one it stays one
+            // line, the end of the redraw for whoever reads it.
+            let options = textwrap::Options::new(width).word_splitter(textwrap::WordSplitter::NoHyphenation);
+            text.push_str(&textwrap::wrap(&keys, options).join("\n"));
+        } else {
+            text.push_str(&keys);
+        }
+        text.push('\n');
         self.show(&text);
     }
 
