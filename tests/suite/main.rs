@@ -27,6 +27,7 @@ mod output;
 mod player;
 mod progress;
 mod quiz;
+mod readme;
 mod recordings;
 mod reset;
 mod root;
