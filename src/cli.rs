@@ -44,7 +44,7 @@ fn parse_code(text: &str) -> Result<CodeArg, String> {
     name = "workshop",
     version,
     about = "Hands-on lessons about building reliable AI agents, offline, in a terminal.",
-    after_help = "Start here:\n  ./workshop list                lessons and your progress\n  ./workshop start <lesson>      copy the starter file into work/\n  ./workshop check <lesson>      grade your file"
+    after_help = "Start here:\n  ./workshop                     what this is, your progress, the next command\n  ./workshop list                lessons and your progress\n  ./workshop start <lesson>      copy the starter file into work/\n  ./workshop check <lesson>      grade your file"
 )]
 pub struct Cli {
     /// The workshop folder (the one holding lessons/). Default: found upward from here.
@@ -73,7 +73,7 @@ pub enum Command {
     Start(StartArgs),
     /// Grade your file for a lesson, one line per check, the first failure explained.
     #[command(
-        after_help = "Examples:\n  ./workshop check <lesson>\n  ./workshop check --file solutions/mine.py --format json\n  ./workshop check --file mine.py --format exercism > results.json\n\nExit status: 0 all checks pass, 1 some fail, 2 could not run (the file does not load, no Python, bad usage)."
+        after_help = "Examples:\n  ./workshop check <lesson>\n  ./workshop check --file solutions/mine.py --format json\n  ./workshop check --file mine.py --format exercism > results.json\n\nWith --watch, keys: r re-run, h the next hint (with the steps so far), n the next lesson once every check is green, q quit.\n\nExit status: 0 all checks pass, 1 some fail, 2 could not run (the file does not load, no Python, bad usage)."
     )]
     Check(CheckArgs),
     /// For course operators: grade a class's files in parallel, one JSON (or CSV) line per file.

@@ -281,9 +281,9 @@ fn check_watch_at_green_names_the_next_steps_and_n_starts_the_next_lesson() {
     let next =
         w.block_where("the next lesson graded", |b| b.contains("uncertain-state · work/uncertain-state/refunds.py"));
     assert!(next.contains("11/18 passed"), "{next}");
-    let flat = next.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = flat(&next);
     assert!(
-        flat.contains("Lesson 6, A timeout is not a no: the starter is in work/uncertain-state/refunds.py."),
+        words.contains("Lesson 6, A timeout is not a no: the starter is in work/uncertain-state/refunds.py."),
         "{next}"
     );
     assert!(ws.path("work/uncertain-state/refunds.py").is_file());
@@ -296,8 +296,8 @@ fn check_watch_at_green_names_the_next_steps_and_n_starts_the_next_lesson() {
     assert!(done.contains("That was the last lesson of the course."), "{done}");
     w.key("n");
     let last = w.block_where("n at the last lesson", |b| b.contains("is the last lesson"));
-    let flat = last.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(flat.contains("uncertain-state is the last lesson: there is no next one."), "{last}");
+    let words = flat(&last);
+    assert!(words.contains("uncertain-state is the last lesson: there is no next one."), "{last}");
     assert_eq!(w.quit(), 0);
     // Commands that name no lesson now mean the one started last.
     let list = ws.run(&["list"]);

@@ -66,9 +66,9 @@ fn the_first_build_says_it_happens_once_and_shows_cargos_progress() {
     let first = launch(root, &["start", "x"]);
     assert_eq!(first.code, 0, "{}", first.stderr);
     assert_eq!(first.stdout, "ran start x\n");
-    let flat = first.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(flat.contains("workshop: building the tool. This happens once"), "{}", first.stderr);
-    assert!(flat.contains("cargo shows its progress"), "{}", first.stderr);
+    let words = flat(&first.stderr);
+    assert!(words.contains("workshop: building the tool. This happens once"), "{}", first.stderr);
+    assert!(words.contains("cargo shows its progress"), "{}", first.stderr);
     assert!(
         first.stderr.contains("Compiling workshop (stand-in)"),
         "cargo's own lines reach the learner:\n{}",

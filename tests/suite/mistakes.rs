@@ -130,9 +130,9 @@ fn a_failure_that_is_not_a_dictionary_is_told_to_return_one() {
             assert_eq!(check["guidance"]["mistake"], "Not a dictionary", "{name} {id}: {check}");
         }
         let text = w.run(&["check", "--file", &file]);
-        let flat = text.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(flat.contains("likely Not a dictionary. Return a dictionary"), "{name}:\n{}", text.stdout);
-        assert!(!flat.contains("No failure flag"), "{name}:\n{}", text.stdout);
+        let words = flat(&text.stdout);
+        assert!(words.contains("likely Not a dictionary. Return a dictionary"), "{name}:\n{}", text.stdout);
+        assert!(!words.contains("No failure flag"), "{name}:\n{}", text.stdout);
     }
     let w6 = Workshop::only("uncertain-state");
     let file = w6.learner("l6_fail_returns_string.py");

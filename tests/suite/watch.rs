@@ -109,16 +109,16 @@ fn compare_shows_the_fix_until_your_file_differs_from_the_starter_then_yours() {
     assert_eq!(compared(&ws), ("starter".into(), "structured".into()));
     let text = ws.run(&["watch", "--ticket", "old-order", "--compare"]);
     ok(&text);
-    let flat = text.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(flat.starts_with("The starter beside the reference fix (structured): your file is still the starter. Once you edit it, --compare shows yours."), "{}", text.stdout);
+    let words = flat(&text.stdout);
+    assert!(words.starts_with("The starter beside the reference fix (structured): your file is still the starter. Once you edit it, --compare shows yours."), "{}", text.stdout);
     assert!(text.stdout.contains("starter against structured"), "{}", text.stdout);
 
     ws.work_file_from("bug_retry_always.py");
     assert_eq!(compared(&ws), ("starter".into(), "yours".into()));
     let text = ws.run(&["watch", "--ticket", "old-order", "--compare"]);
-    let flat = text.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = flat(&text.stdout);
     assert!(
-        flat.starts_with(
+        words.starts_with(
             "The starter beside yours (work/structured-errors/errors.py). The reference fix instead: --code structured"
         ),
         "{}",

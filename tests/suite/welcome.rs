@@ -15,8 +15,8 @@ fn no_command_greets_lists_the_lessons_and_names_the_next_command() {
     let w = Workshop::new();
     let out = greeting(&w);
     insta::assert_snapshot!("welcome_fresh", out);
-    let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(flat.contains("Hands-on lessons about building reliable AI agents"), "{out}");
+    let words = flat(&out);
+    assert!(words.contains("Hands-on lessons about building reliable AI agents"), "{out}");
     assert!(out.contains("structured-errors  Structured tool errors  not started"), "{out}");
     assert!(out.contains("uncertain-state"), "{out}");
     assert!(out.contains("Next: ./workshop start structured-errors"), "{out}");
@@ -54,6 +54,6 @@ fn the_note_on_the_lesson_meant_names_the_command_that_ran() {
     let w = Workshop::new();
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
     let run = w.run(&["hint"]);
-    let flat = run.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(flat.contains("such as ./workshop hint uncertain-state"), "{}", run.stderr);
+    let words = flat(&run.stderr);
+    assert!(words.contains("such as ./workshop hint uncertain-state"), "{}", run.stderr);
 }
