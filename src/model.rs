@@ -225,3 +225,30 @@ impl Model for ScriptModel {
         Turn::Reply { response, provenance: self.provenance.clone() }
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+
+    /// A model that answers each request with the next of these contents, in order.
+    pub(crate) struct Scripted {
+        turns: VecDeque<Value>,
+    }
+
+    impl Scripted {
+        pub(crate) fn new(turns: Vec<Value>) -> Scripted {
+            Scripted { turns: turns.into() }
+        }
+    }
+
+    impl Model for Scripted {
+        fn respond(&mut self, _request: &Value) -> Turn {
+            let Some(content) = self.turns.pop_front() else {
+                return Turn::Missing { closest: None, diff: String::new() };
+            };
+            let calls = content.as_array().is_some_and(|c| c.iter().any(|b| b["type"] == "tool_use"));
+            let response = json!({"role": "assistant", "content": content, "stop_reason": if calls { "tool_use" } else { "end_turn" }});
+            Turn::Reply { response, provenance: Provenance::Authored { by: "a test".into(), written: "today".into() } }
+        }
+    }
+}

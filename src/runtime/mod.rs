@@ -98,8 +98,9 @@ fn finish(
 enum Next {
     /// The model answered with text: the run is over.
     Done,
-    /// The model called tools and they ran: this user message answers them.
-    Answer(Value),
+    /// The model called tools and they ran: these messages answer them (one, unless the
+    /// lesson's answer hook built several).
+    Answer(Vec<Value>),
     /// The run stopped early (no recording, a fault, a refused request).
     Stop,
 }
@@ -147,7 +148,7 @@ pub(crate) fn run(
                 answered = true;
                 break;
             }
-            Next::Answer(message) => c.messages.push(message),
+            Next::Answer(messages) => c.messages.extend(messages),
             Next::Stop => {
                 answered = true;
                 break;
@@ -214,7 +215,7 @@ impl Conversation<'_, '_> {
         }
         self.messages.push(json!({"role": "assistant", "content": content}));
         match self.answer(&calls, results) {
-            Some(message) => Next::Answer(message),
+            Some(messages) => Next::Answer(messages),
             None => Next::Stop,
         }
     }
@@ -278,7 +279,7 @@ impl Conversation<'_, '_> {
     }
 
     /// The user message that answers a turn. `None`: the learner's code failed.
-    fn answer(&mut self, calls: &[Value], results: Vec<Answered>) -> Option<Value> {
+    fn answer(&mut self, calls: &[Value], results: Vec<Answered>) -> Option<Vec<Value>> {
         let note = (!self.followed_up).then(|| self.ticket.follow_up.clone()).flatten();
         self.followed_up = true;
         let built = answer_message(self.lesson, self.runtime, self.policy, &mut *self.code, calls, &results, note);
@@ -294,16 +295,21 @@ impl Conversation<'_, '_> {
                 return None;
             }
         };
+        // What a hook returns is sent as it is: a list is that many messages.
+        let messages = match message {
+            Value::Array(messages) => messages,
+            one => vec![one],
+        };
         if self.runtime == Runtime::Harness {
-            self.attach_blocks(&results, &message);
+            self.attach_blocks(&results, &messages);
         }
-        Some(message)
+        Some(messages)
     }
 
     /// Show, under each call's last attempt, the `tool_result` block the model receives for it.
-    fn attach_blocks(&mut self, results: &[Answered], message: &Value) {
+    fn attach_blocks(&mut self, results: &[Answered], messages: &[Value]) {
         let blocks: Vec<&Value> =
-            message.get("content").and_then(Value::as_array).map(|c| c.iter().collect()).unwrap_or_default();
+            messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)).flatten().collect();
         for answered in results {
             let block = blocks
                 .iter()
