@@ -19,6 +19,7 @@ mod hint;
 mod inert;
 mod launcher;
 mod lesson;
+mod lesson4;
 mod lesson6;
 mod list;
 mod live;
