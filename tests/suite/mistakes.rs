@@ -1,12 +1,14 @@
-//! A score that never lies: for every lesson, each mistake file kept under tests/fixtures/learners/
-//! passes none of the checks its mistake concerns that the starter fails, so fixing the starter
-//! the wrong way never raises the score. Each mistake file says, in its first lines, which lesson
-//! it is for and which checks its mistake concerns:
+//! A score that never lies: for every lesson, each mistake file of the tests passes none of the
+//! checks its mistake concerns that the starter fails, so fixing the starter the wrong way never
+//! raises the score. A mistake file under tests/fixtures/learners/ says, in its first lines,
+//! which lesson it is for and which checks its mistake concerns:
 //!
 //! ```text
 //! # lesson: structured-errors
 //! # concerns: fail-flags-failure, harness-old-order
 //! ```
+//!
+//! Lesson 4's mistakes are listed with the one check each breaks in its own tests (lesson4.rs).
 
 use std::collections::BTreeMap;
 
@@ -14,9 +16,11 @@ use serde_json::Value;
 
 use crate::common::*;
 
-/// A mistake file: its name, its lesson, and the checks its mistake concerns.
+/// A mistake file: its name, where it is (under tests/fixtures/learners/ when `None`), its
+/// lesson, and the checks its mistake concerns.
 struct Mistake {
     name: String,
+    path: Option<String>,
     lesson: String,
     concerns: Vec<String>,
 }
@@ -38,6 +42,7 @@ fn mistakes() -> Vec<Mistake> {
         match (header("# lesson:"), header("# concerns:")) {
             (Some(lesson), Some(concerns)) => found.push(Mistake {
                 name,
+                path: None,
                 lesson: lesson.to_string(),
                 concerns: concerns.split(',').map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect(),
             }),
@@ -46,6 +51,14 @@ fn mistakes() -> Vec<Mistake> {
                 "{name} is named like a mistake but has no `# lesson:` and `# concerns:` lines"
             ),
         }
+    }
+    for (file, check, _) in crate::lesson4::ONE_RULE_BROKEN {
+        let path = match file.strip_prefix('@') {
+            Some(mistake) => format!("{}/{mistake}", crate::lesson4::MISTAKES),
+            None => repo().join(crate::lesson4::FIXTURES).join(file).display().to_string(),
+        };
+        let (name, lesson) = (file.to_string(), "tool-results".to_string());
+        found.push(Mistake { name, path: Some(path), lesson, concerns: vec![check.to_string()] });
     }
     found
 }
@@ -93,7 +106,7 @@ fn no_mistake_passes_a_check_it_concerns_that_the_starter_fails() {
     for mistake in &all {
         let starter = starters.get(&mistake.lesson).unwrap_or_else(|| panic!("{}: unknown lesson", mistake.name));
         assert!(!mistake.concerns.is_empty(), "{} concerns no check", mistake.name);
-        let file = w.learner(&mistake.name);
+        let file = mistake.path.clone().unwrap_or_else(|| w.learner(&mistake.name));
         let mine = statuses(&w, &mistake.lesson, &file);
         let (mut ours, mut theirs) = (0, 0);
         for id in &mistake.concerns {

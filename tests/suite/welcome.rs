@@ -17,9 +17,10 @@ fn no_command_greets_lists_the_lessons_and_names_the_next_command() {
     insta::assert_snapshot!("welcome_fresh", out);
     let words = flat(&out);
     assert!(words.contains("Hands-on lessons about building reliable AI agents"), "{out}");
-    assert!(out.contains("structured-errors  Structured tool errors  not started"), "{out}");
+    assert!(out.contains("structured-errors  Structured tool errors"), "{out}");
     assert!(out.contains("uncertain-state"), "{out}");
-    assert!(out.contains("Next: ./workshop start structured-errors"), "{out}");
+    // The course's first lesson comes first.
+    assert!(out.contains("Next: ./workshop start tool-results"), "{out}");
     assert!(!w.path("work/.progress.json").exists(), "the greeting writes nothing");
 }
 
@@ -30,13 +31,16 @@ fn the_next_command_follows_the_learner() {
     assert!(greeting(&w).contains("Next: ./workshop check structured-errors"), "{}", greeting(&w));
     w.work_file_from("good_dataclass.py");
     assert_eq!(w.run(&["check", "structured-errors"]).code, 0);
+    // Lesson 5 done: the first lesson never green is next, in course order.
     let out = greeting(&w);
-    assert!(out.contains("Next: ./workshop start uncertain-state"), "{out}");
-    assert!(out.contains("structured-errors  Structured tool errors  done"), "{out}");
-    assert_eq!(w.run(&["start", "uncertain-state"]).code, 0);
-    w.write("work/uncertain-state/refunds.py", &w.read("lessons/uncertain-state/solution/refunds.py"));
-    assert_eq!(w.run(&["check", "uncertain-state"]).code, 0);
-    assert!(greeting(&w).contains("Every lesson is done."), "{}", greeting(&w));
+    assert!(out.contains("Next: ./workshop start tool-results"), "{out}");
+    assert!(out.contains("structured-errors  Structured tool errors              done"), "{out}");
+
+    let last = Workshop::only("uncertain-state");
+    assert_eq!(last.run(&["start", "uncertain-state"]).code, 0);
+    last.write("work/uncertain-state/refunds.py", &last.read("lessons/uncertain-state/solution/refunds.py"));
+    assert_eq!(last.run(&["check"]).code, 0);
+    assert!(greeting(&last).contains("Every lesson is done."), "{}", greeting(&last));
 }
 
 #[test]
@@ -55,5 +59,6 @@ fn the_note_on_the_lesson_meant_names_the_command_that_ran() {
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
     let run = w.run(&["hint"]);
     let words = flat(&run.stderr);
-    assert!(words.contains("such as ./workshop hint uncertain-state"), "{}", run.stderr);
+    assert!(words.contains("Name another to switch, such as ./workshop hint "), "{}", run.stderr);
+    assert!(!words.contains("./workshop check"), "{}", run.stderr);
 }
