@@ -164,8 +164,9 @@ pub struct WatchArgs {
     #[arg(long, value_enum, default_value_t = Runtime::Harness)]
     pub runtime: Runtime,
     /// Compare two runs of each ticket side by side: the starter's, then the chosen code's (the
-    /// reference fix unless --code says otherwise), marking the first event where they split.
-    /// The default before you have started the lesson.
+    /// reference fix while your file is still the starter, then yours, unless --code says
+    /// otherwise), marking the first event where they split. The default before you have
+    /// started the lesson.
     #[arg(long)]
     pub compare: bool,
     /// Show the raw input and output JSON under each tool call and attempt.

@@ -4,7 +4,7 @@
 
 use crate::common::*;
 
-const WORK: &str = "work/structured-errors/errors.py";
+const WORK: &str = "work/tool-results/results.py";
 
 /// The session block of the README, split into commands, each with the lines shown under it.
 fn session() -> Vec<(String, Vec<String>)> {
@@ -23,21 +23,26 @@ fn session() -> Vec<(String, Vec<String>)> {
     steps
 }
 
-/// The learner's edits, in the session's order.
+/// The learner's edits, in the session's order: first every call answered, then the rest.
 fn edit(w: &Workshop, n: usize) {
     let text = w.read(WORK);
+    let note_first = "    content = []\n    if note:\n        # TODO(workshop): does the API want to read the note first?\n        content.append({\"type\": \"text\", \"text\": note})\n";
     let text = match n {
         0 => text.replace(
-            "    return {\"error\": {\"message\": \"Error\"}}",
-            "    return {\n        \"isError\": True,\n        \"error\": {\n            \"errorCategory\": category,\n            \"isRetryable\": category == \"transient\",\n            \"message\": message,\n        },\n    }",
+            &format!("    use, outcome = tool_uses[0], outcomes[0]\n{note_first}    content.append(result(use, outcome))\n"),
+            &format!("{note_first}    for use, outcome in zip(tool_uses, outcomes):\n        content.append(result(use, outcome))\n"),
         ),
         _ => text
             .replace(
-                "    return {\n        \"isError\": True,",
-                "    if category == \"empty\":\n        return {\"orders\": [], \"message\": message}\n    return {\n        \"isError\": True,",
+                &format!("{note_first}    for use, outcome in zip(tool_uses, outcomes):\n        content.append(result(use, outcome))\n"),
+                "    content = [result(use, outcome) for use, outcome in zip(tool_uses, outcomes)]\n    if note:\n        content.append({\"type\": \"text\", \"text\": note})\n",
             )
-            .replace("    return True", "    return error.get(\"isRetryable\") is True"),
+            .replace(
+                "    text = outcome[\"content\"] if outcome[\"ok\"] else outcome[\"message\"]\n    return {\"type\": \"tool_result\", \"tool_use_id\": use[\"id\"], \"content\": text}",
+                "    block = {\"type\": \"tool_result\", \"tool_use_id\": use[\"id\"]}\n    if outcome[\"ok\"]:\n        block[\"content\"] = outcome[\"content\"]\n        return block\n    block[\"is_error\"] = True\n    if outcome[\"kind\"] == \"crashed\":\n        block[\"content\"] = \"The tool broke down on our side. Tell the customer it cannot be checked right now.\"\n    else:\n        block[\"content\"] = outcome[\"message\"]\n    return block",
+            ),
     };
+    assert_ne!(text, w.read(WORK), "edit {n} changed nothing: the starter moved on");
     w.write(WORK, &text);
 }
 
@@ -58,7 +63,7 @@ fn the_readme_session_is_what_the_tool_prints() {
         let run = w.run(&args);
         let printed = format!("{}{}", run.stderr, run.stdout);
         let mut lines = printed.lines();
-        for want in shown.iter().filter(|l| l.as_str() != "…" && !l.is_empty()) {
+        for want in shown.iter().filter(|l| l.trim() != "…" && !l.is_empty()) {
             assert!(
                 lines.any(|got| got == want),
                 "`{command}` did not print, in this order:\n{want}\n\nIt printed:\n{printed}"
