@@ -509,7 +509,11 @@ impl Worker {
             .map_err(|e| fail(LoadKind::Died, format!("could not make a pipe for the learner's output: {e}")))?;
         reap::prepare();
         let own_mark = reap::worker_mark();
-        let mut command = Command::new(&cfg.python);
+        // Under bubblewrap the sandbox's own program comes first (`bwrap ... -- python`).
+        let mut command = match &cfg.sandbox {
+            Some(sandbox) => sandbox.command(&cfg.python),
+            None => Command::new(&cfg.python),
+        };
         command
             .arg("-I")
             .arg("-c")
@@ -807,6 +811,7 @@ impl Drop for Worker {
 /// start none after. Safe to call from any thread.
 pub fn end_everything() {
     reap::end_everything();
+    sandbox::remove_folders();
 }
 
 /// Kill the process, everything it started, and reap it.
