@@ -198,7 +198,7 @@ pub struct Unusable {
 /// root it sees is read-only.
 const PROBE: &str = "import os, sys\n\
 ok = os.getpid() < 100 and not os.access('/', os.W_OK)\n\
-sys.stdout.write('sandboxed' if ok else 'but it did not hold: pid %d, root writable: %s' % (os.getpid(), os.access('/', os.W_OK)))\n";
+sys.stdout.write('sandboxed' if ok else 'not held: pid %d (its own PID namespace would give a low one), root writable: %s' % (os.getpid(), os.access('/', os.W_OK)))\n";
 
 impl Bubblewrap {
     /// Find bwrap (`WORKSHOP_BWRAP`, else on PATH) and start `python` under it once, with the
@@ -244,6 +244,11 @@ impl Bubblewrap {
         let what = format!("{} could not start Python in a sandbox", bwrap.version);
         match run_bounded(command, Duration::from_secs(20)) {
             Ok((_, out, _)) if out == "sandboxed" => Ok(bwrap),
+            Ok((_, out, _)) if out.starts_with("not held: ") => Err(unusable(format!(
+                "{} started Python, but the sandbox did not hold ({})",
+                bwrap.version,
+                out.trim_start_matches("not held: ")
+            ))),
             Ok((status, out, err)) => {
                 let said = if err.trim().is_empty() { out } else { err };
                 let said = last_line(&said);

@@ -28,6 +28,7 @@ mod quiz;
 mod recordings;
 mod reset;
 mod root;
+mod sandbox;
 mod signals;
 mod solution;
 mod start;
