@@ -278,11 +278,12 @@ fn read(shown: &str, path: &Result<PathBuf, String>) -> Submission {
 fn read_capped(shown: &str, path: &Path) -> Result<Vec<u8>, String> {
     use std::os::unix::fs::OpenOptionsExt;
     let too_big = |bytes: u64| {
-        format!(
-            "{shown} is {}, more than the {} a submission may be, so it was not read and no check ran.",
-            size_text(bytes),
-            size_text(SIZE_CAP)
-        )
+        // Just over the cap, rounded sizes would read "1 MiB, more than the 1 MiB".
+        let (size, cap) = match size_text(bytes) == size_text(SIZE_CAP) {
+            true => (format!("{bytes} bytes"), format!("{SIZE_CAP} bytes")),
+            false => (size_text(bytes), size_text(SIZE_CAP)),
+        };
+        format!("{shown} is {size}, more than the {cap} a submission may be, so it was not read and no check ran.")
     };
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -478,10 +479,12 @@ fn grade_one(
         // Python ran for this grading's start, so what ended it before it said hello is this
         // file's neighbours or the machine, not a missing Python: this file's error, not the run's.
         Err(e) => {
+            let why = e.message.split_once(": ").map_or(e.message.as_str(), |(_, why)| why);
+            let why = why.split(". Install Python 3").next().unwrap_or(why);
             return unread(format!(
-                "{}: Python ended before it started the runner ({}); grade this file again on its own.",
-                sub.shown, e.message
-            ))
+                "{}: its Python ended before it started the runner ({why}); grade this file again on its own.",
+                sub.shown
+            ));
         }
     };
     relabel(&mut report, folder.path(), &sub.shown);

@@ -6,7 +6,6 @@
 use crate::common::*;
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -81,15 +80,8 @@ fn hostile() -> Vec<(&'static str, String)> {
 }
 
 /// The interpreter itself, so no launcher (a pyenv shim) runs on every `check` of the test.
-fn python() -> &'static str {
-    static PYTHON: OnceLock<String> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let out = std::process::Command::new("python3")
-            .args(["-I", "-c", "import sys; print(sys.executable)"])
-            .output()
-            .expect("python3 runs");
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
-    })
+pub fn python() -> &'static str {
+    crate::sandbox::python()
 }
 
 /// A workshop with the class under `class/<student>/errors.py`; returns the students in order.
@@ -114,18 +106,18 @@ fn class(w: &Workshop) -> Vec<String> {
     names
 }
 
-fn command(w: &Workshop, args: &[&str]) -> std::process::Command {
+pub fn command(w: &Workshop, args: &[&str]) -> std::process::Command {
     let mut cmd = w.command(args);
     cmd.env("WORKSHOP_PYTHON", python());
     cmd
 }
 
 /// The summary on stderr, after the warning `--sandbox auto` gives where bubblewrap cannot run.
-fn summary(stderr: &str) -> &str {
+pub fn summary(stderr: &str) -> &str {
     stderr.find("graded ").map(|at| &stderr[at..]).unwrap_or(stderr)
 }
 
-fn lines(stdout: &str) -> Vec<Value> {
+pub fn lines(stdout: &str) -> Vec<Value> {
     stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}"))).collect()
 }
 
@@ -327,7 +319,11 @@ fn a_file_cannot_change_a_classmates_grade_by_rewriting_their_file() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let reports = lines(&run.stdout);
     assert_eq!(reports[1]["status"], "pass");
-    assert!(reports[0]["output"].as_str().unwrap().contains("could not rewrite: No such file or directory"), "{}", reports[0]);
+    assert!(
+        reports[0]["output"].as_str().unwrap().contains("could not rewrite: No such file or directory"),
+        "{}",
+        reports[0]
+    );
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), good, "the classmate's file is untouched");
 }
 

@@ -13,6 +13,7 @@ mod edit;
 mod features;
 mod from_a_folder;
 mod grade;
+mod grade_trust;
 mod hardening;
 mod hint;
 mod inert;

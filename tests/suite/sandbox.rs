@@ -7,6 +7,7 @@
 //! `WORKSHOP_REQUIRE_BWRAP=1` they fail instead.
 
 use crate::common::*;
+use crate::grade::lines;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -29,7 +30,9 @@ fn bwrap_here() -> &'static Result<(), String> {
         match out {
             Err(e) => Err(format!("bwrap does not run ({e})")),
             Ok(out) if out.status.success() => Ok(()),
-            Ok(out) => Err(format!("bwrap cannot make namespaces here: {}", String::from_utf8_lossy(&out.stderr).trim())),
+            Ok(out) => {
+                Err(format!("bwrap cannot make namespaces here: {}", String::from_utf8_lossy(&out.stderr).trim()))
+            }
         }
     })
 }
@@ -65,23 +68,21 @@ fn is_root() -> bool {
 }
 
 /// The interpreter of the tests (the program itself, not a launcher).
-pub fn python() -> String {
+pub fn python() -> &'static str {
     static PYTHON: OnceLock<String> = OnceLock::new();
-    PYTHON
-        .get_or_init(|| {
-            let out = Command::new("python3")
-                .args(["-I", "-c", "import sys; print(sys.executable)"])
-                .output()
-                .expect("python3 runs");
-            String::from_utf8(out.stdout).unwrap().trim().to_string()
-        })
-        .clone()
+    PYTHON.get_or_init(|| {
+        let out = Command::new("python3")
+            .args(["-I", "-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 runs");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    })
 }
 
 /// The unprivileged grader, or `None` (said, or failed under CI) when there is none here.
 pub fn grader(test: &str) -> Option<Grader> {
     if !is_root() {
-        return Some(Grader { nobody: false, python: python() });
+        return Some(Grader { nobody: false, python: python().to_string() });
     }
     for candidate in ["/usr/bin/python3", "/usr/local/bin/python3"] {
         let runs = Command::new("setpriv")
@@ -241,10 +242,6 @@ fn left_after_a_moment(mark: &str) -> Vec<String> {
     }
 }
 
-fn lines(stdout: &str) -> Vec<Value> {
-    stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}"))).collect()
-}
-
 fn output_of<'a>(reports: &'a [Value], student: &str) -> &'a str {
     let file = format!("class/{student}/errors.py");
     let report = reports.iter().find(|r| r["file"] == file.as_str()).unwrap_or_else(|| panic!("no report for {file}"));
@@ -278,7 +275,8 @@ fn every_attack_of_the_issue_is_held_by_the_sandbox_and_classmates_keep_their_gr
     for (student, fixture) in ATTACKS {
         class.attack(student, fixture, port);
     }
-    let classmates: Vec<String> = ["b", "c", "d", "e", "f", "g", "h", "i", "j", "k"].iter().map(|s| format!("{s}_classmate")).collect();
+    let classmates: Vec<String> =
+        ["b", "c", "d", "e", "f", "g", "h", "i", "j", "k"].iter().map(|s| format!("{s}_classmate")).collect();
     for student in &classmates {
         class.classmate(student);
     }
@@ -325,7 +323,8 @@ fn every_attack_of_the_issue_is_held_by_the_sandbox_and_classmates_keep_their_gr
     // The scrubbed environment cannot be read elsewhere: the file sees its own processes only.
     let secrets = output_of(&reports, "a_reads_secrets");
     assert!(secrets.contains("secrets found in: []"), "{secrets}");
-    let seen: usize = secrets.split("processes seen: ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
+    let seen: usize =
+        secrets.split("processes seen: ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
     assert!(seen <= 3, "the sandbox's init and the file's own Python: {secrets}");
     assert!(!std::fs::read_to_string(&results).unwrap().contains(TOKEN));
     assert!(!run.stderr.contains(TOKEN));
@@ -369,7 +368,7 @@ fn a_run_as_root_drops_every_capability_inside_the_sandbox() {
     let probe = "import os\nwith open('/proc/self/status') as s:\n    print([l.split()[1] for l in s if l.startswith('CapEff')])\ntry:\n    os.mkdir('/usr/owned')\nexcept OSError as e:\n    print('mkdir', e.strerror)\n";
     let base = std::fs::read_to_string(repo().join("tests/fixtures/sandbox/_base.py")).unwrap();
     class.w.write("class/a/errors.py", &format!("{probe}\n{base}"));
-    let me = Grader { nobody: false, python: python() };
+    let me = Grader { nobody: false, python: python().to_string() };
     let run = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &[], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let report = &lines(&run.stdout)[0];
@@ -382,7 +381,7 @@ fn a_run_as_root_drops_every_capability_inside_the_sandbox() {
 fn without_bubblewrap_auto_says_what_is_not_isolated_and_bwrap_refuses_with_how_to_install() {
     let class = Class::new();
     class.classmate("b_classmate");
-    let me = Grader { nobody: false, python: python() };
+    let me = Grader { nobody: false, python: python().to_string() };
     let absent = [("WORKSHOP_BWRAP", "/nonexistent/bwrap")];
 
     let run = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &absent, None);
@@ -412,7 +411,12 @@ fn without_bubblewrap_auto_says_what_is_not_isolated_and_bwrap_refuses_with_how_
     std::fs::write(&fake, "#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n").unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let run = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &[("WORKSHOP_BWRAP", fake.to_str().unwrap())], None);
+    let run = class.grade(
+        &me,
+        &["grade", "class", "--sandbox", "bwrap"],
+        &[("WORKSHOP_BWRAP", fake.to_str().unwrap())],
+        None,
+    );
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("No permissions to create a new namespace"), "{}", run.stderr);
     assert!(run.stderr.contains("user namespaces"), "says what bubblewrap needs: {}", run.stderr);
