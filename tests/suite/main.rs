@@ -10,6 +10,7 @@ mod completions;
 mod coordinator;
 mod doctor;
 mod edit;
+mod exercism_runner;
 mod features;
 mod from_a_folder;
 mod grade;
