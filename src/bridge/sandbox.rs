@@ -182,8 +182,16 @@ pub struct Bubblewrap {
     program: PathBuf,
     /// `bubblewrap 0.8.0`, as it says.
     pub version: String,
-    /// The read-only view of the system and the interpreter, as bwrap arguments.
-    mounts: Vec<OsString>,
+    /// The read-only view of the system and of the interpreter, as bwrap arguments.
+    mounts: Mounts,
+}
+
+/// The system's folders, mounted first, and the interpreter's, mounted after the private `/tmp`
+/// (an interpreter can live under `/tmp`, such as a venv made there).
+#[derive(Clone, Debug, Default)]
+struct Mounts {
+    system: Vec<OsString>,
+    interpreter: Vec<OsString>,
 }
 
 /// Why bubblewrap cannot sandbox here.
@@ -276,20 +284,20 @@ fn on_path(name: &str) -> Option<PathBuf> {
 /// dynamic loader and the time zone need, and the interpreter's own folders wherever it lives (a
 /// pyenv under a home folder). Nothing else of the host: no home folders, no other users' files,
 /// no sockets under `/run`, and not the submissions.
-fn mounts(interpreter: &[PathBuf]) -> Vec<OsString> {
+fn mounts(interpreter: &[PathBuf]) -> Mounts {
     let mut args: Vec<OsString> = Vec::new();
-    let mut push = |words: &[&OsStr]| args.extend(words.iter().map(|w| w.to_os_string()));
+    let push = |args: &mut Vec<OsString>, words: &[&OsStr]| args.extend(words.iter().map(|w| w.to_os_string()));
     let ro = OsStr::new("--ro-bind");
     let mut covered: Vec<PathBuf> = vec![PathBuf::from("/usr")];
-    push(&[ro, OsStr::new("/usr"), OsStr::new("/usr")]);
+    push(&mut args, &[ro, OsStr::new("/usr"), OsStr::new("/usr")]);
     for top in ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] {
         let Ok(meta) = std::fs::symlink_metadata(top) else { continue };
         if meta.file_type().is_symlink() {
             if let Ok(target) = std::fs::read_link(top) {
-                push(&[OsStr::new("--symlink"), target.as_os_str(), OsStr::new(top)]);
+                push(&mut args, &[OsStr::new("--symlink"), target.as_os_str(), OsStr::new(top)]);
             }
         } else if meta.is_dir() {
-            push(&[ro, OsStr::new(top), OsStr::new(top)]);
+            push(&mut args, &[ro, OsStr::new(top), OsStr::new(top)]);
         }
         covered.push(PathBuf::from(top));
     }
@@ -302,7 +310,7 @@ fn mounts(interpreter: &[PathBuf]) -> Vec<OsString> {
         "/etc/alternatives",
         "/nix/store",
     ] {
-        push(&[try_ro, OsStr::new(file), OsStr::new(file)]);
+        push(&mut args, &[try_ro, OsStr::new(file), OsStr::new(file)]);
     }
     // Each folder at its real place, and at the place the interpreter names it when a link leads
     // there, so both spellings work inside.
@@ -319,10 +327,11 @@ fn mounts(interpreter: &[PathBuf]) -> Vec<OsString> {
         }
     }
     binds.sort();
+    let mut own = Vec::new();
     for (source, dest) in &binds {
-        push(&[ro, source.as_os_str(), dest.as_os_str()]);
+        push(&mut own, &[ro, source.as_os_str(), dest.as_os_str()]);
     }
-    args
+    Mounts { system: args, interpreter: own }
 }
 
 impl Sandbox {
@@ -343,12 +352,13 @@ impl Sandbox {
             // Everything inside dies with bwrap, which dies with the workshop (see `reap`); a new
             // session has no controlling terminal to type into; root gets no capabilities.
             .args(["--die-with-parent", "--new-session", "--cap-drop", "ALL"])
-            .args(&bwrap.mounts)
+            .args(&bwrap.mounts.system)
             .args(["--proc", "/proc", "--dev", "/dev"])
             .args(size(SHM_SIZE))
             .args(["--tmpfs", "/dev/shm", "--remount-ro", "/dev"])
             .args(size(TMPFS_SIZE))
             .args(["--tmpfs", "/tmp"])
+            .args(&bwrap.mounts.interpreter)
             .args(size(TMPFS_SIZE))
             .arg("--tmpfs")
             .arg(&self.dir);
@@ -541,7 +551,9 @@ mod tests {
         let prefix = home.path().join("py");
         std::fs::create_dir_all(prefix.join("bin")).unwrap();
         let real = prefix.canonicalize().unwrap();
-        let args = words(&mounts(&[prefix.clone(), prefix.join("bin"), PathBuf::from("/usr/lib"), PathBuf::from("/")]));
+        let Mounts { system, interpreter } =
+            mounts(&[prefix.clone(), prefix.join("bin"), PathBuf::from("/usr/lib"), PathBuf::from("/")]);
+        let args = words(&[system, interpreter].concat());
         let shown = real.to_string_lossy().into_owned();
         let binds: Vec<&[String]> = args.windows(3).filter(|w| w[0] == "--ro-bind").collect();
         assert!(binds.iter().any(|w| w[1] == shown && w[2] == shown), "{args:?}");
@@ -581,8 +593,11 @@ mod tests {
 
     #[test]
     fn under_bubblewrap_the_submission_gets_namespaces_a_private_folder_and_no_environment() {
-        let bwrap =
-            Bubblewrap { program: "/usr/bin/bwrap".into(), version: "bubblewrap 0.8.0".into(), mounts: mounts(&[]) };
+        // An interpreter in a venv under /tmp: shown over the private /tmp, not hidden by it.
+        let venv = tempfile::tempdir().unwrap();
+        let venv_path = venv.path().canonicalize().unwrap();
+        let mounts = mounts(&[venv_path.clone()]);
+        let bwrap = Bubblewrap { program: "/usr/bin/bwrap".into(), version: "bubblewrap 0.8.0".into(), mounts };
         let mut python =
             Interpreter { executable: "/usr/bin/python3".into(), runner: None, dirs: Vec::new(), bwrap: None };
         python.use_bwrap(bwrap);
@@ -619,6 +634,8 @@ mod tests {
         // The private file systems come before the read-only remount of the root.
         let at = |w: &str| args.iter().position(|a| a == w).unwrap();
         assert!(at("--tmpfs") < at("--remount-ro"));
+        let private_tmp = args.windows(2).position(|w| w[0] == "--tmpfs" && w[1] == "/tmp").unwrap();
+        assert!(at(venv_path.to_str().unwrap()) > private_tmp, "{text}");
         assert!(!args.iter().any(|a| a.contains("GITHUB_TOKEN")));
     }
 }

@@ -421,3 +421,20 @@ fn without_bubblewrap_auto_says_what_is_not_isolated_and_bwrap_refuses_with_how_
     assert!(run.stderr.contains("No permissions to create a new namespace"), "{}", run.stderr);
     assert!(run.stderr.contains("user namespaces"), "says what bubblewrap needs: {}", run.stderr);
 }
+
+#[test]
+fn an_interpreter_in_a_venv_under_tmp_still_runs_inside_the_private_tmp() {
+    let test = "an_interpreter_in_a_venv_under_tmp_still_runs_inside_the_private_tmp";
+    if !needs_bwrap(test) {
+        return;
+    }
+    let venv = tempfile::tempdir().unwrap();
+    let made = Command::new(python()).args(["-m", "venv", "--without-pip"]).arg(venv.path()).status().unwrap();
+    assert!(made.success());
+    let class = Class::new();
+    class.classmate("b_classmate");
+    let me = Grader { nobody: false, python: venv.path().join("bin/python3").to_string_lossy().into_owned() };
+    let run = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &[], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(lines(&run.stdout)[0]["status"], "pass", "{}", run.stdout);
+}
