@@ -438,3 +438,34 @@ fn an_interpreter_in_a_venv_under_tmp_still_runs_inside_the_private_tmp() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(lines(&run.stdout)[0]["status"], "pass", "{}", run.stdout);
 }
+
+#[test]
+fn when_the_workshop_is_killed_outright_the_sandbox_goes_with_it() {
+    let test = "when_the_workshop_is_killed_outright_the_sandbox_goes_with_it";
+    if !needs_bwrap(test) {
+        return;
+    }
+    let class = Class::new();
+    // Still loading when the workshop is killed: its daemons are running, and so is it.
+    class.attack("b_slow", "daemon_escapes.py", 0);
+    let hostile = std::fs::read_to_string(class.w.path("class/b_slow/errors.py")).unwrap();
+    class.w.write("class/b_slow/errors.py", &format!("{hostile}\nimport time\ntime.sleep(60)\n"));
+    let mut cmd = Command::new(BIN);
+    cmd.args(["grade", "class/b_slow", "--sandbox", "bwrap", "--timeout", "60"])
+        .current_dir(class.w.root())
+        .env("WORKSHOP_PYTHON", python())
+        .env("TMPDIR", class.tmp.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    while marked(&class.mark).len() < 2 {
+        assert!(Instant::now() < until, "the daemons never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left = left_after_a_moment(&class.mark);
+    assert!(left.is_empty(), "outlived the workshop's SIGKILL: {left:?}");
+}
