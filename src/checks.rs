@@ -9,10 +9,10 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::bridge::{Call, Outcome};
-use crate::harness::{self, call_value, Backoff, Code, Fault, Policy, ToolRun};
-use crate::lesson::{CheckSpec, Expect, Lesson, Ticket};
-use crate::lumen::{self, World};
+use crate::lesson::{CheckSpec, Expect, Lesson, Runtime, Ticket};
 use crate::pyrepr;
+use crate::runtime::harness::{call_value, Backoff, Code, Fault, Harness, Policy, ToolRun};
+use crate::runtime::{answer_message, Answered};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -162,17 +162,15 @@ pub struct Samples {
 impl Samples {
     pub fn draw(lesson: &Lesson, seed: u64) -> Samples {
         let mut rng = Backoff::from_seed(seed);
+        let place = lesson.place();
         let values = lesson
             .samples
             .iter()
             .map(|(name, sample)| {
-                let mut fields: Vec<(&str, String)> =
-                    sample.fields.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-                if !sample.fields.contains_key("order_id") {
-                    fields.push(("order_id", format!("{:04}", rng.below(10_000))));
-                }
-                let template = lesson.world.messages.get(&sample.message).map(String::as_str).unwrap_or("");
-                (name.clone(), lumen::fill(template, &fields))
+                let mut fields: Vec<(String, String)> = sample.fields.clone().into_iter().collect();
+                fields.extend(place.draw_fields(&sample.fields, &mut |n| rng.below(n)));
+                let template = place.message(&sample.message).unwrap_or("");
+                (name.clone(), crate::world::fill(template, &fields))
             })
             .collect();
         Samples { values }
@@ -250,30 +248,43 @@ fn advice(spec: &CheckSpec, got: &Value, args: &[Value], samples: &Samples) -> O
 }
 
 fn ticket_check(spec: &CheckSpec, lesson: &Lesson, ticket: &Ticket, samples: &Samples, code: &mut dyn Code) -> Verdict {
-    let mut world = World::for_ticket(lesson, ticket);
+    let mut world = lesson.place().start(&ticket.id);
     let mut backoff = Backoff::seeded(&ticket.id);
-    let policy = Policy { data: &lesson.harness };
-    let run = harness::run_tool(&mut world, policy, code, &mut backoff, &ticket.probe.tool, &ticket.probe.input);
-    let call = format!(
-        "{}  # through the harness, ticket {}",
-        pyrepr::keyword_call(&ticket.probe.tool, &ticket.probe.input),
-        ticket.id
-    );
-    let output: String = run
-        .attempts
-        .iter()
-        .flat_map(|a| {
-            std::iter::once(a.output.as_str())
-                .chain(a.read.iter().flat_map(|r| r.attempts.iter().map(|x| x.output.as_str())))
-        })
-        .collect();
-    if let Some(fault) = &run.fault {
+    let policy = Policy::of(lesson);
+    let probes = ticket.probes();
+    let mut runs: Vec<ToolRun> = Vec::new();
+    {
+        let mut harness = Harness { world: world.as_mut(), policy, code: &mut *code, backoff: &mut backoff };
+        for probe in probes {
+            let run = harness.run_tool(&probe.tool, &probe.input);
+            let faulted = run.fault.is_some();
+            runs.push(run);
+            if faulted {
+                break;
+            }
+        }
+    }
+    let calls: Vec<String> = probes.iter().map(|p| pyrepr::keyword_call(&p.tool, &p.input)).collect();
+    let call = format!("{}  # through the harness, ticket {}", calls.join("; "), ticket.id);
+    let mut output: String = runs.iter().flat_map(|run| run.attempts.iter()).flat_map(attempt_output).collect();
+    if let Some((run, fault)) = runs.iter().find_map(|r| r.fault.as_ref().map(|f| (r, f))) {
         let mut m = fault_miss(fault, output);
-        let during = run.attempts.len() + usize::from(fault.function == lesson.harness.build);
+        let built = lesson.hooks.build.as_ref().is_some_and(|h| h.function == fault.function);
+        let during = run.attempts.len() + usize::from(built);
         m.message = format!("during attempt {}: {}", during.max(1), m.message);
         return Err(m);
     }
-    let got = summarise(&run, &world);
+    let mut got = summarise(&runs);
+    if lesson.hooks.answer.is_some() {
+        match answered_turn(lesson, ticket, policy, code, runs) {
+            Ok((turn, printed)) => {
+                output.push_str(&printed);
+                merge(&mut got, turn);
+            }
+            Err(fault) => return Err(fault_miss(&fault, output)),
+        }
+    }
+    merge(&mut got, Value::Object(world.effects().counts));
     let expect: Vec<Expect> = spec.expect.iter().map(|e| resolved(e, samples)).collect();
     first_difference(&expect, &got, &[]).map_err(|d| {
         Box::new(Miss {
@@ -287,17 +298,79 @@ fn ticket_check(spec: &CheckSpec, lesson: &Lesson, ticket: &Ticket, samples: &Sa
     })
 }
 
-/// What a harness run did, in the shape ticket checks look at.
-fn summarise(run: &ToolRun, world: &World<'_>) -> Value {
-    let answers: Vec<Value> = run.attempts.iter().filter_map(|a| a.retry.clone()).collect();
-    json!({
-        "attempts": run.attempts.len(),
-        "failed": run.is_error(),
-        "result": run.result().cloned().unwrap_or(Value::Null),
-        "answers": answers,
-        "reads": run.reads(),
-        "refunds_paid": world.paid().values().sum::<u32>(),
-    })
+/// What the learner's code printed during an attempt, and during the read it ran.
+fn attempt_output(a: &crate::runtime::harness::Attempt) -> Vec<&str> {
+    std::iter::once(a.output.as_str())
+        .chain(a.read.iter().flat_map(|r| r.attempts.iter().map(|x| x.output.as_str())))
+        .collect()
+}
+
+fn merge(got: &mut Value, more: Value) {
+    if let (Value::Object(into), Value::Object(from)) = (got, more) {
+        into.extend(from);
+    }
+}
+
+/// The turn a ticket's probes make, answered by the lesson's answer hook and held to the API's
+/// rules: the message built, and the 400 the API would give (absent when the request is valid).
+fn answered_turn(
+    lesson: &Lesson,
+    ticket: &Ticket,
+    policy: Policy<'_>,
+    code: &mut dyn Code,
+    runs: Vec<ToolRun>,
+) -> Result<(Value, String), Box<Fault>> {
+    let calls: Vec<Value> = ticket
+        .probes()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| json!({"type": "tool_use", "id": probe_id(ticket, i), "name": p.tool, "input": p.input}))
+        .collect();
+    let results: Vec<Answered> =
+        runs.into_iter().enumerate().map(|(i, run)| Answered::plain(probe_id(ticket, i), run)).collect();
+    let (message, printed) =
+        answer_message(lesson, Runtime::Harness, policy, code, &calls, &results, ticket.follow_up.clone())?;
+    let mut messages =
+        vec![json!({"role": "user", "content": ticket.text}), json!({"role": "assistant", "content": calls})];
+    match &message {
+        // A list is that many messages, as the runtime sends it.
+        Value::Array(several) => messages.extend(several.iter().cloned()),
+        one => messages.push(one.clone()),
+    }
+    let request = crate::runtime::request(lesson, ticket, Runtime::Harness, &messages);
+    let mut turn = Map::new();
+    turn.insert("message".into(), message);
+    if let Err(why) = crate::messages::check_request(&request) {
+        turn.insert("api_error".into(), Value::from(why));
+    }
+    Ok((Value::Object(turn), printed))
+}
+
+/// The id of a probe's `tool_use` block, in the API's shape and the same every run.
+fn probe_id(ticket: &Ticket, index: usize) -> String {
+    let digest = crate::recordings::key(&json!(["probe", ticket.id, index]));
+    let tail: String = digest.trim_start_matches("v1:").chars().take(24).collect();
+    format!("toolu_01{tail}")
+}
+
+/// What the harness runs did, in the shape ticket checks look at: the one call's attempts,
+/// result and answers (the first call's, for a turn of several), and every call under `calls`.
+fn summarise(runs: &[ToolRun]) -> Value {
+    let one = |run: &ToolRun| {
+        let answers: Vec<Value> = run.attempts.iter().filter_map(|a| a.retry.clone()).collect();
+        json!({
+            "attempts": run.attempts.len(),
+            "failed": run.is_error(),
+            "result": run.result().cloned().unwrap_or(Value::Null),
+            "answers": answers,
+            "reads": run.reads(),
+        })
+    };
+    let mut got = runs.first().map(one).unwrap_or_else(|| json!({}));
+    if runs.len() > 1 {
+        got["calls"] = Value::from(runs.iter().map(one).collect::<Vec<_>>());
+    }
+    got
 }
 
 fn fault_miss(fault: &Fault, output: String) -> Box<Miss> {
@@ -389,7 +462,7 @@ fn holds(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result<(), Unmet>
             return miss("a real bool, True or False".into());
         }
     } else if let Some(yes) = e.truthy {
-        if value.map(harness::truthy).unwrap_or(false) != yes {
+        if value.map(pyrepr::truthy).unwrap_or(false) != yes {
             return miss(if yes { "a yes (True)".into() } else { "a no (False)".into() });
         }
     } else if let Some(keys) = &e.only_keys {

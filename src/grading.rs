@@ -13,9 +13,9 @@ use crate::bridge::{Bridge, BridgeConfig, Call, LoadError, LoadKind, Outcome, Sp
 use crate::checks::{self, Report, Status};
 use crate::context::Context;
 use crate::error::Error;
-use crate::harness::Code;
 use crate::lesson::Lesson;
 use crate::progress::Progress;
+use crate::runtime::harness::Code;
 
 /// The learner's code, until told to stop.
 struct Stoppable<'a> {
@@ -39,7 +39,7 @@ fn config(lesson: &Lesson, file: &Path, shown: &str, limit: Duration) -> BridgeC
         python: BridgeConfig::default_python(),
         file: file.to_path_buf(),
         shown_as: shown.to_string(),
-        functions: lesson.functions.clone(),
+        functions: lesson.function_specs(),
         timeout: limit,
         sandbox: None,
     }

@@ -1,14 +1,18 @@
 //! A lesson as data: `lessons/<id>/lesson.toml`, its starter files and its reference solution.
-//! The runner knows no lesson: everything a lesson is (its learner functions, how the harness
-//! uses them, its tools, tickets, checks, hints and texts) is read from here and validated.
+//! The runner knows no lesson: everything a lesson is (its learner functions, which of them run
+//! at which point of a run, its tools, tickets, checks, hints and texts) is read from here and
+//! validated. Its world's data is checked by the world the lesson names (`crate::world`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::Error;
+pub(crate) use crate::world::Tool;
+use crate::world::{Place, Problem, TicketKeys};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -18,21 +22,30 @@ pub struct Lesson {
     pub course: String,
     pub title: String,
     pub summary: String,
-    /// The world the lesson is set in; its behaviour is a module of the runner.
-    #[serde(default = "default_world_kind")]
-    pub setting: String,
+    /// The world the lesson is set in: a name in `crate::world`'s registry.
+    #[serde(default)]
+    pub setting: Option<String>,
     /// The learner's file name inside `work/<id>/`.
     pub file: String,
     pub functions: Vec<String>,
     /// The reference solution, relative to the lesson folder.
     pub solution: String,
-    /// What `watch --code` calls the reference solution.
+    /// What `watch --code` calls the reference solution (`solution` is always accepted too).
     #[serde(default = "default_solution_label")]
     pub solution_label: String,
     pub agent: AgentData,
+    /// How the lesson's failure results look, when learner code builds them.
+    #[serde(default)]
+    pub failure: Option<FailureShape>,
+    /// Which learner functions run at which points of a run.
+    #[serde(default)]
+    pub hooks: Hooks,
+    #[serde(default)]
     pub harness: HarnessData,
     pub tools: Vec<Tool>,
-    pub world: WorldData,
+    /// The world's own data, checked and loaded by the world (`setting`).
+    #[serde(default = "empty_table")]
+    pub world: toml::Value,
     /// Sample tool messages the checks pass to the learner's functions, by name (`$name`).
     #[serde(default)]
     pub samples: BTreeMap<String, Sample>,
@@ -43,14 +56,39 @@ pub struct Lesson {
     pub predict: Predict,
     #[serde(skip)]
     pub dir: PathBuf,
-}
-
-fn default_world_kind() -> String {
-    "lumen".into()
+    /// The loaded world, set by `load_file`.
+    #[serde(skip)]
+    place: Option<Arc<dyn Place>>,
 }
 
 fn default_solution_label() -> String {
-    "structured".into()
+    "solution".into()
+}
+
+fn empty_table() -> toml::Value {
+    toml::Value::Table(toml::Table::new())
+}
+
+/// The runtimes a ticket can run in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runtime {
+    Harness,
+    Sdk,
+}
+
+impl Runtime {
+    pub const ALL: [Runtime; 2] = [Runtime::Harness, Runtime::Sdk];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Runtime::Harness => "harness",
+            Runtime::Sdk => "sdk",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Runtime> {
+        Runtime::ALL.into_iter().find(|r| r.name() == text)
+    }
 }
 
 /// What the agent sends the model, per runtime.
@@ -77,38 +115,118 @@ fn default_max_turns() -> usize {
     6
 }
 
-/// How the harness uses the learner's functions.
+/// The keys of a failure result that learner code built: how the harness knows it failed, and
+/// what a card shows of it. Each names a key of the lesson's own results.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailureShape {
+    /// A result with this key set to `true` failed.
+    #[serde(default)]
+    pub flag: Option<String>,
+    /// A result with this key failed too; its value is the error object.
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub retryable: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+    /// The read that settles an uncertain failure, inside the error object.
+    #[serde(default)]
+    pub verify: Option<String>,
+}
+
+/// Which learner functions run at which points of a run.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hooks {
+    /// Every tool failure is built with this function.
+    #[serde(default)]
+    pub build: Option<Hook>,
+    /// Asked after a failed attempt: retry, verify, report or done.
+    #[serde(default)]
+    pub decide: Option<Hook>,
+    /// Builds the user message that answers one assistant turn's tool calls.
+    #[serde(default)]
+    pub answer: Option<Hook>,
+}
+
+/// One hook: the learner function, and the arguments it is given, by name.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hook {
+    pub function: String,
+    pub args: Vec<String>,
+    /// For `decide`: how its answer is read.
+    #[serde(default)]
+    pub answers: Option<Answers>,
+    /// For `answer`: the outcome kind of a failure of each world category (else `failed`).
+    #[serde(default)]
+    pub kinds: BTreeMap<String, String>,
+}
+
+/// The arguments each hook may be given.
+pub const BUILD_ARGS: [&str; 5] = ["category", "message", "verify", "tool", "input"];
+pub const DECIDE_ARGS: [&str; 5] = ["error", "result", "tool", "input", "attempt"];
+pub const ANSWER_ARGS: [&str; 3] = ["tool_uses", "outcomes", "note"];
+
+impl Hooks {
+    /// Every hook with its place's name and the arguments that place offers.
+    pub fn all(&self) -> impl Iterator<Item = (&'static str, &Hook, &'static [&'static str])> {
+        [
+            ("build", &self.build, &BUILD_ARGS[..]),
+            ("decide", &self.decide, &DECIDE_ARGS[..]),
+            ("answer", &self.answer, &ANSWER_ARGS[..]),
+        ]
+        .into_iter()
+        .filter_map(|(name, hook, args)| hook.as_ref().map(|h| (name, h, args)))
+    }
+}
+
+/// How the harness runs tool calls.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HarnessData {
-    /// The function the tools build every failure with: `build(category, message)`, or
-    /// `build(category, message, verify)` when the lesson passes the read that settles it.
-    pub build: String,
-    #[serde(default)]
-    pub pass_verify: bool,
-    /// The function asked after a failure.
-    pub decide: String,
-    /// What it is given: the inner `error` object, or the whole `result`.
-    pub give: Give,
-    /// How its answer is read: Python truthiness (yes = retry), or a table from each answer to
-    /// what the harness then does.
-    pub answers: Answers,
     /// Attempts in all, the first one included.
+    #[serde(default = "one")]
     pub max_attempts: u32,
     /// Attempts a subagent makes at its one task (the first, and local retries).
     #[serde(default = "default_subagent_attempts")]
     pub subagent_attempts: u32,
+    // The manifest's earlier form, before `[hooks]`: read and turned into hooks at load.
+    #[serde(default)]
+    build: Option<String>,
+    #[serde(default)]
+    pass_verify: bool,
+    #[serde(default)]
+    decide: Option<String>,
+    #[serde(default)]
+    give: Option<String>,
+    #[serde(default)]
+    answers: Option<Answers>,
+}
+
+impl Default for HarnessData {
+    fn default() -> HarnessData {
+        HarnessData {
+            max_attempts: 1,
+            subagent_attempts: default_subagent_attempts(),
+            build: None,
+            pass_verify: false,
+            decide: None,
+            give: None,
+            answers: None,
+        }
+    }
+}
+
+fn one() -> u32 {
+    1
 }
 
 fn default_subagent_attempts() -> u32 {
     2
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Give {
-    Error,
-    Result,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -134,88 +252,9 @@ pub enum Action {
     Done,
 }
 
-/// A tool the model can call: what the model reads (data) and the world behaviour behind it.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Tool {
-    pub name: String,
-    /// The world's behaviour this tool runs, such as `refund` or `list_orders`.
-    pub does: String,
-    pub description: String,
-    pub input_schema: Value,
-    /// The call in words on its card, with `{field}` filled from the input.
-    pub says: String,
-    /// The words when the input lacks a field `says` needs.
-    #[serde(default)]
-    pub says_bare: Option<String>,
-    /// Offered to the model when a ticket names no tools.
-    #[serde(default)]
-    pub default: bool,
-    /// For a tool that starts a subagent: the tool the subagent runs.
-    #[serde(default)]
-    pub runs: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WorldData {
-    pub today: String,
-    pub refund_window_days: i64,
-    /// The categories a retry can fix: the truth a replay's cards are coloured by.
-    pub retry_helps: Vec<String>,
-    pub messages: BTreeMap<String, String>,
-    /// How the payment service can fail, by name; tickets schedule them.
-    #[serde(default)]
-    pub faults: BTreeMap<String, Fault>,
-    pub customers: Vec<Customer>,
-    pub orders: Vec<Order>,
-}
-
-/// One way the payment service fails a refund.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Fault {
-    /// The category the tool reports.
-    pub category: String,
-    /// The message key the tool reports with.
-    pub message: String,
-    /// Whether the money moved although the tool could not confirm it.
-    #[serde(default)]
-    pub paid: bool,
-    /// The read that settles what happened, named in the failure.
-    #[serde(default)]
-    pub verify: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Customer {
-    pub id: String,
-    pub name: String,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Order {
-    pub id: String,
-    pub customer: String,
-    pub item: String,
-    pub purchased: String,
-    pub total: String,
-    /// Where the parcel is, for order lookups.
-    #[serde(default = "default_status")]
-    pub status: String,
-    /// Refunded before the ticket began.
-    #[serde(default)]
-    pub refunded: bool,
-}
-
-fn default_status() -> String {
-    "delivered".into()
-}
-
-/// A tool message used as a sample input: the world's template, filled in. `order_id` is drawn
-/// from the run's seed unless given, so a file that hard-codes the sentences does not pass.
+/// A tool message used as a sample input: the world's template, filled in. Fields the sample
+/// does not give are drawn by the world from the run's seed, so a file that hard-codes the
+/// sentences does not pass.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sample {
@@ -225,40 +264,52 @@ pub struct Sample {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Ticket {
     pub id: String,
-    pub customer: String,
     pub text: String,
     /// A word for the ticket list, such as the category of its first failure.
     pub category: String,
-    /// The payment service's faults on successive refund attempts (names from `world.faults`).
-    #[serde(default)]
-    pub payment_faults: Vec<String>,
-    /// Order lookups that time out this many times before they answer, by order id.
-    #[serde(default)]
-    pub lookup_timeouts: BTreeMap<String, u32>,
-    /// Reads of the refund ledger that time out before it answers.
-    #[serde(default)]
-    pub read_timeouts: u32,
     /// The tools the model is offered; empty means the lesson's default ones.
     #[serde(default)]
     pub tools: Vec<String>,
     /// The runtimes the ticket runs in; empty means all of them.
     #[serde(default)]
     pub runtimes: Vec<String>,
-    /// The tool call a ticket check makes through the harness.
-    pub probe: Probe,
+    /// The tool calls a ticket check makes through the harness: one, or one turn of several.
+    pub probe: Probes,
+    /// Text the application adds for the model with the first turn's tool results.
+    #[serde(default)]
+    pub follow_up: Option<String>,
     /// A short note under the verdict, by code (`starter`, or the solution's label): the harm or
     /// the gain that run shows.
     #[serde(default)]
     pub notes: BTreeMap<String, String>,
+    /// Everything else: the world's keys for this ticket (its customer, its fault schedule),
+    /// checked by the world.
+    #[serde(flatten)]
+    pub world: toml::Table,
 }
 
 impl Ticket {
     pub fn runs_in(&self, runtime: &str) -> bool {
         self.runtimes.is_empty() || self.runtimes.iter().any(|r| r == runtime)
     }
+
+    /// The probe's calls, in order.
+    pub fn probes(&self) -> &[Probe] {
+        match &self.probe {
+            Probes::One(p) => std::slice::from_ref(p),
+            Probes::Turn(ps) => ps,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Probes {
+    One(Probe),
+    /// Several calls in one assistant turn.
+    Turn(Vec<Probe>),
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -386,9 +437,42 @@ pub fn known_ids(root: &Path) -> Vec<String> {
     ids
 }
 
+/// Letters, digits, `-` and `_`, starting with a letter or digit.
+fn plain_word(text: &str) -> bool {
+    text.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// A file name with no folder in it, not hidden, not `..`.
+fn plain_file_name(text: &str) -> bool {
+    !text.is_empty() && !text.starts_with('.') && !text.contains(['/', '\\']) && text != ".."
+}
+
 /// The line of the first occurrence of `needle` in `text`, 1-based.
 fn line_of(text: &str, needle: &str) -> Option<usize> {
     text.find(needle).map(|at| text[..at].lines().count().max(1) + usize::from(text[..at].ends_with('\n')))
+}
+
+/// Problems found while loading, each to be placed at a line of the manifest.
+#[derive(Default)]
+struct Problems {
+    found: Vec<Problem>,
+}
+
+impl Problems {
+    fn say(&mut self, near: impl Into<String>, why: impl Into<String>) {
+        self.found.push(Problem::new(near, why));
+    }
+
+    fn placed(self, text: &str) -> Vec<String> {
+        self.found
+            .into_iter()
+            .map(|p| {
+                let at = line_of(text, &p.near).map(|l| format!("line {l}: ")).unwrap_or_default();
+                format!("{at}{}", p.why)
+            })
+            .collect()
+    }
 }
 
 impl Lesson {
@@ -408,7 +492,18 @@ impl Lesson {
     /// Load a manifest from any path (lesson authors' fixtures too), validated.
     pub fn load_file(path: &Path, dir: &Path, id: Option<&str>) -> Result<Lesson, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::corrupt(path, format!("cannot be read: {e}")))?;
-        let mut lesson: Lesson = toml::from_str(&text).map_err(|e| {
+        Lesson::from_text(&text, path, dir, id, &crate::world::SETTINGS)
+    }
+
+    /// A manifest's text, validated, its world found among `settings`.
+    pub(crate) fn from_text(
+        text: &str,
+        path: &Path,
+        dir: &Path,
+        id: Option<&str>,
+        settings: &[&'static dyn crate::world::Setting],
+    ) -> Result<Lesson, Error> {
+        let mut lesson: Lesson = toml::from_str(text).map_err(|e| {
             let at = e
                 .span()
                 .map(|s| format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1)))
@@ -430,119 +525,187 @@ impl Lesson {
                 ));
             }
         }
-        let problems = lesson.problems(&text);
+        let mut problems = Problems::default();
+        lesson.check_names_and_paths(&mut problems);
+        lesson.adopt_old_harness(&mut problems);
+        lesson.check_hooks(&mut problems);
+        lesson.check_tools_and_tickets(&mut problems);
+        lesson.check_checks(&mut problems);
+        if problems.found.is_empty() {
+            lesson.open_world(&mut problems, settings);
+        }
+        let problems = problems.placed(text);
         if !problems.is_empty() {
             return Err(Error::corrupt(path, problems.join("\n  ")));
         }
         Ok(lesson)
     }
 
-    /// Everything in the manifest that disagrees with itself, each with its line.
-    fn problems(&self, text: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut say = |needle: &str, why: String| {
-            let at = line_of(text, needle).map(|l| format!("line {l}: ")).unwrap_or_default();
-            out.push(format!("{at}{why}"));
-        };
-        if crate::lumen::parse_date(&self.world.today).is_none() {
-            say("today", format!("world.today '{}' is not a YYYY-MM-DD date", self.world.today));
+    /// The lesson's world, loaded.
+    pub(crate) fn place(&self) -> &dyn Place {
+        match &self.place {
+            Some(place) => place.as_ref(),
+            None => &NOWHERE,
         }
-        if self.setting != crate::lumen::NAME {
-            say(
-                "setting",
-                format!("setting '{}' is not a world this runner has: {}", self.setting, crate::lumen::NAME),
+    }
+
+    /// Names a shell or a path could misread: ids are plain words, the learner's file a plain
+    /// name, the solution a path inside the lesson's folder, functions Python identifiers.
+    fn check_names_and_paths(&self, problems: &mut Problems) {
+        if !plain_file_name(&self.file) {
+            problems.say(
+                format!("file = \"{}\"", self.file),
+                format!(
+                    "file '{}' must be a plain file name (no folders, no ..): it is created in work/{}/",
+                    self.file, self.id
+                ),
             );
         }
-        for f in [&self.harness.build, &self.harness.decide] {
-            if !self.functions.contains(f) {
-                say(
-                    &format!("\"{f}\""),
-                    format!("the harness uses '{f}', which is not among the learner's functions {:?}", self.functions),
+        let inside = Path::new(&self.solution).components().all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !inside || self.solution.is_empty() {
+            problems.say(
+                format!("solution = \"{}\"", self.solution),
+                format!("solution '{}' must be a path inside the lesson's folder (no leading /, no ..)", self.solution),
+            );
+        }
+        for f in &self.functions {
+            let identifier = f.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && f.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !identifier {
+                problems.say(format!("\"{f}\""), format!("function '{f}' is not a Python name"));
+            }
+        }
+        let ids = self.checks.iter().map(|c| ("check", &c.id)).chain(self.tickets.iter().map(|t| ("ticket", &t.id)));
+        for (what, id) in ids {
+            if !plain_word(id) {
+                problems.say(
+                    format!("id = \"{id}\""),
+                    format!("{what} id '{id}' may hold only letters, digits, - and _ (graders and shell completion key on it)"),
                 );
             }
         }
-        if let Answers::Truthy(word) = &self.harness.answers {
-            if word != "truthy" {
-                say("answers", format!("harness.answers is '{word}': give \"truthy\" or a table of answers"));
+    }
+
+    /// The manifest's earlier `[harness]` form (`build`, `decide`, `give`, `answers`,
+    /// `pass_verify`) read as the hooks it means.
+    fn adopt_old_harness(&mut self, problems: &mut Problems) {
+        let h = &mut self.harness;
+        if h.build.is_none() && h.decide.is_none() && h.give.is_none() && h.answers.is_none() && !h.pass_verify {
+            return;
+        }
+        if self.hooks.build.is_some() || self.hooks.decide.is_some() {
+            problems.say(
+                "[harness]",
+                "[harness] names build or decide, and [hooks] does too: keep [hooks.build] and [hooks.decide] and remove build, decide, give, answers and pass_verify from [harness]",
+            );
+            return;
+        }
+        if let Some(function) = h.build.take() {
+            let mut args = vec!["category".to_string(), "message".to_string()];
+            if h.pass_verify {
+                args.push("verify".into());
             }
+            self.hooks.build = Some(Hook { function, args, answers: None, kinds: BTreeMap::new() });
         }
-        if !(1..=10).contains(&self.harness.max_attempts) {
-            say("max_attempts", format!("harness.max_attempts is {}: give 1 to 10", self.harness.max_attempts));
+        if let Some(function) = h.decide.take() {
+            let give = h.give.take().unwrap_or_else(|| "error".into());
+            if give != "error" && give != "result" {
+                problems.say("give", format!("harness.give is '{give}': give \"error\" or \"result\""));
+            }
+            self.hooks.decide =
+                Some(Hook { function, args: vec![give], answers: h.answers.take(), kinds: BTreeMap::new() });
         }
-        let tool_names: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
-        for tool in &self.tools {
-            if !crate::lumen::BEHAVIOURS.contains(&tool.does.as_str()) {
-                say(
-                    &format!("does = \"{}\"", tool.does),
+    }
+
+    fn check_hooks(&self, problems: &mut Problems) {
+        for (place, hook, offered) in self.hooks.all() {
+            let at = format!("[hooks.{place}]");
+            if !self.functions.contains(&hook.function) {
+                problems.say(
+                    format!("\"{}\"", hook.function),
                     format!(
-                        "tool {} does '{}', which the world cannot do: {}",
-                        tool.name,
-                        tool.does,
-                        crate::lumen::BEHAVIOURS.join(", ")
+                        "the {place} hook calls '{}', which is not among the learner's functions {:?}",
+                        hook.function, self.functions
                     ),
                 );
             }
+            for arg in &hook.args {
+                if !offered.contains(&arg.as_str()) {
+                    problems.say(
+                        &at,
+                        format!(
+                            "the {place} hook is given '{arg}', which that point of a run cannot give: choose from {}",
+                            offered.join(", ")
+                        ),
+                    );
+                }
+            }
+            if hook.answers.is_some() != (place == "decide") {
+                if place == "decide" {
+                    problems.say(&at, "the decide hook needs `answers`: \"truthy\" or a table of answers");
+                } else {
+                    problems.say(&at, format!("`answers` belongs to the decide hook, not to {place}"));
+                }
+            }
+            if !hook.kinds.is_empty() && place != "answer" {
+                problems.say(&at, format!("`kinds` belongs to the answer hook, not to {place}"));
+            }
+        }
+        if let Some(Answers::Truthy(word)) = self.hooks.decide.as_ref().and_then(|h| h.answers.as_ref()) {
+            if word != "truthy" {
+                problems.say(
+                    "answers",
+                    format!("the decide hook's answers is '{word}': give \"truthy\" or a table of answers"),
+                );
+            }
+        }
+        let shape = self.failure.as_ref();
+        if self.hooks.build.is_some() && shape.is_none_or(|f| f.flag.is_none() && f.error.is_none()) {
+            problems.say(
+                "[hooks.build]",
+                "the learner's code builds failures, but no [failure] table says how they look: add [failure] with `flag` (the key set to true on a failure) and/or `error` (the key holding the error object), and `category`, `retryable`, `message`, `verify` for the keys inside it that the cards show (see lessons/README.md)",
+            );
+        }
+        if self.hooks.decide.is_some() && self.hooks.build.is_none() {
+            problems
+                .say("[hooks.decide]", "the decide hook judges failures the build hook made: add [hooks.build] too");
+        }
+        if !(1..=10).contains(&self.harness.max_attempts) {
+            problems
+                .say("max_attempts", format!("harness.max_attempts is {}: give 1 to 10", self.harness.max_attempts));
+        }
+    }
+
+    fn check_tools_and_tickets(&self, problems: &mut Problems) {
+        let tool_names: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
+        for tool in &self.tools {
             if let Some(runs) = &tool.runs {
                 if !tool_names.contains(&runs.as_str()) {
-                    say(&format!("runs = \"{runs}\""), format!("tool {} runs an unknown tool '{runs}'", tool.name));
+                    problems
+                        .say(format!("runs = \"{runs}\""), format!("tool {} runs an unknown tool '{runs}'", tool.name));
                 }
-            }
-        }
-        for (name, fault) in &self.world.faults {
-            if let Some(read) = &fault.verify {
-                if !tool_names.contains(&read.as_str()) {
-                    say(&format!("verify = \"{read}\""), format!("fault {name} names an unknown read tool '{read}'"));
-                }
-            }
-            if !self.world.messages.contains_key(&fault.message) {
-                say(
-                    &format!("[world.faults.{name}]"),
-                    format!("fault {name} uses an unknown message '{}'", fault.message),
-                );
-            }
-        }
-        for order in &self.world.orders {
-            if crate::lumen::parse_date(&order.purchased).is_none() {
-                say(
-                    &format!("id = \"{}\"", order.id),
-                    format!("order {} has a purchase date '{}' that is not YYYY-MM-DD", order.id, order.purchased),
-                );
-            }
-            if !self.world.customers.iter().any(|c| c.id == order.customer) {
-                say(
-                    &format!("id = \"{}\"", order.id),
-                    format!("order {} belongs to an unknown customer '{}'", order.id, order.customer),
-                );
-            }
-        }
-        for (name, sample) in &self.samples {
-            if !self.world.messages.contains_key(&sample.message) {
-                say(&format!("{name} = {{"), format!("sample {name} uses an unknown message '{}'", sample.message));
             }
         }
         for ticket in &self.tickets {
             let at = format!("id = \"{}\"", ticket.id);
-            if !self.world.customers.iter().any(|c| c.id == ticket.customer) {
-                say(&at, format!("ticket {} names an unknown customer '{}'", ticket.id, ticket.customer));
-            }
-            for fault in &ticket.payment_faults {
-                if !self.world.faults.contains_key(fault) {
-                    say(&at, format!("ticket {} schedules an unknown fault '{fault}'", ticket.id));
-                }
-            }
-            for tool in ticket.tools.iter().chain(std::iter::once(&ticket.probe.tool)) {
+            let probed = ticket.probes().iter().map(|p| &p.tool);
+            for tool in ticket.tools.iter().chain(probed) {
                 if !tool_names.contains(&tool.as_str()) {
-                    say(&at, format!("ticket {} names an unknown tool '{tool}'", ticket.id));
+                    problems.say(&at, format!("ticket {} names an unknown tool '{tool}'", ticket.id));
                 }
+            }
+            if ticket.probes().is_empty() {
+                problems
+                    .say(&at, format!("ticket {} has an empty probe: give one call, or a list of calls", ticket.id));
             }
             for runtime in &ticket.runtimes {
-                if crate::agent::Runtime::parse(runtime).is_none() {
-                    say(&at, format!("ticket {} names an unknown runtime '{runtime}'", ticket.id));
+                if Runtime::parse(runtime).is_none() {
+                    problems.say(&at, format!("ticket {} names an unknown runtime '{runtime}'", ticket.id));
                 }
             }
             for code in ticket.notes.keys() {
                 if code != "starter" && *code != self.solution_label {
-                    say(
+                    problems.say(
                         &at,
                         format!(
                             "ticket {} has a note for '{code}': notes are for starter or {}",
@@ -557,65 +720,121 @@ impl Lesson {
             let lower = text.to_lowercase();
             let counts = ["once", "twice", "three", "two", "four", "times"];
             if text.chars().any(|c| c.is_ascii_digit()) || counts.iter().any(|w| lower.contains(w)) {
-                say(text, "a [predict] text names a count, which gives the answer away: describe, do not count".into());
+                problems.say(
+                    text.as_str(),
+                    "a [predict] text names a count, which gives the answer away: describe, do not count",
+                );
             }
         }
+    }
+
+    fn check_checks(&self, problems: &mut Problems) {
         let mut seen = std::collections::HashSet::new();
         for check in &self.checks {
             let at = format!("id = \"{}\"", check.id);
             if !seen.insert(&check.id) {
-                say(&at, format!("check {} is declared twice", check.id));
+                problems.say(&at, format!("check {} is declared twice", check.id));
             }
             if check.hints.is_empty() {
-                say(&at, format!("check {} has no hints", check.id));
+                problems.say(&at, format!("check {} has no hints", check.id));
             }
             match (&check.call, &check.ticket) {
-                (Some(function), None) => {
-                    if !self.functions.contains(function) {
-                        say(&at, format!("check {} calls '{function}', which is not a learner function", check.id));
-                    }
-                    if check.cases.is_empty() {
-                        say(&at, format!("check {} calls {function} but has no cases", check.id));
-                    }
-                    for case in &check.cases {
-                        for name in sample_refs(&case.args) {
-                            if !self.samples.contains_key(&name) {
-                                say(&at, format!("check {} uses an unknown sample '${name}'", check.id));
-                            }
-                        }
-                        if case.expect.is_empty() {
-                            say(&at, format!("check {} has a case with nothing expected", check.id));
-                        }
-                    }
-                }
+                (Some(function), None) => self.check_call_check(check, function, &at, problems),
                 (None, Some(ticket)) => {
                     if self.ticket(ticket).is_none() {
-                        say(&at, format!("check {} runs an unknown ticket '{ticket}'", check.id));
+                        problems.say(&at, format!("check {} runs an unknown ticket '{ticket}'", check.id));
                     }
                     if check.expect.is_empty() {
-                        say(&at, format!("check {} expects nothing of its run", check.id));
+                        problems.say(&at, format!("check {} expects nothing of its run", check.id));
                     }
                 }
-                _ => say(&at, format!("check {} must have either `call` (with cases) or `ticket`", check.id)),
+                _ => problems.say(&at, format!("check {} must have either `call` (with cases) or `ticket`", check.id)),
             }
             for g in &check.guidance {
                 if g.when.is_empty() == g.raises.is_none() {
-                    say(&at, format!("check {}: guidance '{}' needs either `when` or `raises`", check.id, g.mistake));
+                    problems.say(
+                        &at,
+                        format!("check {}: guidance '{}' needs either `when` or `raises`", check.id, g.mistake),
+                    );
                 }
             }
-            for e in check
+            let expectations = check
                 .cases
                 .iter()
                 .flat_map(|c| &c.expect)
                 .chain(&check.expect)
-                .chain(check.guidance.iter().flat_map(|g| &g.when))
-            {
+                .chain(check.guidance.iter().flat_map(|g| &g.when));
+            for e in expectations {
                 if let Err(why) = e.validate() {
-                    say(&at, format!("check {}: {why}", check.id));
+                    problems.say(&at, format!("check {}: {why}", check.id));
                 }
             }
         }
-        out
+    }
+
+    fn check_call_check(&self, check: &CheckSpec, function: &str, at: &str, problems: &mut Problems) {
+        if !self.functions.iter().any(|f| f == function) {
+            problems.say(at, format!("check {} calls '{function}', which is not a learner function", check.id));
+        }
+        if check.cases.is_empty() {
+            problems.say(at, format!("check {} calls {function} but has no cases", check.id));
+        }
+        for case in &check.cases {
+            for name in sample_refs(&case.args) {
+                if !self.samples.contains_key(&name) {
+                    problems.say(at, format!("check {} uses an unknown sample '${name}'", check.id));
+                }
+            }
+            if case.expect.is_empty() {
+                problems.say(at, format!("check {} has a case with nothing expected", check.id));
+            }
+        }
+    }
+
+    /// Hand the world's data to the world the lesson names, and keep what it loads.
+    fn open_world(&mut self, problems: &mut Problems, settings: &[&'static dyn crate::world::Setting]) {
+        let names: Vec<&str> = settings.iter().map(|s| s.name()).collect();
+        let names = names.join(", ");
+        let Some(name) = self.setting.as_deref() else {
+            problems.say(
+                "title",
+                format!("the manifest names no world: add setting = \"<name>\" near the top (worlds here: {names})"),
+            );
+            return;
+        };
+        let Some(setting) = settings.iter().copied().find(|s| s.name() == name) else {
+            problems.say("setting", format!("setting '{name}' is not a world this runner has: {names}"));
+            return;
+        };
+        for tool in &self.tools {
+            if !setting.behaviours().contains(&tool.does.as_str()) {
+                problems.say(
+                    format!("does = \"{}\"", tool.does),
+                    format!(
+                        "tool {} does '{}', which the world {name} cannot do: {}",
+                        tool.name,
+                        tool.does,
+                        setting.behaviours().join(", ")
+                    ),
+                );
+            }
+        }
+        let tickets: Vec<TicketKeys<'_>> =
+            self.tickets.iter().map(|t| TicketKeys { id: &t.id, keys: &t.world }).collect();
+        match setting.load(&self.world, &self.tools, &tickets) {
+            Ok(place) => {
+                for (name, sample) in &self.samples {
+                    if place.message(&sample.message).is_none() {
+                        problems.say(
+                            format!("{name} = {{"),
+                            format!("sample {name} uses an unknown message '{}'", sample.message),
+                        );
+                    }
+                }
+                self.place = Some(place);
+            }
+            Err(found) => problems.found.extend(found),
+        }
     }
 
     /// The tickets that run in a runtime.
@@ -644,6 +863,31 @@ impl Lesson {
         }
     }
 
+    /// The learner's functions as the bridge checks them at load: `name`, or `name=2,3` with
+    /// every number of arguments the lesson calls it with (its hooks and its checks' cases).
+    pub fn function_specs(&self) -> Vec<String> {
+        self.functions
+            .iter()
+            .map(|name| {
+                let mut counts = std::collections::BTreeSet::new();
+                for (_, hook, _) in self.hooks.all().filter(|(_, h, _)| h.function == *name) {
+                    counts.insert(hook.args.len());
+                    // `verify` is given only when the world names a read.
+                    if hook.args.iter().any(|a| a == "verify") {
+                        counts.insert(hook.args.len() - 1);
+                    }
+                }
+                for check in self.checks.iter().filter(|c| c.call.as_deref() == Some(name)) {
+                    counts.extend(check.cases.iter().map(|c| c.args.len()));
+                }
+                match counts.is_empty() {
+                    true => name.clone(),
+                    false => format!("{name}={}", counts.iter().map(usize::to_string).collect::<Vec<_>>().join(",")),
+                }
+            })
+            .collect()
+    }
+
     pub fn solution_path(&self) -> PathBuf {
         self.dir.join(&self.solution)
     }
@@ -666,6 +910,58 @@ impl Lesson {
 
     pub fn work_file(&self, root: &Path) -> PathBuf {
         self.work_dir(root).join(&self.file)
+    }
+}
+
+/// The world of a lesson that has none loaded: no messages, nothing helps, nothing to say.
+#[derive(Debug)]
+struct Nowhere;
+
+static NOWHERE: Nowhere = Nowhere;
+
+impl Place for Nowhere {
+    fn start(&self, _ticket: &str) -> Box<dyn crate::world::World + '_> {
+        Box::new(Nowhere)
+    }
+    fn message(&self, _key: &str) -> Option<&str> {
+        None
+    }
+    fn retry_helps(&self, _category: &str) -> bool {
+        false
+    }
+    fn draw_fields(
+        &self,
+        _given: &BTreeMap<String, String>,
+        _draw: &mut dyn FnMut(u64) -> u64,
+    ) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    fn summary(&self, _output: &Value) -> Option<String> {
+        None
+    }
+}
+
+impl crate::world::World for Nowhere {
+    fn call(
+        &mut self,
+        tool: &str,
+        _input: &Value,
+        fail: &mut crate::world::Fail<'_>,
+    ) -> Result<Value, crate::world::Halt> {
+        fail(&crate::world::Failure {
+            category: "validation".into(),
+            message: format!("There is no tool named {tool}: this lesson has no world."),
+            verify: None,
+        })
+    }
+    fn found(&self, _read: &Value) -> bool {
+        false
+    }
+    fn effects(&self) -> crate::world::Effects {
+        crate::world::Effects::default()
+    }
+    fn report(&self, _seen: &crate::world::Seen, _attempts: usize, _input: &Value) -> Option<Value> {
+        None
     }
 }
 

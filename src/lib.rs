@@ -2,7 +2,6 @@
 // Every write goes through `output`, so a closed or full stdout is an error, never a panic.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod agent;
 pub(crate) mod bridge;
 pub(crate) mod checks;
 pub(crate) mod cli;
@@ -10,17 +9,15 @@ pub(crate) mod commands;
 pub mod context;
 pub(crate) mod editor;
 pub(crate) mod error;
+pub mod events;
 pub(crate) mod files;
 pub(crate) mod grading;
-pub(crate) mod harness;
 pub(crate) mod inert;
 pub(crate) mod lesson;
 pub(crate) mod live;
-pub(crate) mod lumen;
 pub(crate) mod messages;
 pub(crate) mod model;
 pub(crate) mod output;
-pub(crate) mod own_replay;
 pub mod player;
 pub(crate) mod progress;
 pub(crate) mod pyrepr;
@@ -28,13 +25,16 @@ pub(crate) mod quiz;
 pub mod recordings;
 pub mod render;
 pub(crate) mod replay;
-pub(crate) mod replaying;
 pub(crate) mod root;
-pub(crate) mod sdk;
+pub(crate) mod runtime;
 pub(crate) mod shorten;
 pub(crate) mod signals;
+pub(crate) mod story;
 pub(crate) mod watcher;
 pub(crate) mod workfiles;
+pub(crate) mod world;
+
+pub use lesson::Runtime;
 
 use clap::Parser;
 
@@ -55,7 +55,7 @@ pub fn run() -> i32 {
     match result {
         Ok(code) => code,
         // The reader closed the pipe: they have what they wanted, and there is no one to tell.
-        Err(Error::Output(e)) if output::reader_left(&e) => error::EXIT_SUCCESS,
+        Err(Error::Output(e)) if error::reader_left(&e) => error::EXIT_SUCCESS,
         Err(e) => {
             // Messages can quote the learner's code (an exception's text): shown, never sent.
             errln!("error: {}", inert::text(&e.to_string()));

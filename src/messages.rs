@@ -26,13 +26,14 @@ fn tool_use_ids(message: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Check a request body against the tool-use rules. The error says which message breaks which rule.
-pub fn check_request(request: &Value) -> Result<(), String> {
+/// Check a request body against the Messages API's rules for tool use, as the API would: the
+/// error is the reason a 400 would give, in the API's own terms (messages counted from 0).
+pub(crate) fn check_request(request: &Value) -> Result<(), String> {
     let Some(messages) = request.get("messages").and_then(Value::as_array) else {
-        return Err("the request has no messages list".into());
+        return Err("messages: Field required".into());
     };
     if messages.is_empty() {
-        return Err("the request has no messages".into());
+        return Err("messages: at least one message is required".into());
     }
     let tools: BTreeSet<&str> = request
         .get("tools")
@@ -40,51 +41,31 @@ pub fn check_request(request: &Value) -> Result<(), String> {
         .map(|t| t.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).collect())
         .unwrap_or_default();
     for (i, message) in messages.iter().enumerate() {
-        let role = message.get("role").and_then(Value::as_str).unwrap_or("");
+        let role = check_shape(i, message)?;
         let expected = if i % 2 == 0 { "user" } else { "assistant" };
+        if i == 0 && role != "user" {
+            return Err("messages: first message must use the \"user\" role".into());
+        }
         if role != expected {
             return Err(format!(
-                "message {} has role '{role}' where '{expected}' must come (roles alternate, starting with user)",
-                i + 1
+                "messages: roles must alternate between \"user\" and \"assistant\", but found multiple \"{role}\" roles in a row"
             ));
         }
-        let content = blocks(message);
-        let results: Vec<&Value> = content.iter().copied().filter(|b| block_type(b) == "tool_result").collect();
-        let wanted = if i > 0 { tool_use_ids(&messages[i - 1]) } else { Vec::new() };
         if role == "assistant" {
-            for block in &content {
+            for block in blocks(message) {
                 if block_type(block) == "tool_use" {
                     let name = block.get("name").and_then(Value::as_str).unwrap_or("");
                     if !tools.contains(name) {
-                        return Err(format!("message {} calls a tool '{name}' the request does not offer", i + 1));
+                        return Err(format!(
+                            "messages.{i}: tool_use calls a tool '{name}' that the request's tools do not offer"
+                        ));
                     }
                 }
             }
             continue;
         }
-        if wanted.is_empty() {
-            if !results.is_empty() {
-                return Err(format!("message {} has a tool_result, but the message before it called no tool", i + 1));
-            }
-            continue;
-        }
-        let leading = content.iter().take_while(|b| block_type(b) == "tool_result").count();
-        if leading != results.len() {
-            return Err(format!("message {}: its tool_result blocks must come first, before any other content", i + 1));
-        }
-        let answered: Vec<String> =
-            results.iter().filter_map(|b| b.get("tool_use_id").and_then(Value::as_str).map(String::from)).collect();
-        for id in &wanted {
-            if !answered.contains(id) {
-                return Err(format!(
-                    "message {} lacks the tool_result for {id}: every result of a turn goes in the message right after its tool_use",
-                    i + 1
-                ));
-            }
-        }
-        if let Some(stray) = answered.iter().find(|id| !wanted.contains(id)) {
-            return Err(format!("message {} answers {stray}, which the message before it did not call", i + 1));
-        }
+        let wanted = if i > 0 { tool_use_ids(&messages[i - 1]) } else { Vec::new() };
+        check_results(i, message, &wanted)?;
     }
     if let Some(last) = messages.last() {
         if last.get("role").and_then(Value::as_str) != Some("user") {
@@ -94,8 +75,88 @@ pub fn check_request(request: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// A message is an object with a known role and content that is a string or a list of blocks.
+fn check_shape(i: usize, message: &Value) -> Result<&str, String> {
+    let Some(object) = message.as_object() else {
+        return Err(format!("messages.{i}: Input should be a valid dictionary"));
+    };
+    let role = match object.get("role") {
+        None => return Err(format!("messages.{i}.role: Field required")),
+        Some(Value::String(r)) if r == "user" || r == "assistant" => r.as_str(),
+        Some(_) => return Err(format!("messages.{i}.role: Input should be 'user' or 'assistant'")),
+    };
+    match object.get("content") {
+        None => return Err(format!("messages.{i}.content: Field required")),
+        Some(Value::String(_)) => {}
+        Some(Value::Array(items)) => {
+            for (j, block) in items.iter().enumerate() {
+                if block.get("type").and_then(Value::as_str).is_none() {
+                    return Err(format!("messages.{i}.content.{j}.type: Field required"));
+                }
+            }
+        }
+        Some(_) => {
+            return Err(format!("messages.{i}.content: Input should be a valid string or a list of content blocks"))
+        }
+    }
+    if let Some(extra) = object.keys().find(|k| *k != "role" && *k != "content") {
+        return Err(format!("messages.{i}.{extra}: Extra inputs are not permitted"));
+    }
+    Ok(role)
+}
+
+/// The user message after a `tool_use` turn: one `tool_result` per call, all of them first.
+fn check_results(i: usize, message: &Value, wanted: &[String]) -> Result<(), String> {
+    let content = blocks(message);
+    let mut answered: Vec<&str> = Vec::new();
+    for (j, block) in content.iter().enumerate() {
+        if block_type(block) != "tool_result" {
+            continue;
+        }
+        let at = format!("messages.{i}.content.{j}");
+        let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
+            return Err(format!("{at}.tool_use_id: Field required"));
+        };
+        if !wanted.iter().any(|w| w == id) {
+            return Err(format!(
+                "{at}: unexpected `tool_use_id` found in `tool_result` blocks: {id}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+            ));
+        }
+        if answered.contains(&id) {
+            return Err(format!("{at}: `tool_result` blocks must answer each `tool_use` once: {id} is answered twice"));
+        }
+        answered.push(id);
+        match block.get("content") {
+            None | Some(Value::String(_)) => {}
+            Some(Value::Array(parts)) if parts.iter().all(|p| p.get("type").and_then(Value::as_str).is_some()) => {}
+            Some(_) => return Err(format!("{at}.content: Input should be a valid string or a list of content blocks")),
+        }
+        if block.get("is_error").is_some_and(|f| !f.is_boolean()) {
+            return Err(format!("{at}.is_error: Input should be a valid boolean"));
+        }
+    }
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    // The API reads the results only at the start of the message.
+    let leading: Vec<&str> = content
+        .iter()
+        .take_while(|b| block_type(b) == "tool_result")
+        .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
+        .collect();
+    let missing: Vec<&str> = wanted.iter().map(String::as_str).filter(|id| !leading.contains(id)).collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "messages.{}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+            i - 1,
+            missing.join(", ")
+        ));
+    }
+    Ok(())
+}
+
 /// Check a model response: an assistant message whose stop reason matches its tool calls.
-pub fn check_response(response: &Value, request: &Value) -> Result<(), String> {
+pub(crate) fn check_response(response: &Value, request: &Value) -> Result<(), String> {
     if response.get("role").and_then(Value::as_str) != Some("assistant") {
         return Err("the response is not an assistant message".into());
     }
@@ -170,18 +231,38 @@ mod tests {
             {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "t", "input": {}}]},
             {"role": "user", "content": [{"type": "text", "text": "x"}, {"type": "tool_result", "tool_use_id": "a"}]}
         ]));
-        assert!(check_request(&text_first).unwrap_err().contains("must come first"));
+        assert!(check_request(&text_first)
+            .unwrap_err()
+            .contains("messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: a."));
         let split = request(json!([
             {"role": "user", "content": "hi"},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "t", "input": {}}, {"type": "tool_use", "id": "b", "name": "t", "input": {}}]},
             {"content": [{"tool_use_id": "a", "type": "tool_result"}], "role": "user"}
         ]));
-        assert!(check_request(&split).unwrap_err().contains("lacks the tool_result for b"));
+        assert!(check_request(&split).unwrap_err().contains("immediately after: b."));
         let unknown_tool = request(json!([
             {"role": "user", "content": "hi"},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "nope", "input": {}}]},
             {"content": [{"tool_use_id": "a", "type": "tool_result"}], "role": "user"}
         ]));
-        assert!(check_request(&unknown_tool).unwrap_err().contains("does not offer"));
+        assert!(check_request(&unknown_tool).unwrap_err().contains("do not offer"));
+        let stray = request(json!([
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "t", "input": {}}]},
+            {"content": [{"tool_use_id": "a", "type": "tool_result"}, {"tool_use_id": "z", "type": "tool_result"}], "role": "user"}
+        ]));
+        assert_eq!(
+            check_request(&stray).unwrap_err(),
+            "messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: z. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+        );
+        let flag = request(json!([
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "t", "input": {}}]},
+            {"content": [{"tool_use_id": "a", "type": "tool_result", "is_error": "yes"}], "role": "user"}
+        ]));
+        assert!(check_request(&flag).unwrap_err().ends_with(".is_error: Input should be a valid boolean"));
+        let not_a_message =
+            request(json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"}, "text"]));
+        assert_eq!(check_request(&not_a_message).unwrap_err(), "messages.2: Input should be a valid dictionary");
     }
 }

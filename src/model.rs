@@ -15,11 +15,32 @@ pub enum Turn {
         response: Value,
         provenance: Provenance,
     },
+    /// The API refused the request: a recorded error response (`{"type": "error", ...}`).
+    Refused {
+        status: u16,
+        error_type: String,
+        message: String,
+    },
     /// Nobody recorded a reply to this request.
     Missing {
         closest: Option<String>,
         diff: String,
     },
+}
+
+impl Turn {
+    /// A recorded turn: the model's reply, or the API's refusal when that is what was recorded.
+    pub(crate) fn recorded(entry: &Entry) -> Turn {
+        let response = &entry.response;
+        if response.get("type").and_then(Value::as_str) == Some("error") {
+            let error = response.get("error");
+            let text = |k: &str| error.and_then(|e| e.get(k)).and_then(Value::as_str).unwrap_or("").to_string();
+            let status =
+                response.get("status").and_then(Value::as_u64).and_then(|s| u16::try_from(s).ok()).unwrap_or(400);
+            return Turn::Refused { status, error_type: text("type"), message: text("message") };
+        }
+        Turn::Reply { response: response.clone(), provenance: entry.provenance.clone() }
+    }
 }
 
 pub trait Model {
@@ -45,7 +66,7 @@ impl Model for ReplayModel<'_> {
         let key = recordings::key(request);
         if let Some(found) = self.cassette.find(&key) {
             self.used.insert(key);
-            return Turn::Reply { response: found.entry.response.clone(), provenance: found.entry.provenance.clone() };
+            return Turn::recorded(&found.entry);
         }
         let Some(closest) = self.cassette.closest(request) else {
             return Turn::Missing { closest: None, diff: String::new() };
@@ -60,6 +81,16 @@ impl Model for ReplayModel<'_> {
             .to_string();
         Turn::Missing { closest: Some(place), diff }
     }
+}
+
+/// A tool's name as an MCP server offers it to the model: `mcp__<server>__process_refund`.
+pub(crate) fn qualified(server: &str, tool: &str) -> String {
+    format!("mcp__{server}__{tool}")
+}
+
+/// The plain tool name of a qualified one, when it is this server's.
+pub(crate) fn unqualified<'n>(server: &str, name: &'n str) -> Option<&'n str> {
+    name.strip_prefix("mcp__")?.strip_prefix(server)?.strip_prefix("__")
 }
 
 /// One authored model turn: optional text, then optional tool calls.
@@ -102,19 +133,17 @@ pub struct Script {
 }
 
 impl Script {
-    pub fn load(
-        ctx: &crate::context::Context,
-        lesson: &crate::lesson::Lesson,
-    ) -> Result<Option<Script>, crate::error::Error> {
-        let path = lesson.recordings_dir(&ctx.root).join("script.toml");
+    pub fn load(root: &std::path::Path, lesson: &crate::lesson::Lesson) -> Result<Option<Script>, crate::error::Error> {
+        let path = lesson.recordings_dir(root).join("script.toml");
+        let shown = |p: &std::path::Path| crate::root::shown(root, p);
         if !path.is_file() {
             return Ok(None);
         }
-        let text = std::fs::read_to_string(&path).map_err(|e| crate::error::Error::io(ctx.shown(&path), e))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| crate::error::Error::io(shown(&path), e))?;
         toml::from_str(&text).map(Some).map_err(|e| {
             let line = e.span().map_or(1, |span| text.get(..span.start).unwrap_or(&text).matches('\n').count() + 1);
             crate::error::Error::Corrupt {
-                path: format!("{}:{line}", ctx.shown(&path)),
+                path: format!("{}:{line}", shown(&path)),
                 why: format!(
                     "is not a valid script: {}. Fix it, or restore it with git checkout.",
                     e.message().trim().trim_end_matches('.').replace('\n', "; ")
@@ -172,7 +201,7 @@ impl Model for ScriptModel {
         }
         for call in &turn.call {
             let name = match &self.server {
-                Some(server) => crate::sdk::qualified(server, &call.tool),
+                Some(server) => qualified(server, &call.tool),
                 None => call.tool.clone(),
             };
             let id = self.id("toolu", request);
@@ -194,5 +223,32 @@ impl Model for ScriptModel {
             response: response.clone(),
         });
         Turn::Reply { response, provenance: self.provenance.clone() }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+
+    /// A model that answers each request with the next of these contents, in order.
+    pub(crate) struct Scripted {
+        turns: VecDeque<Value>,
+    }
+
+    impl Scripted {
+        pub(crate) fn new(turns: Vec<Value>) -> Scripted {
+            Scripted { turns: turns.into() }
+        }
+    }
+
+    impl Model for Scripted {
+        fn respond(&mut self, _request: &Value) -> Turn {
+            let Some(content) = self.turns.pop_front() else {
+                return Turn::Missing { closest: None, diff: String::new() };
+            };
+            let calls = content.as_array().is_some_and(|c| c.iter().any(|b| b["type"] == "tool_use"));
+            let response = json!({"role": "assistant", "content": content, "stop_reason": if calls { "tool_use" } else { "end_turn" }});
+            Turn::Reply { response, provenance: Provenance::Authored { by: "a test".into(), written: "today".into() } }
+        }
     }
 }

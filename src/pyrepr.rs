@@ -2,6 +2,18 @@
 
 use serde_json::Value;
 
+/// Python's truthiness of a JSON value, as an `if` in the learner's code reads it.
+pub(crate) fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
 /// `repr()` of the Python value a JSON value decodes to.
 pub fn repr(value: &Value) -> String {
     let mut out = String::new();

@@ -56,7 +56,7 @@ impl Model for LiveModel<'_> {
     fn respond(&mut self, request: &Value) -> Turn {
         match self.ask(request) {
             Ok(entry) => {
-                let turn = Turn::Reply { response: entry.response.clone(), provenance: entry.provenance.clone() };
+                let turn = Turn::recorded(&entry);
                 if !self.answered.iter().any(|e| e.key == entry.key) {
                     self.answered.push(entry);
                 }
@@ -104,12 +104,12 @@ impl Model for Layered<'_> {
         };
         let key = recordings::key(request);
         if let Some(kept) = self.own.iter().find(|e| e.key == key) {
-            return Turn::Reply { response: kept.response.clone(), provenance: kept.provenance.clone() };
+            return Turn::recorded(kept);
         }
         let Some(live) = self.live.as_mut() else { return missing };
         match live.ask(request) {
             Ok(entry) => {
-                let turn = Turn::Reply { response: entry.response.clone(), provenance: entry.provenance.clone() };
+                let turn = Turn::recorded(&entry);
                 if let Err(e) = own::keep(&self.own_file, self.own, entry) {
                     self.failure = Some(format!(
                         "could not keep the model's reply in {}: {e}. Check that work/ is writable.",

@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use crossterm::event::{Event as TermEvent, KeyEvent};
 
-use crate::agent::Runtime;
+use crate::events::{self, Event, Replay};
+use crate::lesson::Runtime;
 use crate::player::keys::{self, Action};
 use crate::player::predict::{Guess, Question};
 use crate::player::source::{Key, Replayed, Source};
-use crate::replay::{self, Event, Replay};
 
 /// Everything the event loop reacts to, from the key reader, the ticker, resizes and the worker
 /// that computes replays.
@@ -69,7 +69,7 @@ impl Show {
     fn new(runs: Vec<Replay>) -> Show {
         let mut items = Vec::new();
         let split = match runs.as_slice() {
-            [a, b] => replay::split_point(&a.events, &b.events),
+            [a, b] => events::split_point(&a.events, &b.events),
             _ => None,
         };
         if runs.len() == 2 {
@@ -204,7 +204,7 @@ impl<S: Source> App<S> {
         if !self.compare {
             return vec![self.code];
         }
-        // Compare sets the starter against the chosen code, or the structured fix when the
+        // Compare sets the starter against the chosen code, or the reference fix when the
         // starter is chosen.
         let other = if self.code == 0 { 1 } else { self.code };
         vec![0, other]

@@ -1,7 +1,7 @@
 //! Predict, then watch: before the first starter replay of a ticket, a question about what the
 //! run will do, answered with one key and judged against the run's own verdict.
 
-use crate::replay::Replay;
+use crate::events::Replay;
 
 /// One answer the learner can pick: the key, the number of tool runs it stands for, its words.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! lesson · ticket its-id (1/5)                        wide: a ticket list on the left
-//! code [starter] structured yours   runtime [harness] sdk   compare [off] on
+//! code [starter] <the fix's label> yours   runtime [harness] sdk   compare [off] on
 //! Replies: ... (where the replies come from, always)
 //! ─────────────────────────────────────
 //! cards, revealed in time; › marks the card `e` expands
@@ -15,7 +15,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 use ratatui::Frame;
 
-use crate::agent::Runtime;
+use crate::lesson::Runtime;
 use crate::player::ansi;
 use crate::player::app::{App, Item, Show};
 use crate::player::keys;

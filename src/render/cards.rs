@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use crate::events::{Event, Replay, Tone, Verdict};
 use crate::recordings::Provenance;
 use crate::render::styles::{Glyphs, Styles};
-use crate::replay::{Event, Replay, Tone, Verdict};
 
 const LABEL: usize = 14;
 
@@ -165,29 +165,15 @@ pub fn event(ev: &Event, look: &Look) -> String {
                 raw(&mut out, look, 0, &format!("{tool} input"), input);
             }
         }
-        Event::Attempt {
-            number, output, failed, category, retryable, message, retried, tone, wire, printed, ..
-        } => {
+        Event::Attempt { number, output, failed, details, message, summary, retried, tone, wire, printed, .. } => {
             let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
             let headline = format!("{mark} {}", tone_words(*tone, *retried));
             card(&mut out, look, 2, &format!("Attempt {number}"), tone_style(look, *tone), &headline);
-            let mut details = Vec::new();
-            if *failed {
-                details.push(match category {
-                    Some(c) => format!("category {c}"),
-                    None => "no category".into(),
-                });
-                details.push(match retryable {
-                    Some(true) => "retryable".into(),
-                    Some(false) => "not retryable".into(),
-                    None => "no retry flag".into(),
-                });
-            }
             let body = match message {
                 Some(m) if !details.is_empty() => format!("{}: {m}", details.join(", ")),
                 Some(m) => m.clone(),
                 None if !details.is_empty() => details.join(", "),
-                None => summary(output),
+                None => summary.clone().unwrap_or_else(|| crate::recordings::canonical(output)),
             };
             card(&mut out, look, 0, "", s.dim, &body);
             if !printed.trim().is_empty() {
@@ -222,9 +208,12 @@ pub fn event(ev: &Event, look: &Look) -> String {
             }
         }
         Event::Report { report, .. } => {
-            let parts: Vec<String> = ["failed", "tried", "partial", "next"]
-                .iter()
-                .filter_map(|k| report.get(*k).and_then(Value::as_str).map(|v| format!("{k}: {v}")))
+            // The report's parts, in the order the world wrote them.
+            let parts: Vec<String> = report
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter_map(|(k, v)| v.as_str().map(|v| format!("{k}: {v}")))
                 .collect();
             card(&mut out, look, 2, "Report", s.warn, &parts.join("\n"));
         }
@@ -260,6 +249,17 @@ pub fn event(ev: &Event, look: &Look) -> String {
                 card(&mut out, look, 0, "In short", s.label, &changes.join("\n"));
             }
         }
+        Event::ApiError { status, error_type, message } => {
+            card(&mut out, look, 0, &format!("API error {status}"), s.bad, &format!("{error_type}: {message}"));
+            card(
+                &mut out,
+                look,
+                0,
+                "",
+                s.dim,
+                "The Messages API refuses this request, so the model never sees it and the run ends here.",
+            );
+        }
         Event::CodeError { message, call, printed } => {
             card(&mut out, look, 0, "Code error", s.bad, message);
             if let Some(call) = call {
@@ -271,22 +271,6 @@ pub fn event(ev: &Event, look: &Look) -> String {
         }
     }
     out
-}
-
-/// A successful result without a message, in words where its shape is known.
-fn summary(output: &Value) -> String {
-    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
-    if let Some(order) = output.get("order") {
-        return format!("order {}: {}, {}", text(order, "order_id"), text(order, "item"), text(order, "status"));
-    }
-    if let Some(Value::Array(orders)) = output.get("orders") {
-        let ids: Vec<String> = orders.iter().map(|o| text(o, "order_id")).collect();
-        return match ids.len() {
-            0 => "no orders".into(),
-            n => format!("{n} orders: {}", ids.join(", ")),
-        };
-    }
-    crate::recordings::canonical(output)
 }
 
 /// The words a diff changes, one line per change: a changed tool message is one escaped string
@@ -421,7 +405,7 @@ pub fn verdict(v: &Verdict, look: &Look) -> String {
     let style = match v.stopped.as_deref() {
         Some("code_error") => look.styles.bad,
         Some(_) => look.styles.warn,
-        None if v.wasted_retries > 0 || v.refunds_paid.values().any(|n| *n > 1) => look.styles.bad,
+        None if v.wasted_retries > 0 || v.harmed => look.styles.bad,
         None => look.styles.good,
     };
     let mut out = String::new();

@@ -23,6 +23,7 @@ mod lesson6;
 mod list;
 mod live;
 mod narrow;
+mod open_runner;
 mod output;
 mod player;
 mod progress;

@@ -13,10 +13,10 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
-use workshop::agent::Runtime;
 use workshop::context::Context;
 use workshop::player::{self, App, Flow, LessonSource, Msg, Options, Source, Theme};
 use workshop::render::styles::{Glyphs, Styles};
+use workshop::Runtime;
 
 fn context(ws: &Workshop) -> Context {
     Context {

@@ -148,7 +148,11 @@ fn a_response_that_stops_for_tool_use_without_a_call_breaks_the_rules() {
 fn a_request_whose_result_is_not_right_after_its_call_breaks_the_rules() {
     let run = with_broken("result_not_after_its_call.jsonl");
     refused(&run, &format!("{OLD_ORDER}:2:"), "breaks the tool-use rules");
-    assert!(run.stderr.contains("lacks the tool_result"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`tool_use` ids were found without `tool_result` blocks immediately after"),
+        "{}",
+        run.stderr
+    );
     assert!(!run.stderr.contains("key does not match"), "{}", run.stderr);
 }
 

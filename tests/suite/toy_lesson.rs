@@ -33,7 +33,7 @@ fn check_grades_the_toy_lesson_by_its_own_declared_checks() {
     let ids: Vec<&str> = report["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["problem-is-flagged", "again-on-flag", "desk-slow-card"]);
     let first = &report["checks"][0];
-    assert_eq!(first["message"], "isError: expected True, got missing");
+    assert_eq!(first["message"], "failed: expected True, got missing");
     // The lesson's own guidance for this shape of mistake.
     assert_eq!(first["guidance"]["mistake"], "a bare string");
     let harness = &report["checks"][2];
@@ -75,12 +75,12 @@ fn a_manifest_whose_parts_disagree_names_every_problem_with_its_line() {
     let text = ws
         .read(path)
         .replace("ticket = \"slow-card\"\nexpect", "ticket = \"no-such-ticket\"\nexpect")
-        .replace("decide = \"next_move\"", "decide = \"choose\"");
+        .replace("function = \"next_move\"", "function = \"choose\"");
     ws.write(path, &text);
     let run = ws.run(&["check", "parcel-desk", "--file", "starter/parcel-desk/desk.py"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(run.stderr.contains("lessons/parcel-desk/lesson.toml"), "{}", run.stderr);
-    assert!(run.stderr.contains("the harness uses 'choose'"), "{}", run.stderr);
+    assert!(run.stderr.contains("the decide hook calls 'choose'"), "{}", run.stderr);
     assert!(run.stderr.contains("runs an unknown ticket 'no-such-ticket'"), "{}", run.stderr);
     assert!(run.stderr.contains("line "), "{}", run.stderr);
     let doctor = ws.run(&["doctor"]);

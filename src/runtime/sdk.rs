@@ -5,49 +5,45 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::harness::{self, Code, Policy, ToolRun};
+use super::harness::{Harness, Mode, ToolRun};
 use crate::lesson::{Lesson, Ticket};
-use crate::lumen::World;
 
-/// `mcp__<server>__process_refund` for `process_refund`.
-pub fn qualified(server: &str, tool: &str) -> String {
-    format!("mcp__{server}__{tool}")
-}
-
-/// The plain tool name of a qualified one, when it is this server's.
-pub fn unqualified<'n>(server: &str, name: &'n str) -> Option<&'n str> {
-    name.strip_prefix("mcp__")?.strip_prefix(server)?.strip_prefix("__")
-}
+pub(crate) use crate::model::{qualified, unqualified};
 
 /// The tools as the SDK offers them to the model.
-pub fn tool_definitions(lesson: &Lesson, ticket: &Ticket) -> Value {
+pub(crate) fn tool_definitions(lesson: &Lesson, ticket: &Ticket) -> Value {
     let server = &lesson.agent.server;
-    lesson.tools_for(ticket).into_iter().map(|t| World::definition(t, &qualified(server, &t.name))).collect()
+    lesson.tools_for(ticket).into_iter().map(|t| t.definition(&qualified(server, &t.name))).collect()
 }
 
 /// MCP's result of a tool call, in its wire form.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CallToolResult {
-    pub content: Vec<Value>,
+pub(crate) struct CallToolResult {
+    pub(crate) content: Vec<Value>,
     #[serde(rename = "isError")]
-    pub is_error: bool,
+    pub(crate) is_error: bool,
 }
 
 /// Serve one `tools/call`: run the tool once and wrap what it returned.
-pub fn call_tool(
-    world: &mut World<'_>,
-    policy: Policy<'_>,
+pub(crate) fn call_tool(
+    harness: &mut Harness<'_, '_>,
     server: &str,
-    code: &mut dyn Code,
     name: &str,
     arguments: &Value,
 ) -> (ToolRun, CallToolResult) {
     let tool = unqualified(server, name).unwrap_or(name);
-    let run = harness::run_once(world, policy, code, tool, arguments);
+    let run = harness.run(Mode::Once, tool, arguments, false);
     let result = run.result().cloned().unwrap_or(Value::Null);
-    // The flag comes from the tool's own `isError`, as an SDK tool reports it.
-    let is_error = result.get("isError") == Some(&Value::Bool(true));
-    let text = crate::recordings::canonical(&result);
+    let is_error = match harness.policy.hooks.build {
+        // The tool returns what the learner's code built; MCP reads its own `isError` flag.
+        Some(_) => result.get("isError") == Some(&Value::Bool(true)),
+        // The SDK builds the result itself, and flags what failed.
+        None => run.is_error(),
+    };
+    let text = match (&harness.policy.hooks.build, result.get("message")) {
+        (None, Some(Value::String(message))) if is_error => message.clone(),
+        _ => crate::recordings::canonical(&result),
+    };
     (run, CallToolResult { content: vec![json!({"type": "text", "text": text})], is_error })
 }
 

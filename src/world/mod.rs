@@ -1,0 +1,374 @@
+//! Worlds: where a lesson happens. A world is Rust and trusted: it owns its data's schema and
+//! validation, what its tools do, the fields drawn for sample inputs, how a result reads on a
+//! card and the sentences that describe what a run did (what it paid). It runs outside the
+//! learner's interpreter, so the effects of a run cannot be forged by learner code.
+//!
+//! A lesson names its world in `setting`; the registry below maps that name to a `Setting`,
+//! which checks the lesson's `[world]` table and each ticket's world keys once, at load, and
+//! hands back a `Place`: the loaded world, from which every run starts a fresh `World`.
+
+pub(crate) mod lumen;
+
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+/// A tool the model can call: what the model reads, and the world behaviour behind it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tool {
+    pub name: String,
+    /// The world's behaviour this tool runs, such as `refund` or `list_orders`.
+    pub does: String,
+    pub description: String,
+    pub input_schema: Value,
+    /// The call in words on its card, with `{field}` filled from the input.
+    pub says: String,
+    /// The words when the input lacks a field `says` needs.
+    #[serde(default)]
+    pub says_bare: Option<String>,
+    /// Offered to the model when a ticket names no tools.
+    #[serde(default)]
+    pub default: bool,
+    /// For a tool that starts a subagent: the tool the subagent runs.
+    #[serde(default)]
+    pub runs: Option<String>,
+}
+
+impl Tool {
+    /// The tool's definition, as the Messages API's `tools` list holds it.
+    pub(crate) fn definition(&self, name: &str) -> Value {
+        json!({"name": name, "description": self.description.trim(), "input_schema": self.input_schema})
+    }
+}
+
+/// A failure as the world reports it, before the learner's code (or the runtime) shapes it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Failure {
+    pub(crate) category: String,
+    pub(crate) message: String,
+    /// The read that settles an uncertain outcome: `{"tool": ..., "input": {...}}`.
+    pub(crate) verify: Option<Value>,
+}
+
+/// The learner's code could not shape a failure; whoever built the callback knows why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Halt;
+
+/// Shapes a failure into the result the tool returns.
+pub(crate) type Fail<'a> = dyn FnMut(&Failure) -> Result<Value, Halt> + 'a;
+
+/// Something in the lesson's world data that is wrong: near what text, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Problem {
+    /// Text to find in the manifest, for the line.
+    pub(crate) near: String,
+    pub(crate) why: String,
+}
+
+impl Problem {
+    pub(crate) fn new(near: impl Into<String>, why: impl Into<String>) -> Problem {
+        Problem { near: near.into(), why: why.into() }
+    }
+}
+
+/// A ticket's world keys (everything in `[[tickets]]` the runner itself does not read).
+pub(crate) struct TicketKeys<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) keys: &'a toml::Table,
+}
+
+/// What a world knows of a failure the learner's code shaped, read through the lesson's keys.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Seen {
+    pub(crate) category: Option<String>,
+    pub(crate) retryable: Option<bool>,
+    pub(crate) message: Option<String>,
+}
+
+/// What a run did to the world, for checks, the JSON verdict and the verdict's sentences.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Effects {
+    /// Counted effects a ticket check can expect on (`refunds_paid = 1`).
+    pub(crate) counts: Map<String, Value>,
+    /// The same effects in detail, for `watch --format json`.
+    pub(crate) detail: Map<String, Value>,
+    /// Sentences naming harm the run did ("paid twice"); empty when it did none.
+    pub(crate) harms: Vec<String>,
+}
+
+/// A world the runner can host, found by name.
+pub(crate) trait Setting: Sync {
+    fn name(&self) -> &'static str;
+    /// The behaviours a lesson's tools may name in `does`.
+    fn behaviours(&self) -> &'static [&'static str];
+    /// Check and load a lesson's world: its `[world]` table, its tools and its tickets' keys.
+    fn load(
+        &self,
+        data: &toml::Value,
+        tools: &[Tool],
+        tickets: &[TicketKeys<'_>],
+    ) -> Result<Arc<dyn Place>, Vec<Problem>>;
+}
+
+/// A lesson's loaded world, shared by all its runs.
+pub(crate) trait Place: Send + Sync + Debug {
+    /// A fresh world for one run of a ticket.
+    fn start(&self, ticket: &str) -> Box<dyn World + '_>;
+    /// One of the world's message templates.
+    fn message(&self, key: &str) -> Option<&str>;
+    /// Whether a retry can really fix a failure of this category: the truth replays judge by.
+    fn retry_helps(&self, category: &str) -> bool;
+    /// Fields for a sample message that the sample does not give, drawn with `draw(n)` (0..n).
+    fn draw_fields(&self, given: &BTreeMap<String, String>, draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)>;
+    /// A successful result without a message, in words, where the world knows its shape.
+    fn summary(&self, output: &Value) -> Option<String>;
+}
+
+/// One run's world.
+pub(crate) trait World {
+    /// Run a tool by name; every failure goes through `fail`.
+    fn call(&mut self, tool: &str, input: &Value, fail: &mut Fail<'_>) -> Result<Value, Halt>;
+    /// Whether a read's result found what it looked for.
+    fn found(&self, read: &Value) -> bool;
+    /// What the run has done to the world so far.
+    fn effects(&self) -> Effects;
+    /// What a subagent whose task failed passes up, built from what the failure said; `None`
+    /// when it said nothing to report.
+    fn report(&self, seen: &Seen, attempts: usize, input: &Value) -> Option<Value>;
+}
+
+/// Every world this runner has.
+pub(crate) const SETTINGS: [&dyn Setting; 1] = [&lumen::Lumen];
+
+/// A template with `{name}` fields filled in.
+pub(crate) fn fill<K: AsRef<str>>(template: &str, fields: &[(K, String)]) -> String {
+    let mut text = template.to_string();
+    for (name, value) in fields {
+        text = text.replace(&format!("{{{}}}", name.as_ref()), value);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bridge::{Call, Outcome};
+    use crate::lesson::{Lesson, Runtime};
+    use crate::runtime::harness::Code;
+
+    #[test]
+    fn templates_fill_their_fields() {
+        assert_eq!(
+            fill("order {order_id}, {age} days", &[("order_id", "0871".to_string()), ("age", "239".to_string())]),
+            "order 0871, 239 days"
+        );
+    }
+
+    #[test]
+    fn the_registry_holds_lumen_supply() {
+        let names: Vec<&str> = SETTINGS.iter().map(|s| s.name()).collect();
+        assert_eq!(names, ["lumen"]);
+    }
+
+    /// A second world, to prove the seam: a bell that rings, goes quiet after its first ring
+    /// (a transient failure), and counts its rings.
+    struct Belfry;
+
+    #[derive(Debug)]
+    struct Tower;
+
+    struct Ringing {
+        rings: u32,
+        quiet_left: u32,
+    }
+
+    impl Setting for Belfry {
+        fn name(&self) -> &'static str {
+            "belfry"
+        }
+        fn behaviours(&self) -> &'static [&'static str] {
+            &["ring"]
+        }
+        fn load(
+            &self,
+            data: &toml::Value,
+            _tools: &[Tool],
+            tickets: &[TicketKeys<'_>],
+        ) -> Result<Arc<dyn Place>, Vec<Problem>> {
+            let mut problems = Vec::new();
+            if data.get("bells").and_then(toml::Value::as_integer) != Some(1) {
+                problems.push(Problem::new("[world]", "a belfry has bells = 1"));
+            }
+            for t in tickets {
+                if let Some(key) = t.keys.keys().find(|k| *k != "quiet") {
+                    problems.push(Problem::new(
+                        format!("id = \"{}\"", t.id),
+                        format!("ticket {}: unknown key {key}", t.id),
+                    ));
+                }
+            }
+            if problems.is_empty() {
+                Ok(Arc::new(Tower))
+            } else {
+                Err(problems)
+            }
+        }
+    }
+
+    impl Place for Tower {
+        fn start(&self, _ticket: &str) -> Box<dyn World + '_> {
+            Box::new(Ringing { rings: 0, quiet_left: 1 })
+        }
+        fn message(&self, key: &str) -> Option<&str> {
+            (key == "quiet").then_some("The bell is quiet for a moment.")
+        }
+        fn retry_helps(&self, category: &str) -> bool {
+            category == "transient"
+        }
+        fn draw_fields(
+            &self,
+            _given: &BTreeMap<String, String>,
+            _draw: &mut dyn FnMut(u64) -> u64,
+        ) -> Vec<(String, String)> {
+            Vec::new()
+        }
+        fn summary(&self, output: &Value) -> Option<String> {
+            output.get("rang").map(|_| "the bell rang".to_string())
+        }
+    }
+
+    impl World for Ringing {
+        fn call(&mut self, _tool: &str, _input: &Value, fail: &mut Fail<'_>) -> Result<Value, Halt> {
+            if self.quiet_left > 0 {
+                self.quiet_left -= 1;
+                return fail(&Failure { category: "transient".into(), message: "quiet".into(), verify: None });
+            }
+            self.rings += 1;
+            Ok(json!({"rang": true}))
+        }
+        fn found(&self, _read: &Value) -> bool {
+            false
+        }
+        fn effects(&self) -> Effects {
+            let mut counts = Map::new();
+            counts.insert("rings".into(), Value::from(self.rings));
+            let harms = if self.rings > 1 { vec!["The bell rang twice.".to_string()] } else { Vec::new() };
+            Effects { counts: counts.clone(), detail: counts, harms }
+        }
+        fn report(&self, _seen: &Seen, _attempts: usize, _input: &Value) -> Option<Value> {
+            None
+        }
+    }
+
+    const MANIFEST: &str = r#"
+id = "bells"
+number = 1
+course = "c"
+title = "Bells"
+summary = "s"
+setting = "belfry"
+file = "bell.py"
+functions = ["shape", "again"]
+solution = "solution/bell.py"
+[agent]
+model = "m"
+max_tokens = 10
+harness_system = "h"
+sdk_system = "s"
+[failure]
+flag = "down"
+error = "why"
+category = "kind"
+[hooks.build]
+function = "shape"
+args = ["category", "message"]
+[hooks.decide]
+function = "again"
+args = ["error"]
+answers = "truthy"
+[harness]
+max_attempts = 2
+[[tools]]
+name = "pull_rope"
+does = "ring"
+default = true
+description = "Ring the bell."
+input_schema = { type = "object" }
+says = "pulls the rope"
+[world]
+bells = 1
+[[tickets]]
+id = "noon"
+text = "Ring noon."
+category = "transient"
+quiet = 1
+probe = { tool = "pull_rope", input = {} }
+[[checks]]
+id = "noon-rings-once"
+name = "noon rings once"
+hints = ["Try again after a quiet bell.", "Answer yes when the kind is transient."]
+ticket = "noon"
+expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
+"#;
+
+    /// The learner's code, as Rust: `shape` builds `{"down": true, "why": {"kind": ...}}`,
+    /// `again` says yes to a transient failure.
+    struct Ropes;
+
+    impl Code for Ropes {
+        fn call(&mut self, function: &str, args: &[Value]) -> Call {
+            let value = match function {
+                "shape" => json!({"down": true, "why": {"kind": args[0]}}),
+                _ => Value::Bool(args[0]["kind"] == "transient"),
+            };
+            Call { outcome: Outcome::Returned(value), output: String::new(), dropped: 0 }
+        }
+    }
+
+    fn bells() -> Lesson {
+        let dir = std::path::Path::new("/nowhere");
+        Lesson::from_text(MANIFEST, &dir.join("lesson.toml"), dir, None, &[&Belfry]).expect("the bell lesson loads")
+    }
+
+    #[test]
+    fn a_second_world_loads_validates_and_counts_its_own_effects() {
+        let lesson = bells();
+        let results = crate::checks::run_all(&lesson, &mut Ropes, 7);
+        assert_eq!(results[0].status, crate::checks::Status::Pass, "{:?}", results[0]);
+        // Its data is checked by the world itself, with the line.
+        let broken = MANIFEST.replace("bells = 1", "bells = 3").replace("quiet = 1", "quiet = 1\ncolour = \"red\"");
+        let dir = std::path::Path::new("/nowhere");
+        let err = Lesson::from_text(&broken, &dir.join("lesson.toml"), dir, None, &[&Belfry]).unwrap_err().to_string();
+        assert!(err.contains("a belfry has bells = 1") && err.contains("ticket noon: unknown key colour"), "{err}");
+        assert!(err.contains("line "), "{err}");
+        // A world this runner does not have is named with the ones it has.
+        let err = Lesson::from_text(MANIFEST, &dir.join("lesson.toml"), dir, None, &SETTINGS).unwrap_err().to_string();
+        assert!(err.contains("setting 'belfry' is not a world this runner has: lumen"), "{err}");
+    }
+
+    #[test]
+    fn a_run_in_a_second_world_is_judged_and_summarised_by_that_world() {
+        let lesson = bells();
+        let ticket = lesson.ticket("noon").unwrap();
+        let mut model = crate::model::tests_support::Scripted::new(vec![
+            json!([{"type": "tool_use", "id": "toolu_1", "name": "pull_rope", "input": {}}]),
+            json!([{"type": "text", "text": "It is noon."}]),
+        ]);
+        let replay = crate::runtime::run(&lesson, ticket, Runtime::Harness, "mine", &mut Ropes, &mut model);
+        let summaries: Vec<&str> = replay
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                crate::events::Event::Attempt { summary, .. } => summary.as_deref(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(summaries, ["the bell rang"]);
+        assert_eq!(replay.verdict.effects.get("rings"), Some(&Value::from(1)));
+        assert!(replay.verdict.text.starts_with("Tried twice: the retry got it through."), "{}", replay.verdict.text);
+    }
+}
