@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::expect::Expect;
 pub(crate) use crate::world::Tool;
 use crate::world::{Place, Problem, TicketKeys};
 
@@ -353,36 +354,6 @@ pub struct Case {
     /// The arguments; a string `$name` is the sample of that name.
     pub args: Vec<Value>,
     pub expect: Vec<Expect>,
-}
-
-/// One expectation on a value at a path (`error.isRetryable`; empty for the value itself).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Expect {
-    #[serde(default)]
-    pub path: String,
-    #[serde(default)]
-    pub equals: Option<Value>,
-    /// The key must not be there.
-    #[serde(default)]
-    pub absent: bool,
-    /// One of these values (or, with `or_absent`, no key at all).
-    #[serde(default)]
-    pub one_of: Option<Vec<Value>>,
-    #[serde(default)]
-    pub or_absent: bool,
-    /// A real `True` or `False`, not a string or a number.
-    #[serde(default)]
-    pub is_bool: bool,
-    /// As Python's `if` reads it.
-    #[serde(default)]
-    pub truthy: Option<bool>,
-    /// The object has no keys but these.
-    #[serde(default)]
-    pub only_keys: Option<Vec<String>>,
-    /// The opposite: the expectation must not hold (for recognising mistakes).
-    #[serde(default)]
-    pub not: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -982,25 +953,4 @@ pub fn sample_refs(values: &[Value]) -> Vec<String> {
     let mut out = Vec::new();
     values.iter().for_each(|v| walk(v, &mut out));
     out
-}
-
-impl Expect {
-    fn validate(&self) -> Result<(), String> {
-        let kinds = usize::from(self.equals.is_some())
-            + usize::from(self.absent)
-            + usize::from(self.one_of.is_some())
-            + usize::from(self.is_bool)
-            + usize::from(self.truthy.is_some())
-            + usize::from(self.only_keys.is_some());
-        if kinds != 1 {
-            return Err(format!(
-                "an expectation on '{}' must say exactly one of equals, absent, one_of, is_bool, truthy or only_keys",
-                self.path
-            ));
-        }
-        if self.or_absent && self.one_of.is_none() {
-            return Err(format!("or_absent on '{}' goes with one_of", self.path));
-        }
-        Ok(())
-    }
 }

@@ -10,6 +10,7 @@ pub mod context;
 pub(crate) mod editor;
 pub(crate) mod error;
 pub mod events;
+pub(crate) mod expect;
 pub(crate) mod files;
 pub(crate) mod grading;
 pub(crate) mod inert;

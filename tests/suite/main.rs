@@ -11,6 +11,7 @@ mod coordinator;
 mod doctor;
 mod edit;
 mod exercism_runner;
+mod expectations;
 mod features;
 mod from_a_folder;
 mod grade;
