@@ -596,7 +596,7 @@ mod tests {
         // An interpreter in a venv under /tmp: shown over the private /tmp, not hidden by it.
         let venv = tempfile::tempdir().unwrap();
         let venv_path = venv.path().canonicalize().unwrap();
-        let mounts = mounts(&[venv_path.clone()]);
+        let mounts = mounts(std::slice::from_ref(&venv_path));
         let bwrap = Bubblewrap { program: "/usr/bin/bwrap".into(), version: "bubblewrap 0.8.0".into(), mounts };
         let mut python =
             Interpreter { executable: "/usr/bin/python3".into(), runner: None, dirs: Vec::new(), bwrap: None };
