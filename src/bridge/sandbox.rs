@@ -79,10 +79,17 @@ pub struct Sandbox {
     /// The files of `dir` the submission sees (its copy); under bubblewrap, read-only.
     files: Vec<OsString>,
     pub limits: Limits,
-    /// The runner as its compiled code object, for `-c`: see `Interpreter`.
-    runner: Option<Arc<str>>,
+    /// What `python -c` runs: the runner (compiled, see `Interpreter`), after, under bubblewrap,
+    /// the process limit (see `apply`).
+    code: Arc<str>,
     bwrap: Option<Arc<Bubblewrap>>,
 }
+
+/// Processes bwrap itself may count beyond the submission's limit. `RLIMIT_NPROC` counts every
+/// process of the user, so a fork bomb graded beside a classmate could otherwise hold the count at
+/// the limit and leave the classmate's bwrap unable to make its namespaces; the submission's own
+/// Python sets the tighter limit on itself before any of its code runs.
+const BWRAP_HEADROOM: u64 = 64;
 
 /// The interpreter that grades, found once: the program itself (not a launcher such as a pyenv
 /// shim, which needs the environment the sandbox takes away), and the runner compiled by it.
@@ -166,11 +173,21 @@ impl Interpreter {
 
     /// A sandbox in `dir`, showing the submission the `files` of it, for this interpreter.
     pub fn sandbox(&self, dir: PathBuf, files: &[&OsStr], limits: Limits) -> Sandbox {
+        let runner = self.runner.clone().unwrap_or_else(|| Arc::from(super::RUNNER));
+        let code = match &self.bwrap {
+            // The limit set in Python is the first thing that runs; `resource` is a built-in
+            // module, so this costs the start-up nothing it would notice.
+            Some(_) => Arc::from(format!(
+                "import resource as _r; _r.setrlimit(_r.RLIMIT_NPROC, ({n}, {n})); del _r\n{runner}",
+                n = capped(libc::RLIMIT_NPROC, limits.processes)
+            )),
+            None => runner,
+        };
         Sandbox {
             dir,
             files: files.iter().map(|f| f.to_os_string()).collect(),
             limits,
-            runner: self.runner.clone(),
+            code,
             bwrap: self.bwrap.clone(),
         }
     }
@@ -243,7 +260,7 @@ impl Bubblewrap {
             dir: folder.path().to_path_buf(),
             files: vec![probe.to_os_string()],
             limits: Limits::for_grading(Duration::from_secs(1)),
-            runner: None,
+            code: Arc::from(PROBE),
             bwrap: Some(Arc::new(bwrap.clone())),
         };
         let mut command = sandbox.command(&python.executable);
@@ -337,7 +354,7 @@ fn mounts(interpreter: &[PathBuf]) -> Mounts {
 impl Sandbox {
     /// The code for `python -c`: the compiled runner when there is one, else its source.
     pub(super) fn runner_code(&self) -> &str {
-        self.runner.as_deref().unwrap_or(super::RUNNER)
+        &self.code
     }
 
     /// The command that starts `python` in this sandbox, before the bridge adds Python's own
@@ -395,9 +412,13 @@ impl Sandbox {
             cmd.env(name, value);
         }
         cmd.current_dir(&self.dir);
+        let processes = match self.bwrap {
+            Some(_) => self.limits.processes.saturating_add(BWRAP_HEADROOM),
+            None => self.limits.processes,
+        };
         let wanted = [
             (libc::RLIMIT_AS, self.limits.address_space),
-            (libc::RLIMIT_NPROC, self.limits.processes),
+            (libc::RLIMIT_NPROC, processes),
             (libc::RLIMIT_FSIZE, self.limits.file_size),
             (libc::RLIMIT_CPU, self.limits.cpu_seconds),
         ];
@@ -578,15 +599,20 @@ mod tests {
         assert!(!kept_path.exists(), "dropping removes it too");
     }
 
+    /// The sandbox of `errors.py` in `/tmp/workshop-grade-x`, under `bwrap` when one is given.
+    fn sandbox_of(bwrap: Option<Bubblewrap>) -> Sandbox {
+        let mut python =
+            Interpreter { executable: "/usr/bin/python3".into(), runner: None, dirs: Vec::new(), bwrap: None };
+        if let Some(bwrap) = bwrap {
+            python.use_bwrap(bwrap);
+        }
+        let limits = Limits::for_grading(Duration::from_secs(1));
+        python.sandbox(PathBuf::from("/tmp/workshop-grade-x"), &[OsStr::new("errors.py")], limits)
+    }
+
     #[test]
     fn without_bubblewrap_the_command_is_python_itself() {
-        let python = Interpreter { executable: "python3".into(), runner: None, dirs: Vec::new(), bwrap: None };
-        let sandbox = python.sandbox(
-            PathBuf::from("/tmp/x"),
-            &[OsStr::new("errors.py")],
-            Limits::for_grading(Duration::from_secs(1)),
-        );
-        let command = sandbox.command(OsStr::new("python3"));
+        let command = sandbox_of(None).command(OsStr::new("python3"));
         assert_eq!(command.get_program(), "python3");
         assert_eq!(command.get_args().count(), 0);
     }
@@ -598,15 +624,7 @@ mod tests {
         let venv_path = venv.path().canonicalize().unwrap();
         let mounts = mounts(std::slice::from_ref(&venv_path));
         let bwrap = Bubblewrap { program: "/usr/bin/bwrap".into(), version: "bubblewrap 0.8.0".into(), mounts };
-        let mut python =
-            Interpreter { executable: "/usr/bin/python3".into(), runner: None, dirs: Vec::new(), bwrap: None };
-        python.use_bwrap(bwrap);
-        let sandbox = python.sandbox(
-            PathBuf::from("/tmp/workshop-grade-x"),
-            &[OsStr::new("errors.py")],
-            Limits::for_grading(Duration::from_secs(1)),
-        );
-        let command = sandbox.command(OsStr::new("/usr/bin/python3"));
+        let command = sandbox_of(Some(bwrap)).command(OsStr::new("/usr/bin/python3"));
         assert_eq!(command.get_program(), "/usr/bin/bwrap");
         let args: Vec<String> = command.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
         let text = args.join(" ");

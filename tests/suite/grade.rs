@@ -311,7 +311,7 @@ fn a_file_cannot_change_a_classmates_grade_by_rewriting_their_file() {
     assert!(std::fs::read_to_string(&victim).unwrap().contains("not python"), "the attack did run");
 
     // Under bubblewrap the file is not even in view.
-    if !crate::sandbox::needs_bwrap("a_file_cannot_change_a_classmates_grade_by_rewriting_their_file") {
+    if !crate::sandbox::needs_bwrap() {
         return;
     }
     w.write("class/b_victim/errors.py", &good);

@@ -41,8 +41,14 @@ fn required() -> bool {
     ["CI", "WORKSHOP_REQUIRE_BWRAP"].iter().any(|v| std::env::var(v).is_ok_and(|v| !v.is_empty() && v != "0"))
 }
 
+/// The running test's name (libtest names each test's thread after it).
+fn this_test() -> String {
+    std::thread::current().name().unwrap_or("a sandbox test").to_string()
+}
+
 /// True when the test can go on; otherwise it says why it does not (or fails, when required).
-pub fn needs_bwrap(test: &str) -> bool {
+pub fn needs_bwrap() -> bool {
+    let test = this_test();
     match bwrap_here() {
         Ok(()) => true,
         Err(why) if required() => panic!("{test} needs bubblewrap: {why}. Install it: apt-get install bubblewrap"),
@@ -80,7 +86,8 @@ pub fn python() -> &'static str {
 }
 
 /// The unprivileged grader, or `None` (said, or failed under CI) when there is none here.
-pub fn grader(test: &str) -> Option<Grader> {
+pub fn grader() -> Option<Grader> {
+    let test = this_test();
     if !is_root() {
         return Some(Grader { nobody: false, python: python().to_string() });
     }
@@ -263,11 +270,10 @@ const ATTACKS: [(&str, &str); 9] = [
 
 #[test]
 fn every_attack_of_the_issue_is_held_by_the_sandbox_and_classmates_keep_their_grades() {
-    let test = "every_attack_of_the_issue_is_held_by_the_sandbox_and_classmates_keep_their_grades";
-    if !needs_bwrap(test) {
+    if !needs_bwrap() {
         return;
     }
-    let Some(grader) = grader(test) else { return };
+    let Some(grader) = grader() else { return };
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -360,8 +366,7 @@ fn every_attack_of_the_issue_is_held_by_the_sandbox_and_classmates_keep_their_gr
 
 #[test]
 fn a_run_as_root_drops_every_capability_inside_the_sandbox() {
-    let test = "a_run_as_root_drops_every_capability_inside_the_sandbox";
-    if !needs_bwrap(test) {
+    if !needs_bwrap() {
         return;
     }
     let class = Class::new();
@@ -424,8 +429,7 @@ fn without_bubblewrap_auto_says_what_is_not_isolated_and_bwrap_refuses_with_how_
 
 #[test]
 fn an_interpreter_in_a_venv_under_tmp_still_runs_inside_the_private_tmp() {
-    let test = "an_interpreter_in_a_venv_under_tmp_still_runs_inside_the_private_tmp";
-    if !needs_bwrap(test) {
+    if !needs_bwrap() {
         return;
     }
     let venv = tempfile::tempdir().unwrap();
@@ -441,8 +445,7 @@ fn an_interpreter_in_a_venv_under_tmp_still_runs_inside_the_private_tmp() {
 
 #[test]
 fn when_the_workshop_is_killed_outright_the_sandbox_goes_with_it() {
-    let test = "when_the_workshop_is_killed_outright_the_sandbox_goes_with_it";
-    if !needs_bwrap(test) {
+    if !needs_bwrap() {
         return;
     }
     let class = Class::new();
@@ -468,4 +471,32 @@ fn when_the_workshop_is_killed_outright_the_sandbox_goes_with_it() {
     child.wait().unwrap();
     let left = left_after_a_moment(&class.mark);
     assert!(left.is_empty(), "outlived the workshop's SIGKILL: {left:?}");
+}
+
+#[test]
+fn a_fork_bomb_holding_the_users_processes_leaves_classmates_graded_beside_it_room_to_start() {
+    if !needs_bwrap() {
+        return;
+    }
+    let Some(grader) = grader() else { return };
+    let class = Class::new();
+    // The bomb holds its children for the whole of its grading, which its slow calls stretch.
+    class.attack("a_fork_bomb", "fork_bomb.py", 0);
+    let bomb = std::fs::read_to_string(class.w.path("class/a_fork_bomb/errors.py")).unwrap();
+    let slow = "\n\nimport time\n_own_fail = fail\n\n\ndef fail(category, message):\n    time.sleep(0.1)\n    return _own_fail(category, message)\n";
+    class.w.write("class/a_fork_bomb/errors.py", &format!("{bomb}{slow}"));
+    let classmates = ["b", "c", "d", "e", "f", "g"].map(|s| format!("{s}_classmate"));
+    for student in &classmates {
+        class.classmate(student);
+    }
+    let run =
+        class.grade(&grader, &["grade", "class", "--jobs", "2", "--sandbox", "bwrap", "--timeout", "5"], &[], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let reports = lines(&run.stdout);
+    for report in &reports[1..] {
+        assert_eq!(report["status"], "pass", "{report}");
+    }
+    if grader.nobody || !is_root() {
+        assert!(output_of(&reports, "a_fork_bomb").contains("Resource temporarily unavailable"), "{}", reports[0]);
+    }
 }
