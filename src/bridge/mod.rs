@@ -481,14 +481,15 @@ impl Worker {
             Some(sandbox) => sandbox.runner_code(),
             None => runner_code(),
         };
+        let source = cfg.sandbox.as_ref().map_or(RUNNER, |sandbox| sandbox.runner_source());
         match Worker::launch_with(cfg, code, stop, deferred) {
-            Err(e) if e.kind == LoadKind::NoPython && code != RUNNER => {
+            Err(e) if e.kind == LoadKind::NoPython && code != source => {
                 if cfg.sandbox.is_none() && forget_compiled_runner() {
                     if let Ok(started) = Worker::launch_with(cfg, code, stop, deferred) {
                         return Ok(started);
                     }
                 }
-                Worker::launch_with(cfg, RUNNER, stop, deferred)
+                Worker::launch_with(cfg, source, stop, deferred)
             }
             other => other,
         }

@@ -50,6 +50,8 @@ pub struct Limits {
 const ADDRESS_SPACE: u64 = 1 << 30;
 /// New processes a submission's Python may start beyond what the user runs already.
 const PROCESS_MARGIN: u64 = 64;
+/// The processes of a bubblewrap sandbox before the submission starts any: its init and Python.
+const SANDBOX_PROCESSES: u64 = 2;
 const FILE_SIZE: u64 = 16 << 20;
 /// Bytes each private file system of a bubblewrap sandbox (`/tmp`, the working folder) may hold:
 /// two files of the largest size, so the file-size limit is what a single write meets first.
@@ -82,14 +84,10 @@ pub struct Sandbox {
     /// What `python -c` runs: the runner (compiled, see `Interpreter`), after, under bubblewrap,
     /// the process limit (see `apply`).
     code: Arc<str>,
+    /// The same with the runner's source, for an interpreter that cannot load the compiled one.
+    source: Arc<str>,
     bwrap: Option<Arc<Bubblewrap>>,
 }
-
-/// Processes bwrap itself may count beyond the submission's limit. `RLIMIT_NPROC` counts every
-/// process of the user, so a fork bomb graded beside a classmate could otherwise hold the count at
-/// the limit and leave the classmate's bwrap unable to make its namespaces; the submission's own
-/// Python sets the tighter limit on itself before any of its code runs.
-const BWRAP_HEADROOM: u64 = 64;
 
 /// The interpreter that grades, found once: the program itself (not a launcher such as a pyenv
 /// shim, which needs the environment the sandbox takes away), and the runner compiled by it.
@@ -174,22 +172,26 @@ impl Interpreter {
     /// A sandbox in `dir`, showing the submission the `files` of it, for this interpreter.
     pub fn sandbox(&self, dir: PathBuf, files: &[&OsStr], limits: Limits) -> Sandbox {
         let runner = self.runner.clone().unwrap_or_else(|| Arc::from(super::RUNNER));
-        let code = match &self.bwrap {
-            // The limit set in Python is the first thing that runs; `resource` is a built-in
-            // module, so this costs the start-up nothing it would notice.
-            Some(_) => Arc::from(format!(
-                "import resource as _r; _r.setrlimit(_r.RLIMIT_NPROC, ({n}, {n})); del _r\n{runner}",
-                n = capped(libc::RLIMIT_NPROC, limits.processes)
-            )),
-            None => runner,
+        let (code, source) = match &self.bwrap {
+            // The process limit is the first thing the submission's Python does (see `apply`);
+            // `resource` is a built-in module, so it costs the start-up nothing it would notice.
+            // In a user namespace of its own (bwrap makes one unless it is installed setuid) the
+            // kernel counts the processes of that namespace against it, so the margin alone is
+            // the limit; otherwise the count is the user's, as without bubblewrap.
+            Some(_) => {
+                let own = capped(libc::RLIMIT_NPROC, PROCESS_MARGIN + SANDBOX_PROCESSES);
+                let shared = capped(libc::RLIMIT_NPROC, limits.processes);
+                let first = format!(
+                    "import resource as _r\n\
+                     with open('/proc/self/uid_map') as _f: _n = {shared} if _f.read().split()[:3] == ['0', '0', '4294967295'] else {own}\n\
+                     _r.setrlimit(_r.RLIMIT_NPROC, (_n, _n)); del _r, _f, _n\n"
+                );
+                (Arc::from(format!("{first}{runner}")), Arc::from(format!("{first}{}", super::RUNNER)))
+            }
+            None => (runner, Arc::from(super::RUNNER)),
         };
-        Sandbox {
-            dir,
-            files: files.iter().map(|f| f.to_os_string()).collect(),
-            limits,
-            code,
-            bwrap: self.bwrap.clone(),
-        }
+        let files = files.iter().map(|f| f.to_os_string()).collect();
+        Sandbox { dir, files, limits, code, source, bwrap: self.bwrap.clone() }
     }
 }
 
@@ -220,8 +222,8 @@ pub struct Unusable {
 }
 
 /// What `probe` runs inside: the process is in a PID namespace of its own (a low PID) and the
-/// root it sees is read-only.
-const PROBE: &str = "import os, sys\n\
+/// root it sees is read-only; `resource` (which every submission's first line imports) is there.
+const PROBE: &str = "import os, sys, resource\n\
 ok = os.getpid() < 100 and not os.access('/', os.W_OK)\n\
 sys.stdout.write('sandboxed' if ok else 'not held: pid %d (its own PID namespace would give a low one), root writable: %s' % (os.getpid(), os.access('/', os.W_OK)))\n";
 
@@ -261,6 +263,7 @@ impl Bubblewrap {
             files: vec![probe.to_os_string()],
             limits: Limits::for_grading(Duration::from_secs(1)),
             code: Arc::from(PROBE),
+            source: Arc::from(PROBE),
             bwrap: Some(Arc::new(bwrap.clone())),
         };
         let mut command = sandbox.command(&python.executable);
@@ -357,6 +360,11 @@ impl Sandbox {
         &self.code
     }
 
+    /// The code for `python -c` with the runner's source, for when the compiled one would not load.
+    pub(super) fn runner_source(&self) -> &str {
+        &self.source
+    }
+
     /// The command that starts `python` in this sandbox, before the bridge adds Python's own
     /// arguments: `bwrap <namespaces and mounts> -- python`, or `python` itself without bubblewrap.
     pub(super) fn command(&self, python: &OsStr) -> Command {
@@ -412,8 +420,12 @@ impl Sandbox {
             cmd.env(name, value);
         }
         cmd.current_dir(&self.dir);
+        // `RLIMIT_NPROC` counts every process of the user, so on bwrap it would let a fork bomb
+        // graded beside a classmate (or in another `grade` of the same user) hold the count at
+        // the limit and leave the classmate's bwrap unable to make its namespaces. Under
+        // bubblewrap the submission's Python sets it on itself first instead (see `sandbox`).
         let processes = match self.bwrap {
-            Some(_) => self.limits.processes.saturating_add(BWRAP_HEADROOM),
+            Some(_) => u64::MAX,
             None => self.limits.processes,
         };
         let wanted = [

@@ -252,7 +252,7 @@ fn left_after_a_moment(mark: &str) -> Vec<String> {
 fn output_of<'a>(reports: &'a [Value], student: &str) -> &'a str {
     let file = format!("class/{student}/errors.py");
     let report = reports.iter().find(|r| r["file"] == file.as_str()).unwrap_or_else(|| panic!("no report for {file}"));
-    assert_eq!(report["status"], "fail", "{file} loads and fails the first check: {report}");
+    assert_eq!(report["status"], "fail", "{file} loads and fails the first check: {}", report["message"]);
     report["output"].as_str().unwrap()
 }
 
@@ -289,7 +289,8 @@ fn every_attack_of_the_issue_is_held_by_the_sandbox_and_classmates_keep_their_gr
     let results = class.w.path("results.jsonl");
     let run = class.grade(
         &grader,
-        &["grade", "structured-errors", "class", "--jobs", "2", "--sandbox", "bwrap"],
+        // A generous deadline: the attacks fork and write a lot, and the machine may be busy.
+        &["grade", "structured-errors", "class", "--jobs", "2", "--sandbox", "bwrap", "--timeout", "5"],
         &[("GITHUB_TOKEN", TOKEN), ("ANTHROPIC_API_KEY", "sk-ant-sandboxtest")],
         Some(&results),
     );
@@ -355,11 +356,12 @@ fn every_attack_of_the_issue_is_held_by_the_sandbox_and_classmates_keep_their_gr
     let left: Vec<_> = std::fs::read_dir(class.tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
     assert!(left.is_empty(), "grade left {left:?} in its TMPDIR");
 
-    // As an unprivileged user the process limit binds inside the sandbox too.
+    // As an unprivileged user the process limit binds inside the sandbox too, per sandbox.
     let forks = output_of(&reports, "a_fork_bomb");
     if grader.nobody || !is_root() {
         let forked: usize = forks.split("forked ").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
-        assert!(forked < 300 && forks.contains("Resource temporarily unavailable"), "{forks}");
+        // 64 of its own (its namespace's count), however many the user runs elsewhere.
+        assert!(forked <= 64 && forks.contains("Resource temporarily unavailable"), "{forks}");
     }
     assert!(output_of(&reports, "a_daemon_escapes").contains("daemons started"));
 }
