@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::bridge::sandbox::{self, Bubblewrap, Folder, Interpreter, Limits};
+use crate::bridge::sandbox::{self, Bubblewrap, Folder, Interpreter, Limits, Unusable};
 use crate::bridge::{size_text, BridgeConfig, LoadError, LoadKind};
 use crate::checks::{Report, Status};
 use crate::cli::{GradeArgs, GradeFormat, SandboxMode};
@@ -323,8 +323,8 @@ fn find_python() -> Result<Interpreter, Error> {
 /// How the submissions of this run are isolated, decided once.
 enum Isolation {
     Bwrap(String),
-    /// Without namespaces: asked for (`--sandbox none`), or bubblewrap could not run (why).
-    Without(Option<String>),
+    /// Without namespaces: asked for (`--sandbox none`), or bubblewrap could not run here.
+    Without(Option<Unusable>),
 }
 
 const INSTALL: &str = "Install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)";
@@ -348,7 +348,7 @@ fn isolate(python: &mut Interpreter, mode: SandboxMode) -> Result<Isolation, Err
                 unusable.why
             )))
         }
-        Err(unusable) => Ok(Isolation::Without(Some(unusable.why))),
+        Err(unusable) => Ok(Isolation::Without(Some(unusable))),
     }
 }
 
@@ -356,9 +356,11 @@ impl Isolation {
     /// The warning said before grading when `auto` found no working bubblewrap.
     fn warning(&self) -> Option<String> {
         match self {
-            Isolation::Without(Some(why)) => Some(format!(
-                "warning: grading without a sandbox, since {why}. Not isolated: {}. {INSTALL}, or pass --sandbox none to say this is intended.",
-                sandbox::MISSING_WITHOUT
+            Isolation::Without(Some(unusable)) => Some(format!(
+                "warning: grading without a sandbox, since {}. Not isolated: {}. {}, or pass --sandbox none to say this is intended.",
+                unusable.why,
+                sandbox::MISSING_WITHOUT,
+                if unusable.installed { NAMESPACES } else { INSTALL }
             )),
             _ => None,
         }
@@ -371,8 +373,8 @@ impl Isolation {
             Isolation::Without(None) => {
                 format!("sandbox: none (--sandbox none); not isolated: {}", sandbox::MISSING_WITHOUT)
             }
-            Isolation::Without(Some(why)) => {
-                format!("sandbox: none, since {why}; not isolated: {}", sandbox::MISSING_WITHOUT)
+            Isolation::Without(Some(unusable)) => {
+                format!("sandbox: none, since {}; not isolated: {}", unusable.why, sandbox::MISSING_WITHOUT)
             }
         }
     }

@@ -427,6 +427,13 @@ fn without_bubblewrap_auto_says_what_is_not_isolated_and_bwrap_refuses_with_how_
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("No permissions to create a new namespace"), "{}", run.stderr);
     assert!(run.stderr.contains("user namespaces"), "says what bubblewrap needs: {}", run.stderr);
+    let run = class.grade(&me, &["grade", "class"], &[("WORKSHOP_BWRAP", fake.to_str().unwrap())], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let warning = run.stderr.split("graded 1 files").next().unwrap();
+    assert!(
+        warning.contains("user namespaces") && !warning.contains("apt-get"),
+        "installed, so not how to install: {warning}"
+    );
 }
 
 #[test]
