@@ -44,7 +44,7 @@ fn parse_code(text: &str) -> Result<CodeArg, String> {
     name = "workshop",
     version,
     about = "Hands-on lessons about building reliable AI agents, offline, in a terminal.",
-    after_help = "Start here:\n  ./workshop list                lessons and your progress\n  ./workshop start <lesson>      copy the starter file into work/\n  ./workshop check <lesson>      grade your file"
+    after_help = "Start here:\n  ./workshop                     what this is, your progress, the next command\n  ./workshop list                lessons and your progress\n  ./workshop start <lesson>      copy the starter file into work/\n  ./workshop check <lesson>      grade your file"
 )]
 pub struct Cli {
     /// The workshop folder (the one holding lessons/). Default: found upward from here.
@@ -59,8 +59,9 @@ pub struct Cli {
     #[arg(long, global = true, env = "WORKSHOP_ASCII", value_parser = clap::builder::BoolishValueParser::new())]
     pub ascii: bool,
 
+    /// None: `./workshop` alone, which greets and names the next command.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -72,12 +73,12 @@ pub enum Command {
     Start(StartArgs),
     /// Grade your file for a lesson, one line per check, the first failure explained.
     #[command(
-        after_help = "Examples:\n  ./workshop check <lesson>\n  ./workshop check --file solutions/mine.py --format json\n  ./workshop check --file mine.py --format exercism > results.json\n\nExit status: 0 all checks pass, 1 some fail, 2 could not run (the file does not load, no Python, bad usage)."
+        after_help = "Examples:\n  ./workshop check <lesson>\n  ./workshop check --file solutions/mine.py --format json\n  ./workshop check --file mine.py --format exercism > results.json\n\nWith --watch, keys: r re-run, h the next hint (with the steps so far), n the next lesson once every check is green, q quit.\n\nExit status: 0 all checks pass, 1 some fail, 2 could not run (the file does not load, no Python, bad usage)."
     )]
     Check(CheckArgs),
     /// For course operators: grade a class's files in parallel, one JSON (or CSV) line per file.
     #[command(
-        after_help = "Examples:\n  ./workshop grade structured-errors submissions/ > results.jsonl\n  ./workshop grade submissions/ --format csv > results.csv\n  ./workshop grade submissions/ --partition 2/4      the second of four CI jobs\n\nIn a folder, every file named like the lesson's work file (errors.py) is graded, found recursively; if there is none, every .py file. Files are graded in sorted order, each in a fresh temporary folder with a scrubbed environment and resource limits, and printed in that order. A summary goes to stderr.\n\nExit status: 0 every file got a verdict (pass, fail or error), 2 could not run (no such lesson, no files, no Python, bad usage)."
+        after_help = "Examples:\n  ./workshop grade structured-errors submissions/ > results.jsonl\n  ./workshop grade submissions/ --format csv > results.csv\n  ./workshop grade submissions/ --partition 2/4      the second of four CI jobs\n  ./workshop grade structured-errors solution/ --format exercism --sandbox bwrap\n\nIn a folder, every file named like the lesson's work file (errors.py) is graded, found recursively; if there is none, every .py file (with --format exercism, each folder is one solution: its errors.py). Files are graded in sorted order, each in a fresh private folder, under bubblewrap where it works (own PIDs, no network, read-only system, cleared environment) and resource limits, and printed in that order. A summary goes to stderr, saying how files were isolated.\n\nExit status: 0 every file got a verdict (pass, fail or error), 2 could not run (no such lesson, no files, no Python, --sandbox bwrap without a working bubblewrap, bad usage)."
     )]
     Grade(GradeArgs),
     /// The lessons, with your progress in each.
@@ -126,6 +127,27 @@ pub enum Command {
     Completions(CompletionsArgs),
 }
 
+impl Command {
+    /// The command's name as typed, for messages that suggest running it again.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Start(_) => "start",
+            Command::Check(_) => "check",
+            Command::Grade(_) => "grade",
+            Command::List => "list",
+            Command::Watch(_) => "watch",
+            Command::Doctor(_) => "doctor",
+            Command::Record(_) => "record",
+            Command::Lesson(_) => "lesson",
+            Command::Quiz(_) => "quiz",
+            Command::Hint(_) => "hint",
+            Command::Reset(_) => "reset",
+            Command::Solution(_) => "solution",
+            Command::Completions(_) => "completions",
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct WatchArgs {
     /// The lesson to replay. Default: the only lesson, or the one you started.
@@ -142,8 +164,9 @@ pub struct WatchArgs {
     #[arg(long, value_enum, default_value_t = Runtime::Harness)]
     pub runtime: Runtime,
     /// Compare two runs of each ticket side by side: the starter's, then the chosen code's (the
-    /// reference fix unless --code says otherwise), marking the first event where they split.
-    /// The default before you have started the lesson.
+    /// reference fix while your file is still the starter, then yours, unless --code says
+    /// otherwise), marking the first event where they split. The default before you have
+    /// started the lesson.
     #[arg(long)]
     pub compare: bool,
     /// Show the raw input and output JSON under each tool call and attempt.
@@ -311,9 +334,17 @@ pub struct GradeArgs {
     /// The lesson (optional when there is only one), then the files and folders to grade.
     #[arg(value_name = "[LESSON] PATH", required = true, num_args = 1..)]
     pub args: Vec<String>,
-    /// jsonl: check's JSON report per line; csv: file, status, passed, total, one column per check.
+    /// The lesson, when its id is also the name of a folder here (then every PATH is a path).
+    #[arg(long, value_name = "LESSON")]
+    pub lesson: Option<String>,
+    /// jsonl: check's JSON report per line; csv: file, status, passed, total, one column per check;
+    /// exercism: one Exercism results object (version 3) per line, each PATH one solution.
     #[arg(long, value_enum, default_value_t = GradeFormat::Jsonl)]
     pub format: GradeFormat,
+    /// auto: bubblewrap where it works, else say what is not isolated; bwrap: refuse without it;
+    /// none: no namespaces (a cleared environment, a private folder and limits only).
+    #[arg(long, value_enum, default_value_t = SandboxMode::Auto, value_name = "HOW")]
+    pub sandbox: SandboxMode,
     /// Files graded at once. Default: the number of cores.
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
@@ -329,6 +360,15 @@ pub struct GradeArgs {
 pub enum GradeFormat {
     Jsonl,
     Csv,
+    Exercism,
+}
+
+/// `grade --sandbox`: how each submission is isolated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SandboxMode {
+    Auto,
+    Bwrap,
+    None,
 }
 
 /// `check`'s formats: those of every command, and the results of an Exercism test runner.

@@ -556,14 +556,15 @@ impl Worker {
             Some(sandbox) => sandbox.runner_code(),
             None => runner_code(),
         };
+        let source = cfg.sandbox.as_ref().map_or(RUNNER, |sandbox| sandbox.runner_source());
         match Worker::launch_with(cfg, code, stop, deferred) {
-            Err(e) if e.kind == LoadKind::NoPython && code != RUNNER => {
+            Err(e) if e.kind == LoadKind::NoPython && code != source => {
                 if cfg.sandbox.is_none() && forget_compiled_runner() {
                     if let Ok(started) = Worker::launch_with(cfg, code, stop, deferred) {
                         return Ok(started);
                     }
                 }
-                Worker::launch_with(cfg, RUNNER, stop, deferred)
+                Worker::launch_with(cfg, source, stop, deferred)
             }
             other => other,
         }
@@ -588,7 +589,11 @@ impl Worker {
         let (capture, for_child) = capture_pipe()
             .map_err(|e| fail(LoadKind::Died, format!("could not make a pipe for the learner's output: {e}")))?;
         let own_mark = reap::worker_mark();
-        let mut command = Command::new(&cfg.python);
+        // Under bubblewrap the sandbox's own program comes first (`bwrap ... -- python`).
+        let mut command = match &cfg.sandbox {
+            Some(sandbox) => sandbox.command(&cfg.python),
+            None => Command::new(&cfg.python),
+        };
         // -S: no `site` at start-up, most of an interpreter's start; the runner completes it for
         // a file that needs it. A deferred runner is told its file and functions when it loads.
         command
@@ -892,6 +897,7 @@ impl Drop for Worker {
 /// now, wherever it runs, and start none after. Safe to call from any thread.
 pub fn end_everything() {
     reap::end_everything();
+    sandbox::remove_folders();
 }
 
 /// Held by the workshop's own process for the whole command: the learner's orphans come to it

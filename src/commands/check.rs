@@ -47,7 +47,7 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     if args.edit {
         crate::editor::open(&file, &ctx.shown(&file))?;
     }
-    let mut report = match grading::to_the_end(ctx, &lesson, &file, limit) {
+    let mut report = match grading::to_the_end(&ctx.place(), &lesson, &file, limit) {
         // An autograder reads stdout: even with no Python it gets a report it can parse.
         Err(Error::Load(e)) if args.format != CheckFormat::Text => {
             crate::errln!("error: {e}");
@@ -65,10 +65,17 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         CheckFormat::Exercism => output::line(&render::exercism::results(&report, &lesson)),
     };
     // The grade counts even when nobody read all of it (`check | head -1`).
-    if let Err(e) = grading::save_progress(ctx, &lesson, &file, &report) {
+    if let Err(e) = grading::save_progress(&ctx.root, &lesson, &file, &report) {
         crate::errln!("warning: progress was not saved ({e}); the grade above stands.");
     }
     shown?;
+    // Green is a door: what to do next, when the file graded is the learner's own.
+    if args.format == CheckFormat::Text
+        && report.status == Status::Pass
+        && grading::is_work_file(&ctx.root, &lesson, &file)
+    {
+        output::print(&format!("\nWhat next:\n{}", crate::next::door(ctx, &lesson)?))?;
+    }
     Ok(match report.status {
         Status::Pass => EXIT_SUCCESS,
         Status::Fail => EXIT_FAILED,

@@ -123,11 +123,23 @@ fn examine(ctx: &Context, lesson: &Lesson, limit: std::time::Duration) -> Result
     }
     for (code, want) in [(CodeChoice::Starter, Status::Fail), (CodeChoice::Solution, Status::Pass)] {
         let file = code.file(&ctx.place(), lesson)?;
-        let graded = crate::grading::to_the_end(ctx, lesson, &file, limit)?;
+        let graded = crate::grading::to_the_end(&ctx.place(), lesson, &file, limit)?;
         let word = if want == Status::Pass { "passes" } else { "fails" };
         let label = code.label(&ctx.place(), lesson);
         let text = format!("check {label} {word} as it should ({}/{} checks pass)", graded.passed, graded.total);
         exam.report(graded.status == want, text)?;
+    }
+    if crate::quiz::path(lesson).is_file() {
+        match crate::quiz::Quiz::load(lesson) {
+            Ok(quiz) => {
+                let questions = crate::render::count(quiz.questions.len(), "question");
+                exam.report(true, format!("quiz: {questions}, each naming the section of lesson.md it asks about"))?;
+            }
+            Err(e) => {
+                exam.found.corrupt += 1;
+                exam.report(false, e.relative_to(&ctx.root).to_string())?;
+            }
+        }
     }
     Ok(exam.found)
 }

@@ -24,7 +24,9 @@ pub struct Workshop {
 
 /// What a run printed and how it ended. As in just's `Test`, standard error must be declared:
 /// a run whose stderr is not empty fails its test when it is dropped, unless the test matched
-/// something in it (`run.stderr.contains(..)` that held, `starts_with`, `lines`, `==`).
+/// something in it (`run.stderr.contains(..)` that held, `starts_with`, `==`) or read it as text
+/// (`&run.stderr` as a `&str`, `lines`, `split`...). A match that failed, and printing it in an
+/// assertion's message, declare nothing.
 #[derive(Debug)]
 pub struct Run {
     pub stdout: String,
@@ -91,6 +93,16 @@ impl Stderr {
 
     /// The text, to look at without declaring anything.
     pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// Reading the text (to parse it, or to hand it to a function of `&str`) declares it.
+impl std::ops::Deref for Stderr {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.declare(true);
         &self.text
     }
 }
@@ -322,6 +334,12 @@ impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = std::process::Command::new("tmux").args(["kill-session", "-t", &self.name]).status();
     }
+}
+
+/// Text with every run of whitespace made one space, so a check of a sentence does not depend on
+/// where the output wrapped it.
+pub fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Whether a process is still there and not a zombie waiting to be reaped (from /proc: Linux).

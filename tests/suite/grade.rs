@@ -61,7 +61,7 @@ fn hostile() -> Vec<(&'static str, String)> {
             "hostile_reads_a_sibling.py",
             wrap(
                 &buggy,
-                "here = os.path.realpath(f'/proc/{os.getppid()}/cwd')\nclass_dir = os.path.join(here, 'class')\nfor name in sorted(os.listdir(class_dir)):\n    path = os.path.join(class_dir, name, 'errors.py')\n    if os.path.isfile(path):\n        print(name, open(path).readline().strip())\n        break",
+                "here = os.path.realpath(f'/proc/{os.getppid()}/cwd')\nclass_dir = os.path.join(here, 'class')\ntry:\n    names = sorted(os.listdir(class_dir))\nexcept OSError as e:\n    names = []\n    print('no class folder:', e.strerror)\nfor name in names:\n    path = os.path.join(class_dir, name, 'errors.py')\n    if os.path.isfile(path):\n        print(name, open(path).readline().strip())\n        break",
             ),
         ),
         (
@@ -101,13 +101,27 @@ fn class(w: &Workshop) -> Vec<String> {
     names
 }
 
-fn command(w: &Workshop, args: &[&str]) -> std::process::Command {
+pub fn command(w: &Workshop, args: &[&str]) -> std::process::Command {
     let mut cmd = w.command(args);
     cmd.env("WORKSHOP_PYTHON", python());
     cmd
 }
 
-fn lines(stdout: &str) -> Vec<Value> {
+/// The summary on stderr, after the warning `--sandbox auto` gives where bubblewrap cannot run.
+pub fn summary(stderr: &str) -> &str {
+    stderr.find("graded ").map(|at| &stderr[at..]).unwrap_or(stderr)
+}
+
+/// A grade run that graded, with its summary on stderr (declared: every such run prints one).
+pub fn graded(cmd: std::process::Command) -> Run {
+    let run = run(cmd);
+    if run.code == 0 {
+        assert!(run.stderr.contains("graded "), "no summary on stderr:\n{}", run.stderr);
+    }
+    run
+}
+
+pub fn lines(stdout: &str) -> Vec<Value> {
     stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}"))).collect()
 }
 
@@ -165,12 +179,19 @@ fn a_class_is_graded_with_checks_verdicts_no_secrets_and_a_summary_of_what_fails
     assert!(printed.contains("('HOME', '") && printed.contains("workshop-grade-"), "{printed}");
     assert!(printed.contains("('PATH', '"), "{printed}");
     assert!(!printed.contains("WORKSHOP_PYTHON") && !printed.contains("('TERM'"), "{printed}");
+    // Under bubblewrap a file cannot reach its classmates' files through the workshop's folder.
+    let sibling = graded.iter().find(|r| r["file"] == "class/hostile_reads_a_sibling/errors.py").unwrap();
+    let printed = sibling["checks"][0]["output"].as_str().unwrap();
+    if run.stderr.contains("sandbox: bubblewrap") {
+        assert!(printed.contains("no class folder: No such file or directory"), "{printed}");
+    }
 
     // The summary: counts, then the checks by how many files fail them, most first.
     let count = |s: &str| statuses.iter().filter(|x| **x == s).count();
-    assert!(run.stderr.starts_with("graded 33 files in "), "{}", run.stderr);
+    let stderr = summary(&run.stderr);
+    assert!(stderr.starts_with("graded 33 files in "), "{}", run.stderr);
     let tally = format!(": {} pass, {} fail, {} error\n", count("pass"), count("fail"), count("error"));
-    assert!(run.stderr.lines().next().unwrap().ends_with(tally.trim_end()), "{}", run.stderr);
+    assert!(stderr.lines().next().unwrap().ends_with(tally.trim_end()), "{}", run.stderr);
     let mut fails: BTreeMap<String, usize> = BTreeMap::new();
     for report in &graded {
         for check in report["checks"].as_array().unwrap() {
@@ -214,9 +235,9 @@ fn shards_split_the_class_exactly_and_concatenate_to_the_whole() {
     let mut joined = Vec::new();
     for k in 1..=4 {
         let shard = format!("{k}/4");
-        let run = run(command(&w, &["grade", "class", "--partition", &shard, "--format", "csv"]));
+        let run = graded(command(&w, &["grade", "class", "--partition", &shard, "--format", "csv"]));
         assert_eq!(run.code, 0, "{}", run.stderr);
-        assert!(run.stderr.starts_with("graded "), "{}", run.stderr);
+        assert!(summary(&run.stderr).starts_with("graded "), "{}", run.stderr);
         assert!(run.stderr.contains(&format!("(shard {k}/4 of 33)")), "{}", run.stderr);
         let mut rows = run.stdout.lines();
         assert!(rows.next().unwrap().starts_with("file,status,passed,total,fail-flags-failure,"));
@@ -235,8 +256,8 @@ fn csv_has_a_column_per_check_and_matches_the_json_lines() {
         // Names with a comma and a quote must come out quoted.
         w.write(&format!("class/{}, \"x\".py", name.trim_end_matches(".py")), &text);
     }
-    let json = run(command(&w, &["grade", "class"]));
-    let csv = run(command(&w, &["grade", "class", "--format", "csv"]));
+    let json = graded(command(&w, &["grade", "class"]));
+    let csv = graded(command(&w, &["grade", "class", "--format", "csv"]));
     assert_eq!((json.code, csv.code), (0, 0), "{}{}", json.stderr, csv.stderr);
     assert!(json.stderr.contains("graded 3 files") && csv.stderr.contains("graded 3 files"), "{}", json.stderr);
     let rows: Vec<&str> = csv.stdout.split("\r\n").filter(|r| !r.is_empty()).collect();
@@ -266,12 +287,12 @@ fn a_folder_without_work_files_grades_every_py_file_and_files_can_be_named_direc
     let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
     let bug = std::fs::read_to_string(fixture("bug_no_is_error.py")).unwrap();
     w.write("drop/zoe.py", &good).write("drop/deeper/amy.py", &bug).write("drop/notes.txt", "not python");
-    let run1 = run(command(&w, &["grade", "drop"]));
+    let run1 = graded(command(&w, &["grade", "drop"]));
     assert_eq!(run1.code, 0, "{}", run1.stderr);
     assert!(run1.stderr.contains("graded 2 files"), "{}", run1.stderr);
     let files: Vec<String> = lines(&run1.stdout).iter().map(|r| r["file"].as_str().unwrap().to_string()).collect();
     assert_eq!(files, ["drop/deeper/amy.py", "drop/zoe.py"]);
-    let run2 = run(command(&w, &["grade", "drop/zoe.py"]));
+    let run2 = graded(command(&w, &["grade", "drop/zoe.py"]));
     assert_eq!(lines(&run2.stdout)[0]["file"], "drop/zoe.py");
     assert_eq!(lines(&run2.stdout)[0]["status"], "pass");
     assert!(run2.stderr.contains("graded 1 files"), "{}", run2.stderr);
@@ -282,15 +303,36 @@ fn a_file_cannot_change_a_classmates_grade_by_rewriting_their_file() {
     let w = Workshop::lesson5();
     let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
     let victim = w.path("class/b_victim/errors.py");
-    let attack = format!("open({:?}, 'w').write('this is not python (')\n\n{good}", victim.to_str().unwrap());
+    let attack = format!(
+        "try:\n    open({:?}, 'w').write('this is not python (')\nexcept OSError as e:\n    print('could not rewrite:', e.strerror)\n\n{good}",
+        victim.to_str().unwrap()
+    );
     w.write("class/a_attacker/errors.py", &attack).write("class/b_victim/errors.py", &good);
-    let run = run(command(&w, &["grade", "class", "--jobs", "1"]));
+    // Without a sandbox the attack reaches the file, but the grade comes from the copy read
+    // before any file ran.
+    let run = graded(command(&w, &["grade", "class", "--jobs", "1", "--sandbox", "none"]));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("graded 2 files"), "{}", run.stderr);
     let reports = lines(&run.stdout);
     assert_eq!(reports[1]["file"], "class/b_victim/errors.py");
     assert_eq!(reports[1]["status"], "pass", "graded from the copy read before any file ran");
     assert!(std::fs::read_to_string(&victim).unwrap().contains("not python"), "the attack did run");
+
+    // Under bubblewrap the file is not even in view.
+    if !crate::sandbox::needs_bwrap() {
+        return;
+    }
+    w.write("class/b_victim/errors.py", &good);
+    let run = graded(command(&w, &["grade", "class", "--jobs", "1", "--sandbox", "bwrap"]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let reports = lines(&run.stdout);
+    assert_eq!(reports[1]["status"], "pass");
+    assert!(
+        reports[0]["output"].as_str().unwrap().contains("could not rewrite: No such file or directory"),
+        "{}",
+        reports[0]
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), good, "the classmate's file is untouched");
 }
 
 #[test]
@@ -323,7 +365,7 @@ def fail(category, message):
     return _graded_fail(category, message)
 "#;
     w.write("class/probe/errors.py", &format!("{buggy}\n{probe}"));
-    let run = run(command(&w, &["grade", "class"]));
+    let run = graded(command(&w, &["grade", "class"]));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("graded 1 files"), "{}", run.stderr);
     let report = &lines(&run.stdout)[0];
@@ -412,10 +454,10 @@ fn an_empty_shard_of_a_small_class_is_not_an_error() {
     let w = Workshop::lesson5();
     let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
     w.write("class/amy/errors.py", &good);
-    let run = run(command(&w, &["grade", "class", "--partition", "1/3"]));
+    let run = graded(command(&w, &["grade", "class", "--partition", "1/3"]));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.is_empty());
-    assert!(run.stderr.starts_with("graded 0 files (shard 1/3 of 1)"), "{}", run.stderr);
+    assert!(summary(&run.stderr).starts_with("graded 0 files (shard 1/3 of 1)"), "{}", run.stderr);
 }
 
 // `check --format exercism`: the results object of the Exercism test-runner interface, v3.
@@ -553,7 +595,7 @@ def _alive():
     w.write("class/a_daemon/errors.py", &format!("{daemon}\n{slow}"));
     // A quick classmate, graded beside it: its worker ends (and cleans up) while the other sleeps.
     w.write("class/b_quick/errors.py", &good);
-    let run = run(command(&w, &["grade", "class", "--jobs", "2", "--timeout", "3"]));
+    let run = graded(command(&w, &["grade", "class", "--jobs", "2", "--timeout", "3"]));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("graded 2 files"), "{}", run.stderr);
     let reports = lines(&run.stdout);
@@ -594,7 +636,8 @@ fn a_graded_file_sees_only_the_variables_python_needs() {
         cmd
     });
     let printed = report["checks"][0]["output"].as_str().unwrap();
-    let allowed = ["PATH", "LANG", "LANGUAGE", "TZ", "HOME", "TMPDIR", "WORKSHOP_BRIDGE"];
+    // PWD: the sandbox's own folder, as bubblewrap's --chdir sets it.
+    let allowed = ["PATH", "LANG", "LANGUAGE", "TZ", "HOME", "TMPDIR", "PWD", "WORKSHOP_BRIDGE"];
     for name in printed.lines() {
         assert!(allowed.contains(&name) || name.starts_with("LC_"), "{name} reached a graded file:\n{printed}");
     }
@@ -648,15 +691,20 @@ fn grading_leaves_no_folder_behind_in_the_temporary_folder() {
 }
 
 #[test]
-fn csv_quotes_a_name_with_a_carriage_return() {
+fn csv_keeps_a_carriage_return_in_a_name_from_breaking_its_row() {
     let w = Workshop::lesson5();
     let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
     w.write("class/back\rslash/errors.py", &good);
-    let run = run(command(&w, &["grade", "class", "--format", "csv"]));
+    let run = graded(command(&w, &["grade", "class", "--format", "csv"]));
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("graded 1 files"), "{}", run.stderr);
     let rows: Vec<&str> = run.stdout.split("\r\n").collect();
-    assert!(rows[1].starts_with("\"class/back\rslash/errors.py\","), "{:?}", rows[1]);
+    assert!(rows[1].starts_with("class/back\\rslash/errors.py,"), "{:?}", rows[1]);
+    assert_eq!(
+        run.stdout.matches('\r').count(),
+        run.stdout.matches("\r\n").count(),
+        "no lone carriage return: {:?}",
+        run.stdout
+    );
 }
 
 #[test]
