@@ -336,20 +336,9 @@ fn check_ends_and_leaves_no_daemon_that_holds_its_pipes() {
     let w = Workshop::lesson5();
     let file = w.learner("bad_daemon.py");
     let pid_file = w.path(&format!("{file}.pid"));
-    let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
-    cmd.stdout(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
     // Not a speed test: the daemon lives 60 s, so a command that waited for it would still run.
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > until {
-            let _ = child.kill();
-            panic!("check waited for the daemon");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let run = run_within(w.command(&["check", "--file", &file, "--format", "json"]), 30, "check waited for the daemon");
+    assert_eq!(run.code, 0, "{}", run.stdout);
     let pid = std::fs::read_to_string(&pid_file).expect("the daemon wrote its pid");
     let alive = std::path::Path::new(&format!("/proc/{}", pid.trim())).exists();
     assert!(!alive, "the daemon (pid {pid}) is gone");

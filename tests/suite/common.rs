@@ -386,25 +386,29 @@ pub fn assert_only_the_allowed_environment(names: &str) {
 
 /// Run with a guard: a run that has not ended after a minute is killed and the test fails, so a
 /// regression that hangs shows up as a failure, not as a stuck suite.
-pub fn run_guarded(mut cmd: Command) -> Run {
+pub fn run_guarded(cmd: Command) -> Run {
+    run_within(cmd, 60, "the command hung")
+}
+
+/// As `run_guarded`, with a bound of `seconds` and what a run past it means.
+pub fn run_within(mut cmd: Command, seconds: u64, past: &str) -> Run {
     use std::process::Stdio;
     let dir = tempfile::tempdir().unwrap();
     let (out, err) = (dir.path().join("out"), dir.path().join("err"));
     cmd.stdout(Stdio::from(std::fs::File::create(&out).unwrap()));
     cmd.stderr(Stdio::from(std::fs::File::create(&err).unwrap()));
     let mut child = cmd.spawn().unwrap();
-    let mut status = None;
-    for _ in 0..600 {
-        if let Some(s) = child.try_wait().unwrap() {
-            status = Some(s);
-            break;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
         }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let Some(status) = status else {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("the command hung");
+        if std::time::Instant::now() > until {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{past}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
     };
     Run::new(std::fs::read_to_string(out).unwrap(), std::fs::read_to_string(err).unwrap(), status.code().unwrap_or(-1))
 }

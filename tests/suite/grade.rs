@@ -726,18 +726,7 @@ fn a_reader_that_stops_early_stops_the_grading_too() {
     .current_dir(w.root())
     .env("WORKSHOP_PYTHON", python())
     .env("HOME", w.home())
-    .stdin(std::process::Stdio::null())
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::null());
-    let mut child = cmd.spawn().unwrap();
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > until {
-            let _ = child.kill();
-            panic!("the grading went on after its reader left");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "status 0");
+    .stdin(std::process::Stdio::null());
+    let run = run_within(cmd, 30, "the grading went on after its reader left");
+    assert_eq!(run.stdout.trim(), "status 0", "{}", run.stderr);
 }
