@@ -35,6 +35,11 @@ static WORKERS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 /// Each running worker's own mark (see `worker_mark`), by its pid.
 static MARKS: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
 
+/// Workers killed without waiting for them, because they had no children then: nothing of theirs
+/// can become an orphan, so nothing needs them reaped before the sweep. Reaped when they are done
+/// (without waiting), left to init at the end.
+static DYING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
 /// Set once the workshop is quitting: no worker starts after that, and every child is a stray.
 static QUITTING: AtomicBool = AtomicBool::new(false);
 
@@ -250,29 +255,42 @@ pub fn end_everything() {
 /// Kill the worker's process group and reap the worker, then every stray left behind. A worker
 /// `end_everything` has taken is only looked at: it was killed and reaped there.
 pub fn kill_all(child: &mut Child) {
-    let ours = i32::try_from(child.id()).ok().is_some_and(|pid| {
+    // `Some(childless)` for a worker of ours, killed here.
+    let killed = i32::try_from(child.id()).ok().and_then(|pid| {
         let mut workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
-        let ours = !QUITTING.load(Ordering::SeqCst) && workers.contains(&pid);
-        if ours {
-            // SAFETY: kill(2) on the process group our child leads, not yet reaped.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-            }
-            #[cfg(target_os = "linux")]
-            lifeline::forget(pid);
-            workers.retain(|w| *w != pid);
-            if let Ok(mut marks) = MARKS.lock() {
-                marks.retain(|(w, _)| *w != pid);
+        if QUITTING.load(Ordering::SeqCst) || !workers.contains(&pid) {
+            return None;
+        }
+        let childless = has_no_children(pid);
+        // SAFETY: kill(2) on the process group our child leads, not yet reaped.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+        #[cfg(target_os = "linux")]
+        lifeline::forget(pid);
+        workers.retain(|w| *w != pid);
+        if let Ok(mut marks) = MARKS.lock() {
+            marks.retain(|(w, _)| *w != pid);
+        }
+        Some((pid, childless))
+    });
+    match killed {
+        // Nothing to re-parent: no wait for the kernel to finish it (a check's last worker,
+        // which would add its tear-down to every check).
+        Some((pid, true)) => {
+            if let Ok(mut dying) = DYING.lock() {
+                dying.push(pid);
             }
         }
-        ours
-    });
-    if ours {
-        let _ = child.kill();
-        let _ = child.wait();
-    } else {
-        let _ = child.try_wait();
+        Some((_, false)) => {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        None => {
+            let _ = child.try_wait();
+        }
     }
+    collect_the_dying();
     kill_strays();
     // The last worker is gone and so is everything it started: no orphan of the learner's can
     // come any more.
@@ -282,6 +300,34 @@ pub fn kill_all(child: &mut Child) {
         if workers.is_empty() && subreaper() {
             set_subreaper(false);
         }
+    }
+}
+
+/// Whether a process has no children now (from every thread's list; a process /proc cannot show
+/// counts as having some, so it is waited for).
+fn has_no_children(pid: i32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return false };
+        tasks
+            .flatten()
+            .all(|task| std::fs::read_to_string(task.path().join("children")).is_ok_and(|list| list.trim().is_empty()))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        false
+    }
+}
+
+/// Reap the killed workers that are done, without waiting for the others.
+fn collect_the_dying() {
+    if let Ok(mut dying) = DYING.lock() {
+        dying.retain(|&pid| {
+            let mut status = 0;
+            // SAFETY: waitpid(2) on our own child, with a valid pointer to a local; WNOHANG.
+            unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) == 0 }
+        });
     }
 }
 
@@ -302,13 +348,14 @@ fn kill_strays() {
             MARKS.lock().map(|m| m.iter().map(|(_, m)| m.clone()).collect()).unwrap_or_default()
         };
         let belongs_to_a_running_worker = |pid: i32| mark_of(pid).is_some_and(|m| running.contains(&m));
+        let dying: Vec<i32> = DYING.lock().map(|d| d.clone()).unwrap_or_default();
         let strays: Vec<i32> = if subreaper() {
             let lifeline = lifeline::pid();
             // SAFETY: getpgrp(2) cannot fail.
             let own_group = unsafe { libc::getpgrp() };
             children()
                 .into_iter()
-                .filter(|&p| (quitting || !held.contains(&p)) && Some(p) != lifeline)
+                .filter(|&p| (quitting || !held.contains(&p)) && Some(p) != lifeline && !dying.contains(&p))
                 // SAFETY: getpgid(2) of our own child, which is not reaped yet.
                 .filter(|&p| unsafe { libc::getpgid(p) } != own_group || mark_of(p).is_some())
                 .filter(|&p| !belongs_to_a_running_worker(p))
@@ -316,7 +363,7 @@ fn kill_strays() {
         } else {
             marked_processes()
                 .into_iter()
-                .filter(|&p| (quitting || !held.contains(&p)) && !belongs_to_a_running_worker(p))
+                .filter(|&p| (quitting || !held.contains(&p)) && !dying.contains(&p) && !belongs_to_a_running_worker(p))
                 .collect()
         };
         if strays.is_empty() {
