@@ -455,11 +455,11 @@ fn player_redraws_at_the_new_size_on_resize() {
 
 // ---- a learner's file that loops forever -----------------------------------------------------
 
-/// A learner's file whose `fail` never returns; it touches `marker` first, so a test knows the
-/// worker is inside the endless call.
+/// A learner's file whose `fail` never returns; it writes its process id to `marker` first, so a
+/// test knows the worker is inside the endless call, and which process it is.
 fn looping_file(marker: &Path) -> String {
     format!(
-        "def fail(category, message):\n    open({marker:?}, 'w').close()\n    while True:\n        pass\n\n\ndef should_retry(error):\n    return True\n"
+        "import os\n\n\ndef fail(category, message):\n    with open({marker:?} + '.tmp', 'w') as out:\n        out.write(str(os.getpid()))\n    os.rename({marker:?} + '.tmp', {marker:?})\n    while True:\n        pass\n\n\ndef should_retry(error):\n    return True\n"
     )
 }
 
@@ -471,18 +471,11 @@ fn wait_for(marker: &Path) {
     }
 }
 
-/// Whether a process whose command line names this file runs.
-fn running(file: &Path) -> bool {
-    let found = std::process::Command::new("pgrep").arg("-f").arg(file).output().expect("pgrep runs");
-    found.status.success()
-}
-
 #[test]
 fn player_quits_at_once_while_a_looping_file_replays_and_leaves_no_python() {
     let ws = Workshop::lesson5();
     let marker = ws.path("fail-was-called");
     ws.write("work/structured-errors/errors.py", &looping_file(&marker));
-    let file = ws.path("work/structured-errors/errors.py");
     let ctx = context(&ws);
     // A deadline far longer than the test: waiting for it anywhere would show.
     let limit = Duration::from_secs(120);
@@ -500,11 +493,12 @@ fn player_quits_at_once_while_a_looping_file_replays_and_leaves_no_python() {
         matches!(p.results.try_recv(), Err(TryRecvError::Empty)),
         "the loop returned after q before the worker finished"
     );
-    assert!(running(&file), "until the player goes, Python is in the endless call");
+    let worker = pid_in(&marker);
+    assert!(alive(worker), "until the player goes, Python is in the endless call");
     let began = Instant::now();
     drop(p);
     assert!(began.elapsed() < limit / 4, "the player went without waiting out the call's deadline");
-    assert!(!running(&file), "no Python process runs the learner's file after the player is gone");
+    eventually("the Python running the learner's file to end with the player", || !alive(worker));
 }
 
 #[test]
