@@ -280,10 +280,14 @@ pub struct Ticket {
     /// Text the application adds for the model with the first turn's tool results.
     #[serde(default)]
     pub follow_up: Option<String>,
-    /// A short note under the verdict, by code (`starter`, or the solution's label): the harm or
-    /// the gain that run shows.
+    /// Short notes under the verdict, each saying when it applies in terms of what the run did
+    /// (its counts), tried in order: the harm a run like the starter's does, the gain of a run
+    /// like the fix's, an honest line for any other.
     #[serde(default)]
-    pub notes: BTreeMap<String, String>,
+    pub notes: Notes,
+    /// The question the player asks before a replay of this ticket, judged by what the run did.
+    #[serde(default)]
+    pub predict: Option<TicketPredict>,
     /// Everything else: the world's keys for this ticket (its customer, its fault schedule),
     /// checked by the world.
     #[serde(flatten)]
@@ -302,6 +306,121 @@ impl Ticket {
             Probes::Turn(ps) => ps,
         }
     }
+}
+
+/// A ticket's notes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Notes {
+    /// Each note with the counts it applies to, tried in order.
+    ByOutcome(Vec<Note>),
+    /// The earlier form, one note per code (`notes.starter`): refused at load, with how to
+    /// change it, because a note must follow what the run did, not which code ran.
+    ByCode(BTreeMap<String, String>),
+}
+
+impl Default for Notes {
+    fn default() -> Notes {
+        Notes::ByOutcome(Vec::new())
+    }
+}
+
+impl Notes {
+    /// The notes that can apply (none in the earlier form).
+    pub fn list(&self) -> &[Note] {
+        match self {
+            Notes::ByOutcome(notes) => notes,
+            Notes::ByCode(_) => &[],
+        }
+    }
+}
+
+/// A note under the verdict: what it says, and the counts of the runs it is true of. A note
+/// without `when` applies to any run.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Note {
+    #[serde(default)]
+    pub when: BTreeMap<String, Cond>,
+    pub says: String,
+}
+
+/// What one count must be: a number (`1`), a comparison (`">=1"`, `"<3"`, `"!=2"`), a yes or
+/// no (`failed = true`), or a word (`ends = "reply"`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Cond {
+    Bool(bool),
+    Number(i64),
+    Text(String),
+}
+
+impl Cond {
+    /// A comparison written as text: `">=1"` is `(">=", 1)`.
+    fn comparison(text: &str) -> Option<(&str, i64)> {
+        let text = text.trim();
+        let op = [">=", "<=", "!=", ">", "<", "="].into_iter().find(|op| text.starts_with(op))?;
+        Some((op, text[op.len()..].trim().parse().ok()?))
+    }
+
+    /// Whether a count holds this condition; a count the run does not have holds none.
+    pub fn holds(&self, value: Option<&Value>) -> bool {
+        let Some(value) = value else { return false };
+        match self {
+            Cond::Bool(b) => value.as_bool() == Some(*b),
+            Cond::Number(n) => value.as_i64() == Some(*n),
+            Cond::Text(text) => match (Cond::comparison(text), value.as_i64()) {
+                (Some((op, n)), Some(v)) => match op {
+                    ">=" => v >= n,
+                    "<=" => v <= n,
+                    "!=" => v != n,
+                    ">" => v > n,
+                    "<" => v < n,
+                    _ => v == n,
+                },
+                _ => value.as_str() == Some(text.as_str()),
+            },
+        }
+    }
+
+    /// Why this condition cannot apply to the count `key`, if it cannot.
+    fn problem(&self, key: &str) -> Option<String> {
+        match (key, self) {
+            ("failed", Cond::Bool(_)) => None,
+            ("failed", _) => Some("failed is true or false".into()),
+            ("ends", Cond::Text(word)) if crate::events::ENDINGS.contains(&word.as_str()) => None,
+            ("ends", _) => Some(format!("ends is one of {}", crate::events::ENDINGS.join(", "))),
+            (_, Cond::Number(n)) if *n >= 0 => None,
+            (_, Cond::Text(text)) if Cond::comparison(text).is_some() => None,
+            _ => Some(format!("{key} is a count: give a number such as 1, or a comparison such as \">=1\"")),
+        }
+    }
+}
+
+/// A ticket's own question before a replay: asked before the run of `code`, and answered right
+/// by the choice whose `when` holds of that run.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TicketPredict {
+    /// The code whose run the question is about: `starter`, or the solution's label.
+    #[serde(default = "starter_code")]
+    pub code: String,
+    pub ask: String,
+    /// What the learner knows before guessing, by runtime.
+    #[serde(default)]
+    pub context: BTreeMap<String, String>,
+    pub choices: Vec<PredictChoice>,
+}
+
+fn starter_code() -> String {
+    "starter".into()
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PredictChoice {
+    pub says: String,
+    pub when: BTreeMap<String, Cond>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -409,6 +528,15 @@ pub struct Predict {
     pub context: BTreeMap<String, String>,
 }
 
+/// The question before a replay must not give its answer away.
+fn no_count(text: &str, problems: &mut Problems) {
+    let lower = text.to_lowercase();
+    let counts = ["once", "twice", "three", "two", "four", "times"];
+    if text.chars().any(|c| c.is_ascii_digit()) || counts.iter().any(|w| lower.contains(w)) {
+        problems.say(text, "a [predict] text names a count, which gives the answer away: describe, do not count");
+    }
+}
+
 /// A lesson id is a folder name: no separators, no `..`, nothing hidden.
 pub fn validate_id(id: &str) -> Result<(), Error> {
     let bad = id.is_empty()
@@ -510,6 +638,9 @@ impl Lesson {
         lesson.check_checks(&mut problems);
         if problems.found.is_empty() {
             lesson.open_world(&mut problems);
+        }
+        if problems.found.is_empty() {
+            lesson.check_outcomes(&mut problems);
         }
         let problems = problems.placed(&text);
         if !problems.is_empty() {
@@ -643,26 +774,79 @@ impl Lesson {
                     problems.say(&at, format!("ticket {} names an unknown runtime '{runtime}'", ticket.id));
                 }
             }
-            for code in ticket.notes.keys() {
-                if code != "starter" && *code != self.solution_label {
+            if let Notes::ByCode(by_code) = &ticket.notes {
+                let codes: Vec<&str> = by_code.keys().map(String::as_str).collect();
+                problems.say(
+                    &at,
+                    format!(
+                        "ticket {}: notes are keyed by code ({}), but a note now says when it applies by what the run did, so that any code that behaves like the fix gets the fix's note: write notes = [{{ when = {{ refunds_paid = 1, reads = \">=1\" }}, says = \"...\" }}, ..., {{ says = \"for any other run\" }}] (the keys are in lessons/README.md)",
+                        ticket.id,
+                        codes.join(", ")
+                    ),
+                );
+            }
+            if let Some(predict) = &ticket.predict {
+                if predict.code != "starter" && predict.code != self.solution_label {
                     problems.say(
                         &at,
                         format!(
-                            "ticket {} has a note for '{code}': notes are for starter or {}",
-                            ticket.id, self.solution_label
+                            "ticket {}'s question is about the code '{}': ask about starter or {}",
+                            ticket.id, predict.code, self.solution_label
                         ),
                     );
                 }
+                if !(2..=9).contains(&predict.choices.len()) {
+                    problems.say(
+                        &at,
+                        format!("ticket {}'s question has {} choices: give 2 to 9", ticket.id, predict.choices.len()),
+                    );
+                }
+                for (runtime, text) in &predict.context {
+                    if Runtime::parse(runtime).is_none() {
+                        problems.say(
+                            &at,
+                            format!("ticket {}'s question has context for an unknown runtime '{runtime}'", ticket.id),
+                        );
+                    }
+                    no_count(text, problems);
+                }
             }
         }
-        // The question before a replay must not give its answer away.
         for text in self.predict.context.values() {
-            let lower = text.to_lowercase();
-            let counts = ["once", "twice", "three", "two", "four", "times"];
-            if text.chars().any(|c| c.is_ascii_digit()) || counts.iter().any(|w| lower.contains(w)) {
+            no_count(text, problems);
+        }
+    }
+
+    /// The counts each note and question names are counts a run has, with values they can have.
+    fn check_outcomes(&self, problems: &mut Problems) {
+        for ticket in &self.tickets {
+            let at = format!("id = \"{}\"", ticket.id);
+            let world = self.place().start(&ticket.id).effects().counts;
+            let mut known: Vec<String> = crate::events::COUNT_KEYS.iter().map(|k| k.to_string()).collect();
+            known.extend(world.keys().cloned());
+            let notes = ticket.notes.list().iter().map(|n| ("a note", &n.when));
+            let choices = ticket.predict.iter().flat_map(|p| &p.choices).map(|c| ("a choice of its question", &c.when));
+            for (what, when) in notes.chain(choices) {
+                for (key, cond) in when {
+                    let why = if known.contains(key) {
+                        cond.problem(key)
+                    } else {
+                        Some(format!("'{key}' is not something a run counts: choose from {}", known.join(", ")))
+                    };
+                    if let Some(why) = why {
+                        problems.say(&at, format!("ticket {}: {what} asks for {key}: {why}", ticket.id));
+                    }
+                }
+            }
+            let list = ticket.notes.list();
+            if let Some(i) = list.iter().position(|n| n.when.is_empty()).filter(|i| i + 1 < list.len()) {
                 problems.say(
-                    text.as_str(),
-                    "a [predict] text names a count, which gives the answer away: describe, do not count",
+                    &at,
+                    format!(
+                        "ticket {}: note {} applies to every run, so the notes after it never show: put it last",
+                        ticket.id,
+                        i + 1
+                    ),
                 );
             }
         }

@@ -103,7 +103,7 @@ impl Show {
 
 /// Whether a card has raw JSON that `e` can show.
 pub fn has_raw(event: &Event) -> bool {
-    matches!(event, Event::ToolCall { .. } | Event::Attempt { .. })
+    matches!(event, Event::ToolCall { .. } | Event::Attempt { .. } | Event::Verify { .. })
 }
 
 /// How long an item stays the newest on screen at speed 1.
