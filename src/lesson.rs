@@ -640,6 +640,7 @@ impl Lesson {
             lesson.open_world(&mut problems);
         }
         if problems.found.is_empty() {
+            lesson.check_sample_refs(&mut problems);
             lesson.check_outcomes(&mut problems);
         }
         let problems = problems.placed(&text);
@@ -817,6 +818,33 @@ impl Lesson {
         }
     }
 
+    /// Every `$name` in a case is a sample, or a field the world draws for the samples (such
+    /// as `$order_id`, the id every sample message of the run names).
+    fn check_sample_refs(&self, problems: &mut Problems) {
+        let drawn: Vec<String> =
+            self.place().draw_fields(&BTreeMap::new(), &mut |_| 0).into_iter().map(|(k, _)| k).collect();
+        for check in &self.checks {
+            let at = format!("id = \"{}\"", check.id);
+            for case in &check.cases {
+                let expected = case.expect.iter().flat_map(|e| e.equals.iter().chain(e.one_of.iter().flatten()));
+                let values: Vec<Value> = case.args.iter().chain(expected).cloned().collect();
+                for name in sample_refs(&values) {
+                    if !self.samples.contains_key(&name) && !drawn.contains(&name) {
+                        let also = if drawn.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", or a drawn field: ${}", drawn.join(", $"))
+                        };
+                        problems.say(
+                            &at,
+                            format!("check {} uses an unknown sample '${name}': name one of [samples]{also}", check.id),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     /// The counts each note and question names are counts a run has, with values they can have.
     fn check_outcomes(&self, problems: &mut Problems) {
         for ticket in &self.tickets {
@@ -904,11 +932,6 @@ impl Lesson {
             problems.say(at, format!("check {} calls {function} but has no cases", check.id));
         }
         for case in &check.cases {
-            for name in sample_refs(&case.args) {
-                if !self.samples.contains_key(&name) {
-                    problems.say(at, format!("check {} uses an unknown sample '${name}'", check.id));
-                }
-            }
             if case.expect.is_empty() {
                 problems.say(at, format!("check {} has a case with nothing expected", check.id));
             }

@@ -54,7 +54,9 @@ fn card(out: &mut String, look: &Look, indent: usize, label: &str, label_style: 
 fn raw(out: &mut String, look: &Look, indent: usize, label: &str, value: &Value) {
     let pretty = crate::inert::json(serde_json::to_string_pretty(value).unwrap_or_default());
     let pad = " ".repeat(LABEL + indent);
-    let _ = writeln!(out, "{pad}{}", look.styles.paint(look.styles.dim, label));
+    for piece in textwrap::wrap(label, look.width.saturating_sub(pad.len()).max(20)) {
+        let _ = writeln!(out, "{pad}{}", look.styles.paint(look.styles.dim, piece));
+    }
     // Long lines (a tool message inside a JSON string) wrap at word boundaries, under themselves.
     let room = look.width.saturating_sub(pad.len() + 2).max(20);
     for line in pretty.lines() {

@@ -19,8 +19,8 @@ fn without_live_the_no_recording_card_says_live_would_ask() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let replay = run.json();
     let stop = replay["events"].as_array().unwrap().iter().find(|e| e["kind"] == "no_recording").unwrap().clone();
-    let why = stop["explanation"].as_str().unwrap();
-    assert!(why.contains("--live") && why.contains("ANTHROPIC_API_KEY"), "{why}");
+    let next = stop["next"].as_str().unwrap();
+    assert!(next.contains("--live") && next.contains("ANTHROPIC_API_KEY"), "{next}");
     assert!(!ws.path("work/structured-errors/recordings").exists(), "nothing is kept without --live");
 }
 
