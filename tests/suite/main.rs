@@ -31,6 +31,7 @@ mod root;
 mod signals;
 mod solution;
 mod start;
+mod story;
 mod teaching;
 mod terminal_restore;
 mod toy_lesson;
