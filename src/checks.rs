@@ -9,7 +9,8 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::bridge::{Call, Outcome};
-use crate::lesson::{CheckSpec, Expect, Lesson, Runtime, Ticket};
+use crate::expect::{expected_shape, first_difference, Expect};
+use crate::lesson::{CheckSpec, Lesson, Runtime, Ticket};
 use crate::pyrepr;
 use crate::runtime::harness::{call_value, Backoff, Code, Fault, Harness, Policy, ToolRun};
 use crate::runtime::{answer_message, Answered};
@@ -208,14 +209,14 @@ fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn 
         let expect: Vec<Expect> = case.expect.iter().map(|e| resolved(e, samples)).collect();
         if let Err(d) = first_difference(&expect, &got, &args) {
             let message = if d.path.is_empty() {
-                format!("{function} returned {}: expected {}", pyrepr::repr(&crate::shorten::shorten(&got)), d.want)
+                format!("{function} returned {}: {}", pyrepr::repr(&crate::shorten::shorten(&got)), d.verdict())
             } else {
                 d.to_string()
             };
             return Err(Box::new(Miss {
                 message,
                 call: pyrepr::call(function, &args),
-                expected: Some(expected_shape(&expect)),
+                expected: expected_shape(&expect, &args),
                 guidance: advice(spec, &got, &args, samples),
                 got: Some(got),
                 output,
@@ -226,10 +227,7 @@ fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn 
 }
 
 fn resolved(e: &Expect, samples: &Samples) -> Expect {
-    let mut e = e.clone();
-    e.equals = e.equals.map(|v| samples.resolve(&v));
-    e.one_of = e.one_of.map(|vs| vs.iter().map(|v| samples.resolve(v)).collect());
-    e
+    e.map_values(&|v| samples.resolve(v))
 }
 
 /// The lesson's advice for a call that raised, matched on what it raised.
@@ -292,7 +290,7 @@ fn ticket_check(spec: &CheckSpec, lesson: &Lesson, ticket: &Ticket, samples: &Sa
         Box::new(Miss {
             message: d.to_string(),
             call,
-            expected: Some(expected_shape(&expect)),
+            expected: expected_shape(&expect, &[]),
             guidance: advice(spec, &got, &[], samples),
             got: Some(got.clone()),
             output,
@@ -332,11 +330,13 @@ fn answered_turn(
         runs.into_iter().enumerate().map(|(i, run)| Answered::plain(probe_id(ticket, i), run)).collect();
     let (message, printed) =
         answer_message(lesson, Runtime::Harness, policy, code, &calls, &results, ticket.follow_up.clone())?;
-    let messages = vec![
-        json!({"role": "user", "content": ticket.text}),
-        json!({"role": "assistant", "content": calls}),
-        message.clone(),
-    ];
+    let mut messages =
+        vec![json!({"role": "user", "content": ticket.text}), json!({"role": "assistant", "content": calls})];
+    match &message {
+        // A list is that many messages, as the runtime sends it.
+        Value::Array(several) => messages.extend(several.iter().cloned()),
+        one => messages.push(one.clone()),
+    }
     let request = crate::runtime::request(lesson, ticket, Runtime::Harness, &messages);
     let mut turn = Map::new();
     turn.insert("message".into(), message);
@@ -382,203 +382,6 @@ fn fault_miss(fault: &Fault, output: String) -> Box<Miss> {
         output: if output.is_empty() { fault.call.shown_output() } else { output },
         guidance: None,
     })
-}
-
-/// The value at a dotted path; `@args.N` is the call's N-th argument.
-fn at<'v>(got: &'v Value, args: &'v [Value], path: &str) -> Option<&'v Value> {
-    if path.is_empty() {
-        return Some(got);
-    }
-    if let Some(rest) = path.strip_prefix("@args.") {
-        let (index, tail) = rest.split_once('.').unwrap_or((rest, ""));
-        let arg = args.get(index.parse::<usize>().ok()?)?;
-        return at(arg, &[], tail);
-    }
-    path.split('.').try_fold(got, |v, key| v.as_object()?.get(key))
-}
-
-/// The first expectation that does not hold.
-fn first_difference(expect: &[Expect], got: &Value, args: &[Value]) -> Result<(), Box<Difference>> {
-    for e in expect {
-        let value = at(got, args, &e.path);
-        let verdict = holds(e, value, args);
-        let diff = |path: String, want: String, got: Option<Value>| Err(Box::new(Difference { path, want, got }));
-        match (verdict, e.not) {
-            (Ok(()), false) | (Err(_), true) => {}
-            (Err((path, want, got)), false) => return diff(path.unwrap_or_else(|| e.path.clone()), want, got),
-            (Ok(()), true) => {
-                return diff(e.path.clone(), format!("anything but {}", describe(e, args)), value.cloned())
-            }
-        }
-    }
-    Ok(())
-}
-
-/// What a value must be, in words, for an expectation that is negated.
-fn describe(e: &Expect, args: &[Value]) -> String {
-    match holds(e, None, args) {
-        Err((_, want, _)) => want,
-        Ok(()) => "missing".into(),
-    }
-}
-
-/// A value an expectation names: `"@args.N..."` is the call's argument, anything else itself.
-fn named<'v>(want: &'v Value, args: &'v [Value]) -> Option<&'v Value> {
-    match want.as_str().and_then(|s| s.strip_prefix('@')) {
-        Some(_) => at(&Value::Null, args, want.as_str().unwrap_or_default()),
-        None => Some(want),
-    }
-}
-
-type Unmet = (Option<String>, String, Option<Value>);
-
-/// Whether one expectation holds of the value at its path; if not, where, what was wanted and
-/// what was there.
-fn holds(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result<(), Unmet> {
-    let miss = |want: String| Err((None, want, value.cloned()));
-    if let Some(want) = &e.equals {
-        let want = named(want, args);
-        if value != want || want.is_none() {
-            return miss(want.map(pyrepr::repr).unwrap_or_else(|| "missing".into()));
-        }
-    } else if e.absent {
-        if value.is_some() {
-            return miss("missing".into());
-        }
-    } else if let Some(options) = &e.one_of {
-        let ok = match value {
-            Some(v) => options.contains(v),
-            None => e.or_absent,
-        };
-        if !ok {
-            let mut words: Vec<String> = options.iter().map(pyrepr::repr).collect();
-            if e.or_absent {
-                words.push("missing".into());
-            }
-            return miss(format!("one of {}", words.join(", ")));
-        }
-    } else if e.is_bool {
-        if !matches!(value, Some(Value::Bool(_))) {
-            return miss("a real bool, True or False".into());
-        }
-    } else if let Some(yes) = e.truthy {
-        if value.map(pyrepr::truthy).unwrap_or(false) != yes {
-            return miss(if yes { "a yes (True)".into() } else { "a no (False)".into() });
-        }
-    } else if let Some(keys) = &e.only_keys {
-        if let Some(extra) = value.and_then(Value::as_object).and_then(|o| o.keys().find(|k| !keys.contains(k))) {
-            let path = if e.path.is_empty() { extra.clone() } else { format!("{}.{extra}", e.path) };
-            let got = value.and_then(|v| v.get(extra)).cloned();
-            return Err((Some(path), "missing".into(), got));
-        }
-    }
-    Ok(())
-}
-
-/// The shape the expectations describe, as the report's `expected`.
-fn expected_shape(expect: &[Expect]) -> Value {
-    let mut shape = Value::Object(Map::new());
-    for e in expect {
-        let want = match (&e.equals, &e.one_of, e.truthy) {
-            (Some(v), _, _) => v.clone(),
-            (None, Some(options), _) if !options.is_empty() => options[0].clone(),
-            (None, _, Some(yes)) => Value::Bool(yes),
-            _ => continue,
-        };
-        if e.path.is_empty() || e.path.starts_with('@') {
-            if e.path.is_empty() {
-                shape = want;
-            }
-            continue;
-        }
-        let mut slot = &mut shape;
-        for key in e.path.split('.') {
-            if !slot.is_object() {
-                *slot = Value::Object(Map::new());
-            }
-            let Value::Object(map) = slot else { break };
-            slot = map.entry(key.to_string()).or_insert(Value::Null);
-        }
-        *slot = want;
-    }
-    shape
-}
-
-/// The first place where `got` differs from what was expected.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Difference {
-    pub path: String,
-    /// What was expected there, in words.
-    pub want: String,
-    /// `None`: the key is missing.
-    pub got: Option<Value>,
-}
-
-impl std::fmt::Display for Difference {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let got =
-            self.got.as_ref().map(|v| pyrepr::repr(&crate::shorten::shorten(v))).unwrap_or_else(|| "missing".into());
-        let path = if self.path.is_empty() { "the result" } else { &self.path };
-        write!(f, "{path}: expected {}, got {got}", self.want)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn eq(path: &str, v: Value) -> Expect {
-        Expect { path: path.into(), equals: Some(v), ..Expect::default() }
-    }
-
-    #[test]
-    fn the_first_unmet_expectation_is_named() {
-        let d = first_difference(&[eq("error.isRetryable", json!(true))], &json!({"error": {"message": "x"}}), &[])
-            .unwrap_err();
-        assert_eq!(d.to_string(), "error.isRetryable: expected True, got missing");
-        let d = first_difference(&[eq("isError", json!(true))], &json!({"isError": 1}), &[]).unwrap_err();
-        assert_eq!(d.to_string(), "isError: expected True, got 1");
-        let only = Expect { only_keys: Some(vec!["orders".into()]), ..Expect::default() };
-        let d = first_difference(&[only], &json!({"orders": [], "isError": false}), &[]).unwrap_err();
-        assert_eq!(d.to_string(), "isError: expected missing, got False");
-        let d = first_difference(&[eq("a", json!(1))], &json!("text"), &[]).unwrap_err();
-        assert_eq!(d.to_string(), "a: expected 1, got missing");
-        let maybe =
-            Expect { path: "isError".into(), one_of: Some(vec![json!(false)]), or_absent: true, ..Expect::default() };
-        assert!(first_difference(std::slice::from_ref(&maybe), &json!({}), &[]).is_ok());
-        assert!(first_difference(std::slice::from_ref(&maybe), &json!({"isError": false}), &[]).is_ok());
-        assert!(first_difference(&[maybe], &json!({"isError": "false"}), &[]).is_err());
-        let yes = Expect { truthy: Some(true), ..Expect::default() };
-        assert!(first_difference(std::slice::from_ref(&yes), &json!("no"), &[]).is_ok());
-        assert!(first_difference(&[yes], &json!(0), &[]).is_err());
-        let real = Expect { path: "f".into(), is_bool: true, ..Expect::default() };
-        assert!(first_difference(&[real], &json!({"f": "true"}), &[]).is_err());
-        assert!(first_difference(&[eq("@args.0.c", json!("t"))], &json!(null), &[json!({"c": "t"})]).is_ok());
-    }
-
-    #[test]
-    fn a_negated_expectation_and_an_argument_reference_recognise_a_renamed_category() {
-        let args = [json!("transient"), json!("msg")];
-        let renamed = Expect {
-            path: "error.errorCategory".into(),
-            equals: Some(json!("@args.0")),
-            not: true,
-            ..Expect::default()
-        };
-        let present = Expect { path: "error.errorCategory".into(), absent: true, not: true, ..Expect::default() };
-        let when = [renamed, present];
-        assert!(first_difference(&when, &json!({"error": {"errorCategory": "Transient"}}), &args).is_ok());
-        assert!(first_difference(&when, &json!({"error": {"errorCategory": "transient"}}), &args).is_err());
-        assert!(first_difference(&when, &json!({"error": {}}), &args).is_err());
-        let d = first_difference(&when[..1], &json!({"error": {"errorCategory": "transient"}}), &args).unwrap_err();
-        assert_eq!(d.to_string(), "error.errorCategory: expected anything but 'transient', got 'transient'");
-    }
-
-    #[test]
-    fn the_expected_shape_nests_its_paths() {
-        let shape = expected_shape(&[eq("error.isRetryable", json!(false)), eq("isError", json!(true))]);
-        assert_eq!(shape, json!({"error": {"isRetryable": false}, "isError": true}));
-    }
 }
 
 /// The whole grading of one file, as `check` prints it and autograders read it.

@@ -9,7 +9,6 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::lesson::Runtime;
 use crate::render::styles::ColorChoice;
-use crate::replaying::CodeArg;
 
 /// The shortest deadline a call may have: below it, even a correct file would time out.
 const MIN_TIMEOUT: f64 = 0.01;
@@ -134,10 +133,10 @@ pub struct WatchArgs {
     /// One ticket, by its id (shell completion offers them). Default: all of them, in order.
     #[arg(long, value_name = "ID")]
     pub ticket: Option<String>,
-    /// Whose code runs the tools: starter, structured (the lesson's reference fix), yours
-    /// (work/<lesson>/), or a file path. Default: yours once you have started the lesson, else
-    /// structured.
-    #[arg(long, value_name = "starter|structured|yours|PATH", default_value = "auto", hide_default_value = true, value_parser = parse_code)]
+    /// Whose code runs the tools: starter, the lesson's reference fix (by its label, such as
+    /// structured, or as solution), yours (work/<lesson>/), or a file path. Default: yours once
+    /// you have started the lesson, else the fix.
+    #[arg(long, value_name = "starter|solution|yours|PATH", default_value = "auto", hide_default_value = true, value_parser = parse_code)]
     pub code: CodeArg,
     /// The code around the model: harness (retries in code) or sdk (the model decides).
     #[arg(long, value_enum, default_value_t = Runtime::Harness)]
@@ -351,5 +350,27 @@ impl clap::ValueEnum for Runtime {
 
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
         Some(clap::builder::PossibleValue::new(self.name()))
+    }
+}
+
+/// `--code` as typed: a word, or the path of a Python file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CodeArg {
+    /// Yours once you have started the lesson, else the reference fix.
+    Auto,
+    Starter,
+    Yours,
+    /// The reference fix under its lesson's label, or `solution`; else a path.
+    Named(String),
+}
+
+impl CodeArg {
+    pub fn parse(text: &str) -> CodeArg {
+        match text {
+            "auto" => CodeArg::Auto,
+            "starter" => CodeArg::Starter,
+            "yours" => CodeArg::Yours,
+            other => CodeArg::Named(other.to_string()),
+        }
     }
 }

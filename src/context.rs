@@ -56,16 +56,12 @@ impl Context {
     /// A path for messages: relative to the root when run there; from a folder inside the root, relative to that
     /// folder, so the path works where the learner is.
     pub fn shown(&self, path: &Path) -> String {
-        if self.cwd != self.root {
-            if let (Ok(inside), Ok(rel)) = (self.cwd.strip_prefix(&self.root), path.strip_prefix(&self.root)) {
-                if let Ok(here) = path.strip_prefix(&self.cwd) {
-                    return here.display().to_string();
-                }
-                let up = "../".repeat(inside.components().count());
-                return format!("{up}{}", rel.display());
-            }
-        }
-        crate::root::shown(&self.root, path)
+        self.place().shown(path)
+    }
+
+    /// The root and the current folder, for domain code.
+    pub fn place(&self) -> crate::root::Where {
+        crate::root::Where { root: self.root.clone(), cwd: self.cwd.clone() }
     }
 
     /// The lesson named, or the one to assume when none is: the only lesson, or the only one started.

@@ -59,8 +59,13 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Refused(_) => EXIT_FAILED,
-            Error::Output(e) if crate::output::reader_left(e) => EXIT_SUCCESS,
+            Error::Output(e) if reader_left(e) => EXIT_SUCCESS,
             _ => EXIT_COULD_NOT_RUN,
         }
     }
+}
+
+/// Whether a failed write only means the reader stopped reading.
+pub fn reader_left(err: &std::io::Error) -> bool {
+    err.kind() == std::io::ErrorKind::BrokenPipe
 }

@@ -39,7 +39,7 @@ fn config(lesson: &Lesson, file: &Path, shown: &str, limit: Duration) -> BridgeC
         python: BridgeConfig::default_python(),
         file: file.to_path_buf(),
         shown_as: shown.to_string(),
-        functions: lesson.functions.clone(),
+        functions: lesson.function_specs(),
         timeout: limit,
         sandbox: None,
     }

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::expect::Expect;
 pub(crate) use crate::world::Tool;
 use crate::world::{Place, Problem, TicketKeys};
 
@@ -474,36 +475,6 @@ pub struct Case {
     pub expect: Vec<Expect>,
 }
 
-/// One expectation on a value at a path (`error.isRetryable`; empty for the value itself).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Expect {
-    #[serde(default)]
-    pub path: String,
-    #[serde(default)]
-    pub equals: Option<Value>,
-    /// The key must not be there.
-    #[serde(default)]
-    pub absent: bool,
-    /// One of these values (or, with `or_absent`, no key at all).
-    #[serde(default)]
-    pub one_of: Option<Vec<Value>>,
-    #[serde(default)]
-    pub or_absent: bool,
-    /// A real `True` or `False`, not a string or a number.
-    #[serde(default)]
-    pub is_bool: bool,
-    /// As Python's `if` reads it.
-    #[serde(default)]
-    pub truthy: Option<bool>,
-    /// The object has no keys but these.
-    #[serde(default)]
-    pub only_keys: Option<Vec<String>>,
-    /// The opposite: the expectation must not hold (for recognising mistakes).
-    #[serde(default)]
-    pub not: bool,
-}
-
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Guidance {
@@ -565,6 +536,17 @@ pub fn known_ids(root: &Path) -> Vec<String> {
     ids
 }
 
+/// Letters, digits, `-` and `_`, starting with a letter or digit.
+fn plain_word(text: &str) -> bool {
+    text.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// A file name with no folder in it, not hidden, not `..`.
+fn plain_file_name(text: &str) -> bool {
+    !text.is_empty() && !text.starts_with('.') && !text.contains(['/', '\\']) && text != ".."
+}
+
 /// The line of the first occurrence of `needle` in `text`, 1-based.
 fn line_of(text: &str, needle: &str) -> Option<usize> {
     text.find(needle).map(|at| text[..at].lines().count().max(1) + usize::from(text[..at].ends_with('\n')))
@@ -609,7 +591,18 @@ impl Lesson {
     /// Load a manifest from any path (lesson authors' fixtures too), validated.
     pub fn load_file(path: &Path, dir: &Path, id: Option<&str>) -> Result<Lesson, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::corrupt(path, format!("cannot be read: {e}")))?;
-        let mut lesson: Lesson = toml::from_str(&text).map_err(|e| {
+        Lesson::from_text(&text, path, dir, id, &crate::world::SETTINGS)
+    }
+
+    /// A manifest's text, validated, its world found among `settings`.
+    pub(crate) fn from_text(
+        text: &str,
+        path: &Path,
+        dir: &Path,
+        id: Option<&str>,
+        settings: &[&'static dyn crate::world::Setting],
+    ) -> Result<Lesson, Error> {
+        let mut lesson: Lesson = toml::from_str(text).map_err(|e| {
             let at = e
                 .span()
                 .map(|s| format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1)))
@@ -632,18 +625,19 @@ impl Lesson {
             }
         }
         let mut problems = Problems::default();
+        lesson.check_names_and_paths(&mut problems);
         lesson.adopt_old_harness(&mut problems);
         lesson.check_hooks(&mut problems);
         lesson.check_tools_and_tickets(&mut problems);
         lesson.check_checks(&mut problems);
         if problems.found.is_empty() {
-            lesson.open_world(&mut problems);
+            lesson.open_world(&mut problems, settings);
         }
         if problems.found.is_empty() {
             lesson.check_sample_refs(&mut problems);
             lesson.check_outcomes(&mut problems);
         }
-        let problems = problems.placed(&text);
+        let problems = problems.placed(text);
         if !problems.is_empty() {
             return Err(Error::corrupt(path, problems.join("\n  ")));
         }
@@ -655,6 +649,43 @@ impl Lesson {
         match &self.place {
             Some(place) => place.as_ref(),
             None => &NOWHERE,
+        }
+    }
+
+    /// Names a shell or a path could misread: ids are plain words, the learner's file a plain
+    /// name, the solution a path inside the lesson's folder, functions Python identifiers.
+    fn check_names_and_paths(&self, problems: &mut Problems) {
+        if !plain_file_name(&self.file) {
+            problems.say(
+                format!("file = \"{}\"", self.file),
+                format!(
+                    "file '{}' must be a plain file name (no folders, no ..): it is created in work/{}/",
+                    self.file, self.id
+                ),
+            );
+        }
+        let inside = Path::new(&self.solution).components().all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !inside || self.solution.is_empty() {
+            problems.say(
+                format!("solution = \"{}\"", self.solution),
+                format!("solution '{}' must be a path inside the lesson's folder (no leading /, no ..)", self.solution),
+            );
+        }
+        for f in &self.functions {
+            let identifier = f.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && f.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !identifier {
+                problems.say(format!("\"{f}\""), format!("function '{f}' is not a Python name"));
+            }
+        }
+        let ids = self.checks.iter().map(|c| ("check", &c.id)).chain(self.tickets.iter().map(|t| ("ticket", &t.id)));
+        for (what, id) in ids {
+            if !plain_word(id) {
+                problems.say(
+                    format!("id = \"{id}\""),
+                    format!("{what} id '{id}' may hold only letters, digits, - and _ (graders and shell completion key on it)"),
+                );
+            }
         }
     }
 
@@ -939,8 +970,9 @@ impl Lesson {
     }
 
     /// Hand the world's data to the world the lesson names, and keep what it loads.
-    fn open_world(&mut self, problems: &mut Problems) {
-        let names = crate::world::names().join(", ");
+    fn open_world(&mut self, problems: &mut Problems, settings: &[&'static dyn crate::world::Setting]) {
+        let names: Vec<&str> = settings.iter().map(|s| s.name()).collect();
+        let names = names.join(", ");
         let Some(name) = self.setting.as_deref() else {
             problems.say(
                 "title",
@@ -948,7 +980,7 @@ impl Lesson {
             );
             return;
         };
-        let Some(setting) = crate::world::setting(name) else {
+        let Some(setting) = settings.iter().copied().find(|s| s.name() == name) else {
             problems.say("setting", format!("setting '{name}' is not a world this runner has: {names}"));
             return;
         };
@@ -1007,6 +1039,31 @@ impl Lesson {
         } else {
             ticket.tools.iter().filter_map(|name| self.tool(name)).collect()
         }
+    }
+
+    /// The learner's functions as the bridge checks them at load: `name`, or `name=2,3` with
+    /// every number of arguments the lesson calls it with (its hooks and its checks' cases).
+    pub fn function_specs(&self) -> Vec<String> {
+        self.functions
+            .iter()
+            .map(|name| {
+                let mut counts = std::collections::BTreeSet::new();
+                for (_, hook, _) in self.hooks.all().filter(|(_, h, _)| h.function == *name) {
+                    counts.insert(hook.args.len());
+                    // `verify` is given only when the world names a read.
+                    if hook.args.iter().any(|a| a == "verify") {
+                        counts.insert(hook.args.len() - 1);
+                    }
+                }
+                for check in self.checks.iter().filter(|c| c.call.as_deref() == Some(name)) {
+                    counts.extend(check.cases.iter().map(|c| c.args.len()));
+                }
+                match counts.is_empty() {
+                    true => name.clone(),
+                    false => format!("{name}={}", counts.iter().map(usize::to_string).collect::<Vec<_>>().join(",")),
+                }
+            })
+            .collect()
     }
 
     pub fn solution_path(&self) -> PathBuf {
@@ -1103,25 +1160,4 @@ pub fn sample_refs(values: &[Value]) -> Vec<String> {
     let mut out = Vec::new();
     values.iter().for_each(|v| walk(v, &mut out));
     out
-}
-
-impl Expect {
-    fn validate(&self) -> Result<(), String> {
-        let kinds = usize::from(self.equals.is_some())
-            + usize::from(self.absent)
-            + usize::from(self.one_of.is_some())
-            + usize::from(self.is_bool)
-            + usize::from(self.truthy.is_some())
-            + usize::from(self.only_keys.is_some());
-        if kinds != 1 {
-            return Err(format!(
-                "an expectation on '{}' must say exactly one of equals, absent, one_of, is_bool, truthy or only_keys",
-                self.path
-            ));
-        }
-        if self.or_absent && self.one_of.is_none() {
-            return Err(format!("or_absent on '{}' goes with one_of", self.path));
-        }
-        Ok(())
-    }
 }

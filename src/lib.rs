@@ -10,6 +10,7 @@ pub mod context;
 pub(crate) mod editor;
 pub(crate) mod error;
 pub mod events;
+pub(crate) mod expect;
 pub(crate) mod files;
 pub(crate) mod grading;
 pub(crate) mod inert;
@@ -18,14 +19,13 @@ pub(crate) mod live;
 pub(crate) mod messages;
 pub(crate) mod model;
 pub(crate) mod output;
-pub(crate) mod own_replay;
 pub mod player;
 pub(crate) mod progress;
 pub(crate) mod pyrepr;
 pub(crate) mod quiz;
 pub mod recordings;
 pub mod render;
-pub(crate) mod replaying;
+pub(crate) mod replay;
 pub(crate) mod root;
 pub(crate) mod runtime;
 pub(crate) mod shorten;
@@ -56,7 +56,7 @@ pub fn run() -> i32 {
     match result {
         Ok(code) => code,
         // The reader closed the pipe: they have what they wanted, and there is no one to tell.
-        Err(Error::Output(e)) if output::reader_left(&e) => error::EXIT_SUCCESS,
+        Err(Error::Output(e)) if error::reader_left(&e) => error::EXIT_SUCCESS,
         Err(e) => {
             // Messages can quote the learner's code (an exception's text): shown, never sent.
             errln!("error: {}", inert::text(&e.to_string()));

@@ -83,6 +83,16 @@ impl Model for ReplayModel<'_> {
     }
 }
 
+/// A tool's name as an MCP server offers it to the model: `mcp__<server>__process_refund`.
+pub(crate) fn qualified(server: &str, tool: &str) -> String {
+    format!("mcp__{server}__{tool}")
+}
+
+/// The plain tool name of a qualified one, when it is this server's.
+pub(crate) fn unqualified<'n>(server: &str, name: &'n str) -> Option<&'n str> {
+    name.strip_prefix("mcp__")?.strip_prefix(server)?.strip_prefix("__")
+}
+
 /// One authored model turn: optional text, then optional tool calls.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -123,19 +133,17 @@ pub struct Script {
 }
 
 impl Script {
-    pub fn load(
-        ctx: &crate::context::Context,
-        lesson: &crate::lesson::Lesson,
-    ) -> Result<Option<Script>, crate::error::Error> {
-        let path = lesson.recordings_dir(&ctx.root).join("script.toml");
+    pub fn load(root: &std::path::Path, lesson: &crate::lesson::Lesson) -> Result<Option<Script>, crate::error::Error> {
+        let path = lesson.recordings_dir(root).join("script.toml");
+        let shown = |p: &std::path::Path| crate::root::shown(root, p);
         if !path.is_file() {
             return Ok(None);
         }
-        let text = std::fs::read_to_string(&path).map_err(|e| crate::error::Error::io(ctx.shown(&path), e))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| crate::error::Error::io(shown(&path), e))?;
         toml::from_str(&text).map(Some).map_err(|e| {
             let line = e.span().map_or(1, |span| text.get(..span.start).unwrap_or(&text).matches('\n').count() + 1);
             crate::error::Error::Corrupt {
-                path: format!("{}:{line}", ctx.shown(&path)),
+                path: format!("{}:{line}", shown(&path)),
                 why: format!(
                     "is not a valid script: {}. Fix it, or restore it with git checkout.",
                     e.message().trim().trim_end_matches('.').replace('\n', "; ")
@@ -193,7 +201,7 @@ impl Model for ScriptModel {
         }
         for call in &turn.call {
             let name = match &self.server {
-                Some(server) => crate::runtime::sdk::qualified(server, &call.tool),
+                Some(server) => qualified(server, &call.tool),
                 None => call.tool.clone(),
             };
             let id = self.id("toolu", request);
@@ -215,5 +223,32 @@ impl Model for ScriptModel {
             response: response.clone(),
         });
         Turn::Reply { response, provenance: self.provenance.clone() }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+
+    /// A model that answers each request with the next of these contents, in order.
+    pub(crate) struct Scripted {
+        turns: VecDeque<Value>,
+    }
+
+    impl Scripted {
+        pub(crate) fn new(turns: Vec<Value>) -> Scripted {
+            Scripted { turns: turns.into() }
+        }
+    }
+
+    impl Model for Scripted {
+        fn respond(&mut self, _request: &Value) -> Turn {
+            let Some(content) = self.turns.pop_front() else {
+                return Turn::Missing { closest: None, diff: String::new() };
+            };
+            let calls = content.as_array().is_some_and(|c| c.iter().any(|b| b["type"] == "tool_use"));
+            let response = json!({"role": "assistant", "content": content, "stop_reason": if calls { "tool_use" } else { "end_turn" }});
+            Turn::Reply { response, provenance: Provenance::Authored { by: "a test".into(), written: "today".into() } }
+        }
     }
 }

@@ -75,11 +75,6 @@ pub fn note(text: &str) {
     let _ = err.write_all(text.as_bytes()).and_then(|()| err.write_all(b"\n"));
 }
 
-/// Whether a failed write only means the reader stopped reading.
-pub fn reader_left(err: &io::Error) -> bool {
-    err.kind() == io::ErrorKind::BrokenPipe
-}
-
 /// `outln!("…", args)`: a formatted line to standard output; evaluates to `Result<(), Error>`.
 #[macro_export]
 macro_rules! outln {

@@ -29,3 +29,28 @@ pub fn find(given: Option<&Path>, cwd: &Path) -> Result<PathBuf, Error> {
 pub fn shown(root: &Path, path: &Path) -> String {
     path.strip_prefix(root).unwrap_or(path).display().to_string()
 }
+
+/// Where a command runs: the workshop root and the learner's current folder. Domain code takes
+/// this (never the command's whole context) to find files and to name them in messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Where {
+    pub root: PathBuf,
+    pub cwd: PathBuf,
+}
+
+impl Where {
+    /// A path for messages: relative to the root when run there; from a folder inside the root,
+    /// relative to that folder, so the path works where the learner is.
+    pub fn shown(&self, path: &Path) -> String {
+        if self.cwd != self.root {
+            if let (Ok(inside), Ok(rel)) = (self.cwd.strip_prefix(&self.root), path.strip_prefix(&self.root)) {
+                if let Ok(here) = path.strip_prefix(&self.cwd) {
+                    return here.display().to_string();
+                }
+                let up = "../".repeat(inside.components().count());
+                return format!("{up}{}", rel.display());
+            }
+        }
+        shown(&self.root, path)
+    }
+}

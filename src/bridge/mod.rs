@@ -845,10 +845,23 @@ fn load_error(cfg: &BridgeConfig, report: LoadReport) -> LoadError {
             let code = report.code.filter(|c| !c.is_empty()).map(|c| format!("\n    {c}")).unwrap_or_default();
             (LoadKind::Syntax, format!("{file}{at}: {}{code}", report.message))
         }
-        "missing" => (
-            LoadKind::Missing,
-            format!("{file} has {}: the lesson needs {} defined in it.", report.message, cfg.functions.join(" and ")),
-        ),
+        "missing" => {
+            let names: Vec<&str> = cfg.functions.iter().map(|f| f.split('=').next().unwrap_or(f)).collect();
+            (
+                LoadKind::Missing,
+                format!("{file} has {}: the lesson needs {} defined in it.", report.message, names.join(" and ")),
+            )
+        }
+        "signature" => {
+            let at = report.line.map(|l| format!(", line {l}")).unwrap_or_default();
+            (
+                LoadKind::Missing,
+                format!(
+                    "{file}{at}: {}. Give it the parameters the lesson names (see ./workshop lesson).",
+                    report.message
+                ),
+            )
+        }
         "unreadable" => (LoadKind::Unreadable, format!("could not read {file}: {}", report.message)),
         other => {
             let kind = match other {

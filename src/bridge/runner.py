@@ -398,10 +398,38 @@ def _load():
     except BaseException as exc:
         kind = "import" if isinstance(exc, ImportError) else "exception"
         return {"kind": kind, "message": _describe(exc), "frames": _learner_frames(exc.__traceback__)}
-    for wanted in FUNCTIONS:
-        if not callable(getattr(module, wanted, None)):
+    for spec in FUNCTIONS:
+        wanted, _, counts = spec.partition("=")
+        function = getattr(module, wanted, None)
+        if not callable(function):
             return {"kind": "missing", "message": f"no function named {wanted}", "function": wanted}
+        problem = _cannot_take(function, [int(n) for n in counts.split(",") if n])
+        if problem:
+            return problem
     return module
+
+
+def _cannot_take(function, counts):
+    """Why `function` cannot be called with each of these numbers of positional arguments, the
+    way the lesson calls it; None when it can (or when it is not a plain function)."""
+    code = getattr(function, "__code__", None)
+    if code is None or not counts:
+        return None
+    names = code.co_varnames[: code.co_argcount]
+    optional = len(getattr(function, "__defaults__", None) or ())
+    takes_more = bool(code.co_flags & 0x04)
+    kwonly = code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
+    required_kwonly = [k for k in kwonly if k not in (getattr(function, "__kwdefaults__", None) or {})]
+    for n in counts:
+        if n < len(names) - optional or (n > len(names) and not takes_more) or required_kwonly:
+            params = ", ".join(names)
+            return {
+                "kind": "signature",
+                "message": f"{function.__name__}({params}) cannot be called with {n} argument{'s' if n != 1 else ''}, "
+                f"as the lesson calls it",
+                "line": code.co_firstlineno,
+            }
+    return None
 
 
 def _call(module, request):

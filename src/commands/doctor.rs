@@ -13,7 +13,7 @@ use crate::lesson::Runtime;
 use crate::lesson::{self, Lesson};
 use crate::outln;
 use crate::recordings::Provenance;
-use crate::replaying::{self, CodeChoice};
+use crate::replay::{CodeChoice, Replayer};
 
 const CODES: [CodeChoice; 2] = [CodeChoice::Starter, CodeChoice::Solution];
 
@@ -85,107 +85,125 @@ pub fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
     Ok(if found.corrupt > 0 { EXIT_COULD_NOT_RUN } else { EXIT_FAILED })
 }
 
+/// One lesson's examination: what is printed, and what was found.
+struct Exam<'c> {
+    ctx: &'c Context,
+    found: Findings,
+}
+
+impl Exam<'_> {
+    fn report(&mut self, ok: bool, text: String) -> Result<(), Error> {
+        let s = &self.ctx.styles;
+        if !ok {
+            self.found.problems += 1;
+        }
+        let mark = if ok { s.paint(s.good, self.ctx.glyphs.pass) } else { s.paint(s.bad, self.ctx.glyphs.fail) };
+        outln!("{mark} {text}")
+    }
+}
+
 fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
     let s = &ctx.styles;
-    let (pass, fail) = (s.paint(s.good, ctx.glyphs.pass), s.paint(s.bad, ctx.glyphs.fail));
-    let mut problems = 0;
-    let mut corrupt = 0;
-    let mut report = |ok: bool, text: String| -> Result<(), Error> {
-        if !ok {
-            problems += 1;
-        }
-        outln!("{} {text}", if ok { &pass } else { &fail })
-    };
+    let mut exam = Exam { ctx, found: Findings::default() };
     outln!("{}", s.paint(s.strong, &lesson.id))?;
-    let script = crate::model::Script::load(ctx, lesson)?;
     let limit = std::time::Duration::from_secs(2);
-    let mut bridges = Vec::new();
-    for code in &CODES {
-        let file = code.file(ctx, lesson)?;
-        bridges.push(replaying::open(ctx, lesson, &file, limit));
-    }
+    let replayer = Replayer::new(ctx.place(), lesson, limit);
     let dir = lesson.recordings_dir(&ctx.root);
-    // Said once, not once for every ticket in every runtime.
-    let runtimes: &[Runtime] = if dir.is_dir() {
-        &Runtime::ALL
+    if dir.is_dir() {
+        replay_all(&mut exam, lesson, &replayer)?;
     } else {
-        report(
+        // Said once, not once for every ticket in every runtime.
+        exam.report(
             false,
             format!(
                 "{} is missing, so nothing can be replayed. Restore it (git checkout -- recordings) or make it with ./workshop record.",
                 ctx.shown(&dir)
             ),
         )?;
-        &[]
-    };
-    for &runtime in runtimes {
+    }
+    for (code, want) in [(CodeChoice::Starter, Status::Fail), (CodeChoice::Solution, Status::Pass)] {
+        let file = code.file(&ctx.place(), lesson)?;
+        let graded = crate::grading::to_the_end(ctx, lesson, &file, limit)?;
+        let word = if want == Status::Pass { "passes" } else { "fails" };
+        let label = code.label(&ctx.place(), lesson);
+        let text = format!("check {label} {word} as it should ({}/{} checks pass)", graded.passed, graded.total);
+        exam.report(graded.status == want, text)?;
+    }
+    Ok(exam.found)
+}
+
+/// Every ticket in every runtime with every code, from the shipped recordings; every recorded
+/// turn must be used.
+fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> Result<(), Error> {
+    let script = crate::model::Script::load(&exam.ctx.root, lesson)?;
+    let mut codes = Vec::new();
+    for choice in &CODES {
+        codes.push(replayer.code(choice)?);
+    }
+    for runtime in Runtime::ALL {
         for ticket in lesson.tickets_for(runtime.name()) {
-            let cassette = match replaying::cassette(ctx, lesson, runtime, ticket) {
+            let cassette = match replayer.cassette(runtime, ticket) {
                 Ok(c) => c,
                 Err(e) => {
                     if matches!(e, Error::Corrupt { .. }) {
-                        corrupt += 1;
+                        exam.found.corrupt += 1;
                     }
-                    report(false, format!("{}/{}: {e}", runtime.name(), ticket.id))?;
+                    exam.report(false, format!("{}/{}: {e}", runtime.name(), ticket.id))?;
                     continue;
                 }
             };
             let mut used = HashSet::new();
-            for (code, bridge) in CODES.iter().zip(bridges.iter_mut()) {
-                let label = code.label(ctx, lesson);
-                let (replay, keys) = replaying::replay(ctx, lesson, ticket, runtime, &label, bridge, &cassette);
+            for code in codes.iter_mut() {
+                let (replay, keys) = replayer.strict(ticket, runtime, code, &cassette);
                 used.extend(keys);
-                let name = format!("{}/{} with {label}", runtime.name(), ticket.id);
-                let stopped = replay.events.iter().find_map(|e| match e {
-                    Event::NoRecording { closest, .. } => {
-                        Some(format!("a request has no recording (closest: {})", closest.as_deref().unwrap_or("none")))
-                    }
-                    Event::CodeError { message, .. } => Some(message.clone()),
-                    _ => None,
-                });
+                let name = format!("{}/{} with {}", runtime.name(), ticket.id, code.label);
                 // Live turns are the model's own choices: the authored script's count does not bind them.
                 let live = replay.events.iter().any(|e| matches!(e.provenance(), Some(Provenance::Live { .. })));
                 let expected = script.as_ref().filter(|_| !live).and_then(|s| {
                     s.runs
                         .iter()
-                        .find(|r| r.runtime == runtime.name() && r.ticket == ticket.id && r.code == label)
+                        .find(|r| r.runtime == runtime.name() && r.ticket == ticket.id && r.code == code.label)
                         .map(|r| r.tool_calls)
                 });
-                let calls = replay.verdict.tool_calls;
-                let shown = match (stopped, expected) {
-                    (Some(why), _) => report(false, format!("{name}: {why}")),
-                    (None, Some(want)) if want != calls => report(
-                        false,
-                        format!("{name}: the tool ran {}, the script says {want}", crate::render::count(calls, "time")),
-                    ),
-                    _ if !matches!(replay.events.last(), Some(Event::Reply { .. })) => {
-                        report(false, format!("{name}: the replay does not end in a reply"))
-                    }
-                    _ => report(true, format!("{name}: {}", replay.verdict.text)),
-                };
-                shown?;
+                match wrong(&replay, expected) {
+                    Some(why) => exam.report(false, format!("{name}: {why}"))?,
+                    None => exam.report(true, format!("{name}: {}", replay.verdict.text))?,
+                }
             }
             for turn in &cassette.turns {
                 if !used.contains(&turn.entry.key) {
-                    report(false, format!("{}: this recorded turn is never replayed", turn.place(&ctx.root)))?;
+                    exam.report(
+                        false,
+                        format!("{}: this recorded turn is never replayed", turn.place(&exam.ctx.root)),
+                    )?;
                 }
             }
         }
     }
-    for (code, want) in [(CodeChoice::Starter, Status::Fail), (CodeChoice::Solution, Status::Pass)] {
-        let file = code.file(ctx, lesson)?;
-        let graded = crate::grading::to_the_end(ctx, lesson, &file, limit)?;
-        let ok = graded.status == want;
-        let word = if want == Status::Pass { "passes" } else { "fails" };
-        report(
-            ok,
-            format!(
-                "check {} {word} as it should ({}/{} checks pass)",
-                code.label(ctx, lesson),
-                graded.passed,
-                graded.total
-            ),
-        )?;
+    Ok(())
+}
+
+/// What is wrong with a replay, if anything: it stopped, ran the tools another number of times
+/// than the script says, or ended without a reply.
+fn wrong(replay: &crate::events::Replay, expected: Option<usize>) -> Option<String> {
+    let stopped = replay.events.iter().find_map(|e| match e {
+        Event::NoRecording { closest, .. } => {
+            Some(format!("a request has no recording (closest: {})", closest.as_deref().unwrap_or("none")))
+        }
+        Event::CodeError { message, .. } => Some(message.clone()),
+        _ => None,
+    });
+    let calls = replay.verdict.tool_calls;
+    match (stopped, expected) {
+        (Some(why), _) => Some(why),
+        (None, Some(want)) if want != calls => {
+            Some(format!("the tool ran {}, the script says {want}", crate::render::count(calls, "time")))
+        }
+        // A run may end in the API's refusal: the code under replay built a request the API
+        // does not accept, which is what that code does.
+        _ if !matches!(replay.events.last(), Some(Event::Reply { .. } | Event::ApiError { .. })) => {
+            Some("the replay does not end in a reply".into())
+        }
+        _ => None,
     }
-    Ok(Findings { problems, corrupt })
 }

@@ -18,10 +18,14 @@ pub mod watch;
 
 use std::io::IsTerminal;
 
-use crate::cli::{Cli, Command};
+use std::path::Path;
+
+use crate::cli::{Cli, CodeArg, Command};
 pub use crate::context::Context;
 use crate::error::Error;
+use crate::lesson::Lesson;
 use crate::render::styles::{self, Glyphs, Styles};
+use crate::replay::CodeChoice;
 
 pub fn dispatch(cli: Cli) -> Result<i32, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the current folder", e))?;
@@ -71,4 +75,26 @@ fn command_from(root: &std::path::Path, cwd: &std::path::Path) -> Option<String>
         Ok(inside) => Some(format!("{}workshop", "../".repeat(inside.components().count()))),
         Err(_) => Some(launcher.display().to_string()),
     }
+}
+
+/// `--code` as typed, resolved for a lesson: a word, or a file found as `check --file` is.
+pub(crate) fn code(ctx: &Context, lesson: &Lesson, arg: &CodeArg) -> Result<CodeChoice, Error> {
+    Ok(match arg {
+        CodeArg::Auto if lesson.work_file(&ctx.root).is_file() => CodeChoice::Yours,
+        CodeArg::Auto => CodeChoice::Solution,
+        CodeArg::Starter => CodeChoice::Starter,
+        CodeArg::Yours => CodeChoice::Yours,
+        CodeArg::Named(name) if *name == lesson.solution_label || name == "solution" => CodeChoice::Solution,
+        CodeArg::Named(path) => match ctx.given_file(Path::new(path), "--code") {
+            Ok(full) => CodeChoice::Path(full),
+            // A word that is no path at all is more likely a mistyped choice.
+            Err(_) if !path.contains(['/', '.']) => {
+                return Err(Error::usage(format!(
+                    "unknown code '{path}': choose starter, {}, yours (your work file), or the path of a Python file.",
+                    lesson.solution_label
+                )))
+            }
+            Err(e) => return Err(e),
+        },
+    })
 }

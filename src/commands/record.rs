@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::cli::CodeArg;
 use crate::cli::RecordArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
@@ -11,13 +12,13 @@ use crate::events::Event;
 use crate::model::{Script, ScriptModel, ScriptRun};
 use crate::outln;
 use crate::recordings::{self, Entry};
-use crate::replaying::{self, CodeChoice};
+use crate::replay::{self, Replayer};
 
 use crate::render::count;
 
 pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
-    let Some(script) = Script::load(ctx, &lesson)? else {
+    let Some(script) = Script::load(&ctx.root, &lesson)? else {
         return Err(Error::usage(format!(
             "{} has no script.toml, so there is nothing to record.",
             ctx.shown(&lesson.recordings_dir(&ctx.root))
@@ -28,7 +29,7 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
         return super::record_live::run(ctx, &lesson, &runs, &args);
     }
     let s = &ctx.styles;
-    let limit = args.timeout;
+    let replayer = Replayer::new(ctx.place(), &lesson, args.timeout);
     let mut files: BTreeMap<PathBuf, Vec<Entry>> = BTreeMap::new();
     let mut problems = 0;
     // Recording is the point: a reader who went away (`record | head -1`) stops the report, not
@@ -41,12 +42,12 @@ pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
                 format!("names an unknown runtime '{}': harness or sdk", run.runtime),
             )
         })?;
-        let ticket = replaying::tickets(&lesson, Some(&run.ticket), runtime)?[0];
-        let code = CodeChoice::resolve(ctx, &lesson, &crate::replaying::CodeArg::parse(&run.code))?;
-        let file = code.file(ctx, &lesson)?;
-        let mut bridge = replaying::open(ctx, &lesson, &file, limit);
+        let ticket = replay::tickets(&lesson, Some(&run.ticket), runtime)?[0];
+        let choice = super::code(ctx, &lesson, &CodeArg::parse(&run.code))?;
+        let mut code = replayer.code(&choice)?;
+        code.label = run.code.clone();
         let mut model = ScriptModel::new(&script, run, &lesson.agent.server);
-        let replay = replaying::run_with(&lesson, ticket, runtime, &run.code, &mut bridge, &mut model);
+        let replay = replayer.run_with(ticket, runtime, &mut code, &mut model);
         let name = format!("{}/{} with {}", runtime.name(), ticket.id, run.code);
         let mut issues = Vec::new();
         if let Some(Event::NoRecording { diff, .. }) =

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
+use crate::cli::CodeArg;
 use crate::cli::RecordArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
@@ -14,7 +15,7 @@ use crate::live::{Client, LiveModel, Settings};
 use crate::model::ScriptRun;
 use crate::outln;
 use crate::recordings::{self, Entry};
-use crate::replaying::{self, CodeArg, CodeChoice};
+use crate::replay::{self, Replayer};
 
 use crate::render::count;
 
@@ -29,9 +30,9 @@ pub fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &RecordArg
     }
     let settings = Settings::resolve(args.live.max_requests, args.live.request_timeout).map_err(Error::usage)?;
     let s = &ctx.styles;
-    let limit = args.timeout;
+    let replayer = Replayer::new(ctx.place(), lesson, args.timeout);
     let mut client = Client::new(settings);
-    // One answer per request across runs: the starter and the structured run of a ticket open
+    // One answer per request across runs: the starter and the solution run of a ticket open
     // with the same request, and it is asked once.
     let mut memo: HashMap<String, Entry> = HashMap::new();
     let mut files: BTreeMap<PathBuf, Vec<Entry>> = BTreeMap::new();
@@ -46,12 +47,12 @@ pub fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &RecordArg
                 format!("names an unknown runtime '{}': harness or sdk", run.runtime),
             )
         })?;
-        let ticket = replaying::tickets(lesson, Some(&run.ticket), runtime)?[0];
-        let code = CodeChoice::resolve(ctx, lesson, &CodeArg::parse(&run.code))?;
-        let file = code.file(ctx, lesson)?;
-        let mut bridge = replaying::open(ctx, lesson, &file, limit);
+        let ticket = replay::tickets(lesson, Some(&run.ticket), runtime)?[0];
+        let choice = super::code(ctx, lesson, &CodeArg::parse(&run.code))?;
+        let mut code = replayer.code(&choice)?;
+        code.label = run.code.clone();
         let mut model = LiveModel::new(&mut client, &mut memo);
-        let replay = replaying::run_with(lesson, ticket, runtime, &run.code, &mut bridge, &mut model);
+        let replay = replayer.run_with(ticket, runtime, &mut code, &mut model);
         let name = format!("{}/{} with {}", runtime.name(), ticket.id, run.code);
         if let Some(failure) = model.failure.take() {
             let _ = printed

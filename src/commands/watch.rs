@@ -5,14 +5,14 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use crate::cli::CodeArg;
 use crate::cli::{Format, WatchArgs};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_SUCCESS};
 use crate::events::{self, Event, Replay};
 use crate::output;
-use crate::own_replay;
 use crate::render::cards::{self, Look};
-use crate::replaying::{self, CodeArg, CodeChoice};
+use crate::replay::{self, CodeChoice, Coded, Live, Replayer};
 
 /// How long a card stays alone on screen before the next, at speed 1.
 fn pause(event: &Event) -> Duration {
@@ -38,7 +38,7 @@ pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     // The player replays offline; with --live the cards are printed instead.
     if interactive && args.ticket.is_none() && args.format == Format::Text && !args.no_anim && !args.live.live {
         let lesson = ctx.lesson(args.lesson.as_deref())?;
-        let code = CodeChoice::resolve(ctx, &lesson, &args.code)?;
+        let code = super::code(ctx, &lesson, &args.code)?;
         let config = crate::player::Config {
             compare: args.compare || first_look(ctx, &lesson, &args.code),
             code,
@@ -57,31 +57,30 @@ pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
 pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let runtime = args.runtime;
-    let chosen = replaying::tickets(&lesson, args.ticket.as_deref(), runtime)?;
-    let limit = args.timeout;
-    let mut live = own_replay::Live::from_args(&args.live)?;
-    let mut codes = vec![CodeChoice::resolve(ctx, &lesson, &args.code)?];
+    let chosen = replay::tickets(&lesson, args.ticket.as_deref(), runtime)?;
+    let live = match args.live.live {
+        true => Some(Live::new(args.live.max_requests, args.live.request_timeout)?),
+        false => None,
+    };
+    let mut replayer = Replayer::new(ctx.place(), &lesson, args.timeout).with_live(live);
+    let mut codes = vec![super::code(ctx, &lesson, &args.code)?];
     // Before the lesson is started, the fix is never shown alone: first what goes wrong.
     let compare = args.compare || (first_look(ctx, &lesson, &args.code) && args.format == Format::Text);
     if compare {
         let other = if codes[0] == CodeChoice::Starter { CodeChoice::Solution } else { codes.remove(0) };
         codes = vec![CodeChoice::Starter, other];
     }
-    let files = codes.iter().map(|c| c.file(ctx, &lesson)).collect::<Result<Vec<_>, _>>()?;
-    let labels: Vec<String> = codes.iter().map(|c| c.label(ctx, &lesson)).collect();
-    let mut bridges: Vec<_> = files.iter().map(|f| replaying::open(ctx, &lesson, f, limit)).collect();
+    let mut coded: Vec<Coded> = codes.iter().map(|c| replayer.code(c)).collect::<Result<_, _>>()?;
 
     let animate = args.format == Format::Text && !args.no_anim && ctx.stdout_terminal;
     let look = Look { styles: ctx.styles, glyphs: ctx.glyphs, width: ctx.width, expand: args.expand };
     let mut pacer = animate.then(|| Pacer::new(ctx.stdin_terminal, args.speed));
     let mut shown = Vec::new();
     for (i, ticket) in chosen.iter().enumerate() {
-        let cassette = replaying::cassette(ctx, &lesson, runtime, ticket)?;
-        let mut own = own_replay::Own::load(ctx, &lesson, runtime, ticket)?;
+        let cassette = replayer.cassette(runtime, ticket)?;
         let mut runs: Vec<Replay> = Vec::new();
-        for (bridge, label) in bridges.iter_mut().zip(&labels) {
-            let asker = live.as_mut();
-            runs.push(own_replay::replay(ctx, &lesson, ticket, runtime, label, bridge, &cassette, &mut own, asker)?);
+        for code in coded.iter_mut() {
+            runs.push(replayer.replay(ticket, runtime, code, &cassette)?);
         }
         let split = match runs.as_slice() {
             [a, b] => events::split_point(&a.events, &b.events),

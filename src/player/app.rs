@@ -207,7 +207,7 @@ impl<S: Source> App<S> {
         if !self.compare {
             return vec![self.code];
         }
-        // Compare sets the starter against the chosen code, or the structured fix when the
+        // Compare sets the starter against the chosen code, or the reference fix when the
         // starter is chosen.
         let other = if self.code == 0 { 1 } else { self.code };
         vec![0, other]

@@ -7,7 +7,7 @@ pub enum Action {
     Quit,
     PreviousTicket,
     NextTicket,
-    /// Cycle the code: starter, structured, yours.
+    /// Cycle the code: starter, the fix (by the lesson's label), yours.
     Code,
     /// Toggle the runtime: harness, sdk.
     Runtime,
@@ -31,7 +31,7 @@ pub enum Action {
 /// The keys as the help screen lists them.
 pub const HELP: &[(&str, &str)] = &[
     ("← → ↑ ↓ or j k", "previous / next ticket"),
-    ("c", "code: starter, structured, yours"),
+    ("c", "code: starter, the fix, yours"),
     ("r", "runtime: harness, sdk"),
     ("s", "compare the starter run with the other"),
     ("space", "pause / resume (at the end: play again)"),

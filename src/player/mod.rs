@@ -32,7 +32,7 @@ use crate::context::Context;
 use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::Lesson;
 use crate::lesson::Runtime;
-use crate::replaying::CodeChoice;
+use crate::replay::CodeChoice;
 
 /// How the player starts, decided by the command that opens it.
 pub struct Config {
@@ -73,7 +73,7 @@ pub fn drive<B: Backend, S: Source>(
 pub fn run(ctx: &Context, lesson: Lesson, config: Config) -> Result<i32, Error> {
     let Config { code: choice, runtime, compare, speed, predict, expand, limit } = config;
     // Yours before `start` is refused up front, as the plain replay refuses it.
-    choice.file(ctx, &lesson)?;
+    choice.file(&ctx.place(), &lesson)?;
     let extra = match &choice {
         CodeChoice::Path(path) => Some(path.clone()),
         _ => None,

@@ -16,7 +16,7 @@ use crate::events::Replay;
 use crate::lesson::Runtime;
 use crate::lesson::{Lesson, TicketPredict};
 use crate::player::app::Msg;
-use crate::replaying::{self, CodeChoice};
+use crate::replay::{CodeChoice, Replayer};
 
 /// A ticket as the list shows it.
 #[derive(Clone, Debug)]
@@ -82,7 +82,7 @@ pub trait Source {
     /// before guessing.
     fn prediction(&self, ticket: usize, runtime: Runtime) -> Prediction;
     fn tickets(&self) -> &[TicketInfo];
-    /// The code choices' labels. The first is always the starter and the second the structured
+    /// The code choices' labels. The first is always the starter and the second the reference
     /// reference fix: compare and the prediction questions rely on it.
     fn codes(&self) -> &[String];
     /// Whether this code can run now, or why not (yours, before `start`).
@@ -129,7 +129,7 @@ impl<'c> LessonSource<'c> {
         if let Some(path) = extra {
             choices.push(CodeChoice::Path(path));
         }
-        let labels: Vec<String> = choices.iter().map(|c| c.label(ctx, &lesson)).collect();
+        let labels: Vec<String> = choices.iter().map(|c| c.label(&ctx.place(), &lesson)).collect();
         let tickets = lesson
             .tickets
             .iter()
@@ -159,7 +159,7 @@ impl<'c> LessonSource<'c> {
     }
 
     fn file_stamp(&self, code: usize) -> Option<SystemTime> {
-        let file = self.choices.get(code)?.file(self.ctx, &self.lesson).ok()?;
+        let file = self.choices.get(code)?.file(&self.ctx.place(), &self.lesson).ok()?;
         stamp(&file)
     }
 }
@@ -200,7 +200,7 @@ impl Source for LessonSource<'_> {
         if *choice == CodeChoice::Yours && !self.lesson.work_file(&self.ctx.root).is_file() {
             return Err(format!("you have no copy yet; ./workshop start {} makes one", self.lesson.id));
         }
-        choice.file(self.ctx, &self.lesson).map(|_| ()).map_err(|e| e.to_string())
+        choice.file(&self.ctx.place(), &self.lesson).map(|_| ()).map_err(|e| e.to_string())
     }
 
     fn cached(&self, key: Key) -> Option<Replay> {
@@ -313,7 +313,7 @@ impl Runner {
     fn warm(&mut self) {
         let wanted: Vec<(usize, PathBuf)> = (0..self.choices.len())
             .filter(|code| !self.loaded.contains_key(code))
-            .filter_map(|code| Some((code, self.choices[code].file(&self.ctx, &self.lesson).ok()?)))
+            .filter_map(|code| Some((code, self.choices[code].file(&self.ctx.place(), &self.lesson).ok()?)))
             .collect();
         let (ctx, lesson, limit, stop) = (&self.ctx, &self.lesson, self.limit, &self.stop);
         let opened: Vec<(usize, Loaded)> = std::thread::scope(|scope| {
@@ -322,7 +322,7 @@ impl Runner {
                 .map(|(code, file)| {
                     let start = move || Loaded {
                         stamp: stamp(&file),
-                        bridge: replaying::open_stoppable(ctx, lesson, &file, limit, stop.clone()),
+                        bridge: Replayer::new(ctx.place(), lesson, limit).open_stoppable(&file, stop.clone()),
                     };
                     (code, std::thread::Builder::new().name("player-python".into()).spawn_scoped(scope, start))
                 })
@@ -337,7 +337,7 @@ impl Runner {
     fn play(&mut self, key: Key) -> Option<Replayed> {
         let failed = |why: String| Some(Replayed { key, stamp: None, replay: Err(why) });
         let Some(choice) = self.choices.get(key.code) else { return failed("no such code".into()) };
-        let file = match choice.file(&self.ctx, &self.lesson) {
+        let file = match choice.file(&self.ctx.place(), &self.lesson) {
             Ok(file) => file,
             Err(e) => return failed(e.to_string()),
         };
@@ -346,28 +346,21 @@ impl Runner {
             return None;
         }
         let Some(ticket) = self.lesson.tickets.get(key.ticket) else { return failed("no such ticket".into()) };
-        let cassette = match replaying::cassette(&self.ctx, &self.lesson, key.runtime, ticket) {
+        let mut replayer = Replayer::new(self.ctx.place(), &self.lesson, self.limit);
+        let cassette = match replayer.cassette(key.runtime, ticket) {
             Ok(cassette) => cassette,
             Err(e) => return failed(e.to_string()),
         };
         // The learner may save their file while the player runs: load the new version.
         let fresh = self.loaded.get(&key.code).is_some_and(|l| l.stamp == now);
         if !fresh {
-            let bridge = replaying::open_stoppable(&self.ctx, &self.lesson, &file, self.limit, self.stop.clone());
+            let bridge = replayer.open_stoppable(&file, self.stop.clone());
             self.loaded.insert(key.code, Loaded { bridge, stamp: now });
         }
         let loaded = self.loaded.get_mut(&key.code)?;
         let label = &self.labels[key.code];
         // The learner's own recordings (kept by watch --live) answer after the shipped ones.
-        let replay = crate::own_replay::replay_offline(
-            &self.ctx,
-            &self.lesson,
-            ticket,
-            key.runtime,
-            label,
-            &mut loaded.bridge,
-            &cassette,
-        );
+        let replay = replayer.replay_with(ticket, key.runtime, label, &mut loaded.bridge, &cassette);
         let replay = match replay {
             Ok(replay) => replay,
             Err(e) => return failed(e.to_string()),

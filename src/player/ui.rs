@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! lesson · ticket its-id (1/5)                        wide: a ticket list on the left
-//! code [starter] structured yours   runtime [harness] sdk   compare [off] on
+//! code [starter] <the fix's label> yours   runtime [harness] sdk   compare [off] on
 //! Replies: ... (where the replies come from, always)
 //! ─────────────────────────────────────
 //! cards, revealed in time; › marks the card `e` expands

@@ -18,6 +18,7 @@ pub struct Styles {
     pub warn: Style,
     pub dim: Style,
     pub strong: Style,
+    pub emphasis: Style,
     pub label: Style,
     pub code: Style,
 }
@@ -34,6 +35,7 @@ impl Styles {
             warn: Style::new().yellow().bold(),
             dim: Style::new().dimmed(),
             strong: Style::new().bold(),
+            emphasis: Style::new().italic(),
             label: Style::new().cyan(),
             code: Style::new().magenta(),
         }

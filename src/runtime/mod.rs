@@ -98,8 +98,9 @@ fn finish(
 enum Next {
     /// The model answered with text: the run is over.
     Done,
-    /// The model called tools and they ran: this user message answers them.
-    Answer(Value),
+    /// The model called tools and they ran: these messages answer them (one, unless the
+    /// lesson's answer hook built several).
+    Answer(Vec<Value>),
     /// The run stopped early (no recording, a fault, a refused request).
     Stop,
 }
@@ -151,7 +152,7 @@ pub(crate) fn run(
                 answered = true;
                 break;
             }
-            Next::Answer(message) => c.messages.push(message),
+            Next::Answer(messages) => c.messages.extend(messages),
             Next::Stop => {
                 answered = true;
                 break;
@@ -219,7 +220,7 @@ impl Conversation<'_, '_> {
         }
         self.messages.push(json!({"role": "assistant", "content": content}));
         match self.answer(&calls, results) {
-            Some(message) => Next::Answer(message),
+            Some(messages) => Next::Answer(messages),
             None => Next::Stop,
         }
     }
@@ -284,7 +285,7 @@ impl Conversation<'_, '_> {
     }
 
     /// The user message that answers a turn. `None`: the learner's code failed.
-    fn answer(&mut self, calls: &[Value], results: Vec<Answered>) -> Option<Value> {
+    fn answer(&mut self, calls: &[Value], results: Vec<Answered>) -> Option<Vec<Value>> {
         let note = (!self.followed_up).then(|| self.ticket.follow_up.clone()).flatten();
         self.followed_up = true;
         let built = answer_message(self.lesson, self.runtime, self.policy, &mut *self.code, calls, &results, note);
@@ -300,16 +301,21 @@ impl Conversation<'_, '_> {
                 return None;
             }
         };
-        self.attach_blocks(&results, &message);
-        Some(message)
+        // What a hook returns is sent as it is: a list is that many messages.
+        let messages = match message {
+            Value::Array(messages) => messages,
+            one => vec![one],
+        };
+        self.attach_blocks(&results, &messages);
+        Some(messages)
     }
 
     /// Show the `tool_result` block the model receives for each call under the try it came
     /// from: the call's last attempt, or the read whose answer settled the call. In the SDK
     /// runtime the attempt keeps its MCP result, and the block is beside it.
-    fn attach_blocks(&mut self, results: &[Answered], message: &Value) {
+    fn attach_blocks(&mut self, results: &[Answered], messages: &[Value]) {
         let blocks: Vec<&Value> =
-            message.get("content").and_then(Value::as_array).map(|c| c.iter().collect()).unwrap_or_default();
+            messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)).flatten().collect();
         let runtime = self.runtime;
         for answered in results {
             let block = blocks

@@ -8,15 +8,7 @@ use serde_json::{json, Value};
 use super::harness::{Harness, Mode, ToolRun};
 use crate::lesson::{Lesson, Ticket};
 
-/// `mcp__<server>__process_refund` for `process_refund`.
-pub(crate) fn qualified(server: &str, tool: &str) -> String {
-    format!("mcp__{server}__{tool}")
-}
-
-/// The plain tool name of a qualified one, when it is this server's.
-pub(crate) fn unqualified<'n>(server: &str, name: &'n str) -> Option<&'n str> {
-    name.strip_prefix("mcp__")?.strip_prefix(server)?.strip_prefix("__")
-}
+pub(crate) use crate::model::{qualified, unqualified};
 
 /// The tools as the SDK offers them to the model.
 pub(crate) fn tool_definitions(lesson: &Lesson, ticket: &Ticket) -> Value {

@@ -141,17 +141,8 @@ pub(crate) trait World {
     fn report(&self, seen: &Seen, attempts: usize, input: &Value) -> Option<Value>;
 }
 
-const SETTINGS: [&dyn Setting; 1] = [&lumen::Lumen];
-
-/// The world a lesson's `setting` names.
-pub(crate) fn setting(name: &str) -> Option<&'static dyn Setting> {
-    SETTINGS.into_iter().find(|s| s.name() == name)
-}
-
-/// The names of the worlds this runner has.
-pub(crate) fn names() -> Vec<&'static str> {
-    SETTINGS.iter().map(|s| s.name()).collect()
-}
+/// Every world this runner has.
+pub(crate) const SETTINGS: [&dyn Setting; 1] = [&lumen::Lumen];
 
 /// A template with `{name}` fields filled in.
 pub(crate) fn fill<K: AsRef<str>>(template: &str, fields: &[(K, String)]) -> String {
@@ -165,6 +156,9 @@ pub(crate) fn fill<K: AsRef<str>>(template: &str, fields: &[(K, String)]) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bridge::{Call, Outcome};
+    use crate::lesson::{Lesson, Runtime};
+    use crate::runtime::harness::Code;
 
     #[test]
     fn templates_fill_their_fields() {
@@ -175,9 +169,206 @@ mod tests {
     }
 
     #[test]
-    fn the_registry_finds_worlds_by_name() {
-        assert_eq!(setting("lumen").map(|s| s.name()), Some("lumen"));
-        assert!(setting("atlantis").is_none());
-        assert_eq!(names(), vec!["lumen"]);
+    fn the_registry_holds_lumen_supply() {
+        let names: Vec<&str> = SETTINGS.iter().map(|s| s.name()).collect();
+        assert_eq!(names, ["lumen"]);
+    }
+
+    /// A second world, to prove the seam: a bell that rings, goes quiet after its first ring
+    /// (a transient failure), and counts its rings.
+    struct Belfry;
+
+    #[derive(Debug)]
+    struct Tower;
+
+    struct Ringing {
+        rings: u32,
+        quiet_left: u32,
+    }
+
+    impl Setting for Belfry {
+        fn name(&self) -> &'static str {
+            "belfry"
+        }
+        fn behaviours(&self) -> &'static [&'static str] {
+            &["ring"]
+        }
+        fn load(
+            &self,
+            data: &toml::Value,
+            _tools: &[Tool],
+            tickets: &[TicketKeys<'_>],
+        ) -> Result<Arc<dyn Place>, Vec<Problem>> {
+            let mut problems = Vec::new();
+            if data.get("bells").and_then(toml::Value::as_integer) != Some(1) {
+                problems.push(Problem::new("[world]", "a belfry has bells = 1"));
+            }
+            for t in tickets {
+                if let Some(key) = t.keys.keys().find(|k| *k != "quiet") {
+                    problems.push(Problem::new(
+                        format!("id = \"{}\"", t.id),
+                        format!("ticket {}: unknown key {key}", t.id),
+                    ));
+                }
+            }
+            if problems.is_empty() {
+                Ok(Arc::new(Tower))
+            } else {
+                Err(problems)
+            }
+        }
+    }
+
+    impl Place for Tower {
+        fn start(&self, _ticket: &str) -> Box<dyn World + '_> {
+            Box::new(Ringing { rings: 0, quiet_left: 1 })
+        }
+        fn message(&self, key: &str) -> Option<&str> {
+            (key == "quiet").then_some("The bell is quiet for a moment.")
+        }
+        fn retry_helps(&self, category: &str) -> bool {
+            category == "transient"
+        }
+        fn draw_fields(
+            &self,
+            _given: &BTreeMap<String, String>,
+            _draw: &mut dyn FnMut(u64) -> u64,
+        ) -> Vec<(String, String)> {
+            Vec::new()
+        }
+        fn summary(&self, output: &Value) -> Option<String> {
+            output.get("rang").map(|_| "the bell rang".to_string())
+        }
+    }
+
+    impl World for Ringing {
+        fn call(&mut self, _tool: &str, _input: &Value, fail: &mut Fail<'_>) -> Result<Value, Halt> {
+            if self.quiet_left > 0 {
+                self.quiet_left -= 1;
+                return fail(&Failure { category: "transient".into(), message: "quiet".into(), verify: None });
+            }
+            self.rings += 1;
+            Ok(json!({"rang": true}))
+        }
+        fn found(&self, _read: &Value) -> bool {
+            false
+        }
+        fn effects(&self) -> Effects {
+            let mut counts = Map::new();
+            counts.insert("rings".into(), Value::from(self.rings));
+            let harms = if self.rings > 1 { vec!["The bell rang twice.".to_string()] } else { Vec::new() };
+            Effects { counts: counts.clone(), detail: counts, harms }
+        }
+        fn report(&self, _seen: &Seen, _attempts: usize, _input: &Value) -> Option<Value> {
+            None
+        }
+    }
+
+    const MANIFEST: &str = r#"
+id = "bells"
+number = 1
+course = "c"
+title = "Bells"
+summary = "s"
+setting = "belfry"
+file = "bell.py"
+functions = ["shape", "again"]
+solution = "solution/bell.py"
+[agent]
+model = "m"
+max_tokens = 10
+harness_system = "h"
+sdk_system = "s"
+[failure]
+flag = "down"
+error = "why"
+category = "kind"
+[hooks.build]
+function = "shape"
+args = ["category", "message"]
+[hooks.decide]
+function = "again"
+args = ["error"]
+answers = "truthy"
+[harness]
+max_attempts = 2
+[[tools]]
+name = "pull_rope"
+does = "ring"
+default = true
+description = "Ring the bell."
+input_schema = { type = "object" }
+says = "pulls the rope"
+[world]
+bells = 1
+[[tickets]]
+id = "noon"
+text = "Ring noon."
+category = "transient"
+quiet = 1
+probe = { tool = "pull_rope", input = {} }
+[[checks]]
+id = "noon-rings-once"
+name = "noon rings once"
+hints = ["Try again after a quiet bell.", "Answer yes when the kind is transient."]
+ticket = "noon"
+expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
+"#;
+
+    /// The learner's code, as Rust: `shape` builds `{"down": true, "why": {"kind": ...}}`,
+    /// `again` says yes to a transient failure.
+    struct Ropes;
+
+    impl Code for Ropes {
+        fn call(&mut self, function: &str, args: &[Value]) -> Call {
+            let value = match function {
+                "shape" => json!({"down": true, "why": {"kind": args[0]}}),
+                _ => Value::Bool(args[0]["kind"] == "transient"),
+            };
+            Call { outcome: Outcome::Returned(value), output: String::new(), dropped: 0 }
+        }
+    }
+
+    fn bells() -> Lesson {
+        let dir = std::path::Path::new("/nowhere");
+        Lesson::from_text(MANIFEST, &dir.join("lesson.toml"), dir, None, &[&Belfry]).expect("the bell lesson loads")
+    }
+
+    #[test]
+    fn a_second_world_loads_validates_and_counts_its_own_effects() {
+        let lesson = bells();
+        let results = crate::checks::run_all(&lesson, &mut Ropes, 7);
+        assert_eq!(results[0].status, crate::checks::Status::Pass, "{:?}", results[0]);
+        // Its data is checked by the world itself, with the line.
+        let broken = MANIFEST.replace("bells = 1", "bells = 3").replace("quiet = 1", "quiet = 1\ncolour = \"red\"");
+        let dir = std::path::Path::new("/nowhere");
+        let err = Lesson::from_text(&broken, &dir.join("lesson.toml"), dir, None, &[&Belfry]).unwrap_err().to_string();
+        assert!(err.contains("a belfry has bells = 1") && err.contains("ticket noon: unknown key colour"), "{err}");
+        assert!(err.contains("line "), "{err}");
+        // A world this runner does not have is named with the ones it has.
+        let err = Lesson::from_text(MANIFEST, &dir.join("lesson.toml"), dir, None, &SETTINGS).unwrap_err().to_string();
+        assert!(err.contains("setting 'belfry' is not a world this runner has: lumen"), "{err}");
+    }
+
+    #[test]
+    fn a_run_in_a_second_world_is_judged_and_summarised_by_that_world() {
+        let lesson = bells();
+        let ticket = lesson.ticket("noon").unwrap();
+        let mut model = crate::model::tests_support::Scripted::new(vec![
+            json!([{"type": "tool_use", "id": "toolu_1", "name": "pull_rope", "input": {}}]),
+            json!([{"type": "text", "text": "It is noon."}]),
+        ]);
+        let replay = crate::runtime::run(&lesson, ticket, Runtime::Harness, "mine", &mut Ropes, &mut model);
+        let summaries: Vec<&str> = replay
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                crate::events::Event::Attempt { summary, .. } => summary.as_deref(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(summaries, ["the bell rang"]);
+        assert_eq!(replay.verdict.effects.get("rings"), Some(&Value::from(1)));
+        assert!(replay.verdict.text.starts_with("Tried twice: the retry got it through."), "{}", replay.verdict.text);
     }
 }

@@ -50,3 +50,93 @@ fn lesson_unknown_id_lists_the_lessons() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("structured-errors"), "{}", run.stderr);
 }
+
+/// `workshop lesson` for a lesson text, at a width.
+fn rendered(w: &Workshop, lesson: &str, columns: usize) -> String {
+    let mut cmd = w.command(&["lesson", lesson, "--no-pager"]);
+    cmd.env("COLUMNS", columns.to_string());
+    let run = run(cmd);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    run.stdout
+}
+
+/// The same text at 80 and at 50 columns, for one snapshot.
+fn at_both_widths(w: &Workshop, lesson: &str) -> String {
+    format!("--- 80 columns ---\n{}--- 50 columns ---\n{}", rendered(w, lesson, 80), rendered(w, lesson, 50))
+}
+
+#[test]
+fn shipped_lessons_render_at_80_and_50_columns() {
+    let w = Workshop::new();
+    // At 80, structured-errors is the `lesson_structured_errors` snapshot above.
+    let default = w.run(&["lesson", "structured-errors", "--no-pager"]).stdout;
+    assert_eq!(rendered(&w, "structured-errors", 80), default);
+    for (id, columns) in [("structured-errors", 50), ("uncertain-state", 80), ("uncertain-state", 50)] {
+        let text = rendered(&w, id, columns);
+        insta::assert_snapshot!(format!("lesson_{id}_{columns}"), text);
+    }
+}
+
+/// Each Markdown construct a lesson text may use, rendered through the real command.
+const CONSTRUCTS: &[(&str, &str)] = &[
+    ("headings", "# A lesson title\n\n## A part of it\n\n### A smaller part\n\nText under it.\n"),
+    (
+        "paragraphs",
+        "Lumen Supply sells electronics online, and a Claude agent answers its customers. When the\nagent asks the refund tool for something it cannot do, the tool answers with one word.\n\nA second paragraph with a hard break here:  \nthe next line starts anew.\n",
+    ),
+    (
+        "emphasis",
+        "A result is *uncertain* when nobody answered, _not_ when the answer was no. **Never retry it blindly**, and ***never*** guess: **ask with *a read* first**.\n",
+    ),
+    (
+        "inline_code",
+        "Call `should_retry(result[\"error\"])`, not `should_retry(result)`: the flag lives under `\"error\"`, and a code span such as `./workshop check structured-errors` is never split.\n",
+    ),
+    (
+        "code_blocks",
+        "Fenced:\n\n```python\nwhile result.get(\"isError\") and attempt < MAX_ATTEMPTS:  # a long line that is never wrapped, however narrow\n    attempt += 1\n\n    result = call_tool(name, args)\n```\n\nIndented:\n\n    {\"orders\": [], \"message\": \"none\"}\n",
+    ),
+    (
+        "lists",
+        "Bullets, one nested:\n\n- **transient**: a fault that may clear by itself, so a retry is worth it, as the first attempt shows\n- **validation**: the input is wrong\n  - an order id with a letter in it\n  - an order that does not exist\n- **business**: a rule says no\n\nNumbered from three:\n\n3. Retry only what a retry can fix.\n4. Bound the retries.\n   1. at most 3 attempts in all\n   2. then hand the last result to the model\n\nLoose, with two paragraphs and code in an item:\n\n1. Copy the starter file.\n\n2. Grade it:\n\n   ```\n   ./workshop check\n   ```\n\n   Then read the first failure.\n",
+    ),
+    (
+        "block_quotes",
+        "> A failed tool call should tell the agent what to do next, in words the customer can be told.\n>\n> - say what went wrong\n> - say what to do next\n>\n> > A quote inside a quote.\n\nAfter the quote.\n",
+    ),
+    (
+        "links",
+        "Read [the Messages API's tool-use rules](https://docs.example.com/tool-use) first, then <https://example.com/mcp>. A [reference link][spec] and a [*styled* link](https://example.com/s). An image: ![a diagram](diagram.png).\n\n[spec]: https://example.com/spec\n",
+    ),
+    (
+        "table_fits",
+        "| category | retry? | example |\n| :--- | :---: | ---: |\n| transient | yes | a timeout |\n| validation | no | `12a4` |\n| permission | no | someone else's order |\n| business | no | the 30-day window |\n",
+    ),
+    (
+        "table_wraps",
+        "| id | customer asks | tool outcome | category |\n| --- | --- | --- | --- |\n| `old-order` | refund order 0871, a wobbly laptop stand | bought 239 days ago, window is 30 days | business |\n| `wrong-id` | refund an order whose id has a letter in it | no such order id | validation |\n| `flaky-payment` | refund a recent order | payment service times out on the 1st attempt, succeeds on the 2nd | transient |\n",
+    ),
+    (
+        "table_long_cells",
+        "| field | what it holds | example |\n| --- | --- | --- |\n| `errorCategory` | which kind of failure happened | `transient`, `validation`, `permission`, `business` |\n| `isRetryable` | whether the same call could succeed later | `true` |\n",
+    ),
+];
+
+#[test]
+fn each_markdown_construct_renders_at_80_and_50_columns() {
+    let w = Workshop::from_fixture("toy");
+    for (name, markdown) in CONSTRUCTS {
+        w.write("lessons/parcel-desk/lesson.md", markdown);
+        let text = at_both_widths(&w, "parcel-desk");
+        // Only code blocks may run past the width; nothing is left as raw Markdown.
+        for (columns, part) in [(80, text.split("--- 50").next().unwrap()), (50, text.split("--- 50").nth(1).unwrap())]
+        {
+            for line in part.lines().filter(|l| !l.contains("a long line that is never wrapped")) {
+                assert!(line.chars().count() <= columns, "{name} at {columns}: too wide: {line:?}");
+            }
+        }
+        assert!(!text.contains("**") && !text.contains("](") && !text.contains("| ---"), "{name}: {text}");
+        insta::assert_snapshot!(format!("lesson_construct_{name}"), text);
+    }
+}

@@ -108,6 +108,14 @@ fn a_canned_sentence_per_category_fails_fail_keeps_message() {
 }
 
 #[test]
+fn a_fail_that_remembers_its_first_message_per_category_fails_fail_keeps_message() {
+    // Within one run every category used to get one sample sentence, so remembering the first
+    // one passed; two sentences of one category now tell it apart.
+    let report = grade("teach_remembers_first_message.py");
+    assert_eq!(failing(&report), ["fail-keeps-message"], "{report}");
+}
+
+#[test]
 fn every_check_has_at_least_two_hints() {
     let text = std::fs::read_to_string(repo().join(MANIFEST)).unwrap();
     let manifest: toml::Value = toml::from_str(&text).unwrap();
