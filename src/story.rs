@@ -93,7 +93,7 @@ fn tries(events: &[Event]) -> Vec<Try> {
 /// What the reads of a call found between two of its tries: `Some(found)` from the last read
 /// that answered, `None` when no read answered (or none ran).
 fn read_between(all: &[Try], of: &str, from: usize, to: usize) -> Option<bool> {
-    all.iter().filter(|t| t.at > from && t.at < to && t.read_of.as_deref() == Some(of)).filter_map(|t| t.found).last()
+    all.iter().filter(|t| t.at > from && t.at < to && t.read_of.as_deref() == Some(of)).filter_map(|t| t.found).next_back()
 }
 
 /// Each failed try with its judgement.
@@ -181,9 +181,12 @@ pub(crate) fn verdict(events: &[Event], place: &dyn Place, effects: &Effects) ->
     let count = |j: Judged| judged.iter().filter(|(_, x)| *x == j).count();
     let retry_of = |n: usize| all[..n].iter().rev().find(|u| u.key == all[n].key).is_some_and(|u| u.failed);
     let calls: Vec<&Try> = all.iter().filter(|t| !t.is_read()).collect();
-    let mut keys: Vec<String> = calls.iter().map(|t| t.key.to_string()).collect();
-    keys.sort();
-    keys.dedup();
+    let mut keys: Vec<&Value> = Vec::new();
+    for t in &calls {
+        if !keys.contains(&&t.key) {
+            keys.push(&t.key);
+        }
+    }
     let read_retries = (0..all.len()).filter(|&n| all[n].is_read() && retry_of(n)).count();
     let read_tries = all.iter().filter(|t| t.is_read()).count();
     let retries = (0..all.len()).filter(|&n| retry_of(n)).count();
@@ -199,7 +202,7 @@ pub(crate) fn verdict(events: &[Event], place: &dyn Place, effects: &Effects) ->
         reports: events.iter().filter(|e| matches!(e, Event::Report { .. })).count(),
         // A call whose last try failed, unless a read showed it had gone through.
         failed: keys.iter().any(|key| {
-            calls.iter().rev().find(|t| t.key.to_string() == *key).is_some_and(|t| t.failed && !settled.contains(&t.at))
+            calls.iter().rev().find(|t| t.key == **key).is_some_and(|t| t.failed && !settled.contains(&t.at))
         }),
         ends: ends.to_string(),
         world: effects.counts.clone(),
