@@ -34,6 +34,10 @@ pub struct Lesson {
     /// What `watch --code` calls the reference solution (`solution` is always accepted too).
     #[serde(default = "default_solution_label")]
     pub solution_label: String,
+    /// Half-finished states the lesson's text describes, as files of their own: `watch --code
+    /// <label>` replays one, and `doctor` replays each like the starter and the fix.
+    #[serde(default)]
+    pub mistakes: Vec<Mistake>,
     pub agent: AgentData,
     /// How the lesson's failure results look, when learner code builds them.
     #[serde(default)]
@@ -60,6 +64,16 @@ pub struct Lesson {
     /// The loaded world, set by `load_file`.
     #[serde(skip)]
     place: Option<Arc<dyn Place>>,
+}
+
+/// A named mistake: a learner's file stopped half way, shipped with the lesson.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mistake {
+    /// What `--code` calls it, such as `no-verify`.
+    pub label: String,
+    /// The file, relative to the lesson folder.
+    pub file: String,
 }
 
 fn default_solution_label() -> String {
@@ -671,6 +685,33 @@ impl Lesson {
                 format!("solution '{}' must be a path inside the lesson's folder (no leading /, no ..)", self.solution),
             );
         }
+        for mistake in &self.mistakes {
+            let at = format!("label = \"{}\"", mistake.label);
+            let taken = ["starter", "yours", "auto", "solution", self.solution_label.as_str()];
+            if !plain_word(&mistake.label) || taken.contains(&mistake.label.as_str()) {
+                problems.say(
+                    &at,
+                    format!(
+                        "mistake label '{}' must be a plain word (letters, digits, - and _) other than {}",
+                        mistake.label,
+                        taken.join(", ")
+                    ),
+                );
+            }
+            if self.mistakes.iter().filter(|m| m.label == mistake.label).count() > 1 {
+                problems.say(&at, format!("mistake '{}' is declared twice", mistake.label));
+            }
+            let inside = Path::new(&mistake.file).components().all(|c| matches!(c, std::path::Component::Normal(_)));
+            if !inside || mistake.file.is_empty() {
+                problems.say(
+                    format!("file = \"{}\"", mistake.file),
+                    format!(
+                        "mistake {}'s file '{}' must be a path inside the lesson's folder",
+                        mistake.label, mistake.file
+                    ),
+                );
+            }
+        }
         for f in &self.functions {
             let identifier = f.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                 && f.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
@@ -1064,6 +1105,11 @@ impl Lesson {
                 }
             })
             .collect()
+    }
+
+    /// The named mistake with this label.
+    pub fn mistake(&self, label: &str) -> Option<&Mistake> {
+        self.mistakes.iter().find(|m| m.label == label)
     }
 
     pub fn solution_path(&self) -> PathBuf {

@@ -93,7 +93,10 @@ fn tries(events: &[Event]) -> Vec<Try> {
 /// What the reads of a call found between two of its tries: `Some(found)` from the last read
 /// that answered, `None` when no read answered (or none ran).
 fn read_between(all: &[Try], of: &str, from: usize, to: usize) -> Option<bool> {
-    all.iter().filter(|t| t.at > from && t.at < to && t.read_of.as_deref() == Some(of)).filter_map(|t| t.found).next_back()
+    all.iter()
+        .filter(|t| t.at > from && t.at < to && t.read_of.as_deref() == Some(of))
+        .filter_map(|t| t.found)
+        .next_back()
 }
 
 /// Each failed try with its judgement.

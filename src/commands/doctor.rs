@@ -15,7 +15,12 @@ use crate::outln;
 use crate::recordings::Provenance;
 use crate::replay::{CodeChoice, Replayer};
 
-const CODES: [CodeChoice; 2] = [CodeChoice::Starter, CodeChoice::Solution];
+/// The codes doctor replays: the starter, the fix, and the lesson's named mistakes.
+fn choices(lesson: &Lesson) -> Vec<CodeChoice> {
+    let mut codes = vec![CodeChoice::Starter, CodeChoice::Solution];
+    codes.extend(lesson.mistakes.iter().map(|m| CodeChoice::Mistake(m.label.clone())));
+    codes
+}
 
 /// What doctor found in one lesson.
 #[derive(Default)]
@@ -121,7 +126,12 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
             ),
         )?;
     }
-    for (code, want) in [(CodeChoice::Starter, Status::Fail), (CodeChoice::Solution, Status::Pass)] {
+    // A mistake is a file stopped half way: it fails the checks as the starter does.
+    let graded = choices(lesson).into_iter().map(|c| {
+        let want = if c == CodeChoice::Solution { Status::Pass } else { Status::Fail };
+        (c, want)
+    });
+    for (code, want) in graded {
         let file = code.file(&ctx.place(), lesson)?;
         let graded = crate::grading::to_the_end(ctx, lesson, &file, limit)?;
         let word = if want == Status::Pass { "passes" } else { "fails" };
@@ -137,7 +147,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
 fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> Result<(), Error> {
     let script = crate::model::Script::load(&exam.ctx.root, lesson)?;
     let mut codes = Vec::new();
-    for choice in &CODES {
+    for choice in &choices(lesson) {
         codes.push(replayer.code(choice)?);
     }
     for runtime in Runtime::ALL {

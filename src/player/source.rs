@@ -114,7 +114,8 @@ pub struct LessonSource<'c> {
 }
 
 impl<'c> LessonSource<'c> {
-    /// `extra`: a code file given with `--code PATH`, offered after the three usual choices.
+    /// `extra`: a code given with `--code PATH` or a mistake's label, offered after the three
+    /// usual choices.
     /// `results`: the player's channel, where finished replays arrive. The worker starts Python
     /// for every code that can run at once, so the first switch to a code does not wait for an
     /// interpreter to start.
@@ -122,13 +123,11 @@ impl<'c> LessonSource<'c> {
         ctx: &'c Context,
         lesson: Lesson,
         limit: Duration,
-        extra: Option<PathBuf>,
+        extra: Option<CodeChoice>,
         results: Sender<Msg>,
     ) -> std::io::Result<LessonSource<'c>> {
         let mut choices = vec![CodeChoice::Starter, CodeChoice::Solution, CodeChoice::Yours];
-        if let Some(path) = extra {
-            choices.push(CodeChoice::Path(path));
-        }
+        choices.extend(extra);
         let labels: Vec<String> = choices.iter().map(|c| c.label(&ctx.place(), &lesson)).collect();
         let tickets = lesson
             .tickets

@@ -406,3 +406,93 @@ fn a_case_naming_an_unknown_sample_or_field_is_refused() {
     assert!(run.stderr.contains("uses an unknown sample '$order_number'"), "{}", run.stderr);
     assert!(run.stderr.contains("or a drawn field: $order_id"), "{}", run.stderr);
 }
+
+// ---------------------------------------------------------------- item 5: mistakes that teach
+
+#[test]
+fn a_lessons_named_mistake_replays_to_a_reply_that_says_what_is_not_known() {
+    let ws = Workshop::new();
+    for runtime in ["harness", "sdk"] {
+        for r in replays(&ws, L6, "no-verify", runtime) {
+            let at = format!("{runtime}/{}", r["ticket"].as_str().unwrap());
+            assert_eq!(r["code"], "no-verify", "{at}");
+            assert_eq!(r["verdict"]["counts"]["ends"], "reply", "{at}: {}", text(&r));
+            assert_eq!(r["verdict"]["counts"]["reads"], 0, "{at}: nothing names a read");
+        }
+        let lost = replay(&ws, L6, "lost-confirmation", "no-verify", runtime);
+        assert_eq!(lost["verdict"]["counts"]["failed"], true);
+        assert!(note(&lost).starts_with("Paid once, but nobody looked"), "{}", note(&lost));
+        let reply = events(&lost, "reply")[0]["text"].as_str().unwrap();
+        assert!(reply.contains("whether") && reply.contains("haven't"), "{reply}");
+    }
+    // Lesson 5's flag without a category: the coordinator's failed lookup says what happened,
+    // and with no category its subagent has no report to make.
+    let r = replay(&ws, L5, "coordinator", "no-category", "harness");
+    assert_eq!(text(&r), "4 calls, 1 retry: 3 results; 1 failure came back saying what happened.");
+    assert!(note(&r).contains("nothing to report in four parts"), "{}", note(&r));
+}
+
+#[test]
+fn doctor_replays_and_grades_each_named_mistake_like_the_starter_and_the_fix() {
+    let ws = Workshop::new();
+    let run = ws.run(&["doctor", L6]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    for runtime in ["harness", "sdk"] {
+        for ticket in L6_TICKETS {
+            let line = format!("✓ {runtime}/{ticket} with no-verify: ");
+            assert!(run.stdout.contains(&line), "{line} missing from:\n{}", run.stdout);
+        }
+    }
+    assert!(run.stdout.contains("✓ check no-verify fails as it should (14/18 checks pass)"), "{}", run.stdout);
+    // A mistake whose recordings are gone is a finding, as the starter's would be.
+    let lines: Vec<String> =
+        ws.read("recordings/uncertain-state/harness/lost-confirmation.jsonl").lines().map(String::from).collect();
+    let kept: Vec<&String> = lines.iter().filter(|l| !l.contains("nobody can say whether")).collect();
+    assert_eq!(kept.len() + 1, lines.len());
+    let text: String = kept.iter().map(|l| format!("{l}\n")).collect();
+    ws.write("recordings/uncertain-state/harness/lost-confirmation.jsonl", &text);
+    let run = ws.run(&["doctor", L6]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("✗ harness/lost-confirmation with no-verify: a request has no recording"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn code_names_a_mistake_and_an_unknown_word_lists_them() {
+    let ws = Workshop::new();
+    let run = ws.run(&["watch", L5, "--ticket", "old-order", "--code", "no-categry"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("choose starter, structured, no-category, yours (your work file), or the path"),
+        "{}",
+        run.stderr
+    );
+    let shown = cards(&ws, &[L5, "--ticket", "old-order", "--code", "no-category"]);
+    assert!(shown.contains("code no-category"), "{shown}");
+    assert!(shown.contains("no category, not retryable: Order 0871 was bought 239 days ago"), "{shown}");
+}
+
+#[test]
+fn a_mistake_is_declared_with_a_plain_label_and_a_file_inside_the_lesson() {
+    for (from, to, said) in [
+        ("label = \"no-verify\"", "label = \"structured\"", "mistake label 'structured' must be a plain word"),
+        ("label = \"no-verify\"", "label = \"no verify\"", "mistake label 'no verify' must be a plain word"),
+        ("file = \"mistakes/no-verify.py\"", "file = \"../no-verify.py\"", "must be a path inside the lesson's folder"),
+    ] {
+        let ws = Workshop::new();
+        let path = "lessons/uncertain-state/lesson.toml";
+        ws.write(path, &ws.read(path).replacen(from, to, 1));
+        let run = ws.run(&["doctor", L6]);
+        assert_eq!(run.code, 2, "{to}: {}", run.stdout);
+        assert!(run.stdout.contains(said), "{to}: {}", run.stdout);
+    }
+    // Its file gone: said, with the file, and how to get it back.
+    let ws = Workshop::new();
+    std::fs::remove_file(ws.path("lessons/uncertain-state/mistakes/no-verify.py")).unwrap();
+    let run = ws.run(&["watch", L6, "--ticket", "slow-payment", "--code", "no-verify"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("mistakes/no-verify.py: is missing from the lesson"), "{}", run.stderr);
+}
