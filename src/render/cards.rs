@@ -185,84 +185,8 @@ pub fn event(ev: &Event, look: &Look) -> String {
                 raw(&mut out, look, 0, &format!("{tool} input"), input);
             }
         }
-        Event::Attempt {
-            number,
-            output,
-            failed,
-            details,
-            message,
-            summary,
-            retried,
-            tone,
-            wire,
-            printed,
-            retryable,
-            block,
-            found,
-            ..
-        } => {
-            let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
-            // The model's own read of an earlier failure says what it found, as the harness's does.
-            let words = match found {
-                Some(true) => "worked: it went through, nothing to repeat",
-                Some(false) => "worked: it did not go through, safe to try again",
-                None => tone_words(*tone, *retried, *retryable),
-            };
-            let headline = format!("{mark} {words}");
-            card(&mut out, look, 2, &format!("Attempt {number}"), tone_style(look, *tone), &headline);
-            let body = failure_body(details, message.as_deref())
-                .unwrap_or_else(|| summary.clone().unwrap_or_else(|| crate::recordings::canonical(output)));
-            card(&mut out, look, 0, "", s.dim, &body);
-            if !printed.trim().is_empty() {
-                card(&mut out, look, 0, "", s.dim, &format!("printed: {}", shortened(printed, look)));
-            }
-            if look.expand {
-                raw(&mut out, look, 0, "the tool returned", output);
-                match wire {
-                    Some(wire) if wire.get("type").and_then(Value::as_str) == Some("tool_result") => {
-                        raw(&mut out, look, 0, BLOCK_LABEL, wire);
-                    }
-                    Some(wire) => {
-                        raw(&mut out, look, 0, "MCP CallToolResult (the Python SDK spells isError as is_error)", wire);
-                        if let Some(block) = block {
-                            raw(&mut out, look, 0, "the tool_result block it became for the model", block);
-                        }
-                    }
-                    // The harness's own tries: only the last reaches the model.
-                    None if *tone == Tone::Settled => {
-                        note(&mut out, look, "the model is given the read's answer for this call instead (below)")
-                    }
-                    None if *retried => note(&mut out, look, "never sent to the model: the harness tried again"),
-                    None => {}
-                }
-            }
-        }
-        Event::Verify { tool, input, number, failed, retried, found, message, details, output, wire, .. } => {
-            let (style, headline) = match (found, retried) {
-                (Some(true), _) => (s.good, "it went through: nothing to repeat"),
-                (Some(false), _) => (s.warn, "it did not go through: safe to try again"),
-                (None, true) => (s.warn, "the read failed: a read changes nothing, so it runs again"),
-                (None, false) => (s.bad, "the read failed: still unknown"),
-            };
-            let (label, reads) = match number {
-                1 => ("Verify".to_string(), format!("reads {tool} first")),
-                n => (format!("Verify {n}"), format!("reads {tool} again")),
-            };
-            let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
-            card(&mut out, look, 2, &label, style, &format!("{mark} {reads}: {headline}"));
-            if let Some(body) = failure_body(details, message.as_deref()) {
-                card(&mut out, look, 0, "", s.dim, &body);
-            }
-            if look.expand {
-                raw(&mut out, look, 0, &format!("{tool} input"), input);
-                raw(&mut out, look, 0, "the read returned", output);
-                if let Some(wire) = wire {
-                    raw(&mut out, look, 0, BLOCK_LABEL, wire);
-                } else if *retried {
-                    note(&mut out, look, "never sent to the model: the harness read again");
-                }
-            }
-        }
+        Event::Attempt { .. } => attempt(&mut out, look, ev),
+        Event::Verify { .. } => verify(&mut out, look, ev),
         Event::Report { report, .. } => {
             // The report's parts, in the order the world wrote them.
             let parts: Vec<String> = report
@@ -478,6 +402,99 @@ fn changed_lines(lines: &[String], room: usize, more: &str) -> Vec<String> {
         out.push(format!("  {} more changed lines: --expand shows the whole diff", changed.len() - DIFF_LINES));
     }
     out
+}
+
+/// An attempt's card: its headline, what the failure says, what the code printed, and with
+/// `--expand` the tool's own result and the `tool_result` block it became.
+fn attempt(out: &mut String, look: &Look, ev: &Event) {
+    let s = &look.styles;
+    let Event::Attempt {
+        number,
+        output,
+        failed,
+        details,
+        message,
+        summary,
+        retried,
+        tone,
+        wire,
+        printed,
+        retryable,
+        block,
+        found,
+        ..
+    } = ev
+    else {
+        return;
+    };
+    let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
+    // The model's own read of an earlier failure says what it found, as the harness's does.
+    let words = match found {
+        Some(true) => "worked: it went through, nothing to repeat",
+        Some(false) => "worked: it did not go through, safe to try again",
+        None => tone_words(*tone, *retried, *retryable),
+    };
+    let headline = format!("{mark} {words}");
+    card(out, look, 2, &format!("Attempt {number}"), tone_style(look, *tone), &headline);
+    let body = failure_body(details, message.as_deref())
+        .unwrap_or_else(|| summary.clone().unwrap_or_else(|| crate::recordings::canonical(output)));
+    card(out, look, 0, "", s.dim, &body);
+    if !printed.trim().is_empty() {
+        card(out, look, 0, "", s.dim, &format!("printed: {}", shortened(printed, look)));
+    }
+    if look.expand {
+        raw(out, look, 0, "the tool returned", output);
+        match wire {
+            Some(wire) if wire.get("type").and_then(Value::as_str) == Some("tool_result") => {
+                raw(out, look, 0, BLOCK_LABEL, wire);
+            }
+            Some(wire) => {
+                raw(out, look, 0, "MCP CallToolResult (the Python SDK spells isError as is_error)", wire);
+                if let Some(block) = block {
+                    raw(out, look, 0, "the tool_result block it became for the model", block);
+                }
+            }
+            // The harness's own tries: only the last reaches the model.
+            None if *tone == Tone::Settled => {
+                note(out, look, "the model is given the read's answer for this call instead (below)")
+            }
+            None if *retried => note(out, look, "never sent to the model: the harness tried again"),
+            None => {}
+        }
+    }
+}
+
+/// One try of a harness read: what it found, or how it failed, and with `--expand` its input,
+/// its result and the block the model receives when the read settled the call.
+fn verify(out: &mut String, look: &Look, ev: &Event) {
+    let s = &look.styles;
+    let Event::Verify { tool, input, number, failed, retried, found, message, details, output, wire, .. } = ev else {
+        return;
+    };
+    let (style, headline) = match (found, retried) {
+        (Some(true), _) => (s.good, "it went through: nothing to repeat"),
+        (Some(false), _) => (s.warn, "it did not go through: safe to try again"),
+        (None, true) => (s.warn, "the read failed: a read changes nothing, so it runs again"),
+        (None, false) => (s.bad, "the read failed: still unknown"),
+    };
+    let (label, reads) = match number {
+        1 => ("Verify".to_string(), format!("reads {tool} first")),
+        n => (format!("Verify {n}"), format!("reads {tool} again")),
+    };
+    let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
+    card(out, look, 2, &label, style, &format!("{mark} {reads}: {headline}"));
+    if let Some(body) = failure_body(details, message.as_deref()) {
+        card(out, look, 0, "", s.dim, &body);
+    }
+    if look.expand {
+        raw(out, look, 0, &format!("{tool} input"), input);
+        raw(out, look, 0, "the read returned", output);
+        if let Some(wire) = wire {
+            raw(out, look, 0, BLOCK_LABEL, wire);
+        } else if *retried {
+            note(out, look, "never sent to the model: the harness read again");
+        }
+    }
 }
 
 /// The words a diff changes, one line per change: a changed tool message is one escaped string
