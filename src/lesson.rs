@@ -1207,3 +1207,37 @@ pub fn sample_refs(values: &[Value]) -> Vec<String> {
     values.iter().for_each(|v| walk(v, &mut out));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Cond;
+    use serde_json::json;
+
+    #[test]
+    fn a_condition_holds_of_a_number_a_comparison_a_yes_or_no_and_a_word() {
+        let holds = |cond: Cond, value: serde_json::Value| cond.holds(Some(&value));
+        assert!(holds(Cond::Number(2), json!(2)));
+        assert!(!holds(Cond::Number(2), json!(1)));
+        for (text, yes, no) in [(">=1", 1, 0), ("<3", 2, 3), ("!=2", 1, 2), (">0", 5, 0), ("<=1", 1, 2), ("=4", 4, 3)] {
+            assert!(holds(Cond::Text(text.into()), json!(yes)), "{text} of {yes}");
+            assert!(!holds(Cond::Text(text.into()), json!(no)), "{text} of {no}");
+        }
+        assert!(holds(Cond::Bool(true), json!(true)));
+        assert!(!holds(Cond::Bool(true), json!(1)), "a yes is not a number");
+        assert!(holds(Cond::Text("reply".into()), json!("reply")));
+        assert!(!holds(Cond::Text("reply".into()), json!("no_recording")));
+        // A count the run does not have holds nothing, not even a "not".
+        assert!(!Cond::Text("!=1".into()).holds(None));
+    }
+
+    #[test]
+    fn a_condition_that_cannot_apply_to_its_count_says_why() {
+        assert_eq!(Cond::Number(1).problem("reads"), None);
+        assert_eq!(Cond::Text(">= 2".into()).problem("retries"), None);
+        assert!(Cond::Text("many".into()).problem("retries").is_some());
+        assert!(Cond::Number(-1).problem("attempts").is_some());
+        assert!(Cond::Number(1).problem("failed").is_some());
+        assert!(Cond::Text("later".into()).problem("ends").is_some());
+        assert_eq!(Cond::Text("api_error".into()).problem("ends"), None);
+    }
+}

@@ -737,7 +737,7 @@ pub fn compare(a: &Replay, b: &Replay, split: Option<usize>, look: &Look) -> Str
 
 #[cfg(test)]
 mod tests {
-    use super::word_changes;
+    use super::{changed_lines, diff_rows, word_changes};
 
     fn diff(old: &str, new: &str) -> String {
         similar::TextDiff::from_lines(old, new).unified_diff().header("recorded", "yours").to_string()
@@ -777,5 +777,32 @@ mod tests {
         let mine = "{\n  \"a\": 1,\n  \"b\": 2,\n  \"c\": 3,\n  \"d\": 4\n}\n";
         let theirs = "{\n  \"a\": 5,\n  \"b\": 6,\n  \"c\": 7,\n  \"d\": 8\n}\n";
         assert!(word_changes(&diff(theirs, mine)).is_empty());
+    }
+
+    #[test]
+    fn a_changed_line_starts_near_where_it_differs_and_is_cut_to_two_rows() {
+        let old = format!("-{}\"message\":\"Too old.\"{}", " ".repeat(10), "x".repeat(300));
+        let new = format!("+{}\"message\":\"Far too old.\"{}", " ".repeat(10), "x".repeat(300));
+        let rows = changed_lines(&[old, new], 40, "…");
+        assert_eq!(rows.len(), 4, "{rows:?}");
+        assert!(rows.iter().all(|r| r.chars().count() <= 40), "{rows:?}");
+        assert!(rows[0].starts_with("- \"message\":\"Too"), "{rows:?}");
+        assert!(rows[2].starts_with("+ \"message\":\"Far too"), "{rows:?}");
+        assert!(rows[1].ends_with('…') && rows[3].ends_with('…'), "{rows:?}");
+    }
+
+    #[test]
+    fn more_changed_lines_than_a_card_shows_are_counted() {
+        let lines: Vec<String> = ["-a", "-b", "+c", "+d"].iter().map(|l| l.to_string()).collect();
+        let rows = changed_lines(&lines, 60, "...");
+        assert_eq!(rows.last().unwrap(), "  2 more changed lines: --expand shows the whole diff");
+    }
+
+    #[test]
+    fn a_long_diff_line_wraps_under_its_text() {
+        let rows = diff_rows(&format!("+ {}", "y".repeat(50)), 20);
+        assert!(rows.len() > 2, "{rows:?}");
+        assert!(rows.iter().all(|r| r.chars().count() <= 20), "{rows:?}");
+        assert!(rows[1].starts_with("  y"), "{rows:?}");
     }
 }
