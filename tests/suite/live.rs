@@ -275,15 +275,16 @@ mod with_the_client {
         let server = StandIn::start(vec![]);
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
         assert_eq!(recorded.code, 0, "{}\n{}", recorded.stdout, recorded.stderr);
-        assert!(recorded.stdout.contains(&format!("wrote {OLD_ORDER} (3 turns, live)")), "{}", recorded.stdout);
-        assert!(recorded.stdout.contains("3 requests sent to the API."), "{}", recorded.stdout);
+        // The starter, the fix and the no-category mistake: one shared first request, then one each.
+        assert!(recorded.stdout.contains(&format!("wrote {OLD_ORDER} (4 turns, live)")), "{}", recorded.stdout);
+        assert!(recorded.stdout.contains("4 requests sent to the API."), "{}", recorded.stdout);
 
         // The requests: authenticated and versioned as the official SDK does, with the
         // canonical request as the body, whose key is the recorded key.
         let seen = server.seen();
-        assert_eq!(seen.len(), 3, "the shared first request is asked once");
+        assert_eq!(seen.len(), 4, "the shared first request is asked once");
         let turns: Vec<Value> = ws.read(OLD_ORDER).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-        assert_eq!(turns.len(), 3);
+        assert_eq!(turns.len(), 4);
         for (i, (request, turn)) in seen.iter().zip(&turns).enumerate() {
             assert_eq!(request.headers["authorization"], format!("Bearer {KEY}"));
             assert_eq!(request.headers["anthropic-version"], "2026-10-21");
@@ -321,7 +322,7 @@ mod with_the_client {
         ]);
         assert_eq!(json.code, 0, "{}", json.stderr);
         assert_eq!(json.json()["events"].as_array().unwrap().last().unwrap()["provenance"]["source"], "live");
-        assert_eq!(server.seen().len(), 3, "replays never ask");
+        assert_eq!(server.seen().len(), 4, "replays never ask");
 
         // doctor accepts live turns (the authored script's tool counts do not bind them).
         let doctor = ws.run(&["doctor", "structured-errors"]);
@@ -338,11 +339,11 @@ mod with_the_client {
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
         assert_eq!(recorded.code, 0, "{}\n{}", recorded.stdout, recorded.stderr);
         let seen = server.seen();
-        assert_eq!(seen.len(), 4, "one 429, then the three requests");
+        assert_eq!(seen.len(), 5, "one 429, then the four requests");
         assert_eq!(seen[0].body, seen[1].body, "the same request again");
         assert_eq!(seen[0].headers["x-stainless-retry-count"], "0");
         assert_eq!(seen[1].headers["x-stainless-retry-count"], "1");
-        assert_eq!(ws.read(OLD_ORDER).lines().count(), 3);
+        assert_eq!(ws.read(OLD_ORDER).lines().count(), 4);
     }
 
     #[test]
@@ -393,7 +394,7 @@ mod with_the_client {
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
         assert_eq!(recorded.code, 0, "{}\n{}", recorded.stdout, recorded.stderr);
         let seen = server.seen();
-        assert_eq!(seen.len(), 4, "the dropped request, then the three");
+        assert_eq!(seen.len(), 5, "the dropped request, then the four");
         assert_eq!(seen[0].body, seen[1].body);
     }
 
@@ -405,7 +406,7 @@ mod with_the_client {
         let recorded = record_old_order(&server, &ws, cache.path(), &["--request-timeout", "1"]);
         assert_eq!(recorded.code, 0, "{}\n{}", recorded.stdout, recorded.stderr);
         let seen = server.seen();
-        assert_eq!(seen.len(), 4, "the stalled request, then the three");
+        assert_eq!(seen.len(), 5, "the stalled request, then the four");
         assert_eq!(seen[0].body, seen[1].body);
     }
 
