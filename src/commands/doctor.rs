@@ -1,11 +1,12 @@
 //! `workshop doctor`: for lesson authors. Every ticket replays end to end in every runtime with
-//! both codes, every recorded turn is valid and used, the starter fails `check` and the reference
-//! solution passes it.
+//! both codes (and with any other code the script records for it, such as a mistake file), every
+//! recorded turn is valid and used, the starter fails `check` and the reference solution passes it.
 
 use std::collections::HashSet;
 
 use crate::checks::Status;
 use crate::cli::DoctorArgs;
+use crate::commands::CodeArg;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
 use crate::events::Event;
@@ -150,6 +151,28 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
     for choice in &choices(lesson) {
         codes.push(replayer.code(choice)?);
     }
+    // Any other code the script records (a mistake file, by its path) replays the tickets it is
+    // scripted for, found as `record` finds it.
+    let mut others = Vec::new();
+    for run in script.iter().flat_map(|s| &s.runs) {
+        let choice = match super::code(exam.ctx, lesson, &CodeArg::parse(&run.code)) {
+            Ok(choice) if choices(lesson).contains(&choice) => continue,
+            Ok(choice) => choice,
+            Err(_) => {
+                exam.found.corrupt += 1;
+                let script = exam.ctx.shown(&lesson.recordings_dir(&exam.ctx.root).join("script.toml"));
+                let why = format!(
+                    "{script} records the code '{}', but there is no such file: restore it, or take its runs out of the script",
+                    run.code
+                );
+                exam.report(false, why)?;
+                continue;
+            }
+        };
+        let mut code = replayer.code(&choice)?;
+        code.label = run.code.clone();
+        others.push((run.runtime.clone(), run.ticket.clone(), code));
+    }
     for runtime in Runtime::ALL {
         for ticket in lesson.tickets_for(runtime.name()) {
             let cassette = match replayer.cassette(runtime, ticket) {
@@ -163,7 +186,8 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
                 }
             };
             let mut used = HashSet::new();
-            for code in codes.iter_mut() {
+            let scripted = others.iter_mut().filter(|(r, t, _)| *r == runtime.name() && *t == ticket.id);
+            for code in codes.iter_mut().chain(scripted.map(|(_, _, code)| code)) {
                 let (replay, keys) = replayer.strict(ticket, runtime, code, &cassette);
                 used.extend(keys);
                 let name = format!("{}/{} with {}", runtime.name(), ticket.id, code.label);

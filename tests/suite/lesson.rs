@@ -72,7 +72,14 @@ fn shipped_lessons_render_at_80_and_50_columns() {
     // At 80, structured-errors is the `lesson_structured_errors` snapshot above.
     let default = w.run(&["lesson", "structured-errors", "--no-pager"]).stdout;
     assert_eq!(rendered(&w, "structured-errors", 80), default);
-    for (id, columns) in [("structured-errors", 50), ("uncertain-state", 80), ("uncertain-state", 50)] {
+    let shipped = [
+        ("structured-errors", 50),
+        ("uncertain-state", 80),
+        ("uncertain-state", 50),
+        ("tool-results", 80),
+        ("tool-results", 50),
+    ];
+    for (id, columns) in shipped {
         let text = rendered(&w, id, columns);
         insta::assert_snapshot!(format!("lesson_{id}_{columns}"), text);
     }

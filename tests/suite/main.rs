@@ -18,6 +18,7 @@ mod hardening;
 mod hint;
 mod inert;
 mod lesson;
+mod lesson4;
 mod lesson6;
 mod list;
 mod live;

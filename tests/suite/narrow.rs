@@ -1,4 +1,4 @@
-//! On a 50-column terminal every line of start, check and hint fits, for both lessons.
+//! On a 50-column terminal every line of start, check and hint fits, for every lesson.
 
 use crate::common::*;
 
@@ -10,7 +10,7 @@ fn narrow(w: &Workshop, args: &[&str]) -> Run {
 
 #[test]
 fn start_check_and_hint_fit_fifty_columns() {
-    for lesson in ["structured-errors", "uncertain-state"] {
+    for lesson in ["tool-results", "structured-errors", "uncertain-state"] {
         let w = Workshop::only(lesson);
         for args in [vec!["start", lesson], vec!["check", lesson], vec!["hint", lesson]] {
             let run = narrow(&w, &args);

@@ -146,7 +146,11 @@ fn start_without_a_lesson_lists_the_lessons() {
     assert_eq!(run.code, 2);
     assert!(!run.stderr.contains("--root"), "no usage line: {}", run.stderr);
     assert!(run.stderr.contains("structured-errors  Structured tool errors"), "{}", run.stderr);
-    assert!(run.stderr.contains("./workshop start structured-errors"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Start one with ./workshop start <lesson>, such as ./workshop start "),
+        "{}",
+        run.stderr
+    );
 }
 
 /// Run with a guard: a run that has not ended after a minute is killed and the test fails, so a
