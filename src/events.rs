@@ -88,6 +88,9 @@ pub enum Event {
         /// The `tool_result` block this attempt's MCP result became (SDK runtime).
         #[serde(skip_serializing_if = "Option::is_none")]
         block: Option<Value>,
+        /// The world's internal text of this failure (a traceback) reached the model.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        leaked: bool,
     },
     /// One try of the read the harness ran, because a failure named it, to learn whether the
     /// call went through. A read that fails and is tried again is one event per try.
@@ -198,6 +201,8 @@ pub struct Counts {
     pub bare_failures: usize,
     /// Reports a subagent passed up about its failed task.
     pub reports: usize,
+    /// Failures whose internal text (a traceback) reached the model.
+    pub leaks: usize,
     /// Whether a call ended in a failure that nothing settled.
     pub failed: bool,
     /// How the run ended: `reply`, `no_recording`, `api_error`, `code_error`, or
@@ -209,8 +214,18 @@ pub struct Counts {
 }
 
 /// The counts a note or a prediction may name (besides the world's own, such as `refunds_paid`).
-pub const COUNT_KEYS: [&str; 9] =
-    ["attempts", "reads", "retries", "wasted_retries", "blind_retries", "bare_failures", "reports", "failed", "ends"];
+pub const COUNT_KEYS: [&str; 10] = [
+    "attempts",
+    "reads",
+    "retries",
+    "wasted_retries",
+    "blind_retries",
+    "bare_failures",
+    "reports",
+    "leaks",
+    "failed",
+    "ends",
+];
 
 /// The ways a run can end, as `ends` names them.
 pub const ENDINGS: [&str; 5] = ["reply", "no_recording", "api_error", "code_error", "none"];

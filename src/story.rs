@@ -203,6 +203,7 @@ pub(crate) fn verdict(events: &[Event], place: &dyn Place, effects: &Effects) ->
         blind_retries: count(Judged::Blind),
         bare_failures: events.iter().filter(|e| matches!(e, Event::Attempt { bare: true, .. })).count(),
         reports: events.iter().filter(|e| matches!(e, Event::Report { .. })).count(),
+        leaks: events.iter().filter(|e| matches!(e, Event::Attempt { leaked: true, .. })).count(),
         // A call whose last try failed, unless a read showed it had gone through.
         failed: keys.iter().any(|key| {
             calls.iter().rev().find(|t| t.key == **key).is_some_and(|t| t.failed && !settled.contains(&t.at))

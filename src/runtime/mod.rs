@@ -317,11 +317,26 @@ impl Conversation<'_, '_> {
         let blocks: Vec<&Value> =
             messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)).flatten().collect();
         let runtime = self.runtime;
+        let place = self.lesson.place();
         for answered in results {
             let block = blocks
                 .iter()
                 .find(|b| b.get("tool_use_id").and_then(Value::as_str) == Some(answered.id.as_str()))
                 .map(|b| (*b).clone());
+            // The world's internal text of a failure, passed on to the model as it was.
+            let cause = answered.run.attempts.last().and_then(|a| a.cause.as_ref());
+            let internal = cause.filter(|c| place.internal(&c.category));
+            let leaked =
+                internal.is_some_and(|c| block.as_ref().is_some_and(|b| block_text(b).contains(c.message.trim())));
+            if leaked {
+                let last = self.events.iter_mut().rev().find_map(|e| match e {
+                    Event::Attempt { tool_use_id, leaked, .. } if *tool_use_id == answered.id => Some(leaked),
+                    _ => None,
+                });
+                if let Some(slot) = last {
+                    *slot = true;
+                }
+            }
             let settled = answered.run.settled.is_some();
             let last = self.events.iter_mut().rev().find_map(|e| match e {
                 Event::Verify { tool_use_id, wire, .. } if settled && *tool_use_id == answered.id => Some(wire),
@@ -451,6 +466,7 @@ impl Conversation<'_, '_> {
                 read_of,
                 found,
                 block: None,
+                leaked: false,
             });
             if let Some(read) = &attempt.read {
                 self.push_read(tool_use_id, read);
@@ -484,6 +500,17 @@ impl Conversation<'_, '_> {
                 wire: None,
             });
         }
+    }
+}
+
+/// The text a `tool_result` block gives the model: its content string, or its text blocks.
+fn block_text(block: &Value) -> String {
+    match block.get("content") {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(parts)) => {
+            parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+        }
+        _ => String::new(),
     }
 }
 

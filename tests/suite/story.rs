@@ -496,3 +496,18 @@ fn a_mistake_is_declared_with_a_plain_label_and_a_file_inside_the_lesson() {
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(run.stderr.contains("mistakes/no-verify.py: is missing from the lesson"), "{}", run.stderr);
 }
+
+#[test]
+fn a_traceback_that_reaches_the_model_is_counted_and_gets_the_harm_whichever_file_sent_it() {
+    let ws = Workshop::new();
+    let lesson = "tool-results";
+    for (code, leaks, harm) in
+        [("starter", 1, true), ("lessons/tool-results/mistakes/crash_forwarded.py", 1, true), ("fixed", 0, false)]
+    {
+        let r = replay(&ws, lesson, "crash-trace", code, "harness");
+        assert_eq!(r["verdict"]["counts"]["leaks"], leaks, "{code}");
+        assert_eq!(note(&r).starts_with("Harm: the traceback went to the model"), harm, "{code}: {}", note(&r));
+        let leaked = events(&r, "attempt").iter().any(|a| a["leaked"] == true);
+        assert_eq!(leaked, leaks > 0, "{code}");
+    }
+}
