@@ -203,6 +203,9 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
                     Some(why) => exam.report(false, format!("{name}: {why}"))?,
                     None => exam.report(true, format!("{name}: {}", replay.verdict.text))?,
                 }
+                if let Some(why) = unanswerable(ticket, &code.label, &replay) {
+                    exam.report(false, format!("{name}: {why}"))?;
+                }
             }
             for turn in &cassette.turns {
                 if !used.contains(&turn.entry.key) {
@@ -215,6 +218,26 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
         }
     }
     Ok(())
+}
+
+/// Why a ticket's own question about this run could not be asked: the player asks it only when
+/// exactly one of its choices holds of the run.
+fn unanswerable(ticket: &crate::lesson::Ticket, label: &str, replay: &crate::events::Replay) -> Option<String> {
+    let predict = ticket.predict.as_ref().filter(|p| p.code == label)?;
+    let facts = replay.verdict.counts.value();
+    let right: Vec<&str> =
+        predict.choices.iter().filter(|c| crate::story::holds(&c.when, &facts)).map(|c| c.says.as_str()).collect();
+    match right.as_slice() {
+        [_] => None,
+        [] => Some(format!(
+            "no choice of the ticket's question holds of this run (its counts: {facts}), so the player will not ask it"
+        )),
+        many => Some(format!(
+            "{} choices of the ticket's question hold of this run ({}), so the player will not ask it",
+            many.len(),
+            many.join("; ")
+        )),
+    }
 }
 
 /// What is wrong with a replay, if anything: it stopped, ran the tools another number of times

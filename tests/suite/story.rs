@@ -511,3 +511,28 @@ fn a_traceback_that_reaches_the_model_is_counted_and_gets_the_harm_whichever_fil
         assert_eq!(leaked, leaks > 0, "{code}");
     }
 }
+
+// ---------------------------------------------------------------- item 6: the lesson's questions
+
+#[test]
+fn every_ticket_question_of_lesson_6_has_one_right_answer_in_both_runtimes_and_doctor_says_when_not() {
+    let ws = Workshop::new();
+    let path = "lessons/uncertain-state/lesson.toml";
+    // "458.00: the refund is paid twice" made unreachable: the starter's run matches no choice.
+    ws.write(
+        path,
+        &ws.read(path).replacen(
+            "when = { refunds_paid = 2 } },\n  { says = \"nothing",
+            "when = { refunds_paid = 3 } },\n  { says = \"nothing",
+            1,
+        ),
+    );
+    let run = ws.run(&["doctor", L6]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    for runtime in ["harness", "sdk"] {
+        let line =
+            format!("✗ {runtime}/lost-confirmation with starter: no choice of the ticket's question holds of this run");
+        assert!(run.stdout.contains(&line), "{line} missing from:\n{}", run.stdout);
+    }
+    assert!(run.stdout.contains("doctor: 2 problems."), "{}", run.stdout);
+}
