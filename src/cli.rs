@@ -77,7 +77,7 @@ pub enum Command {
     Check(CheckArgs),
     /// For course operators: grade a class's files in parallel, one JSON (or CSV) line per file.
     #[command(
-        after_help = "Examples:\n  ./workshop grade structured-errors submissions/ > results.jsonl\n  ./workshop grade submissions/ --format csv > results.csv\n  ./workshop grade submissions/ --partition 2/4      the second of four CI jobs\n\nIn a folder, every file named like the lesson's work file (errors.py) is graded, found recursively; if there is none, every .py file. Files are graded in sorted order, each in a fresh temporary folder with a scrubbed environment and resource limits, and printed in that order. A summary goes to stderr.\n\nExit status: 0 every file got a verdict (pass, fail or error), 2 could not run (no such lesson, no files, no Python, bad usage)."
+        after_help = "Examples:\n  ./workshop grade structured-errors submissions/ > results.jsonl\n  ./workshop grade submissions/ --format csv > results.csv\n  ./workshop grade submissions/ --partition 2/4      the second of four CI jobs\n  ./workshop grade structured-errors solution/ --format exercism --sandbox bwrap\n\nIn a folder, every file named like the lesson's work file (errors.py) is graded, found recursively; if there is none, every .py file (with --format exercism, each folder is one solution: its errors.py). Files are graded in sorted order, each in a fresh private folder, under bubblewrap where it works (own PIDs, no network, read-only system, cleared environment) and resource limits, and printed in that order. A summary goes to stderr, saying how files were isolated.\n\nExit status: 0 every file got a verdict (pass, fail or error), 2 could not run (no such lesson, no files, no Python, --sandbox bwrap without a working bubblewrap, bad usage)."
     )]
     Grade(GradeArgs),
     /// The lessons, with your progress in each.
@@ -308,9 +308,17 @@ pub struct GradeArgs {
     /// The lesson (optional when there is only one), then the files and folders to grade.
     #[arg(value_name = "[LESSON] PATH", required = true, num_args = 1..)]
     pub args: Vec<String>,
-    /// jsonl: check's JSON report per line; csv: file, status, passed, total, one column per check.
+    /// The lesson, when its id is also the name of a folder here (then every PATH is a path).
+    #[arg(long, value_name = "LESSON")]
+    pub lesson: Option<String>,
+    /// jsonl: check's JSON report per line; csv: file, status, passed, total, one column per check;
+    /// exercism: one Exercism results object (version 3) per line, each PATH one solution.
     #[arg(long, value_enum, default_value_t = GradeFormat::Jsonl)]
     pub format: GradeFormat,
+    /// auto: bubblewrap where it works, else say what is not isolated; bwrap: refuse without it;
+    /// none: no namespaces (a cleared environment, a private folder and limits only).
+    #[arg(long, value_enum, default_value_t = SandboxMode::Auto, value_name = "HOW")]
+    pub sandbox: SandboxMode,
     /// Files graded at once. Default: the number of cores.
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
@@ -326,6 +334,15 @@ pub struct GradeArgs {
 pub enum GradeFormat {
     Jsonl,
     Csv,
+    Exercism,
+}
+
+/// `grade --sandbox`: how each submission is isolated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SandboxMode {
+    Auto,
+    Bwrap,
+    None,
 }
 
 /// `check`'s formats: those of every command, and the results of an Exercism test runner.

@@ -11,7 +11,6 @@ use serde_json::Value;
 use crate::bridge::sandbox::Sandbox;
 use crate::bridge::{Bridge, BridgeConfig, Call, LoadError, LoadKind, Outcome, Spare, Stop};
 use crate::checks::{self, Report, Status};
-use crate::context::Context;
 use crate::error::Error;
 use crate::lesson::Lesson;
 use crate::progress::Progress;
@@ -112,9 +111,14 @@ fn run(lesson: &Lesson, cfg: BridgeConfig, stop: &AtomicBool, spare: Option<Spar
 }
 
 /// Grade a file to the end.
-pub fn to_the_end(ctx: &Context, lesson: &Lesson, file: &std::path::Path, limit: Duration) -> Result<Report, Error> {
+pub fn to_the_end(
+    at: &crate::root::Where,
+    lesson: &Lesson,
+    file: &std::path::Path,
+    limit: Duration,
+) -> Result<Report, Error> {
     let never = std::sync::atomic::AtomicBool::new(false);
-    match grade(lesson, file, &ctx.shown(file), limit, &never) {
+    match grade(lesson, file, &at.shown(file), limit, &never) {
         Some(result) => result.map_err(Error::Load),
         None => Err(Error::usage("the grading was stopped")),
     }
@@ -122,15 +126,15 @@ pub fn to_the_end(ctx: &Context, lesson: &Lesson, file: &std::path::Path, limit:
 
 /// Record a grade in progress when it is of the learner's own work file, however it was named
 /// (`--file`, `..`), and the file loaded.
-pub fn save_progress(ctx: &Context, lesson: &Lesson, file: &std::path::Path, report: &Report) -> std::io::Result<()> {
+pub fn save_progress(root: &Path, lesson: &Lesson, file: &std::path::Path, report: &Report) -> std::io::Result<()> {
     let same = |a: &std::path::Path, b: &std::path::Path| match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     };
-    if !same(file, &lesson.work_file(&ctx.root)) || report.status == Status::Error {
+    if !same(file, &lesson.work_file(root)) || report.status == Status::Error {
         return Ok(());
     }
-    Progress::update(&ctx.root, &lesson.id, |p| {
+    Progress::update(root, &lesson.id, |p| {
         p.started = true;
         p.passed = Some(report.passed);
         p.total = Some(report.total);

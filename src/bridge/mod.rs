@@ -481,14 +481,15 @@ impl Worker {
             Some(sandbox) => sandbox.runner_code(),
             None => runner_code(),
         };
+        let source = cfg.sandbox.as_ref().map_or(RUNNER, |sandbox| sandbox.runner_source());
         match Worker::launch_with(cfg, code, stop, deferred) {
-            Err(e) if e.kind == LoadKind::NoPython && code != RUNNER => {
+            Err(e) if e.kind == LoadKind::NoPython && code != source => {
                 if cfg.sandbox.is_none() && forget_compiled_runner() {
                     if let Ok(started) = Worker::launch_with(cfg, code, stop, deferred) {
                         return Ok(started);
                     }
                 }
-                Worker::launch_with(cfg, RUNNER, stop, deferred)
+                Worker::launch_with(cfg, source, stop, deferred)
             }
             other => other,
         }
@@ -509,7 +510,11 @@ impl Worker {
             .map_err(|e| fail(LoadKind::Died, format!("could not make a pipe for the learner's output: {e}")))?;
         reap::prepare();
         let own_mark = reap::worker_mark();
-        let mut command = Command::new(&cfg.python);
+        // Under bubblewrap the sandbox's own program comes first (`bwrap ... -- python`).
+        let mut command = match &cfg.sandbox {
+            Some(sandbox) => sandbox.command(&cfg.python),
+            None => Command::new(&cfg.python),
+        };
         command
             .arg("-I")
             .arg("-c")
@@ -807,6 +812,7 @@ impl Drop for Worker {
 /// start none after. Safe to call from any thread.
 pub fn end_everything() {
     reap::end_everything();
+    sandbox::remove_folders();
 }
 
 /// Kill the process, everything it started, and reap it.

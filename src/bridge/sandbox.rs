@@ -1,17 +1,23 @@
-//! Running an untrusted submission's Python: a scrubbed environment, a fresh working folder, and
-//! resource limits set in the child between fork and exec.
+//! Running an untrusted submission's Python (`grade`).
 //!
-//! This narrows what a file can do to the operator and to the other files graded beside it; it
-//! is not a boundary against a determined attacker. The network and reads (and writes) of the
-//! file system by the same user stay open: the container a grading job runs in is the outer
-//! boundary. `RLIMIT_NPROC` counts every process of the real user and does not bind root.
+//! Where it works, each submission runs under bubblewrap (`bwrap`), the namespace sandbox
+//! Flatpak builds on: its own PID namespace (so every process it starts dies with it, and it sees
+//! and signals nothing outside), no network, private IPC and host name, no capabilities, a
+//! read-only view of the system folders and the interpreter's own, size-capped private `/tmp` and
+//! working folder holding only its copy, a `/proc` of its own and a cleared environment. Resource
+//! limits are set on top, between fork and exec, and inherited by everything inside.
+//!
+//! Without bubblewrap (`--sandbox none`, or `auto` where it cannot run), only the cleared
+//! environment, the private folder and the limits hold: the network, the file system the user can
+//! reach and the other processes of the user stay open, and `RLIMIT_NPROC` does not bind root.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io::{Read, Seek};
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Environment variables passed through as they are: what Python needs to find programs and to
@@ -19,6 +25,12 @@ use std::time::{Duration, Instant};
 fn passes(name: &str) -> bool {
     matches!(name, "PATH" | "LANG" | "LANGUAGE" | "TZ") || name.starts_with("LC_")
 }
+
+/// What holds for every submission under bubblewrap, in the words of `grade`'s summary.
+pub const HELD_WITH_BWRAP: &str = "own PID namespace (whatever it starts ends with it; it sees and signals nothing outside), no network, private IPC and host name, no capabilities, a read-only system, a private /tmp and folder of 32 MiB each holding only its copy, its own /proc, a cleared environment, and resource limits";
+
+/// What does not hold without bubblewrap, in the words of `grade`'s summary.
+pub const MISSING_WITHOUT: &str = "processes (a file's daemon can outlive its grading and signal the workshop or a classmate), the network, the file system (a file can read and write whatever the grading user can, classmates' files included), and /proc (other processes' environments); what holds is a cleared environment, a private folder, and resource limits (which do not bind root)";
 
 /// The limits each Python process (and everything it starts) runs under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,7 +50,14 @@ pub struct Limits {
 const ADDRESS_SPACE: u64 = 1 << 30;
 /// New processes a submission's Python may start beyond what the user runs already.
 const PROCESS_MARGIN: u64 = 64;
+/// The processes of a bubblewrap sandbox before the submission starts any: its init and Python.
+const SANDBOX_PROCESSES: u64 = 2;
 const FILE_SIZE: u64 = 16 << 20;
+/// Bytes each private file system of a bubblewrap sandbox (`/tmp`, the working folder) may hold:
+/// two files of the largest size, so the file-size limit is what a single write meets first.
+pub const TMPFS_SIZE: u64 = 2 * FILE_SIZE;
+/// `/dev/shm`, for the semaphores of `multiprocessing`.
+const SHM_SIZE: u64 = 4 << 20;
 
 impl Limits {
     /// The limits for grading with a per-call deadline of `timeout`: CPU time for many calls that
@@ -59,9 +78,15 @@ impl Limits {
 pub struct Sandbox {
     /// The working folder, `HOME` and `TMPDIR` of the process: fresh and private to one file.
     pub dir: PathBuf,
+    /// The files of `dir` the submission sees (its copy); under bubblewrap, read-only.
+    files: Vec<OsString>,
     pub limits: Limits,
-    /// The runner as its compiled code object, for `-c`: see `Interpreter`.
-    runner: Option<Arc<str>>,
+    /// What `python -c` runs: the runner (compiled, see `Interpreter`), after, under bubblewrap,
+    /// the process limit (see `apply`).
+    code: Arc<str>,
+    /// The same with the runner's source, for an interpreter that cannot load the compiled one.
+    source: Arc<str>,
+    bwrap: Option<Arc<Bubblewrap>>,
 }
 
 /// The interpreter that grades, found once: the program itself (not a launcher such as a pyenv
@@ -75,80 +100,337 @@ pub struct Sandbox {
 pub struct Interpreter {
     pub executable: OsString,
     runner: Option<Arc<str>>,
+    /// The interpreter's own folders (prefixes, the executable's folder), to show in a sandbox.
+    dirs: Vec<PathBuf>,
+    bwrap: Option<Arc<Bubblewrap>>,
 }
 
-/// Run by the interpreter once: print its own path, then the runner (argv[1]) compiled and
-/// marshalled, base64-encoded.
-const PREPARE: &str = "import sys, marshal, binascii\n\
+/// Run by the interpreter once: its own path, the runner (argv[1]) compiled and marshalled,
+/// base64-encoded, then the folders it lives in, separated by NUL (which no path holds).
+const PREPARE: &str = "import sys, os, marshal, binascii\n\
 if sys.version_info[0] != 3: sys.exit(3)\n\
 code = marshal.dumps(compile(sys.argv[1], '<workshop runner>', 'exec'))\n\
-sys.stdout.write(sys.executable + '\\n' + binascii.b2a_base64(code, newline=False).decode())\n";
+exe = sys.executable\n\
+dirs = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, os.path.dirname(exe), os.path.dirname(os.path.realpath(exe))]\n\
+sys.stdout.write('\\0'.join([exe, binascii.b2a_base64(code, newline=False).decode()] + dirs))\n";
+
+/// What a program printed and how it ended, run with a deadline; `Err` when it would not start
+/// or did not end in time (then it is killed).
+fn run_bounded(mut command: Command, limit: Duration) -> Result<(ExitStatus, String, String), String> {
+    let out = tempfile::tempfile().map_err(|e| format!("could not make a temporary file ({e})"))?;
+    let err = tempfile::tempfile().map_err(|e| format!("could not make a temporary file ({e})"))?;
+    command
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().map_err(|e| e.to_string())?)
+        .stderr(err.try_clone().map_err(|e| e.to_string())?);
+    let mut child = command.spawn().map_err(|e| e.to_string())?;
+    let until = Instant::now() + limit;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(2)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("it did not answer within {} s", limit.as_secs()));
+            }
+        }
+    };
+    let text = |mut file: std::fs::File| {
+        let mut bytes = Vec::new();
+        let _ = file.rewind().and_then(|()| file.take(1 << 20).read_to_end(&mut bytes));
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    Ok((status, text(out), text(err)))
+}
 
 impl Interpreter {
     /// Ask `python` where it lives and compile the runner with it. `Err`: why it is no Python 3.
-    pub fn find(python: &std::ffi::OsStr) -> Result<Interpreter, String> {
-        let out = tempfile::tempfile().map_err(|e| format!("could not make a temporary file ({e})"))?;
-        let mut child = Command::new(python)
-            .args(["-I", "-c", PREPARE, super::RUNNER])
-            .stdin(Stdio::null())
-            .stdout(out.try_clone().map_err(|e| e.to_string())?)
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| e.to_string())?;
-        let until = Instant::now() + Duration::from_secs(30);
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break status,
-                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
-                _ => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err("it did not answer within 30 s".into());
-                }
-            }
-        };
-        let mut text = String::new();
-        let mut out = out;
-        let _ = out.rewind().and_then(|()| out.read_to_string(&mut text));
-        let (executable, code) = text.split_once('\n').unwrap_or((text.as_str(), ""));
-        if !status.success() || executable.trim().is_empty() {
+    pub fn find(python: &OsStr) -> Result<Interpreter, String> {
+        let mut command = Command::new(python);
+        command.args(["-I", "-c", PREPARE, super::RUNNER]);
+        let (status, text, _) = run_bounded(command, Duration::from_secs(30))?;
+        let mut parts = text.split('\0');
+        let executable = parts.next().unwrap_or("").trim();
+        let code = parts.next().unwrap_or("");
+        if !status.success() || executable.is_empty() {
             return Err(format!("it did not run as Python 3 ({status})"));
         }
+        let dirs = parts.filter(|d| d.starts_with('/')).map(PathBuf::from).collect();
         let runner =
             (!code.is_empty() && code.bytes().all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))).then(|| {
                 Arc::from(format!("import marshal, binascii; exec(marshal.loads(binascii.a2b_base64('{code}')))"))
             });
-        Ok(Interpreter { executable: OsString::from(executable.trim()), runner })
+        Ok(Interpreter { executable: OsString::from(executable), runner, dirs, bwrap: None })
     }
 
-    /// A sandbox in `dir` for this interpreter.
-    pub fn sandbox(&self, dir: PathBuf, limits: Limits) -> Sandbox {
-        Sandbox { dir, limits, runner: self.runner.clone() }
+    /// Run every submission under `bwrap` from now on.
+    pub fn use_bwrap(&mut self, bwrap: Bubblewrap) {
+        self.bwrap = Some(Arc::new(bwrap));
     }
+
+    /// A sandbox in `dir`, showing the submission the `files` of it, for this interpreter.
+    pub fn sandbox(&self, dir: PathBuf, files: &[&OsStr], limits: Limits) -> Sandbox {
+        let runner = self.runner.clone().unwrap_or_else(|| Arc::from(super::RUNNER));
+        let (code, source) = match &self.bwrap {
+            // The process limit is the first thing the submission's Python does (see `apply`);
+            // `resource` is a built-in module, so it costs the start-up nothing it would notice.
+            // In a user namespace of its own (bwrap makes one unless it is installed setuid) the
+            // kernel counts the processes of that namespace against it, so the margin alone is
+            // the limit; otherwise the count is the user's, as without bubblewrap.
+            Some(_) => {
+                let own = capped(libc::RLIMIT_NPROC, PROCESS_MARGIN + SANDBOX_PROCESSES);
+                let shared = capped(libc::RLIMIT_NPROC, limits.processes);
+                let first = format!(
+                    "import resource as _r\n\
+                     with open('/proc/self/uid_map') as _f: _n = {shared} if _f.read().split()[:3] == ['0', '0', '4294967295'] else {own}\n\
+                     _r.setrlimit(_r.RLIMIT_NPROC, (_n, _n)); del _r, _f, _n\n"
+                );
+                (Arc::from(format!("{first}{runner}")), Arc::from(format!("{first}{}", super::RUNNER)))
+            }
+            None => (runner, Arc::from(super::RUNNER)),
+        };
+        let files = files.iter().map(|f| f.to_os_string()).collect();
+        Sandbox { dir, files, limits, code, source, bwrap: self.bwrap.clone() }
+    }
+}
+
+/// bubblewrap, found and tried: it started this interpreter in a sandbox with these mounts.
+#[derive(Clone, Debug)]
+pub struct Bubblewrap {
+    program: PathBuf,
+    /// `bubblewrap 0.8.0`, as it says.
+    pub version: String,
+    /// The read-only view of the system and of the interpreter, as bwrap arguments.
+    mounts: Mounts,
+}
+
+/// The system's folders, mounted first, and the interpreter's, mounted after the private `/tmp`
+/// (an interpreter can live under `/tmp`, such as a venv made there).
+#[derive(Clone, Debug, Default)]
+struct Mounts {
+    system: Vec<OsString>,
+    interpreter: Vec<OsString>,
+}
+
+/// Why bubblewrap cannot sandbox here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unusable {
+    /// False when there is no `bwrap` program at all.
+    pub installed: bool,
+    pub why: String,
+}
+
+/// What `probe` runs inside: the process is in a PID namespace of its own (a low PID) and the
+/// root it sees is read-only; `resource` (which every submission's first line imports) is there.
+const PROBE: &str = "import os, sys, resource\n\
+ok = os.getpid() < 100 and not os.access('/', os.W_OK)\n\
+sys.stdout.write('sandboxed' if ok else 'not held: pid %d (its own PID namespace would give a low one), root writable: %s' % (os.getpid(), os.access('/', os.W_OK)))\n";
+
+impl Bubblewrap {
+    /// Find bwrap (`WORKSHOP_BWRAP`, else on PATH) and start `python` under it once, with the
+    /// sandbox every submission gets. `Err` says why it cannot be used here.
+    pub fn probe(python: &Interpreter) -> Result<Bubblewrap, Unusable> {
+        let named = std::env::var_os("WORKSHOP_BWRAP").filter(|p| !p.is_empty());
+        let program = match &named {
+            Some(path) => Some(PathBuf::from(path)).filter(|p| p.is_file()),
+            None => on_path("bwrap"),
+        };
+        let Some(program) = program else {
+            let why = match named {
+                Some(path) => format!("there is no bwrap at {} (from WORKSHOP_BWRAP)", Path::new(&path).display()),
+                None => "bubblewrap is not installed (no bwrap on PATH)".into(),
+            };
+            return Err(Unusable { installed: false, why });
+        };
+        let unusable = |why: String| Unusable { installed: true, why };
+        let mut version = Command::new(&program);
+        version.arg("--version");
+        let version = match run_bounded(version, Duration::from_secs(10)) {
+            Ok((status, out, _)) if status.success() && !out.trim().is_empty() => out.trim().to_string(),
+            Ok((status, _, err)) => {
+                return Err(unusable(format!("{} --version failed ({status}): {}", program.display(), last_line(&err))))
+            }
+            Err(why) => return Err(unusable(format!("{} would not run: {why}", program.display()))),
+        };
+        let bwrap = Bubblewrap { program, version, mounts: mounts(&python.dirs) };
+        let folder = Folder::new().map_err(|e| unusable(format!("could not make a folder to try it in: {e}")))?;
+        let probe = OsStr::new("probe.py");
+        std::fs::write(folder.path().join(probe), "")
+            .map_err(|e| unusable(format!("could not write in {}: {e}", folder.path().display())))?;
+        let sandbox = Sandbox {
+            dir: folder.path().to_path_buf(),
+            files: vec![probe.to_os_string()],
+            limits: Limits::for_grading(Duration::from_secs(1)),
+            code: Arc::from(PROBE),
+            source: Arc::from(PROBE),
+            bwrap: Some(Arc::new(bwrap.clone())),
+        };
+        let mut command = sandbox.command(&python.executable);
+        command.args(["-I", "-c", PROBE]);
+        sandbox.apply(&mut command, &[]);
+        let what = format!("{} could not start Python in a sandbox", bwrap.version);
+        match run_bounded(command, Duration::from_secs(20)) {
+            Ok((_, out, _)) if out == "sandboxed" => Ok(bwrap),
+            Ok((_, out, _)) if out.starts_with("not held: ") => Err(unusable(format!(
+                "{} started Python, but the sandbox did not hold ({})",
+                bwrap.version,
+                out.trim_start_matches("not held: ")
+            ))),
+            Ok((status, out, err)) => {
+                let said = if err.trim().is_empty() { out } else { err };
+                let said = last_line(&said);
+                Err(unusable(if said.is_empty() { format!("{what} ({status})") } else { format!("{what}: {said}") }))
+            }
+            Err(why) => Err(unusable(format!("{what}: {why}"))),
+        }
+    }
+}
+
+fn last_line(text: &str) -> String {
+    text.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").chars().take(300).collect()
+}
+
+/// `name` in a folder of PATH, as an executable file.
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+}
+
+/// The read-only view every sandbox gets: `/usr` and the top-level folders of libraries and
+/// programs (recreated as the links they are on merged-/usr systems), the few files of `/etc` the
+/// dynamic loader and the time zone need, and the interpreter's own folders wherever it lives (a
+/// pyenv under a home folder). Nothing else of the host: no home folders, no other users' files,
+/// no sockets under `/run`, and not the submissions.
+fn mounts(interpreter: &[PathBuf]) -> Mounts {
+    let mut args: Vec<OsString> = Vec::new();
+    let push = |args: &mut Vec<OsString>, words: &[&OsStr]| args.extend(words.iter().map(|w| w.to_os_string()));
+    let ro = OsStr::new("--ro-bind");
+    let mut covered: Vec<PathBuf> = vec![PathBuf::from("/usr")];
+    push(&mut args, &[ro, OsStr::new("/usr"), OsStr::new("/usr")]);
+    for top in ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] {
+        let Ok(meta) = std::fs::symlink_metadata(top) else { continue };
+        if meta.file_type().is_symlink() {
+            if let Ok(target) = std::fs::read_link(top) {
+                push(&mut args, &[OsStr::new("--symlink"), target.as_os_str(), OsStr::new(top)]);
+            }
+        } else if meta.is_dir() {
+            push(&mut args, &[ro, OsStr::new(top), OsStr::new(top)]);
+        }
+        covered.push(PathBuf::from(top));
+    }
+    let try_ro = OsStr::new("--ro-bind-try");
+    for file in [
+        "/etc/ld.so.cache",
+        "/etc/ld.so.conf",
+        "/etc/ld.so.conf.d",
+        "/etc/localtime",
+        "/etc/alternatives",
+        "/nix/store",
+    ] {
+        push(&mut args, &[try_ro, OsStr::new(file), OsStr::new(file)]);
+    }
+    // Each folder at its real place, and at the place the interpreter names it when a link leads
+    // there, so both spellings work inside.
+    let mut binds: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for dir in interpreter {
+        let Ok(real) = dir.canonicalize() else { continue };
+        for dest in [real.clone(), dir.clone()] {
+            let inside = |c: &PathBuf| dest.starts_with(c);
+            if dest == Path::new("/") || covered.iter().any(inside) || binds.iter().any(|(_, d)| dest.starts_with(d)) {
+                continue;
+            }
+            binds.retain(|(_, d)| !d.starts_with(&dest));
+            binds.push((real.clone(), dest));
+        }
+    }
+    binds.sort();
+    let mut own = Vec::new();
+    for (source, dest) in &binds {
+        push(&mut own, &[ro, source.as_os_str(), dest.as_os_str()]);
+    }
+    Mounts { system: args, interpreter: own }
 }
 
 impl Sandbox {
     /// The code for `python -c`: the compiled runner when there is one, else its source.
     pub(super) fn runner_code(&self) -> &str {
-        self.runner.as_deref().unwrap_or(super::RUNNER)
+        &self.code
     }
 
-    /// Set up `cmd` to run inside the sandbox. Called at the spawn site, after the bridge has
-    /// set its own arguments and environment; `keep` are the variables of the bridge to keep.
+    /// The code for `python -c` with the runner's source, for when the compiled one would not load.
+    pub(super) fn runner_source(&self) -> &str {
+        &self.source
+    }
+
+    /// The command that starts `python` in this sandbox, before the bridge adds Python's own
+    /// arguments: `bwrap <namespaces and mounts> -- python`, or `python` itself without bubblewrap.
+    pub(super) fn command(&self, python: &OsStr) -> Command {
+        let Some(bwrap) = &self.bwrap else { return Command::new(python) };
+        let mut command = Command::new(&bwrap.program);
+        let size = |bytes: u64| ["--size".to_string(), bytes.to_string()];
+        command
+            .args(["--unshare-user-try", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"])
+            .args(["--unshare-cgroup-try", "--hostname", "workshop-sandbox"])
+            // Everything inside dies with bwrap, which dies with the workshop (see `reap`); a new
+            // session has no controlling terminal to type into; root gets no capabilities.
+            .args(["--die-with-parent", "--new-session", "--cap-drop", "ALL"])
+            .args(&bwrap.mounts.system)
+            .args(["--proc", "/proc", "--dev", "/dev"])
+            .args(size(SHM_SIZE))
+            .args(["--tmpfs", "/dev/shm", "--remount-ro", "/dev"])
+            .args(size(TMPFS_SIZE))
+            .args(["--tmpfs", "/tmp"])
+            .args(&bwrap.mounts.interpreter)
+            .args(size(TMPFS_SIZE))
+            .arg("--tmpfs")
+            .arg(&self.dir);
+        for file in &self.files {
+            let path = self.dir.join(file);
+            command.arg("--ro-bind").arg(&path).arg(&path);
+        }
+        command.args(["--remount-ro", "/"]).arg("--chdir").arg(&self.dir).arg("--clearenv");
+        for (name, value) in self.environment() {
+            command.arg("--setenv").arg(name).arg(value);
+        }
+        command.arg("--").arg(python);
+        command
+    }
+
+    /// What the submission's Python sees of the environment.
+    fn environment(&self) -> Vec<(OsString, OsString)> {
+        let mut env: Vec<(OsString, OsString)> =
+            std::env::vars_os().filter(|(name, _)| name.to_str().is_some_and(passes)).collect();
+        env.push(("HOME".into(), self.dir.clone().into()));
+        env.push(("TMPDIR".into(), self.dir.clone().into()));
+        env
+    }
+
+    /// Set up `cmd` (from `command`) to run inside the sandbox. Called at the spawn site, after
+    /// the bridge has set its own arguments and environment; `keep` are the variables of the
+    /// bridge to keep (under bubblewrap they reach bwrap itself, not the submission).
     pub(super) fn apply(&self, cmd: &mut Command, keep: &[(&str, &str)]) {
         cmd.env_clear();
-        for (name, value) in std::env::vars_os() {
-            if name.to_str().is_some_and(passes) {
-                cmd.env(name, value);
-            }
+        for (name, value) in self.environment() {
+            cmd.env(name, value);
         }
         for (name, value) in keep {
             cmd.env(name, value);
         }
-        cmd.env("HOME", &self.dir).env("TMPDIR", &self.dir).current_dir(&self.dir);
+        cmd.current_dir(&self.dir);
+        // `RLIMIT_NPROC` counts every process of the user, so on bwrap it would let a fork bomb
+        // graded beside a classmate (or in another `grade` of the same user) hold the count at
+        // the limit and leave the classmate's bwrap unable to make its namespaces. Under
+        // bubblewrap the submission's Python sets it on itself first instead (see `sandbox`).
+        let processes = match self.bwrap {
+            Some(_) => u64::MAX,
+            None => self.limits.processes,
+        };
         let wanted = [
             (libc::RLIMIT_AS, self.limits.address_space),
-            (libc::RLIMIT_NPROC, self.limits.processes),
+            (libc::RLIMIT_NPROC, processes),
             (libc::RLIMIT_FSIZE, self.limits.file_size),
             (libc::RLIMIT_CPU, self.limits.cpu_seconds),
         ];
@@ -167,6 +449,46 @@ impl Sandbox {
                 Ok(())
             });
         }
+    }
+}
+
+/// Folders made for submissions that still exist: removed by `remove_folders` if the workshop
+/// quits on a signal, when no destructor runs.
+static FOLDERS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// A fresh folder for one submission, readable by its owner only (0700), with an unpredictable
+/// name; removed when dropped, and on SIGINT, SIGTERM and SIGHUP.
+pub struct Folder {
+    dir: tempfile::TempDir,
+}
+
+impl Folder {
+    pub fn new() -> std::io::Result<Folder> {
+        let dir = tempfile::Builder::new()
+            .prefix("workshop-grade-")
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir()?;
+        FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).push(dir.path().to_path_buf());
+        Ok(Folder { dir })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+        folders.retain(|f| f != self.dir.path());
+    }
+}
+
+/// The workshop is quitting on a signal: remove every submission's folder now.
+pub fn remove_folders() {
+    let folders = std::mem::take(&mut *FOLDERS.lock().unwrap_or_else(|e| e.into_inner()));
+    for folder in folders {
+        let _ = std::fs::remove_dir_all(folder);
     }
 }
 
@@ -191,22 +513,20 @@ fn capped(resource: Resource, value: u64) -> libc::rlim_t {
 
 /// How many processes the real user of this process runs now (`RLIMIT_NPROC` counts them all).
 fn user_processes() -> u64 {
+    use std::os::unix::fs::MetadataExt;
     // SAFETY: getuid(2) cannot fail.
-    let uid = unsafe { libc::getuid() }.to_string();
+    let uid = unsafe { libc::getuid() };
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return 0;
     };
+    // A process's folder in /proc belongs to its user: one stat each, not a read of its status,
+    // on a machine that may run thousands.
     let mut count = 0;
     for entry in entries.flatten() {
         let name: OsString = entry.file_name();
-        if !name.to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())) {
-            continue;
-        }
-        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
-            continue;
-        };
-        let real = status.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|l| l.split_whitespace().next());
-        if real == Some(uid.as_str()) {
+        if name.to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            && entry.metadata().is_ok_and(|m| m.uid() == uid)
+        {
             count += 1;
         }
     }
@@ -250,5 +570,100 @@ mod tests {
         assert_eq!(Limits::for_grading(Duration::from_secs(5)).cpu_seconds, 100);
         let limits = Limits::for_grading(Duration::from_secs(1));
         assert!(limits.processes > PROCESS_MARGIN, "this test's own process counts");
+    }
+
+    fn words(args: &[OsString]) -> Vec<String> {
+        args.iter().map(|a| a.to_string_lossy().into_owned()).collect()
+    }
+
+    #[test]
+    fn the_interpreters_folders_are_shown_once_and_the_system_is_not_shown_twice() {
+        let home = tempfile::tempdir().unwrap();
+        let prefix = home.path().join("py");
+        std::fs::create_dir_all(prefix.join("bin")).unwrap();
+        let real = prefix.canonicalize().unwrap();
+        let Mounts { system, interpreter } =
+            mounts(&[prefix.clone(), prefix.join("bin"), PathBuf::from("/usr/lib"), PathBuf::from("/")]);
+        let args = words(&[system, interpreter].concat());
+        let shown = real.to_string_lossy().into_owned();
+        let binds: Vec<&[String]> = args.windows(3).filter(|w| w[0] == "--ro-bind").collect();
+        assert!(binds.iter().any(|w| w[1] == shown && w[2] == shown), "{args:?}");
+        assert_eq!(binds.iter().filter(|w| w[2].starts_with(&shown)).count(), 1, "the bin folder is inside: {args:?}");
+        assert_eq!(binds.iter().filter(|w| w[2] == "/usr").count(), 1, "{args:?}");
+        assert!(!binds.iter().any(|w| w[2] == "/" || w[2] == "/usr/lib"), "{args:?}");
+        assert!(!args.iter().any(|a| a == "/home" || a == "/root" || a == "/run" || a == "/tmp"), "{args:?}");
+    }
+
+    #[test]
+    fn a_folder_is_private_and_goes_when_the_workshop_quits() {
+        let folder = Folder::new().unwrap();
+        let path = folder.path().to_path_buf();
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o700);
+        std::fs::write(path.join("errors.py"), "x = 1").unwrap();
+        remove_folders();
+        assert!(!path.exists());
+        drop(folder);
+        let kept = Folder::new().unwrap();
+        let kept_path = kept.path().to_path_buf();
+        drop(kept);
+        assert!(!kept_path.exists(), "dropping removes it too");
+    }
+
+    /// The sandbox of `errors.py` in `/tmp/workshop-grade-x`, under `bwrap` when one is given.
+    fn sandbox_of(bwrap: Option<Bubblewrap>) -> Sandbox {
+        let mut python =
+            Interpreter { executable: "/usr/bin/python3".into(), runner: None, dirs: Vec::new(), bwrap: None };
+        if let Some(bwrap) = bwrap {
+            python.use_bwrap(bwrap);
+        }
+        let limits = Limits::for_grading(Duration::from_secs(1));
+        python.sandbox(PathBuf::from("/tmp/workshop-grade-x"), &[OsStr::new("errors.py")], limits)
+    }
+
+    #[test]
+    fn without_bubblewrap_the_command_is_python_itself() {
+        let command = sandbox_of(None).command(OsStr::new("python3"));
+        assert_eq!(command.get_program(), "python3");
+        assert_eq!(command.get_args().count(), 0);
+    }
+
+    #[test]
+    fn under_bubblewrap_the_submission_gets_namespaces_a_private_folder_and_no_environment() {
+        // An interpreter in a venv under /tmp: shown over the private /tmp, not hidden by it.
+        let venv = tempfile::tempdir().unwrap();
+        let venv_path = venv.path().canonicalize().unwrap();
+        let mounts = mounts(std::slice::from_ref(&venv_path));
+        let bwrap = Bubblewrap { program: "/usr/bin/bwrap".into(), version: "bubblewrap 0.8.0".into(), mounts };
+        let command = sandbox_of(Some(bwrap)).command(OsStr::new("/usr/bin/python3"));
+        assert_eq!(command.get_program(), "/usr/bin/bwrap");
+        let args: Vec<String> = command.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        let text = args.join(" ");
+        for wanted in [
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--die-with-parent",
+            "--new-session",
+            "--cap-drop ALL",
+            "--proc /proc",
+            "--dev /dev",
+            "--size 33554432 --tmpfs /tmp",
+            "--size 33554432 --tmpfs /tmp/workshop-grade-x",
+            "--ro-bind /tmp/workshop-grade-x/errors.py /tmp/workshop-grade-x/errors.py",
+            "--remount-ro /",
+            "--chdir /tmp/workshop-grade-x",
+            "--clearenv",
+            "--setenv HOME /tmp/workshop-grade-x",
+        ] {
+            assert!(text.contains(wanted), "{wanted} missing: {text}");
+        }
+        assert!(text.ends_with("-- /usr/bin/python3"), "{text}");
+        // The private file systems come before the read-only remount of the root.
+        let at = |w: &str| args.iter().position(|a| a == w).unwrap();
+        assert!(at("--tmpfs") < at("--remount-ro"));
+        let private_tmp = args.windows(2).position(|w| w[0] == "--tmpfs" && w[1] == "/tmp").unwrap();
+        assert!(at(venv_path.to_str().unwrap()) > private_tmp, "{text}");
+        assert!(!args.iter().any(|a| a.contains("GITHUB_TOKEN")));
     }
 }

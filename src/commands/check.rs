@@ -18,7 +18,7 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     if args.edit {
         crate::editor::open(&file, &ctx.shown(&file))?;
     }
-    let mut report = match grading::to_the_end(ctx, &lesson, &file, limit) {
+    let mut report = match grading::to_the_end(&ctx.place(), &lesson, &file, limit) {
         // An autograder reads stdout: even with no Python it gets a report it can parse.
         Err(Error::Load(e)) if args.format != CheckFormat::Text => {
             crate::errln!("error: {e}");
@@ -36,7 +36,7 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         CheckFormat::Exercism => output::line(&render::exercism::results(&report, &lesson)),
     };
     // The grade counts even when nobody read all of it (`check | head -1`).
-    if let Err(e) = grading::save_progress(ctx, &lesson, &file, &report) {
+    if let Err(e) = grading::save_progress(&ctx.root, &lesson, &file, &report) {
         crate::errln!("warning: progress was not saved ({e}); the grade above stands.");
     }
     shown?;

@@ -450,7 +450,7 @@ impl<'a> Session<'a> {
     }
 
     fn save_progress(&self, report: &Report) {
-        if let Err(e) = crate::grading::save_progress(self.ctx, self.lesson, &self.file, report) {
+        if let Err(e) = crate::grading::save_progress(&self.ctx.root, self.lesson, &self.file, report) {
             self.show(&format!("warning: progress was not saved ({e}); the grade stands.\n"));
         }
     }

@@ -1,22 +1,28 @@
 //! `workshop grade`: for course operators, grade a class's files with `check`'s own grading, in
 //! parallel, each sandboxed; one line per file on stdout, a summary on stderr.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::ffi::{OsStr, OsString};
-use std::io::{IsTerminal, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::bridge::sandbox::{Interpreter, Limits};
-use crate::bridge::{BridgeConfig, LoadError, LoadKind};
+use crate::bridge::sandbox::{self, Bubblewrap, Folder, Interpreter, Limits, Unusable};
+use crate::bridge::{size_text, BridgeConfig, LoadError, LoadKind};
 use crate::checks::{Report, Status};
-use crate::cli::{GradeArgs, GradeFormat};
+use crate::cli::{GradeArgs, GradeFormat, SandboxMode};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::{self, Lesson};
 use crate::output;
+
+/// The most of a submission that is read: a larger file is reported as too big, unread.
+pub const SIZE_CAP: u64 = 1 << 20;
+
+/// How a file is named in Exercism's results: the interface wants `<solution-dir>/...` paths.
+const SOLUTION_DIR: &str = "<solution-dir>";
 
 /// One file to grade, read before any submission runs, so none can change another's source.
 struct Submission {
@@ -25,6 +31,16 @@ struct Submission {
     /// The file's own name, kept for the copy that is graded.
     name: OsString,
     source: Result<Vec<u8>, String>,
+}
+
+/// A file found to grade: as shown, and where to read it (or why there is nothing to read).
+type Candidate = (String, Result<PathBuf, String>);
+
+/// What discovery found: the files to grade, and the entries that look like submissions but
+/// are not regular files (FIFOs, devices, sockets, dangling links), skipped.
+struct Found {
+    files: Vec<Candidate>,
+    skipped: Vec<(String, &'static str)>,
 }
 
 pub fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
@@ -37,35 +53,60 @@ pub fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
         Some(n) => n,
         None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
     };
-    let (lesson, paths) = lesson_and_paths(ctx, &args.args)?;
-    let all = discover(ctx, &lesson, &paths)?;
-    if all.is_empty() {
+    let (lesson, paths) = lesson_and_paths(ctx, args.lesson.as_deref(), &args.args)?;
+    let found = discover(ctx, &lesson, &paths, args.format)?;
+    if found.files.is_empty() {
+        let skipped = match found.skipped.len() {
+            0 => String::new(),
+            n => format!(" ({n} skipped: not regular files)"),
+        };
         return Err(Error::usage(format!(
-            "there is no file to grade in {}: give files, or folders holding {} or .py files.",
+            "there is no file to grade in {}{skipped}: give files, or folders holding {} or .py files.",
             paths.join(", "),
             lesson.file
         )));
     }
-    let total_found = all.len();
+    let total_found = found.files.len();
     let files = match partition {
-        Some(p) => all[p.range(all.len())].to_vec(),
-        None => all,
+        Some(p) => found.files[p.range(total_found)].to_vec(),
+        None => found.files,
     };
-    let python = find_python()?;
+    let mut python = find_python()?;
+    let isolation = isolate(&mut python, args.sandbox)?;
+    if let Some(warning) = isolation.warning() {
+        output::note(&wrapped(&warning));
+    }
     let submissions: Vec<Submission> = files.iter().map(|(shown, path)| read(shown, path)).collect();
 
     let started = Instant::now();
     let reports = grade_all(&lesson, &submissions, &python, limit, jobs.min(submissions.len().max(1)), args.format)?;
-    output::note(summary(&reports, total_found, partition, started.elapsed()).trim_end());
+    let context = Summary {
+        found: total_found,
+        partition,
+        took: started.elapsed(),
+        isolation: &isolation,
+        skipped: &found.skipped,
+    };
+    output::note(summary(&reports, &context).trim_end());
     Ok(EXIT_SUCCESS)
 }
 
 /// `[LESSON] PATH...`: the first word names a lesson when more follow and it is no file or folder.
-fn lesson_and_paths(ctx: &Context, args: &[String]) -> Result<(Lesson, Vec<String>), Error> {
+/// A word that is both is an error: which was meant cannot be known.
+fn lesson_and_paths(ctx: &Context, named: Option<&str>, args: &[String]) -> Result<(Lesson, Vec<String>), Error> {
+    if let Some(id) = named {
+        return Ok((ctx.lesson(Some(id))?, args.to_vec()));
+    }
     let (first, rest) = args.split_first().ok_or_else(|| Error::usage("give the files or folders to grade."))?;
-    let is_path = ctx.cwd.join(first).exists();
+    let is_path = std::fs::symlink_metadata(ctx.cwd.join(first)).is_ok();
+    let is_lesson = lesson::validate_id(first).is_ok() && lesson::known_ids(&ctx.root).contains(first);
+    if is_path && is_lesson {
+        return Err(Error::usage(format!(
+            "'{first}' is both a lesson and a folder here, so which you mean is unclear. To grade the folder, write it as a path (./{first}/); to name the lesson, use --lesson {first}."
+        )));
+    }
     if !is_path && !rest.is_empty() {
-        if lesson::validate_id(first).is_err() || !lesson::known_ids(&ctx.root).contains(first) {
+        if !is_lesson {
             let known = lesson::known_ids(&ctx.root).join(", ");
             return Err(Error::usage(format!(
                 "'{first}' is neither a lesson nor a file or folder here. Lessons: {known}; then give the files or folders to grade."
@@ -73,7 +114,7 @@ fn lesson_and_paths(ctx: &Context, args: &[String]) -> Result<(Lesson, Vec<Strin
         }
         return Ok((ctx.lesson(Some(first))?, rest.to_vec()));
     }
-    if !is_path && lesson::known_ids(&ctx.root).contains(first) {
+    if is_lesson {
         return Err(Error::usage(format!(
             "give the files or folders to grade after the lesson, such as: ./workshop grade {first} submissions/"
         )));
@@ -81,38 +122,115 @@ fn lesson_and_paths(ctx: &Context, args: &[String]) -> Result<(Lesson, Vec<Strin
     Ok((ctx.lesson(None)?, args.to_vec()))
 }
 
-/// Every file to grade, as (the path as shown, the path to read), in one sorted order. In a folder:
-/// the files named like the lesson's work file, else every `.py` file, found recursively.
-fn discover(ctx: &Context, lesson: &Lesson, paths: &[String]) -> Result<Vec<(String, PathBuf)>, Error> {
-    let mut found = Vec::new();
+/// Every file to grade, as (the path as shown, the path to read), in one sorted order, each file
+/// once however it was named (`g01`, `./g01`, a link). In a folder: the files named like the
+/// lesson's work file, else every `.py` file, found recursively. With `--format exercism` each
+/// path is one solution: a folder gives its work file, or a report that it is missing.
+fn discover(ctx: &Context, lesson: &Lesson, paths: &[String], format: GradeFormat) -> Result<Found, Error> {
+    let mut found: Vec<(String, Result<PathBuf, String>)> = Vec::new();
+    let mut skipped = Vec::new();
     for given in paths {
         let path = ctx.cwd.join(given);
-        if path.is_file() {
-            found.push((PathBuf::from(given), path));
+        let meta = std::fs::metadata(&path);
+        if meta.as_ref().is_ok_and(|m| m.is_file()) {
+            let shown = match format {
+                GradeFormat::Exercism => solution_path(path.file_name().map(Path::new).unwrap_or(Path::new(given))),
+                _ => given.clone(),
+            };
+            found.push((shown, Ok(path)));
             continue;
         }
-        if !path.is_dir() {
-            return Err(Error::usage(format!("there is no file or folder at {given}: check the path.")));
+        match (&meta, std::fs::symlink_metadata(&path)) {
+            (Ok(m), _) if m.is_dir() => {}
+            (Ok(m), _) => {
+                return Err(Error::usage(format!(
+                    "{given} is {}, not a file or folder: give the submissions' files or folders.",
+                    special_kind(m)
+                )))
+            }
+            (Err(_), Ok(_)) => {
+                return Err(Error::usage(format!(
+                    "{given} is a link to nothing: give the submissions' files or folders."
+                )))
+            }
+            (Err(_), Err(_)) => {
+                return Err(Error::usage(format!("there is no file or folder at {given}: check the path.")))
+            }
         }
-        let mut inside = Vec::new();
+        if format == GradeFormat::Exercism {
+            let file = path.join(&lesson.file);
+            let shown = solution_path(Path::new(&lesson.file));
+            if std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
+                found.push((shown, Ok(file)));
+            } else {
+                let why = format!(
+                    "{SOLUTION_DIR} has no {name}: the solution is graded from {name} at the top of the solution folder.",
+                    name = lesson.file
+                );
+                found.push((shown, Err(why)));
+            }
+            continue;
+        }
+        let mut inside = Walk::default();
         walk(&path, Path::new(""), &mut inside)?;
-        let named: Vec<&PathBuf> =
-            inside.iter().filter(|rel| rel.file_name() == Some(OsStr::new(&lesson.file))).collect();
-        let chosen: Vec<&PathBuf> = if named.is_empty() {
-            inside.iter().filter(|rel| rel.extension() == Some(OsStr::new("py"))).collect()
-        } else {
-            named
-        };
-        found.extend(chosen.into_iter().map(|rel| (Path::new(given).join(rel), path.join(rel))));
+        let named = |rel: &PathBuf| rel.file_name() == Some(OsStr::new(&lesson.file));
+        let python = |rel: &PathBuf| rel.extension() == Some(OsStr::new("py"));
+        let any_named = inside.files.iter().any(named);
+        let chosen: Vec<&PathBuf> =
+            inside.files.iter().filter(|rel| if any_named { named(rel) } else { python(rel) }).collect();
+        found.extend(
+            chosen
+                .into_iter()
+                .map(|rel| (Path::new(given).join(rel).to_string_lossy().into_owned(), Ok(path.join(rel)))),
+        );
+        skipped.extend(
+            inside
+                .special
+                .into_iter()
+                .filter(|(rel, _)| named(rel) || python(rel))
+                .map(|(rel, what)| (Path::new(given).join(rel).to_string_lossy().into_owned(), what)),
+        );
     }
     found.sort();
-    found.dedup();
-    Ok(found.into_iter().map(|(shown, path)| (shown.to_string_lossy().into_owned(), path)).collect())
+    let mut seen = HashSet::new();
+    found.retain(|(shown, path)| match path {
+        Ok(path) => seen.insert(path.canonicalize().unwrap_or_else(|_| path.clone())),
+        Err(_) => seen.insert(PathBuf::from(shown)),
+    });
+    skipped.sort();
+    Ok(Found { files: found, skipped })
+}
+
+/// `<solution-dir>/errors.py`.
+fn solution_path(rel: &Path) -> String {
+    Path::new(SOLUTION_DIR).join(rel).to_string_lossy().into_owned()
+}
+
+/// What a file that is neither a regular file nor a folder is, in words.
+fn special_kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = meta.file_type();
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The entries under a folder: regular files (and links to them), and the rest that was skipped.
+#[derive(Default)]
+struct Walk {
+    files: Vec<PathBuf>,
+    special: Vec<(PathBuf, &'static str)>,
 }
 
 /// The files under `dir` (relative to the folder given), skipping hidden folders and bytecode.
 /// Symbolic links to folders are not followed, so a loop of links cannot trap the walk.
-fn walk(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
+fn walk(dir: &Path, rel: &Path, out: &mut Walk) -> Result<(), Error> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| Error::io(format!("cannot read the folder {}; check its permissions", dir.display()), e))?;
     for entry in entries {
@@ -125,19 +243,66 @@ fn walk(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
             if !hidden {
                 walk(&entry.path(), &rel.join(&name), out)?;
             }
-        } else if file_type.is_file() || (file_type.is_symlink() && entry.path().is_file()) {
-            out.push(rel.join(&name));
+            continue;
+        }
+        match std::fs::metadata(entry.path()) {
+            Ok(meta) if meta.is_file() => out.files.push(rel.join(&name)),
+            // A link to a folder is not followed (see above); it is no submission either.
+            Ok(meta) if meta.is_dir() => {}
+            Ok(meta) => out.special.push((rel.join(&name), special_kind(&meta))),
+            Err(_) => out.special.push((rel.join(&name), "a link to nothing")),
         }
     }
     Ok(())
 }
 
-fn read(shown: &str, path: &Path) -> Submission {
-    Submission {
-        shown: shown.to_string(),
-        name: path.file_name().map(OsStr::to_os_string).unwrap_or_else(|| OsString::from("submission.py")),
-        source: std::fs::read(path).map_err(|e| e.to_string()),
+/// Read a submission, at most `SIZE_CAP` of it: a larger one is reported as too big without
+/// being read. Opened without blocking and checked again once open, so a file swapped for a
+/// FIFO or a device after discovery is refused rather than waited on or read from.
+fn read(shown: &str, path: &Result<PathBuf, String>) -> Submission {
+    let name =
+        |path: &Path| path.file_name().map(OsStr::to_os_string).unwrap_or_else(|| OsString::from("submission.py"));
+    let path = match path {
+        Ok(path) => path,
+        Err(why) => {
+            return Submission {
+                shown: shown.to_string(),
+                name: OsString::from("submission.py"),
+                source: Err(why.clone()),
+            }
+        }
+    };
+    Submission { shown: shown.to_string(), name: name(path), source: read_capped(shown, path) }
+}
+
+fn read_capped(shown: &str, path: &Path) -> Result<Vec<u8>, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let too_big = |bytes: u64| {
+        // Just over the cap, rounded sizes would read "1 MiB, more than the 1 MiB".
+        let (size, cap) = match size_text(bytes) == size_text(SIZE_CAP) {
+            true => (format!("{bytes} bytes"), format!("{SIZE_CAP} bytes")),
+            false => (size_text(bytes), size_text(SIZE_CAP)),
+        };
+        format!("{shown} is {size}, more than the {cap} a submission may be, so it was not read and no check ran.")
+    };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| format!("could not read {shown}: {e}"))?;
+    let meta = file.metadata().map_err(|e| format!("could not read {shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("could not read {shown}: it is {}, not a regular file", special_kind(&meta)));
     }
+    if meta.len() > SIZE_CAP {
+        return Err(too_big(meta.len()));
+    }
+    let mut source = Vec::new();
+    file.take(SIZE_CAP + 1).read_to_end(&mut source).map_err(|e| format!("could not read {shown}: {e}"))?;
+    if source.len() as u64 > SIZE_CAP {
+        return Err(too_big(source.len() as u64));
+    }
+    Ok(source)
 }
 
 /// The interpreter, found once with the operator's environment (see `Interpreter`).
@@ -155,9 +320,69 @@ fn find_python() -> Result<Interpreter, Error> {
     })
 }
 
+/// How the submissions of this run are isolated, decided once.
+enum Isolation {
+    Bwrap(String),
+    /// Without namespaces: asked for (`--sandbox none`), or bubblewrap could not run here.
+    Without(Option<Unusable>),
+}
+
+const INSTALL: &str = "Install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)";
+const NAMESPACES: &str = "bubblewrap needs user namespaces: see sysctl user.max_user_namespaces (and kernel.unprivileged_userns_clone on Debian, kernel.apparmor_restrict_unprivileged_userns on Ubuntu 24.04); Docker's default seccomp profile blocks them inside a container";
+
+/// `--sandbox`: bubblewrap when it is asked for or (`auto`) when it works here.
+fn isolate(python: &mut Interpreter, mode: SandboxMode) -> Result<Isolation, Error> {
+    if mode == SandboxMode::None {
+        return Ok(Isolation::Without(None));
+    }
+    match Bubblewrap::probe(python) {
+        Ok(bwrap) => {
+            let version = bwrap.version.clone();
+            python.use_bwrap(bwrap);
+            Ok(Isolation::Bwrap(version))
+        }
+        Err(unusable) if mode == SandboxMode::Bwrap => {
+            let next = if unusable.installed { NAMESPACES } else { INSTALL };
+            Err(Error::usage(format!(
+                "--sandbox bwrap: {}. {next}; or grade with --sandbox auto, which says what is then not isolated.",
+                unusable.why
+            )))
+        }
+        Err(unusable) => Ok(Isolation::Without(Some(unusable))),
+    }
+}
+
+impl Isolation {
+    /// The warning said before grading when `auto` found no working bubblewrap.
+    fn warning(&self) -> Option<String> {
+        match self {
+            Isolation::Without(Some(unusable)) => Some(format!(
+                "warning: grading without a sandbox, since {}. Not isolated: {}. {}, or pass --sandbox none to say this is intended.",
+                unusable.why,
+                sandbox::MISSING_WITHOUT,
+                if unusable.installed { NAMESPACES } else { INSTALL }
+            )),
+            _ => None,
+        }
+    }
+
+    /// The summary's line on isolation.
+    fn line(&self) -> String {
+        match self {
+            Isolation::Bwrap(version) => format!("sandbox: {version}: {}", sandbox::HELD_WITH_BWRAP),
+            Isolation::Without(None) => {
+                format!("sandbox: none (--sandbox none); not isolated: {}", sandbox::MISSING_WITHOUT)
+            }
+            Isolation::Without(Some(unusable)) => {
+                format!("sandbox: none, since {}; not isolated: {}", unusable.why, sandbox::MISSING_WITHOUT)
+            }
+        }
+    }
+}
+
 /// Grade every submission on `jobs` threads and print each line in order as soon as the ones
 /// before it are done. One file's trouble is its own verdict; only a failure of the machinery
-/// (no Python, no temporary folder) stops the run.
+/// (no temporary folder) stops the run.
 fn grade_all(
     lesson: &Lesson,
     subs: &[Submission],
@@ -212,7 +437,7 @@ fn grade_all(
                 if failure.is_none() {
                     bar.clear();
                     // A reader that went away (`grade ... | head -3`) ends the grading.
-                    if let Err(e) = output::print(&line(report, format, printed == 0)) {
+                    if let Err(e) = output::print(&line(report, lesson, format, printed == 0)) {
                         abort.store(true, Ordering::SeqCst);
                         failure = Some(e);
                     }
@@ -229,7 +454,7 @@ fn grade_all(
     Ok(reports.into_iter().flatten().collect())
 }
 
-/// Grade one file: a fresh folder holding a copy of it, and `check`'s grading, sandboxed.
+/// Grade one file: a fresh private folder holding a copy of it, and `check`'s grading, sandboxed.
 fn grade_one(
     lesson: &Lesson,
     sub: &Submission,
@@ -237,37 +462,67 @@ fn grade_one(
     limit: Duration,
     limits: Limits,
 ) -> Result<Report, Error> {
+    let unread = |message: String| {
+        let error = LoadError { kind: LoadKind::Unreadable, message, output: String::new() };
+        Ok(Report::not_loaded(lesson, sub.shown.clone(), &error))
+    };
     let source = match &sub.source {
         Ok(source) => source,
-        Err(why) => {
-            let error = LoadError {
-                kind: LoadKind::Unreadable,
-                message: format!("could not read {}: {why}", sub.shown),
-                output: String::new(),
-            };
-            return Ok(Report::not_loaded(lesson, sub.shown.clone(), &error));
+        Err(why) => return unread(why.clone()),
+    };
+    let folder = Folder::new()
+        .map_err(|e| Error::io("could not make a temporary folder to grade in (is the temp folder full?)", e))?;
+    let file = folder.path().join(&sub.name);
+    std::fs::write(&file, source).map_err(|e| Error::io(format!("could not copy {} to grade it", sub.shown), e))?;
+    let sandbox = python.sandbox(folder.path().to_path_buf(), &[sub.name.as_os_str()], limits);
+    let graded = crate::grading::grade_sandboxed(lesson, &file, &sub.shown, limit, python.executable.clone(), sandbox);
+    let mut report = match graded {
+        Ok(report) => report,
+        // Python ran for this grading's start, so what ended it before it said hello is this
+        // file's neighbours or the machine, not a missing Python: this file's error, not the run's.
+        Err(e) => {
+            let why = e.message.split_once(": ").map_or(e.message.as_str(), |(_, why)| why);
+            let why = why.split(". Install Python 3").next().unwrap_or(why);
+            return unread(format!(
+                "{}: its Python ended before it started the runner ({why}); grade this file again on its own.",
+                sub.shown
+            ));
         }
     };
-    let dir = tempfile::Builder::new()
-        .prefix("workshop-grade-")
-        .tempdir()
-        .map_err(|e| Error::io("could not make a temporary folder to grade in (is the temp folder full?)", e))?;
-    let file = dir.path().join(&sub.name);
-    std::fs::write(&file, source).map_err(|e| Error::io(format!("could not copy {} to grade it", sub.shown), e))?;
-    let sandbox = python.sandbox(dir.path().to_path_buf(), limits);
-    let report = crate::grading::grade_sandboxed(lesson, &file, &sub.shown, limit, python.executable.clone(), sandbox)
-        .map_err(Error::Load);
-    drop(dir);
-    report
+    relabel(&mut report, folder.path(), &sub.shown);
+    drop(folder);
+    Ok(report)
 }
 
-/// One line of output for a report; the CSV header comes before the first.
-fn line(report: &Report, format: GradeFormat, first: bool) -> String {
+/// Messages name the file as shown, not the private copy it was graded from.
+fn relabel(report: &mut Report, dir: &Path, shown: &str) {
+    let Some(dir) = dir.to_str() else { return };
+    let parent = Path::new(shown).parent().and_then(Path::to_str).filter(|p| !p.is_empty()).unwrap_or(".");
+    let fix = |text: &mut String| {
+        if text.contains(dir) {
+            *text = text.replace(dir, parent);
+        }
+    };
+    fix(&mut report.message);
+    for check in &mut report.checks {
+        fix(&mut check.message);
+    }
+}
+
+/// One line of output for a report; the CSV header comes before the first. Values are shortened
+/// as `check --format json` shortens them, and control characters never go out raw.
+fn line(report: &Report, lesson: &Lesson, format: GradeFormat, first: bool) -> String {
     match format {
         GradeFormat::Jsonl => {
-            let json = serde_json::to_string(report)
+            let json = serde_json::to_string(&crate::render::check::shortened(report))
                 .unwrap_or_else(|e| format!("{{\"status\": \"error\", \"message\": \"{e}\"}}"));
-            format!("{json}\n")
+            format!("{}\n", crate::inert::json(json))
+        }
+        GradeFormat::Exercism => {
+            let value = crate::render::exercism::results_value(report, |id| lesson.check(id).and_then(|c| c.task));
+            let json = serde_json::to_string(&value)
+                .unwrap_or_else(|e| format!("{{\"version\": 3, \"status\": \"error\", \"message\": \"{e}\"}}"));
+            format!("{}\n", crate::inert::json(json))
         }
         GradeFormat::Csv => {
             let mut out = String::new();
@@ -297,12 +552,30 @@ fn status_word(status: Status) -> &'static str {
     }
 }
 
-/// A CSV row as RFC 4180 has it: a field with a comma, a quote or a line break is quoted, and
-/// its quotes doubled. Short enough that a crate would weigh more than it saves.
+/// Text from a file's name or code on one line: every control character (line breaks too)
+/// shown escaped, as Python writes it, so none acts on a terminal or splits a row.
+fn one_line(text: &str) -> String {
+    text.chars().map(|c| crate::inert::escape(c).unwrap_or_else(|| c.to_string())).collect()
+}
+
+/// A CSV row as RFC 4180 has it: a field with a comma or a quote is quoted, and its quotes
+/// doubled. Control characters are escaped, and a cell that a spreadsheet would take for a
+/// formula (starting with `=`, `+`, `-` or `@`) gets a leading `'`, as OWASP advises against
+/// CSV injection. Short enough that a crate would weigh more than it saves.
 fn csv_row(fields: &[String]) -> String {
     let cells: Vec<String> = fields
         .iter()
-        .map(|f| if f.contains([',', '"', '\n', '\r']) { format!("\"{}\"", f.replace('"', "\"\"")) } else { f.clone() })
+        .map(|f| {
+            let mut cell = one_line(f);
+            if cell.starts_with(['=', '+', '-', '@']) {
+                cell.insert(0, '\'');
+            }
+            if cell.contains([',', '"']) {
+                format!("\"{}\"", cell.replace('"', "\"\""))
+            } else {
+                cell
+            }
+        })
         .collect();
     format!("{}\r\n", cells.join(","))
 }
@@ -311,8 +584,8 @@ fn csv_row(fields: &[String]) -> String {
 /// each other. Shards 1..N in order are the whole list in order, so their outputs concatenate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Partition {
-    k: usize,
-    n: usize,
+    k: u64,
+    n: u64,
 }
 
 impl Partition {
@@ -322,40 +595,64 @@ impl Partition {
                 "--partition {text} is not K/N: give the shard and the number of shards, such as 2/4 for the second of four jobs."
             ))
         };
+        let out_of_range = |m: u64| {
+            Error::usage(format!(
+                "--partition {text} is out of range: K must be from 1 to N and N at least 1, such as 1/{m} to {m}/{m}."
+            ))
+        };
         let (k, n) = text.split_once('/').ok_or_else(bad)?;
-        let (k, n): (usize, usize) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        let number = |part: &str| -> Result<u64, Error> {
+            let part = part.trim();
+            match part.parse::<u64>() {
+                Ok(value) => Ok(value),
+                // All digits, but past what any machine could shard: out of range, not malformed.
+                Err(_) if !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) => Err(out_of_range(4)),
+                Err(_) => Err(bad()),
+            }
+        };
+        let (k, n) = (number(k)?, number(n)?);
         if n == 0 || k == 0 || k > n {
-            return Err(Error::usage(format!(
-                "--partition {text} is out of range: K must be from 1 to N and N at least 1, such as 1/{m} to {m}/{m}.",
-                m = n.max(1)
-            )));
+            return Err(out_of_range(n.clamp(1, 9999)));
         }
         Ok(Partition { k, n })
     }
 
+    /// The shard's slice of a list of `len`, worked out in 128 bits so no K/N overflows.
     fn range(self, len: usize) -> std::ops::Range<usize> {
-        (len * (self.k - 1) / self.n)..(len * self.k / self.n)
+        let at = |k: u64| usize::try_from(len as u128 * u128::from(k) / u128::from(self.n)).unwrap_or(len);
+        at(self.k - 1)..at(self.k)
     }
 }
 
-/// What the operator reads on stderr: the counts, then each check with how many files fail it.
-fn summary(reports: &[Report], found: usize, partition: Option<Partition>, took: Duration) -> String {
+/// What the summary says beside the reports.
+struct Summary<'a> {
+    found: usize,
+    partition: Option<Partition>,
+    took: Duration,
+    isolation: &'a Isolation,
+    skipped: &'a [(String, &'static str)],
+}
+
+/// What the operator reads on stderr: the counts, how files were isolated, then each check with
+/// how many files fail it. Names and messages come from submissions: shown escaped.
+fn summary(reports: &[Report], context: &Summary) -> String {
     use std::fmt::Write as _;
     let count = |s: Status| reports.iter().filter(|r| r.status == s).count();
     let mut out = String::new();
-    let scope = match partition {
-        Some(p) => format!(" (shard {}/{} of {found})", p.k, p.n),
+    let scope = match context.partition {
+        Some(p) => format!(" (shard {}/{} of {})", p.k, p.n, context.found),
         None => String::new(),
     };
     let _ = writeln!(
         out,
         "graded {} files{scope} in {:.1} s: {} pass, {} fail, {} error",
         reports.len(),
-        took.as_secs_f64(),
+        context.took.as_secs_f64(),
         count(Status::Pass),
         count(Status::Fail),
         count(Status::Error)
     );
+    let _ = writeln!(out, "{}", wrapped(&context.isolation.line()));
     // Each check in lesson order, then sorted by failures: a stable sort keeps ties in order.
     let mut order: Vec<(String, String)> = Vec::new();
     let mut fails: BTreeMap<String, usize> = BTreeMap::new();
@@ -380,25 +677,33 @@ fn summary(reports: &[Report], found: usize, partition: Option<Partition>, took:
         let ids: Vec<&str> = clean.iter().map(|(id, _)| id.as_str()).collect();
         let text =
             format!("no file fails {}: {}", if failed.is_empty() { "any check" } else { "the others" }, ids.join(", "));
-        for piece in textwrap::wrap(
-            &text,
-            textwrap::Options::new(96).subsequent_indent("  ").word_splitter(textwrap::WordSplitter::NoHyphenation),
-        ) {
-            let _ = writeln!(out, "{piece}");
-        }
+        let _ = writeln!(out, "{}", wrapped(&text));
     }
     let errors: Vec<&Report> = reports.iter().filter(|r| r.status == Status::Error).collect();
     if !errors.is_empty() {
         let _ = writeln!(out, "files that did not load (no check ran):");
         for report in errors.iter().take(10) {
-            let first = report.message.lines().next().unwrap_or("");
-            let _ = writeln!(out, "  {}: {first}", report.file);
+            let first: String = report.message.lines().next().unwrap_or("").chars().take(300).collect();
+            let _ = writeln!(out, "  {}: {}", one_line(&report.file), one_line(&first));
         }
         if errors.len() > 10 {
             let _ = writeln!(out, "  … and {} more (see their lines on stdout)", errors.len() - 10);
         }
     }
+    if !context.skipped.is_empty() {
+        let _ = writeln!(out, "skipped, not regular files:");
+        for (shown, what) in context.skipped {
+            let _ = writeln!(out, "  {}: {what}", one_line(shown));
+        }
+    }
     out
+}
+
+/// A paragraph of the summary, wrapped at 96 columns, its later lines indented.
+fn wrapped(text: &str) -> String {
+    let options =
+        textwrap::Options::new(96).subsequent_indent("  ").word_splitter(textwrap::WordSplitter::NoHyphenation);
+    textwrap::wrap(text, options).join("\n")
 }
 
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal.
@@ -457,7 +762,7 @@ mod tests {
     fn partition_accepts_k_of_n_and_refuses_the_rest() {
         assert_eq!(Partition::parse("2/4").unwrap(), Partition { k: 2, n: 4 });
         assert_eq!(Partition::parse("1/1").unwrap(), Partition { k: 1, n: 1 });
-        for bad in ["0/3", "4/3", "1/0", "0/0"] {
+        for bad in ["0/3", "4/3", "1/0", "0/0", "1/99999999999999999999", "18446744073709551616/2"] {
             assert!(Partition::parse(bad).unwrap_err().to_string().contains("out of range"), "{bad}");
         }
         for bad in ["2", "a/b", "1/2/3", "-1/2", "", "/"] {
@@ -466,9 +771,32 @@ mod tests {
     }
 
     #[test]
+    fn partition_arithmetic_cannot_overflow() {
+        let huge = Partition { k: u64::MAX, n: u64::MAX };
+        assert_eq!(huge.range(usize::MAX), usize::MAX - 1..usize::MAX);
+        let first = Partition { k: 1, n: u64::MAX };
+        assert_eq!(first.range(3), 0..0);
+        assert_eq!(Partition { k: u64::MAX - 1, n: u64::MAX }.range(10), 9..9);
+    }
+
+    #[test]
     fn csv_quotes_what_needs_quoting() {
         let row = csv_row(&["a,b".into(), "say \"hi\"".into(), "two\nlines".into(), "plain".into()]);
-        assert_eq!(row, "\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",plain\r\n");
+        assert_eq!(row, "\"a,b\",\"say \"\"hi\"\"\",two\\nlines,plain\r\n");
+    }
+
+    #[test]
+    fn csv_cells_that_a_spreadsheet_would_run_are_neutralised() {
+        let row = csv_row(&[
+            "=HYPERLINK(\"x\")".into(),
+            "+1".into(),
+            "-2".into(),
+            "@SUM(A1)".into(),
+            "\tx".into(),
+            "a=b".into(),
+        ]);
+        assert_eq!(row, "\"'=HYPERLINK(\"\"x\"\")\",'+1,'-2,'@SUM(A1),\\tx,a=b\r\n");
+        assert_eq!(csv_row(&["a\x1b[2Jb\rc".into()]), "a\\x1b[2Jb\\rc\r\n");
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
         None => {
             let file = ctx.learner_file(&lesson, None)?;
             let report = crate::grading::to_the_end(
-                ctx,
+                &ctx.place(),
                 &lesson,
                 &file,
                 std::time::Duration::from_secs_f64(GRADE_TIMEOUT_SECS),

@@ -211,13 +211,20 @@ fn labelled(out: &mut String, styles: &Styles, width: usize, label: &str, text: 
 /// The report as JSON, for autograders. Values and messages are shortened (with markers saying
 /// how much was cut), so the report of any file stays small.
 pub fn json(report: &Report) -> String {
+    serde_json::to_string_pretty(&shortened(report))
+        .map(crate::inert::json)
+        .unwrap_or_else(|e| format!("{{\"status\": \"error\", \"message\": \"{e}\"}}"))
+}
+
+/// The report as machines get it (`check --format json`, every line of `grade`, the Exercism
+/// results): values and messages shortened, each cut marked, so no file's report is large.
+pub fn shortened(report: &Report) -> Report {
     let mut shown = report.clone();
+    shown.message = shorten_text(&report.message, MESSAGE_CHARS);
     for check in &mut shown.checks {
         check.expected = check.expected.as_ref().map(shorten);
         check.got = check.got.as_ref().map(shorten);
         check.message = shorten_text(&check.message, MESSAGE_CHARS);
     }
-    serde_json::to_string_pretty(&shown)
-        .map(crate::inert::json)
-        .unwrap_or_else(|e| format!("{{\"status\": \"error\", \"message\": \"{e}\"}}"))
+    shown
 }

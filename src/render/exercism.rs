@@ -18,8 +18,14 @@ pub fn results(report: &Report, lesson: &Lesson) -> String {
         .unwrap_or_else(|e| format!("{{\"version\": 3, \"status\": \"error\", \"message\": \"{e}\"}}"))
 }
 
+/// The interface's limit on the top-level `message`, in characters.
+pub const MESSAGE_LIMIT: usize = 65_535;
+
 /// The results object; `task` gives a check's task number, when the lesson groups its checks.
+/// Values and messages are shortened as in `check --format json`, so a file that returns
+/// megabytes still gets a small object.
 pub fn results_value(report: &Report, task: impl Fn(&str) -> Option<u32>) -> Value {
+    let report = &crate::render::check::shortened(report);
     let mut top = Map::new();
     top.insert("version".into(), json!(3));
     top.insert("status".into(), json!(status(report.status)));
@@ -30,7 +36,7 @@ pub fn results_value(report: &Report, task: impl Fn(&str) -> Option<u32>) -> Val
             message.push_str("\n\nPrinted while loading:\n");
             message.push_str(report.load_output.trim_end());
         }
-        top.insert("message".into(), json!(message));
+        top.insert("message".into(), json!(crate::shorten::shorten_text(&message, MESSAGE_LIMIT - 40)));
     }
     let tests: Vec<Value> = report.checks.iter().map(|c| test(c, task(&c.id))).collect();
     top.insert("tests".into(), Value::Array(tests));

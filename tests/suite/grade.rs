@@ -6,7 +6,6 @@
 use crate::common::*;
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -62,7 +61,7 @@ fn hostile() -> Vec<(&'static str, String)> {
             "hostile_reads_a_sibling.py",
             wrap(
                 &buggy,
-                "here = os.path.realpath(f'/proc/{os.getppid()}/cwd')\nclass_dir = os.path.join(here, 'class')\nfor name in sorted(os.listdir(class_dir)):\n    path = os.path.join(class_dir, name, 'errors.py')\n    if os.path.isfile(path):\n        print(name, open(path).readline().strip())\n        break",
+                "here = os.path.realpath(f'/proc/{os.getppid()}/cwd')\nclass_dir = os.path.join(here, 'class')\ntry:\n    names = sorted(os.listdir(class_dir))\nexcept OSError as e:\n    names = []\n    print('no class folder:', e.strerror)\nfor name in names:\n    path = os.path.join(class_dir, name, 'errors.py')\n    if os.path.isfile(path):\n        print(name, open(path).readline().strip())\n        break",
             ),
         ),
         (
@@ -81,15 +80,8 @@ fn hostile() -> Vec<(&'static str, String)> {
 }
 
 /// The interpreter itself, so no launcher (a pyenv shim) runs on every `check` of the test.
-fn python() -> &'static str {
-    static PYTHON: OnceLock<String> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let out = std::process::Command::new("python3")
-            .args(["-I", "-c", "import sys; print(sys.executable)"])
-            .output()
-            .expect("python3 runs");
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
-    })
+pub fn python() -> &'static str {
+    crate::sandbox::python()
 }
 
 /// A workshop with the class under `class/<student>/errors.py`; returns the students in order.
@@ -114,13 +106,18 @@ fn class(w: &Workshop) -> Vec<String> {
     names
 }
 
-fn command(w: &Workshop, args: &[&str]) -> std::process::Command {
+pub fn command(w: &Workshop, args: &[&str]) -> std::process::Command {
     let mut cmd = w.command(args);
     cmd.env("WORKSHOP_PYTHON", python());
     cmd
 }
 
-fn lines(stdout: &str) -> Vec<Value> {
+/// The summary on stderr, after the warning `--sandbox auto` gives where bubblewrap cannot run.
+pub fn summary(stderr: &str) -> &str {
+    stderr.find("graded ").map(|at| &stderr[at..]).unwrap_or(stderr)
+}
+
+pub fn lines(stdout: &str) -> Vec<Value> {
     stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}"))).collect()
 }
 
@@ -178,12 +175,19 @@ fn a_class_is_graded_with_checks_verdicts_no_secrets_and_a_summary_of_what_fails
     assert!(printed.contains("('HOME', '") && printed.contains("workshop-grade-"), "{printed}");
     assert!(printed.contains("('PATH', '"), "{printed}");
     assert!(!printed.contains("WORKSHOP_PYTHON") && !printed.contains("('TERM'"), "{printed}");
+    // Under bubblewrap a file cannot reach its classmates' files through the workshop's folder.
+    let sibling = graded.iter().find(|r| r["file"] == "class/hostile_reads_a_sibling/errors.py").unwrap();
+    let printed = sibling["checks"][0]["output"].as_str().unwrap();
+    if run.stderr.contains("sandbox: bubblewrap") {
+        assert!(printed.contains("no class folder: No such file or directory"), "{printed}");
+    }
 
     // The summary: counts, then the checks by how many files fail them, most first.
     let count = |s: &str| statuses.iter().filter(|x| **x == s).count();
-    assert!(run.stderr.starts_with("graded 33 files in "), "{}", run.stderr);
+    let stderr = summary(&run.stderr);
+    assert!(stderr.starts_with("graded 33 files in "), "{}", run.stderr);
     let tally = format!(": {} pass, {} fail, {} error\n", count("pass"), count("fail"), count("error"));
-    assert!(run.stderr.lines().next().unwrap().ends_with(tally.trim_end()), "{}", run.stderr);
+    assert!(stderr.lines().next().unwrap().ends_with(tally.trim_end()), "{}", run.stderr);
     let mut fails: BTreeMap<String, usize> = BTreeMap::new();
     for report in &graded {
         for check in report["checks"].as_array().unwrap() {
@@ -229,7 +233,7 @@ fn shards_split_the_class_exactly_and_concatenate_to_the_whole() {
         let shard = format!("{k}/4");
         let run = run(command(&w, &["grade", "class", "--partition", &shard, "--format", "csv"]));
         assert_eq!(run.code, 0, "{}", run.stderr);
-        assert!(run.stderr.starts_with("graded "), "{}", run.stderr);
+        assert!(summary(&run.stderr).starts_with("graded "), "{}", run.stderr);
         assert!(run.stderr.contains(&format!("(shard {k}/4 of 33)")), "{}", run.stderr);
         let mut rows = run.stdout.lines();
         assert!(rows.next().unwrap().starts_with("file,status,passed,total,fail-flags-failure,"));
@@ -292,14 +296,35 @@ fn a_file_cannot_change_a_classmates_grade_by_rewriting_their_file() {
     let w = Workshop::lesson5();
     let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
     let victim = w.path("class/b_victim/errors.py");
-    let attack = format!("open({:?}, 'w').write('this is not python (')\n\n{good}", victim.to_str().unwrap());
+    let attack = format!(
+        "try:\n    open({:?}, 'w').write('this is not python (')\nexcept OSError as e:\n    print('could not rewrite:', e.strerror)\n\n{good}",
+        victim.to_str().unwrap()
+    );
     w.write("class/a_attacker/errors.py", &attack).write("class/b_victim/errors.py", &good);
-    let run = run(command(&w, &["grade", "class", "--jobs", "1"]));
+    // Without a sandbox the attack reaches the file, but the grade comes from the copy read
+    // before any file ran.
+    let run = run(command(&w, &["grade", "class", "--jobs", "1", "--sandbox", "none"]));
     assert_eq!(run.code, 0, "{}", run.stderr);
     let reports = lines(&run.stdout);
     assert_eq!(reports[1]["file"], "class/b_victim/errors.py");
     assert_eq!(reports[1]["status"], "pass", "graded from the copy read before any file ran");
     assert!(std::fs::read_to_string(&victim).unwrap().contains("not python"), "the attack did run");
+
+    // Under bubblewrap the file is not even in view.
+    if !crate::sandbox::needs_bwrap() {
+        return;
+    }
+    w.write("class/b_victim/errors.py", &good);
+    let run = crate::common::run(command(&w, &["grade", "class", "--jobs", "1", "--sandbox", "bwrap"]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let reports = lines(&run.stdout);
+    assert_eq!(reports[1]["status"], "pass");
+    assert!(
+        reports[0]["output"].as_str().unwrap().contains("could not rewrite: No such file or directory"),
+        "{}",
+        reports[0]
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), good, "the classmate's file is untouched");
 }
 
 #[test]
@@ -421,7 +446,7 @@ fn an_empty_shard_of_a_small_class_is_not_an_error() {
     let run = run(command(&w, &["grade", "class", "--partition", "1/3"]));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.is_empty());
-    assert!(run.stderr.starts_with("graded 0 files (shard 1/3 of 1)"), "{}", run.stderr);
+    assert!(summary(&run.stderr).starts_with("graded 0 files (shard 1/3 of 1)"), "{}", run.stderr);
 }
 
 // `check --format exercism`: the results object of the Exercism test-runner interface, v3.

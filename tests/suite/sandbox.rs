@@ -1,0 +1,511 @@
+//! `grade` under bubblewrap: each attack of issue 20 is a hostile submission
+//! (tests/fixtures/sandbox/) graded beside correct classmates, as an unprivileged user where the
+//! machine allows it (as root, the run drops to `nobody` through `setpriv`). Every attack prints
+//! what it managed, so a test tells "held" from "never tried".
+//!
+//! Tests that need bubblewrap say so on stderr and pass when it cannot run here; under `CI=1` or
+//! `WORKSHOP_REQUIRE_BWRAP=1` they fail instead.
+
+use crate::common::*;
+use crate::grade::lines;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const TOKEN: &str = "ghp_sandboxtestsecret0123456789";
+
+/// Whether bubblewrap can make namespaces here, and why not.
+fn bwrap_here() -> &'static Result<(), String> {
+    static HERE: OnceLock<Result<(), String>> = OnceLock::new();
+    HERE.get_or_init(|| {
+        let out = Command::new("bwrap")
+            .args(["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"])
+            .stdin(Stdio::null())
+            .output();
+        match out {
+            Err(e) => Err(format!("bwrap does not run ({e})")),
+            Ok(out) if out.status.success() => Ok(()),
+            Ok(out) => {
+                Err(format!("bwrap cannot make namespaces here: {}", String::from_utf8_lossy(&out.stderr).trim()))
+            }
+        }
+    })
+}
+
+fn required() -> bool {
+    ["CI", "WORKSHOP_REQUIRE_BWRAP"].iter().any(|v| std::env::var(v).is_ok_and(|v| !v.is_empty() && v != "0"))
+}
+
+/// The running test's name (libtest names each test's thread after it).
+fn this_test() -> String {
+    std::thread::current().name().unwrap_or("a sandbox test").to_string()
+}
+
+/// True when the test can go on; otherwise it says why it does not (or fails, when required).
+pub fn needs_bwrap() -> bool {
+    let test = this_test();
+    match bwrap_here() {
+        Ok(()) => true,
+        Err(why) if required() => panic!("{test} needs bubblewrap: {why}. Install it: apt-get install bubblewrap"),
+        Err(why) => {
+            eprintln!("SKIPPED {test}: it needs bubblewrap, and {why}. Install it (apt-get install bubblewrap); CI=1 or WORKSHOP_REQUIRE_BWRAP=1 makes this a failure.");
+            false
+        }
+    }
+}
+
+/// Who grades: as root, `nobody` (through setpriv) with a system interpreter that user can run;
+/// otherwise the user running the tests, already unprivileged.
+pub struct Grader {
+    pub nobody: bool,
+    pub python: String,
+}
+
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("Uid:")).map(|l| l.split_whitespace().next() == Some("0")))
+        .unwrap_or(false)
+}
+
+/// The interpreter of the tests (the program itself, not a launcher).
+pub fn python() -> &'static str {
+    static PYTHON: OnceLock<String> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let out = Command::new("python3")
+            .args(["-I", "-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 runs");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    })
+}
+
+/// The unprivileged grader, or `None` (said, or failed under CI) when there is none here.
+pub fn grader() -> Option<Grader> {
+    let test = this_test();
+    if !is_root() {
+        return Some(Grader { nobody: false, python: python().to_string() });
+    }
+    for candidate in ["/usr/bin/python3", "/usr/local/bin/python3"] {
+        let runs = Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", candidate, "-I", "-c", "pass"])
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if runs {
+            return Some(Grader { nobody: true, python: candidate.to_string() });
+        }
+    }
+    let why = "the tests run as root, and no Python that nobody can run was found for setpriv";
+    if required() {
+        panic!("{test}: {why}");
+    }
+    eprintln!("SKIPPED {test}: {why}");
+    None
+}
+
+/// A class of submissions in a workshop, graded by `grade` into a results file.
+pub struct Class {
+    pub w: Workshop,
+    /// The folder `grade` makes its per-file folders in (its TMPDIR), apart from the root.
+    pub tmp: tempfile::TempDir,
+    /// A word unique to this run: on the processes attacks leave, in classmates' files.
+    pub mark: String,
+    /// The workshop root as the kernel names it (`/proc/<pid>/cwd`).
+    pub root: PathBuf,
+}
+
+impl Class {
+    pub fn new() -> Class {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let w = Workshop::lesson5();
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let mark = format!("wsattack{}x{n}", std::process::id());
+        let root = w.root().canonicalize().unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        Class { w, tmp, mark, root }
+    }
+
+    /// A hostile submission: the fixture's attack, then the one-bug learner code.
+    pub fn attack(&self, student: &str, fixture: &str, port: u16) {
+        let dir = repo().join("tests/fixtures/sandbox");
+        let attack = std::fs::read_to_string(dir.join(fixture)).unwrap();
+        let base = std::fs::read_to_string(dir.join("_base.py")).unwrap();
+        let text = format!("{attack}\n\n{base}")
+            .replace("__MARK__", &self.mark)
+            .replace("__ROOT__", self.root.to_str().unwrap())
+            .replace("__PORT__", &port.to_string());
+        self.w.write(&format!("class/{student}/errors.py"), &text);
+    }
+
+    /// A correct submission, carrying the mark (which is what an attack would look for).
+    pub fn classmate(&self, student: &str) {
+        let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
+        self.w.write(&format!("class/{student}/errors.py"), &format!("# {}\n{good}", self.mark));
+    }
+
+    /// `workshop <args>` run by `grader`, stdout into `results` when given; bounded, so a run
+    /// an attack froze fails the test instead of hanging it.
+    pub fn grade(&self, grader: &Grader, args: &[&str], env: &[(&str, &str)], results: Option<&Path>) -> Run {
+        let mut cmd = if grader.nobody {
+            open_to_nobody(self.w.root(), 0o755);
+            open_to_nobody(self.tmp.path(), 0o777);
+            let mut cmd = Command::new("setpriv");
+            cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]);
+            cmd
+        } else {
+            Command::new(BIN)
+        };
+        cmd.args(args)
+            .current_dir(self.w.root())
+            .env_remove("WORKSHOP_BWRAP")
+            .env("WORKSHOP_PYTHON", &grader.python)
+            .env("TMPDIR", self.tmp.path())
+            .env("HOME", self.tmp.path());
+        for (name, value) in env {
+            cmd.env(name, value);
+        }
+        bounded(cmd, results)
+    }
+}
+
+/// Let `nobody` read the workshop (0755) and write where `grade` makes its folders (0777).
+fn open_to_nobody(dir: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// Run `cmd` to its end, at most two minutes, stdout into `results` (or captured).
+pub fn bounded(mut cmd: Command, results: Option<&Path>) -> Run {
+    let out_path = results.map(Path::to_path_buf);
+    let out_file = match &out_path {
+        Some(path) => std::fs::File::create(path).unwrap(),
+        None => tempfile::tempfile().unwrap(),
+    };
+    let mut err_file = tempfile::tempfile().unwrap();
+    let mut out_read = out_file.try_clone().unwrap();
+    cmd.stdin(Stdio::null()).stdout(out_file).stderr(err_file.try_clone().unwrap());
+    let mut child = cmd.spawn().expect("the workshop binary runs");
+    let until = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > until {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} did not end within two minutes: an attack froze it?");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let read = |file: &mut std::fs::File| {
+        use std::io::Seek;
+        let mut text = String::new();
+        file.rewind().unwrap();
+        file.read_to_string(&mut text).unwrap();
+        text
+    };
+    let stdout = match &out_path {
+        Some(path) => std::fs::read_to_string(path).unwrap(),
+        None => read(&mut out_read),
+    };
+    Run { stdout, stderr: read(&mut err_file), code: status.code().unwrap_or(-1) }
+}
+
+/// Processes on this machine whose command line carries `mark`.
+fn marked(mark: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
+            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if text.contains(mark) && !text.contains("setpriv") {
+                found.push(format!("{name}: {text}"));
+            }
+        }
+    }
+    found
+}
+
+/// The processes carrying `mark` once they are gone, waiting a few seconds for the kernel to
+/// finish ending them; what is left after that outlived its grading.
+fn left_after_a_moment(mark: &str) -> Vec<String> {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = marked(mark);
+        if left.is_empty() || Instant::now() > until {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn output_of<'a>(reports: &'a [Value], student: &str) -> &'a str {
+    let file = format!("class/{student}/errors.py");
+    let report = reports.iter().find(|r| r["file"] == file.as_str()).unwrap_or_else(|| panic!("no report for {file}"));
+    assert_eq!(report["status"], "fail", "{file} loads and fails the first check: {}", report["message"]);
+    report["output"].as_str().unwrap()
+}
+
+const ATTACKS: [(&str, &str); 9] = [
+    ("a_connects_out", "connects_out.py"),
+    ("a_daemon_escapes", "daemon_escapes.py"),
+    ("a_fills_tmp", "fills_tmp.py"),
+    ("a_fork_bomb", "fork_bomb.py"),
+    ("a_reads_a_classmate", "reads_a_classmate.py"),
+    ("a_reads_secrets", "reads_secrets.py"),
+    ("a_rewrites_classmates", "rewrites_classmates.py"),
+    ("a_signals_the_workshop", "signals_the_workshop.py"),
+    ("a_writes_the_results", "writes_the_results.py"),
+];
+
+#[test]
+fn every_attack_of_the_issue_is_held_by_the_sandbox_and_classmates_keep_their_grades() {
+    if !needs_bwrap() {
+        return;
+    }
+    let Some(grader) = grader() else { return };
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let class = Class::new();
+    for (student, fixture) in ATTACKS {
+        class.attack(student, fixture, port);
+    }
+    let classmates: Vec<String> =
+        ["b", "c", "d", "e", "f", "g", "h", "i", "j", "k"].iter().map(|s| format!("{s}_classmate")).collect();
+    for student in &classmates {
+        class.classmate(student);
+    }
+    let results = class.w.path("results.jsonl");
+    let run = class.grade(
+        &grader,
+        // A generous deadline: the attacks fork and write a lot, and the machine may be busy.
+        &["grade", "structured-errors", "class", "--jobs", "2", "--sandbox", "bwrap", "--timeout", "5"],
+        &[("GITHUB_TOKEN", TOKEN), ("ANTHROPIC_API_KEY", "sk-ant-sandboxtest")],
+        Some(&results),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.starts_with("graded 19 files in "), "{}", run.stderr);
+    assert!(run.stderr.contains("sandbox: bubblewrap "), "the summary says how files were isolated: {}", run.stderr);
+    assert!(!run.stderr.contains("Install Python"), "{}", run.stderr);
+
+    // Nothing an attack started outlives its grading: not the daemons of a double fork and a
+    // chain of 45 sessions (exec'd with an empty environment), nor the vandal, nor the forger.
+    let left = left_after_a_moment(&class.mark);
+    assert!(left.is_empty(), "processes outlived their grading: {left:?}");
+
+    // The results are the workshop's alone, and complete: one genuine report per file, in order.
+    let reports = lines(&std::fs::read_to_string(&results).unwrap());
+    let files: Vec<&str> = reports.iter().map(|r| r["file"].as_str().unwrap()).collect();
+    let mut expected: Vec<String> = ATTACKS.iter().map(|(s, _)| format!("class/{s}/errors.py")).collect();
+    expected.extend(classmates.iter().map(|s| format!("class/{s}/errors.py")));
+    assert_eq!(files, expected, "no forged line, none missing");
+    assert!(output_of(&reports, "a_writes_the_results").contains("forged lines written now: 0"));
+
+    // Every classmate keeps its grade: not rewritten, not killed, not starved of space.
+    for report in &reports[ATTACKS.len()..] {
+        assert_eq!(report["status"], "pass", "{report}");
+    }
+    assert!(
+        output_of(&reports, "a_rewrites_classmates").contains("classmates' grading folders seen: 0"),
+        "{}",
+        output_of(&reports, "a_rewrites_classmates")
+    );
+
+    // Signals: its parent is the sandbox's init, which ignores them; no classmate is in reach.
+    let signals = output_of(&reports, "a_signals_the_workshop");
+    assert!(signals.contains("signalled pid 1 with SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGSTOP"), "{signals}");
+    assert!(signals.contains("killed 0 of its other children"), "{signals}");
+
+    // The scrubbed environment cannot be read elsewhere: the file sees its own processes only.
+    let secrets = output_of(&reports, "a_reads_secrets");
+    assert!(secrets.contains("secrets found in: []"), "{secrets}");
+    let seen: usize =
+        secrets.split("processes seen: ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
+    assert!(seen <= 3, "the sandbox's init and the file's own Python: {secrets}");
+    assert!(!std::fs::read_to_string(&results).unwrap().contains(TOKEN));
+    assert!(!run.stderr.contains(TOKEN));
+
+    // No network: the listener got nothing.
+    let net = output_of(&reports, "a_connects_out");
+    assert!(net.contains("could not connect"), "{net}");
+    assert!(listener.accept().is_err_and(|e| e.kind() == std::io::ErrorKind::WouldBlock), "a connection arrived");
+
+    // Only its own copy is in view: no classmate, no home folders, no sockets under /run.
+    let view = output_of(&reports, "a_reads_a_classmate");
+    assert_eq!(view.lines().count(), 6, "{view}");
+    assert!(view.lines().all(|l| l.contains("hidden: No such file or directory")), "{view}");
+
+    // Space: each private file system is capped, and nothing is left in the operator's TMPDIR.
+    let fill = output_of(&reports, "a_fills_tmp");
+    for line in fill.lines() {
+        let mib: u64 = line.split(": ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+        assert!(mib <= 32, "{line}");
+        assert!(line.contains("No space left on device") || line.contains("Read-only file system"), "{line}");
+    }
+    let left: Vec<_> = std::fs::read_dir(class.tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "grade left {left:?} in its TMPDIR");
+
+    // As an unprivileged user the process limit binds inside the sandbox too, per sandbox.
+    let forks = output_of(&reports, "a_fork_bomb");
+    if grader.nobody || !is_root() {
+        let forked: usize = forks.split("forked ").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
+        // 64 of its own (its namespace's count), however many the user runs elsewhere.
+        assert!(forked <= 64 && forks.contains("Resource temporarily unavailable"), "{forks}");
+    }
+    assert!(output_of(&reports, "a_daemon_escapes").contains("daemons started"));
+}
+
+#[test]
+fn a_run_as_root_drops_every_capability_inside_the_sandbox() {
+    if !needs_bwrap() {
+        return;
+    }
+    let class = Class::new();
+    let probe = "import os\nwith open('/proc/self/status') as s:\n    print([l.split()[1] for l in s if l.startswith('CapEff')])\ntry:\n    os.mkdir('/usr/owned')\nexcept OSError as e:\n    print('mkdir', e.strerror)\n";
+    let base = std::fs::read_to_string(repo().join("tests/fixtures/sandbox/_base.py")).unwrap();
+    class.w.write("class/a/errors.py", &format!("{probe}\n{base}"));
+    let me = Grader { nobody: false, python: python().to_string() };
+    let run = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &[], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report = &lines(&run.stdout)[0];
+    let printed = report["output"].as_str().unwrap();
+    assert!(printed.contains("['0000000000000000']"), "no capabilities, whoever runs grade: {printed}");
+    assert!(printed.contains("mkdir Read-only file system"), "{printed}");
+}
+
+#[test]
+fn without_bubblewrap_auto_says_what_is_not_isolated_and_bwrap_refuses_with_how_to_install() {
+    let class = Class::new();
+    class.classmate("b_classmate");
+    let me = Grader { nobody: false, python: python().to_string() };
+    let absent = [("WORKSHOP_BWRAP", "/nonexistent/bwrap")];
+
+    let run = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &absent, None);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+    assert!(run.stderr.contains("--sandbox bwrap: there is no bwrap at /nonexistent/bwrap"), "{}", run.stderr);
+    assert!(run.stderr.contains("apt-get install bubblewrap"), "{}", run.stderr);
+
+    let run = class.grade(&me, &["grade", "class"], &absent, None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(lines(&run.stdout)[0]["status"], "pass");
+    let (warning, summary) = run.stderr.split_once("graded 1 files in ").expect("a warning, then the summary");
+    assert!(warning.starts_with("warning: grading without a sandbox, since there is no bwrap"), "{warning}");
+    for missing in ["processes", "the network", "the file system", "/proc"] {
+        assert!(warning.contains(missing), "{missing}: {warning}");
+        assert!(summary.contains(missing), "{missing}: {summary}");
+    }
+    assert!(summary.contains("sandbox: none, since there is no bwrap at /nonexistent/bwrap"), "{summary}");
+
+    let run = class.grade(&me, &["grade", "class", "--sandbox", "none"], &absent, None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.starts_with("graded 1 files in "), "no warning when asked for: {}", run.stderr);
+    assert!(run.stderr.contains("sandbox: none (--sandbox none); not isolated: processes"), "{}", run.stderr);
+
+    // A bwrap that runs but cannot sandbox (here: a program that is not bubblewrap at all).
+    let fake = class.tmp.path().join("bwrap");
+    std::fs::write(&fake, "#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = class.grade(
+        &me,
+        &["grade", "class", "--sandbox", "bwrap"],
+        &[("WORKSHOP_BWRAP", fake.to_str().unwrap())],
+        None,
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("No permissions to create a new namespace"), "{}", run.stderr);
+    assert!(run.stderr.contains("user namespaces"), "says what bubblewrap needs: {}", run.stderr);
+    let run = class.grade(&me, &["grade", "class"], &[("WORKSHOP_BWRAP", fake.to_str().unwrap())], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let warning = run.stderr.split("graded 1 files").next().unwrap();
+    assert!(
+        warning.contains("user namespaces") && !warning.contains("apt-get"),
+        "installed, so not how to install: {warning}"
+    );
+}
+
+#[test]
+fn an_interpreter_in_a_venv_under_tmp_still_runs_inside_the_private_tmp() {
+    if !needs_bwrap() {
+        return;
+    }
+    let venv = tempfile::tempdir().unwrap();
+    let made = Command::new(python()).args(["-m", "venv", "--without-pip"]).arg(venv.path()).status().unwrap();
+    assert!(made.success());
+    let class = Class::new();
+    class.classmate("b_classmate");
+    let me = Grader { nobody: false, python: venv.path().join("bin/python3").to_string_lossy().into_owned() };
+    let run = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &[], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(lines(&run.stdout)[0]["status"], "pass", "{}", run.stdout);
+}
+
+#[test]
+fn when_the_workshop_is_killed_outright_the_sandbox_goes_with_it() {
+    if !needs_bwrap() {
+        return;
+    }
+    let class = Class::new();
+    // Still loading when the workshop is killed: its daemons are running, and so is it.
+    class.attack("b_slow", "daemon_escapes.py", 0);
+    let hostile = std::fs::read_to_string(class.w.path("class/b_slow/errors.py")).unwrap();
+    class.w.write("class/b_slow/errors.py", &format!("{hostile}\nimport time\ntime.sleep(60)\n"));
+    let mut cmd = Command::new(BIN);
+    cmd.args(["grade", "class/b_slow", "--sandbox", "bwrap", "--timeout", "60"])
+        .current_dir(class.w.root())
+        .env("WORKSHOP_PYTHON", python())
+        .env("TMPDIR", class.tmp.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    while marked(&class.mark).len() < 2 {
+        assert!(Instant::now() < until, "the daemons never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left = left_after_a_moment(&class.mark);
+    assert!(left.is_empty(), "outlived the workshop's SIGKILL: {left:?}");
+}
+
+#[test]
+fn a_fork_bomb_holding_the_users_processes_leaves_classmates_graded_beside_it_room_to_start() {
+    if !needs_bwrap() {
+        return;
+    }
+    let Some(grader) = grader() else { return };
+    let class = Class::new();
+    // The bomb holds its children for the whole of its grading, which its slow calls stretch.
+    class.attack("a_fork_bomb", "fork_bomb.py", 0);
+    let bomb = std::fs::read_to_string(class.w.path("class/a_fork_bomb/errors.py")).unwrap();
+    let slow = "\n\nimport time\n_own_fail = fail\n\n\ndef fail(category, message):\n    time.sleep(0.1)\n    return _own_fail(category, message)\n";
+    class.w.write("class/a_fork_bomb/errors.py", &format!("{bomb}{slow}"));
+    let classmates = ["b", "c", "d", "e", "f", "g"].map(|s| format!("{s}_classmate"));
+    for student in &classmates {
+        class.classmate(student);
+    }
+    let run =
+        class.grade(&grader, &["grade", "class", "--jobs", "2", "--sandbox", "bwrap", "--timeout", "5"], &[], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let reports = lines(&run.stdout);
+    for report in &reports[1..] {
+        assert_eq!(report["status"], "pass", "{report}");
+    }
+    if grader.nobody || !is_root() {
+        assert!(output_of(&reports, "a_fork_bomb").contains("Resource temporarily unavailable"), "{}", reports[0]);
+    }
+}
