@@ -44,7 +44,7 @@ fn parse_code(text: &str) -> Result<CodeArg, String> {
     name = "workshop",
     version,
     about = "Hands-on lessons about building reliable AI agents, offline, in a terminal.",
-    after_help = "Start here:\n  ./workshop list                lessons and your progress\n  ./workshop start <lesson>      copy the starter file into work/\n  ./workshop check <lesson>      grade your file"
+    after_help = "Start here:\n  ./workshop                     what this is, your progress, the next command\n  ./workshop list                lessons and your progress\n  ./workshop start <lesson>      copy the starter file into work/\n  ./workshop check <lesson>      grade your file"
 )]
 pub struct Cli {
     /// The workshop folder (the one holding lessons/). Default: found upward from here.
@@ -59,8 +59,9 @@ pub struct Cli {
     #[arg(long, global = true, env = "WORKSHOP_ASCII", value_parser = clap::builder::BoolishValueParser::new())]
     pub ascii: bool,
 
+    /// None: `./workshop` alone, which greets and names the next command.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -72,7 +73,7 @@ pub enum Command {
     Start(StartArgs),
     /// Grade your file for a lesson, one line per check, the first failure explained.
     #[command(
-        after_help = "Examples:\n  ./workshop check <lesson>\n  ./workshop check --file solutions/mine.py --format json\n  ./workshop check --file mine.py --format exercism > results.json\n\nExit status: 0 all checks pass, 1 some fail, 2 could not run (the file does not load, no Python, bad usage)."
+        after_help = "Examples:\n  ./workshop check <lesson>\n  ./workshop check --file solutions/mine.py --format json\n  ./workshop check --file mine.py --format exercism > results.json\n\nWith --watch, keys: r re-run, h the next hint (with the steps so far), n the next lesson once every check is green, q quit.\n\nExit status: 0 all checks pass, 1 some fail, 2 could not run (the file does not load, no Python, bad usage)."
     )]
     Check(CheckArgs),
     /// For course operators: grade a class's files in parallel, one JSON (or CSV) line per file.
@@ -126,6 +127,27 @@ pub enum Command {
     Completions(CompletionsArgs),
 }
 
+impl Command {
+    /// The command's name as typed, for messages that suggest running it again.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Start(_) => "start",
+            Command::Check(_) => "check",
+            Command::Grade(_) => "grade",
+            Command::List => "list",
+            Command::Watch(_) => "watch",
+            Command::Doctor(_) => "doctor",
+            Command::Record(_) => "record",
+            Command::Lesson(_) => "lesson",
+            Command::Quiz(_) => "quiz",
+            Command::Hint(_) => "hint",
+            Command::Reset(_) => "reset",
+            Command::Solution(_) => "solution",
+            Command::Completions(_) => "completions",
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct WatchArgs {
     /// The lesson to replay. Default: the only lesson, or the one you started.
@@ -143,8 +165,9 @@ pub struct WatchArgs {
     #[arg(long, value_enum, default_value_t = Runtime::Harness)]
     pub runtime: Runtime,
     /// Compare two runs of each ticket side by side: the starter's, then the chosen code's (the
-    /// reference fix unless --code says otherwise), marking the first event where they split.
-    /// The default before you have started the lesson.
+    /// reference fix while your file is still the starter, then yours, unless --code says
+    /// otherwise), marking the first event where they split. The default before you have
+    /// started the lesson.
     #[arg(long)]
     pub compare: bool,
     /// Show the raw input and output JSON under each tool call and attempt.

@@ -19,6 +19,8 @@ pub struct Context {
     /// Whether standard output and input are terminals, asked once.
     pub stdout_terminal: bool,
     pub stdin_terminal: bool,
+    /// The command being run (`check`, `watch`, ...), for notes that suggest running it again.
+    pub command: &'static str,
 }
 
 impl Context {
@@ -86,8 +88,9 @@ impl Context {
         if let Some((_, id)) = latest {
             let lesson = Lesson::load(&self.root, id)?;
             let note = format!(
-                "(lesson {}: the one you started last. Name another to switch, such as ./workshop check {}.)",
+                "(lesson {}: the one you started last. Name another to switch, such as ./workshop {} {}.)",
                 lesson.id,
+                self.command,
                 known.iter().find(|k| *k != id).map(String::as_str).unwrap_or("<lesson>")
             );
             let options = textwrap::Options::new(self.width).word_splitter(textwrap::WordSplitter::NoHyphenation);

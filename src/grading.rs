@@ -124,14 +124,18 @@ pub fn to_the_end(
     }
 }
 
-/// Record a grade in progress when it is of the learner's own work file, however it was named
-/// (`--file`, `..`), and the file loaded.
-pub fn save_progress(root: &Path, lesson: &Lesson, file: &std::path::Path, report: &Report) -> std::io::Result<()> {
-    let same = |a: &std::path::Path, b: &std::path::Path| match (a.canonicalize(), b.canonicalize()) {
+/// Whether `file` is the learner's own work file of the lesson, however it was named (`--file`, `..`).
+pub fn is_work_file(root: &Path, lesson: &Lesson, file: &Path) -> bool {
+    let work = lesson.work_file(root);
+    match (file.canonicalize(), work.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    };
-    if !same(file, &lesson.work_file(root)) || report.status == Status::Error {
+        _ => file == work,
+    }
+}
+
+/// Record a grade in progress when it is of the learner's own work file and the file loaded.
+pub fn save_progress(root: &Path, lesson: &Lesson, file: &Path, report: &Report) -> std::io::Result<()> {
+    if !is_work_file(root, lesson, file) || report.status == Status::Error {
         return Ok(());
     }
     Progress::update(root, &lesson.id, |p| {

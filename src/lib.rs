@@ -18,6 +18,7 @@ pub(crate) mod lesson;
 pub(crate) mod live;
 pub(crate) mod messages;
 pub(crate) mod model;
+pub(crate) mod next;
 pub(crate) mod output;
 pub mod player;
 pub(crate) mod progress;

@@ -22,6 +22,9 @@ pub struct Question {
     pub options: Vec<Choice>,
     /// The letters of every right option: one for a single-answer question, more for a multi-answer one.
     pub answer: Vec<char>,
+    /// The heading of the lesson's text (`## ...` in lesson.md) that teaches what this asks: a
+    /// wrong answer sends the learner back there.
+    pub section: String,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -51,7 +54,42 @@ impl Quiz {
             )));
         }
         let text = std::fs::read_to_string(&path).map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;
-        Quiz::parse(&text, &path)
+        let quiz = Quiz::parse(&text, &path)?;
+        let text_path = lesson.dir.join("lesson.md");
+        let headings = std::fs::read_to_string(&text_path).map(|t| sections(&t)).unwrap_or_default();
+        quiz.sections_exist(&headings, "lesson.md").map_err(|why| Error::corrupt(&path, why))?;
+        Ok(quiz)
+    }
+
+    /// Every question's section is a heading of the lesson's text.
+    fn sections_exist(&self, headings: &[String], text: &str) -> Result<(), String> {
+        for (i, q) in self.questions.iter().enumerate() {
+            if !headings.contains(&q.section) {
+                return Err(format!(
+                    "question {}: its section \"{}\" is not a ## heading of {text} (they are: {})",
+                    i + 1,
+                    q.section,
+                    headings.iter().map(|h| format!("\"{h}\"")).collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The sections to read again after these answers: each with the numbers of the questions
+    /// answered wrong, in the order the questions first name them.
+    pub fn to_reread(&self, picks: &[Picks]) -> Vec<(String, Vec<usize>)> {
+        let mut sections: Vec<(String, Vec<usize>)> = Vec::new();
+        for (i, (q, p)) in self.questions.iter().zip(picks).enumerate() {
+            if q.is_right(p) {
+                continue;
+            }
+            match sections.iter_mut().find(|(s, _)| *s == q.section) {
+                Some((_, numbers)) => numbers.push(i + 1),
+                None => sections.push((q.section.clone(), vec![i + 1])),
+            }
+        }
+        sections
     }
 
     pub fn parse(text: &str, path: &Path) -> Result<Quiz, Error> {
@@ -74,6 +112,9 @@ impl Quiz {
             let n = i + 1;
             if q.prompt.trim().is_empty() {
                 return Err(format!("question {n} has an empty prompt"));
+            }
+            if q.section.trim().is_empty() {
+                return Err(format!("question {n} has an empty section: name the heading of lesson.md it asks about"));
             }
             if q.options.len() < 2 {
                 return Err(format!("question {n} needs at least two options"));
@@ -149,6 +190,11 @@ impl Question {
     }
 }
 
+/// The `## ` headings of a lesson's text, in order.
+pub fn sections(markdown: &str) -> Vec<String> {
+    markdown.lines().filter_map(|l| l.strip_prefix("## ")).map(|h| h.trim().to_string()).collect()
+}
+
 /// Split `--answers` into one set of picks per question, or say which token is wrong.
 pub fn parse_answers(quiz: &Quiz, answers: &str) -> Result<Vec<Picks>, Error> {
     let tokens: Vec<&str> = answers.split(',').map(str::trim).collect();
@@ -185,6 +231,7 @@ mod tests {
 [[questions]]
 prompt = "Which?"
 answer = ["B"]
+section = "One"
 options = [
   { letter = "A", text = "one", explanation = "no" },
   { letter = "B", text = "two", explanation = "yes" },
@@ -193,6 +240,7 @@ options = [
 [[questions]]
 prompt = "Which two?"
 answer = ["A", "C"]
+section = "Two"
 options = [
   { letter = "A", text = "one", explanation = "yes" },
   { letter = "B", text = "two", explanation = "no" },
@@ -233,6 +281,23 @@ options = [
         let text = err.to_string();
         assert!(text.starts_with("lessons/x/quiz.toml:") && text.contains("'E'"), "{text}");
         assert!(matches!(err, Error::Corrupt { .. }));
+    }
+
+    #[test]
+    fn a_section_must_be_a_heading_of_the_text() {
+        let quiz = small();
+        assert!(quiz.sections_exist(&sections("# T\n## One\ntext\n## Two\n"), "lesson.md").is_ok());
+        let err = quiz.sections_exist(&sections("## One\n## Three\n"), "lesson.md").unwrap_err();
+        assert!(err.starts_with("question 2: its section \"Two\""), "{err}");
+        assert!(err.contains("\"One\", \"Three\""), "{err}");
+    }
+
+    #[test]
+    fn the_sections_to_reread_are_those_of_the_missed_questions() {
+        let quiz = small();
+        let picks = parse_answers(&quiz, "A,AC").unwrap();
+        assert_eq!(quiz.to_reread(&picks), vec![("One".to_string(), vec![1])]);
+        assert!(quiz.to_reread(&parse_answers(&quiz, "B,AC").unwrap()).is_empty());
     }
 
     #[test]

@@ -40,6 +40,13 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         crate::errln!("warning: progress was not saved ({e}); the grade above stands.");
     }
     shown?;
+    // Green is a door: what to do next, when the file graded is the learner's own.
+    if args.format == CheckFormat::Text
+        && report.status == Status::Pass
+        && grading::is_work_file(&ctx.root, &lesson, &file)
+    {
+        output::print(&format!("\nWhat next:\n{}", crate::next::door(ctx, &lesson)?))?;
+    }
     Ok(match report.status {
         Status::Pass => EXIT_SUCCESS,
         Status::Fail => EXIT_FAILED,

@@ -5,7 +5,8 @@
 //! answer while the learner's code runs; a run that is no longer wanted (a newer save, `r`, `q`)
 //! is told to stop before its next call, and the per-call deadline bounds the call in progress.
 //!
-//! Keys: on a terminal, single keys (`r` re-run, `h` hint, `q`, Esc or Ctrl-C quit). When
+//! Keys: on a terminal, single keys (`r` re-run, `h` hint, `n` next lesson once green, `q`, Esc
+//! or Ctrl-C quit). When
 //! standard input is not a terminal (a script, an editor's task, a test) keys are read as lines
 //! and each line's first letter counts: `printf 'h\nq\n' | workshop check --watch`. End of input
 //! stops the keys, not the watching.
@@ -41,8 +42,17 @@ const LOOK_EVERY: Duration = Duration::from_millis(500);
 enum Key {
     Rerun,
     Hint,
+    /// Start the next lesson and watch its file instead (once every check is green).
+    Next,
     Quit,
     Other,
+}
+
+/// How one lesson's watch ended.
+enum Ended {
+    Quit,
+    /// Go on to the lesson with this id.
+    Next(String),
 }
 
 enum Msg {
@@ -67,6 +77,7 @@ fn key_of(ev: TermEvent) -> Option<Msg> {
                 KeyCode::Char('q') | KeyCode::Esc => Key::Quit,
                 KeyCode::Char('r') => Key::Rerun,
                 KeyCode::Char('h') => Key::Hint,
+                KeyCode::Char('n') => Key::Next,
                 _ => Key::Other,
             }))
         }
@@ -80,6 +91,7 @@ fn key_of_line(line: &str) -> Option<Key> {
         'q' | 'Q' => Key::Quit,
         'r' | 'R' => Key::Rerun,
         'h' | 'H' => Key::Hint,
+        'n' | 'N' => Key::Next,
         _ => Key::Other,
     })
 }
@@ -106,19 +118,14 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
             "--watch redraws a report for a person after every save, and --format json or exercism prints one report for a program: drop one of them.",
         ));
     }
-    let lesson = ctx.lesson(args.lesson.as_deref())?;
+    let mut lesson = ctx.lesson(args.lesson.as_deref())?;
     let limit = args.timeout;
-    let file = ctx.learner_file(&lesson, args.file.as_deref())?;
+    let mut file = ctx.learner_file(&lesson, args.file.as_deref())?;
     let keys_on_terminal = ctx.stdin_terminal;
     let out_terminal = ctx.stdout_terminal;
 
+    // One channel, one key reader and one ticker for the whole session, across lessons (`n`).
     let (tx, rx) = mpsc::channel();
-    let to_loop = tx.clone();
-    let watching = watcher::watch(&file, args.poll, move |change| {
-        let _ = to_loop.send(Msg::File(change));
-    })
-    .map_err(|why| Error::Io(format!("{why}. Try --poll, or run ./workshop check after each save.")))?;
-
     // Raw mode only where keys come from a terminal; restored on every way out of this function.
     let screen = if keys_on_terminal {
         Some(terminal::Screen::enter(false).map_err(|e| Error::io("could not read keys from the terminal", e))?)
@@ -135,11 +142,53 @@ pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         terminal::tick(tx.clone(), LOOK_EVERY, |_| Msg::Tick).map_err(|e| Error::io("could not start the timer", e))?;
 
     let output = Output { terminal: out_terminal, raw: keys_on_terminal && out_terminal };
-    let mut session = Session::new(ctx, &lesson, file, limit, watching.polling, output, tx);
-    let result = std::thread::scope(|scope| session.run(scope, rx));
+    let (mut runs, mut notes) = (0, Vec::new());
+    let result = loop {
+        let to_loop = tx.clone();
+        let watching = watcher::watch(&file, args.poll, move |change| {
+            let _ = to_loop.send(Msg::File(change));
+        })
+        .map_err(|why| Error::Io(format!("{why}. Try --poll, or run ./workshop check after each save.")))?;
+        let mut session = Session::new(ctx, &lesson, file.clone(), limit, watching.polling, output, tx.clone());
+        session.run = runs;
+        session.notes = std::mem::take(&mut notes);
+        let ended = std::thread::scope(|scope| session.run(scope, &rx));
+        runs = session.run;
+        drop(watching);
+        match ended {
+            Ok(Ended::Next(id)) => {
+                let next = Lesson::load(&ctx.root, &id)?;
+                notes.push(go_on(ctx, &next)?);
+                file = next.work_file(&ctx.root);
+                lesson = next;
+                // What the last lesson's watcher and graders sent is of no use now; keys still are.
+                for msg in rx.try_iter().collect::<Vec<_>>() {
+                    if let Msg::Key(key) = msg {
+                        let _ = tx.send(Msg::Key(key));
+                    }
+                }
+            }
+            Ok(Ended::Quit) => break Ok(EXIT_SUCCESS),
+            Err(e) => break Err(e),
+        }
+    };
     drop(screen);
-    drop(watching);
     result
+}
+
+/// Start the next lesson for `n`: the starter copied in, unless the learner's file is there with
+/// their edits, which is kept as it is. The note says which.
+fn go_on(ctx: &Context, next: &Lesson) -> Result<String, Error> {
+    let shown = ctx.shown(&next.work_file(&ctx.root));
+    let how = match super::start::begin(ctx, next, false) {
+        Ok(_) => format!("the starter is in {shown}"),
+        Err(Error::Refused(_)) => {
+            super::start::mark_started(ctx, next);
+            format!("{shown} has your edits, so it is graded as it is")
+        }
+        Err(e) => return Err(e),
+    };
+    Ok(format!("Lesson {}, {}: {how}. Read it with ./workshop lesson {}.", next.number, next.title, next.id))
 }
 
 #[derive(Clone, Copy)]
@@ -215,8 +264,8 @@ struct Session<'a> {
     pending: Option<String>,
     report: Option<Report>,
     notes: Vec<String>,
-    /// The check whose hints `h` steps through, and how many were shown.
-    hints: (String, usize),
+    /// The hint steps `h` showed last, until the next report.
+    hint_card: Option<String>,
     /// The file is not there now: the report on screen is of the version that was.
     gone: bool,
     /// The run whose report is on screen: its number, why and when it started, how long it took.
@@ -255,7 +304,7 @@ impl<'a> Session<'a> {
             pending: None,
             report: None,
             notes: Vec::new(),
-            hints: (String::new(), 0),
+            hint_card: None,
             gone: false,
             on_screen: None,
             staleness,
@@ -264,12 +313,12 @@ impl<'a> Session<'a> {
         }
     }
 
-    fn run<'s>(&'s mut self, scope: &'s Scope<'s, '_>, rx: Receiver<Msg>) -> Result<i32, Error>
+    fn run<'s>(&'s mut self, scope: &'s Scope<'s, '_>, rx: &Receiver<Msg>) -> Result<Ended, Error>
     where
         'a: 's,
     {
         self.start(scope, "first run");
-        for msg in rx {
+        for msg in rx.iter() {
             match msg {
                 Msg::Key(Key::Quit) => {
                     if let Some(stop) = self.running.take() {
@@ -279,15 +328,27 @@ impl<'a> Session<'a> {
                             self.limit.as_secs_f64().ceil()
                         ));
                     }
-                    return Ok(EXIT_SUCCESS);
+                    return Ok(Ended::Quit);
                 }
                 Msg::Key(Key::Rerun) => self.start(scope, "r pressed"),
                 Msg::Key(Key::Hint) => {
                     self.hint();
                     self.draw();
                 }
+                Msg::Key(Key::Next) => match self.next_lesson() {
+                    Ok(id) => {
+                        if let Some(stop) = self.running.take() {
+                            stop.store(true, Ordering::SeqCst);
+                        }
+                        return Ok(Ended::Next(id));
+                    }
+                    Err(why) => {
+                        self.notes = vec![why];
+                        self.draw();
+                    }
+                },
                 Msg::Key(Key::Other) => {
-                    self.notes = vec!["Keys: r re-run · h hint · q quit.".into()];
+                    self.notes = vec!["Keys: r re-run · h hint · n next lesson (once green) · q quit.".into()];
                     self.draw();
                 }
                 Msg::File(Change::Saved) => {
@@ -314,7 +375,24 @@ impl<'a> Session<'a> {
                 return Err(Error::Output(e));
             }
         }
-        Ok(EXIT_SUCCESS)
+        Ok(Ended::Quit)
+    }
+
+    /// Whether every check here is green now: the report on screen is of the file as it is.
+    fn green(&self) -> bool {
+        !self.gone && self.running.is_none() && self.report.as_ref().is_some_and(|r| r.status == Status::Pass)
+    }
+
+    /// The lesson `n` goes on to, or why it cannot.
+    fn next_lesson(&self) -> Result<String, String> {
+        if !self.green() {
+            return Err("n starts the next lesson once every check here is green.".into());
+        }
+        let course = crate::next::Course::read(self.ctx).map_err(|e| e.to_string())?;
+        match course.after(&self.lesson.id) {
+            Some(next) => Ok(next.id.clone()),
+            None => Err(format!("{} is the last lesson: there is no next one.", self.lesson.id)),
+        }
     }
 
     /// Grade now, or as soon as the grading in progress has stopped.
@@ -374,7 +452,8 @@ impl<'a> Session<'a> {
                 self.on_screen = Some((run, self.why.clone(), self.at.clone(), took));
                 self.save_progress(&report);
                 self.report = Some(report);
-                self.notes.retain(|n| n.contains("--poll"));
+                self.notes.retain(|n| n.contains("--poll") || n.starts_with("Lesson "));
+                self.hint_card = None;
                 self.draw();
             }
             Some(Err(e)) if run == self.run => {
@@ -424,28 +503,34 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// The next hint of the first failing check.
+    /// The next hint step of the first failing check, shown with the steps before it.
     fn hint(&mut self) {
+        self.notes.retain(|n| n.contains("--poll"));
+        self.hint_card = None;
         let note = match &self.report {
             None => "No report yet: the first check is still running.".to_string(),
             Some(r) if r.status == Status::Error => {
                 "The file does not load, so no check ran: the message above says where to look.".to_string()
             }
-            Some(r) => match r.first_failure() {
+            Some(r) => match r.first_failure().map(|c| (c, self.lesson.check(&c.id))) {
                 None => "Every check passes: no hint needed.".to_string(),
-                Some(check) if check.hints.is_empty() => format!("{} has no hint.", check.id),
-                Some(check) => {
-                    if self.hints.0 != check.id {
-                        self.hints = (check.id.clone(), 0);
-                    }
-                    let i = self.hints.1.min(check.hints.len() - 1);
-                    self.hints.1 = i + 1;
-                    let more = if i + 1 < check.hints.len() { " (h again for the next)" } else { "" };
-                    format!("Hint {}/{} for {}{more}: {}", i + 1, check.hints.len(), check.id, check.hints[i])
+                Some((check, None)) => format!("{} has no hint.", check.id),
+                Some((_, Some(spec))) if spec.hints.is_empty() => format!("{} has no hint.", spec.id),
+                Some((check, Some(spec))) => {
+                    let (shown, newest) = super::hint::next_step(self.ctx, &self.lesson.id, spec);
+                    let card = super::hint::Card {
+                        check: spec,
+                        failing: Some(check.message.as_str()),
+                        shown,
+                        newest,
+                        lesson: &self.lesson.id,
+                        again: super::hint::Again::Key('h'),
+                    };
+                    self.hint_card = Some(card.text(&self.ctx.styles, self.width()));
+                    return;
                 }
             },
         };
-        self.notes.retain(|n| n.contains("--poll"));
         self.notes.push(note);
     }
 
@@ -483,19 +568,36 @@ impl<'a> Session<'a> {
             }
             None => text.push_str(&format!("Grading {}…\n", self.shown)),
         }
+        if let Some(card) = &self.hint_card {
+            text.push('\n');
+            text.push_str(card);
+        }
         for note in &self.notes {
             text.push('\n');
-            for line in textwrap::wrap(note, width) {
+            // Never split at a hyphen: lesson ids and paths stay whole.
+            let options = textwrap::Options::new(width).word_splitter(textwrap::WordSplitter::NoHyphenation);
+            for line in textwrap::wrap(note, options) {
                 text.push_str(&s.paint(s.warn, line));
                 text.push('\n');
             }
         }
         text.push('\n');
-        if !self.gone && self.report.as_ref().is_some_and(|r| r.status == Status::Pass) {
-            text.push_str(&s.paint(
-                s.good,
-                format!("All green. Quit with q, then ./workshop watch {} replays the tickets.", self.lesson.id),
-            ));
+        let green = !self.gone && self.report.as_ref().is_some_and(|r| r.status == Status::Pass);
+        if green {
+            // Green is a door: the same next steps as `check`, and `n` for the next lesson.
+            match crate::next::door(&Context { width, ..self.ctx.clone() }, self.lesson) {
+                Ok(door) => {
+                    let here = if door.contains("./workshop start ") || door.contains("  next ") {
+                        "q quits, n starts the next lesson here"
+                    } else {
+                        "q quits"
+                    };
+                    text.push_str(&s.paint(s.good, format!("All green. What next ({here}):")));
+                    text.push('\n');
+                    text.push_str(&door);
+                }
+                Err(e) => text.push_str(&format!("All green. ({e})\n")),
+            }
             text.push('\n');
         }
         if self.running.is_some() && self.report.is_some() {
@@ -503,7 +605,17 @@ impl<'a> Session<'a> {
             text.push('\n');
         }
         let how = if self.polling { "polling for saves" } else { "save it to grade again" };
-        text.push_str(&format!("Watching {} ({how}) · r re-run · h hint · q quit\n", self.shown));
+        let next = if green { " · n next lesson" } else { "" };
+        let keys = format!("Watching {} ({how}) · r re-run · h hint{next} · q quit", self.shown);
+        if self.output.terminal {
+            // On a terminal it wraps as words, not wherever the edge falls; off one it stays one
+            // line, the end of the redraw for whoever reads it.
+            let options = textwrap::Options::new(width).word_splitter(textwrap::WordSplitter::NoHyphenation);
+            text.push_str(&textwrap::wrap(&keys, options).join("\n"));
+        } else {
+            text.push_str(&keys);
+        }
+        text.push('\n');
         self.show(&text);
     }
 

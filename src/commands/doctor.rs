@@ -140,6 +140,18 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
         let text = format!("check {label} {word} as it should ({}/{} checks pass)", graded.passed, graded.total);
         exam.report(graded.status == want, text)?;
     }
+    if crate::quiz::path(lesson).is_file() {
+        match crate::quiz::Quiz::load(lesson) {
+            Ok(quiz) => {
+                let questions = crate::render::count(quiz.questions.len(), "question");
+                exam.report(true, format!("quiz: {questions}, each naming the section of lesson.md it asks about"))?;
+            }
+            Err(e) => {
+                exam.found.corrupt += 1;
+                exam.report(false, e.relative_to(&ctx.root).to_string())?;
+            }
+        }
+    }
     Ok(exam.found)
 }
 

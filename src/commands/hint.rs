@@ -68,28 +68,13 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
         ))?;
         return Ok(EXIT_SUCCESS);
     }
-    let seen = Progress::read(&ctx.root).lessons.get(&lesson.id).and_then(|p| p.hint_steps.get(&check.id).copied());
-    let seen = seen.unwrap_or(0).min(check.hints.len());
-    let shown = (seen + 1).min(check.hints.len());
-    if shown > seen {
-        if let Err(e) = Progress::update(&ctx.root, &lesson.id, |p| {
-            p.hint_steps.insert(check.id.clone(), shown);
-        }) {
-            crate::errln!("warning: progress was not saved ({e}); the next hint will start here again.");
-        }
-    }
+    let (shown, newest) = next_step(ctx, &lesson.id, check);
     let again = match args.check.as_deref() {
         Some(id) => format!("./workshop hint {} --check {id}", lesson.id),
         None => format!("./workshop hint {}", lesson.id),
     };
-    let card = Card {
-        check,
-        failing: failing.as_deref(),
-        shown,
-        newest: (shown > seen).then_some(shown),
-        lesson: &lesson.id,
-        again: &again,
-    };
+    let card =
+        Card { check, failing: failing.as_deref(), shown, newest, lesson: &lesson.id, again: Again::Command(&again) };
     output::print(&card.text(&ctx.styles, ctx.width))?;
     if args.edit {
         let file = ctx.learner_file(&lesson, None)?;
@@ -98,20 +83,44 @@ pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
     Ok(EXIT_SUCCESS)
 }
 
+/// Show one more hint step of `check` than before (kept in progress, so `hint` and `h` in
+/// `check --watch` count together): how many steps to show, and the one that is new, if any.
+pub(crate) fn next_step(ctx: &Context, lesson: &str, check: &CheckSpec) -> (usize, Option<usize>) {
+    let seen = Progress::read(&ctx.root).lessons.get(lesson).and_then(|p| p.hint_steps.get(&check.id).copied());
+    let seen = seen.unwrap_or(0).min(check.hints.len());
+    let shown = (seen + 1).min(check.hints.len());
+    if shown > seen {
+        if let Err(e) = Progress::update(&ctx.root, lesson, |p| {
+            p.hint_steps.insert(check.id.clone(), shown);
+        }) {
+            crate::errln!("warning: progress was not saved ({e}); the next hint will start here again.");
+        }
+    }
+    (shown, (shown > seen).then_some(shown))
+}
+
+/// How the learner asks for the next step.
+#[derive(Clone, Copy)]
+pub(crate) enum Again<'a> {
+    /// A command to run (`./workshop hint ...`).
+    Command(&'a str),
+    /// A key to press (`h` in `check --watch`).
+    Key(char),
+}
+
 /// What one `hint` shows: the check, why it fails (when graded), steps 1..=shown, and what next.
-struct Card<'a> {
-    check: &'a CheckSpec,
-    failing: Option<&'a str>,
-    shown: usize,
+pub(crate) struct Card<'a> {
+    pub check: &'a CheckSpec,
+    pub failing: Option<&'a str>,
+    pub shown: usize,
     /// The step revealed by this very request, if any: marked, so the reader finds it.
-    newest: Option<usize>,
-    lesson: &'a str,
-    /// The command that asks for the next step.
-    again: &'a str,
+    pub newest: Option<usize>,
+    pub lesson: &'a str,
+    pub again: Again<'a>,
 }
 
 impl Card<'_> {
-    fn text(&self, styles: &Styles, width: usize) -> String {
+    pub(crate) fn text(&self, styles: &Styles, width: usize) -> String {
         let Card { check, failing, shown, newest, lesson, again } = *self;
         let mut out = String::new();
         let head = format!("Hint for {}", check.id);
@@ -159,7 +168,22 @@ impl Card<'_> {
             )
         } else if shown < total {
             let more = if remain == 1 { "1 more remains".to_string() } else { format!("{remain} more remain") };
-            (format!("Step {shown} of {total}; {more}. For the next one, ask again:"), again.to_string())
+            match again {
+                Again::Command(command) => {
+                    (format!("Step {shown} of {total}; {more}. For the next one, ask again:"), command.to_string())
+                }
+                Again::Key(key) => {
+                    wrap(
+                        &mut out,
+                        &format!("Step {shown} of {total}; {more}. Press {key} for the next one."),
+                        width,
+                        ("", ""),
+                        owo_colors::Style::new(),
+                        styles,
+                    );
+                    return out;
+                }
+            }
         } else {
             let reveal = format!("./workshop solution {lesson} --reveal");
             if newest.is_some() {
@@ -218,7 +242,7 @@ mod tests {
     }
 
     fn card(check: &CheckSpec, newest: Option<usize>) -> String {
-        let card = Card { check, failing: None, shown: 2, newest, lesson: "l", again: "again" };
+        let card = Card { check, failing: None, shown: 2, newest, lesson: "l", again: Again::Command("again") };
         card.text(&Styles::plain(), 80)
     }
 

@@ -1,37 +1,44 @@
-//! `workshop list`: the lessons and how far the learner is in each.
+//! `workshop list`: the lessons and how far the learner is in each, the next one marked.
 
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
-use crate::lesson::{self, Lesson};
+use crate::next::{Course, Standing};
 use crate::outln;
-use crate::progress::Progress;
+use crate::render::styles::Styles;
 
 pub fn run(ctx: &Context) -> Result<i32, Error> {
-    let progress = Progress::read(&ctx.root);
-    let s = &ctx.styles;
-    let ids = lesson::known_ids(&ctx.root);
-    if ids.is_empty() {
+    let course = Course::read(ctx)?;
+    if course.lessons.is_empty() {
         outln!("No lessons under {}.", ctx.shown(&ctx.root.join("lessons")))?;
         return Ok(EXIT_SUCCESS);
     }
-    let mut lessons: Vec<Lesson> = ids.iter().map(|id| Lesson::load(&ctx.root, id)).collect::<Result<_, _>>()?;
-    lessons.sort_by_key(|l| l.number);
-    let id_width = lessons.iter().map(|l| l.id.len()).max().unwrap_or(0);
-    let title_width = lessons.iter().map(|l| l.title.len()).max().unwrap_or(0);
-    for lesson in &lessons {
-        let entry = progress.lessons.get(&lesson.id).cloned().unwrap_or_default();
-        let started = entry.started || lesson.work_file(&ctx.root).exists();
-        let state = match (entry.passed, entry.total) {
-            (Some(p), Some(t)) if p == t && t > 0 => s.paint(s.good, "done"),
-            (Some(p), Some(t)) => s.paint(s.warn, format!("{p} of {t} checks")),
-            _ if started => s.paint(s.warn, "started, not checked yet"),
-            _ => s.paint(s.dim, "not started"),
+    crate::output::print(&rows(&course, &ctx.styles))?;
+    if let Some(step) = course.next_step() {
+        outln!("\n> marks the lesson to do next: {}", step.command)?;
+    }
+    Ok(EXIT_SUCCESS)
+}
+
+/// One line a lesson: number, id, title, standing, last quiz score; `>` before the next one.
+pub fn rows(course: &Course, s: &Styles) -> String {
+    let next = course.next_step().map(|step| step.lesson.id.clone());
+    let id_width = course.lessons.iter().map(|(l, _, _)| l.id.len()).max().unwrap_or(0);
+    let title_width = course.lessons.iter().map(|(l, _, _)| l.title.chars().count()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (lesson, standing, entry) in &course.lessons {
+        let words = standing.words();
+        let state = match standing {
+            Standing::Done => s.paint(s.good, words),
+            Standing::NotStarted => s.paint(s.dim, words),
+            _ => s.paint(s.warn, words),
         };
         let quiz = match entry.quiz {
             Some((right, of)) => format!("  {}", s.paint(s.dim, format!("quiz {right}/{of}"))),
             None => String::new(),
         };
-        outln!("{:>3}  {:<id_width$}  {:<title_width$}  {state}{quiz}", lesson.number, lesson.id, lesson.title)?;
+        let mark = if next.as_deref() == Some(lesson.id.as_str()) { s.paint(s.strong, ">") } else { " ".into() };
+        let title = format!("{:<title_width$}", lesson.title);
+        out.push_str(&format!("{mark}{:>3}  {:<id_width$}  {title}  {state}{quiz}\n", lesson.number, lesson.id));
     }
-    Ok(EXIT_SUCCESS)
+    out
 }

@@ -7,14 +7,15 @@ mod doctor;
 mod grade;
 mod hint;
 mod lesson_text;
-mod list;
+pub(crate) mod list;
 mod quiz;
 mod record;
 mod record_live;
 mod reset;
 mod solution;
-mod start;
+pub(crate) mod start;
 pub mod watch;
+mod welcome;
 
 use std::io::IsTerminal;
 
@@ -41,8 +42,12 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
         width: styles::width(),
         stdout_terminal: std::io::stdout().is_terminal(),
         stdin_terminal: std::io::stdin().is_terminal(),
+        command: cli.command.as_ref().map(Command::name).unwrap_or("check"),
     };
-    let result = match cli.command {
+    let Some(command) = cli.command else {
+        return welcome::run(&ctx).map_err(|e| e.relative_to(&ctx.root));
+    };
+    let result = match command {
         Command::Start(args) => start::run(&ctx, args),
         Command::Check(args) => check::run(&ctx, args),
         Command::Grade(args) => grade::run(&ctx, args),

@@ -25,6 +25,7 @@ pub fn run(ctx: &Context, args: QuizArgs) -> Result<i32, Error> {
                 for (i, (q, p)) in quiz.questions.iter().zip(&picks).enumerate() {
                     output::line(&show::feedback(q, i + 1, p, &ctx.styles, ctx.glyphs, ctx.width))?;
                 }
+                output::print(&show::reread(&quiz.to_reread(&picks), &lesson.id, ctx.width))?;
                 output::print(&show::score_line(score, quiz.questions.len(), &ctx.styles))?;
             }
         }
@@ -67,6 +68,7 @@ fn interactive(ctx: &Context, lesson: &Lesson, quiz: &Quiz) -> Result<i32, Error
     let mut input = stdin.lock();
     let total = quiz.questions.len();
     let mut score = 0;
+    let mut answered = Vec::new();
     output::line(&format!("{} questions. Type the letters of your answer and press Enter (q to stop).\n", total))?;
     for (i, q) in quiz.questions.iter().enumerate() {
         output::print(&show::question(q, i + 1, total, &ctx.styles, ctx.width))?;
@@ -79,6 +81,7 @@ fn interactive(ctx: &Context, lesson: &Lesson, quiz: &Quiz) -> Result<i32, Error
         if q.is_right(&picks) {
             score += 1;
         }
+        answered.push(picks);
         if i + 1 < total {
             prompt("\nPress Enter for the next question. ")?;
             if read_line(&mut input)?.is_none_or(|l| l.trim().eq_ignore_ascii_case("q")) {
@@ -89,10 +92,11 @@ fn interactive(ctx: &Context, lesson: &Lesson, quiz: &Quiz) -> Result<i32, Error
         }
     }
     output::line("")?;
+    output::print(&show::reread(&quiz.to_reread(&answered), &lesson.id, ctx.width))?;
     output::print(&show::score_line(score, total, &ctx.styles))?;
     save(lesson, ctx, score, total);
     if score < total {
-        output::line(&format!("Read the lesson again with ./workshop lesson {}, then retake the quiz.", lesson.id))?;
+        output::line(&format!("Then retake it: ./workshop quiz {}", lesson.id))?;
     }
     Ok(EXIT_SUCCESS)
 }

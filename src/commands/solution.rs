@@ -42,8 +42,14 @@ pub fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
     if !green && !can_ask {
         output::line("Your checks are not green yet; here is the reference anyway.\n")?;
     }
-    output::line("Lines starting with - are yours only; lines starting with + are the reference's.\n")?;
-    output::print(&diff::unified(&theirs, &ours, &yours_label, &reference_label, &ctx.styles))?;
+    let key = "Lines starting with - are yours only; lines starting with + are the reference's. The files' opening docstrings and the starter's TODO notes are left out.";
+    let options = textwrap::Options::new(ctx.width.max(20)).word_splitter(textwrap::WordSplitter::NoHyphenation);
+    output::line(&format!("{}\n", textwrap::wrap(key, options).join("\n")))?;
+    // The starter's notes to the learner are left out of the diff; without a starter, nothing is.
+    let starter = std::fs::read_to_string(lesson.starter_file(&ctx.root)).unwrap_or_default();
+    let notes = diff::notes_of(&starter);
+    let sides = diff::Sides { yours: &theirs, reference: &ours, notes: &notes };
+    output::print(&diff::unified(&sides, &yours_label, &reference_label, &ctx.styles))?;
     Ok(EXIT_SUCCESS)
 }
 

@@ -6,30 +6,37 @@ use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::Lesson;
 use crate::outln;
 use crate::progress::Progress;
+use crate::render::steps::{self, Step};
 use crate::workfiles;
 
-pub fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
-    let Some(id) = args.lesson.as_deref() else {
-        return Err(Error::usage(format!("which lesson? The lessons here:\n{}", ctx.lesson_list()?)));
-    };
-    let lesson = Lesson::load(&ctx.root, id)?;
-    let kept = workfiles::put_starter(ctx, &lesson, args.force, "start")?;
+/// Put the starter in place (see `workfiles::put_starter`) and note the lesson as the one started
+/// last. Returns the backups made of the learner's edited files.
+pub(crate) fn begin(ctx: &Context, lesson: &Lesson, force: bool) -> Result<Vec<std::path::PathBuf>, Error> {
+    let kept = workfiles::put_starter(ctx, lesson, force, "start")?;
+    mark_started(ctx, lesson);
+    Ok(kept)
+}
+
+/// Note the lesson as the one started last, which commands that name none then mean.
+pub(crate) fn mark_started(ctx: &Context, lesson: &Lesson) {
     if let Err(e) = Progress::update(&ctx.root, &lesson.id, |p| {
         p.started = true;
         p.started_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok().map(|d| d.as_secs());
     }) {
         crate::errln!("warning: progress was not saved ({e}); your files are fine.");
     }
+}
+
+pub fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
+    let Some(id) = args.lesson.as_deref() else {
+        return Err(Error::usage(format!("which lesson? The lessons here:\n{}", ctx.lesson_list()?)));
+    };
+    let lesson = Lesson::load(&ctx.root, id)?;
+    let kept = begin(ctx, &lesson, args.force)?;
     let s = &ctx.styles;
-    let head = format!("Started {} {} ({})", lesson.title, ctx.glyphs.dot, lesson.course);
+    let head = format!("Started {} ({})", lesson.title, lesson.course);
     if head.chars().count() <= ctx.width {
-        outln!(
-            "{} {} {} ({})",
-            s.paint(s.good, "Started"),
-            s.paint(s.strong, &lesson.title),
-            ctx.glyphs.dot,
-            lesson.course
-        )?;
+        outln!("{} {} ({})", s.paint(s.good, "Started"), s.paint(s.strong, &lesson.title), lesson.course)?;
     } else {
         outln!("{} {}", s.paint(s.good, "Started"), s.paint(s.strong, &lesson.title))?;
         outln!("({})", lesson.course)?;
@@ -38,25 +45,18 @@ pub fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
     for backup in &kept {
         outln!("  kept     your previous version as {}", ctx.shown(backup))?;
     }
+    let step = |word, command: String, why: &str| Step { word, command, why: why.to_string() };
     let steps = [
-        ("read", format!("./workshop lesson {}", lesson.id), "what the lesson is about"),
-        ("see", format!("./workshop watch {} --compare", lesson.id), "the starter's failure beside the fix"),
-        ("edit", ctx.shown(&lesson.work_file(&ctx.root)), "your file"),
-        ("check", format!("./workshop check {}", lesson.id), "until every check is green"),
+        step("read", format!("./workshop lesson {}", lesson.id), "what the lesson is about"),
+        step(
+            "see",
+            format!("./workshop watch {} --compare", lesson.id),
+            "the starter beside the fix; after your edits, yours",
+        ),
+        step("edit", ctx.shown(&lesson.work_file(&ctx.root)), "your file"),
+        step("check", format!("./workshop check {}", lesson.id), "until every check is green"),
     ];
-    let wide = steps.iter().map(|(_, command, _)| command.chars().count()).max().unwrap_or(0);
-    let longest = steps.iter().map(|(_, _, why)| why.chars().count()).max().unwrap_or(0);
-    // Side by side when it fits; on a narrow terminal each command gets a line of its own.
-    let beside = 2 + 3 + 7 + wide + 3 + longest <= ctx.width;
-    for (i, (word, command, why)) in steps.iter().enumerate() {
-        if beside {
-            let pad = " ".repeat(wide - command.chars().count());
-            outln!("  {}. {word:<6} {}{pad}   {}", i + 1, s.paint(s.code, command), s.paint(s.dim, why))?;
-        } else {
-            outln!("  {}. {word:<6} {}", i + 1, s.paint(s.dim, why))?;
-            outln!("     {}", s.paint(s.code, command))?;
-        }
-    }
+    crate::output::print(&steps::text(&steps, true, s, ctx.width))?;
     if args.edit {
         let file = lesson.work_file(&ctx.root);
         crate::editor::open(&file, &ctx.shown(&file))?;

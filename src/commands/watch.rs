@@ -38,9 +38,11 @@ pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     // The player replays offline; with --live the cards are printed instead.
     if interactive && args.ticket.is_none() && args.format == Format::Text && !args.no_anim && !args.live.live {
         let lesson = ctx.lesson(args.lesson.as_deref())?;
-        let code = super::code(ctx, &lesson, &args.code)?;
+        let compare = args.compare || first_look(ctx, &lesson, &args.code);
+        let code =
+            if compare { compared_with(ctx, &lesson, &args.code)? } else { super::code(ctx, &lesson, &args.code)? };
         let config = crate::player::Config {
-            compare: args.compare || first_look(ctx, &lesson, &args.code),
+            compare,
             code,
             runtime: args.runtime,
             speed: args.speed,
@@ -63,13 +65,23 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
         false => None,
     };
     let mut replayer = Replayer::new(ctx.place(), &lesson, args.timeout).with_live(live);
-    let mut codes = vec![super::code(ctx, &lesson, &args.code)?];
     // Before the lesson is started, the fix is never shown alone: first what goes wrong.
     let compare = args.compare || (first_look(ctx, &lesson, &args.code) && args.format == Format::Text);
-    if compare {
-        let other = if codes[0] == CodeChoice::Starter { CodeChoice::Solution } else { codes.remove(0) };
-        codes = vec![CodeChoice::Starter, other];
-    }
+    // Whose run is beside the starter's, said above the first cards (not before an error).
+    let mut note = String::new();
+    let codes = if compare {
+        let other = compared_with(ctx, &lesson, &args.code)?;
+        if args.format == Format::Text && args.code == CodeArg::Auto {
+            let options =
+                textwrap::Options::new(ctx.width.max(20)).word_splitter(textwrap::WordSplitter::NoHyphenation);
+            let said = compare_note(ctx, &lesson, &other);
+            let lines = textwrap::wrap(&said, options);
+            note = lines.iter().map(|l| ctx.styles.paint(ctx.styles.dim, l) + "\n").collect::<String>() + "\n";
+        }
+        vec![CodeChoice::Starter, other]
+    } else {
+        vec![super::code(ctx, &lesson, &args.code)?]
+    };
     let mut coded: Vec<Coded> = codes.iter().map(|c| replayer.code(c)).collect::<Result<_, _>>()?;
 
     let animate = args.format == Format::Text && !args.no_anim && ctx.stdout_terminal;
@@ -87,6 +99,9 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
             _ => None,
         };
         let one = Shown { runs, split };
+        if args.format == Format::Text && i == 0 && !note.is_empty() {
+            output::print(&note)?;
+        }
         if args.format == Format::Text {
             match pacer.as_mut() {
                 Some(pacer) => {
@@ -122,6 +137,35 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let broke =
         shown.iter().flat_map(|s| &s.runs).any(|r| r.events.iter().any(|e| matches!(e, Event::CodeError { .. })));
     Ok(if broke { EXIT_COULD_NOT_RUN } else { EXIT_SUCCESS })
+}
+
+/// What `--compare` sets beside the starter. Unless `--code` says otherwise: the fix while the
+/// learner's file is still the starter (or not there), yours once it differs.
+fn compared_with(ctx: &Context, lesson: &crate::lesson::Lesson, code: &CodeArg) -> Result<CodeChoice, Error> {
+    Ok(match code {
+        CodeArg::Auto if crate::workfiles::edited(ctx, lesson) => CodeChoice::Yours,
+        CodeArg::Auto => CodeChoice::Solution,
+        other => match super::code(ctx, lesson, other)? {
+            CodeChoice::Starter => CodeChoice::Solution,
+            chosen => chosen,
+        },
+    })
+}
+
+/// The line above an automatic comparison: whose run is beside the starter's, and the option
+/// for the other.
+fn compare_note(ctx: &Context, lesson: &crate::lesson::Lesson, other: &CodeChoice) -> String {
+    let fix = &lesson.solution_label;
+    match other {
+        CodeChoice::Yours => format!(
+            "The starter beside yours ({}). The reference fix instead: --code {fix}",
+            ctx.shown(&lesson.work_file(&ctx.root))
+        ),
+        _ if lesson.work_file(&ctx.root).is_file() => format!(
+            "The starter beside the reference fix ({fix}): your file is still the starter. Once you edit it, --compare shows yours."
+        ),
+        _ => format!("The starter beside the reference fix ({fix}). After ./workshop start {}, --compare shows yours once you edit it.", lesson.id),
+    }
 }
 
 /// A learner who has not started the lesson and did not pick a code.

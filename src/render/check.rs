@@ -48,15 +48,19 @@ pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> S
         return out;
     }
     let id_width = report.checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    // The marks may be wider than one column ("ok" and "XX" in ASCII): the names line up after
+    // the widest, and the wrapping counts it.
+    let mark_width = glyphs.pass.chars().count().max(glyphs.fail.chars().count());
     // On a narrow terminal the names go under their ids, indented, instead of off the edge.
-    let beside = 2 + id_width + 2 + 20 <= width;
+    let beside = mark_width + 1 + id_width + 2 + 20 <= width;
     for check in &report.checks {
-        let mark = match check.status {
-            Status::Pass => styles.paint(styles.good, glyphs.pass),
-            _ => styles.paint(styles.bad, glyphs.fail),
+        let (glyph, style) = match check.status {
+            Status::Pass => (glyphs.pass, styles.good),
+            _ => (glyphs.fail, styles.bad),
         };
+        let mark = format!("{}{}", styles.paint(style, glyph), " ".repeat(mark_width - glyph.chars().count()));
         if beside {
-            let indent = " ".repeat(2 + id_width + 2);
+            let indent = " ".repeat(mark_width + 1 + id_width + 2);
             let room = width.saturating_sub(indent.len()).max(20);
             for (i, piece) in textwrap::wrap(&check.name, plain_words(room)).iter().enumerate() {
                 if i == 0 {
@@ -101,7 +105,7 @@ pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> S
     out.push('\n');
     let tally = format!("{}/{} passed", report.passed, report.total);
     let (style, rest) = if report.passed == report.total {
-        (styles.good, format!(". All green: replay the tickets with ./workshop watch {}", report.lesson))
+        (styles.good, ": every check is green.".to_string())
     } else {
         let first = report.first_failure().map(|c| c.id.as_str()).unwrap_or("");
         (styles.bad, format!(". Next: fix {first} in {}, then {}.", report.file, report.again))

@@ -6,6 +6,7 @@ pub mod exercism;
 pub mod markdown;
 pub mod quiz;
 pub mod solution;
+pub mod steps;
 pub mod styles;
 
 /// `1 problem`, `2 problems`: a count with its noun.

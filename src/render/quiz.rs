@@ -91,6 +91,27 @@ pub fn feedback(q: &Question, number: usize, picks: &Picks, styles: &Styles, gly
     out
 }
 
+/// The sections of the lesson's text that teach what was answered wrong, before the score line:
+/// `Read again (./workshop lesson <id>):` and one section a line, with its questions.
+pub fn reread(sections: &[(String, Vec<usize>)], lesson: &str, width: usize) -> String {
+    if sections.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("Read again, with ./workshop lesson {lesson}:\n");
+    for (section, numbers) in sections {
+        let which = match numbers.as_slice() {
+            [one] => format!("question {one}"),
+            more => {
+                let listed: Vec<String> = more.iter().map(usize::to_string).collect();
+                format!("questions {}", listed.join(", "))
+            }
+        };
+        let line = format!("\"{section}\" ({which})");
+        wrap_into(&mut out, &line, width, "  ", "    ");
+    }
+    out
+}
+
 /// The final line, in a fixed form scripts can read: `score N/M`.
 pub fn score_line(score: usize, total: usize, styles: &Styles) -> String {
     let style = if score == total { styles.good } else { styles.strong };
@@ -122,13 +143,15 @@ pub fn questions_json(quiz: &Quiz) -> Value {
                     "explanation": o.explanation,
                 })).collect::<Vec<_>>(),
                 "answer": q.answer.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+                "section": q.section,
             })
         })
         .collect();
     json!({ "questions": questions })
 }
 
-/// The grading of `--answers` for machines: each answer, whether it is right, and the score.
+/// The grading of `--answers` for machines: each answer, whether it is right, the sections to
+/// read again, and the score.
 pub fn results_json(quiz: &Quiz, picks: &[Picks], score: usize) -> Value {
     let results: Vec<Value> = quiz
         .questions
@@ -141,8 +164,10 @@ pub fn results_json(quiz: &Quiz, picks: &[Picks], score: usize) -> Value {
                 "picked": p.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
                 "answer": q.answer.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
                 "right": q.is_right(p),
+                "section": q.section,
             })
         })
         .collect();
-    json!({ "results": results, "score": score, "total": quiz.questions.len() })
+    let reread: Vec<String> = quiz.to_reread(picks).into_iter().map(|(section, _)| section).collect();
+    json!({ "results": results, "reread": reread, "score": score, "total": quiz.questions.len() })
 }

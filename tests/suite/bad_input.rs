@@ -372,7 +372,7 @@ fn check_grades_files_named_like_standard_modules() {
     assert_eq!(ids_with(&report, "fail"), ["no-retry-without-flag"]);
     assert_eq!(
         check(&report, "no-retry-without-flag")["message"],
-        "raised KeyError: 'isRetryable' (learners/traceback.py, line 19: return error[\"isRetryable\"])"
+        "raised KeyError: 'isRetryable' (learners/traceback.py, line 21: return error[\"isRetryable\"])"
     );
     let (run, _) = check_json(&w, "learners/os.py", &[]);
     assert_eq!(run.code, 0, "{}", run.stdout);

@@ -203,7 +203,7 @@ fn check_fails_every_decision_when_should_retry_reads_the_whole_result() {
     let message = check(&report, "retry-transient")["message"].as_str().unwrap().to_string();
     assert_eq!(
         message,
-        "raised KeyError: 'error' (learners/bug_retry_reads_result.py, line 19: return error[\"error\"][\"isRetryable\"])"
+        "raised KeyError: 'error' (learners/bug_retry_reads_result.py, line 21: return error[\"error\"][\"isRetryable\"])"
     );
     let harness = check(&report, "harness-old-order")["message"].as_str().unwrap().to_string();
     assert!(harness.starts_with("during attempt 1: raised KeyError: 'error'"), "{harness}");
@@ -215,7 +215,7 @@ fn check_fails_only_the_missing_flag_check_when_should_retry_raises_key_error() 
     let failed = check(&report, "no-retry-without-flag");
     assert_eq!(
         failed["message"],
-        "raised KeyError: 'isRetryable' (learners/bug_retry_keyerror.py, line 19: return error[\"isRetryable\"])"
+        "raised KeyError: 'isRetryable' (learners/bug_retry_keyerror.py, line 21: return error[\"isRetryable\"])"
     );
     assert_eq!(failed["call"], "should_retry({'message': 'Error'})");
 }
@@ -317,16 +317,44 @@ fn check_refuses_a_timeout_out_of_range() {
 }
 
 #[test]
-fn check_says_all_green_and_points_at_watch() {
+fn check_of_another_file_says_all_green_and_nothing_more() {
     let w = Workshop::lesson5();
     let run = w.run(&["check", "--file", SOLUTION]);
     assert_eq!(run.code, 0);
-    let flat = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(
-        flat.ends_with("14/14 passed. All green: replay the tickets with ./workshop watch structured-errors"),
-        "{}",
-        run.stdout
-    );
+    let words = flat(&run.stdout);
+    assert!(words.ends_with("14/14 passed: every check is green."), "{}", run.stdout);
+}
+
+#[test]
+fn green_is_a_door_to_the_replay_the_quiz_and_the_next_lesson() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    w.work_file_from("good_dataclass.py");
+    let run = w.run(&["check", "structured-errors"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let door = &run.stdout[run.stdout.find("What next:\n").unwrap_or_else(|| panic!("no door:\n{}", run.stdout))..];
+    let at = |what: &str| door.find(what).unwrap_or_else(|| panic!("{what}:\n{door}"));
+    // In this order: your code beside the starter, the quiz, then the next lesson by name.
+    assert!(at("./workshop watch structured-errors --compare") < at("./workshop quiz structured-errors"), "{door}");
+    assert!(at("./workshop quiz structured-errors") < at("./workshop start uncertain-state"), "{door}");
+    assert!(door.contains("lesson 6: A timeout is not a no"), "{door}");
+    insta::assert_snapshot!("check_green_door", door);
+
+    // Once the next lesson is started, the door goes back to it rather than starting it again.
+    assert_eq!(w.run(&["start", "uncertain-state"]).code, 0);
+    assert_eq!(w.run(&["quiz", "structured-errors", "--answers", "A,A,A,A,A,A,A,A,A,A,A"]).code, 0);
+    let again = w.run(&["check", "structured-errors"]);
+    assert!(again.stdout.contains("./workshop check uncertain-state"), "{}", again.stdout);
+    assert!(again.stdout.contains("lesson 6, where you left it"), "{}", again.stdout);
+    assert!(again.stdout.contains("(last score 2/11)"), "{}", again.stdout);
+
+    // The last lesson says so.
+    let w6 = Workshop::only("uncertain-state");
+    assert_eq!(w6.run(&["start", "uncertain-state"]).code, 0);
+    w6.write("work/uncertain-state/refunds.py", &w6.read("lessons/uncertain-state/solution/refunds.py"));
+    let last = w6.run(&["check"]);
+    assert!(last.stdout.contains("That was the last lesson of the course."), "{}", last.stdout);
+    assert!(!last.stdout.contains("./workshop start"), "{}", last.stdout);
 }
 
 #[test]
@@ -338,6 +366,28 @@ fn check_ascii_marks_replace_the_unicode_ones() {
     assert!(run.stdout.contains("XX fail-flags-failure"), "{}", run.stdout);
     assert!(run.stdout.contains("ok fail-names-category"), "{}", run.stdout);
     assert!(!run.stdout.contains('✓') && !run.stdout.contains('✗'), "{}", run.stdout);
+    // The wider marks are counted: nothing runs past the width, and wrapped names line up.
+    for line in run.stdout.lines() {
+        assert!(line.chars().count() <= 80, "{} columns: {line}", line.chars().count());
+    }
+    let name_at = |l: &str| l.find("should_retry").unwrap();
+    let first = run.stdout.lines().find(|l| l.contains("retry-follows-flag")).unwrap();
+    let next = run.stdout.lines().skip_while(|l| !l.contains("retry-follows-flag")).nth(1).unwrap();
+    assert_eq!(next.len() - next.trim_start().len(), name_at(first), "{first}\n{next}");
+}
+
+#[test]
+fn the_empty_answer_expects_no_is_error_key_it_may_leave_out() {
+    let w = Workshop::lesson5();
+    let file = w.learner("bug_empty_is_failure.py");
+    let report = w.run(&["check", "--file", &file, "--format", "json"]).json();
+    let empty = report["checks"].as_array().unwrap().iter().find(|c| c["id"] == "empty-is-not-failure").unwrap();
+    assert_eq!(empty["status"], "fail");
+    assert_eq!(
+        empty["expected"],
+        serde_json::json!({"orders": [], "message": empty["expected"]["message"]}),
+        "{empty}"
+    );
 }
 
 #[test]
@@ -425,7 +475,7 @@ fn check_stops_calling_a_function_that_hung_twice_and_reports_its_checks_as_not_
     let text = crate::common::run(cmd);
     assert!(text.stdout.contains("not run"), "{}", text.stdout);
     assert!(text.stdout.contains("harness-old-order, harness-wrong-id"), "{}", text.stdout);
-    assert!(text.stdout.contains("fail hung twice in this run"), "{}", text.stdout);
+    assert!(flat(&text.stdout).contains("fail hung twice in this run"), "{}", text.stdout);
 }
 
 #[test]

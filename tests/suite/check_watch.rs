@@ -180,7 +180,10 @@ fn check_watch_grades_again_on_a_save_in_place_and_by_rename() {
     let second = w.run(2);
     assert!(second.contains("── run 2 · saved ·"), "{second}");
     assert!(second.contains("14/14 passed"), "{second}");
-    assert!(second.contains("All green") && second.contains("./workshop watch structured-errors"), "{second}");
+    assert!(
+        second.contains("All green") && second.contains("./workshop watch structured-errors --compare"),
+        "{second}"
+    );
 
     save_by_rename(&ws, &starter());
     let third = w.run(3);
@@ -202,7 +205,7 @@ fn check_watch_counts_a_vim_style_save_once() {
     w.key("x");
     let next = w.next_block();
     assert!(next.starts_with("── run 2 ·"), "one save, one run:\n{next}");
-    assert!(next.contains("Keys: r re-run · h hint · q quit."), "{next}");
+    assert!(next.contains("Keys: r re-run · h hint · n next lesson (once green) · q quit."), "{next}");
     assert_eq!(w.quit(), 0);
 }
 
@@ -221,18 +224,84 @@ fn check_watch_reading_the_file_is_not_a_save() {
 }
 
 #[test]
-fn check_watch_h_shows_the_hints_of_the_first_failing_check_in_turn() {
+fn check_watch_h_lists_the_hint_steps_so_far_and_says_when_none_remain() {
     let ws = Workshop::lesson5();
     started(&ws, &starter());
     let mut w = Watch::start(&ws, &[]);
     w.run(1);
     w.key("h");
-    let first = w.block_where("a hint", |b| b.contains("Hint 1/"));
-    assert!(first.contains("for fail-flags-failure"), "{first}");
+    let first = w.block_where("a hint", |b| b.contains("Hint for fail-flags-failure"));
+    assert!(
+        first.contains("> 1. ") && first.contains("Step 1 of 3; 2 more remain. Press h for the next one."),
+        "{first}"
+    );
     w.key("h");
-    let second = w.block_where("the next hint", |b| b.contains("Hint 2/"));
-    assert!(!second.contains("Hint 1/"), "one hint at a time:\n{second}");
+    let second = w.block_where("the next hint", |b| b.contains("> 2. "));
+    assert!(second.contains("\n  1. "), "the first step stays, unmarked:\n{second}");
+    w.key("h");
+    let third = w.block_where("the last hint", |b| b.contains("> 3. "));
+    assert!(third.contains("Step 3 of 3, the last one for this check."), "{third}");
+    w.key("h");
+    let none = w.block_where("no more hints", |b| b.contains("No more hints"));
+    assert!(
+        none.contains("all 3 are above") && none.contains("./workshop solution structured-errors --reveal"),
+        "{none}"
+    );
+    for step in ["  1. ", "  2. ", "  3. "] {
+        assert!(none.contains(step), "{step} is listed:\n{none}");
+    }
+    assert!(!none.contains("> "), "nothing is new:\n{none}");
     assert_eq!(w.quit(), 0);
+    // The steps count with `hint`'s: the next `hint` goes on from there.
+    let hint = ws.run(&["hint"]);
+    assert!(hint.stdout.contains("No more hints for this check"), "{}", hint.stdout);
+}
+
+#[test]
+fn check_watch_at_green_names_the_next_steps_and_n_starts_the_next_lesson() {
+    let ws = Workshop::new();
+    assert_eq!(ws.run(&["start", "structured-errors"]).code, 0);
+    let mut w = Watch::start(&ws, &["structured-errors"]);
+    w.key("n");
+    let early = w.block_where("n refused before green", |b| b.contains("n starts the next lesson once"));
+    assert!(!early.contains("uncertain-state · work/"), "{early}");
+    ws.write(WORK, &solution());
+    let green = w.block_where("green", |b| b.contains("14/14 passed"));
+    for want in [
+        "All green. What next (q quits, n starts the next lesson here):",
+        "./workshop watch structured-errors --compare",
+        "./workshop quiz structured-errors",
+        "./workshop start uncertain-state",
+        "lesson 6: A timeout is not a no",
+        "· n next lesson ·",
+    ] {
+        assert!(green.contains(want), "{want}:\n{green}");
+    }
+    w.key("n");
+    let next =
+        w.block_where("the next lesson graded", |b| b.contains("uncertain-state · work/uncertain-state/refunds.py"));
+    assert!(next.contains("11/18 passed"), "{next}");
+    let words = flat(&next);
+    assert!(
+        words.contains("Lesson 6, A timeout is not a no: the starter is in work/uncertain-state/refunds.py."),
+        "{next}"
+    );
+    assert!(ws.path("work/uncertain-state/refunds.py").is_file());
+    // The watch follows the new file now.
+    ws.write(
+        "work/uncertain-state/refunds.py",
+        &std::fs::read_to_string(repo().join("lessons/uncertain-state/solution/refunds.py")).unwrap(),
+    );
+    let done = w.block_where("lesson 6 green", |b| b.contains("18/18 passed"));
+    assert!(done.contains("That was the last lesson of the course."), "{done}");
+    w.key("n");
+    let last = w.block_where("n at the last lesson", |b| b.contains("is the last lesson"));
+    let words = flat(&last);
+    assert!(words.contains("uncertain-state is the last lesson: there is no next one."), "{last}");
+    assert_eq!(w.quit(), 0);
+    // Commands that name no lesson now mean the one started last.
+    let list = ws.run(&["list"]);
+    assert!(list.stdout.lines().any(|l| l.contains("uncertain-state") && l.ends_with("done")), "{}", list.stdout);
 }
 
 #[test]

@@ -216,3 +216,9 @@ impl Drop for Tmux {
         let _ = std::process::Command::new("tmux").args(["kill-session", "-t", &self.name]).status();
     }
 }
+
+/// Text with every run of whitespace made one space, so a check of a sentence does not depend on
+/// where the output wrapped it.
+pub fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

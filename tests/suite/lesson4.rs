@@ -11,9 +11,9 @@ const LESSON: &str = "tool-results";
 const STARTER: &str = "starter/tool-results/results.py";
 const SOLUTION: &str = "lessons/tool-results/solution/results.py";
 /// Learner files of this lesson that only the tests use.
-const FIXTURES: &str = "tests/fixtures/tool-results";
+pub(crate) const FIXTURES: &str = "tests/fixtures/tool-results";
 /// The lesson's named mistakes: learner files its script records, so they are lesson data.
-const MISTAKES: &str = "lessons/tool-results/mistakes";
+pub(crate) const MISTAKES: &str = "lessons/tool-results/mistakes";
 
 /// Every check id, in the order `check` runs them.
 const ALL: [&str; 12] = [
@@ -35,7 +35,7 @@ const ALL: [&str; 12] = [
 const STARTER_FAILS: [&str; 4] = ["one-result-per-call", "results-before-text", "flag-on-failures", "crash-kept-out"];
 
 /// Each rule broken on its own: the file, the one check it fails and the mistake the report names.
-const ONE_RULE_BROKEN: [(&str, &str, &str); 17] = [
+pub(crate) const ONE_RULE_BROKEN: [(&str, &str, &str); 17] = [
     ("role_tool.py", "one-message", "a role of its own for results"),
     ("@only_first_call.py", "one-result-per-call", "only the first call answered"),
     ("one_result_per_tool.py", "one-result-per-call", "one result per tool name"),
@@ -203,7 +203,8 @@ fn list_shows_the_lessons_in_course_order() {
     let at = |id: &str| run.stdout.find(&format!(" {id} ")).unwrap_or_else(|| panic!("{id} missing:\n{}", run.stdout));
     assert!(at(LESSON) < at("structured-errors") && at("structured-errors") < at("uncertain-state"), "{}", run.stdout);
     let line = run.stdout.lines().find(|l| l.contains(LESSON)).unwrap();
-    assert!(line.trim_start().starts_with('4'), "{line}");
+    // After the mark of the lesson to do next, if it is this one.
+    assert!(line.trim_start_matches(['>', ' ']).starts_with('4'), "{line}");
     assert!(line.contains("Every call answered, results first") && line.ends_with("not started"), "{line}");
 }
 

@@ -120,6 +120,78 @@ fn deciding_a_retry_by_the_category_name_fails_the_flag_check_only() {
     assert!(failed["call"].as_str().unwrap().contains("'isRetryable': False"), "{failed}");
 }
 
+/// The diagnosis each check shows for one learner file: its failing checks, each with the
+/// mistake its guidance names, and the advice in words.
+fn diagnoses(fixture: &str) -> Vec<(String, String, String)> {
+    let ws = Workshop::new();
+    let file = ws.learner(fixture);
+    let (_, report) = grade(&ws, &file);
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] != "pass")
+        .map(|c| {
+            let text = |k: &str| c["guidance"][k].as_str().unwrap_or_default().to_string();
+            (c["id"].as_str().unwrap().to_string(), text("mistake"), text("says"))
+        })
+        .collect()
+}
+
+#[test]
+fn an_empty_verify_on_a_failure_with_no_read_is_named_as_such() {
+    let found = diagnoses("l6_verify_none_everywhere.py");
+    let ids: Vec<&str> = found.iter().map(|(id, _, _)| id.as_str()).collect();
+    assert_eq!(ids, ["transient-still-retryable", "no-verify-without-one"], "{found:?}");
+    for (id, mistake, says) in &found {
+        assert_eq!(mistake, "verify written where there is none", "{id}");
+        assert!(says.contains("verify is not None"), "{id}: {says}");
+    }
+}
+
+#[test]
+fn an_error_that_is_a_bare_string_is_diagnosed_not_just_raised() {
+    let found = diagnoses("l6_step_error_is_a_dict.py");
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (id, mistake, says) = &found[0];
+    assert_eq!(id, "step-report-refusal");
+    assert_eq!(mistake, "an error taken for a dictionary");
+    assert!(says.contains("isinstance(error, dict)"), "{says}");
+}
+
+#[test]
+fn the_category_read_at_the_top_of_the_result_is_pointed_one_level_down() {
+    let found = diagnoses("l6_category_read_at_the_top.py");
+    let (id, mistake, says) = &found[0];
+    assert_eq!((id.as_str(), mistake.as_str()), ("step-verify-uncertain", "an unknown outcome reported"));
+    // The learner already says "verify": the advice must not stop at telling them to.
+    assert!(says.contains("result[\"error\"][\"errorCategory\"]"), "{says}");
+    let beats = found.iter().find(|(id, _, _)| id == "step-uncertain-beats-flag").unwrap();
+    assert!(beats.2.contains("inside the error"), "{beats:?}");
+    for (id, _, says) in &found {
+        assert!(!says.is_empty(), "{id} has no diagnosis: {found:?}");
+    }
+}
+
+#[test]
+fn a_rebuilt_verify_is_named_with_the_read_the_call_shows() {
+    let ws = Workshop::new();
+    let file = ws.learner("l6_rebuilds_verify.py");
+    let (_, report) = grade(&ws, &file);
+    let passthrough = check(&report, "verify-passed-through");
+    assert_eq!(passthrough["guidance"]["mistake"], "verify rebuilt instead of passed on", "{passthrough}");
+    let call = passthrough["call"].as_str().unwrap();
+    let says = passthrough["guidance"]["says"].as_str().unwrap();
+    // The advice speaks of the read in the call shown, never of the other case's.
+    assert!(call.contains("find_refund") && !call.contains("find_payment"), "{call}");
+    assert!(!says.contains("find_payment"), "{says}");
+    assert!(says.contains("tool and input"), "{says}");
+    for id in ["harness-lost-confirmation", "harness-dropped-request", "harness-slow-check"] {
+        let ticket = check(&report, id);
+        assert_eq!(ticket["guidance"]["mistake"], "reported without a read", "{id}: {ticket}");
+    }
+}
+
 #[test]
 fn dropping_verify_fails_the_passthrough_check_and_the_tickets_that_need_a_read() {
     let ws = Workshop::new();
@@ -249,4 +321,32 @@ fn with_two_lessons_and_none_started_a_command_asks_which() {
     for id in ["structured-errors", "uncertain-state"] {
         assert!(run.stderr.contains(id), "{id} offered in:\n{}", run.stderr);
     }
+}
+
+/// The text of one `## ` section of the lesson.
+fn section(name: &str) -> String {
+    let text = std::fs::read_to_string(repo().join("lessons/uncertain-state/lesson.md")).unwrap();
+    let start = text.find(&format!("## {name}\n")).unwrap_or_else(|| panic!("no section {name}"));
+    let rest = &text[start + 3..];
+    rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
+}
+
+#[test]
+fn the_rules_of_next_step_are_listed_in_the_order_they_are_decided() {
+    let rules = section("One question instead of two");
+    let at = |word: &str| rules.find(&format!("`\"{word}\"`:")).unwrap_or_else(|| panic!("no rule for {word}"));
+    assert!(at("done") < at("verify") && at("verify") < at("retry") && at("retry") < at("report"), "{rules}");
+    assert!(rules.contains("whatever the flag says"), "{rules}");
+    assert!(rules.contains("an unknown outcome is verified first; for the rest, the flag decides"), "{rules}");
+}
+
+#[test]
+fn the_quiz_asks_about_idempotency_keys_only_where_the_text_teaches_them() {
+    let quiz: toml::Value =
+        toml::from_str(&std::fs::read_to_string(repo().join("lessons/uncertain-state/quiz.toml")).unwrap()).unwrap();
+    let questions = quiz["questions"].as_array().unwrap();
+    let asks =
+        questions.iter().find(|q| q["options"].to_string().contains("idempotency key")).expect("a question on keys");
+    let taught = section(asks["section"].as_str().unwrap());
+    assert!(taught.contains("**idempotency key**"), "{taught}");
 }

@@ -160,3 +160,50 @@ fn list_shows_the_last_quiz_score() {
     let n = questions.len();
     assert!(line_of(&w).ends_with(&format!("quiz {n}/{n}")), "{}", line_of(&w));
 }
+
+#[test]
+fn list_keeps_done_after_a_reset_and_says_so() {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    w.work_file_from("good_dataclass.py");
+    assert_eq!(w.run(&["check", "structured-errors"]).code, 0);
+    assert_eq!(w.run(&["reset", "structured-errors", "--yes"]).code, 0);
+    assert!(line_of(&w).ends_with("done before; reset"), "{}", line_of(&w));
+    // Graded again as the starter: still done before, and solution still opens.
+    assert_eq!(w.run(&["check", "structured-errors"]).code, 1);
+    assert!(line_of(&w).ends_with("done before; reset"), "{}", line_of(&w));
+    assert_eq!(w.run(&["solution", "structured-errors"]).code, 0);
+    // Edited since, and failing: done before, with the grade of now.
+    w.work_file_from("bug_no_is_error.py");
+    assert_eq!(w.run(&["check", "structured-errors"]).code, 1);
+    assert!(line_of(&w).ends_with("done before; now 13 of 14 checks"), "{}", line_of(&w));
+}
+
+#[test]
+fn list_marks_the_lesson_to_do_next_and_names_its_command() {
+    let w = Workshop::only("structured-errors");
+    let marked = |w: &Workshop| {
+        let run = w.run(&["list"]);
+        let line = run.stdout.lines().find(|l| l.starts_with('>')).map(str::to_string);
+        (line, run.stdout.lines().last().unwrap_or_default().to_string())
+    };
+    let (line, last) = marked(&w);
+    assert!(line.is_some_and(|l| l.contains("structured-errors")));
+    assert_eq!(last, "> marks the lesson to do next: ./workshop start structured-errors");
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    assert_eq!(marked(&w).1, "> marks the lesson to do next: ./workshop check structured-errors");
+    w.work_file_from("good_dataclass.py");
+    assert_eq!(w.run(&["check", "structured-errors"]).code, 0);
+    // Nothing left: no mark, no line.
+    let (line, last) = marked(&w);
+    assert!(line.is_none() && !last.contains("marks"), "{last}");
+
+    // With the whole course, the first lesson never green is marked, in course order.
+    let all = Workshop::new();
+    assert_eq!(all.run(&["start", "structured-errors"]).code, 0);
+    all.work_file_from("good_dataclass.py");
+    assert_eq!(all.run(&["check", "structured-errors"]).code, 0);
+    let run = all.run(&["list"]);
+    let line = run.stdout.lines().find(|l| l.starts_with('>')).unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(line.contains("tool-results"), "{}", run.stdout);
+}

@@ -27,6 +27,7 @@ fn context(ws: &Workshop) -> Context {
         width: 80,
         stdout_terminal: false,
         stdin_terminal: false,
+        command: "watch",
     }
 }
 

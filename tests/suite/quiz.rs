@@ -32,6 +32,70 @@ fn quiz_answers_print_each_result_and_the_score() {
 }
 
 #[test]
+fn a_quiz_result_names_the_sections_to_read_again() {
+    let w = Workshop::lesson5();
+    let run = w.run(&["quiz", "--answers", MIXED]);
+    let wrong: Vec<usize> = quiz_results(&w)
+        .iter()
+        .filter(|r| r["right"] == false)
+        .map(|r| r["question"].as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(wrong.len(), 3, "{wrong:?}");
+    let tail = &run.stdout
+        [run.stdout.find("Read again, with ./workshop lesson structured-errors:\n").expect("a list of sections")..];
+    let json = w.run(&["quiz", "--answers", MIXED, "--format", "json"]).json();
+    let sections: Vec<&str> = json["reread"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    assert!(!sections.is_empty());
+    for section in &sections {
+        assert!(tail.contains(&format!("\"{section}\" (question")), "{section}:\n{tail}");
+        let text = w.read("lessons/structured-errors/lesson.md");
+        assert!(text.contains(&format!("\n## {section}\n")), "{section} is a heading of the lesson");
+    }
+    // Every question answered wrong is listed under its section, and no other.
+    let listed: Vec<usize> = tail
+        .lines()
+        .filter_map(|l| l.split_once("(question").map(|(_, n)| n))
+        .flat_map(|n| {
+            n.trim_start_matches('s')
+                .trim_end_matches(')')
+                .split(',')
+                .map(|d| d.trim().parse::<usize>().unwrap())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut listed = listed;
+    listed.sort();
+    assert_eq!(listed, wrong, "{tail}");
+    // All right: nothing to read again.
+    let key = answer_key(&w);
+    let all = w.run(&["quiz", "--answers", &key]);
+    assert!(!all.stdout.contains("Read again"), "{}", all.stdout);
+}
+
+#[test]
+fn a_quiz_section_that_is_no_heading_of_the_text_is_corrupt_data() {
+    let w = Workshop::lesson5();
+    let path = "lessons/structured-errors/quiz.toml";
+    let text = w.read(path).replacen("section = \"Four ways a refund can fail\"", "section = \"Five ways\"", 1);
+    w.write(path, &text);
+    let run = w.run(&["quiz", "--format", "json"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("question 1: its section \"Five ways\" is not a ## heading of lesson.md"),
+        "{}",
+        run.stderr
+    );
+    let doctor = w.run(&["doctor"]);
+    assert_ne!(doctor.code, 0);
+    assert!(doctor.stdout.contains("Five ways"), "{}", doctor.stdout);
+}
+
+fn quiz_results(w: &Workshop) -> Vec<serde_json::Value> {
+    let json = w.run(&["quiz", "--answers", MIXED, "--format", "json"]).json();
+    json["results"].as_array().unwrap().clone()
+}
+
+#[test]
 fn quiz_answers_save_the_score_to_progress() {
     let w = Workshop::lesson5();
     let key = answer_key(&w);

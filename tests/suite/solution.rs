@@ -63,3 +63,28 @@ fn solution_after_green_shows_the_diff_without_asking() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     insta::assert_snapshot!("solution_after_green_one_line_differs", run.stdout);
 }
+
+#[test]
+fn the_diff_leaves_out_docstrings_and_the_starters_notes() {
+    let w = started();
+    // A learner's green file: the starter's text kept, notes and all, with the code fixed.
+    let fixed = w
+        .read(WORK)
+        .replace(
+            "    return {\"error\": {\"message\": \"Error\"}}",
+            "    if category == \"empty\":\n        return {\"orders\": [], \"message\": message}\n    return {\"isError\": True, \"error\": {\"errorCategory\": category, \"isRetryable\": category == \"transient\", \"message\": message}}",
+        )
+        .replace("    return True", "    return error.get(\"isRetryable\") is True");
+    w.write(WORK, &fixed);
+    assert_eq!(w.run(&["check"]).code, 0, "{}", w.run(&["check"]).stdout);
+    let run = w.run(&["solution"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let diff = &run.stdout[run.stdout.find("\n--- yours").expect("a diff")..];
+    for noise in ["TODO", "Your file for", "Reference solution", "Grade it with"] {
+        assert!(!diff.contains(noise), "{noise} in the diff:\n{diff}");
+    }
+    // What is left is code: the reference's named set of retryable categories, and its comments.
+    assert!(diff.contains("+RETRYABLE_CATEGORIES = frozenset({\"transient\"})"), "{diff}");
+    let changed = diff.lines().filter(|l| l.starts_with(['+', '-']) && !l.starts_with("+++") && !l.starts_with("---"));
+    assert!(changed.count() <= 20, "a short diff:\n{diff}");
+}

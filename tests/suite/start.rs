@@ -37,6 +37,9 @@ fn start_copies_the_starter_and_says_what_to_open_and_run_next() {
         at += found + step.len();
     }
     assert!(run.stdout.contains("Foundations, lesson 5"), "{}", run.stdout);
+    // The heading carries no stray separator, and step 2 says whose run is beside the starter's.
+    assert!(run.stdout.starts_with("Started Structured tool errors (Foundations, lesson 5)\n"), "{}", run.stdout);
+    assert!(run.stdout.contains("the starter beside the fix; after your edits, yours"), "{}", run.stdout);
 }
 
 #[test]

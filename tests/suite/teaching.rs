@@ -327,7 +327,7 @@ fn each_named_mistake_is_recognised_on_its_check() {
             "empty-is-not-failure",
             "Nothing found reported as a failure",
         ),
-        (Variant::empty("[]"), "empty-is-not-failure", "No list of orders"),
+        (Variant::empty("[]"), "empty-is-not-failure", "Not a dictionary"),
         (Variant::empty(r#"{"orders": []}"#), "empty-is-not-failure", "The message left behind"),
         (Variant::retry("True"), "no-retry-refusals", "Retrying everything"),
         (Variant::retry(r#"error.get("message")"#), "no-retry-refusals", "Returning a non-boolean"),

@@ -95,6 +95,45 @@ cards! {
     cards_sdk_no_orders_structured: "no-orders", "structured", "sdk";
 }
 
+/// The codes a `--compare` of old-order runs, as its JSON says.
+fn compared(ws: &Workshop) -> (String, String) {
+    let json = ws.run(&["watch", "--ticket", "old-order", "--compare", "--format", "json"]).json();
+    let code = |i: usize| json["runs"][i]["code"].as_str().unwrap().to_string();
+    (code(0), code(1))
+}
+
+#[test]
+fn compare_shows_the_fix_until_your_file_differs_from_the_starter_then_yours() {
+    let ws = Workshop::lesson5();
+    assert_eq!(ws.run(&["start", "structured-errors"]).code, 0);
+    assert_eq!(compared(&ws), ("starter".into(), "structured".into()));
+    let text = ws.run(&["watch", "--ticket", "old-order", "--compare"]);
+    ok(&text);
+    let words = flat(&text.stdout);
+    assert!(words.starts_with("The starter beside the reference fix (structured): your file is still the starter. Once you edit it, --compare shows yours."), "{}", text.stdout);
+    assert!(text.stdout.contains("starter against structured"), "{}", text.stdout);
+
+    ws.work_file_from("bug_retry_always.py");
+    assert_eq!(compared(&ws), ("starter".into(), "yours".into()));
+    let text = ws.run(&["watch", "--ticket", "old-order", "--compare"]);
+    let words = flat(&text.stdout);
+    assert!(
+        words.starts_with(
+            "The starter beside yours (work/structured-errors/errors.py). The reference fix instead: --code structured"
+        ),
+        "{}",
+        text.stdout
+    );
+    assert!(text.stdout.contains("starter against yours"), "{}", text.stdout);
+    // The fix is one option away, and a chosen code gets no note.
+    let fix = ws.run(&["watch", "--ticket", "old-order", "--compare", "--code", "structured"]);
+    assert!(
+        fix.stdout.starts_with("structured-errors · ticket old-order · starter against structured"),
+        "{}",
+        fix.stdout
+    );
+}
+
 #[test]
 fn compare_harness_old_order_marks_where_the_runs_split() {
     let run = Workshop::lesson5().run(&["watch", "--ticket", "old-order", "--compare"]);

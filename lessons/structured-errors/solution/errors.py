@@ -22,5 +22,6 @@ def fail(category: str, message: str) -> Json:
 
 
 def should_retry(error: Json) -> bool:
-    """Try again only when the error itself says a retry can help."""
+    """Decide whether the harness tries the same call again."""
+    # Only when the error itself says a retry can help.
     return error.get("isRetryable") is True

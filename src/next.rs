@@ -1,0 +1,175 @@
+//! Where the learner stands in the course, and what to do next: read once from the lessons and
+//! the progress file, and shared by the greeting, `list`, and the door a green `check` opens.
+
+use crate::context::Context;
+use crate::error::Error;
+use crate::lesson::{self, Lesson};
+use crate::progress::{LessonProgress, Progress};
+use crate::render::steps::Step;
+
+/// How far the learner is in one lesson.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Standing {
+    NotStarted,
+    /// Started, never graded.
+    Started,
+    /// Graded: checks passed of total, at the last `check` of the work file.
+    Checked {
+        passed: usize,
+        total: usize,
+    },
+    Done,
+    /// Green once, and the work file is the starter again (`reset`, `start --force`).
+    DoneBeforeReset,
+    /// Green once, and the last check of the work file since then was not.
+    DoneBefore {
+        passed: usize,
+        total: usize,
+    },
+}
+
+impl Standing {
+    /// Green at least once: the lesson counts as done for what comes next.
+    pub fn was_green(&self) -> bool {
+        matches!(self, Standing::Done | Standing::DoneBeforeReset | Standing::DoneBefore { .. })
+    }
+
+    pub fn started(&self) -> bool {
+        *self != Standing::NotStarted
+    }
+
+    /// The words `list` shows.
+    pub fn words(&self) -> String {
+        match self {
+            Standing::NotStarted => "not started".into(),
+            Standing::Started => "started, not checked yet".into(),
+            Standing::Checked { passed, total } => format!("{passed} of {total} checks"),
+            Standing::Done => "done".into(),
+            Standing::DoneBeforeReset => "done before; reset".into(),
+            Standing::DoneBefore { passed, total } => format!("done before; now {passed} of {total} checks"),
+        }
+    }
+}
+
+/// The lessons in course order, each with the learner's standing and record.
+pub struct Course {
+    pub lessons: Vec<(Lesson, Standing, LessonProgress)>,
+}
+
+impl Course {
+    pub fn read(ctx: &Context) -> Result<Course, Error> {
+        let progress = Progress::read(&ctx.root);
+        let mut lessons: Vec<Lesson> =
+            lesson::known_ids(&ctx.root).iter().map(|id| Lesson::load(&ctx.root, id)).collect::<Result<_, _>>()?;
+        lessons.sort_by_key(|l| l.number);
+        let lessons = lessons
+            .into_iter()
+            .map(|lesson| {
+                let entry = progress.lessons.get(&lesson.id).cloned().unwrap_or_default();
+                let standing = standing(ctx, &lesson, &entry);
+                (lesson, standing, entry)
+            })
+            .collect();
+        Ok(Course { lessons })
+    }
+
+    /// The lesson that follows `id` in the course, if any.
+    pub fn after(&self, id: &str) -> Option<&Lesson> {
+        let at = self.lessons.iter().position(|(l, _, _)| l.id == id)?;
+        self.lessons.get(at + 1).map(|(l, _, _)| l)
+    }
+
+    /// What to do next, as one command and the lesson it is about: the lesson started last that
+    /// was never green is checked; else the first lesson never green is started.
+    pub fn next_step(&self) -> Option<Next<'_>> {
+        let open = self
+            .lessons
+            .iter()
+            .filter(|(_, s, _)| s.started() && !s.was_green())
+            .max_by_key(|(_, _, p)| p.started_at.unwrap_or(0));
+        if let Some((lesson, _, _)) = open {
+            return Some(Next { lesson, command: format!("./workshop check {}", lesson.id), starts: false });
+        }
+        let (lesson, standing, _) = self.lessons.iter().find(|(_, s, _)| !s.was_green())?;
+        let command = if standing.started() {
+            format!("./workshop check {}", lesson.id)
+        } else {
+            format!("./workshop start {}", lesson.id)
+        };
+        Some(Next { lesson, command, starts: !standing.started() })
+    }
+
+    /// The command that takes the learner from a green `id` into the lesson after it: `start`,
+    /// or `check` when it was started already (start would refuse an edited file).
+    pub fn on_from(&self, id: &str) -> Option<Next<'_>> {
+        let next = self.after(id)?;
+        let started = self.lessons.iter().any(|(l, s, _)| l.id == next.id && s.started());
+        let verb = if started { "check" } else { "start" };
+        Some(Next { lesson: next, command: format!("./workshop {verb} {}", next.id), starts: !started })
+    }
+}
+
+/// One next command.
+pub struct Next<'c> {
+    pub lesson: &'c Lesson,
+    pub command: String,
+    /// The command starts the lesson (rather than grading it where the learner left it).
+    pub starts: bool,
+}
+
+fn standing(ctx: &Context, lesson: &Lesson, entry: &LessonProgress) -> Standing {
+    let started = entry.started || lesson.work_file(&ctx.root).exists();
+    let checked = match (entry.passed, entry.total) {
+        (Some(passed), Some(total)) => Some((passed, total)),
+        _ => None,
+    };
+    let green_now = checked.is_some_and(|(p, t)| p == t && t > 0);
+    if entry.green {
+        if !crate::workfiles::edited(ctx, lesson) && lesson.work_file(&ctx.root).is_file() {
+            return Standing::DoneBeforeReset;
+        }
+        return match checked {
+            Some((passed, total)) if !green_now => Standing::DoneBefore { passed, total },
+            _ => Standing::Done,
+        };
+    }
+    match checked {
+        Some(_) if green_now => Standing::Done,
+        Some((passed, total)) => Standing::Checked { passed, total },
+        None if started => Standing::Started,
+        None => Standing::NotStarted,
+    }
+}
+
+/// What a green lesson opens, in order: the learner's code replayed beside the starter, the quiz,
+/// then the next lesson by name. The text ends with a line when there is no next lesson.
+pub fn door(ctx: &Context, lesson: &Lesson) -> Result<String, Error> {
+    let course = Course::read(ctx)?;
+    let mut ways = vec![Step {
+        word: "see",
+        command: format!("./workshop watch {} --compare", lesson.id),
+        why: "your code replayed beside the starter".into(),
+    }];
+    if let Ok(quiz) = crate::quiz::Quiz::load(lesson) {
+        let last = course.lessons.iter().find(|(l, _, _)| l.id == lesson.id).and_then(|(_, _, p)| p.quiz);
+        let why = match last {
+            Some((right, of)) => format!("test yourself (last score {right}/{of})"),
+            None => format!("test yourself: {}", crate::render::count(quiz.questions.len(), "question")),
+        };
+        ways.push(Step { word: "quiz", command: format!("./workshop quiz {}", lesson.id), why });
+    }
+    let next = course.on_from(&lesson.id);
+    if let Some(next) = &next {
+        let why = if next.starts {
+            format!("lesson {}: {}", next.lesson.number, next.lesson.title)
+        } else {
+            format!("lesson {}, where you left it", next.lesson.number)
+        };
+        ways.push(Step { word: "next", command: next.command.clone(), why });
+    }
+    let mut text = crate::render::steps::text(&ways, false, &ctx.styles, ctx.width);
+    if next.is_none() {
+        text.push_str("  That was the last lesson of the course.\n");
+    }
+    Ok(text)
+}

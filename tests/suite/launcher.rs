@@ -1,0 +1,93 @@
+//! The `./workshop` launcher script: the first build says it happens once and shows cargo's own
+//! progress; later runs start the binary at once; a change in the sources builds again.
+//! A stand-in `cargo` on PATH records how it was called and makes a binary that echoes its
+//! arguments, so the test needs neither a real build nor a network.
+
+use std::os::unix::fs::PermissionsExt;
+use std::process::Command;
+
+use crate::common::*;
+
+const FAKE_CARGO: &str = r#"#!/usr/bin/env bash
+# Records its arguments, then makes target/release/workshop beside the manifest it was given.
+echo "$@" >> "$FAKE_CARGO_LOG"
+manifest=""
+while [[ $# -gt 0 ]]; do
+  if [[ "$1" == "--manifest-path" ]]; then manifest="$2"; shift; fi
+  shift
+done
+dir="$(dirname "$manifest")/target/release"
+mkdir -p "$dir"
+printf '#!/bin/sh\necho "ran $*"\n' > "$dir/workshop"
+chmod +x "$dir/workshop"
+echo "   Compiling workshop (stand-in)" >&2
+"#;
+
+struct Launch {
+    stdout: String,
+    stderr: String,
+    code: i32,
+}
+
+fn launch(dir: &std::path::Path, args: &[&str]) -> Launch {
+    let path = format!("{}:{}", dir.join("fake-bin").display(), std::env::var("PATH").unwrap_or_default());
+    let out = Command::new(dir.join("workshop"))
+        .args(args)
+        .env("PATH", path)
+        .env("FAKE_CARGO_LOG", dir.join("cargo.log"))
+        .env_remove("WORKSHOP_FEATURES")
+        .env_remove("WORKSHOP_ROOT")
+        .output()
+        .expect("the launcher runs");
+    Launch {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+fn executable(path: &std::path::Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn the_first_build_says_it_happens_once_and_shows_cargos_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::copy(repo().join("workshop"), root.join("workshop")).unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/main.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(root.join("Cargo.toml"), "").unwrap();
+    std::fs::write(root.join("Cargo.lock"), "").unwrap();
+    std::fs::create_dir_all(root.join("fake-bin")).unwrap();
+    executable(&root.join("fake-bin/cargo"), FAKE_CARGO);
+
+    let first = launch(root, &["start", "x"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(first.stdout, "ran start x\n");
+    let words = flat(&first.stderr);
+    assert!(words.contains("workshop: building the tool. This happens once"), "{}", first.stderr);
+    assert!(words.contains("cargo shows its progress"), "{}", first.stderr);
+    assert!(
+        first.stderr.contains("Compiling workshop (stand-in)"),
+        "cargo's own lines reach the learner:\n{}",
+        first.stderr
+    );
+    let log = std::fs::read_to_string(root.join("cargo.log")).unwrap();
+    assert!(log.starts_with("build --release --manifest-path"), "{log}");
+    assert!(!log.contains("--quiet") && !log.contains(" -q"), "no quiet build: {log}");
+
+    // Built: the next run starts at once, with no build and nothing said.
+    let second = launch(root, &["list"]);
+    assert_eq!((second.stdout.as_str(), second.stderr.as_str()), ("ran list\n", ""));
+    assert_eq!(std::fs::read_to_string(root.join("cargo.log")).unwrap().lines().count(), 1);
+
+    // A newer source builds again, and says why.
+    let bin = root.join("target/release/workshop");
+    assert!(Command::new("touch").arg("-d").arg("2000-01-01").arg(&bin).status().unwrap().success());
+    std::fs::write(root.join("src/main.rs"), "fn main() { }\n").unwrap();
+    let third = launch(root, &["list"]);
+    assert!(third.stderr.contains("building the tool again"), "{}", third.stderr);
+    assert!(!third.stderr.contains("This happens once"), "{}", third.stderr);
+}
