@@ -158,7 +158,7 @@ fn examine(ctx: &Context, lesson: &Lesson) -> Result<Findings, Error> {
 /// Every ticket in every runtime with every code, from the shipped recordings; every recorded
 /// turn must be used.
 fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> Result<(), Error> {
-    let script = crate::model::Script::load(&exam.ctx.root, lesson)?;
+    let script = crate::model::Script::load(&exam.ctx.root, &lesson.recordings_dir(&exam.ctx.root))?;
     let mut codes = Vec::new();
     for choice in &choices(lesson) {
         codes.push(replayer.code(choice)?);

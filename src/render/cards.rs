@@ -207,7 +207,7 @@ pub fn event(ev: &Event, look: &Look) -> String {
             no_recording(&mut out, look, sent, closest.as_deref(), diff, explanation, next)
         }
         Event::ApiError { status, error_type, message } => {
-            card(&mut out, look, 0, &format!("API error {status}"), s.bad, &format!("{error_type}: {message}"));
+            card(&mut out, look, 0, "API error", s.bad, &format!("{status} {error_type}: {message}"));
             card(
                 &mut out,
                 look,
