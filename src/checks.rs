@@ -155,7 +155,9 @@ pub fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<CheckResu
         .collect()
 }
 
-/// The lesson's sample messages for one run, their order ids drawn from the seed.
+/// The lesson's sample messages for one run, with the fields the world draws (an order id)
+/// drawn once from the seed and shared: every message, and every `$order_id` in a case's
+/// other arguments and expectations, names the same order.
 pub struct Samples {
     values: HashMap<String, String>,
 }
@@ -164,16 +166,16 @@ impl Samples {
     pub fn draw(lesson: &Lesson, seed: u64) -> Samples {
         let mut rng = Backoff::from_seed(seed);
         let place = lesson.place();
-        let values = lesson
-            .samples
-            .iter()
-            .map(|(name, sample)| {
-                let mut fields: Vec<(String, String)> = sample.fields.clone().into_iter().collect();
-                fields.extend(place.draw_fields(&sample.fields, &mut |n| rng.below(n)));
-                let template = place.message(&sample.message).unwrap_or("");
-                (name.clone(), crate::world::fill(template, &fields))
-            })
-            .collect();
+        let drawn = place.draw_fields(&Default::default(), &mut |n| rng.below(n));
+        let mut values: HashMap<String, String> = drawn.iter().cloned().collect();
+        for (name, sample) in &lesson.samples {
+            // What the sample gives itself wins over what was drawn.
+            let mut fields: Vec<(String, String)> =
+                drawn.iter().filter(|(k, _)| !sample.fields.contains_key(k)).cloned().collect();
+            fields.extend(sample.fields.clone());
+            let template = place.message(&sample.message).unwrap_or("");
+            values.insert(name.clone(), crate::world::fill(template, &fields));
+        }
         Samples { values }
     }
 

@@ -156,8 +156,9 @@ pub struct WatchArgs {
     #[arg(long, value_name = "ID")]
     pub ticket: Option<String>,
     /// Whose code runs the tools: starter, the lesson's reference fix (by its label, such as
-    /// structured, or as solution), yours (work/<lesson>/), or a file path. Default: yours once
-    /// you have started the lesson, else the fix.
+    /// structured, or as solution), yours (work/<lesson>/), one of the lesson's named mistakes
+    /// (such as no-verify), or a file path. Default: yours once you have started the lesson,
+    /// else the fix.
     #[arg(long, value_name = "starter|solution|yours|PATH", default_value = "auto", hide_default_value = true, value_parser = parse_code)]
     pub code: CodeArg,
     /// The code around the model: harness (retries in code) or sdk (the model decides).

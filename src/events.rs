@@ -22,6 +22,8 @@ pub enum Tone {
     Blind,
     /// An uncertain failure that a read settled: it had gone through.
     Settled,
+    /// An uncertain failure retried after a read of the same object found nothing: known safe.
+    Checked,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -72,18 +74,49 @@ pub enum Event {
         /// What the learner's decision function answered about this failure, when asked.
         #[serde(skip_serializing_if = "Option::is_none")]
         answer: Option<Value>,
+        /// The failure carries nothing a reader can act on: no category, no retry flag, no
+        /// message, no read to run (the starter's bare `Error`).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        bare: bool,
+        /// For a call the model made to check an earlier failure (the read the world named
+        /// for it): the id of that failed call.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        read_of: Option<String>,
+        /// For such a read that answered: whether it found what it looked for.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        found: Option<bool>,
+        /// The `tool_result` block this attempt's MCP result became (SDK runtime).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        block: Option<Value>,
+        /// The world's internal text of this failure (a traceback) reached the model.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        leaked: bool,
     },
-    /// The harness ran the read a failure named, to learn whether the call went through.
+    /// One try of the read the harness ran, because a failure named it, to learn whether the
+    /// call went through. A read that fails and is tried again is one event per try.
     Verify {
         tool_use_id: String,
         tool: String,
         input: Value,
-        /// Attempts the read took (it may itself time out and be retried).
-        tries: usize,
-        /// What it found; `None` when the read itself failed.
+        /// Which try of the read this is, from 1.
+        number: u32,
+        /// Whether this try failed (a read can time out too).
+        failed: bool,
+        /// Another try of the read follows.
+        retried: bool,
+        /// What it found; `None` when this try failed.
         found: Option<bool>,
         message: Option<String>,
+        /// What a failed try says of itself, from the keys the lesson defines.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        details: Vec<String>,
+        /// The category the world failed this try with.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cause: Option<String>,
         output: Value,
+        /// When the read's answer is what the model is given for the call: that `tool_result` block.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        wire: Option<Value>,
     },
     /// What a subagent passed up to its coordinator when its work failed.
     Report {
@@ -107,7 +140,10 @@ pub enum Event {
         closest: Option<String>,
         /// A labelled diff: the closest recorded request against this one.
         diff: String,
+        /// Why the replay stops.
         explanation: String,
+        /// How to get a reply for this request.
+        next: String,
     },
     /// The API refused the request (a broken tool-use rule): what it would answer. The run ends.
     ApiError {
@@ -147,6 +183,60 @@ impl Event {
     }
 }
 
+/// What a run did, counted: the facts its verdict and its note are judged by.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Tries of the calls the model made, reads aside.
+    pub attempts: usize,
+    /// Reads run to settle a failure (by the harness, or by the model calling the read the
+    /// failure's world named); a read tried again after it failed is one read.
+    pub reads: usize,
+    /// Tries that followed a failed try of the same call, reads included.
+    pub retries: usize,
+    /// Retries that followed a failure no retry could fix.
+    pub wasted_retries: usize,
+    /// Retries nothing showed to be safe (neither the failure's kind nor a read).
+    pub blind_retries: usize,
+    /// Failed tries whose result says nothing (no category, flag, message or read).
+    pub bare_failures: usize,
+    /// Reports a subagent passed up about its failed task.
+    pub reports: usize,
+    /// Failures whose internal text (a traceback) reached the model.
+    pub leaks: usize,
+    /// Whether a call ended in a failure that nothing settled.
+    pub failed: bool,
+    /// How the run ended: `reply`, `no_recording`, `api_error`, `code_error`, or
+    /// `none` (no event ended it).
+    pub ends: String,
+    /// What the run did to its world, as the world counts it (`refunds_paid`).
+    #[serde(flatten)]
+    pub world: serde_json::Map<String, Value>,
+}
+
+/// The counts a note or a prediction may name (besides the world's own, such as `refunds_paid`).
+pub const COUNT_KEYS: [&str; 10] = [
+    "attempts",
+    "reads",
+    "retries",
+    "wasted_retries",
+    "blind_retries",
+    "bare_failures",
+    "reports",
+    "leaks",
+    "failed",
+    "ends",
+];
+
+/// The ways a run can end, as `ends` names them.
+pub const ENDINGS: [&str; 5] = ["reply", "no_recording", "api_error", "code_error", "none"];
+
+impl Counts {
+    /// The counts as one object, the keys a note's `when` names.
+    pub fn value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
 /// The one-line summary under a replay.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Verdict {
@@ -164,9 +254,12 @@ pub struct Verdict {
     /// Whether the run did its world harm (the world's sentences are in `text`).
     #[serde(skip)]
     pub harmed: bool,
-    /// The lesson's note on this ticket and code: the harm or the gain the run shows.
+    /// The lesson's note on what this run did: the first of the ticket's notes whose `when`
+    /// holds of the counts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// What the run did, counted.
+    pub counts: Counts,
 }
 
 /// A replayed run of one ticket.

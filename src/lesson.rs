@@ -34,6 +34,10 @@ pub struct Lesson {
     /// What `watch --code` calls the reference solution (`solution` is always accepted too).
     #[serde(default = "default_solution_label")]
     pub solution_label: String,
+    /// Half-finished states the lesson's text describes, as files of their own: `watch --code
+    /// <label>` replays one, and `doctor` replays each like the starter and the fix.
+    #[serde(default)]
+    pub mistakes: Vec<Mistake>,
     pub agent: AgentData,
     /// How the lesson's failure results look, when learner code builds them.
     #[serde(default)]
@@ -60,6 +64,16 @@ pub struct Lesson {
     /// The loaded world, set by `load_file`.
     #[serde(skip)]
     place: Option<Arc<dyn Place>>,
+}
+
+/// A named mistake: a learner's file stopped half way, shipped with the lesson.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mistake {
+    /// What `--code` calls it, such as `no-verify`.
+    pub label: String,
+    /// The file, relative to the lesson folder.
+    pub file: String,
 }
 
 fn default_solution_label() -> String {
@@ -281,10 +295,14 @@ pub struct Ticket {
     /// Text the application adds for the model with the first turn's tool results.
     #[serde(default)]
     pub follow_up: Option<String>,
-    /// A short note under the verdict, by code (`starter`, or the solution's label): the harm or
-    /// the gain that run shows.
+    /// Short notes under the verdict, each saying when it applies in terms of what the run did
+    /// (its counts), tried in order: the harm a run like the starter's does, the gain of a run
+    /// like the fix's, an honest line for any other.
     #[serde(default)]
-    pub notes: BTreeMap<String, String>,
+    pub notes: Notes,
+    /// The question the player asks before a replay of this ticket, judged by what the run did.
+    #[serde(default)]
+    pub predict: Option<TicketPredict>,
     /// Everything else: the world's keys for this ticket (its customer, its fault schedule),
     /// checked by the world.
     #[serde(flatten)]
@@ -303,6 +321,121 @@ impl Ticket {
             Probes::Turn(ps) => ps,
         }
     }
+}
+
+/// A ticket's notes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Notes {
+    /// Each note with the counts it applies to, tried in order.
+    ByOutcome(Vec<Note>),
+    /// The earlier form, one note per code (`notes.starter`): refused at load, with how to
+    /// change it, because a note must follow what the run did, not which code ran.
+    ByCode(BTreeMap<String, String>),
+}
+
+impl Default for Notes {
+    fn default() -> Notes {
+        Notes::ByOutcome(Vec::new())
+    }
+}
+
+impl Notes {
+    /// The notes that can apply (none in the earlier form).
+    pub fn list(&self) -> &[Note] {
+        match self {
+            Notes::ByOutcome(notes) => notes,
+            Notes::ByCode(_) => &[],
+        }
+    }
+}
+
+/// A note under the verdict: what it says, and the counts of the runs it is true of. A note
+/// without `when` applies to any run.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Note {
+    #[serde(default)]
+    pub when: BTreeMap<String, Cond>,
+    pub says: String,
+}
+
+/// What one count must be: a number (`1`), a comparison (`">=1"`, `"<3"`, `"!=2"`), a yes or
+/// no (`failed = true`), or a word (`ends = "reply"`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Cond {
+    Bool(bool),
+    Number(i64),
+    Text(String),
+}
+
+impl Cond {
+    /// A comparison written as text: `">=1"` is `(">=", 1)`.
+    fn comparison(text: &str) -> Option<(&str, i64)> {
+        let text = text.trim();
+        let op = [">=", "<=", "!=", ">", "<", "="].into_iter().find(|op| text.starts_with(op))?;
+        Some((op, text[op.len()..].trim().parse().ok()?))
+    }
+
+    /// Whether a count holds this condition; a count the run does not have holds none.
+    pub fn holds(&self, value: Option<&Value>) -> bool {
+        let Some(value) = value else { return false };
+        match self {
+            Cond::Bool(b) => value.as_bool() == Some(*b),
+            Cond::Number(n) => value.as_i64() == Some(*n),
+            Cond::Text(text) => match (Cond::comparison(text), value.as_i64()) {
+                (Some((op, n)), Some(v)) => match op {
+                    ">=" => v >= n,
+                    "<=" => v <= n,
+                    "!=" => v != n,
+                    ">" => v > n,
+                    "<" => v < n,
+                    _ => v == n,
+                },
+                _ => value.as_str() == Some(text.as_str()),
+            },
+        }
+    }
+
+    /// Why this condition cannot apply to the count `key`, if it cannot.
+    fn problem(&self, key: &str) -> Option<String> {
+        match (key, self) {
+            ("failed", Cond::Bool(_)) => None,
+            ("failed", _) => Some("failed is true or false".into()),
+            ("ends", Cond::Text(word)) if crate::events::ENDINGS.contains(&word.as_str()) => None,
+            ("ends", _) => Some(format!("ends is one of {}", crate::events::ENDINGS.join(", "))),
+            (_, Cond::Number(n)) if *n >= 0 => None,
+            (_, Cond::Text(text)) if Cond::comparison(text).is_some() => None,
+            _ => Some(format!("{key} is a count: give a number such as 1, or a comparison such as \">=1\"")),
+        }
+    }
+}
+
+/// A ticket's own question before a replay: asked before the run of `code`, and answered right
+/// by the choice whose `when` holds of that run.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TicketPredict {
+    /// The code whose run the question is about: `starter`, or the solution's label.
+    #[serde(default = "starter_code")]
+    pub code: String,
+    pub ask: String,
+    /// What the learner knows before guessing, by runtime.
+    #[serde(default)]
+    pub context: BTreeMap<String, String>,
+    pub choices: Vec<PredictChoice>,
+}
+
+fn starter_code() -> String {
+    "starter".into()
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PredictChoice {
+    pub says: String,
+    pub when: BTreeMap<String, Cond>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -378,6 +511,15 @@ pub struct Predict {
     /// What the learner knows before guessing, by runtime.
     #[serde(default)]
     pub context: BTreeMap<String, String>,
+}
+
+/// The question before a replay must not give its answer away.
+fn no_count(text: &str, problems: &mut Problems) {
+    let lower = text.to_lowercase();
+    let counts = ["once", "twice", "three", "two", "four", "times"];
+    if text.chars().any(|c| c.is_ascii_digit()) || counts.iter().any(|w| lower.contains(w)) {
+        problems.say(text, "a [predict] text names a count, which gives the answer away: describe, do not count");
+    }
 }
 
 /// A lesson id is a folder name: no separators, no `..`, nothing hidden.
@@ -505,6 +647,10 @@ impl Lesson {
         if problems.found.is_empty() {
             lesson.open_world(&mut problems, settings);
         }
+        if problems.found.is_empty() {
+            lesson.check_sample_refs(&mut problems);
+            lesson.check_outcomes(&mut problems);
+        }
         let problems = problems.placed(text);
         if !problems.is_empty() {
             return Err(Error::corrupt(path, problems.join("\n  ")));
@@ -538,6 +684,33 @@ impl Lesson {
                 format!("solution = \"{}\"", self.solution),
                 format!("solution '{}' must be a path inside the lesson's folder (no leading /, no ..)", self.solution),
             );
+        }
+        for mistake in &self.mistakes {
+            let at = format!("label = \"{}\"", mistake.label);
+            let taken = ["starter", "yours", "auto", "solution", self.solution_label.as_str()];
+            if !plain_word(&mistake.label) || taken.contains(&mistake.label.as_str()) {
+                problems.say(
+                    &at,
+                    format!(
+                        "mistake label '{}' must be a plain word (letters, digits, - and _) other than {}",
+                        mistake.label,
+                        taken.join(", ")
+                    ),
+                );
+            }
+            if self.mistakes.iter().filter(|m| m.label == mistake.label).count() > 1 {
+                problems.say(&at, format!("mistake '{}' is declared twice", mistake.label));
+            }
+            let inside = Path::new(&mistake.file).components().all(|c| matches!(c, std::path::Component::Normal(_)));
+            if !inside || mistake.file.is_empty() {
+                problems.say(
+                    format!("file = \"{}\"", mistake.file),
+                    format!(
+                        "mistake {}'s file '{}' must be a path inside the lesson's folder",
+                        mistake.label, mistake.file
+                    ),
+                );
+            }
         }
         for f in &self.functions {
             let identifier = f.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
@@ -674,26 +847,106 @@ impl Lesson {
                     problems.say(&at, format!("ticket {} names an unknown runtime '{runtime}'", ticket.id));
                 }
             }
-            for code in ticket.notes.keys() {
-                if code != "starter" && *code != self.solution_label {
+            if let Notes::ByCode(by_code) = &ticket.notes {
+                let codes: Vec<&str> = by_code.keys().map(String::as_str).collect();
+                problems.say(
+                    &at,
+                    format!(
+                        "ticket {}: notes are keyed by code ({}), but a note now says when it applies by what the run did, so that any code that behaves like the fix gets the fix's note: write notes = [{{ when = {{ refunds_paid = 1, reads = \">=1\" }}, says = \"...\" }}, ..., {{ says = \"for any other run\" }}] (the keys are in lessons/README.md)",
+                        ticket.id,
+                        codes.join(", ")
+                    ),
+                );
+            }
+            if let Some(predict) = &ticket.predict {
+                if predict.code != "starter" && predict.code != self.solution_label {
                     problems.say(
                         &at,
                         format!(
-                            "ticket {} has a note for '{code}': notes are for starter or {}",
-                            ticket.id, self.solution_label
+                            "ticket {}'s question is about the code '{}': ask about starter or {}",
+                            ticket.id, predict.code, self.solution_label
                         ),
                     );
                 }
+                if !(2..=9).contains(&predict.choices.len()) {
+                    problems.say(
+                        &at,
+                        format!("ticket {}'s question has {} choices: give 2 to 9", ticket.id, predict.choices.len()),
+                    );
+                }
+                for (runtime, text) in &predict.context {
+                    if Runtime::parse(runtime).is_none() {
+                        problems.say(
+                            &at,
+                            format!("ticket {}'s question has context for an unknown runtime '{runtime}'", ticket.id),
+                        );
+                    }
+                    no_count(text, problems);
+                }
             }
         }
-        // The question before a replay must not give its answer away.
         for text in self.predict.context.values() {
-            let lower = text.to_lowercase();
-            let counts = ["once", "twice", "three", "two", "four", "times"];
-            if text.chars().any(|c| c.is_ascii_digit()) || counts.iter().any(|w| lower.contains(w)) {
+            no_count(text, problems);
+        }
+    }
+
+    /// Every `$name` in a case is a sample, or a field the world draws for the samples (such
+    /// as `$order_id`, the id every sample message of the run names).
+    fn check_sample_refs(&self, problems: &mut Problems) {
+        let drawn: Vec<String> =
+            self.place().draw_fields(&BTreeMap::new(), &mut |_| 0).into_iter().map(|(k, _)| k).collect();
+        for check in &self.checks {
+            let at = format!("id = \"{}\"", check.id);
+            for case in &check.cases {
+                let expected = case.expect.iter().flat_map(|e| e.equals.iter().chain(e.one_of.iter().flatten()));
+                let values: Vec<Value> = case.args.iter().chain(expected).cloned().collect();
+                for name in sample_refs(&values) {
+                    if !self.samples.contains_key(&name) && !drawn.contains(&name) {
+                        let also = if drawn.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", or a drawn field: ${}", drawn.join(", $"))
+                        };
+                        problems.say(
+                            &at,
+                            format!("check {} uses an unknown sample '${name}': name one of [samples]{also}", check.id),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The counts each note and question names are counts a run has, with values they can have.
+    fn check_outcomes(&self, problems: &mut Problems) {
+        for ticket in &self.tickets {
+            let at = format!("id = \"{}\"", ticket.id);
+            let world = self.place().start(&ticket.id).effects().counts;
+            let mut known: Vec<String> = crate::events::COUNT_KEYS.iter().map(|k| k.to_string()).collect();
+            known.extend(world.keys().cloned());
+            let notes = ticket.notes.list().iter().map(|n| ("a note", &n.when));
+            let choices = ticket.predict.iter().flat_map(|p| &p.choices).map(|c| ("a choice of its question", &c.when));
+            for (what, when) in notes.chain(choices) {
+                for (key, cond) in when {
+                    let why = if known.contains(key) {
+                        cond.problem(key)
+                    } else {
+                        Some(format!("'{key}' is not something a run counts: choose from {}", known.join(", ")))
+                    };
+                    if let Some(why) = why {
+                        problems.say(&at, format!("ticket {}: {what} asks for {key}: {why}", ticket.id));
+                    }
+                }
+            }
+            let list = ticket.notes.list();
+            if let Some(i) = list.iter().position(|n| n.when.is_empty()).filter(|i| i + 1 < list.len()) {
                 problems.say(
-                    text.as_str(),
-                    "a [predict] text names a count, which gives the answer away: describe, do not count",
+                    &at,
+                    format!(
+                        "ticket {}: note {} applies to every run, so the notes after it never show: put it last",
+                        ticket.id,
+                        i + 1
+                    ),
                 );
             }
         }
@@ -751,11 +1004,6 @@ impl Lesson {
             problems.say(at, format!("check {} calls {function} but has no cases", check.id));
         }
         for case in &check.cases {
-            for name in sample_refs(&case.args) {
-                if !self.samples.contains_key(&name) {
-                    problems.say(at, format!("check {} uses an unknown sample '${name}'", check.id));
-                }
-            }
             if case.expect.is_empty() {
                 problems.say(at, format!("check {} has a case with nothing expected", check.id));
             }
@@ -859,6 +1107,11 @@ impl Lesson {
             .collect()
     }
 
+    /// The named mistake with this label.
+    pub fn mistake(&self, label: &str) -> Option<&Mistake> {
+        self.mistakes.iter().find(|m| m.label == label)
+    }
+
     pub fn solution_path(&self) -> PathBuf {
         self.dir.join(&self.solution)
     }
@@ -953,4 +1206,38 @@ pub fn sample_refs(values: &[Value]) -> Vec<String> {
     let mut out = Vec::new();
     values.iter().for_each(|v| walk(v, &mut out));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cond;
+    use serde_json::json;
+
+    #[test]
+    fn a_condition_holds_of_a_number_a_comparison_a_yes_or_no_and_a_word() {
+        let holds = |cond: Cond, value: serde_json::Value| cond.holds(Some(&value));
+        assert!(holds(Cond::Number(2), json!(2)));
+        assert!(!holds(Cond::Number(2), json!(1)));
+        for (text, yes, no) in [(">=1", 1, 0), ("<3", 2, 3), ("!=2", 1, 2), (">0", 5, 0), ("<=1", 1, 2), ("=4", 4, 3)] {
+            assert!(holds(Cond::Text(text.into()), json!(yes)), "{text} of {yes}");
+            assert!(!holds(Cond::Text(text.into()), json!(no)), "{text} of {no}");
+        }
+        assert!(holds(Cond::Bool(true), json!(true)));
+        assert!(!holds(Cond::Bool(true), json!(1)), "a yes is not a number");
+        assert!(holds(Cond::Text("reply".into()), json!("reply")));
+        assert!(!holds(Cond::Text("reply".into()), json!("no_recording")));
+        // A count the run does not have holds nothing, not even a "not".
+        assert!(!Cond::Text("!=1".into()).holds(None));
+    }
+
+    #[test]
+    fn a_condition_that_cannot_apply_to_its_count_says_why() {
+        assert_eq!(Cond::Number(1).problem("reads"), None);
+        assert_eq!(Cond::Text(">= 2".into()).problem("retries"), None);
+        assert!(Cond::Text("many".into()).problem("retries").is_some());
+        assert!(Cond::Number(-1).problem("attempts").is_some());
+        assert!(Cond::Number(1).problem("failed").is_some());
+        assert!(Cond::Text("later".into()).problem("ends").is_some());
+        assert_eq!(Cond::Text("api_error".into()).problem("ends"), None);
+    }
 }

@@ -133,8 +133,9 @@ pub struct Script {
 }
 
 impl Script {
-    pub fn load(root: &std::path::Path, lesson: &crate::lesson::Lesson) -> Result<Option<Script>, crate::error::Error> {
-        let path = lesson.recordings_dir(root).join("script.toml");
+    /// The script in a lesson's recordings folder, if it has one.
+    pub fn load(root: &std::path::Path, recordings: &std::path::Path) -> Result<Option<Script>, crate::error::Error> {
+        let path = recordings.join("script.toml");
         let shown = |p: &std::path::Path| crate::root::shown(root, p);
         if !path.is_file() {
             return Ok(None);

@@ -233,12 +233,25 @@ impl Cassette {
         self.by_key.get(key).map(|&i| &self.turns[i])
     }
 
-    /// The recorded request most like `request`, by the share of lines they have in common.
+    /// The recorded request most like `request`, by the share of lines they have in common,
+    /// and among those alike line for line, of characters (one changed line can differ by a
+    /// word or by a whole key).
     pub fn closest(&self, request: &Value) -> Option<&Recorded> {
         let mine = canonical_pretty(request);
-        self.turns
+        let scored: Vec<(f32, String, &Recorded)> = self
+            .turns
             .iter()
-            .map(|t| (similar::TextDiff::from_lines(&canonical_pretty(&t.entry.request), &mine).ratio(), t))
+            .map(|t| {
+                let theirs = canonical_pretty(&t.entry.request);
+                (similar::TextDiff::from_lines(&theirs, &mine).ratio(), theirs, t)
+            })
+            .collect();
+        let best = scored.iter().map(|(r, _, _)| *r).fold(f32::MIN, f32::max);
+        let chars = |theirs: &str| similar::TextDiff::from_chars(theirs, &mine).ratio();
+        scored
+            .iter()
+            .filter(|(r, _, _)| *r == best)
+            .map(|(_, theirs, t)| (chars(theirs), *t))
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, t)| t)
     }

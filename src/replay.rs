@@ -24,6 +24,8 @@ pub enum CodeChoice {
     Solution,
     Yours,
     Path(PathBuf),
+    /// One of the lesson's named mistakes, by its label.
+    Mistake(String),
 }
 
 impl CodeChoice {
@@ -34,6 +36,7 @@ impl CodeChoice {
             CodeChoice::Solution => lesson.solution_label.clone(),
             CodeChoice::Yours => "yours".into(),
             CodeChoice::Path(path) => at.shown(path),
+            CodeChoice::Mistake(label) => label.clone(),
         }
     }
 
@@ -55,6 +58,10 @@ impl CodeChoice {
                 path
             }
             CodeChoice::Path(path) => path.clone(),
+            CodeChoice::Mistake(label) => match lesson.mistake(label) {
+                Some(mistake) => lesson.dir.join(&mistake.file),
+                None => return Err(Error::usage(format!("the lesson {} has no mistake '{label}'", lesson.id))),
+            },
         };
         if !path.is_file() {
             return Err(Error::corrupt(&path, "is missing from the lesson: restore it with git checkout"));

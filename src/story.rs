@@ -1,57 +1,126 @@
-//! The story of a run, judged from its events: how each attempt went (its tone), and the
-//! verdict under the replay. Judged by what happened (the world's truth about each failure,
-//! the reads between attempts), never by which code ran.
+//! The story of a run, judged from its events: how each try went (its tone), what the run did
+//! (its counts), the verdict under the replay and the lesson's note on it. Judged by what
+//! happened (the world's truth about each failure, the reads between tries), never by which code
+//! ran, in either runtime.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use crate::events::{Event, Tone, Verdict};
+use crate::events::{Counts, Event, Tone, Verdict};
+use crate::lesson::{Cond, Note};
 use crate::world::{Effects, Place};
 
-/// How a retried attempt's retry is judged, once the run is over.
+/// How a failed try is judged, once the run is over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Retry {
-    /// The failure was one a retry can fix, or a read showed nothing had happened.
+enum Judged {
+    /// Tried again, and the failure was one a retry can fix.
     Sound,
-    /// The same failure came back: the retry could not have helped.
+    /// Tried again after a read of the same object found nothing: known to be safe.
+    Checked,
+    /// Tried again although no retry could help: the same failure came back, or a read had
+    /// shown the call went through.
     Wasted,
-    /// Nothing said it was safe, yet it went through.
+    /// Tried again with nothing to show it was safe.
     Blind,
+    /// Not tried again: a read showed it had gone through.
+    Settled,
+    /// Not tried again, and it failed the same way as the try before it.
+    Again,
+    /// Not tried again: the failure went back as it was.
+    Reported,
 }
 
-/// For each attempt (by event index): how its retry is judged, when it was retried, and whether a
-/// read right after it settled the call.
-fn judge(events: &[Event], place: &dyn Place) -> Vec<(usize, Option<Retry>, bool)> {
+/// One execution of a tool in the run: an attempt of a call the model made, or a try of a
+/// read the harness ran.
+#[derive(Clone, Debug)]
+struct Try {
+    /// The event's index.
+    at: usize,
+    /// The call it is a try of: the tool and its input.
+    key: Value,
+    /// The model's call this try answers, or for a harness read, the call it checks.
+    id: String,
+    failed: bool,
+    cause: Option<String>,
+    /// A read run to settle a failure: whose call it checks.
+    read_of: Option<String>,
+    found: Option<bool>,
+    /// What the failure claimed about a retry.
+    claimed: Option<bool>,
+}
+
+impl Try {
+    fn is_read(&self) -> bool {
+        self.read_of.is_some()
+    }
+}
+
+fn tries(events: &[Event]) -> Vec<Try> {
     let call_of = |id: &str| {
         events.iter().find_map(|e| match e {
-            Event::ToolCall { id: i, tool, input, .. } if i == id => Some((tool.clone(), input.clone())),
+            Event::ToolCall { id: i, tool, input, .. } if i == id => Some(json!([tool, input])),
             _ => None,
         })
     };
-    let mut out = Vec::new();
-    for (i, event) in events.iter().enumerate() {
-        let Event::Attempt { tool_use_id, retried, failed, cause, .. } = event else { continue };
-        // The read the harness ran right after this attempt, if any.
-        let read = events[i + 1..].iter().take_while(|e| !matches!(e, Event::Attempt { .. })).find_map(|e| match e {
-            Event::Verify { tool_use_id: t, found, .. } if t == tool_use_id => Some(*found),
+    events
+        .iter()
+        .enumerate()
+        .filter_map(|(at, e)| match e {
+            Event::Attempt { tool_use_id, failed, cause, read_of, found, retryable, .. } => Some(Try {
+                at,
+                key: call_of(tool_use_id).unwrap_or(Value::Null),
+                id: tool_use_id.clone(),
+                failed: *failed,
+                cause: cause.clone(),
+                read_of: read_of.clone(),
+                found: *found,
+                claimed: *retryable,
+            }),
+            Event::Verify { tool_use_id, tool, input, failed, found, cause, .. } => Some(Try {
+                at,
+                key: json!(["read", tool, input]),
+                id: tool_use_id.clone(),
+                failed: *failed,
+                cause: cause.clone(),
+                read_of: Some(tool_use_id.clone()),
+                found: *found,
+                claimed: None,
+            }),
             _ => None,
-        });
-        let settled = read == Some(Some(true));
-        if !(*retried && *failed) {
-            out.push((i, None, settled));
+        })
+        .collect()
+}
+
+/// What the reads of a call found between two of its tries: `Some(found)` from the last read
+/// that answered, `None` when no read answered (or none ran).
+fn read_between(all: &[Try], of: &str, from: usize, to: usize) -> Option<bool> {
+    all.iter()
+        .filter(|t| t.at > from && t.at < to && t.read_of.as_deref() == Some(of))
+        .filter_map(|t| t.found)
+        .next_back()
+}
+
+/// Each failed try with its judgement.
+fn judge(all: &[Try], place: &dyn Place) -> Vec<(usize, Judged)> {
+    let mut out = Vec::new();
+    for (n, t) in all.iter().enumerate() {
+        if !t.failed {
             continue;
         }
-        let key = call_of(tool_use_id);
-        let next = events[i + 1..].iter().find_map(|e| match e {
-            Event::Attempt { tool_use_id: t, failed, .. } if call_of(t) == key => Some(*failed),
-            _ => None,
-        });
-        let sound = cause.as_ref().is_some_and(|c| place.retry_helps(c)) || read == Some(Some(false));
-        let verdict = match next {
-            _ if sound => Retry::Sound,
-            Some(false) => Retry::Blind,
-            _ => Retry::Wasted,
+        let next = all[n + 1..].iter().find(|u| u.key == t.key);
+        let previous = all[..n].iter().rev().find(|u| u.key == t.key);
+        let helps = t.cause.as_ref().is_some_and(|c| place.retry_helps(c));
+        let found = if t.is_read() { None } else { read_between(all, &t.id, t.at, next.map_or(usize::MAX, |u| u.at)) };
+        let judged = match next {
+            Some(_) if found == Some(false) => Judged::Checked,
+            Some(_) if found == Some(true) => Judged::Wasted,
+            Some(_) if helps => Judged::Sound,
+            Some(u) if u.failed && u.cause == t.cause => Judged::Wasted,
+            Some(_) => Judged::Blind,
+            None if found == Some(true) => Judged::Settled,
+            None if !helps && previous.is_some_and(|p| p.failed && p.cause == t.cause) => Judged::Again,
+            None => Judged::Reported,
         };
-        out.push((i, Some(verdict), settled));
+        out.push((t.at, judged));
     }
     out
 }
@@ -59,68 +128,132 @@ fn judge(events: &[Event], place: &dyn Place) -> Vec<(usize, Option<Retry>, bool
 /// Colour the attempts once the run is over: whether an attempt was retried, and how that went,
 /// is known only then.
 pub(crate) fn settle_tones(events: &mut [Event], place: &dyn Place) {
-    for (i, retry, settled) in judge(events, place) {
-        if let Event::Attempt { failed, cause, number, tone, .. } = &mut events[i] {
-            let helps = cause.as_ref().is_some_and(|c| place.retry_helps(c));
-            *tone = match retry {
-                _ if !*failed => Tone::Worked,
-                Some(Retry::Sound) => Tone::Retried,
-                Some(Retry::Wasted) => Tone::Wasted,
-                Some(Retry::Blind) => Tone::Blind,
-                None if settled => Tone::Settled,
-                None if !helps && *number > 1 => Tone::Wasted,
-                None => Tone::Reported,
+    let all = tries(events);
+    for (at, judged) in judge(&all, place) {
+        if let Event::Attempt { tone, .. } = &mut events[at] {
+            *tone = match judged {
+                Judged::Sound => Tone::Retried,
+                Judged::Checked => Tone::Checked,
+                Judged::Wasted | Judged::Again => Tone::Wasted,
+                Judged::Blind => Tone::Blind,
+                Judged::Settled => Tone::Settled,
+                Judged::Reported => Tone::Reported,
             };
+        }
+    }
+    for event in events.iter_mut() {
+        if let Event::Attempt { failed: false, tone, .. } = event {
+            *tone = Tone::Worked;
         }
     }
 }
 
-/// Count the tool runs and the retries no retry could fix, and say it in a line.
+/// "once", "twice", "3 times".
+fn times(n: usize) -> String {
+    match n {
+        1 => "once".into(),
+        2 => "twice".into(),
+        n => format!("{n} times"),
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// How the run ended, and why it stopped early when it did.
+fn ending(events: &[Event]) -> (&'static str, Option<&'static str>) {
+    match events.last() {
+        Some(Event::Reply { .. }) => ("reply", None),
+        Some(Event::NoRecording { .. }) => ("no_recording", Some("no recorded reply for this request")),
+        Some(Event::ApiError { status: 400, .. }) => ("api_error", Some("the API refused the request (400)")),
+        Some(Event::ApiError { .. }) => ("api_error", Some("the API refused the request")),
+        Some(Event::CodeError { .. }) => ("code_error", Some("the code under replay failed")),
+        _ => ("none", None),
+    }
+}
+
+/// Count what the run did, and say it in a line that agrees with itself.
 pub(crate) fn verdict(events: &[Event], place: &dyn Place, effects: &Effects) -> Verdict {
-    let attempts: Vec<&Event> = events.iter().filter(|e| matches!(e, Event::Attempt { .. })).collect();
-    let tool_calls = attempts.len();
-    let (mut wasted, mut useful, mut gambles) = (0, 0, 0);
-    for (_, retry, _) in judge(events, place) {
-        match retry {
-            Some(Retry::Sound) => useful += 1,
-            Some(Retry::Wasted) => wasted += 1,
-            Some(Retry::Blind) => gambles += 1,
-            None => {}
+    let all = tries(events);
+    let judged = judge(&all, place);
+    let count = |j: Judged| judged.iter().filter(|(_, x)| *x == j).count();
+    let retry_of = |n: usize| all[..n].iter().rev().find(|u| u.key == all[n].key).is_some_and(|u| u.failed);
+    let calls: Vec<&Try> = all.iter().filter(|t| !t.is_read()).collect();
+    let mut keys: Vec<&Value> = Vec::new();
+    for t in &calls {
+        if !keys.contains(&&t.key) {
+            keys.push(&t.key);
         }
     }
-    let stopped = events.iter().rev().find_map(|e| match e {
-        Event::NoRecording { .. } => Some(("no_recording", "no recorded reply for this request")),
-        Event::ApiError { status, .. } => Some((
-            "api_error",
-            if *status == 400 { "the API refused the request (400)" } else { "the API refused the request" },
-        )),
-        Event::CodeError { .. } => Some(("code_error", "the code under replay failed")),
-        _ => None,
-    });
-    let called = events.iter().any(|e| matches!(e, Event::ToolCall { .. }));
-    let times = match tool_calls {
-        0 if called => "The tool was called, but no attempt finished".to_string(),
-        0 => "The tool never ran".to_string(),
-        1 => "Tried once".to_string(),
-        2 => "Tried twice".to_string(),
-        n => format!("Tried {n} times"),
+    let read_retries = (0..all.len()).filter(|&n| all[n].is_read() && retry_of(n)).count();
+    let read_tries = all.iter().filter(|t| t.is_read()).count();
+    let retries = (0..all.len()).filter(|&n| retry_of(n)).count();
+    let settled: Vec<usize> = judged.iter().filter(|(_, j)| *j == Judged::Settled).map(|(at, _)| *at).collect();
+    let (ends, stopped) = ending(events);
+    let counts = Counts {
+        attempts: calls.len(),
+        reads: read_tries - read_retries,
+        retries,
+        wasted_retries: count(Judged::Wasted),
+        blind_retries: count(Judged::Blind),
+        bare_failures: events.iter().filter(|e| matches!(e, Event::Attempt { bare: true, .. })).count(),
+        reports: events.iter().filter(|e| matches!(e, Event::Report { .. })).count(),
+        leaks: events.iter().filter(|e| matches!(e, Event::Attempt { leaked: true, .. })).count(),
+        // A call whose last try failed, unless a read showed it had gone through.
+        failed: keys.iter().any(|key| {
+            calls.iter().rev().find(|t| t.key == **key).is_some_and(|t| t.failed && !settled.contains(&t.at))
+        }),
+        ends: ends.to_string(),
+        world: effects.counts.clone(),
     };
-    let last_worked = attempts.last().is_some_and(|a| matches!(a, Event::Attempt { failed: false, .. }));
-    let text = if let Some((_, why)) = stopped {
-        format!("{times}, then the replay stopped: {why}.")
-    } else if wasted > 0 {
-        let retries = if wasted == 1 { "1 retry".to_string() } else { format!("{wasted} retries") };
-        format!("{times}. {retries} could not have helped.")
-    } else if gambles > 0 && last_worked {
-        format!("{times}: the retry went through, but nothing said it was safe to repeat.")
-    } else if useful > 0 && last_worked {
-        format!("{times}: the retry got it through.")
-    } else if tool_calls == 0 {
-        format!("{times}; the agent answered directly.")
-    } else if let Some(fan_out) = fan_out(events) {
-        fan_out
+
+    let tool_calls = events.iter().filter(|e| matches!(e, Event::Attempt { .. })).count();
+    let called = events.iter().any(|e| matches!(e, Event::ToolCall { .. }));
+    let mut head = match (keys.len(), calls.len()) {
+        (0, _) if called => "The tool was called, but no attempt finished".to_string(),
+        (0, _) => "The tool never ran".to_string(),
+        (1, n) => format!("Tried {}", times(n)),
+        (k, _) => {
+            let call_retries = (0..all.len()).filter(|&n| !all[n].is_read() && retry_of(n)).count();
+            format!("{}, {}", plural(k, "call", "calls"), plural(call_retries, "retry", "retries"))
+        }
+    };
+    if counts.reads > 0 {
+        head.push_str(&format!(" and read {}", times(counts.reads)));
+        if read_retries > 0 {
+            head.push_str(&format!(", in {} tries", read_tries));
+        }
+    }
+    let last_worked = calls.last().is_some_and(|t| !t.failed);
+    let blind_claimed =
+        judged.iter().any(|(at, j)| *j == Judged::Blind && all.iter().any(|t| t.at == *at && t.claimed == Some(true)));
+    let text = if let Some(why) = stopped {
+        format!("{head}, then the replay stopped: {why}.")
+    } else if counts.wasted_retries > 0 {
+        format!("{head}. {} could not have helped.", plural(counts.wasted_retries, "retry", "retries"))
+    } else if counts.blind_retries > 0 && blind_claimed {
+        format!("{head}: the error said a retry could help, but nothing showed this failure was safe to repeat.")
+    } else if counts.blind_retries > 0 && last_worked {
+        format!("{head}: the retry went through, but nothing said it was safe to repeat.")
+    } else if counts.blind_retries > 0 {
+        format!("{head}: a retry was made although nothing said it was safe to repeat.")
+    } else if count(Judged::Checked) > 0 {
+        format!("{head}: the read found nothing, so the retry was known to be safe.")
+    } else if !settled.is_empty() {
+        format!("{head}: the read showed it had gone through, so nothing was repeated.")
+    } else if keys.len() > 1 {
+        format!("{head}: {}.", came_back(events, &all))
+    } else if count(Judged::Sound) > 0 && last_worked {
+        format!("{head}: the retry got it through.")
+    } else if calls.is_empty() && !called {
+        format!("{head}; the agent answered directly.")
     } else {
-        format!("{times}, then explained the result.")
+        format!("{head}, then explained the result.")
     };
     let mut text = text;
     for harm in &effects.harms {
@@ -129,61 +262,63 @@ pub(crate) fn verdict(events: &[Event], place: &dyn Place, effects: &Effects) ->
     }
     Verdict {
         tool_calls,
-        wasted_retries: wasted,
+        wasted_retries: counts.wasted_retries,
         text,
-        stopped: stopped.map(|(kind, _)| kind.to_string()),
+        stopped: stopped.map(|_| ends.to_string()),
         effects: effects.detail.clone(),
         harmed: !effects.harms.is_empty(),
         note: None,
+        counts,
     }
 }
 
-/// For a run that made several different calls (a coordinator's subagents): calls and retries
-/// counted apart, and what came back to the agent: every result, results and a report of what
-/// failed, or results and failures that say nothing.
-fn fan_out(events: &[Event]) -> Option<String> {
-    let calls: Vec<(&str, Value)> = events
+/// For a run that made several different calls (a coordinator's subagents): what came back to
+/// the agent: every result, results and a report of what failed, results and failures that
+/// say what happened, or failures that say nothing at all.
+fn came_back(events: &[Event], all: &[Try]) -> String {
+    let ids: Vec<&str> = events
         .iter()
         .filter_map(|e| match e {
-            Event::ToolCall { id, tool, input, .. } => Some((id.as_str(), serde_json::json!([tool, input]))),
+            Event::ToolCall { id, .. } => Some(id.as_str()),
             _ => None,
         })
+        .filter(|id| all.iter().any(|t| t.id == *id && !t.is_read()))
         .collect();
-    let mut distinct: Vec<&Value> = calls.iter().map(|(_, c)| c).collect();
-    distinct.sort_by_key(|v| v.to_string());
-    distinct.dedup();
-    if distinct.len() < 2 {
-        return None;
-    }
-    let attempts = events.iter().filter(|e| matches!(e, Event::Attempt { .. })).count();
-    let retries = attempts.saturating_sub(calls.len());
-    let (mut worked, mut reported, mut bare) = (0, 0, 0);
-    for (id, _) in &calls {
-        let last_failed = events.iter().rev().find_map(|e| match e {
-            Event::Attempt { tool_use_id, failed, .. } if tool_use_id == id => Some(*failed),
+    let (mut worked, mut reported, mut told, mut bare) = (0, 0, 0, 0);
+    for id in ids {
+        let last = events.iter().rev().find_map(|e| match e {
+            Event::Attempt { tool_use_id, failed, bare, .. } if tool_use_id == id => Some((*failed, *bare)),
             _ => None,
         });
         let has_report = events.iter().any(|e| matches!(e, Event::Report { tool_use_id, .. } if tool_use_id == id));
-        match (last_failed, has_report) {
-            (Some(false), _) => worked += 1,
+        match (last, has_report) {
+            (Some((false, _)), _) => worked += 1,
             (_, true) => reported += 1,
+            (Some((true, false)), _) => told += 1,
             _ => bare += 1,
         }
     }
-    let plural = |n: usize, one: &str, many: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {many}") };
-    let head = format!("{}, {}", plural(calls.len(), "call", "calls"), plural(retries, "retry", "retries"));
-    let back = match (reported, bare) {
-        (0, 0) => "every result came back".to_string(),
-        (r, 0) => format!(
-            "{} and {} of what failed, in four parts",
-            plural(worked, "result", "results"),
-            plural(r, "report", "reports")
-        ),
-        (_, b) => format!(
-            "{}; {} came back with nothing that says what happened or what to do",
-            plural(worked, "result", "results"),
+    let results = plural(worked, "result", "results");
+    match (reported, told, bare) {
+        (0, 0, 0) => "every result came back".to_string(),
+        (r, 0, 0) => format!("{results} and {} of what failed, in four parts", plural(r, "report", "reports")),
+        (_, t, 0) => {
+            format!("{results}; {} came back saying what happened", plural(t, "failure", "failures"))
+        }
+        (_, _, b) => format!(
+            "{results}; {} came back with nothing that says what happened or what to do",
             plural(b, "failure", "failures")
         ),
-    };
-    Some(format!("{head}: {back}."))
+    }
+}
+
+/// The first of a ticket's notes whose conditions all hold of what the run did.
+pub(crate) fn note<'n>(notes: &'n [Note], counts: &Counts) -> Option<&'n str> {
+    let facts = counts.value();
+    notes.iter().find(|n| holds(&n.when, &facts)).map(|n| n.says.trim())
+}
+
+/// Whether every condition holds of the facts (a run's counts).
+pub(crate) fn holds(when: &std::collections::BTreeMap<String, Cond>, facts: &Value) -> bool {
+    when.iter().all(|(key, cond)| cond.holds(facts.get(key)))
 }

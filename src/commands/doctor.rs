@@ -16,7 +16,12 @@ use crate::outln;
 use crate::recordings::Provenance;
 use crate::replay::{CodeChoice, Replayer};
 
-const CODES: [CodeChoice; 2] = [CodeChoice::Starter, CodeChoice::Solution];
+/// The codes doctor replays: the starter, the fix, and the lesson's named mistakes.
+fn choices(lesson: &Lesson) -> Vec<CodeChoice> {
+    let mut codes = vec![CodeChoice::Starter, CodeChoice::Solution];
+    codes.extend(lesson.mistakes.iter().map(|m| CodeChoice::Mistake(m.label.clone())));
+    codes
+}
 
 /// What doctor found in one lesson.
 #[derive(Default)]
@@ -121,7 +126,12 @@ fn examine(ctx: &Context, lesson: &Lesson, limit: std::time::Duration) -> Result
             ),
         )?;
     }
-    for (code, want) in [(CodeChoice::Starter, Status::Fail), (CodeChoice::Solution, Status::Pass)] {
+    // A mistake is a file stopped half way: it fails the checks as the starter does.
+    let graded = choices(lesson).into_iter().map(|c| {
+        let want = if c == CodeChoice::Solution { Status::Pass } else { Status::Fail };
+        (c, want)
+    });
+    for (code, want) in graded {
         let file = code.file(&ctx.place(), lesson)?;
         let graded = crate::grading::to_the_end(&ctx.place(), lesson, &file, limit)?;
         let word = if want == Status::Pass { "passes" } else { "fails" };
@@ -147,9 +157,9 @@ fn examine(ctx: &Context, lesson: &Lesson, limit: std::time::Duration) -> Result
 /// Every ticket in every runtime with every code, from the shipped recordings; every recorded
 /// turn must be used.
 fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> Result<(), Error> {
-    let script = crate::model::Script::load(&exam.ctx.root, lesson)?;
+    let script = crate::model::Script::load(&exam.ctx.root, &lesson.recordings_dir(&exam.ctx.root))?;
     let mut codes = Vec::new();
-    for choice in &CODES {
+    for choice in &choices(lesson) {
         codes.push(replayer.code(choice)?);
     }
     // Any other code the script records (a mistake file, by its path) replays the tickets it is
@@ -157,7 +167,7 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
     let mut others = Vec::new();
     for run in script.iter().flat_map(|s| &s.runs) {
         let choice = match super::code(exam.ctx, lesson, &CodeArg::parse(&run.code)) {
-            Ok(choice) if CODES.contains(&choice) => continue,
+            Ok(choice) if choices(lesson).contains(&choice) => continue,
             Ok(choice) => choice,
             Err(_) => {
                 exam.found.corrupt += 1;
@@ -204,6 +214,9 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
                     Some(why) => exam.report(false, format!("{name}: {why}"))?,
                     None => exam.report(true, format!("{name}: {}", replay.verdict.text))?,
                 }
+                if let Some(why) = unanswerable(ticket, &code.label, &replay) {
+                    exam.report(false, format!("{name}: {why}"))?;
+                }
             }
             for turn in &cassette.turns {
                 if !used.contains(&turn.entry.key) {
@@ -216,6 +229,26 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
         }
     }
     Ok(())
+}
+
+/// Why a ticket's own question about this run could not be asked: the player asks it only when
+/// exactly one of its choices holds of the run.
+fn unanswerable(ticket: &crate::lesson::Ticket, label: &str, replay: &crate::events::Replay) -> Option<String> {
+    let predict = ticket.predict.as_ref().filter(|p| p.code == label)?;
+    let facts = replay.verdict.counts.value();
+    let right: Vec<&str> =
+        predict.choices.iter().filter(|c| crate::story::holds(&c.when, &facts)).map(|c| c.says.as_str()).collect();
+    match right.as_slice() {
+        [_] => None,
+        [] => Some(format!(
+            "no choice of the ticket's question holds of this run (its counts: {facts}), so the player will not ask it"
+        )),
+        many => Some(format!(
+            "{} choices of the ticket's question hold of this run ({}), so the player will not ask it",
+            many.len(),
+            many.join("; ")
+        )),
+    }
 }
 
 /// What is wrong with a replay, if anything: it stopped, ran the tools another number of times

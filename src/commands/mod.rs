@@ -90,14 +90,16 @@ pub(crate) fn code(ctx: &Context, lesson: &Lesson, arg: &CodeArg) -> Result<Code
         CodeArg::Starter => CodeChoice::Starter,
         CodeArg::Yours => CodeChoice::Yours,
         CodeArg::Named(name) if *name == lesson.solution_label || name == "solution" => CodeChoice::Solution,
+        CodeArg::Named(name) if lesson.mistake(name).is_some() => CodeChoice::Mistake(name.clone()),
         CodeArg::Named(path) => match ctx.given_file(Path::new(path), "--code") {
             Ok(full) => CodeChoice::Path(full),
             // A word that is no path at all is more likely a mistyped choice.
             Err(_) if !path.contains(['/', '.']) => {
+                let mistakes: String = lesson.mistakes.iter().map(|m| format!(", {}", m.label)).collect();
                 return Err(Error::usage(format!(
-                    "unknown code '{path}': choose starter, {}, yours (your work file), or the path of a Python file.",
+                    "unknown code '{path}': choose starter, {}{mistakes}, yours (your work file), or the path of a Python file.",
                     lesson.solution_label
-                )))
+                )));
             }
             Err(e) => return Err(e),
         },

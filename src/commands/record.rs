@@ -18,7 +18,7 @@ use crate::render::count;
 
 pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
-    let Some(script) = Script::load(&ctx.root, &lesson)? else {
+    let Some(script) = Script::load(&ctx.root, &lesson.recordings_dir(&ctx.root))? else {
         return Err(Error::usage(format!(
             "{} has no script.toml, so there is nothing to record.",
             ctx.shown(&lesson.recordings_dir(&ctx.root))

@@ -1,7 +1,7 @@
 //! The player's state and everything that changes it. One message in, the new state out: no
 //! terminal here, so tests drive it with scripted keys and ticks.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use crossterm::event::{Event as TermEvent, KeyEvent};
@@ -10,7 +10,7 @@ use crate::events::{self, Event, Replay};
 use crate::lesson::Runtime;
 use crate::player::keys::{self, Action};
 use crate::player::predict::{Guess, Question};
-use crate::player::source::{Key, Replayed, Source};
+use crate::player::source::{Key, Prediction, Replayed, Source};
 
 /// Everything the event loop reacts to, from the key reader, the ticker, resizes and the worker
 /// that computes replays.
@@ -103,7 +103,7 @@ impl Show {
 
 /// Whether a card has raw JSON that `e` can show.
 pub fn has_raw(event: &Event) -> bool {
-    matches!(event, Event::ToolCall { .. } | Event::Attempt { .. })
+    matches!(event, Event::ToolCall { .. } | Event::Attempt { .. } | Event::Verify { .. })
 }
 
 /// How long an item stays the newest on screen at speed 1.
@@ -164,8 +164,10 @@ pub struct App<S: Source> {
     pub expand_all: bool,
     pub help: bool,
     predict: bool,
-    /// Tickets whose question was answered or skipped in this session.
-    asked: HashSet<String>,
+    /// Tickets (in a runtime) whose question was answered or skipped in this session.
+    asked: HashSet<(String, &'static str)>,
+    /// The answers given, shown again under the verdict whenever that run is replayed.
+    guesses: HashMap<(String, &'static str), Guess>,
     pub question: Option<Question>,
     pub guess: Option<Guess>,
     /// A short message for the status line, until the next key.
@@ -191,6 +193,7 @@ impl<S: Source> App<S> {
             help: false,
             predict: options.predict,
             asked: HashSet::new(),
+            guesses: HashMap::new(),
             question: None,
             guess: None,
             note: None,
@@ -214,6 +217,13 @@ impl<S: Source> App<S> {
     /// the worker has computed what is missing (see `Msg::Replayed`). The keys work meanwhile.
     pub fn replay(&mut self) {
         let (ticket, runtime) = (self.ticket, self.runtime);
+        // A ticket this runtime does not run has no replay to wait for: say so, truthfully.
+        if let Some(Err(why)) = self.source.tickets().get(ticket).map(|t| t.runs_in(runtime)) {
+            self.source.request(Vec::new());
+            self.pending.clear();
+            self.present(Err(why));
+            return;
+        }
         let keys = self.codes_to_run().into_iter().map(|code| Key { ticket, code, runtime });
         self.pending = keys.map(|key| (key, self.source.cached(key))).collect();
         self.guess = None;
@@ -271,12 +281,31 @@ impl<S: Source> App<S> {
         self.expanded.clear();
         self.guess = None;
         self.question = None;
-        let ticket = self.ticket_id().to_string();
-        if self.predict && self.codes_to_run()[0] == 0 && !self.asked.contains(&ticket) {
-            if let Ok(show) = &self.show {
-                let (ask, context) = self.source.prediction(self.runtime);
-                self.question = Some(Question::for_run(&show.runs[0], &ask, &context));
+        self.ask();
+    }
+
+    /// The question before this replay, or the answer given to it before.
+    fn ask(&mut self) {
+        let Ok(show) = &self.show else { return };
+        if !self.predict {
+            return;
+        }
+        let key = (self.ticket_id().to_string(), self.runtime.name());
+        let codes = self.codes_to_run();
+        let question = match self.source.prediction(self.ticket, self.runtime) {
+            Prediction::Count { ask, context } => {
+                (codes[0] == 0).then(|| Question::for_run(&show.runs[0], 0, &ask, &context))
             }
+            Prediction::Ticket { code, predict, context } => codes
+                .iter()
+                .position(|c| *c == code)
+                .and_then(|run| Question::for_ticket(show.runs.get(run)?, run, &predict, &context)),
+        };
+        let Some(question) = question else { return };
+        if let Some(guess) = self.guesses.get(&key) {
+            self.guess = Some(guess.clone().against(question.run));
+        } else if !self.asked.contains(&key) {
+            self.question = Some(question);
         }
     }
 
@@ -305,7 +334,7 @@ impl<S: Source> App<S> {
     /// Whether the judgement of a guess is due: the predicted run's verdict is on screen.
     pub fn judged(&self) -> Option<&Guess> {
         let guess = self.guess.as_ref()?;
-        self.items()[..self.shown].contains(&Item::Verdict(0)).then_some(guess)
+        self.items()[..self.shown].contains(&Item::Verdict(guess.run)).then_some(guess)
     }
 
     /// Let time pass: reveal what is due. True when something new is on screen.
@@ -358,10 +387,11 @@ impl<S: Source> App<S> {
         if let Some(question) = &self.question {
             match action {
                 Action::Answer(key) => {
-                    let verdict = self.show.as_ref().map(|s| s.runs[0].verdict.text.clone()).unwrap_or_default();
-                    match question.answer(key, &verdict) {
+                    match question.answer(key) {
                         Some(guess) => {
-                            self.asked.insert(question.ticket.clone());
+                            let asked = (question.ticket.clone(), self.runtime.name());
+                            self.asked.insert(asked.clone());
+                            self.guesses.insert(asked, guess.clone());
                             self.guess = Some(guess);
                             self.question = None;
                             self.clock = Duration::ZERO;
@@ -372,7 +402,7 @@ impl<S: Source> App<S> {
                 }
                 Action::Pause => {
                     // Skip the question: watch without guessing.
-                    self.asked.insert(question.ticket.clone());
+                    self.asked.insert((question.ticket.clone(), self.runtime.name()));
                     self.question = None;
                     return Flow::Redraw;
                 }

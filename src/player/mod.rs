@@ -74,8 +74,9 @@ pub fn run(ctx: &Context, lesson: Lesson, config: Config) -> Result<i32, Error> 
     let Config { code: choice, runtime, compare, speed, predict, expand, limit } = config;
     // Yours before `start` is refused up front, as the plain replay refuses it.
     choice.file(&ctx.place(), &lesson)?;
+    // A file given by path, or one of the lesson's mistakes, joins the three usual choices.
     let extra = match &choice {
-        CodeChoice::Path(path) => Some(path.clone()),
+        CodeChoice::Path(_) | CodeChoice::Mistake(_) => Some(choice.clone()),
         _ => None,
     };
     let (tx, rx) = mpsc::channel();

@@ -13,8 +13,8 @@ use std::time::{Duration, SystemTime};
 use crate::bridge::{Bridge, LoadError, Stop};
 use crate::context::Context;
 use crate::events::Replay;
-use crate::lesson::Lesson;
 use crate::lesson::Runtime;
+use crate::lesson::{Lesson, TicketPredict};
 use crate::player::app::Msg;
 use crate::replay::{CodeChoice, Replayer};
 
@@ -23,6 +23,33 @@ use crate::replay::{CodeChoice, Replayer};
 pub struct TicketInfo {
     pub id: String,
     pub category: String,
+    /// The runtimes it runs in; empty for all of them.
+    pub runtimes: Vec<Runtime>,
+}
+
+impl TicketInfo {
+    /// Whether the ticket runs in a runtime, or the truth about where it does.
+    pub fn runs_in(&self, runtime: Runtime) -> Result<(), String> {
+        if self.runtimes.is_empty() || self.runtimes.contains(&runtime) {
+            return Ok(());
+        }
+        let names: Vec<&str> = self.runtimes.iter().map(|r| r.name()).collect();
+        Err(format!(
+            "The ticket {} runs only in the {} runtime, so there is no {} replay of it: press r to switch back.",
+            self.id,
+            names.join(" and "),
+            runtime.name()
+        ))
+    }
+}
+
+/// The question the player asks before a replay of a ticket.
+#[derive(Clone, Debug)]
+pub enum Prediction {
+    /// The lesson's question before a starter replay: how many times a tool runs.
+    Count { ask: String, context: String },
+    /// The ticket's own question, before the replay of one code (by its index in `codes`).
+    Ticket { code: usize, predict: TicketPredict, context: String },
 }
 
 /// One replay: a ticket with one code in one runtime.
@@ -51,8 +78,9 @@ pub struct Replayed {
 /// What the player needs to replay a ticket.
 pub trait Source {
     fn lesson(&self) -> &str;
-    /// The question before a starter replay, and what the learner knows before guessing.
-    fn prediction(&self, runtime: Runtime) -> (String, String);
+    /// The question before a replay of a ticket in a runtime, with what the learner knows
+    /// before guessing.
+    fn prediction(&self, ticket: usize, runtime: Runtime) -> Prediction;
     fn tickets(&self) -> &[TicketInfo];
     /// The code choices' labels. The first is always the starter and the second the reference
     /// reference fix: compare and the prediction questions rely on it.
@@ -86,7 +114,8 @@ pub struct LessonSource<'c> {
 }
 
 impl<'c> LessonSource<'c> {
-    /// `extra`: a code file given with `--code PATH`, offered after the three usual choices.
+    /// `extra`: a code given with `--code PATH` or a mistake's label, offered after the three
+    /// usual choices.
     /// `results`: the player's channel, where finished replays arrive. The worker starts Python
     /// for every code that can run at once, so the first switch to a code does not wait for an
     /// interpreter to start.
@@ -94,16 +123,21 @@ impl<'c> LessonSource<'c> {
         ctx: &'c Context,
         lesson: Lesson,
         limit: Duration,
-        extra: Option<PathBuf>,
+        extra: Option<CodeChoice>,
         results: Sender<Msg>,
     ) -> std::io::Result<LessonSource<'c>> {
         let mut choices = vec![CodeChoice::Starter, CodeChoice::Solution, CodeChoice::Yours];
-        if let Some(path) = extra {
-            choices.push(CodeChoice::Path(path));
-        }
+        choices.extend(extra);
         let labels: Vec<String> = choices.iter().map(|c| c.label(&ctx.place(), &lesson)).collect();
-        let tickets =
-            lesson.tickets.iter().map(|t| TicketInfo { id: t.id.clone(), category: t.category.clone() }).collect();
+        let tickets = lesson
+            .tickets
+            .iter()
+            .map(|t| TicketInfo {
+                id: t.id.clone(),
+                category: t.category.clone(),
+                runtimes: t.runtimes.iter().filter_map(|r| Runtime::parse(r)).collect(),
+            })
+            .collect();
         let runner = Runner {
             ctx: ctx.clone(),
             lesson: lesson.clone(),
@@ -134,9 +168,22 @@ impl Source for LessonSource<'_> {
         &self.lesson.id
     }
 
-    fn prediction(&self, runtime: Runtime) -> (String, String) {
-        let predict = &self.lesson.predict;
-        (predict.ask.clone(), predict.context.get(runtime.name()).cloned().unwrap_or_default())
+    fn prediction(&self, ticket: usize, runtime: Runtime) -> Prediction {
+        let lesson_context = self.lesson.predict.context.get(runtime.name()).cloned().unwrap_or_default();
+        let own = self.lesson.tickets.get(ticket).and_then(|t| t.predict.clone());
+        match own {
+            Some(predict) => {
+                let code = if predict.code == "starter" { 0 } else { 1 };
+                // The lesson's context describes the starter; a question about the fix has its own.
+                let context = match predict.context.get(runtime.name()) {
+                    Some(text) => text.clone(),
+                    None if code == 0 => lesson_context,
+                    None => String::new(),
+                };
+                Prediction::Ticket { code, predict, context }
+            }
+            None => Prediction::Count { ask: self.lesson.predict.ask.clone(), context: lesson_context },
+        }
     }
 
     fn tickets(&self) -> &[TicketInfo] {

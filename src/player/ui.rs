@@ -262,8 +262,8 @@ fn card_lines<S: Source>(
             }
             Item::Verdict(run) => {
                 let mut v = ansi::lines(&cards::verdict(&show.runs[run].verdict, &look(false)));
-                if run == 0 {
-                    if let Some(guess) = app.judged() {
+                if let Some(guess) = app.judged().filter(|g| g.run == run) {
+                    {
                         let (mark, style) = if guess.right() {
                             (theme.glyphs.pass, theme.good())
                         } else {

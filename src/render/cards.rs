@@ -54,7 +54,9 @@ fn card(out: &mut String, look: &Look, indent: usize, label: &str, label_style: 
 fn raw(out: &mut String, look: &Look, indent: usize, label: &str, value: &Value) {
     let pretty = crate::inert::json(serde_json::to_string_pretty(value).unwrap_or_default());
     let pad = " ".repeat(LABEL + indent);
-    let _ = writeln!(out, "{pad}{}", look.styles.paint(look.styles.dim, label));
+    for piece in textwrap::wrap(label, look.width.saturating_sub(pad.len()).max(20)) {
+        let _ = writeln!(out, "{pad}{}", look.styles.paint(look.styles.dim, piece));
+    }
     // Long lines (a tool message inside a JSON string) wrap at word boundaries, under themselves.
     let room = look.width.saturating_sub(pad.len() + 2).max(20);
     for line in pretty.lines() {
@@ -130,24 +132,42 @@ pub fn header(replay: &Replay, look: &Look) -> String {
 fn tone_style(look: &Look, tone: Tone) -> owo_colors::Style {
     match tone {
         Tone::Worked => look.styles.good,
-        Tone::Retried => look.styles.warn,
+        Tone::Retried | Tone::Checked => look.styles.warn,
         Tone::Wasted => look.styles.bad,
         Tone::Reported | Tone::Settled => look.styles.strong,
         Tone::Blind => look.styles.bad,
     }
 }
 
-fn tone_words(tone: Tone, retried: bool) -> &'static str {
+/// An attempt's headline. `claimed`: what the failure said about a retry, so that a blind
+/// retry made on the failure's own word is not called one nothing asked for.
+fn tone_words(tone: Tone, retried: bool, claimed: Option<bool>) -> &'static str {
     match (tone, retried) {
         (Tone::Worked, _) => "worked",
         (Tone::Retried, _) => "failed: retried, and a retry could help",
         (Tone::Wasted, true) => "failed, retried: a retry cannot change this answer",
         (Tone::Wasted, false) => "failed again, the same way",
         (Tone::Reported, _) => "failed, reported and not retried",
-        (Tone::Blind, _) => "failed, retried blindly: it went through, but nothing said a retry was safe",
+        (Tone::Blind, _) if claimed == Some(true) => {
+            "failed, retried on the error's word: nothing showed this failure was safe to repeat"
+        }
+        (Tone::Blind, _) => "failed, retried blindly: nothing said a retry was safe",
         (Tone::Settled, _) => "failed, uncertain: a read settled it",
+        (Tone::Checked, _) => "failed, uncertain: a read found nothing, so it was tried again",
     }
 }
+
+/// A failure's body: what it says of itself (from the lesson's keys), then its message.
+fn failure_body(details: &[String], message: Option<&str>) -> Option<String> {
+    match message {
+        Some(m) if !details.is_empty() => Some(format!("{}: {m}", details.join(", "))),
+        Some(m) => Some(m.to_string()),
+        None if !details.is_empty() => Some(details.join(", ")),
+        None => None,
+    }
+}
+
+const BLOCK_LABEL: &str = "the tool_result block the model receives (the Messages API spells the flag is_error)";
 
 /// One event as a card.
 pub fn event(ev: &Event, look: &Look) -> String {
@@ -165,48 +185,8 @@ pub fn event(ev: &Event, look: &Look) -> String {
                 raw(&mut out, look, 0, &format!("{tool} input"), input);
             }
         }
-        Event::Attempt { number, output, failed, details, message, summary, retried, tone, wire, printed, .. } => {
-            let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
-            let headline = format!("{mark} {}", tone_words(*tone, *retried));
-            card(&mut out, look, 2, &format!("Attempt {number}"), tone_style(look, *tone), &headline);
-            let body = match message {
-                Some(m) if !details.is_empty() => format!("{}: {m}", details.join(", ")),
-                Some(m) => m.clone(),
-                None if !details.is_empty() => details.join(", "),
-                None => summary.clone().unwrap_or_else(|| crate::recordings::canonical(output)),
-            };
-            card(&mut out, look, 0, "", s.dim, &body);
-            if !printed.trim().is_empty() {
-                card(&mut out, look, 0, "", s.dim, &format!("printed: {}", shortened(printed, look)));
-            }
-            if look.expand {
-                raw(&mut out, look, 0, "the tool returned", output);
-                if let Some(wire) = wire {
-                    let label = if wire.get("type").and_then(Value::as_str) == Some("tool_result") {
-                        "the tool_result block the model receives (the Messages API spells the flag is_error)"
-                    } else {
-                        "MCP CallToolResult (the Python SDK spells isError as is_error)"
-                    };
-                    raw(&mut out, look, 0, label, wire);
-                }
-            }
-        }
-        Event::Verify { tool, input, tries, found, message, output, .. } => {
-            let (style, headline) = match found {
-                Some(true) => (s.good, "it went through: nothing to repeat"),
-                Some(false) => (s.warn, "it did not go through: safe to try again"),
-                None => (s.bad, "the read failed: still unknown"),
-            };
-            let tried = if *tries > 1 { format!(" ({tries} tries)") } else { String::new() };
-            card(&mut out, look, 2, "Verify", style, &format!("reads {tool} first{tried}: {headline}"));
-            if let Some(m) = message {
-                card(&mut out, look, 0, "", s.dim, m);
-            }
-            if look.expand {
-                raw(&mut out, look, 0, &format!("{tool} input"), input);
-                raw(&mut out, look, 0, "the read returned", output);
-            }
-        }
+        Event::Attempt { .. } => attempt(&mut out, look, ev),
+        Event::Verify { .. } => verify(&mut out, look, ev),
         Event::Report { report, .. } => {
             // The report's parts, in the order the world wrote them.
             let parts: Vec<String> = report
@@ -223,34 +203,11 @@ pub fn event(ev: &Event, look: &Look) -> String {
         Event::Reply { text, provenance } => {
             card(&mut out, look, 0, "Agent replies", s.label, &format!("{text}\n[{}]", provenance.tag()));
         }
-        Event::NoRecording { sent, closest, diff, explanation } => {
-            card(&mut out, look, 0, "No recording", s.bad, explanation);
-            raw(&mut out, look, 0, "the model would have been sent:", sent);
-            if let Some(place) = closest {
-                let _ = writeln!(
-                    out,
-                    "{}{}",
-                    " ".repeat(LABEL),
-                    s.paint(s.dim, format!("closest recorded request: {place}"))
-                );
-            }
-            for line in crate::inert::text(diff).lines() {
-                let style = if line.starts_with('+') && !line.starts_with("+++") {
-                    s.good
-                } else if line.starts_with('-') && !line.starts_with("---") {
-                    s.bad
-                } else {
-                    s.dim
-                };
-                let _ = writeln!(out, "{}{}", " ".repeat(LABEL), s.paint(style, line));
-            }
-            let changes = word_changes(diff);
-            if !changes.is_empty() {
-                card(&mut out, look, 0, "In short", s.label, &changes.join("\n"));
-            }
+        Event::NoRecording { sent, closest, diff, explanation, next } => {
+            no_recording(&mut out, look, sent, closest.as_deref(), diff, explanation, next)
         }
         Event::ApiError { status, error_type, message } => {
-            card(&mut out, look, 0, &format!("API error {status}"), s.bad, &format!("{error_type}: {message}"));
+            card(&mut out, look, 0, "API error", s.bad, &format!("{status} {error_type}: {message}"));
             card(
                 &mut out,
                 look,
@@ -271,6 +228,273 @@ pub fn event(ev: &Event, look: &Look) -> String {
         }
     }
     out
+}
+
+/// A dim line under a card's raw JSON.
+fn note(out: &mut String, look: &Look, text: &str) {
+    let pad = " ".repeat(LABEL);
+    let room = look.width.saturating_sub(LABEL).max(20);
+    for piece in textwrap::wrap(text, room) {
+        let _ = writeln!(out, "{pad}{}", look.styles.paint(look.styles.dim, piece));
+    }
+}
+
+/// Most screen lines a compact card gives what the model would be sent, and each changed line
+/// of the diff.
+const SENT_LINES: usize = 2;
+const DIFF_LINE_ROWS: usize = 2;
+/// Most changed lines of the diff a compact card shows.
+const DIFF_LINES: usize = 2;
+
+/// The dead end of a replay, compact: why it stops, what the model would now receive, where the
+/// request differs from the closest recorded one (its changed lines, wrapped to the width) and
+/// how to get a reply. `--expand` shows the whole request and the whole diff.
+fn no_recording(
+    out: &mut String,
+    look: &Look,
+    sent: &Value,
+    closest: Option<&str>,
+    diff: &str,
+    explanation: &str,
+    next: &str,
+) {
+    let s = &look.styles;
+    let more = if look.glyphs.dot == Glyphs::ASCII.dot { "..." } else { "…" };
+    let room = look.width.saturating_sub(LABEL).max(20);
+    card(out, look, 0, "No recording", s.bad, explanation);
+    if look.expand {
+        raw(out, look, 0, "the model would now receive:", sent);
+    } else {
+        let summary = format!("the model would now receive: {}", sent_in_words(sent));
+        card(out, look, 0, "", s.dim, &rows(&summary, room, SENT_LINES, more).join("\n"));
+    }
+    if let Some(place) = closest {
+        card(out, look, 0, "Closest", s.label, &format!("{place} (-)"));
+    }
+    let lines: Vec<String> = crate::inert::text(diff).lines().map(String::from).collect();
+    let shown = if look.expand {
+        lines.iter().flat_map(|l| diff_rows(l, room)).collect()
+    } else {
+        changed_lines(&lines, room, more)
+    };
+    for line in shown {
+        let style = if line.starts_with('+') && !line.starts_with("+++") {
+            s.good
+        } else if line.starts_with('-') && !line.starts_with("---") {
+            s.bad
+        } else {
+            s.dim
+        };
+        let _ = writeln!(out, "{}{}", " ".repeat(LABEL), s.paint(style, line));
+    }
+    let changes = word_changes(diff);
+    if !changes.is_empty() {
+        let text = if look.expand { changes.join("\n") } else { rows(&changes[0], room, 1, more).join("") };
+        card(out, look, 0, "In short", s.label, &text);
+    }
+    card(out, look, 0, "To go on", s.label, next);
+}
+
+/// What the model would be sent, in a line: each block's kind and its text.
+fn sent_in_words(sent: &Value) -> String {
+    let blocks = match sent {
+        Value::Array(blocks) => blocks.clone(),
+        Value::String(text) => return text.clone(),
+        other => vec![other.clone()],
+    };
+    let parts: Vec<String> = blocks
+        .iter()
+        .map(|b| {
+            let kind = b.get("type").and_then(Value::as_str).unwrap_or("block");
+            let text = match b.get("content").or_else(|| b.get("text")) {
+                Some(Value::String(t)) => t.clone(),
+                Some(Value::Array(items)) => {
+                    items.iter().filter_map(|i| i.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join(" ")
+                }
+                Some(other) => other.to_string(),
+                None => String::new(),
+            };
+            let flag = if b.get("is_error") == Some(&Value::Bool(true)) { ", is_error" } else { "" };
+            format!("{kind}{flag}: {text}")
+        })
+        .collect();
+    parts.join("; ")
+}
+
+/// Text wrapped to `room`, at most `most` rows, the last cut with `more` when there is more.
+fn rows(text: &str, room: usize, most: usize, more: &str) -> Vec<String> {
+    // Fill each row: these rows are cut, so balanced rows would hide more of the text.
+    let options = textwrap::Options::new(room)
+        .break_words(true)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    let mut pieces: Vec<String> = textwrap::wrap(text, options).into_iter().map(|c| c.into_owned()).collect();
+    if pieces.len() > most {
+        pieces.truncate(most.max(1));
+        if let Some(last) = pieces.last_mut() {
+            let keep = room.saturating_sub(more.chars().count());
+            *last = format!("{}{more}", last.chars().take(keep).collect::<String>().trim_end());
+        }
+    }
+    pieces
+}
+
+/// A diff line wrapped to `room` (at spaces where it has them, anywhere in a long JSON token),
+/// the rows after the first indented under its text.
+fn diff_rows(line: &str, room: usize) -> Vec<String> {
+    let indent = match line.char_indices().nth(1) {
+        Some((_, ' ')) if line.starts_with(['-', '+', ' ']) => "  ",
+        _ => "",
+    };
+    let options = textwrap::Options::new(room.max(10))
+        .break_words(true)
+        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .subsequent_indent(indent);
+    let rows: Vec<String> = textwrap::wrap(line, options).into_iter().map(|c| c.into_owned()).collect();
+    if rows.is_empty() {
+        vec![line.to_string()]
+    } else {
+        rows
+    }
+}
+
+/// The diff's changed lines, each starting a little before where it first differs from its
+/// pair and cut to a few rows, and a count of the ones left out.
+fn changed_lines(lines: &[String], room: usize, more: &str) -> Vec<String> {
+    let changed: Vec<&String> = lines
+        .iter()
+        .filter(|l| (l.starts_with('-') && !l.starts_with("---")) || (l.starts_with('+') && !l.starts_with("+++")))
+        .collect();
+    let removed: Vec<&String> = changed.iter().copied().filter(|l| l.starts_with('-')).collect();
+    let added: Vec<&String> = changed.iter().copied().filter(|l| l.starts_with('+')).collect();
+    let mut out = Vec::new();
+    for line in changed.iter().take(DIFF_LINES) {
+        let body: Vec<char> = line[1..].chars().collect();
+        // Where this line parts from its pair: the first removed line against the first added.
+        let pair = if line.starts_with('-') { added.first() } else { removed.first() };
+        let from = match pair {
+            Some(other) => {
+                let other: Vec<char> = other[1..].chars().collect();
+                body.iter().zip(&other).take_while(|(a, b)| a == b).count()
+            }
+            None => body.iter().take_while(|c| c.is_whitespace()).count(),
+        };
+        // Start a little before the change, at a word or a field if one is near.
+        let indent = body.iter().take_while(|c| c.is_whitespace()).count();
+        let near = from.saturating_sub(8);
+        let start = (near.saturating_sub(32)..near)
+            .rev()
+            .find(|&i| matches!(body.get(i), Some(' ' | ',')))
+            .map_or(near, |i| i + 1)
+            .max(indent);
+        let mut text: String = body[start..].iter().collect();
+        if start > indent {
+            text = format!("{more}{text}");
+        }
+        let sign = &line[..1];
+        for (i, row) in rows(&text, room.saturating_sub(2).max(10), DIFF_LINE_ROWS, more).into_iter().enumerate() {
+            out.push(format!("{} {row}", if i == 0 { sign } else { " " }));
+        }
+    }
+    if changed.len() > DIFF_LINES {
+        out.push(format!("  {} more changed lines: --expand shows the whole diff", changed.len() - DIFF_LINES));
+    }
+    out
+}
+
+/// An attempt's card: its headline, what the failure says, what the code printed, and with
+/// `--expand` the tool's own result and the `tool_result` block it became.
+fn attempt(out: &mut String, look: &Look, ev: &Event) {
+    let s = &look.styles;
+    let Event::Attempt {
+        number,
+        output,
+        failed,
+        details,
+        message,
+        summary,
+        retried,
+        tone,
+        wire,
+        printed,
+        retryable,
+        block,
+        found,
+        ..
+    } = ev
+    else {
+        return;
+    };
+    let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
+    // The model's own read of an earlier failure says what it found, as the harness's does.
+    let words = match found {
+        Some(true) => "worked: it went through, nothing to repeat",
+        Some(false) => "worked: it did not go through, safe to try again",
+        None => tone_words(*tone, *retried, *retryable),
+    };
+    let headline = format!("{mark} {words}");
+    card(out, look, 2, &format!("Attempt {number}"), tone_style(look, *tone), &headline);
+    let body = failure_body(details, message.as_deref())
+        .unwrap_or_else(|| summary.clone().unwrap_or_else(|| crate::recordings::canonical(output)));
+    card(out, look, 0, "", s.dim, &body);
+    if !printed.trim().is_empty() {
+        card(out, look, 0, "", s.dim, &format!("printed: {}", shortened(printed, look)));
+    }
+    if look.expand {
+        raw(out, look, 0, "the tool returned", output);
+        match wire {
+            Some(wire) if wire.get("type").and_then(Value::as_str) == Some("tool_result") => {
+                raw(out, look, 0, BLOCK_LABEL, wire);
+            }
+            Some(wire) => {
+                raw(out, look, 0, "MCP CallToolResult (the Python SDK spells isError as is_error)", wire);
+                if let Some(block) = block {
+                    raw(out, look, 0, "the tool_result block it became for the model", block);
+                }
+            }
+            // The harness's own tries: only the last reaches the model.
+            None if *tone == Tone::Settled => {
+                note(out, look, "the model is given the read's answer for this call instead (below)")
+            }
+            None if *retried => note(out, look, "never sent to the model: the harness tried again"),
+            None => {}
+        }
+    }
+}
+
+/// One try of a harness read: what it found, or how it failed, and with `--expand` its input,
+/// its result and the block the model receives when the read settled the call.
+fn verify(out: &mut String, look: &Look, ev: &Event) {
+    let s = &look.styles;
+    let Event::Verify { tool, input, number, failed, retried, found, message, details, output, wire, .. } = ev else {
+        return;
+    };
+    let (style, headline) = match (found, retried) {
+        (Some(true), _) => (s.good, "it went through: nothing to repeat"),
+        (Some(false), _) => (s.warn, "it did not go through: safe to try again"),
+        (None, true) => (s.warn, "the read failed: a read changes nothing, so it runs again"),
+        (None, false) => (s.bad, "the read failed: still unknown"),
+    };
+    let (label, reads) = match number {
+        1 => ("Verify".to_string(), format!("reads {tool} first")),
+        n => (format!("Verify {n}"), format!("reads {tool} again")),
+    };
+    let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
+    card(out, look, 2, &label, style, &format!("{mark} {reads}: {headline}"));
+    if let Some(body) = failure_body(details, message.as_deref()) {
+        card(out, look, 0, "", s.dim, &body);
+    }
+    if look.expand {
+        raw(out, look, 0, &format!("{tool} input"), input);
+        raw(out, look, 0, "the read returned", output);
+        if let Some(wire) = wire {
+            raw(out, look, 0, BLOCK_LABEL, wire);
+        } else if *retried {
+            note(out, look, "never sent to the model: the harness read again");
+        }
+    }
 }
 
 /// The words a diff changes, one line per change: a changed tool message is one escaped string
@@ -513,7 +737,7 @@ pub fn compare(a: &Replay, b: &Replay, split: Option<usize>, look: &Look) -> Str
 
 #[cfg(test)]
 mod tests {
-    use super::word_changes;
+    use super::{changed_lines, diff_rows, word_changes};
 
     fn diff(old: &str, new: &str) -> String {
         similar::TextDiff::from_lines(old, new).unified_diff().header("recorded", "yours").to_string()
@@ -553,5 +777,32 @@ mod tests {
         let mine = "{\n  \"a\": 1,\n  \"b\": 2,\n  \"c\": 3,\n  \"d\": 4\n}\n";
         let theirs = "{\n  \"a\": 5,\n  \"b\": 6,\n  \"c\": 7,\n  \"d\": 8\n}\n";
         assert!(word_changes(&diff(theirs, mine)).is_empty());
+    }
+
+    #[test]
+    fn a_changed_line_starts_near_where_it_differs_and_is_cut_to_two_rows() {
+        let old = format!("-{}\"message\":\"Too old.\"{}", " ".repeat(10), "x".repeat(300));
+        let new = format!("+{}\"message\":\"Far too old.\"{}", " ".repeat(10), "x".repeat(300));
+        let rows = changed_lines(&[old, new], 40, "…");
+        assert_eq!(rows.len(), 4, "{rows:?}");
+        assert!(rows.iter().all(|r| r.chars().count() <= 40), "{rows:?}");
+        assert!(rows[0].starts_with("- \"message\":\"Too"), "{rows:?}");
+        assert!(rows[2].starts_with("+ \"message\":\"Far too"), "{rows:?}");
+        assert!(rows[1].ends_with('…') && rows[3].ends_with('…'), "{rows:?}");
+    }
+
+    #[test]
+    fn more_changed_lines_than_a_card_shows_are_counted() {
+        let lines: Vec<String> = ["-a", "-b", "+c", "+d"].iter().map(|l| l.to_string()).collect();
+        let rows = changed_lines(&lines, 60, "...");
+        assert_eq!(rows.last().unwrap(), "  2 more changed lines: --expand shows the whole diff");
+    }
+
+    #[test]
+    fn a_long_diff_line_wraps_under_its_text() {
+        let rows = diff_rows(&format!("+ {}", "y".repeat(50)), 20);
+        assert!(rows.len() > 2, "{rows:?}");
+        assert!(rows.iter().all(|r| r.chars().count() <= 20), "{rows:?}");
+        assert!(rows[1].starts_with("  y"), "{rows:?}");
     }
 }

@@ -83,7 +83,7 @@ fn finish(
     let place = lesson.place();
     crate::story::settle_tones(&mut events, place);
     let mut verdict = crate::story::verdict(&events, place, effects);
-    verdict.note = ticket.notes.get(code).cloned();
+    verdict.note = crate::story::note(ticket.notes.list(), &verdict.counts).map(String::from);
     Replay {
         lesson: lesson.id.clone(),
         ticket: ticket.id.clone(),
@@ -118,6 +118,9 @@ struct Conversation<'r, 'l> {
     events: Vec<Event>,
     /// Whether the ticket's follow-up text has gone to the model yet.
     followed_up: bool,
+    /// The reads the world named for failed calls so far (the call's id, the read), so that
+    /// a model that makes that read is seen to check the failure.
+    named_reads: Vec<(String, Value)>,
 }
 
 /// Run one ticket: the model's turns from `model`, the tools and the harness for real.
@@ -140,6 +143,7 @@ pub(crate) fn run(
         messages: vec![json!({"role": "user", "content": ticket.text})],
         events: vec![Event::Customer { text: ticket.text.clone() }],
         followed_up: false,
+        named_reads: Vec::new(),
     };
     let mut answered = false;
     for _ in 0..lesson.agent.max_turns {
@@ -182,7 +186,8 @@ impl Conversation<'_, '_> {
             }
             Turn::Missing { closest, diff } => {
                 let sent = self.messages.last().and_then(|m| m.get("content")).cloned().unwrap_or(Value::Null);
-                self.events.push(Event::NoRecording { sent, closest, diff, explanation: no_recording(self.lesson) });
+                let (explanation, next) = no_recording();
+                self.events.push(Event::NoRecording { sent, closest, diff, explanation, next });
                 return Next::Stop;
             }
         };
@@ -246,7 +251,8 @@ impl Conversation<'_, '_> {
             Runtime::Harness => 0,
         };
         let wire_value = wire.as_ref().and_then(|w| serde_json::to_value(w).ok());
-        self.push_attempts(id, &run, prior, wire_value);
+        let plain = sdk::unqualified(&lesson.agent.server, tool).unwrap_or(tool);
+        self.push_attempts(id, &run, prior, wire_value, plain);
         if let Some(fault) = &run.fault {
             self.push_fault(fault);
             return None;
@@ -300,27 +306,47 @@ impl Conversation<'_, '_> {
             Value::Array(messages) => messages,
             one => vec![one],
         };
-        if self.runtime == Runtime::Harness {
-            self.attach_blocks(&results, &messages);
-        }
+        self.attach_blocks(&results, &messages);
         Some(messages)
     }
 
-    /// Show, under each call's last attempt, the `tool_result` block the model receives for it.
+    /// Show the `tool_result` block the model receives for each call under the try it came
+    /// from: the call's last attempt, or the read whose answer settled the call. In the SDK
+    /// runtime the attempt keeps its MCP result, and the block is beside it.
     fn attach_blocks(&mut self, results: &[Answered], messages: &[Value]) {
         let blocks: Vec<&Value> =
             messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)).flatten().collect();
+        let runtime = self.runtime;
+        let place = self.lesson.place();
         for answered in results {
             let block = blocks
                 .iter()
                 .find(|b| b.get("tool_use_id").and_then(Value::as_str) == Some(answered.id.as_str()))
                 .map(|b| (*b).clone());
+            // The world's internal text of a failure, passed on to the model as it was.
+            let cause = answered.run.attempts.last().and_then(|a| a.cause.as_ref());
+            let internal = cause.filter(|c| place.internal(&c.category));
+            let leaked =
+                internal.is_some_and(|c| block.as_ref().is_some_and(|b| block_text(b).contains(c.message.trim())));
+            if leaked {
+                let last = self.events.iter_mut().rev().find_map(|e| match e {
+                    Event::Attempt { tool_use_id, leaked, .. } if *tool_use_id == answered.id => Some(leaked),
+                    _ => None,
+                });
+                if let Some(slot) = last {
+                    *slot = true;
+                }
+            }
+            let settled = answered.run.settled.is_some();
             let last = self.events.iter_mut().rev().find_map(|e| match e {
-                Event::Attempt { tool_use_id, wire, .. } if *tool_use_id == answered.id => Some(wire),
+                Event::Verify { tool_use_id, wire, .. } if settled && *tool_use_id == answered.id => Some(wire),
+                Event::Attempt { tool_use_id, wire, block, .. } if *tool_use_id == answered.id => {
+                    Some(if runtime == Runtime::Sdk { block } else { wire })
+                }
                 _ => None,
             });
-            if let Some(wire) = last {
-                *wire = block;
+            if let Some(slot) = last {
+                *slot = block;
             }
         }
     }
@@ -351,6 +377,7 @@ impl Conversation<'_, '_> {
             let kind = attempt.result.get("kind").and_then(Value::as_str);
             return kind.map(|k| vec![k.to_string()]).unwrap_or_default();
         };
+        let named = self.named_read(&attempt.result);
         let mut out = Vec::new();
         if shape.category.is_some() {
             out.push(match &seen.category {
@@ -365,10 +392,43 @@ impl Conversation<'_, '_> {
                 None => "no retry flag".into(),
             });
         }
+        if shape.verify.is_some() {
+            out.push(match &named {
+                Some((tool, _)) => format!("verify {tool}"),
+                None => "no verify".into(),
+            });
+        }
         out
     }
 
-    fn push_attempts(&mut self, tool_use_id: &str, run: &ToolRun, prior: u32, wire: Option<Value>) {
+    /// The read a failed result names by the lesson's `verify` key, if it names one.
+    fn named_read(&self, result: &Value) -> Option<(String, Value)> {
+        let key = self.lesson.failure.as_ref()?.verify.as_ref()?;
+        let named = self.policy.error_of(result)?.get(key)?;
+        Some((named.get("tool")?.as_str()?.to_string(), named.get("input").cloned().unwrap_or(Value::Null)))
+    }
+
+    /// Whether a failed result carries nothing a reader could act on: no category, no retry
+    /// flag, no read to run, and not the tool's own message (a bare `Error` is a word, not news).
+    fn says_nothing(&self, seen: &crate::world::Seen, attempt: &harness::Attempt) -> bool {
+        let told = match (&seen.message, &attempt.cause) {
+            (Some(message), Some(cause)) => message.contains(cause.message.trim()),
+            (Some(message), None) => !message.trim().is_empty(),
+            (None, _) => false,
+        };
+        seen.category.is_none() && seen.retryable.is_none() && !told && self.named_read(&attempt.result).is_none()
+    }
+
+    /// The failed call this call checks, when it is the read the world named for it: the
+    /// latest such call, and what the read found when it answered.
+    fn read_of(&self, tool: &str, input: &Value, attempt: &harness::Attempt) -> (Option<String>, Option<bool>) {
+        let named = json!({"tool": tool, "input": input});
+        let of = self.named_reads.iter().rev().find(|(_, read)| *read == named).map(|(id, _)| id.clone());
+        let found = of.as_ref().filter(|_| !attempt.failed).map(|_| self.world.found(&attempt.result));
+        (of, found)
+    }
+
+    fn push_attempts(&mut self, tool_use_id: &str, run: &ToolRun, prior: u32, wire: Option<Value>, tool: &str) {
         let place = self.lesson.place();
         for attempt in &run.attempts {
             let seen = if attempt.failed { self.policy.seen(&attempt.result) } else { Default::default() };
@@ -377,6 +437,15 @@ impl Conversation<'_, '_> {
                 .clone()
                 .or_else(|| attempt.result.get("message").and_then(Value::as_str).map(String::from));
             let details = if attempt.failed { self.details(&seen, attempt) } else { Vec::new() };
+            let bare = attempt.failed && self.says_nothing(&seen, attempt);
+            // Only the model's own calls can be its reads; the harness's are Verify events.
+            let (read_of, found) = match self.runtime {
+                Runtime::Sdk => self.read_of(tool, &run.input, attempt),
+                Runtime::Harness => (None, None),
+            };
+            if let Some(verify) = attempt.cause.as_ref().and_then(|c| c.verify.clone()) {
+                self.named_reads.push((tool_use_id.to_string(), verify));
+            }
             self.events.push(Event::Attempt {
                 tool_use_id: tool_use_id.to_string(),
                 number: prior + attempt.number,
@@ -393,25 +462,55 @@ impl Conversation<'_, '_> {
                 wire: wire.clone(),
                 printed: attempt.output.clone(),
                 answer: attempt.retry.clone(),
+                bare,
+                read_of,
+                found,
+                block: None,
+                leaked: false,
             });
             if let Some(read) = &attempt.read {
-                // A read that answered without finding anything found nothing, as the harness reads it.
-                let found = (!read.is_error()).then(|| read.result().is_some_and(|r| self.world.found(r)));
-                let message = read.result().and_then(|r| self.policy.seen(r).message);
-                self.events.push(Event::Verify {
-                    tool_use_id: tool_use_id.to_string(),
-                    tool: read.tool.clone(),
-                    input: read.input.clone(),
-                    tries: read.attempts.len(),
-                    found,
-                    message,
-                    output: read.result().cloned().unwrap_or(Value::Null),
-                });
+                self.push_read(tool_use_id, read);
             }
             if let Some(wait) = attempt.wait {
                 self.events.push(Event::Wait { ms: wait.as_millis() as u64 });
             }
         }
+    }
+
+    /// Every try of a read the harness ran, each its own event.
+    fn push_read(&mut self, tool_use_id: &str, read: &ToolRun) {
+        let tries = read.attempts.len();
+        for (i, attempt) in read.attempts.iter().enumerate() {
+            // A try that answered without finding anything found nothing, as the harness reads it.
+            let found = (!attempt.failed).then(|| self.world.found(&attempt.result));
+            let seen = self.policy.seen(&attempt.result);
+            let details = if attempt.failed { self.details(&seen, attempt) } else { Vec::new() };
+            self.events.push(Event::Verify {
+                tool_use_id: tool_use_id.to_string(),
+                tool: read.tool.clone(),
+                input: read.input.clone(),
+                number: attempt.number,
+                failed: attempt.failed,
+                retried: i + 1 < tries,
+                found,
+                message: seen.message,
+                details,
+                cause: attempt.cause.as_ref().map(|c| c.category.clone()),
+                output: attempt.result.clone(),
+                wire: None,
+            });
+        }
+    }
+}
+
+/// The text a `tool_result` block gives the model: its content string, or its text blocks.
+fn block_text(block: &Value) -> String {
+    match block.get("content") {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(parts)) => {
+            parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+        }
+        _ => String::new(),
     }
 }
 
@@ -493,15 +592,14 @@ fn outcome(lesson: &Lesson, policy: Policy<'_>, answered: &Answered) -> Value {
     json!({"ok": false, "kind": kind, "message": seen.message, "result": answered.result})
 }
 
-/// What a card says when the run asked for a model turn nobody recorded.
-fn no_recording(lesson: &Lesson) -> String {
-    format!(
-        "The code gave the model a tool result that no recorded run contains, so the replay stops here \
-instead of inventing a reply. Below: the message the model would have been sent, and how this \
-request differs from the closest recorded one. If your checks are green, compare your results \
-with `--code {}`; a different message or key changes what the model sees. With `--live` \
-and ANTHROPIC_API_KEY set, watch would ask the model instead and keep its reply under work/.",
-        lesson.solution_label
+/// What a card says when the run asked for a model turn nobody recorded: why the replay stops,
+/// and how to get a reply.
+fn no_recording() -> (String, String) {
+    (
+        "No recorded reply answers this request, so the replay stops here.".to_string(),
+        "--live with ANTHROPIC_API_KEY set asks the model and keeps its reply under work/; an author \
+records one with ./workshop record."
+            .to_string(),
     )
 }
 

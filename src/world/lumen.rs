@@ -223,6 +223,11 @@ impl Place for Shop {
         self.data.retry_helps.iter().any(|c| c == category)
     }
 
+    fn internal(&self, category: &str) -> bool {
+        // A crash's message is the order service's traceback (`crash_trace`), secrets and all.
+        category == "crash"
+    }
+
     fn draw_fields(&self, given: &BTreeMap<String, String>, draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)> {
         if given.contains_key("order_id") {
             return Vec::new();

@@ -122,6 +122,11 @@ pub(crate) trait Place: Send + Sync + Debug {
     fn message(&self, key: &str) -> Option<&str>;
     /// Whether a retry can really fix a failure of this category: the truth replays judge by.
     fn retry_helps(&self, category: &str) -> bool;
+    /// Whether a failure of this category carries the service's own internals (a traceback, a
+    /// connection string) that must never reach the model: a replay counts each that did.
+    fn internal(&self, _category: &str) -> bool {
+        false
+    }
     /// Fields for a sample message that the sample does not give, drawn with `draw(n)` (0..n).
     fn draw_fields(&self, given: &BTreeMap<String, String>, draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)>;
     /// A successful result without a message, in words, where the world knows its shape.

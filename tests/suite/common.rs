@@ -36,7 +36,8 @@ pub struct Run {
 
 impl Run {
     pub fn new(stdout: String, stderr: String, code: i32) -> Run {
-        Run { stdout, stderr: Stderr { text: stderr, declared: std::cell::Cell::new(false) }, code }
+        let shown = format!("exit {code}; stdout:\n{stdout}");
+        Run { stdout, stderr: Stderr { text: stderr, declared: std::cell::Cell::new(false), shown }, code }
     }
 
     pub fn json(&self) -> serde_json::Value {
@@ -45,23 +46,22 @@ impl Run {
     }
 }
 
-impl Drop for Run {
-    fn drop(&mut self) {
-        if !std::thread::panicking() && !self.stderr.text.is_empty() && !self.stderr.declared.get() {
-            panic!(
-                "unexpected stderr (exit {}): declare it with run.stderr.contains(..):\n{}\nstdout:\n{}",
-                self.code, self.stderr.text, self.stdout
-            );
-        }
-    }
-}
-
 /// A run's standard error. Printing it (in an assertion's message) declares nothing; a match
-/// that held does.
+/// that held does. Checked when it is dropped (so `run.stdout` can still be moved out of a run).
 #[derive(Debug)]
 pub struct Stderr {
     text: String,
     declared: std::cell::Cell<bool>,
+    /// The run's exit status and stdout, for the message.
+    shown: String,
+}
+
+impl Drop for Stderr {
+    fn drop(&mut self) {
+        if !std::thread::panicking() && !self.text.is_empty() && !self.declared.get() {
+            panic!("unexpected stderr: declare it with run.stderr.contains(..):\n{}\n{}", self.text, self.shown);
+        }
+    }
 }
 
 impl Stderr {

@@ -54,7 +54,7 @@ fn coordinator_results_go_back_in_one_message() {
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .filter(|e| e["request"]["messages"].as_array().unwrap().len() == 3)
         .collect();
-    assert_eq!(finals.len(), 2, "one final request per code");
+    assert_eq!(finals.len(), 3, "one final request per code: the starter, the fix and the no-category mistake");
     for entry in finals {
         let last = &entry["request"]["messages"][2]["content"];
         let results: Vec<&Value> = last.as_array().unwrap().iter().filter(|b| b["type"] == "tool_result").collect();

@@ -61,7 +61,9 @@ fn doctor_fails_when_a_recorded_turn_is_missing() {
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(
         problems(&run),
-        ["✗ harness/old-order with structured: a request has no recording (closest: recordings/structured-errors/harness/old-order.jsonl:2)"],
+        // The closest left is the no-category mistake's, line 4 before the removal: the same
+        // refusal, one key short.
+        ["✗ harness/old-order with structured: a request has no recording (closest: recordings/structured-errors/harness/old-order.jsonl:3)"],
         "{}",
         run.stdout
     );
@@ -81,7 +83,13 @@ fn doctor_fails_when_a_recorded_turn_is_never_used() {
     assert_eq!(watch.code, 0, "the file itself is valid");
     let run = doctor(&ws, &[]);
     assert_eq!(run.code, 1, "{}", run.stdout);
-    assert_eq!(problems(&run), [format!("✗ {OLD_ORDER}:4: this recorded turn is never replayed")], "{}", run.stdout);
+    let stray = all.len();
+    assert_eq!(
+        problems(&run),
+        [format!("✗ {OLD_ORDER}:{stray}: this recorded turn is never replayed")],
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

@@ -202,10 +202,9 @@ fn dropping_verify_fails_the_passthrough_check_and_the_tickets_that_need_a_read(
         ["verify-passed-through", "harness-lost-confirmation", "harness-dropped-request", "harness-slow-check"]
     );
     let passthrough = check(&report, "verify-passed-through");
-    assert_eq!(
-        passthrough["message"],
-        "error.verify: expected {'tool': 'find_refund', 'input': {'order_id': '2251'}}, got missing"
-    );
+    let message = passthrough["message"].as_str().unwrap();
+    assert!(message.starts_with("error.verify: expected {'tool': 'find_refund', 'input': {'order_id': '"), "{message}");
+    assert!(message.ends_with("'}}, got missing"), "{message}");
     assert_eq!(passthrough["guidance"]["mistake"], "verify dropped", "{passthrough}");
     // Without a read to run, the harness reports the unknown: paid once, but the model is told nothing is known.
     let lost = check(&report, "harness-lost-confirmation");

@@ -19,8 +19,8 @@ fn without_live_the_no_recording_card_says_live_would_ask() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let replay = run.json();
     let stop = replay["events"].as_array().unwrap().iter().find(|e| e["kind"] == "no_recording").unwrap().clone();
-    let why = stop["explanation"].as_str().unwrap();
-    assert!(why.contains("--live") && why.contains("ANTHROPIC_API_KEY"), "{why}");
+    let next = stop["next"].as_str().unwrap();
+    assert!(next.contains("--live") && next.contains("ANTHROPIC_API_KEY"), "{next}");
     assert!(!ws.path("work/structured-errors/recordings").exists(), "nothing is kept without --live");
 }
 
@@ -329,15 +329,16 @@ mod with_the_client {
         let server = StandIn::start(vec![]);
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
         assert_eq!(recorded.code, 0, "{}\n{}", recorded.stdout, recorded.stderr);
-        assert!(recorded.stdout.contains(&format!("wrote {OLD_ORDER} (3 turns, live)")), "{}", recorded.stdout);
-        assert!(recorded.stdout.contains("3 requests sent to the API."), "{}", recorded.stdout);
+        // The starter, the fix and the no-category mistake: one shared first request, then one each.
+        assert!(recorded.stdout.contains(&format!("wrote {OLD_ORDER} (4 turns, live)")), "{}", recorded.stdout);
+        assert!(recorded.stdout.contains("4 requests sent to the API."), "{}", recorded.stdout);
 
         // The requests: authenticated and versioned as the official SDK does, with the
         // canonical request as the body, whose key is the recorded key.
         let seen = server.seen();
-        assert_eq!(seen.len(), 3, "the shared first request is asked once");
+        assert_eq!(seen.len(), 4, "the shared first request is asked once");
         let turns: Vec<Value> = ws.read(OLD_ORDER).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-        assert_eq!(turns.len(), 3);
+        assert_eq!(turns.len(), 4);
         for (i, (request, turn)) in seen.iter().zip(&turns).enumerate() {
             assert_eq!(request.headers["authorization"], format!("Bearer {KEY}"));
             assert_eq!(request.headers["anthropic-version"], "2026-10-21");
@@ -375,7 +376,7 @@ mod with_the_client {
         ]);
         assert_eq!(json.code, 0, "{}", json.stderr);
         assert_eq!(json.json()["events"].as_array().unwrap().last().unwrap()["provenance"]["source"], "live");
-        assert_eq!(server.seen().len(), 3, "replays never ask");
+        assert_eq!(server.seen().len(), 4, "replays never ask");
 
         // doctor accepts live turns (the authored script's tool counts do not bind them).
         let doctor = ws.run(&["doctor", "structured-errors"]);
@@ -392,14 +393,14 @@ mod with_the_client {
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
         assert_eq!(recorded.code, 0, "{}\n{}", recorded.stdout, recorded.stderr);
         let seen = server.seen();
-        assert_eq!(seen.len(), 4, "one 429, then the three requests");
+        assert_eq!(seen.len(), 5, "one 429, then the four requests");
         assert_eq!(seen[0].body, seen[1].body, "the same request again");
         assert_eq!(seen[0].headers["x-stainless-retry-count"], "0");
         assert_eq!(seen[1].headers["x-stainless-retry-count"], "1");
         // Not a speed test: a lower bound, which only a client that ignored the header misses.
         let waited = seen[1].at.duration_since(seen[0].at);
         assert!(waited >= std::time::Duration::from_millis(950), "asked to wait 1 s, waited {waited:?}");
-        assert_eq!(ws.read(OLD_ORDER).lines().count(), 3);
+        assert_eq!(ws.read(OLD_ORDER).lines().count(), 4);
     }
 
     #[test]
@@ -560,7 +561,7 @@ mod with_the_client {
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
         assert_eq!(recorded.code, 0, "{}\n{}", recorded.stdout, recorded.stderr);
         let seen = server.seen();
-        assert_eq!(seen.len(), 4, "the dropped request, then the three");
+        assert_eq!(seen.len(), 5, "the dropped request, then the four");
         assert_eq!(seen[0].body, seen[1].body);
     }
 
@@ -572,7 +573,7 @@ mod with_the_client {
         let recorded = record_old_order(&server, &ws, cache.path(), &["--request-timeout", "1"]);
         assert_eq!(recorded.code, 0, "{}\n{}", recorded.stdout, recorded.stderr);
         let seen = server.seen();
-        assert_eq!(seen.len(), 4, "the stalled request, then the three");
+        assert_eq!(seen.len(), 5, "the stalled request, then the four");
         assert_eq!(seen[0].body, seen[1].body);
     }
 

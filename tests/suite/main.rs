@@ -41,6 +41,7 @@ mod sandbox;
 mod signals;
 mod solution;
 mod start;
+mod story;
 mod teaching;
 mod terminal_restore;
 mod toy_lesson;

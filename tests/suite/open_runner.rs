@@ -40,7 +40,7 @@ fn a_message_that_breaks_a_rule_replays_as_the_apis_400_and_ends_the_run() {
 
     let text = ws.run(&["watch", "relay-desk", "--ticket", "two-parcels", "--code", "starter", "--no-anim"]);
     assert_eq!(text.code, 0, "{}", text.stderr);
-    assert!(text.stdout.contains("API error 400"), "{}", text.stdout);
+    assert!(text.stdout.contains("API error     400 invalid_request_error"), "{}", text.stdout);
     assert!(!text.stdout.contains("Agent replies"), "the model never sees a refused request:\n{}", text.stdout);
 }
 

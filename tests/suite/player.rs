@@ -56,9 +56,27 @@ impl<'c> Player<'c> {
         p
     }
 
+    /// A player of another lesson whose first replay has arrived.
+    fn of(ctx: &'c Context, lesson: &str, options: Options, width: u16, height: u16) -> Player<'c> {
+        let mut p = Player::starting_lesson(ctx, lesson, options, width, height, Duration::from_secs(2));
+        p.send(vec![]);
+        p
+    }
+
     /// A player that has asked for its first replay, with this deadline per call.
     fn starting(ctx: &'c Context, options: Options, width: u16, height: u16, limit: Duration) -> Player<'c> {
-        let lesson = ctx.lesson(Some("structured-errors")).expect("the lesson loads");
+        Player::starting_lesson(ctx, "structured-errors", options, width, height, limit)
+    }
+
+    fn starting_lesson(
+        ctx: &'c Context,
+        lesson: &str,
+        options: Options,
+        width: u16,
+        height: u16,
+        limit: Duration,
+    ) -> Player<'c> {
+        let lesson = ctx.lesson(Some(lesson)).expect("the lesson loads");
         let (tx, results) = mpsc::channel();
         let source = LessonSource::new(ctx, lesson, limit, None, tx).expect("the worker starts");
         let app = App::new(source, options);
@@ -208,6 +226,79 @@ fn player_asks_once_per_ticket_in_a_session() {
     assert!(p.app.question.is_none(), "old-order was answered already");
     p.send(vec![key('j')]);
     assert!(p.app.question.is_none(), "wrong-id was skipped with space");
+}
+
+#[test]
+fn player_remembers_an_answer_when_the_ticket_comes_back() {
+    let ws = Workshop::lesson5();
+    let ctx = context(&ws);
+    let mut p = Player::new(&ctx, options(STARTER), 100, 30);
+    p.send(vec![key('3'), to_the_end()]);
+    assert!(p.screen().contains("Right: you said three times"), "{}", p.screen());
+    // Away to the next ticket (its question skipped) and back: not asked again, and the
+    // answer given is judged again under the verdict.
+    p.send(vec![key('j'), key(' '), key('k')]);
+    assert!(p.app.question.is_none(), "{}", p.screen());
+    p.send(vec![to_the_end()]);
+    let screen = p.screen();
+    assert!(screen.contains("Your guess"), "{screen}");
+    assert!(screen.contains("Right: you said three times, and it ran three times."), "{screen}");
+    // Playing it again keeps it too.
+    p.send(vec![key(' '), to_the_end()]);
+    assert!(p.screen().contains("Right: you said three times"), "{}", p.screen());
+}
+
+#[test]
+fn player_says_when_a_ticket_does_not_run_in_a_runtime() {
+    let ws = Workshop::lesson5();
+    let ctx = context(&ws);
+    let mut p = Player::new(&ctx, Options { predict: false, ..options(STRUCTURED) }, 100, 30);
+    // coordinator, the sixth ticket, runs only in the harness runtime.
+    p.send(vec![special(KeyCode::Left)]);
+    assert_eq!(p.app.ticket_id(), "coordinator");
+    p.send(vec![key('r')]);
+    let screen = p.screen();
+    assert!(screen.contains("The ticket coordinator runs only in the harness runtime"), "{screen}");
+    assert!(!screen.contains("missing") && !screen.contains("Restore"), "{screen}");
+    // Back to the harness, it replays.
+    p.send(vec![key('r'), to_the_end()]);
+    assert!(p.screen().contains("Verdict"), "{}", p.screen());
+}
+
+#[test]
+fn player_asks_a_tickets_own_question_from_the_lesson_and_judges_it_by_the_run() {
+    let ws = Workshop::new();
+    let ctx = context(&ws);
+    let mut p = Player::of(&ctx, "uncertain-state", options(STARTER), 100, 30);
+    let screen = p.screen();
+    assert!(screen.contains("how much is Hana paid back in all?"), "{screen}");
+    assert!(screen.contains("458.00: the refund is paid twice"), "{screen}");
+    insta::assert_snapshot!("player_ticket_question", screen);
+    p.send(vec![key('2'), to_the_end()]);
+    assert!(p.screen().contains("Right: 458.00: the refund is paid twice."), "{}", p.screen());
+    // A question about the fix is asked before the fix's run: dropped-request.
+    let mut p = Player::of(&ctx, "uncertain-state", options(STRUCTURED), 100, 30);
+    assert!(p.app.question.is_none(), "lost-confirmation asks about the starter's run");
+    p.send(vec![key('j')]);
+    assert_eq!(p.app.ticket_id(), "dropped-request");
+    let screen = p.screen();
+    assert!(screen.contains("what happens after the first refund attempt fails?"), "{screen}");
+    assert!(screen.contains("next_step answers verify"), "the fix's own context:\n{screen}");
+    p.send(vec![key('1'), to_the_end()]);
+    let screen = p.screen();
+    assert!(
+        flat(&screen)
+            .contains("Not this time: you said the refund is sent again at once; the run shows find_refund runs first"),
+        "{screen}"
+    );
+    // In the SDK runtime the same ticket asks again: its run is another.
+    p.send(vec![key('r')]);
+    assert!(p.app.question.is_some(), "{}", p.screen());
+}
+
+/// A screen's text with the box borders and the wrapping undone.
+fn flat(screen: &str) -> String {
+    screen.replace(['│', '"'], " ").split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[test]

@@ -183,7 +183,8 @@ fn a_turn_recorded_twice_is_named() {
     write_lines(&ws, OLD_ORDER, &all);
     let run = watch_old_order(&ws);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains(&format!("{OLD_ORDER}:4:")), "{}", run.stderr);
+    let duplicate = all.len();
+    assert!(run.stderr.contains(&format!("{OLD_ORDER}:{duplicate}:")), "{}", run.stderr);
     assert!(run.stderr.contains("line 1"), "{}", run.stderr);
 }
 
