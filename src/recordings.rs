@@ -203,7 +203,7 @@ impl Cassette {
                 continue;
             }
             let at = |why: String| Error::Corrupt { path: format!("{shown}:{number}"), why };
-            if let Some(what) = crate::live::secrets::scan(line) {
+            if let Some(what) = crate::secrets::scan(line) {
                 return Err(at(format!("holds {what}: recordings must never carry credentials. Delete the line and record it again; if the key is real, revoke it.")));
             }
             let mut entry: Entry = serde_json::from_str(line).map_err(|e| {

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::secrets::{ApiKey, KEY_VAR};
+use crate::secrets::{ApiKey, KEY_VAR};
 
 /// The `anthropic-version` header the SDK sends (`_constants.py`).
 pub const API_VERSION: &str = "2026-10-21";
@@ -72,14 +72,14 @@ impl Settings {
 
     /// The API's address as messages show it: without a password in it.
     pub fn shown_base(&self) -> String {
-        super::secrets::shown_address(&self.base)
+        crate::secrets::shown_address(&self.base)
     }
 
     /// `text` from outside (an error body, an I/O error) with the key and the address's password
     /// taken out, before it is shown.
     pub fn redact(&self, text: &str) -> String {
         let text = self.key.redact(text);
-        match super::secrets::address_secret(&self.base) {
+        match crate::secrets::address_secret(&self.base) {
             Some(secret) if secret.len() >= 4 => text.replace(secret, "[redacted]"),
             _ => text,
         }

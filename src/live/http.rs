@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use super::client::{describe_transient, said, Answer, Failure, Settings, BASE_VAR, MAX_REQUESTS_VAR};
 use super::retry::{self, Jitter};
-use super::secrets::KEY_VAR;
 use crate::recordings;
+use crate::secrets::KEY_VAR;
 
 /// The `anthropic-version` header the SDK sends (`_constants.py`).
 pub use super::client::API_VERSION;

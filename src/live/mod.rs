@@ -14,7 +14,6 @@ pub mod model;
 mod offline;
 pub mod own;
 pub mod retry;
-pub mod secrets;
 
 pub use client::{Failure, Settings};
 #[cfg(feature = "live")]

@@ -8,10 +8,11 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{own, secrets};
+use super::own;
 use super::{Client, Failure};
 use crate::model::{Model, ReplayModel, Turn};
 use crate::recordings::{self, Entry, Provenance};
+use crate::secrets;
 
 /// Answers requests from the API, remembering every answer by its key.
 pub struct LiveModel<'c> {
