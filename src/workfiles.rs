@@ -5,45 +5,45 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::context::Context;
 use crate::error::Error;
 use crate::files::{self, Found};
 use crate::lesson::Lesson;
+use crate::root::Where;
 
 /// Put the lesson's starter files in `work/<lesson>/`. Edited files are refused unless `force`,
 /// and then kept as backups, whose paths are returned. `command` names the command in messages.
-pub fn put_starter(ctx: &Context, lesson: &Lesson, force: bool, command: &str) -> Result<Vec<PathBuf>, Error> {
-    let starter = lesson.starter_dir(&ctx.root);
+pub fn put_starter(at: &Where, lesson: &Lesson, force: bool, command: &str) -> Result<Vec<PathBuf>, Error> {
+    let starter = lesson.starter_dir(&at.root);
     let files = starter_files(&starter)?;
     if files.is_empty() {
         return Err(Error::corrupt(&starter, "has no files to copy: restore it with git checkout"));
     }
-    let work = lesson.work_dir(&ctx.root);
-    std::fs::create_dir_all(&work).map_err(|e| Error::io(format!("could not make {}", ctx.shown(&work)), e))?;
+    let work = lesson.work_dir(&at.root);
+    std::fs::create_dir_all(&work).map_err(|e| Error::io(format!("could not make {}", at.shown(&work)), e))?;
     // Two `start`s at once take turns, so the second compares with what the first left.
-    let _lock = files::lock_folder(&work).map_err(|e| Error::io(format!("could not lock {}", ctx.shown(&work)), e))?;
+    let _lock = files::lock_folder(&work).map_err(|e| Error::io(format!("could not lock {}", at.shown(&work)), e))?;
     let mut edited = Vec::new();
     let mut missing = Vec::new();
     for rel in &files {
         let mine = work.join(rel);
-        let theirs = std::fs::read(starter.join(rel)).map_err(|e| Error::io(ctx.shown(&starter.join(rel)), e))?;
+        let theirs = std::fs::read(starter.join(rel)).map_err(|e| Error::io(at.shown(&starter.join(rel)), e))?;
         // A file longer than the starter is not the starter: no need to read all of it.
         let cap = theirs.len() as u64;
-        match files::read_regular(&mine, cap).map_err(|e| Error::io(format!("could not read {}", ctx.shown(&mine)), e))? {
+        match files::read_regular(&mine, cap).map_err(|e| Error::io(format!("could not read {}", at.shown(&mine)), e))? {
             Found::Nothing => missing.push(rel),
             Found::Bytes(bytes) if bytes == theirs => {}
             Found::Bytes(_) | Found::TooBig(_) => edited.push(rel),
             Found::NotRegular(what) => {
                 return Err(Error::usage(format!(
                     "{} is {what}, not a regular file, so {command} cannot tell whether it holds your edits. Move it away (or delete it if it is not yours), then run ./workshop {command} {} again.",
-                    ctx.shown(&mine),
+                    at.shown(&mine),
                     lesson.id
                 )))
             }
         }
     }
     if !edited.is_empty() && !force {
-        let names: Vec<String> = edited.iter().map(|rel| ctx.shown(&work.join(rel))).collect();
+        let names: Vec<String> = edited.iter().map(|rel| at.shown(&work.join(rel))).collect();
         return Err(Error::Refused(format!(
             "{} has your edits, so {command} left it alone. Keep working on it, or run ./workshop {command} {} --force (or ./workshop reset {}) to begin again: your version is kept as a copy beside it.",
             names.join(", "),
@@ -56,7 +56,7 @@ pub fn put_starter(ctx: &Context, lesson: &Lesson, force: bool, command: &str) -
         let mine = work.join(rel);
         // Moved, not copied: whatever is there now (a save since the comparison included) is kept.
         let backup =
-            keep_copy(&mine).map_err(|e| Error::io(format!("could not keep a copy of {}", ctx.shown(&mine)), e))?;
+            keep_copy(&mine).map_err(|e| Error::io(format!("could not keep a copy of {}", at.shown(&mine)), e))?;
         kept.push(backup);
     }
     for rel in edited.iter().chain(&missing) {
@@ -66,11 +66,11 @@ pub fn put_starter(ctx: &Context, lesson: &Lesson, force: bool, command: &str) -
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                 return Err(Error::Refused(format!(
                     "{} was saved while {command} ran, so it was left as it is. Run ./workshop {command} {} again to begin from the starter.",
-                    ctx.shown(&mine),
+                    at.shown(&mine),
                     lesson.id
                 )))
             }
-            Err(e) => return Err(Error::io(format!("could not write {}", ctx.shown(&mine)), e)),
+            Err(e) => return Err(Error::io(format!("could not write {}", at.shown(&mine)), e)),
         }
     }
     Ok(kept)
@@ -78,9 +78,9 @@ pub fn put_starter(ctx: &Context, lesson: &Lesson, force: bool, command: &str) -
 
 /// Whether the learner's work file differs from the starter (false when there is none). What is
 /// not a regular file (a FIFO) counts as edited, so `put_starter` looks at it and says what it is.
-pub fn edited(ctx: &Context, lesson: &Lesson) -> bool {
-    let Ok(theirs) = files::read_data(&lesson.starter_file(&ctx.root), files::DATA_CAP) else { return false };
-    match files::read_regular(&lesson.work_file(&ctx.root), theirs.len() as u64) {
+pub fn edited(at: &Where, lesson: &Lesson) -> bool {
+    let Ok(theirs) = files::read_data(&lesson.starter_file(&at.root), files::DATA_CAP) else { return false };
+    match files::read_regular(&lesson.work_file(&at.root), theirs.len() as u64) {
         Ok(Found::Bytes(mine)) => mine != theirs,
         Ok(Found::NotRegular(_) | Found::TooBig(_)) => true,
         Ok(Found::Nothing) | Err(_) => false,

@@ -143,7 +143,7 @@ pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
 /// learner's file is still the starter (or not there), yours once it differs.
 fn compared_with(ctx: &Context, lesson: &crate::lesson::Lesson, code: &CodeArg) -> Result<CodeChoice, Error> {
     Ok(match code {
-        CodeArg::Auto if crate::workfiles::edited(ctx, lesson) => CodeChoice::Yours,
+        CodeArg::Auto if crate::workfiles::edited(&ctx.place(), lesson) => CodeChoice::Yours,
         CodeArg::Auto => CodeChoice::Solution,
         other => match super::code(ctx, lesson, other)? {
             CodeChoice::Starter => CodeChoice::Solution,
