@@ -109,12 +109,12 @@ impl Code for Remembering<'_> {
 
 /// The seed a file's checks draw their varying inputs from: its bytes, so the same file always
 /// gets the same report, and a file edited to match one run's sentences gets new ones.
-pub fn seed_for(bytes: &[u8]) -> u64 {
+pub(crate) fn seed_for(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Run every check of the lesson against the learner's code, in order.
-pub fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<CheckResult> {
+pub(crate) fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<CheckResult> {
     let mut code = Remembering { code, broken: HashMap::new(), hangs: HashMap::new(), refused: None };
     let samples = Samples::draw(lesson, seed);
     lesson
@@ -158,12 +158,12 @@ pub fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<CheckResu
 /// The lesson's sample messages for one run, with the fields the world draws (an order id)
 /// drawn once from the seed and shared: every message, and every `$order_id` in a case's
 /// other arguments and expectations, names the same order.
-pub struct Samples {
+pub(crate) struct Samples {
     values: HashMap<String, String>,
 }
 
 impl Samples {
-    pub fn draw(lesson: &Lesson, seed: u64) -> Samples {
+    pub(crate) fn draw(lesson: &Lesson, seed: u64) -> Samples {
         let mut rng = Backoff::from_seed(seed);
         let place = lesson.place();
         let drawn = place.draw_fields(&Default::default(), &mut |n| rng.below(n));

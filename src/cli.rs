@@ -46,7 +46,7 @@ fn parse_code(text: &str) -> Result<CodeArg, String> {
     about = "Hands-on lessons about building reliable AI agents, offline, in a terminal.",
     after_help = "Start here:\n  ./workshop                     what this is, your progress, the next command\n  ./workshop list                lessons and your progress\n  ./workshop start <lesson>      copy the starter file into work/\n  ./workshop check <lesson>      grade your file"
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// The workshop folder (the one holding lessons/). Default: found upward from here.
     #[arg(long, global = true, env = "WORKSHOP_ROOT", value_name = "DIR")]
     pub root: Option<PathBuf>,
@@ -65,7 +65,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Copy a lesson's starter files into work/<lesson>/ and say what to open.
     #[command(
         after_help = "Examples:\n  ./workshop start <lesson>\n  ./workshop start <lesson> --force   begin again; your version is kept as a copy"
@@ -129,7 +129,7 @@ pub enum Command {
 
 impl Command {
     /// The command's name as typed, for messages that suggest running it again.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Command::Start(_) => "start",
             Command::Check(_) => "check",
@@ -149,7 +149,7 @@ impl Command {
 }
 
 #[derive(Debug, Args)]
-pub struct WatchArgs {
+pub(crate) struct WatchArgs {
     /// The lesson to replay. Default: the only lesson, or the one you started.
     pub lesson: Option<String>,
     /// One ticket, by its id (shell completion offers them). Default: all of them, in order.
@@ -194,7 +194,7 @@ pub struct WatchArgs {
 
 /// Asking the model itself (the Messages API) instead of only replaying.
 #[derive(Debug, Clone, Default, Args)]
-pub struct LiveArgs {
+pub(crate) struct LiveArgs {
     /// Ask the model (key from ANTHROPIC_API_KEY, address from ANTHROPIC_BASE_URL). watch asks
     /// only where no recording answers and keeps the reply under work/<lesson>/recordings/.
     #[arg(long)]
@@ -209,7 +209,7 @@ pub struct LiveArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct DoctorArgs {
+pub(crate) struct DoctorArgs {
     /// The lesson to examine. Default: every lesson.
     pub lesson: Option<String>,
     /// Seconds each call of the code may take (more on a machine too busy for the default).
@@ -218,7 +218,7 @@ pub struct DoctorArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct RecordArgs {
+pub(crate) struct RecordArgs {
     /// The lesson to record.
     pub lesson: Option<String>,
     /// Seconds each call of the code may take.
@@ -238,7 +238,7 @@ pub struct RecordArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct LessonArgs {
+pub(crate) struct LessonArgs {
     /// The lesson to read. Default: the only lesson, or the one you started.
     pub lesson: Option<String>,
     /// Print straight to the terminal, without a pager.
@@ -247,7 +247,7 @@ pub struct LessonArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct QuizArgs {
+pub(crate) struct QuizArgs {
     /// The lesson whose quiz to take.
     pub lesson: Option<String>,
     /// Answer without prompts: one token per question, in order, such as "C,BD,A".
@@ -259,7 +259,7 @@ pub struct QuizArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct HintArgs {
+pub(crate) struct HintArgs {
     /// The lesson.
     pub lesson: Option<String>,
     /// The check to get a hint for. Default: the first failing one.
@@ -271,7 +271,7 @@ pub struct HintArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ResetArgs {
+pub(crate) struct ResetArgs {
     /// The lesson. Default: the one you started last.
     pub lesson: Option<String>,
     /// Do not ask first.
@@ -280,7 +280,7 @@ pub struct ResetArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct SolutionArgs {
+pub(crate) struct SolutionArgs {
     /// The lesson.
     pub lesson: Option<String>,
     /// Show it even though your checks are not green yet (asks first on a terminal).
@@ -289,13 +289,13 @@ pub struct SolutionArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// bash, zsh or fish.
     pub shell: String,
 }
 
 #[derive(Debug, Args)]
-pub struct StartArgs {
+pub(crate) struct StartArgs {
     /// The lesson to start. Without one, the lessons are listed.
     pub lesson: Option<String>,
     /// Start again from the starter even if you changed the file. Your version is kept beside it.
@@ -307,7 +307,7 @@ pub struct StartArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// The lesson to grade. Default: the only lesson, or the one you started.
     pub lesson: Option<String>,
     /// Grade this file instead of your work file in work/<lesson>/.
@@ -331,7 +331,7 @@ pub struct CheckArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct GradeArgs {
+pub(crate) struct GradeArgs {
     /// The lesson (optional when there is only one), then the files and folders to grade.
     #[arg(value_name = "[LESSON] PATH", required = true, num_args = 1..)]
     pub args: Vec<String>,
@@ -358,7 +358,7 @@ pub struct GradeArgs {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum GradeFormat {
+pub(crate) enum GradeFormat {
     Jsonl,
     Csv,
     Exercism,
@@ -366,7 +366,7 @@ pub enum GradeFormat {
 
 /// `grade --sandbox`: how each submission is isolated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SandboxMode {
+pub(crate) enum SandboxMode {
     Auto,
     Bwrap,
     None,
@@ -374,7 +374,7 @@ pub enum SandboxMode {
 
 /// `check`'s formats: those of every command, and the results of an Exercism test runner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum CheckFormat {
+pub(crate) enum CheckFormat {
     Text,
     Json,
     /// results.json of the Exercism test-runner interface, version 3.
@@ -382,7 +382,7 @@ pub enum CheckFormat {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     Text,
     Json,
 }
@@ -399,7 +399,7 @@ impl clap::ValueEnum for Runtime {
 
 /// `--code` as typed: a word, or the path of a Python file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CodeArg {
+pub(crate) enum CodeArg {
     /// Yours once you have started the lesson, else the reference fix.
     Auto,
     Starter,
@@ -409,7 +409,7 @@ pub enum CodeArg {
 }
 
 impl CodeArg {
-    pub fn parse(text: &str) -> CodeArg {
+    pub(crate) fn parse(text: &str) -> CodeArg {
         match text {
             "auto" => CodeArg::Auto,
             "starter" => CodeArg::Starter,

@@ -12,7 +12,7 @@ fn editor() -> Option<String> {
 
 /// Open `file` and wait until the editor exits. The command goes through `sh -c`, so an editor
 /// set with its own arguments (`code --wait`) works.
-pub fn open(file: &Path, shown: &str) -> Result<(), Error> {
+pub(crate) fn open(file: &Path, shown: &str) -> Result<(), Error> {
     let Some(editor) = editor() else {
         return Err(Error::usage(format!(
             "--edit needs an editor: set VISUAL or EDITOR (export EDITOR=nano, say), or open {shown} yourself."

@@ -5,11 +5,11 @@ use std::path::Path;
 use crate::bridge::LoadError;
 
 /// All checks green, or the command did what was asked.
-pub const EXIT_SUCCESS: i32 = 0;
+pub(crate) const EXIT_SUCCESS: i32 = 0;
 /// Checks ran and some failed, or the command refused to act (it says why).
-pub const EXIT_FAILED: i32 = 1;
+pub(crate) const EXIT_FAILED: i32 = 1;
 /// Could not run: usage, a file that does not load, no Python, corrupt lesson data.
-pub const EXIT_COULD_NOT_RUN: i32 = 2;
+pub(crate) const EXIT_COULD_NOT_RUN: i32 = 2;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -66,6 +66,6 @@ impl Error {
 }
 
 /// Whether a failed write only means the reader stopped reading.
-pub fn reader_left(err: &std::io::Error) -> bool {
+pub(crate) fn reader_left(err: &std::io::Error) -> bool {
     err.kind() == std::io::ErrorKind::BrokenPipe
 }

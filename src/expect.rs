@@ -186,7 +186,7 @@ fn at<'v>(got: &'v Value, args: &'v [Value], path: &str) -> Option<&'v Value> {
 }
 
 /// The first expectation that does not hold.
-pub fn first_difference(expect: &[Expect], got: &Value, args: &[Value]) -> Result<(), Box<Difference>> {
+pub(crate) fn first_difference(expect: &[Expect], got: &Value, args: &[Value]) -> Result<(), Box<Difference>> {
     for e in expect {
         let value = at(got, args, &e.path);
         match (holds(e, value, args), e.not) {
@@ -388,7 +388,7 @@ const SHOWN_POSITIONS: usize = 32;
 /// paths (lists for list positions), an `"@args.N"` as the argument it names. Negated
 /// expectations and those that name no one value (lengths, `contains`, `each`, `any`, `absent`,
 /// `is_bool`) are left out: the message says what they want. `None` when nothing is left.
-pub fn expected_shape(expect: &[Expect], args: &[Value]) -> Option<Value> {
+pub(crate) fn expected_shape(expect: &[Expect], args: &[Value]) -> Option<Value> {
     let mut shape = Value::Object(Map::new());
     let mut named_any = false;
     for e in expect.iter().filter(|e| !e.not) {
@@ -438,7 +438,7 @@ pub fn expected_shape(expect: &[Expect], args: &[Value]) -> Option<Value> {
 
 /// The first place where `got` differs from what was expected.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Difference {
+pub(crate) struct Difference {
     pub path: String,
     /// What was expected there, in words (for a negated expectation: what must not be there).
     pub want: String,
@@ -454,7 +454,7 @@ impl Difference {
     }
 
     /// "expected …", or "must not be …" (or "must not have …" for a length) when negated.
-    pub fn verdict(&self) -> String {
+    pub(crate) fn verdict(&self) -> String {
         match (self.negated, self.want.starts_with("a length")) {
             (false, _) => format!("expected {}", self.want),
             (true, false) => format!("must not be {}", self.want),

@@ -9,7 +9,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
 /// What [`read_regular`] found at a path.
-pub enum Found {
+pub(crate) enum Found {
     Nothing,
     Bytes(Vec<u8>),
     /// Something that is not a regular file, in words ("a named pipe (FIFO)").
@@ -20,7 +20,7 @@ pub enum Found {
 
 /// The most a lesson's data file (a recording, the progress file) may hold: far beyond any real
 /// one, far below what would hurt.
-pub const DATA_CAP: u64 = 64 << 20;
+pub(crate) const DATA_CAP: u64 = 64 << 20;
 
 /// A file type in words, for messages.
 fn kind(t: std::fs::FileType) -> &'static str {
@@ -45,7 +45,7 @@ fn kind(t: std::fs::FileType) -> &'static str {
 /// else is named, not read: the file is opened without blocking and checked on the open
 /// descriptor, so what is read is what was checked. The cap holds for files whose size says
 /// nothing (in /proc) too.
-pub fn read_regular(path: &Path, cap: u64) -> io::Result<Found> {
+pub(crate) fn read_regular(path: &Path, cap: u64) -> io::Result<Found> {
     let file = match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
         Ok(file) => file,
         Err(e) => {
@@ -76,7 +76,7 @@ pub fn read_regular(path: &Path, cap: u64) -> io::Result<Found> {
 /// A data file's bytes, as `std::fs::read` gives them, but never from a FIFO or a device and
 /// never more than `cap`: those are errors (`InvalidData`) whose text says what the path is.
 /// A missing file is `NotFound`, as with `std::fs::read`.
-pub fn read_data(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+pub(crate) fn read_data(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     match read_regular(path, cap)? {
         Found::Bytes(bytes) => Ok(bytes),
         Found::Nothing => Err(io::Error::new(io::ErrorKind::NotFound, "there is no such file")),
@@ -95,7 +95,7 @@ pub fn read_data(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
 }
 
 /// As [`read_data`], as text.
-pub fn read_data_text(path: &Path, cap: u64) -> io::Result<String> {
+pub(crate) fn read_data_text(path: &Path, cap: u64) -> io::Result<String> {
     String::from_utf8(read_data(path, cap)?)
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "it is not UTF-8 text"))
 }
@@ -103,7 +103,7 @@ pub fn read_data_text(path: &Path, cap: u64) -> io::Result<String> {
 /// Move `from` to `to`, failing with `AlreadyExists` if `to` exists: never replaces anything.
 /// One atomic step (renameat2 with RENAME_NOREPLACE) where the file system allows it; else a hard
 /// link (which also refuses to replace) and an unlink.
-pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
+pub(crate) fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::ffi::OsStrExt;
@@ -127,11 +127,11 @@ pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
 
 /// An exclusive lock on a folder, held until dropped. Taking turns this way leaves no lock file
 /// behind in the learner's folder.
-pub struct FolderLock {
+pub(crate) struct FolderLock {
     _dir: File,
 }
 
-pub fn lock_folder(dir: &Path) -> io::Result<FolderLock> {
+pub(crate) fn lock_folder(dir: &Path) -> io::Result<FolderLock> {
     let handle = File::open(dir)?;
     // SAFETY: flock(2) on a descriptor we own; the lock is released when it is closed.
     if unsafe { libc::flock(handle.as_raw_fd(), libc::LOCK_EX) } != 0 {

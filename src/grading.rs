@@ -46,7 +46,7 @@ fn config(lesson: &Lesson, file: &Path, shown: &str, limit: Duration) -> BridgeC
 
 /// As `grade`, to the end, for an untrusted file: `python` (found once by `Interpreter`) started
 /// in `sandbox`.
-pub fn grade_sandboxed(
+pub(crate) fn grade_sandboxed(
     lesson: &Lesson,
     file: &Path,
     shown: &str,
@@ -59,19 +59,25 @@ pub fn grade_sandboxed(
 }
 
 /// Start Python with a code file of a lesson loaded.
-pub fn open(lesson: &Lesson, file: &Path, shown: &str, limit: Duration, stop: Stop) -> Result<Bridge, LoadError> {
+pub(crate) fn open(
+    lesson: &Lesson,
+    file: &Path,
+    shown: &str,
+    limit: Duration,
+    stop: Stop,
+) -> Result<Bridge, LoadError> {
     Bridge::start_stoppable(config(lesson, file, shown, limit), stop)
 }
 
 /// A Python process started now, the runner imported, to grade a later version of `file` with
 /// `grade_with_spare` (`check --watch` keeps one ready while the learner edits).
-pub fn spare(lesson: &Lesson, file: &Path, shown: &str, limit: Duration) -> Option<Spare> {
+pub(crate) fn spare(lesson: &Lesson, file: &Path, shown: &str, limit: Duration) -> Option<Spare> {
     Spare::start(&config(lesson, file, shown, limit))
 }
 
 /// Grade a file. `Err` only when no Python could be started; a file that does not load is a
 /// report with status `error`. `None` when stopped before the end.
-pub fn grade(
+pub(crate) fn grade(
     lesson: &Lesson,
     file: &Path,
     shown: &str,
@@ -82,7 +88,7 @@ pub fn grade(
 }
 
 /// As `grade`, loading the file in `spare` when there is one.
-pub fn grade_with_spare(
+pub(crate) fn grade_with_spare(
     lesson: &Lesson,
     file: &Path,
     shown: &str,
@@ -111,7 +117,7 @@ fn run(lesson: &Lesson, cfg: BridgeConfig, stop: &AtomicBool, spare: Option<Spar
 }
 
 /// Grade a file to the end.
-pub fn to_the_end(
+pub(crate) fn to_the_end(
     at: &crate::root::Where,
     lesson: &Lesson,
     file: &std::path::Path,
@@ -125,7 +131,7 @@ pub fn to_the_end(
 }
 
 /// Whether `file` is the learner's own work file of the lesson, however it was named (`--file`, `..`).
-pub fn is_work_file(root: &Path, lesson: &Lesson, file: &Path) -> bool {
+pub(crate) fn is_work_file(root: &Path, lesson: &Lesson, file: &Path) -> bool {
     let work = lesson.work_file(root);
     match (file.canonicalize(), work.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
@@ -134,7 +140,7 @@ pub fn is_work_file(root: &Path, lesson: &Lesson, file: &Path) -> bool {
 }
 
 /// Record a grade in progress when it is of the learner's own work file and the file loaded.
-pub fn save_progress(root: &Path, lesson: &Lesson, file: &Path, report: &Report) -> std::io::Result<()> {
+pub(crate) fn save_progress(root: &Path, lesson: &Lesson, file: &Path, report: &Report) -> std::io::Result<()> {
     if !is_work_file(root, lesson, file) || report.status == Status::Error {
         return Ok(());
     }

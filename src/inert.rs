@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 /// A control character as Python writes it in a string literal (`\n`, `\t`, `\r`, `\x1b`,
 /// `\x9b`); `None` for any other character.
-pub fn escape(c: char) -> Option<String> {
+pub(crate) fn escape(c: char) -> Option<String> {
     if !c.is_control() {
         return None;
     }
@@ -22,7 +22,7 @@ pub fn escape(c: char) -> Option<String> {
 }
 
 /// The text with every control character but line breaks and tabs shown escaped.
-pub fn text(text: &str) -> Cow<'_, str> {
+pub(crate) fn text(text: &str) -> Cow<'_, str> {
     let keep = |c: char| c == '\n' || c == '\t' || !c.is_control();
     if text.chars().all(keep) {
         return Cow::Borrowed(text);
@@ -40,7 +40,7 @@ pub fn text(text: &str) -> Cow<'_, str> {
 /// JSON text with the control characters serde leaves raw (DEL and the C1 range, such as the
 /// one-byte CSI `\u{9b}`) written as `\u` escapes. They occur only inside strings, where the
 /// escape means the same character, so the JSON still reads back to the same value.
-pub fn json(text: String) -> String {
+pub(crate) fn json(text: String) -> String {
     if !text.chars().any(raw_in_json) {
         return text;
     }

@@ -182,9 +182,9 @@ pub struct Hook {
 }
 
 /// The arguments each hook may be given.
-pub const BUILD_ARGS: [&str; 5] = ["category", "message", "verify", "tool", "input"];
-pub const DECIDE_ARGS: [&str; 5] = ["error", "result", "tool", "input", "attempt"];
-pub const ANSWER_ARGS: [&str; 3] = ["tool_uses", "outcomes", "note"];
+pub(crate) const BUILD_ARGS: [&str; 5] = ["category", "message", "verify", "tool", "input"];
+pub(crate) const DECIDE_ARGS: [&str; 5] = ["error", "result", "tool", "input", "attempt"];
+pub(crate) const ANSWER_ARGS: [&str; 3] = ["tool_uses", "outcomes", "note"];
 
 impl Hooks {
     /// Every hook with its place's name and the arguments that place offers.
@@ -523,7 +523,7 @@ fn no_count(text: &str, problems: &mut Problems) {
 }
 
 /// A lesson id is a folder name: no separators, no `..`, nothing hidden.
-pub fn validate_id(id: &str) -> Result<(), Error> {
+pub(crate) fn validate_id(id: &str) -> Result<(), Error> {
     let bad = id.is_empty()
         || id.starts_with('.')
         || id.contains(['/', '\\'])
@@ -538,7 +538,7 @@ pub fn validate_id(id: &str) -> Result<(), Error> {
 }
 
 /// The ids of the lessons under `root/lessons`, sorted.
-pub fn known_ids(root: &Path) -> Vec<String> {
+pub(crate) fn known_ids(root: &Path) -> Vec<String> {
     let mut ids: Vec<String> = std::fs::read_dir(root.join("lessons"))
         .into_iter()
         .flatten()
@@ -1190,7 +1190,7 @@ impl crate::world::World for Nowhere {
 }
 
 /// The `$name` sample references in a value.
-pub fn sample_refs(values: &[Value]) -> Vec<String> {
+pub(crate) fn sample_refs(values: &[Value]) -> Vec<String> {
     fn walk(v: &Value, out: &mut Vec<String>) {
         match v {
             Value::String(s) => {

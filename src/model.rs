@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use crate::recordings::{self, Cassette, Entry, Provenance};
 
 /// The model's answer to one request.
-pub enum Turn {
+pub(crate) enum Turn {
     Reply {
         response: Value,
         provenance: Provenance,
@@ -43,12 +43,12 @@ impl Turn {
     }
 }
 
-pub trait Model {
+pub(crate) trait Model {
     fn respond(&mut self, request: &Value) -> Turn;
 }
 
 /// Replays recorded turns, strictly by the request's key.
-pub struct ReplayModel<'c> {
+pub(crate) struct ReplayModel<'c> {
     cassette: &'c Cassette,
     root: PathBuf,
     /// Keys of the turns replayed so far.
@@ -56,7 +56,7 @@ pub struct ReplayModel<'c> {
 }
 
 impl<'c> ReplayModel<'c> {
-    pub fn new(cassette: &'c Cassette, root: PathBuf) -> ReplayModel<'c> {
+    pub(crate) fn new(cassette: &'c Cassette, root: PathBuf) -> ReplayModel<'c> {
         ReplayModel { cassette, root, used: HashSet::new() }
     }
 }
@@ -96,7 +96,7 @@ pub(crate) fn unqualified<'n>(server: &str, name: &'n str) -> Option<&'n str> {
 /// One authored model turn: optional text, then optional tool calls.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScriptTurn {
+pub(crate) struct ScriptTurn {
     #[serde(default)]
     pub say: Option<String>,
     #[serde(default)]
@@ -105,7 +105,7 @@ pub struct ScriptTurn {
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScriptCall {
+pub(crate) struct ScriptCall {
     /// The plain tool name; the SDK runtime qualifies it.
     pub tool: String,
     pub input: Value,
@@ -114,7 +114,7 @@ pub struct ScriptCall {
 /// One combination the authors scripted, and the tool runs it must show.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScriptRun {
+pub(crate) struct ScriptRun {
     pub runtime: String,
     pub ticket: String,
     pub code: String,
@@ -125,7 +125,7 @@ pub struct ScriptRun {
 /// `recordings/<lesson>/script.toml`: the authored side of every recorded run.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Script {
+pub(crate) struct Script {
     pub by: String,
     pub written: String,
     #[serde(rename = "run")]
@@ -134,7 +134,10 @@ pub struct Script {
 
 impl Script {
     /// The script in a lesson's recordings folder, if it has one.
-    pub fn load(root: &std::path::Path, recordings: &std::path::Path) -> Result<Option<Script>, crate::error::Error> {
+    pub(crate) fn load(
+        root: &std::path::Path,
+        recordings: &std::path::Path,
+    ) -> Result<Option<Script>, crate::error::Error> {
         let path = recordings.join("script.toml");
         let shown = |p: &std::path::Path| crate::root::shown(root, p);
         if !path.is_file() {
@@ -155,7 +158,7 @@ impl Script {
 }
 
 /// Answers each request with the next authored turn, and keeps what it answered as recordings.
-pub struct ScriptModel {
+pub(crate) struct ScriptModel {
     turns: VecDeque<ScriptTurn>,
     /// The MCP server's name, in the sdk runtime.
     server: Option<String>,
@@ -166,7 +169,7 @@ pub struct ScriptModel {
 }
 
 impl ScriptModel {
-    pub fn new(script: &Script, run: &ScriptRun, server: &str) -> ScriptModel {
+    pub(crate) fn new(script: &Script, run: &ScriptRun, server: &str) -> ScriptModel {
         ScriptModel {
             turns: run.turns.iter().cloned().collect(),
             server: (run.runtime == "sdk").then(|| server.to_string()),
@@ -177,7 +180,7 @@ impl ScriptModel {
         }
     }
 
-    pub fn turns_left(&self) -> usize {
+    pub(crate) fn turns_left(&self) -> usize {
         self.turns.len()
     }
 

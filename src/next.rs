@@ -9,7 +9,7 @@ use crate::render::steps::Step;
 
 /// How far the learner is in one lesson.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Standing {
+pub(crate) enum Standing {
     NotStarted,
     /// Started, never graded.
     Started,
@@ -30,16 +30,16 @@ pub enum Standing {
 
 impl Standing {
     /// Green at least once: the lesson counts as done for what comes next.
-    pub fn was_green(&self) -> bool {
+    pub(crate) fn was_green(&self) -> bool {
         matches!(self, Standing::Done | Standing::DoneBeforeReset | Standing::DoneBefore { .. })
     }
 
-    pub fn started(&self) -> bool {
+    pub(crate) fn started(&self) -> bool {
         *self != Standing::NotStarted
     }
 
     /// The words `list` shows.
-    pub fn words(&self) -> String {
+    pub(crate) fn words(&self) -> String {
         match self {
             Standing::NotStarted => "not started".into(),
             Standing::Started => "started, not checked yet".into(),
@@ -52,12 +52,12 @@ impl Standing {
 }
 
 /// The lessons in course order, each with the learner's standing and record.
-pub struct Course {
+pub(crate) struct Course {
     pub lessons: Vec<(Lesson, Standing, LessonProgress)>,
 }
 
 impl Course {
-    pub fn read(ctx: &Context) -> Result<Course, Error> {
+    pub(crate) fn read(ctx: &Context) -> Result<Course, Error> {
         let progress = Progress::read(&ctx.root);
         let mut lessons: Vec<Lesson> =
             lesson::known_ids(&ctx.root).iter().map(|id| Lesson::load(&ctx.root, id)).collect::<Result<_, _>>()?;
@@ -74,14 +74,14 @@ impl Course {
     }
 
     /// The lesson that follows `id` in the course, if any.
-    pub fn after(&self, id: &str) -> Option<&Lesson> {
+    pub(crate) fn after(&self, id: &str) -> Option<&Lesson> {
         let at = self.lessons.iter().position(|(l, _, _)| l.id == id)?;
         self.lessons.get(at + 1).map(|(l, _, _)| l)
     }
 
     /// What to do next, as one command and the lesson it is about: the lesson started last that
     /// was never green is checked; else the first lesson never green is started.
-    pub fn next_step(&self) -> Option<Next<'_>> {
+    pub(crate) fn next_step(&self) -> Option<Next<'_>> {
         let open = self
             .lessons
             .iter()
@@ -101,7 +101,7 @@ impl Course {
 
     /// The command that takes the learner from a green `id` into the lesson after it: `start`,
     /// or `check` when it was started already (start would refuse an edited file).
-    pub fn on_from(&self, id: &str) -> Option<Next<'_>> {
+    pub(crate) fn on_from(&self, id: &str) -> Option<Next<'_>> {
         let next = self.after(id)?;
         let started = self.lessons.iter().any(|(l, s, _)| l.id == next.id && s.started());
         let verb = if started { "check" } else { "start" };
@@ -110,7 +110,7 @@ impl Course {
 }
 
 /// One next command.
-pub struct Next<'c> {
+pub(crate) struct Next<'c> {
     pub lesson: &'c Lesson,
     pub command: String,
     /// The command starts the lesson (rather than grading it where the learner left it).
@@ -143,7 +143,7 @@ fn standing(ctx: &Context, lesson: &Lesson, entry: &LessonProgress) -> Standing 
 
 /// What a green lesson opens, in order: the learner's code replayed beside the starter, the quiz,
 /// then the next lesson by name. The text ends with a line when there is no next lesson.
-pub fn door(ctx: &Context, lesson: &Lesson) -> Result<String, Error> {
+pub(crate) fn door(ctx: &Context, lesson: &Lesson) -> Result<String, Error> {
     let course = Course::read(ctx)?;
     let mut ways = vec![Step {
         word: "see",

@@ -22,7 +22,7 @@ static COMMAND: OnceLock<String> = OnceLock::new();
 
 /// Messages name commands as `./workshop ...`; from another folder they should name a command
 /// that works there (`../../workshop check`). Set once, by the command line's dispatch.
-pub fn set_command(command: String) {
+pub(crate) fn set_command(command: String) {
     let _ = COMMAND.set(command);
 }
 
@@ -51,25 +51,25 @@ fn replace_command(text: &str, command: &str) -> String {
 }
 
 /// Write text to standard output as it is, and flush it (a paced replay shows each card at once).
-pub fn print(text: &str) -> Result<(), Error> {
+pub(crate) fn print(text: &str) -> Result<(), Error> {
     bytes(adapt(text).as_bytes())
 }
 
 /// Write raw bytes to standard output, and flush them.
-pub fn bytes(data: &[u8]) -> Result<(), Error> {
+pub(crate) fn bytes(data: &[u8]) -> Result<(), Error> {
     let mut out = io::stdout().lock();
     out.write_all(data).and_then(|()| out.flush()).map_err(Error::Output)
 }
 
 /// Write one line to standard output.
-pub fn line(text: &str) -> Result<(), Error> {
+pub(crate) fn line(text: &str) -> Result<(), Error> {
     let text = adapt(text);
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes()).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush()).map_err(Error::Output)
 }
 
 /// Write one line to standard error. Never fails: see the module's note.
-pub fn note(text: &str) {
+pub(crate) fn note(text: &str) {
     let text = adapt(text);
     let mut err = io::stderr().lock();
     let _ = err.write_all(text.as_bytes()).and_then(|()| err.write_all(b"\n"));

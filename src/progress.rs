@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LessonProgress {
+pub(crate) struct LessonProgress {
     #[serde(default)]
     pub started: bool,
     /// When `start` last ran for the lesson (seconds since 1970), to pick the lesson a command
@@ -31,7 +31,7 @@ pub struct LessonProgress {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Progress {
+pub(crate) struct Progress {
     #[serde(default)]
     pub lessons: BTreeMap<String, LessonProgress>,
 }
@@ -39,19 +39,19 @@ pub struct Progress {
 /// Far more than any learner's progress takes.
 const PROGRESS_CAP: u64 = 1 << 20;
 
-pub fn path(root: &Path) -> PathBuf {
+pub(crate) fn path(root: &Path) -> PathBuf {
     root.join("work").join(".progress.json")
 }
 
 impl Progress {
     /// Never fails: what cannot be read (a damaged file, a FIFO, a link to a device) is treated
     /// as no progress yet, and is replaced at the next save.
-    pub fn read(root: &Path) -> Progress {
+    pub(crate) fn read(root: &Path) -> Progress {
         let text = crate::files::read_data_text(&path(root), PROGRESS_CAP).ok();
         text.and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default()
     }
 
-    pub fn write(&self, root: &Path) -> std::io::Result<()> {
+    pub(crate) fn write(&self, root: &Path) -> std::io::Result<()> {
         let target = path(root);
         if let Some(dir) = target.parent() {
             std::fs::create_dir_all(dir)?;
@@ -68,7 +68,7 @@ impl Progress {
     /// are reported by the caller as a warning, never as a failed command.
     /// Two commands at once (a `check` and a `hint`) take turns, so neither loses the other's
     /// change: the read-change-write happens under an exclusive lock on `work/.progress.lock`.
-    pub fn update(root: &Path, lesson: &str, change: impl FnOnce(&mut LessonProgress)) -> std::io::Result<()> {
+    pub(crate) fn update(root: &Path, lesson: &str, change: impl FnOnce(&mut LessonProgress)) -> std::io::Result<()> {
         use std::os::fd::AsRawFd;
         let target = path(root);
         if let Some(dir) = target.parent() {

@@ -15,7 +15,7 @@ pub(crate) fn truthy(value: &Value) -> bool {
 }
 
 /// `repr()` of the Python value a JSON value decodes to.
-pub fn repr(value: &Value) -> String {
+pub(crate) fn repr(value: &Value) -> String {
     let mut out = String::new();
     write(value, &mut out);
     out
@@ -54,7 +54,7 @@ fn write(value: &Value, out: &mut String) {
 }
 
 /// A Python string literal: single quotes unless the text has one and no double quote.
-pub fn string(text: &str) -> String {
+pub(crate) fn string(text: &str) -> String {
     let quote = if text.contains('\'') && !text.contains('"') { '"' } else { '\'' };
     let mut out = String::with_capacity(text.len() + 2);
     out.push(quote);
@@ -76,13 +76,13 @@ pub fn string(text: &str) -> String {
 }
 
 /// `name(arg, arg)`.
-pub fn call(function: &str, args: &[Value]) -> String {
+pub(crate) fn call(function: &str, args: &[Value]) -> String {
     let args: Vec<String> = args.iter().map(repr).collect();
     format!("{function}({})", args.join(", "))
 }
 
 /// `name(key='value')`: a tool call with its input as keyword arguments.
-pub fn keyword_call(function: &str, input: &Value) -> String {
+pub(crate) fn keyword_call(function: &str, input: &Value) -> String {
     let args: Vec<String> = match input.as_object() {
         Some(map) => map.iter().map(|(k, v)| format!("{k}={}", repr(v))).collect(),
         None if input.is_null() => Vec::new(),

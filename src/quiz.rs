@@ -37,9 +37,9 @@ pub struct Choice {
 }
 
 /// The letters a learner picked for one question, sorted and without repeats.
-pub type Picks = BTreeSet<char>;
+pub(crate) type Picks = BTreeSet<char>;
 
-pub fn path(lesson: &Lesson) -> PathBuf {
+pub(crate) fn path(lesson: &Lesson) -> PathBuf {
     lesson.dir.join("quiz.toml")
 }
 
@@ -191,12 +191,12 @@ impl Question {
 }
 
 /// The `## ` headings of a lesson's text, in order.
-pub fn sections(markdown: &str) -> Vec<String> {
+pub(crate) fn sections(markdown: &str) -> Vec<String> {
     markdown.lines().filter_map(|l| l.strip_prefix("## ")).map(|h| h.trim().to_string()).collect()
 }
 
 /// Split `--answers` into one set of picks per question, or say which token is wrong.
-pub fn parse_answers(quiz: &Quiz, answers: &str) -> Result<Vec<Picks>, Error> {
+pub(crate) fn parse_answers(quiz: &Quiz, answers: &str) -> Result<Vec<Picks>, Error> {
     let tokens: Vec<&str> = answers.split(',').map(str::trim).collect();
     let asked = quiz.questions.len();
     if tokens.len() != asked {
@@ -219,7 +219,7 @@ pub fn parse_answers(quiz: &Quiz, answers: &str) -> Result<Vec<Picks>, Error> {
 }
 
 /// How many of the picks are right.
-pub fn score(quiz: &Quiz, picks: &[Picks]) -> usize {
+pub(crate) fn score(quiz: &Quiz, picks: &[Picks]) -> usize {
     quiz.questions.iter().zip(picks).filter(|(q, p)| q.is_right(p)).count()
 }
 

@@ -71,7 +71,7 @@ impl CodeChoice {
 }
 
 /// The tickets to replay in a runtime: the one named, or all that run there.
-pub fn tickets<'l>(lesson: &'l Lesson, id: Option<&str>, runtime: Runtime) -> Result<Vec<&'l Ticket>, Error> {
+pub(crate) fn tickets<'l>(lesson: &'l Lesson, id: Option<&str>, runtime: Runtime) -> Result<Vec<&'l Ticket>, Error> {
     let Some(id) = id else {
         return Ok(lesson.tickets_for(runtime.name()));
     };
@@ -90,27 +90,27 @@ pub fn tickets<'l>(lesson: &'l Lesson, id: Option<&str>, runtime: Runtime) -> Re
 }
 
 /// The model behind `--live`, for one command.
-pub struct Live {
+pub(crate) struct Live {
     client: Client,
     memo: HashMap<String, Entry>,
 }
 
 impl Live {
     /// The live model with these limits; an error when it cannot work (no key, bad settings).
-    pub fn new(max_requests: Option<u32>, request_timeout: Option<f64>) -> Result<Live, Error> {
+    pub(crate) fn new(max_requests: Option<u32>, request_timeout: Option<f64>) -> Result<Live, Error> {
         let settings = Settings::resolve(max_requests, request_timeout).map_err(Error::usage)?;
         Ok(Live { client: Client::new(settings), memo: HashMap::new() })
     }
 }
 
 /// A code under replay: its label, and its Python (or why it did not load).
-pub struct Coded {
+pub(crate) struct Coded {
     pub label: String,
     pub bridge: Result<Bridge, LoadError>,
 }
 
 /// Replays the tickets of one lesson.
-pub struct Replayer<'l> {
+pub(crate) struct Replayer<'l> {
     at: Where,
     lesson: &'l Lesson,
     /// The deadline of each call into the learner's code.
@@ -119,40 +119,46 @@ pub struct Replayer<'l> {
 }
 
 impl<'l> Replayer<'l> {
-    pub fn new(at: Where, lesson: &'l Lesson, limit: Duration) -> Replayer<'l> {
+    pub(crate) fn new(at: Where, lesson: &'l Lesson, limit: Duration) -> Replayer<'l> {
         Replayer { at, lesson, limit, live: None }
     }
 
     /// Ask the model where no recording answers.
-    pub fn with_live(mut self, live: Option<Live>) -> Replayer<'l> {
+    pub(crate) fn with_live(mut self, live: Option<Live>) -> Replayer<'l> {
         self.live = live;
         self
     }
 
     /// Start Python with a code file loaded.
-    pub fn open(&self, file: &Path) -> Result<Bridge, LoadError> {
+    pub(crate) fn open(&self, file: &Path) -> Result<Bridge, LoadError> {
         self.open_stoppable(file, Stop::default())
     }
 
     /// As `open`, for a caller that may have to end Python from another thread (see `Stop`).
-    pub fn open_stoppable(&self, file: &Path, stop: Stop) -> Result<Bridge, LoadError> {
+    pub(crate) fn open_stoppable(&self, file: &Path, stop: Stop) -> Result<Bridge, LoadError> {
         crate::grading::open(self.lesson, file, &self.at.shown(file), self.limit, stop)
     }
 
     /// A code choice, its file found and its Python started.
-    pub fn code(&self, choice: &CodeChoice) -> Result<Coded, Error> {
+    pub(crate) fn code(&self, choice: &CodeChoice) -> Result<Coded, Error> {
         let file = choice.file(&self.at, self.lesson)?;
         Ok(Coded { label: choice.label(&self.at, self.lesson), bridge: self.open(&file) })
     }
 
     /// The shipped recorded turns of a ticket in a runtime, validated.
-    pub fn cassette(&self, runtime: Runtime, ticket: &Ticket) -> Result<Cassette, Error> {
+    pub(crate) fn cassette(&self, runtime: Runtime, ticket: &Ticket) -> Result<Cassette, Error> {
         let dir = self.lesson.recordings_dir(&self.at.root);
         Cassette::load(&self.at.root, &recordings::file_for(&dir, runtime.name(), &ticket.id))
     }
 
     /// Run a ticket with the model's turns from any model (an author's script, the live API).
-    pub fn run_with(&self, ticket: &Ticket, runtime: Runtime, code: &mut Coded, model: &mut dyn Model) -> Replay {
+    pub(crate) fn run_with(
+        &self,
+        ticket: &Ticket,
+        runtime: Runtime,
+        code: &mut Coded,
+        model: &mut dyn Model,
+    ) -> Replay {
         match &mut code.bridge {
             Ok(bridge) => crate::runtime::run(self.lesson, ticket, runtime, &code.label, bridge, model),
             Err(error) => crate::runtime::not_loaded(self.lesson, ticket, &code.label, runtime, error),
@@ -160,7 +166,7 @@ impl<'l> Replayer<'l> {
     }
 
     /// As `replay`, for a caller that keeps its own Python per code (the player).
-    pub fn replay_with(
+    pub(crate) fn replay_with(
         &mut self,
         ticket: &Ticket,
         runtime: Runtime,
@@ -184,7 +190,7 @@ impl<'l> Replayer<'l> {
 
     /// Replay a ticket from its shipped recordings only, strictly; also the keys of the turns
     /// it used (for `doctor`).
-    pub fn strict(
+    pub(crate) fn strict(
         &self,
         ticket: &Ticket,
         runtime: Runtime,
@@ -199,7 +205,7 @@ impl<'l> Replayer<'l> {
     /// Replay a ticket as a learner sees it: shipped turns first, then the learner's own, then
     /// the model with `--live` (its replies are kept among the learner's own; the shipped
     /// recordings are never written).
-    pub fn replay(
+    pub(crate) fn replay(
         &mut self,
         ticket: &Ticket,
         runtime: Runtime,

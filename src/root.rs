@@ -6,7 +6,7 @@ use crate::error::Error;
 
 /// `--root` / `WORKSHOP_ROOT` when given (it must hold `lessons/`), else the nearest folder at or
 /// above `cwd` that holds `lessons/`.
-pub fn find(given: Option<&Path>, cwd: &Path) -> Result<PathBuf, Error> {
+pub(crate) fn find(given: Option<&Path>, cwd: &Path) -> Result<PathBuf, Error> {
     if let Some(dir) = given {
         let dir = cwd.join(dir);
         if dir.join("lessons").is_dir() {
@@ -26,7 +26,7 @@ pub fn find(given: Option<&Path>, cwd: &Path) -> Result<PathBuf, Error> {
 }
 
 /// `path` relative to the root when it is inside it, for messages.
-pub fn shown(root: &Path, path: &Path) -> String {
+pub(crate) fn shown(root: &Path, path: &Path) -> String {
     path.strip_prefix(root).unwrap_or(path).display().to_string()
 }
 

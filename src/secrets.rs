@@ -5,21 +5,21 @@
 use std::fmt;
 
 /// The variable the key is read from, named in every message about it.
-pub const KEY_VAR: &str = "ANTHROPIC_API_KEY";
+pub(crate) const KEY_VAR: &str = "ANTHROPIC_API_KEY";
 
 /// An API key. It has no `Display`, and its `Debug` shows nothing of it, so no message, log or
 /// JSON can carry it by accident; `expose` is called in one place, where the header is set.
 #[derive(Clone)]
-pub struct ApiKey(String);
+pub(crate) struct ApiKey(String);
 
 impl ApiKey {
     /// The key from the environment; `None` when it is unset or blank.
-    pub fn from_env() -> Option<ApiKey> {
+    pub(crate) fn from_env() -> Option<ApiKey> {
         std::env::var(KEY_VAR).ok().map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).map(ApiKey)
     }
 
     #[cfg(test)]
-    pub fn new(key: &str) -> ApiKey {
+    pub(crate) fn new(key: &str) -> ApiKey {
         ApiKey(key.trim().to_string())
     }
 
@@ -30,7 +30,7 @@ impl ApiKey {
 
     /// `text` with every occurrence of the key replaced, for text that came from outside (an
     /// error body, an I/O error) before it is shown.
-    pub fn redact(&self, text: &str) -> String {
+    pub(crate) fn redact(&self, text: &str) -> String {
         if self.0.len() < 4 {
             return text.to_string();
         }
@@ -39,14 +39,14 @@ impl ApiKey {
 
     /// Whether `text` holds the key itself, whatever its shape (a gateway's token is no
     /// `sk-ant-` key): what a server echoes must never be written to a recording.
-    pub fn is_in(&self, text: &str) -> bool {
+    pub(crate) fn is_in(&self, text: &str) -> bool {
         self.0.len() >= 4 && text.contains(&self.0)
     }
 }
 
 /// An address as it may be shown: a password in it (`https://user:secret@host`) is replaced, and
 /// so is a lone user part, which gateways use for tokens.
-pub fn shown_address(address: &str) -> String {
+pub(crate) fn shown_address(address: &str) -> String {
     let Some((scheme, rest)) = address.split_once("://") else { return address.to_string() };
     let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
     let Some((userinfo, host)) = authority.rsplit_once('@') else { return address.to_string() };
@@ -58,7 +58,7 @@ pub fn shown_address(address: &str) -> String {
 }
 
 /// The password (or lone user part) of an address, to take out of messages that quote it.
-pub fn address_secret(address: &str) -> Option<&str> {
+pub(crate) fn address_secret(address: &str) -> Option<&str> {
     let rest = address.split_once("://")?.1;
     let authority = rest.split(['/', '?', '#']).next()?;
     let userinfo = authority.rsplit_once('@')?.0;
@@ -80,7 +80,7 @@ const KEY_MIN_TAIL: usize = 16;
 const AUTH_HEADERS: [&str; 3] = ["x-api-key", "authorization", "proxy-authorization"];
 
 /// What a recording line holds that it must not, or `None` when it is clean.
-pub fn scan(text: &str) -> Option<&'static str> {
+pub(crate) fn scan(text: &str) -> Option<&'static str> {
     let lower = text.to_ascii_lowercase();
     let mut from = 0;
     while let Some(at) = lower[from..].find(KEY_PREFIX) {

@@ -5,23 +5,23 @@
 use serde_json::{Map, Value};
 
 /// Characters kept of one string (or object key).
-pub const STRING_CHARS: usize = 200;
+pub(crate) const STRING_CHARS: usize = 200;
 /// Items kept of one list, keys of one object.
-pub const ITEMS: usize = 50;
+pub(crate) const ITEMS: usize = 50;
 /// Levels of nesting shown; deeper containers are replaced by a marker.
-pub const DEPTH: usize = 20;
+pub(crate) const DEPTH: usize = 20;
 /// Characters kept across the whole value, markers included, so its JSON stays small however
 /// the size is spread (many short strings, deep nesting, long numbers).
-pub const BUDGET: usize = 20_000;
+pub(crate) const BUDGET: usize = 20_000;
 
 /// `value` with long strings, lists and objects cut, each cut marked.
-pub fn shorten(value: &Value) -> Value {
+pub(crate) fn shorten(value: &Value) -> Value {
     let mut budget = BUDGET;
     walk(value, &mut budget, 0)
 }
 
 /// `text` cut to `max` characters, with a marker saying how many more there were.
-pub fn shorten_text(text: &str, max: usize) -> String {
+pub(crate) fn shorten_text(text: &str, max: usize) -> String {
     cut(text, max).unwrap_or_else(|| text.to_string())
 }
 

@@ -11,7 +11,7 @@ use signal_hook::iterator::Signals;
 /// Start the thread that handles the quitting signals. A failure leaves the default behaviour
 /// (the process dies; the learner's Python still dies with it on Linux, by its parent-death
 /// signal), so it is not an error worth stopping for.
-pub fn install() {
+pub(crate) fn install() {
     let Ok(mut signals) = Signals::new([SIGINT, SIGTERM, SIGHUP]) else { return };
     let _ = std::thread::Builder::new().name("signals".into()).spawn(move || {
         if let Some(signal) = signals.forever().next() {
@@ -26,7 +26,7 @@ static QUITTING: AtomicBool = AtomicBool::new(false);
 /// Called by the main thread on its way out: when a signal is being handled, the main thread
 /// must not end the process first (its command may finish early because its Python was just
 /// killed) and so lose the signal's exit status. It waits for the signal thread to exit.
-pub fn hold_if_quitting() {
+pub(crate) fn hold_if_quitting() {
     if QUITTING.load(Ordering::SeqCst) {
         loop {
             std::thread::park();

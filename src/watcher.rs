@@ -25,13 +25,13 @@ use notify::{PollWatcher, RecommendedWatcher, RecursiveMode, Watcher};
 
 /// How long events that leave a save unfinished must be followed by nothing before the save
 /// counts as made: only for saves that never end in a close after writing or a rename.
-pub const QUIET: Duration = Duration::from_millis(50);
+pub(crate) const QUIET: Duration = Duration::from_millis(50);
 /// How often `--poll` looks at the folder.
-pub const POLL_EVERY: Duration = Duration::from_millis(250);
+pub(crate) const POLL_EVERY: Duration = Duration::from_millis(250);
 
 /// What happened to the watched file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Change {
+pub(crate) enum Change {
     /// It was written (in place, or replaced by a rename) and is there now.
     Saved,
     /// It is gone (deleted, or renamed away) for now.
@@ -41,7 +41,7 @@ pub enum Change {
 }
 
 /// Watches until dropped.
-pub struct FileWatcher {
+pub(crate) struct FileWatcher {
     /// The watcher, native or polling, held for its `Drop`, which stops it (and so the thread
     /// that turns its events into changes).
     _watcher: Box<dyn std::any::Any>,
@@ -83,7 +83,11 @@ fn step(event: &notify::Event, name: &OsString) -> Option<Step> {
 }
 
 /// Watch `file` and call `send` once per save (or deletion) of it.
-pub fn watch(file: &Path, poll: bool, mut send: impl FnMut(Change) + Send + 'static) -> Result<FileWatcher, String> {
+pub(crate) fn watch(
+    file: &Path,
+    poll: bool,
+    mut send: impl FnMut(Change) + Send + 'static,
+) -> Result<FileWatcher, String> {
     let (dir, name) = split(file)?;
     let target = dir.join(&name);
     let (tx, rx) = mpsc::channel::<Result<Step, String>>();
@@ -150,39 +154,39 @@ pub fn watch(file: &Path, poll: bool, mut send: impl FnMut(Change) + Send + 'sta
 
 /// What the file looks like on disk, cheaply: enough to tell that it changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fingerprint(Option<(SystemTime, u64)>);
+pub(crate) struct Fingerprint(Option<(SystemTime, u64)>);
 
 impl Fingerprint {
-    pub fn of(file: &Path) -> Fingerprint {
+    pub(crate) fn of(file: &Path) -> Fingerprint {
         Fingerprint(std::fs::metadata(file).ok().and_then(|m| Some((m.modified().ok()?, m.len()))))
     }
 }
 
 /// How long a change on disk may go without an event before we say events are not arriving.
-pub const GRACE: Duration = Duration::from_millis(1500);
+pub(crate) const GRACE: Duration = Duration::from_millis(1500);
 
 /// Notices a file that changed on disk while no event came: the sign of a filesystem that does
 /// not report changes, where `--poll` is needed.
 #[derive(Debug)]
-pub struct Staleness {
+pub(crate) struct Staleness {
     known: Fingerprint,
     noticed: Option<Instant>,
 }
 
 impl Staleness {
-    pub fn new(now: Fingerprint) -> Staleness {
+    pub(crate) fn new(now: Fingerprint) -> Staleness {
         Staleness { known: now, noticed: None }
     }
 
     /// An event came (or the file was graded): this is the file as we know it.
-    pub fn seen(&mut self, now: Fingerprint) {
+    pub(crate) fn seen(&mut self, now: Fingerprint) {
         self.known = now;
         self.noticed = None;
     }
 
     /// Look at the file again. True, once per change, when it has differed from what we know
     /// for longer than [`GRACE`] with no event.
-    pub fn missed_event(&mut self, now: Fingerprint, at: Instant) -> bool {
+    pub(crate) fn missed_event(&mut self, now: Fingerprint, at: Instant) -> bool {
         if now == self.known {
             self.noticed = None;
             return false;

@@ -12,7 +12,7 @@ use crate::root::Where;
 
 /// Put the lesson's starter files in `work/<lesson>/`. Edited files are refused unless `force`,
 /// and then kept as backups, whose paths are returned. `command` names the command in messages.
-pub fn put_starter(at: &Where, lesson: &Lesson, force: bool, command: &str) -> Result<Vec<PathBuf>, Error> {
+pub(crate) fn put_starter(at: &Where, lesson: &Lesson, force: bool, command: &str) -> Result<Vec<PathBuf>, Error> {
     let starter = lesson.starter_dir(&at.root);
     let files = starter_files(&starter)?;
     if files.is_empty() {
@@ -78,7 +78,7 @@ pub fn put_starter(at: &Where, lesson: &Lesson, force: bool, command: &str) -> R
 
 /// Whether the learner's work file differs from the starter (false when there is none). What is
 /// not a regular file (a FIFO) counts as edited, so `put_starter` looks at it and says what it is.
-pub fn edited(at: &Where, lesson: &Lesson) -> bool {
+pub(crate) fn edited(at: &Where, lesson: &Lesson) -> bool {
     let Ok(theirs) = files::read_data(&lesson.starter_file(&at.root), files::DATA_CAP) else { return false };
     match files::read_regular(&lesson.work_file(&at.root), theirs.len() as u64) {
         Ok(Found::Bytes(mine)) => mine != theirs,

@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 mod reap;
-pub mod sandbox;
+pub(crate) mod sandbox;
 
 const RUNNER: &str = include_str!("runner.py");
 
@@ -157,10 +157,10 @@ fn passed_on(name: &str) -> bool {
 }
 
 /// How much of the learner's output one call keeps.
-pub const OUTPUT_CAP: usize = 8 * 1024;
+pub(crate) const OUTPUT_CAP: usize = 8 * 1024;
 
 /// The largest answer one call may give, as JSON. A bigger value is reported with its size.
-pub const ANSWER_LIMIT: usize = 8 * 1024 * 1024;
+pub(crate) const ANSWER_LIMIT: usize = 8 * 1024 * 1024;
 
 /// Room in an answer line beyond the value: the envelope and a location.
 const ANSWER_SLACK: usize = 64 * 1024;
@@ -172,14 +172,14 @@ const STOP_CHECK: Duration = Duration::from_millis(20);
 /// ends (a call as `Unavailable`, a load as an error) and no new process starts. For a caller
 /// that must quit without waiting out a deadline (the player, on `q`).
 #[derive(Clone, Debug, Default)]
-pub struct Stop(Arc<AtomicBool>);
+pub(crate) struct Stop(Arc<AtomicBool>);
 
 impl Stop {
-    pub fn stop(&self) {
+    pub(crate) fn stop(&self) {
         self.0.store(true, Ordering::SeqCst);
     }
 
-    pub fn is_stopped(&self) -> bool {
+    pub(crate) fn is_stopped(&self) -> bool {
         self.0.load(Ordering::SeqCst)
     }
 }
@@ -193,7 +193,7 @@ const STARTUP_ALLOWANCE: Duration = Duration::from_secs(2);
 
 /// What to run and how.
 #[derive(Clone, Debug)]
-pub struct BridgeConfig {
+pub(crate) struct BridgeConfig {
     pub python: OsString,
     /// The learner's file, as the process opens it.
     pub file: PathBuf,
@@ -208,7 +208,7 @@ pub struct BridgeConfig {
 
 impl BridgeConfig {
     /// The interpreter: `WORKSHOP_PYTHON`, else `python3` from PATH.
-    pub fn default_python() -> OsString {
+    pub(crate) fn default_python() -> OsString {
         std::env::var_os("WORKSHOP_PYTHON").filter(|p| !p.is_empty()).unwrap_or_else(|| OsString::from("python3"))
     }
 
@@ -218,7 +218,7 @@ impl BridgeConfig {
 }
 
 /// `1 s`, `0.5 s`: a duration as the learner reads it.
-pub fn seconds(d: Duration) -> String {
+pub(crate) fn seconds(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s.fract() == 0.0 {
         format!("{s:.0} s")
@@ -229,7 +229,7 @@ pub fn seconds(d: Duration) -> String {
 
 /// Where in the learner's file something happened.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Location {
+pub(crate) struct Location {
     /// The file as messages name it.
     pub file: String,
     pub line: u32,
@@ -239,7 +239,7 @@ pub struct Location {
 
 /// How one call of a learner's function ended.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Returned(Value),
     /// It raised; the message is `Type: text`.
     Raised {
@@ -274,7 +274,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// One line for a failed call; `None` when it returned.
-    pub fn problem(&self) -> Option<String> {
+    pub(crate) fn problem(&self) -> Option<String> {
         match self {
             Outcome::Returned(_) => None,
             Outcome::Raised { message, location } => Some(match location {
@@ -296,7 +296,7 @@ impl Outcome {
 
 /// One call: its outcome and what the learner printed meanwhile.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Call {
+pub(crate) struct Call {
     pub outcome: Outcome,
     pub output: String,
     /// Bytes of output past the cap, not kept.
@@ -305,7 +305,7 @@ pub struct Call {
 
 impl Call {
     /// The printed output with a note when some was cut.
-    pub fn shown_output(&self) -> String {
+    pub(crate) fn shown_output(&self) -> String {
         with_dropped(self.output.clone(), self.dropped)
     }
 }
@@ -319,7 +319,7 @@ fn with_dropped(output: String, dropped: u64) -> String {
 }
 
 /// `8 MiB`, `10.5 MiB`, `512 KiB`: a size as a person reads it.
-pub fn size_text(bytes: u64) -> String {
+pub(crate) fn size_text(bytes: u64) -> String {
     const KIB: f64 = 1024.0;
     let b = bytes as f64;
     let (value, unit) = if b >= KIB * KIB {
@@ -895,7 +895,7 @@ impl Drop for Worker {
 
 /// The workshop is quitting (a signal, `q`, or the end of the command): kill every learner process
 /// now, wherever it runs, and start none after. Safe to call from any thread.
-pub fn end_everything() {
+pub(crate) fn end_everything() {
     reap::end_everything();
     sandbox::remove_folders();
 }
@@ -903,10 +903,10 @@ pub fn end_everything() {
 /// Held by the workshop's own process for the whole command: the learner's orphans come to it
 /// (see `reap`), and when it is dropped (the command returned, failed or panicked) every
 /// learner process still running is ended.
-pub struct Cleanup(());
+pub(crate) struct Cleanup(());
 
 impl Cleanup {
-    pub fn for_this_process() -> Cleanup {
+    pub(crate) fn for_this_process() -> Cleanup {
         reap::adopt_orphans();
         Cleanup(())
     }
@@ -991,7 +991,7 @@ fn load_error(cfg: &BridgeConfig, report: LoadReport) -> LoadError {
 /// A Python process started ahead of time, with the runner imported, waiting to be told which
 /// file to load: taking one saves the interpreter's start-up when the file is known (a save in
 /// `check --watch`). Dropping it kills it.
-pub struct Spare {
+pub(crate) struct Spare {
     worker: Worker,
     python: OsString,
 }
@@ -999,7 +999,7 @@ pub struct Spare {
 impl Spare {
     /// Start one for files to be run under `cfg` (its file is not read). `None` when Python
     /// would not start: the next `Bridge` start then says why.
-    pub fn start(cfg: &BridgeConfig) -> Option<Spare> {
+    pub(crate) fn start(cfg: &BridgeConfig) -> Option<Spare> {
         let (worker, _) = Worker::launch(cfg, &Stop::default(), true).ok()?;
         Some(Spare { worker, python: cfg.python.clone() })
     }
@@ -1019,7 +1019,7 @@ static WARM: std::sync::Mutex<Option<Warm>> = std::sync::Mutex::new(None);
 /// without waiting for it. The first `Bridge::start_with_spare` that fits takes it; a command
 /// that ends without one kills it with the rest. A Python that will not start is left for that
 /// start to report.
-pub fn warm_up() {
+pub(crate) fn warm_up() {
     if WARM.lock().map_or(true, |warm| warm.is_some()) {
         return;
     }
@@ -1054,7 +1054,7 @@ fn take_warm(cfg: &BridgeConfig, stop: &Stop, request: &[u8]) -> Option<Worker> 
 }
 
 /// The learner's code, callable. Calls after a hang or a crash go to a fresh process.
-pub struct Bridge {
+pub(crate) struct Bridge {
     cfg: BridgeConfig,
     worker: Option<Worker>,
     stop: Stop,
@@ -1064,7 +1064,7 @@ pub struct Bridge {
 
 impl Bridge {
     /// Start Python and load the learner's file, ending (loading included) as soon as `stop` is set.
-    pub fn start_stoppable(cfg: BridgeConfig, stop: Stop) -> Result<Bridge, LoadError> {
+    pub(crate) fn start_stoppable(cfg: BridgeConfig, stop: Stop) -> Result<Bridge, LoadError> {
         let mut worker = Worker::spawn(&cfg, &stop)?;
         let load_output = std::mem::take(&mut worker.load_output);
         Ok(Bridge { cfg, worker: Some(worker), stop, load_output })
@@ -1072,7 +1072,7 @@ impl Bridge {
 
     /// As `start_stoppable`, loading the file in `spare` when there is one that fits and still
     /// runs; otherwise in a fresh process.
-    pub fn start_with_spare(cfg: BridgeConfig, stop: Stop, spare: Option<Spare>) -> Result<Bridge, LoadError> {
+    pub(crate) fn start_with_spare(cfg: BridgeConfig, stop: Stop, spare: Option<Spare>) -> Result<Bridge, LoadError> {
         // A file whose path is not text is started the usual way, with its path as an argument.
         if let Some(path) = cfg.file.to_str() {
             let request = request_frame(&serde_json::json!({ "load": path, "functions": cfg.functions }));
@@ -1094,7 +1094,7 @@ impl Bridge {
     }
 
     /// Call `function(*args)` with the per-call deadline.
-    pub fn call(&mut self, function: &str, args: &[Value]) -> Call {
+    pub(crate) fn call(&mut self, function: &str, args: &[Value]) -> Call {
         let worker = match self.worker.take() {
             Some(worker) => worker,
             None => match Worker::spawn(&self.cfg, &self.stop) {

@@ -57,10 +57,10 @@ const GENERATIONS: usize = 32;
 const LIFELINE_AFTER: Duration = Duration::from_millis(50);
 
 /// The environment variable every worker, and so everything it starts, carries.
-pub const MARK: &str = "WORKSHOP_BRIDGE";
+pub(super) const MARK: &str = "WORKSHOP_BRIDGE";
 
 /// This workshop process's value of `MARK`.
-pub fn mark() -> &'static str {
+pub(super) fn mark() -> &'static str {
     static VALUE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     VALUE.get_or_init(|| {
         let nanos =
@@ -72,7 +72,7 @@ pub fn mark() -> &'static str {
 /// A fresh mark for one worker: this process's mark and a number. Everything the worker starts
 /// inherits it, so when files are graded side by side, one file's clean-up never kills what
 /// another file's code is still running.
-pub fn worker_mark() -> String {
+pub(super) fn worker_mark() -> String {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     format!("{}-{}", mark(), NEXT.fetch_add(1, Ordering::SeqCst))
 }
@@ -83,7 +83,7 @@ pub fn worker_mark() -> String {
 static ADOPTING: AtomicBool = AtomicBool::new(false);
 
 /// This process owns its process tree: while learner code runs, it is a child subreaper.
-pub fn adopt_orphans() {
+pub(super) fn adopt_orphans() {
     ADOPTING.store(true, Ordering::SeqCst);
 }
 
@@ -109,7 +109,7 @@ fn set_subreaper(on: bool) -> bool {
 /// one long-lived thread and asks the kernel for SIGKILL when its parent dies: the parent-death
 /// signal follows the thread that forked, so a short-lived thread (a grading in `check --watch`)
 /// must not be the one that forks.
-pub fn spawn(mut command: Command) -> std::io::Result<Child> {
+pub(super) fn spawn(mut command: Command) -> std::io::Result<Child> {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::process::CommandExt;
@@ -220,7 +220,7 @@ fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
 /// The workshop is quitting (a signal, `q`, or the end of the command): kill every worker's group
 /// and every stray, and start no more. Safe to call from any thread, while other threads may
 /// still be calling Python, and more than once.
-pub fn end_everything() {
+pub(super) fn end_everything() {
     if !STARTED.load(Ordering::SeqCst) {
         QUITTING.store(true, Ordering::SeqCst);
         return;
@@ -254,7 +254,7 @@ pub fn end_everything() {
 
 /// Kill the worker's process group and reap the worker, then every stray left behind. A worker
 /// `end_everything` has taken is only looked at: it was killed and reaped there.
-pub fn kill_all(child: &mut Child) {
+pub(super) fn kill_all(child: &mut Child) {
     // `Some(childless)` for a worker of ours, killed here.
     let killed = i32::try_from(child.id()).ok().and_then(|pid| {
         let mut workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
@@ -477,13 +477,13 @@ mod lifeline {
     static LINE: Mutex<Option<Line>> = Mutex::new(None);
 
     /// A worker's group to kill if the workshop dies.
-    pub fn watch(pid: i32) {
+    pub(super) fn watch(pid: i32) {
         send(pid);
     }
 
     /// A worker the workshop ends itself: written before it is reaped, so a later reuse of its
     /// pid is never the lifeline's business.
-    pub fn forget(pid: i32) {
+    pub(super) fn forget(pid: i32) {
         send(-pid);
     }
 
@@ -520,7 +520,7 @@ mod lifeline {
     }
 
     /// Fork the lifeline, once, after the first worker's pid is in the pipe.
-    pub fn start() {
+    pub(super) fn start() {
         let Ok(mut line) = LINE.lock() else { return };
         let Some(line) = line.as_mut() else { return };
         let Some(read) = line.read.take() else { return };
@@ -538,17 +538,17 @@ mod lifeline {
     }
 
     /// Whether it was forked already.
-    pub fn started() -> bool {
+    pub(super) fn started() -> bool {
         LINE.lock().map_or(true, |l| l.as_ref().is_some_and(|l| l.read.is_none()))
     }
 
     /// The lifeline's pid, which no sweep may take for a stray.
-    pub fn pid() -> Option<i32> {
+    pub(super) fn pid() -> Option<i32> {
         LINE.lock().ok().and_then(|l| l.as_ref().and_then(|l| l.pid))
     }
 
     /// Close the pipe: every worker is forgotten by now, so the lifeline exits killing nothing.
-    pub fn end() {
+    pub(super) fn end() {
         let line = LINE.lock().ok().and_then(|mut l| l.take());
         // Not waited for: it exits as soon as it reads the end, and init reaps it after us.
         drop(line);

@@ -27,14 +27,14 @@ fn passes(name: &str) -> bool {
 }
 
 /// What holds for every submission under bubblewrap, in the words of `grade`'s summary.
-pub const HELD_WITH_BWRAP: &str = "own PID namespace (whatever it starts ends with it; it sees and signals nothing outside), no network, private IPC and host name, no capabilities, a read-only system, a private /tmp and folder of 32 MiB each holding only its copy, its own /proc, a cleared environment, and resource limits";
+pub(crate) const HELD_WITH_BWRAP: &str = "own PID namespace (whatever it starts ends with it; it sees and signals nothing outside), no network, private IPC and host name, no capabilities, a read-only system, a private /tmp and folder of 32 MiB each holding only its copy, its own /proc, a cleared environment, and resource limits";
 
 /// What does not hold without bubblewrap, in the words of `grade`'s summary.
-pub const MISSING_WITHOUT: &str = "processes (a file's daemon can outlive its grading and signal the workshop or a classmate), the network, the file system (a file can read and write whatever the grading user can, classmates' files included), and /proc (other processes' environments); what holds is a cleared environment, a private folder, and resource limits (which do not bind root)";
+pub(crate) const MISSING_WITHOUT: &str = "processes (a file's daemon can outlive its grading and signal the workshop or a classmate), the network, the file system (a file can read and write whatever the grading user can, classmates' files included), and /proc (other processes' environments); what holds is a cleared environment, a private folder, and resource limits (which do not bind root)";
 
 /// The limits each Python process (and everything it starts) runs under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Bytes of address space (`RLIMIT_AS`).
     pub address_space: u64,
     /// Processes of the real user in all (`RLIMIT_NPROC`): what the user runs now plus a margin.
@@ -55,14 +55,14 @@ const SANDBOX_PROCESSES: u64 = 2;
 const FILE_SIZE: u64 = 16 << 20;
 /// Bytes each private file system of a bubblewrap sandbox (`/tmp`, the working folder) may hold:
 /// two files of the largest size, so the file-size limit is what a single write meets first.
-pub const TMPFS_SIZE: u64 = 2 * FILE_SIZE;
+pub(crate) const TMPFS_SIZE: u64 = 2 * FILE_SIZE;
 /// `/dev/shm`, for the semaphores of `multiprocessing`.
 const SHM_SIZE: u64 = 4 << 20;
 
 impl Limits {
     /// The limits for grading with a per-call deadline of `timeout`: CPU time for many calls that
     /// each run up to the deadline, so a slow but honest file gets the same verdict as in `check`.
-    pub fn for_grading(timeout: Duration) -> Limits {
+    pub(crate) fn for_grading(timeout: Duration) -> Limits {
         let cpu = (timeout.as_secs_f64() * 20.0).ceil().max(30.0);
         Limits {
             address_space: ADDRESS_SPACE,
@@ -75,7 +75,7 @@ impl Limits {
 
 /// How a submission's Python is run. Cheap to clone; the folder belongs to whoever made it.
 #[derive(Clone, Debug)]
-pub struct Sandbox {
+pub(crate) struct Sandbox {
     /// The working folder, `HOME` and `TMPDIR` of the process: fresh and private to one file.
     pub dir: PathBuf,
     /// The files of `dir` the submission sees (its copy); under bubblewrap, read-only.
@@ -97,7 +97,7 @@ pub struct Sandbox {
 /// the runner's source costs each start a few milliseconds, so it is compiled here once and
 /// handed to every start as a marshalled code object, which loads in a fraction of that.
 #[derive(Clone, Debug)]
-pub struct Interpreter {
+pub(crate) struct Interpreter {
     pub executable: OsString,
     runner: Option<Arc<str>>,
     /// The interpreter's own folders (prefixes, the executable's folder), to show in a sandbox.
@@ -146,7 +146,7 @@ fn run_bounded(mut command: Command, limit: Duration) -> Result<(ExitStatus, Str
 
 impl Interpreter {
     /// Ask `python` where it lives and compile the runner with it. `Err`: why it is no Python 3.
-    pub fn find(python: &OsStr) -> Result<Interpreter, String> {
+    pub(crate) fn find(python: &OsStr) -> Result<Interpreter, String> {
         let mut command = Command::new(python);
         command.args(["-I", "-c", PREPARE, super::RUNNER]);
         let (status, text, _) = run_bounded(command, Duration::from_secs(30))?;
@@ -165,12 +165,12 @@ impl Interpreter {
     }
 
     /// Run every submission under `bwrap` from now on.
-    pub fn use_bwrap(&mut self, bwrap: Bubblewrap) {
+    pub(crate) fn use_bwrap(&mut self, bwrap: Bubblewrap) {
         self.bwrap = Some(Arc::new(bwrap));
     }
 
     /// A sandbox in `dir`, showing the submission the `files` of it, for this interpreter.
-    pub fn sandbox(&self, dir: PathBuf, files: &[&OsStr], limits: Limits) -> Sandbox {
+    pub(crate) fn sandbox(&self, dir: PathBuf, files: &[&OsStr], limits: Limits) -> Sandbox {
         let runner = self.runner.clone().unwrap_or_else(|| Arc::from(super::RUNNER));
         let (code, source) = match &self.bwrap {
             // The process limit is the first thing the submission's Python does (see `apply`);
@@ -197,7 +197,7 @@ impl Interpreter {
 
 /// bubblewrap, found and tried: it started this interpreter in a sandbox with these mounts.
 #[derive(Clone, Debug)]
-pub struct Bubblewrap {
+pub(crate) struct Bubblewrap {
     program: PathBuf,
     /// `bubblewrap 0.8.0`, as it says.
     pub version: String,
@@ -215,7 +215,7 @@ struct Mounts {
 
 /// Why bubblewrap cannot sandbox here.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unusable {
+pub(crate) struct Unusable {
     /// False when there is no `bwrap` program at all.
     pub installed: bool,
     pub why: String,
@@ -230,7 +230,7 @@ sys.stdout.write('sandboxed' if ok else 'not held: pid %d (its own PID namespace
 impl Bubblewrap {
     /// Find bwrap (`WORKSHOP_BWRAP`, else on PATH) and start `python` under it once, with the
     /// sandbox every submission gets. `Err` says why it cannot be used here.
-    pub fn probe(python: &Interpreter) -> Result<Bubblewrap, Unusable> {
+    pub(crate) fn probe(python: &Interpreter) -> Result<Bubblewrap, Unusable> {
         let named = std::env::var_os("WORKSHOP_BWRAP").filter(|p| !p.is_empty());
         let program = match &named {
             Some(path) => Some(PathBuf::from(path)).filter(|p| p.is_file()),
@@ -458,12 +458,12 @@ static FOLDERS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// A fresh folder for one submission, readable by its owner only (0700), with an unpredictable
 /// name; removed when dropped, and on SIGINT, SIGTERM and SIGHUP.
-pub struct Folder {
+pub(crate) struct Folder {
     dir: tempfile::TempDir,
 }
 
 impl Folder {
-    pub fn new() -> std::io::Result<Folder> {
+    pub(crate) fn new() -> std::io::Result<Folder> {
         let dir = tempfile::Builder::new()
             .prefix("workshop-grade-")
             .permissions(std::fs::Permissions::from_mode(0o700))
@@ -472,7 +472,7 @@ impl Folder {
         Ok(Folder { dir })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 }
@@ -485,7 +485,7 @@ impl Drop for Folder {
 }
 
 /// The workshop is quitting on a signal: remove every submission's folder now.
-pub fn remove_folders() {
+pub(crate) fn remove_folders() {
     let folders = std::mem::take(&mut *FOLDERS.lock().unwrap_or_else(|e| e.into_inner()));
     for folder in folders {
         let _ = std::fs::remove_dir_all(folder);

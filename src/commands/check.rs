@@ -13,7 +13,7 @@ use crate::render;
 /// beside everything else. Not for `--watch` (it keeps its own ready) or `--edit` (the editor may
 /// take minutes), nor for help. A command line that turns out wrong ends the process, and that
 /// Python with it; a check asked for any other way warms up in `run`.
-pub fn warm_up_early(args: impl Iterator<Item = std::ffi::OsString>) {
+pub(crate) fn warm_up_early(args: impl Iterator<Item = std::ffi::OsString>) {
     let args: Vec<std::ffi::OsString> = args.collect();
     if a_check_that_grades_at_once(args.iter().map(|a| a.to_str().unwrap_or(""))) {
         crate::bridge::warm_up();
@@ -33,7 +33,7 @@ fn a_check_that_grades_at_once<'a>(mut words: impl Iterator<Item = &'a str>) -> 
     command == Some("check") && !words.any(|w| matches!(w, "--watch" | "--edit" | "--help" | "-h"))
 }
 
-pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
+pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     if args.watch {
         return super::check_watch::run(ctx, args);
     }

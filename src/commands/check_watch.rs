@@ -120,7 +120,7 @@ fn read_lines(tx: Sender<Msg>) -> std::io::Result<()> {
     Ok(())
 }
 
-pub fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
+pub(super) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     if args.format != CheckFormat::Text {
         return Err(Error::usage(
             "--watch redraws a report for a person after every save, and --format json or exercism prints one report for a program: drop one of them.",
@@ -228,8 +228,9 @@ impl Output {
 fn clock() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let Ok(secs) = libc::time_t::try_from(now) else { return String::new() };
-    // SAFETY: localtime_r writes only into the `tm` we give it.
+    // SAFETY: `tm` is plain old data; all zeroes is a valid value of it.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: localtime_r reads `secs` and writes only into the `tm` we give it.
     let ok = unsafe { !libc::localtime_r(&secs, &mut tm).is_null() };
     if ok {
         format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec)

@@ -11,7 +11,7 @@ use crate::lesson::{self, Lesson};
 /// The shells we generate for, as they are named on the command line.
 const SHELLS: [(&str, Shell); 3] = [("bash", Shell::Bash), ("zsh", Shell::Zsh), ("fish", Shell::Fish)];
 
-pub fn run(ctx: &Context, args: CompletionsArgs) -> Result<i32, Error> {
+pub(super) fn run(ctx: &Context, args: CompletionsArgs) -> Result<i32, Error> {
     let shell = shell(&args.shell)?;
     let mut command = with_values(Cli::command(), &values(ctx));
     // Into memory first: clap_complete panics when its writer fails, and a closed pipe is not a panic.

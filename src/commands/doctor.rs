@@ -31,7 +31,7 @@ struct Findings {
     corrupt: usize,
 }
 
-pub fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
+pub(super) fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
     let ids = match &args.lesson {
         Some(id) => vec![id.clone()],
         None => lesson::known_ids(&ctx.root),

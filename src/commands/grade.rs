@@ -19,7 +19,7 @@ use crate::lesson::{self, Lesson};
 use crate::output;
 
 /// The most of a submission that is read: a larger file is reported as too big, unread.
-pub const SIZE_CAP: u64 = 1 << 20;
+pub(super) const SIZE_CAP: u64 = 1 << 20;
 
 /// How a file is named in Exercism's results: the interface wants `<solution-dir>/...` paths.
 const SOLUTION_DIR: &str = "<solution-dir>";
@@ -43,7 +43,7 @@ struct Found {
     skipped: Vec<(String, &'static str)>,
 }
 
-pub fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
+pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
     let limit = args.timeout;
     let partition = args.partition.as_deref().map(Partition::parse).transpose()?;
     let jobs = match args.jobs {

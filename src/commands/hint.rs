@@ -15,7 +15,7 @@ use crate::render::styles::Styles;
 /// Seconds each call of the learner's code may take while grading for a hint, as `check`'s default.
 const GRADE_TIMEOUT_SECS: f64 = 1.0;
 
-pub fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
+pub(super) fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     if lesson.checks.iter().all(|c| c.hints.is_empty()) {
         return Err(Error::usage(format!("the lesson {} has no hints.", lesson.id)));

@@ -10,7 +10,7 @@ use crate::error::{Error, EXIT_SUCCESS};
 use crate::output;
 use crate::render::markdown;
 
-pub fn run(ctx: &Context, args: LessonArgs) -> Result<i32, Error> {
+pub(super) fn run(ctx: &Context, args: LessonArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let path = lesson.dir.join("lesson.md");
     if !path.is_file() {

@@ -6,7 +6,7 @@ use crate::next::{Course, Standing};
 use crate::outln;
 use crate::render::styles::Styles;
 
-pub fn run(ctx: &Context) -> Result<i32, Error> {
+pub(crate) fn run(ctx: &Context) -> Result<i32, Error> {
     let course = Course::read(ctx)?;
     if course.lessons.is_empty() {
         outln!("No lessons under {}.", ctx.shown(&ctx.root.join("lessons")))?;
@@ -20,7 +20,7 @@ pub fn run(ctx: &Context) -> Result<i32, Error> {
 }
 
 /// One line a lesson: number, id, title, standing, last quiz score; `>` before the next one.
-pub fn rows(course: &Course, s: &Styles) -> String {
+pub(crate) fn rows(course: &Course, s: &Styles) -> String {
     let next = course.next_step().map(|step| step.lesson.id.clone());
     let id_width = course.lessons.iter().map(|(l, _, _)| l.id.len()).max().unwrap_or(0);
     let title_width = course.lessons.iter().map(|(l, _, _)| l.title.chars().count()).max().unwrap_or(0);

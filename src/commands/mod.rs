@@ -1,6 +1,6 @@
 //! The commands. Each is thin: resolve its input, call the lesson machinery, render, pick an exit code.
 
-pub mod check;
+pub(crate) mod check;
 mod check_watch;
 mod completions;
 mod doctor;
@@ -14,7 +14,7 @@ mod record_live;
 mod reset;
 mod solution;
 pub(crate) mod start;
-pub mod watch;
+pub(crate) mod watch;
 mod welcome;
 
 use std::io::IsTerminal;
@@ -22,13 +22,13 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use crate::cli::{Cli, CodeArg, Command};
-pub use crate::context::Context;
+pub(crate) use crate::context::Context;
 use crate::error::Error;
 use crate::lesson::Lesson;
 use crate::render::styles::{self, Glyphs, Styles};
 use crate::replay::CodeChoice;
 
-pub fn dispatch(cli: Cli) -> Result<i32, Error> {
+pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the current folder", e))?;
     let root = crate::root::find(cli.root.as_deref(), &cwd)?;
     if let Some(command) = command_from(&root, &cwd) {

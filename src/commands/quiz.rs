@@ -11,7 +11,7 @@ use crate::progress::Progress;
 use crate::quiz::{self, Picks, Quiz};
 use crate::render::quiz as show;
 
-pub fn run(ctx: &Context, args: QuizArgs) -> Result<i32, Error> {
+pub(super) fn run(ctx: &Context, args: QuizArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let quiz = Quiz::load(&lesson)?;
     if let Some(answers) = args.answers.as_deref() {

@@ -16,7 +16,7 @@ use crate::replay::{self, Replayer};
 
 use crate::render::count;
 
-pub fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
+pub(super) fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let Some(script) = Script::load(&ctx.root, &lesson.recordings_dir(&ctx.root))? else {
         return Err(Error::usage(format!(

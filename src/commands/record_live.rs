@@ -21,7 +21,7 @@ use crate::render::count;
 
 const UNTOUCHED: &str = "Nothing was written: the recordings are as they were.";
 
-pub fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &RecordArgs) -> Result<i32, Error> {
+pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &RecordArgs) -> Result<i32, Error> {
     if let Some(model) = args.model.as_deref().filter(|m| *m != lesson.agent.model) {
         return Err(Error::usage(format!(
             "--model {model} is not the model lessons/{}/lesson.toml names ({}); replays send that one, so turns recorded with {model} would never be found. Set agent.model = \"{model}\" there, then record again.",

@@ -7,7 +7,7 @@ use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
 use crate::{outln, output, workfiles};
 
-pub fn run(ctx: &Context, args: ResetArgs) -> Result<i32, Error> {
+pub(super) fn run(ctx: &Context, args: ResetArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let file = lesson.work_file(&ctx.root);
     if !workfiles::edited(&ctx.place(), &lesson) && file.is_file() {

@@ -10,7 +10,7 @@ use crate::output;
 use crate::progress::Progress;
 use crate::render::solution as diff;
 
-pub fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
+pub(super) fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let file = ctx.learner_file(&lesson, None)?;
     let green = Progress::read(&ctx.root).lessons.get(&lesson.id).is_some_and(|p| p.green);

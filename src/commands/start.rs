@@ -27,7 +27,7 @@ pub(crate) fn mark_started(ctx: &Context, lesson: &Lesson) {
     }
 }
 
-pub fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
+pub(crate) fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
     let Some(id) = args.lesson.as_deref() else {
         return Err(Error::usage(format!("which lesson? The lessons here:\n{}", ctx.lesson_list()?)));
     };

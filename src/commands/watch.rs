@@ -32,7 +32,7 @@ struct Shown {
     split: Option<usize>,
 }
 
-pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
+pub(crate) fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     // The full-screen player is for a person at a terminal who did not pick one ticket.
     let interactive = ctx.stdout_terminal && ctx.stdin_terminal;
     // The player replays offline; with --live the cards are printed instead.
@@ -56,7 +56,7 @@ pub fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
 }
 
 /// The replay printed as cards (or JSON): off a terminal, or for one ticket.
-pub fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
+pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let runtime = args.runtime;
     let chosen = replay::tickets(&lesson, args.ticket.as_deref(), runtime)?;

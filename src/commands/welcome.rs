@@ -9,7 +9,7 @@ use crate::{outln, output};
 /// What the tool is, in the learner's words: shown above the lessons.
 const ABOUT: &str = "Hands-on lessons about building reliable AI agents, offline, in a terminal. In each lesson you edit one small Python file until its checks are green, then replay recorded agent runs to see what your change does to a real conversation.";
 
-pub fn run(ctx: &Context) -> Result<i32, Error> {
+pub(super) fn run(ctx: &Context) -> Result<i32, Error> {
     let s = &ctx.styles;
     outln!("{}", s.paint(s.strong, "workshop"))?;
     for line in textwrap::wrap(ABOUT, wrapping(ctx.width)) {

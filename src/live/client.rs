@@ -13,22 +13,22 @@ use serde_json::Value;
 use crate::secrets::{ApiKey, KEY_VAR};
 
 /// The `anthropic-version` header the SDK sends (`_constants.py`).
-pub const API_VERSION: &str = "2026-10-21";
+pub(crate) const API_VERSION: &str = "2026-10-21";
 /// Where the API lives unless `ANTHROPIC_BASE_URL` says otherwise.
-pub const DEFAULT_BASE: &str = "https://api.anthropic.com";
-pub const BASE_VAR: &str = "ANTHROPIC_BASE_URL";
+pub(crate) const DEFAULT_BASE: &str = "https://api.anthropic.com";
+pub(crate) const BASE_VAR: &str = "ANTHROPIC_BASE_URL";
 /// Requests one command may send at most, retries included, unless told otherwise.
-pub const DEFAULT_MAX_REQUESTS: u32 = 50;
-pub const MAX_REQUESTS_VAR: &str = "WORKSHOP_LIVE_MAX_REQUESTS";
+pub(crate) const DEFAULT_MAX_REQUESTS: u32 = 50;
+pub(crate) const MAX_REQUESTS_VAR: &str = "WORKSHOP_LIVE_MAX_REQUESTS";
 /// How long one request may take, unless told otherwise.
-pub const DEFAULT_TIMEOUT_SECS: f64 = 60.0;
+pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 60.0;
 
 /// Why `--live` cannot work in a build without the `live` feature, and how to get one.
-pub const NOT_BUILT_IN: &str = "this workshop was built without the live model client. Build it in once with WORKSHOP_FEATURES=live ./workshop (the launcher keeps it from then on), or cargo build --release --features live, then run this again.";
+pub(crate) const NOT_BUILT_IN: &str = "this workshop was built without the live model client. Build it in once with WORKSHOP_FEATURES=live ./workshop (the launcher keeps it from then on), or cargo build --release --features live, then run this again.";
 
 /// What a live command needs to reach the API.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub base: String,
     pub key: ApiKey,
     pub timeout: Duration,
@@ -37,7 +37,7 @@ pub struct Settings {
 
 impl Settings {
     /// From the environment and the command's flags. Every problem says what to set.
-    pub fn resolve(max_requests: Option<u32>, timeout_secs: Option<f64>) -> Result<Settings, String> {
+    pub(crate) fn resolve(max_requests: Option<u32>, timeout_secs: Option<f64>) -> Result<Settings, String> {
         if !cfg!(feature = "live") {
             return Err(NOT_BUILT_IN.into());
         }
@@ -71,13 +71,13 @@ impl Settings {
     }
 
     /// The API's address as messages show it: without a password in it.
-    pub fn shown_base(&self) -> String {
+    pub(crate) fn shown_base(&self) -> String {
         crate::secrets::shown_address(&self.base)
     }
 
     /// `text` from outside (an error body, an I/O error) with the key and the address's password
     /// taken out, before it is shown.
-    pub fn redact(&self, text: &str) -> String {
+    pub(crate) fn redact(&self, text: &str) -> String {
         let text = self.key.redact(text);
         match crate::secrets::address_secret(&self.base) {
             Some(secret) if secret.len() >= 4 => text.replace(secret, "[redacted]"),
@@ -88,7 +88,7 @@ impl Settings {
 
 /// The model's reply to one request.
 #[derive(Debug, Clone)]
-pub struct Answer {
+pub(crate) struct Answer {
     pub response: Value,
     /// The `request-id` response header, as the SDK exposes it.
     pub request_id: String,
@@ -96,7 +96,7 @@ pub struct Answer {
 
 /// Why a request got no reply. Every message says what to do, and none holds the key.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure(pub String);
+pub(crate) struct Failure(pub String);
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

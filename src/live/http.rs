@@ -11,7 +11,7 @@ use crate::recordings;
 use crate::secrets::KEY_VAR;
 
 /// The `anthropic-version` header the SDK sends (`_constants.py`).
-pub use super::client::API_VERSION;
+pub(super) use super::client::API_VERSION;
 
 /// The SDK's connect timeout.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -33,7 +33,7 @@ enum Attempt {
     Transport(String),
 }
 
-pub struct Client {
+pub(crate) struct Client {
     agent: ureq::Agent,
     settings: Settings,
     jitter: Jitter,
@@ -42,7 +42,7 @@ pub struct Client {
 }
 
 impl Client {
-    pub fn new(settings: Settings) -> Client {
+    pub(crate) fn new(settings: Settings) -> Client {
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(settings.timeout))
@@ -54,12 +54,12 @@ impl Client {
         Client { agent: config.into(), settings, jitter: Jitter::default(), sent: 0 }
     }
 
-    pub fn settings(&self) -> &Settings {
+    pub(crate) fn settings(&self) -> &Settings {
         &self.settings
     }
 
     /// Send a request, retrying what the SDK retries, within the command's request cap.
-    pub fn send(&mut self, request: &Value) -> Result<Answer, Failure> {
+    pub(crate) fn send(&mut self, request: &Value) -> Result<Answer, Failure> {
         let body = recordings::canonical(request);
         let mut retries_taken = 0;
         loop {

@@ -6,18 +6,18 @@
 //! reads go unused there; the rest (secret scan, kept turns, layered replay) is always in use.
 #![cfg_attr(not(feature = "live"), allow(dead_code))]
 
-pub mod client;
+pub(crate) mod client;
 #[cfg(feature = "live")]
 mod http;
-pub mod model;
+pub(crate) mod model;
 #[cfg(not(feature = "live"))]
 mod offline;
-pub mod own;
-pub mod retry;
+pub(crate) mod own;
+pub(crate) mod retry;
 
-pub use client::{Failure, Settings};
+pub(crate) use client::{Failure, Settings};
 #[cfg(feature = "live")]
-pub use http::Client;
-pub use model::{Layered, LiveModel};
+pub(crate) use http::Client;
+pub(crate) use model::{Layered, LiveModel};
 #[cfg(not(feature = "live"))]
-pub use offline::Client;
+pub(crate) use offline::Client;

@@ -15,7 +15,7 @@ use crate::recordings::{self, Entry, Provenance};
 use crate::secrets;
 
 /// Answers requests from the API, remembering every answer by its key.
-pub struct LiveModel<'c> {
+pub(crate) struct LiveModel<'c> {
     client: &'c mut Client,
     /// Answers given so far in this command, so one request is never paid for twice.
     memo: &'c mut HashMap<String, Entry>,
@@ -26,7 +26,7 @@ pub struct LiveModel<'c> {
 }
 
 impl<'c> LiveModel<'c> {
-    pub fn new(client: &'c mut Client, memo: &'c mut HashMap<String, Entry>) -> LiveModel<'c> {
+    pub(crate) fn new(client: &'c mut Client, memo: &'c mut HashMap<String, Entry>) -> LiveModel<'c> {
         LiveModel { client, memo, answered: Vec::new(), failure: None }
     }
 
@@ -85,7 +85,7 @@ fn today() -> String {
 }
 
 /// What `watch` replays with: the shipped turns first, then the learner's own, then the API.
-pub struct Layered<'a> {
+pub(crate) struct Layered<'a> {
     pub shipped: ReplayModel<'a>,
     own: &'a mut Vec<Entry>,
     own_file: PathBuf,
@@ -95,7 +95,7 @@ pub struct Layered<'a> {
 }
 
 impl<'a> Layered<'a> {
-    pub fn new(
+    pub(crate) fn new(
         shipped: ReplayModel<'a>,
         own: &'a mut Vec<Entry>,
         own_file: PathBuf,

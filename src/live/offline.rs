@@ -5,21 +5,21 @@ use serde_json::Value;
 
 use super::client::{Answer, Failure, Settings, NOT_BUILT_IN};
 
-pub struct Client {
+pub(crate) struct Client {
     settings: Settings,
     pub sent: u32,
 }
 
 impl Client {
-    pub fn new(settings: Settings) -> Client {
+    pub(crate) fn new(settings: Settings) -> Client {
         Client { settings, sent: 0 }
     }
 
-    pub fn settings(&self) -> &Settings {
+    pub(crate) fn settings(&self) -> &Settings {
         &self.settings
     }
 
-    pub fn send(&mut self, _request: &Value) -> Result<Answer, Failure> {
+    pub(crate) fn send(&mut self, _request: &Value) -> Result<Answer, Failure> {
         Err(Failure(NOT_BUILT_IN.into()))
     }
 }

@@ -9,12 +9,12 @@ use crate::error::Error;
 use crate::recordings::{self, Cassette, Entry};
 
 /// The learner's own recording file for a ticket in a runtime.
-pub fn file(root: &Path, lesson: &str, runtime: &str, ticket: &str) -> PathBuf {
+pub(crate) fn file(root: &Path, lesson: &str, runtime: &str, ticket: &str) -> PathBuf {
     recordings::file_for(&root.join("work").join(lesson).join("recordings"), runtime, ticket)
 }
 
 /// The turns kept in `path`, validated like the shipped ones; none when there is no file yet.
-pub fn load(root: &Path, path: &Path) -> Result<Vec<Entry>, Error> {
+pub(crate) fn load(root: &Path, path: &Path) -> Result<Vec<Entry>, Error> {
     if !path.is_file() {
         return Ok(Vec::new());
     }
@@ -36,7 +36,7 @@ pub fn load(root: &Path, path: &Path) -> Result<Vec<Entry>, Error> {
 
 /// Keep one more turn: the whole file is written anew beside it and renamed over it, so an
 /// interrupted write leaves the old file whole.
-pub fn keep(path: &Path, entries: &mut Vec<Entry>, entry: Entry) -> std::io::Result<()> {
+pub(crate) fn keep(path: &Path, entries: &mut Vec<Entry>, entry: Entry) -> std::io::Result<()> {
     if entries.iter().any(|e| e.key == entry.key) {
         return Ok(());
     }

@@ -12,16 +12,16 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-pub const MAX_RETRIES: u32 = 2;
+pub(crate) const MAX_RETRIES: u32 = 2;
 const INITIAL_DELAY: f64 = 0.5;
 const MAX_DELAY: f64 = 8.0;
 
 /// The longest wait a server may ask for before we stop instead of sleeping: a command that
 /// sits silent for minutes looks hung. The SDK has no such bound; this tool is interactive.
-pub const MAX_SERVER_WAIT: Duration = Duration::from_secs(60);
+pub(crate) const MAX_SERVER_WAIT: Duration = Duration::from_secs(60);
 
 /// Whether a response with this status (and `x-should-retry` header, if any) is worth another try.
-pub fn should_retry(status: u16, x_should_retry: Option<&str>) -> bool {
+pub(crate) fn should_retry(status: u16, x_should_retry: Option<&str>) -> bool {
     match x_should_retry {
         Some("true") => return true,
         Some("false") => return false,
@@ -31,7 +31,11 @@ pub fn should_retry(status: u16, x_should_retry: Option<&str>) -> bool {
 }
 
 /// The wait the server asked for, if it asked: `retry-after-ms` first, then `retry-after`.
-pub fn server_wait(retry_after_ms: Option<&str>, retry_after: Option<&str>, now: SystemTime) -> Option<Duration> {
+pub(crate) fn server_wait(
+    retry_after_ms: Option<&str>,
+    retry_after: Option<&str>,
+    now: SystemTime,
+) -> Option<Duration> {
     if let Some(ms) = retry_after_ms.and_then(|v| v.trim().parse::<f64>().ok()) {
         return seconds(ms / 1000.0);
     }
@@ -50,7 +54,7 @@ fn seconds(secs: f64) -> Option<Duration> {
 }
 
 /// The wait before retry number `retries_taken + 1`. `jitter` is uniform in [0, 1).
-pub fn delay(retries_taken: u32, server: Option<Duration>, jitter: f64) -> Duration {
+pub(crate) fn delay(retries_taken: u32, server: Option<Duration>, jitter: f64) -> Duration {
     if let Some(wait) = server {
         return wait;
     }
@@ -79,7 +83,7 @@ fn http_date(text: &str) -> Option<i64> {
 }
 
 /// A small, non-cryptographic source of jitter, seeded from the clock and the process id.
-pub struct Jitter(u64);
+pub(crate) struct Jitter(u64);
 
 impl Default for Jitter {
     fn default() -> Jitter {
@@ -90,7 +94,7 @@ impl Default for Jitter {
 
 impl Jitter {
     /// The next value, uniform in [0, 1) (xorshift64*).
-    pub fn draw(&mut self) -> f64 {
+    pub(crate) fn draw(&mut self) -> f64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;

@@ -5,18 +5,18 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_workshop");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_workshop");
 
-pub fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// A learner file kept under tests/fixtures/learners/.
-pub fn fixture(name: &str) -> PathBuf {
+pub(crate) fn fixture(name: &str) -> PathBuf {
     repo().join("tests/fixtures/learners").join(name)
 }
 
-pub struct Workshop {
+pub(crate) struct Workshop {
     dir: tempfile::TempDir,
     /// `HOME` and `XDG_CACHE_HOME` of every run: nothing a test runs writes to the real ones.
     home: tempfile::TempDir,
@@ -28,19 +28,19 @@ pub struct Workshop {
 /// (`&run.stderr` as a `&str`, `lines`, `split`...). A match that failed, and printing it in an
 /// assertion's message, declare nothing.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     pub stdout: String,
     pub stderr: Stderr,
     pub code: i32,
 }
 
 impl Run {
-    pub fn new(stdout: String, stderr: String, code: i32) -> Run {
+    pub(crate) fn new(stdout: String, stderr: String, code: i32) -> Run {
         let shown = format!("exit {code}; stdout:\n{stdout}");
         Run { stdout, stderr: Stderr { text: stderr, declared: std::cell::Cell::new(false), shown }, code }
     }
 
-    pub fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
     }
@@ -49,7 +49,7 @@ impl Run {
 /// A run's standard error. Printing it (in an assertion's message) declares nothing; a match
 /// that held does. Checked when it is dropped (so `run.stdout` can still be moved out of a run).
 #[derive(Debug)]
-pub struct Stderr {
+pub(crate) struct Stderr {
     text: String,
     declared: std::cell::Cell<bool>,
     /// The run's exit status and stdout, for the message.
@@ -73,26 +73,26 @@ impl Stderr {
     }
 
     /// Whether it holds `part`; a match declares it.
-    pub fn contains(&self, part: &str) -> bool {
+    pub(crate) fn contains(&self, part: &str) -> bool {
         self.declare(self.text.contains(part))
     }
 
-    pub fn starts_with(&self, part: &str) -> bool {
+    pub(crate) fn starts_with(&self, part: &str) -> bool {
         self.declare(self.text.starts_with(part))
     }
 
     /// Its lines, for a test that reads them one by one (this declares it).
-    pub fn lines(&self) -> std::str::Lines<'_> {
+    pub(crate) fn lines(&self) -> std::str::Lines<'_> {
         self.declare(true);
         self.text.lines()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
 
     /// The text, to look at without declaring anything.
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         &self.text
     }
 }
@@ -122,7 +122,7 @@ impl PartialEq<&str> for Stderr {
 /// The interpreter the tests run: `WORKSHOP_PYTHON` when it is set, else `python3` from PATH
 /// resolved to the program itself (not a launcher such as a pyenv shim, which costs each start
 /// a shell and needs an environment the bridge does not pass on).
-pub fn python() -> &'static str {
+pub(crate) fn python() -> &'static str {
     static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     PYTHON.get_or_init(|| {
         let given = std::env::var("WORKSHOP_PYTHON").ok().filter(|p| !p.is_empty());
@@ -149,7 +149,7 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 impl Workshop {
-    pub fn new() -> Workshop {
+    pub(crate) fn new() -> Workshop {
         let dir = tempfile::tempdir().unwrap();
         for part in ["lessons", "starter", "recordings"] {
             let from = repo().join(part);
@@ -163,7 +163,7 @@ impl Workshop {
 
     /// A workshop holding one lesson of the repository only: for tests of that lesson's behaviour
     /// that run commands without naming it (with one lesson, every command assumes it).
-    pub fn only(id: &str) -> Workshop {
+    pub(crate) fn only(id: &str) -> Workshop {
         let dir = tempfile::tempdir().unwrap();
         for part in ["lessons", "starter", "recordings"] {
             let from = repo().join(part).join(id);
@@ -177,7 +177,7 @@ impl Workshop {
 
     /// A root holding only the lesson data under `tests/fixtures/<name>/` (lessons, starter,
     /// recordings), for lessons that exist only in the tests.
-    pub fn from_fixture(name: &str) -> Workshop {
+    pub(crate) fn from_fixture(name: &str) -> Workshop {
         let dir = tempfile::tempdir().unwrap();
         copy_tree(&repo().join("tests/fixtures").join(name), dir.path());
         std::fs::create_dir_all(dir.path().join("work")).unwrap();
@@ -185,31 +185,31 @@ impl Workshop {
     }
 
     /// The structured-errors lesson alone, as the tests written for it assume.
-    pub fn lesson5() -> Workshop {
+    pub(crate) fn lesson5() -> Workshop {
         Workshop::only("structured-errors")
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.dir.path()
     }
 
-    pub fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.root().join(rel)
     }
 
-    pub fn write(&self, rel: &str, text: &str) -> &Workshop {
+    pub(crate) fn write(&self, rel: &str, text: &str) -> &Workshop {
         let path = self.path(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
         self
     }
 
-    pub fn read(&self, rel: &str) -> String {
+    pub(crate) fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.path(rel)).unwrap()
     }
 
     /// Copy a fixture learner file into `learners/<name>` and return that relative path.
-    pub fn learner(&self, name: &str) -> String {
+    pub(crate) fn learner(&self, name: &str) -> String {
         let rel = format!("learners/{name}");
         let text = std::fs::read_to_string(fixture(name)).unwrap_or_else(|e| panic!("fixture {name}: {e}"));
         self.write(&rel, &text);
@@ -217,19 +217,19 @@ impl Workshop {
     }
 
     /// Put a fixture learner file in place as the work file of structured-errors.
-    pub fn work_file_from(&self, name: &str) -> &Workshop {
+    pub(crate) fn work_file_from(&self, name: &str) -> &Workshop {
         let text = std::fs::read_to_string(fixture(name)).unwrap();
         self.write("work/structured-errors/errors.py", &text)
     }
 
     /// The home folder every run gets (its cache is `.cache` in it).
-    pub fn home(&self) -> &Path {
+    pub(crate) fn home(&self) -> &Path {
         self.home.path()
     }
 
     /// The binary with a clean environment, run from the root: its own home and cache folder,
     /// the tests' interpreter, no live-model settings, no colour or width from the caller.
-    pub fn command(&self, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(BIN);
         cmd.args(args).current_dir(self.root()).stdin(Stdio::null());
         for var in [
@@ -253,12 +253,12 @@ impl Workshop {
         cmd
     }
 
-    pub fn run(&self, args: &[&str]) -> Run {
+    pub(crate) fn run(&self, args: &[&str]) -> Run {
         run(self.command(args))
     }
 }
 
-pub fn run(mut cmd: Command) -> Run {
+pub(crate) fn run(mut cmd: Command) -> Run {
     let out = cmd.output().expect("the workshop binary runs");
     Run::new(
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -268,25 +268,25 @@ pub fn run(mut cmd: Command) -> Run {
 }
 
 /// A file kept under tests/fixtures/watch/ (learner files and broken recordings for `watch`).
-pub fn watch_fixture(rel: &str) -> PathBuf {
+pub(crate) fn watch_fixture(rel: &str) -> PathBuf {
     repo().join("tests/fixtures/watch").join(rel)
 }
 
 impl Workshop {
     /// Copy `tests/fixtures/watch/<fixture>` to `rel` in the root, replacing what is there.
-    pub fn copy_watch_fixture(&self, fixture: &str, rel: &str) -> &Workshop {
+    pub(crate) fn copy_watch_fixture(&self, fixture: &str, rel: &str) -> &Workshop {
         let text = std::fs::read_to_string(watch_fixture(fixture)).unwrap_or_else(|e| panic!("fixture {fixture}: {e}"));
         self.write(rel, &text)
     }
 }
 
 /// A real terminal: a tmux session running the binary, read back with capture-pane.
-pub struct Tmux {
+pub(crate) struct Tmux {
     name: String,
 }
 
 impl Tmux {
-    pub fn start(ws: &Workshop, args: &str) -> Option<Tmux> {
+    pub(crate) fn start(ws: &Workshop, args: &str) -> Option<Tmux> {
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let name = format!("workshop-test-{}-{n}", std::process::id());
@@ -306,13 +306,13 @@ impl Tmux {
         ok.then_some(Tmux { name })
     }
 
-    pub fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         let out = std::process::Command::new("tmux").args(["capture-pane", "-p", "-t", &self.name]).output().unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     /// Wait (bounded) until the screen shows `text`.
-    pub fn wait_for(&self, text: &str) -> String {
+    pub(crate) fn wait_for(&self, text: &str) -> String {
         for _ in 0..300 {
             let screen = self.screen();
             if screen.contains(text) {
@@ -323,7 +323,7 @@ impl Tmux {
         panic!("never saw {text:?}:\n{}", self.screen());
     }
 
-    pub fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", self.name.as_str()];
         args.extend_from_slice(keys);
         std::process::Command::new("tmux").args(&args).status().unwrap();
@@ -338,12 +338,12 @@ impl Drop for Tmux {
 
 /// Text with every run of whitespace made one space, so a check of a sentence does not depend on
 /// where the output wrapped it.
-pub fn flat(text: &str) -> String {
+pub(crate) fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Whether a process is still there and not a zombie waiting to be reaped (from /proc: Linux).
-pub fn alive(pid: u32) -> bool {
+pub(crate) fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(stat) => stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"),
         Err(_) => false,
@@ -351,7 +351,7 @@ pub fn alive(pid: u32) -> bool {
 }
 
 /// Wait (boundedly: this is no speed test) for a condition.
-pub fn eventually(what: &str, mut ok: impl FnMut() -> bool) {
+pub(crate) fn eventually(what: &str, mut ok: impl FnMut() -> bool) {
     let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while !ok() {
         assert!(std::time::Instant::now() < until, "gave up waiting: {what}");
@@ -360,7 +360,7 @@ pub fn eventually(what: &str, mut ok: impl FnMut() -> bool) {
 }
 
 /// The pid a fixture wrote to `path`, once it is there.
-pub fn pid_in(path: &Path) -> u32 {
+pub(crate) fn pid_in(path: &Path) -> u32 {
     eventually(&format!("a pid in {}", path.display()), || {
         std::fs::read_to_string(path).is_ok_and(|t| !t.trim().is_empty())
     });
@@ -370,12 +370,12 @@ pub fn pid_in(path: &Path) -> u32 {
 
 /// Python that, put at the top of a learner's file, writes the names of the variables in its
 /// environment to `<file>.env`, one a line.
-pub const ENVIRONMENT_NOTE: &str =
+pub(crate) const ENVIRONMENT_NOTE: &str =
     "import os as _os\nwith open(__file__ + '.env', 'w') as _out:\n    _out.write('\\n'.join(sorted(_os.environ)))\n";
 
 /// The variables a learner's Python may see (see `passed_on` in src/bridge/mod.rs), and this
 /// workshop's mark: none other, whatever the workshop itself was given.
-pub fn assert_only_the_allowed_environment(names: &str) {
+pub(crate) fn assert_only_the_allowed_environment(names: &str) {
     let allowed =
         ["PATH", "LANG", "LANGUAGE", "TZ", "HOME", "TMPDIR", "PYENV_VERSION", "PYENV_ROOT", "WORKSHOP_BRIDGE"];
     for name in names.lines() {
@@ -386,12 +386,12 @@ pub fn assert_only_the_allowed_environment(names: &str) {
 
 /// Run with a guard: a run that has not ended after a minute is killed and the test fails, so a
 /// regression that hangs shows up as a failure, not as a stuck suite.
-pub fn run_guarded(cmd: Command) -> Run {
+pub(crate) fn run_guarded(cmd: Command) -> Run {
     run_within(cmd, 60, "the command hung")
 }
 
 /// As `run_guarded`, with a bound of `seconds` and what a run past it means.
-pub fn run_within(mut cmd: Command, seconds: u64, past: &str) -> Run {
+pub(crate) fn run_within(mut cmd: Command, seconds: u64, past: &str) -> Run {
     use std::process::Stdio;
     let dir = tempfile::tempdir().unwrap();
     let (out, err) = (dir.path().join("out"), dir.path().join("err"));
@@ -414,7 +414,7 @@ pub fn run_within(mut cmd: Command, seconds: u64, past: &str) -> Run {
 }
 
 /// A named pipe at `path`: reading it blocks until someone writes, which nobody will.
-pub fn mkfifo(path: &Path) {
+pub(crate) fn mkfifo(path: &Path) {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
     // SAFETY: mkfifo(3) with a NUL-terminated path that lives across the call.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo {}", path.display());
@@ -422,7 +422,7 @@ pub fn mkfifo(path: &Path) {
 
 /// The command with its address space capped at 1 GiB: reading /dev/zero would never end, so a
 /// regression fails fast instead of filling the machine's memory.
-pub fn memory_capped(mut cmd: Command) -> Command {
+pub(crate) fn memory_capped(mut cmd: Command) -> Command {
     use std::os::unix::process::CommandExt;
     // SAFETY: setrlimit only, between fork and exec.
     unsafe {

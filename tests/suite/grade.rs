@@ -101,19 +101,19 @@ fn class(w: &Workshop) -> Vec<String> {
     names
 }
 
-pub fn command(w: &Workshop, args: &[&str]) -> std::process::Command {
+pub(crate) fn command(w: &Workshop, args: &[&str]) -> std::process::Command {
     let mut cmd = w.command(args);
     cmd.env("WORKSHOP_PYTHON", python());
     cmd
 }
 
 /// The summary on stderr, after the warning `--sandbox auto` gives where bubblewrap cannot run.
-pub fn summary(stderr: &str) -> &str {
+pub(crate) fn summary(stderr: &str) -> &str {
     stderr.find("graded ").map(|at| &stderr[at..]).unwrap_or(stderr)
 }
 
 /// A grade run that graded, with its summary on stderr (declared: every such run prints one).
-pub fn graded(cmd: std::process::Command) -> Run {
+pub(crate) fn graded(cmd: std::process::Command) -> Run {
     let run = run(cmd);
     if run.code == 0 {
         assert!(run.stderr.contains("graded "), "no summary on stderr:\n{}", run.stderr);
@@ -121,7 +121,7 @@ pub fn graded(cmd: std::process::Command) -> Run {
     run
 }
 
-pub fn lines(stdout: &str) -> Vec<Value> {
+pub(crate) fn lines(stdout: &str) -> Vec<Value> {
     stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}"))).collect()
 }
 

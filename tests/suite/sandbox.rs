@@ -47,7 +47,7 @@ fn this_test() -> String {
 }
 
 /// True when the test can go on; otherwise it says why it does not (or fails, when required).
-pub fn needs_bwrap() -> bool {
+pub(crate) fn needs_bwrap() -> bool {
     let test = this_test();
     match bwrap_here() {
         Ok(()) => true,
@@ -61,7 +61,7 @@ pub fn needs_bwrap() -> bool {
 
 /// Who grades: as root, `nobody` (through setpriv) with a system interpreter that user can run;
 /// otherwise the user running the tests, already unprivileged.
-pub struct Grader {
+pub(crate) struct Grader {
     pub nobody: bool,
     pub python: String,
 }
@@ -75,12 +75,12 @@ fn is_root() -> bool {
 
 /// The interpreter of the tests (the program itself, not a launcher): the builder's, which honours
 /// `WORKSHOP_PYTHON`.
-pub fn python() -> &'static str {
+pub(crate) fn python() -> &'static str {
     crate::common::python()
 }
 
 /// The unprivileged grader, or `None` (said, or failed under CI) when there is none here.
-pub fn grader() -> Option<Grader> {
+pub(crate) fn grader() -> Option<Grader> {
     let test = this_test();
     if !is_root() {
         return Some(Grader { nobody: false, python: python().to_string() });
@@ -105,7 +105,7 @@ pub fn grader() -> Option<Grader> {
 }
 
 /// A class of submissions in a workshop, graded by `grade` into a results file.
-pub struct Class {
+pub(crate) struct Class {
     pub w: Workshop,
     /// The folder `grade` makes its per-file folders in (its TMPDIR), apart from the root.
     pub tmp: tempfile::TempDir,
@@ -116,7 +116,7 @@ pub struct Class {
 }
 
 impl Class {
-    pub fn new() -> Class {
+    pub(crate) fn new() -> Class {
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let w = Workshop::lesson5();
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -127,7 +127,7 @@ impl Class {
     }
 
     /// A hostile submission: the fixture's attack, then the one-bug learner code.
-    pub fn attack(&self, student: &str, fixture: &str, port: u16) {
+    pub(crate) fn attack(&self, student: &str, fixture: &str, port: u16) {
         let dir = repo().join("tests/fixtures/sandbox");
         let attack = std::fs::read_to_string(dir.join(fixture)).unwrap();
         let base = std::fs::read_to_string(dir.join("_base.py")).unwrap();
@@ -139,14 +139,14 @@ impl Class {
     }
 
     /// A correct submission, carrying the mark (which is what an attack would look for).
-    pub fn classmate(&self, student: &str) {
+    pub(crate) fn classmate(&self, student: &str) {
         let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
         self.w.write(&format!("class/{student}/errors.py"), &format!("# {}\n{good}", self.mark));
     }
 
     /// `workshop <args>` run by `grader`, stdout into `results` when given; bounded, so a run
     /// an attack froze fails the test instead of hanging it.
-    pub fn grade(&self, grader: &Grader, args: &[&str], env: &[(&str, &str)], results: Option<&Path>) -> Run {
+    pub(crate) fn grade(&self, grader: &Grader, args: &[&str], env: &[(&str, &str)], results: Option<&Path>) -> Run {
         let mut cmd = if grader.nobody {
             open_to_nobody(self.w.root(), 0o755);
             open_to_nobody(self.tmp.path(), 0o777);
@@ -180,7 +180,7 @@ fn open_to_nobody(dir: &Path, mode: u32) {
 }
 
 /// Run `cmd` to its end, at most two minutes, stdout into `results` (or captured).
-pub fn bounded(mut cmd: Command, results: Option<&Path>) -> Run {
+pub(crate) fn bounded(mut cmd: Command, results: Option<&Path>) -> Run {
     let out_path = results.map(Path::to_path_buf);
     let out_file = match &out_path {
         Some(path) => std::fs::File::create(path).unwrap(),
