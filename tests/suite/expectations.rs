@@ -56,10 +56,10 @@ fn lesson_with_answer(body: &str) -> Workshop {
     ws
 }
 
-const RIGHT: &str = r#"    return {"role": "user", "content": [
+const RIGHT: &str = r#"    return {"content": [
         {"type": "tool_result", "tool_use_id": c["id"], "content": "Done for parcel " + c["input"]["order_id"]}
         for c in calls
-    ]}"#;
+    ], "role": "user"}"#;
 
 fn check(ws: &Workshop) -> serde_json::Value {
     let run = ws.run(&["check", "parcel-desk", "--file", "mine.py", "--format", "json"]);

@@ -190,7 +190,7 @@ fn one_message_per_result_is_sent_as_it_was_built_and_refused() {
     // A hurried answer: each result in a message of its own.
     ws.write(
         "learners/one_each.py",
-        "def relay(tool_uses, outcomes, note=None):\n    return [\n        {\"role\": \"user\", \"content\": [{\"type\": \"tool_result\", \"tool_use_id\": u[\"id\"], \"content\": o.get(\"content\") or o[\"message\"]}]}\n        for u, o in zip(tool_uses, outcomes)\n    ]\n",
+        "def relay(tool_uses, outcomes, note=None):\n    return [\n        {\"content\": [{\"tool_use_id\": u[\"id\"], \"type\": \"tool_result\", \"content\": o.get(\"content\") or o[\"message\"]}], \"role\": \"user\"}\n        for u, o in zip(tool_uses, outcomes)\n    ]\n",
     );
     let run = ws.run(&[
         "watch",
