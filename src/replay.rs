@@ -159,10 +159,7 @@ impl<'l> Replayer<'l> {
         code: &mut Coded,
         model: &mut dyn Model,
     ) -> Replay {
-        match &mut code.bridge {
-            Ok(bridge) => crate::runtime::run(self.lesson, ticket, runtime, &code.label, bridge, model),
-            Err(error) => crate::runtime::not_loaded(self.lesson, ticket, &code.label, runtime, error),
-        }
+        run_code(self.lesson, ticket, runtime, &code.label, &mut code.bridge, model)
     }
 
     /// As `replay`, for a caller that keeps its own Python per code (the player).
@@ -178,10 +175,7 @@ impl<'l> Replayer<'l> {
         let mut entries = own::load(&self.at.root, &file)?;
         let asker = self.live.as_mut().map(|l| LiveModel::new(&mut l.client, &mut l.memo));
         let mut model = Layered::new(ReplayModel::new(shipped, self.at.root.clone()), &mut entries, file, asker);
-        let replay = match bridge {
-            Ok(bridge) => crate::runtime::run(self.lesson, ticket, runtime, label, bridge, &mut model),
-            Err(error) => crate::runtime::not_loaded(self.lesson, ticket, label, runtime, error),
-        };
+        let replay = run_code(self.lesson, ticket, runtime, label, bridge, &mut model);
         match model.failure {
             Some(why) => Err(Error::Io(format!("{why} The replay stopped; nothing under recordings/ was changed."))),
             None => Ok(replay),
@@ -213,5 +207,20 @@ impl<'l> Replayer<'l> {
         shipped: &Cassette,
     ) -> Result<Replay, Error> {
         self.replay_with(ticket, runtime, &code.label, &mut code.bridge, shipped)
+    }
+}
+
+/// A ticket run with this code, or the replay that says it did not load.
+fn run_code(
+    lesson: &Lesson,
+    ticket: &Ticket,
+    runtime: Runtime,
+    label: &str,
+    bridge: &mut Result<Bridge, LoadError>,
+    model: &mut dyn Model,
+) -> Replay {
+    match bridge {
+        Ok(bridge) => crate::runtime::run(lesson, ticket, runtime, label, bridge, model),
+        Err(error) => crate::runtime::not_loaded(lesson, ticket, label, runtime, error),
     }
 }
