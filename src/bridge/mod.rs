@@ -612,7 +612,7 @@ impl Worker {
         if let Some(sandbox) = &cfg.sandbox {
             sandbox.apply(&mut command, &[(reap::MARK, own_mark.as_str())]);
         }
-        let mut child = match reap::spawn(command) {
+        let mut child = match reap::spawn(command, cfg.sandbox.as_ref().is_some_and(|s| s.bwrap())) {
             Ok(child) => child,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(fail(LoadKind::NoPython, no_python(&cfg.python, "there is no such program")))

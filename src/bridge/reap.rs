@@ -40,6 +40,14 @@ static MARKS: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
 /// (without waiting), left to init at the end.
 static DYING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
+/// The workers that are bubblewrap sandboxes (see `kill_all`).
+static SANDBOXED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// The inits of killed sandboxes' PID namespaces, dying with everything in them: children of ours
+/// (the subreaper), so their pids cannot be reused before we reap them. Reaped when done, without
+/// waiting; the last sweep (`end_everything`) kills and reaps those left, so none outlives us.
+static INITS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
 /// Set once the workshop is quitting: no worker starts after that, and every child is a stray.
 static QUITTING: AtomicBool = AtomicBool::new(false);
 
@@ -108,8 +116,9 @@ fn set_subreaper(on: bool) -> bool {
 /// Start a worker and register it, under the registry's lock. On Linux the child is started from
 /// one long-lived thread and asks the kernel for SIGKILL when its parent dies: the parent-death
 /// signal follows the thread that forked, so a short-lived thread (a grading in `check --watch`)
-/// must not be the one that forks.
-pub(super) fn spawn(mut command: Command) -> std::io::Result<Child> {
+/// must not be the one that forks. `sandboxed`: the command is bubblewrap, whose child leads
+/// the PID namespace everything of the submission runs in.
+pub(super) fn spawn(mut command: Command, sandboxed: bool) -> std::io::Result<Child> {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::process::CommandExt;
@@ -130,7 +139,7 @@ pub(super) fn spawn(mut command: Command) -> std::io::Result<Child> {
         }
         if let Some(spawner) = spawner() {
             let (reply, answer) = std::sync::mpsc::channel();
-            if spawner.send((command, reply)).is_ok() {
+            if spawner.send((command, sandboxed, reply)).is_ok() {
                 if let Ok(result) = answer.recv() {
                     return result;
                 }
@@ -138,10 +147,10 @@ pub(super) fn spawn(mut command: Command) -> std::io::Result<Child> {
             return Err(std::io::Error::other("the workshop's process starter stopped"));
         }
     }
-    spawn_here(command)
+    spawn_here(command, sandboxed)
 }
 
-fn spawn_here(mut command: Command) -> std::io::Result<Child> {
+fn spawn_here(mut command: Command, sandboxed: bool) -> std::io::Result<Child> {
     let mut workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
     if QUITTING.load(Ordering::SeqCst) {
         return Err(std::io::Error::other("the workshop is quitting"));
@@ -161,6 +170,11 @@ fn spawn_here(mut command: Command) -> std::io::Result<Child> {
     let child = command.spawn()?;
     if let Ok(pid) = i32::try_from(child.id()) {
         workers.push(pid);
+        if sandboxed {
+            if let Ok(mut list) = SANDBOXED.lock() {
+                list.push(pid);
+            }
+        }
         #[cfg(target_os = "linux")]
         lifeline::watch(pid);
         if let (Some(own), Ok(mut marks)) = (own, MARKS.lock()) {
@@ -171,7 +185,7 @@ fn spawn_here(mut command: Command) -> std::io::Result<Child> {
 }
 
 #[cfg(target_os = "linux")]
-type SpawnJob = (Command, std::sync::mpsc::Sender<std::io::Result<Child>>);
+type SpawnJob = (Command, bool, std::sync::mpsc::Sender<std::io::Result<Child>>);
 
 /// The thread every worker is forked from; it lives as long as the workshop.
 #[cfg(target_os = "linux")]
@@ -202,8 +216,8 @@ fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
                                 Err(_) => return,
                             },
                         };
-                        let (command, reply) = job;
-                        let result = spawn_here(command);
+                        let (command, sandboxed, reply) = job;
+                        let result = spawn_here(command, sandboxed);
                         let spawned = result.is_ok();
                         let _ = reply.send(result);
                         if spawned && lifeline_due.is_none() && !lifeline::started() {
@@ -254,14 +268,20 @@ pub(super) fn end_everything() {
 
 /// Kill the worker's process group and reap the worker, then every stray left behind. A worker
 /// `end_everything` has taken is only looked at: it was killed and reaped there.
+///
+/// A sandboxed worker (bubblewrap, see `spawn`) leaves no strays: everything it started is in
+/// the PID namespace of its child, the namespace's init, which the kernel kills when bwrap dies
+/// (`--die-with-parent`), taking the whole namespace with it. So no sweep follows, and the init
+/// is reaped later, without waiting (see `DYING`).
 pub(super) fn kill_all(child: &mut Child) {
-    // `Some(childless)` for a worker of ours, killed here.
     let killed = i32::try_from(child.id()).ok().and_then(|pid| {
         let mut workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
         if QUITTING.load(Ordering::SeqCst) || !workers.contains(&pid) {
             return None;
         }
-        let childless = has_no_children(pid);
+        let sandboxed = SANDBOXED.lock().is_ok_and(|s| s.contains(&pid));
+        // Read before the kill: once it is dead its children are ours, unnamed.
+        let children = children_of(pid);
         // SAFETY: kill(2) on the process group our child leads, not yet reaped.
         unsafe {
             libc::kill(-pid, libc::SIGKILL);
@@ -272,26 +292,48 @@ pub(super) fn kill_all(child: &mut Child) {
         if let Ok(mut marks) = MARKS.lock() {
             marks.retain(|(w, _)| *w != pid);
         }
-        Some((pid, childless))
+        if let Ok(mut list) = SANDBOXED.lock() {
+            list.retain(|w| *w != pid);
+        }
+        let kind = match children {
+            _ if sandboxed => Killed::Sandboxed(children.unwrap_or_default()),
+            Some(list) if list.is_empty() => Killed::Childless(pid),
+            _ => Killed::WithChildren,
+        };
+        Some(kind)
     });
+    let sandboxed = matches!(killed, Some(Killed::Sandboxed(_)));
     match killed {
         // Nothing to re-parent: no wait for the kernel to finish it (a check's last worker,
         // which would add its tear-down to every check).
-        Some((pid, true)) => {
+        Some(Killed::Childless(pid)) => {
             if let Ok(mut dying) = DYING.lock() {
                 dying.push(pid);
             }
         }
-        Some((_, false)) => {
+        Some(Killed::WithChildren) => {
             let _ = child.kill();
             let _ = child.wait();
+        }
+        Some(Killed::Sandboxed(inits)) => {
+            // bwrap itself ends at once (the namespaces are its child's); once it is reaped,
+            // the namespace's init is ours (the subreaper is still on), so its pid stays ours
+            // until we reap it, and `end_everything` may kill it safely.
+            let _ = child.wait();
+            if subreaper() {
+                if let Ok(mut list) = INITS.lock() {
+                    list.extend(inits);
+                }
+            }
         }
         None => {
             let _ = child.try_wait();
         }
     }
     collect_the_dying();
-    kill_strays();
+    if !sandboxed {
+        kill_strays();
+    }
     // The last worker is gone and so is everything it started: no orphan of the learner's can
     // come any more.
     #[cfg(target_os = "linux")]
@@ -303,31 +345,45 @@ pub(super) fn kill_all(child: &mut Child) {
     }
 }
 
-/// Whether a process has no children now (from every thread's list; a process /proc cannot show
-/// counts as having some, so it is waited for).
-fn has_no_children(pid: i32) -> bool {
+/// How `kill_all` killed a worker.
+enum Killed {
+    /// It had no children: nothing of it can be left, so it is reaped when done.
+    Childless(i32),
+    /// Its children may outlive it: it is waited for, and they are swept.
+    WithChildren,
+    /// A bubblewrap sandbox, with the pids of its children (the namespace's init).
+    Sandboxed(Vec<i32>),
+}
+
+/// The children of a process now (from every thread's list); `None` when /proc cannot show them.
+fn children_of(pid: i32) -> Option<Vec<i32>> {
     #[cfg(target_os = "linux")]
     {
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return false };
-        tasks
-            .flatten()
-            .all(|task| std::fs::read_to_string(task.path().join("children")).is_ok_and(|list| list.trim().is_empty()))
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+        let mut found = Vec::new();
+        for task in tasks.flatten() {
+            let list = std::fs::read_to_string(task.path().join("children")).ok()?;
+            found.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
+        }
+        Some(found)
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = pid;
-        false
+        None
     }
 }
 
-/// Reap the killed workers that are done, without waiting for the others.
+/// Reap the killed workers (and sandbox inits) that are done, without waiting for the others.
 fn collect_the_dying() {
-    if let Ok(mut dying) = DYING.lock() {
-        dying.retain(|&pid| {
-            let mut status = 0;
-            // SAFETY: waitpid(2) on our own child, with a valid pointer to a local; WNOHANG.
-            unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) == 0 }
-        });
+    for list in [&DYING, &INITS] {
+        if let Ok(mut list) = list.lock() {
+            list.retain(|&pid| {
+                let mut status = 0;
+                // SAFETY: waitpid(2) on our own child, with a valid pointer to a local; WNOHANG.
+                unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) == 0 }
+            });
+        }
     }
 }
 
@@ -348,7 +404,10 @@ fn kill_strays() {
             MARKS.lock().map(|m| m.iter().map(|(_, m)| m.clone()).collect()).unwrap_or_default()
         };
         let belongs_to_a_running_worker = |pid: i32| mark_of(pid).is_some_and(|m| running.contains(&m));
-        let dying: Vec<i32> = DYING.lock().map(|d| d.clone()).unwrap_or_default();
+        let mut dying: Vec<i32> = DYING.lock().map(|d| d.clone()).unwrap_or_default();
+        if !quitting {
+            dying.extend(INITS.lock().map(|d| d.clone()).unwrap_or_default());
+        }
         let strays: Vec<i32> = if subreaper() {
             let lifeline = lifeline::pid();
             // SAFETY: getpgrp(2) cannot fail.

@@ -148,7 +148,8 @@ impl Interpreter {
     /// Ask `python` where it lives and compile the runner with it. `Err`: why it is no Python 3.
     pub(crate) fn find(python: &OsStr) -> Result<Interpreter, String> {
         let mut command = Command::new(python);
-        command.args(["-I", "-c", PREPARE, super::RUNNER]);
+        // -S: `site` is most of a start and tells nothing asked here.
+        command.args(["-I", "-S", "-c", PREPARE, super::RUNNER]);
         let (status, text, _) = run_bounded(command, Duration::from_secs(30))?;
         let mut parts = text.split('\0');
         let executable = parts.next().unwrap_or("").trim();
@@ -267,7 +268,7 @@ impl Bubblewrap {
             bwrap: Some(Arc::new(bwrap.clone())),
         };
         let mut command = sandbox.command(&python.executable);
-        command.args(["-I", "-c", PROBE]);
+        command.args(["-I", "-S", "-c", PROBE]);
         sandbox.apply(&mut command, &[]);
         let what = format!("{} could not start Python in a sandbox", bwrap.version);
         match run_bounded(command, Duration::from_secs(20)) {
@@ -355,6 +356,11 @@ fn mounts(interpreter: &[PathBuf]) -> Mounts {
 }
 
 impl Sandbox {
+    /// Whether it runs under bubblewrap.
+    pub(super) fn bwrap(&self) -> bool {
+        self.bwrap.is_some()
+    }
+
     /// The code for `python -c`: the compiled runner when there is one, else its source.
     pub(super) fn runner_code(&self) -> &str {
         &self.code
