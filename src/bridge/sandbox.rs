@@ -302,7 +302,7 @@ fn on_path(name: &str) -> Option<PathBuf> {
 
 /// The read-only view every sandbox gets: `/usr` and the top-level folders of libraries and
 /// programs (recreated as the links they are on merged-/usr systems), the few files of `/etc` the
-/// dynamic loader and the time zone need, and the interpreter's own folders wherever it lives (a
+/// dynamic loader, the time zone and Debian's alternatives need, and the interpreter's own folders wherever it lives (a
 /// pyenv under a home folder). Nothing else of the host: no home folders, no other users' files,
 /// no sockets under `/run`, and not the submissions.
 fn mounts(interpreter: &[PathBuf]) -> Mounts {
@@ -324,9 +324,9 @@ fn mounts(interpreter: &[PathBuf]) -> Mounts {
     }
     let try_ro = OsStr::new("--ro-bind-try");
     for file in [
+        // The dynamic loader reads only its cache at run time (`ld.so.conf` is ldconfig's), and
+        // each file shown is a mount that costs every start.
         "/etc/ld.so.cache",
-        "/etc/ld.so.conf",
-        "/etc/ld.so.conf.d",
         "/etc/localtime",
         "/etc/alternatives",
         "/nix/store",
