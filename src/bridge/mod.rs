@@ -420,6 +420,8 @@ struct Worker {
     next_id: u64,
     load_output: String,
     stop: Stop,
+    /// It is bubblewrap, which reports a Python killed by a signal as an exit code.
+    sandboxed: bool,
 }
 
 enum Wait {
@@ -512,26 +514,101 @@ struct Death {
     /// `None`: it closed the channel but would not exit, and was killed.
     status: Option<ExitStatus>,
     output: String,
+    /// The status is bubblewrap's (see `Worker::sandboxed`).
+    sandboxed: bool,
+}
+
+/// How a process ended, read from its status.
+#[derive(Debug, PartialEq, Eq)]
+enum Ending {
+    Exited(i32),
+    /// By a signal; `reported` is the exit code bubblewrap gave for it (128 + the signal).
+    Killed {
+        signal: i32,
+        reported: Option<i32>,
+    },
+    Other,
+}
+
+impl Ending {
+    fn of(status: ExitStatus, sandboxed: bool) -> Ending {
+        use std::os::unix::process::ExitStatusExt;
+        match (status.code(), status.signal()) {
+            // bubblewrap's init exits with 128 + N when the command was killed by signal N, as a
+            // shell reports it (its status says nothing else).
+            (Some(code), _) if sandboxed && (129..=128 + 64).contains(&code) => {
+                Ending::Killed { signal: code - 128, reported: Some(code) }
+            }
+            (Some(code), _) => Ending::Exited(code),
+            (None, Some(signal)) => Ending::Killed { signal, reported: None },
+            _ => Ending::Other,
+        }
+    }
+
+    /// `killed by signal 11 (SIGSEGV, a crash)`, with how the sandbox said it.
+    fn killed(signal: i32, reported: Option<i32>) -> String {
+        let what = match signal {
+            libc::SIGSEGV | libc::SIGBUS | libc::SIGILL | libc::SIGFPE => {
+                signal_name(signal).map(|n| format!("{n}, a crash"))
+            }
+            libc::SIGABRT => Some("SIGABRT, an abort".into()),
+            libc::SIGKILL => Some("SIGKILL, killed outright".into()),
+            libc::SIGXCPU => Some("SIGXCPU, its CPU time ran out".into()),
+            _ => signal_name(signal).map(str::to_string),
+        };
+        let said = reported.map(|code| {
+            format!("the sandbox reports that as exit code {code}, which os._exit({code}) would also give")
+        });
+        match [what, said].into_iter().flatten().collect::<Vec<_>>().join("; ") {
+            both if both.is_empty() => format!("it was killed by signal {signal}"),
+            both => format!("it was killed by signal {signal} ({both})"),
+        }
+    }
+}
+
+/// A signal's name, `SIGTERM`, for the signals a learner's code meets.
+fn signal_name(signal: i32) -> Option<&'static str> {
+    let named = [
+        (libc::SIGHUP, "SIGHUP"),
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGQUIT, "SIGQUIT"),
+        (libc::SIGILL, "SIGILL"),
+        (libc::SIGABRT, "SIGABRT"),
+        (libc::SIGBUS, "SIGBUS"),
+        (libc::SIGFPE, "SIGFPE"),
+        (libc::SIGKILL, "SIGKILL"),
+        (libc::SIGUSR1, "SIGUSR1"),
+        (libc::SIGSEGV, "SIGSEGV"),
+        (libc::SIGUSR2, "SIGUSR2"),
+        (libc::SIGPIPE, "SIGPIPE"),
+        (libc::SIGALRM, "SIGALRM"),
+        (libc::SIGTERM, "SIGTERM"),
+        (libc::SIGXCPU, "SIGXCPU"),
+        (libc::SIGXFSZ, "SIGXFSZ"),
+    ];
+    named.iter().find(|(n, _)| *n == signal).map(|(_, name)| *name)
 }
 
 impl Death {
+    fn ending(&self) -> Option<Ending> {
+        self.status.map(|status| Ending::of(status, self.sandboxed))
+    }
+
     /// Why, as the learner reads it: their code is the likely cause.
     fn note(&self) -> String {
-        use std::os::unix::process::ExitStatusExt;
-        match self.status.map(|s| (s.code(), s.signal())) {
-            Some((Some(code), _)) => format!("it exited with code {code} (os._exit, or a crash)"),
-            Some((None, Some(signal))) => format!("it was killed by signal {signal}"),
-            Some(_) => "it ended".into(),
+        match self.ending() {
+            Some(Ending::Exited(code)) => format!("it exited with code {code} (os._exit, or a crash)"),
+            Some(Ending::Killed { signal, reported }) => Ending::killed(signal, reported),
+            Some(Ending::Other) => "it ended".into(),
             None => "it closed its channel to the workshop".into(),
         }
     }
 
     /// Why, as said of an interpreter that never started the runner.
     fn plain(&self) -> String {
-        use std::os::unix::process::ExitStatusExt;
-        match self.status.map(|s| (s.code(), s.signal())) {
-            Some((Some(code), _)) => format!("it exited with code {code}"),
-            Some((None, Some(signal))) => format!("it was killed by signal {signal}"),
+        match self.ending() {
+            Some(Ending::Exited(code)) => format!("it exited with code {code}"),
+            Some(Ending::Killed { signal, reported }) => Ending::killed(signal, reported),
             _ => "it ended".into(),
         }
     }
@@ -612,7 +689,8 @@ impl Worker {
         if let Some(sandbox) = &cfg.sandbox {
             sandbox.apply(&mut command, &[(reap::MARK, own_mark.as_str())]);
         }
-        let mut child = match reap::spawn(command, cfg.sandbox.as_ref().is_some_and(|s| s.bwrap())) {
+        let sandboxed = cfg.sandbox.as_ref().is_some_and(|s| s.bwrap());
+        let mut child = match reap::spawn(command, sandboxed) {
             Ok(child) => child,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(fail(LoadKind::NoPython, no_python(&cfg.python, "there is no such program")))
@@ -633,6 +711,7 @@ impl Worker {
             next_id: 0,
             load_output: String::new(),
             stop: stop.clone(),
+            sandboxed,
         })
     }
 
@@ -805,7 +884,7 @@ impl Worker {
             }
         };
         kill_group(&mut self.child);
-        Death { status, output: self.read_capture() }
+        Death { status, output: self.read_capture(), sandboxed: self.sandboxed }
     }
 
     fn call(&mut self, cfg: &BridgeConfig, function: &str, args: &[Value]) -> (Call, bool) {
@@ -1117,6 +1196,27 @@ impl Bridge {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_signal_is_read_from_the_status_and_from_the_code_bubblewrap_makes_of_it() {
+        use std::os::unix::process::ExitStatusExt;
+        let exited = |code: i32| ExitStatus::from_raw(code << 8);
+        let killed = ExitStatus::from_raw(libc::SIGSEGV);
+        assert_eq!(Ending::of(killed, false), Ending::Killed { signal: 11, reported: None });
+        assert_eq!(Ending::of(exited(139), true), Ending::Killed { signal: 11, reported: Some(139) });
+        assert_eq!(Ending::of(exited(139), false), Ending::Exited(139));
+        for code in [0, 1, 128, 193, 255] {
+            assert_eq!(Ending::of(exited(code), true), Ending::Exited(code), "{code}");
+        }
+        assert_eq!(Ending::killed(libc::SIGXCPU, None), "it was killed by signal 24 (SIGXCPU, its CPU time ran out)");
+        assert_eq!(Ending::killed(64, None), "it was killed by signal 64");
+        assert_eq!(
+            Ending::killed(64, Some(192)),
+            "it was killed by signal 64 (the sandbox reports that as exit code 192, which os._exit(192) would also give)"
+        );
+        let death = Death { status: Some(exited(137)), output: String::new(), sandboxed: true };
+        assert!(death.note().starts_with("it was killed by signal 9 (SIGKILL, killed outright; "), "{}", death.note());
+    }
 
     #[test]
     fn python_reads_a_request_frame_as_the_value_it_holds() {

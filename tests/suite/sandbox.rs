@@ -383,6 +383,37 @@ fn a_run_as_root_drops_every_capability_inside_the_sandbox() {
 }
 
 #[test]
+fn a_crash_is_told_as_the_signal_it_was_with_the_sandbox_and_without() {
+    if !needs_bwrap() {
+        return;
+    }
+    let class = Class::new();
+    // A crash, and a file that exits with the code bubblewrap gives a crash: only the first is
+    // a signal without the sandbox; under it the two look alike, and the message says so.
+    class.w.write("class/a_crash/errors.py", "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n");
+    class.w.write("class/b_exits/errors.py", "import os\nos._exit(3)\n");
+    let me = Grader { nobody: false, python: python().to_string() };
+    let message = |run: &Run, n: usize| lines(&run.stdout)[n]["message"].as_str().unwrap().to_string();
+    let sandboxed = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &[], None);
+    assert_eq!(sandboxed.code, 0, "{}", sandboxed.stderr);
+    assert!(
+        message(&sandboxed, 0).ends_with(
+            "it was killed by signal 11 (SIGSEGV, a crash; the sandbox reports that as exit code 139, which os._exit(139) would also give)"
+        ),
+        "{}",
+        message(&sandboxed, 0)
+    );
+    assert!(
+        message(&sandboxed, 1).ends_with("it exited with code 3 (os._exit, or a crash)"),
+        "{}",
+        message(&sandboxed, 1)
+    );
+    let bare = class.grade(&me, &["grade", "class", "--sandbox", "none"], &[], None);
+    assert!(message(&bare, 0).ends_with("it was killed by signal 11 (SIGSEGV, a crash)"), "{}", message(&bare, 0));
+    assert!(message(&bare, 1).ends_with("it exited with code 3 (os._exit, or a crash)"), "{}", message(&bare, 1));
+}
+
+#[test]
 fn without_bubblewrap_auto_says_what_is_not_isolated_and_bwrap_refuses_with_how_to_install() {
     let class = Class::new();
     class.classmate("b_classmate");
