@@ -604,7 +604,8 @@ impl Lesson {
 
     /// Load a manifest from any path (lesson authors' fixtures too), validated.
     pub fn load_file(path: &Path, dir: &Path, id: Option<&str>) -> Result<Lesson, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::corrupt(path, format!("cannot be read: {e}")))?;
+        let text = crate::files::read_data_text(path, crate::files::DATA_CAP)
+            .map_err(|e| Error::corrupt(path, format!("cannot be read: {e}")))?;
         Lesson::from_text(&text, path, dir, id, &crate::world::SETTINGS)
     }
 

@@ -143,7 +143,8 @@ impl Script {
         if !path.is_file() {
             return Ok(None);
         }
-        let text = std::fs::read_to_string(&path).map_err(|e| crate::error::Error::io(shown(&path), e))?;
+        let text = crate::files::read_data_text(&path, crate::files::DATA_CAP)
+            .map_err(|e| crate::error::Error::io(shown(&path), e))?;
         toml::from_str(&text).map(Some).map_err(|e| {
             let line = e.span().map_or(1, |span| text.get(..span.start).unwrap_or(&text).matches('\n').count() + 1);
             crate::error::Error::Corrupt {

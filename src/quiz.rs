@@ -53,10 +53,12 @@ impl Quiz {
                 lesson.id, lesson.id
             )));
         }
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;
+        let text = crate::files::read_data_text(&path, crate::files::DATA_CAP)
+            .map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;
         let quiz = Quiz::parse(&text, &path)?;
         let text_path = lesson.dir.join("lesson.md");
-        let headings = std::fs::read_to_string(&text_path).map(|t| sections(&t)).unwrap_or_default();
+        let headings =
+            crate::files::read_data_text(&text_path, crate::files::DATA_CAP).map(|t| sections(&t)).unwrap_or_default();
         quiz.sections_exist(&headings, "lesson.md").map_err(|why| Error::corrupt(&path, why))?;
         Ok(quiz)
     }

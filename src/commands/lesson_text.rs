@@ -20,7 +20,8 @@ pub(super) fn run(ctx: &Context, args: LessonArgs) -> Result<i32, Error> {
             ctx.shown(&path)
         )));
     }
-    let source = std::fs::read_to_string(&path).map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;
+    let source = crate::files::read_data_text(&path, crate::files::DATA_CAP)
+        .map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;
     let text = markdown::render(&source, &ctx.styles, ctx.width);
     if args.no_pager || !ctx.stdout_terminal || !needs_pager(&text) || !page(&text) {
         output::print(&text)?;

@@ -29,10 +29,10 @@ pub(super) fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
         }
     }
     let reference = lesson.solution_path();
-    let theirs =
-        std::fs::read_to_string(&file).map_err(|e| Error::io(format!("cannot read {}", ctx.shown(&file)), e))?;
-    let ours =
-        std::fs::read_to_string(&reference).map_err(|e| Error::corrupt(&reference, format!("cannot be read: {e}")))?;
+    let theirs = crate::files::read_data_text(&file, crate::files::DATA_CAP)
+        .map_err(|e| Error::io(format!("cannot read {}", ctx.shown(&file)), e))?;
+    let ours = crate::files::read_data_text(&reference, crate::files::DATA_CAP)
+        .map_err(|e| Error::corrupt(&reference, format!("cannot be read: {e}")))?;
     let yours_label = format!("yours: {}", ctx.shown(&file));
     let reference_label = format!("reference: {}", ctx.shown(&reference));
     if theirs == ours {
@@ -46,7 +46,8 @@ pub(super) fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
     let options = textwrap::Options::new(ctx.width.max(20)).word_splitter(textwrap::WordSplitter::NoHyphenation);
     output::line(&format!("{}\n", textwrap::wrap(key, options).join("\n")))?;
     // The starter's notes to the learner are left out of the diff; without a starter, nothing is.
-    let starter = std::fs::read_to_string(lesson.starter_file(&ctx.root)).unwrap_or_default();
+    let starter =
+        crate::files::read_data_text(&lesson.starter_file(&ctx.root), crate::files::DATA_CAP).unwrap_or_default();
     let notes = diff::notes_of(&starter);
     let sides = diff::Sides { yours: &theirs, reference: &ours, notes: &notes };
     output::print(&diff::unified(&sides, &yours_label, &reference_label, &ctx.styles))?;

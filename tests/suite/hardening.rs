@@ -155,3 +155,26 @@ fn reset_of_a_work_file_that_is_a_fifo_refuses_as_start_does() {
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::symlink_metadata(ws.path("work/structured-errors/errors.py")).unwrap().file_type().is_fifo());
 }
+
+#[test]
+fn lesson_data_past_the_cap_is_refused_unread_with_its_name() {
+    // Sparse: the size is there, the bytes are not, so the test writes nothing.
+    let grow = |ws: &Workshop, rel: &str| {
+        let file = std::fs::OpenOptions::new().append(true).open(ws.path(rel)).unwrap();
+        file.set_len(65 << 20).unwrap();
+    };
+    let said = "more than the 64 MiB a data file may";
+    let cases: [(&str, &[&str]); 3] = [
+        ("lessons/structured-errors/lesson.md", &["lesson", "structured-errors", "--no-pager"]),
+        ("lessons/structured-errors/quiz.toml", &["quiz", "structured-errors"]),
+        ("lessons/structured-errors/lesson.toml", &["check", "structured-errors"]),
+    ];
+    for (rel, args) in cases {
+        let ws = Workshop::lesson5();
+        ws.work_file_from("good_match.py");
+        grow(&ws, rel);
+        let run = run_guarded(memory_capped(ws.command(args)));
+        assert_eq!(run.code, 2, "{rel}: {}\n{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains(rel) && run.stderr.contains(said), "{rel}: {}", run.stderr);
+    }
+}
