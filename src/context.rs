@@ -31,6 +31,13 @@ impl Context {
             Some(path) => ctx.given_file(path, "--file"),
             None => {
                 let path = lesson.work_file(&ctx.root);
+                if let Some(what) = crate::files::not_regular(&path) {
+                    return Err(Error::usage(format!(
+                        "{} is {what}, not a file of code: put your code in a regular file there (./workshop start {} makes one where nothing is).",
+                        ctx.shown(&path),
+                        lesson.id
+                    )));
+                }
                 if !path.is_file() {
                     return Err(Error::usage(format!(
                         "{} does not exist yet: run ./workshop start {} first.",
@@ -51,7 +58,10 @@ impl Context {
         if full.is_file() {
             return Ok(full);
         }
-        let what = if full.is_dir() { "a folder, not a file," } else { "no file" };
+        let what = match crate::files::not_regular(&full) {
+            Some(what) => format!("{what}, not a file,"),
+            None => "no file".into(),
+        };
         Err(Error::usage(format!("there is {what} at {}: check the path given to {flag}.", self.shown(&full))))
     }
 

@@ -41,6 +41,17 @@ fn kind(t: std::fs::FileType) -> &'static str {
     }
 }
 
+/// What is at `path` when it is there but is no regular file (a folder, a FIFO, a link to
+/// nothing), in words; `None` for a regular file or nothing at all.
+pub(crate) fn not_regular(path: &Path) -> Option<&'static str> {
+    match (std::fs::metadata(path), std::fs::symlink_metadata(path)) {
+        (Ok(meta), _) if meta.is_file() => None,
+        (Ok(meta), _) => Some(kind(meta.file_type())),
+        (Err(_), Ok(meta)) => Some(kind(meta.file_type())),
+        (Err(_), Err(_)) => None,
+    }
+}
+
 /// The bytes of a regular file (or of a symbolic link to one), at most `cap` of them. Anything
 /// else is named, not read: the file is opened without blocking and checked on the open
 /// descriptor, so what is read is what was checked. The cap holds for files whose size says

@@ -47,6 +47,13 @@ impl CodeChoice {
             CodeChoice::Solution => lesson.solution_path(),
             CodeChoice::Yours => {
                 let path = lesson.work_file(&at.root);
+                if let Some(what) = crate::files::not_regular(&path) {
+                    return Err(Error::usage(format!(
+                        "{} is {what}, not a file of code: put your code in a regular file there, or pick --code starter or {}.",
+                        at.shown(&path),
+                        lesson.solution_label
+                    )));
+                }
                 if !path.is_file() {
                     return Err(Error::usage(format!(
                         "{} does not exist yet: run ./workshop start {} first, or pick --code starter or {}.",

@@ -178,3 +178,28 @@ fn lesson_data_past_the_cap_is_refused_unread_with_its_name() {
         assert!(run.stderr.contains(rel) && run.stderr.contains(said), "{rel}: {}", run.stderr);
     }
 }
+
+#[test]
+fn a_work_file_that_is_a_fifo_is_named_as_one_not_as_missing() {
+    let ws = Workshop::lesson5();
+    std::fs::create_dir_all(ws.path("work/structured-errors")).unwrap();
+    mkfifo(&ws.path("work/structured-errors/errors.py"));
+    let said = "work/structured-errors/errors.py is a named pipe (FIFO), not a file of code: put your code in a regular file there";
+    for args in [
+        &["check", "structured-errors"][..],
+        &["watch", "structured-errors", "--ticket", "old-order"],
+        &["solution", "structured-errors"],
+    ] {
+        let run = run_guarded(ws.command(args));
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stdout);
+        assert!(run.stderr.contains(said), "{args:?}: {}", run.stderr);
+        assert!(!run.stderr.contains("does not exist yet"), "{args:?}: {}", run.stderr);
+    }
+    let given = run_guarded(ws.command(&["check", "structured-errors", "--file", "work/structured-errors/errors.py"]));
+    assert_eq!(given.code, 2);
+    assert!(
+        given.stderr.contains("there is a named pipe (FIFO), not a file, at work/structured-errors/errors.py: check the path given to --file."),
+        "{}",
+        given.stderr
+    );
+}
