@@ -6,7 +6,6 @@ use std::collections::HashSet;
 
 use crate::checks::Status;
 use crate::cli::DoctorArgs;
-use crate::commands::CodeArg;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
 use crate::events::Event;
@@ -166,17 +165,12 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
     // scripted for, found as `record` finds it.
     let mut others = Vec::new();
     for run in script.iter().flat_map(|s| &s.runs) {
-        let choice = match super::code(exam.ctx, lesson, &CodeArg::parse(&run.code)) {
+        let choice = match super::scripted_code(exam.ctx, lesson, &run.code) {
             Ok(choice) if choices(lesson).contains(&choice) => continue,
             Ok(choice) => choice,
-            Err(_) => {
+            Err(e) => {
                 exam.found.corrupt += 1;
-                let script = exam.ctx.shown(&lesson.recordings_dir(&exam.ctx.root).join("script.toml"));
-                let why = format!(
-                    "{script} records the code '{}', but there is no such file: restore it, or take its runs out of the script",
-                    run.code
-                );
-                exam.report(false, why)?;
+                exam.report(false, e.relative_to(&exam.ctx.root).to_string())?;
                 continue;
             }
         };

@@ -82,6 +82,32 @@ fn command_from(root: &std::path::Path, cwd: &std::path::Path) -> Option<String>
     }
 }
 
+/// A run's `code` in the lesson's `script.toml` (for `record`, `record --live` and `doctor`):
+/// what `--code` takes, except that a path is from the workshop's root, where the script's paths
+/// are written from, wherever the command runs; a wrong one is the script's error.
+pub(crate) fn scripted_code(ctx: &Context, lesson: &Lesson, text: &str) -> Result<CodeChoice, Error> {
+    match CodeArg::parse(text) {
+        CodeArg::Named(name)
+            if name != lesson.solution_label && name != "solution" && lesson.mistake(&name).is_none() =>
+        {
+            let full = ctx.root.join(&name);
+            if full.is_file() {
+                return Ok(CodeChoice::Path(full));
+            }
+            let script = lesson.recordings_dir(&ctx.root).join("script.toml");
+            let mistakes: String = lesson.mistakes.iter().map(|m| format!(", {}", m.label)).collect();
+            Err(Error::corrupt(
+                &script,
+                format!(
+                    "records the code '{name}', but the workshop has no file at that path (a script's paths are from the workshop's root): a run's code is starter, {}{mistakes}, or a Python file's path. Restore the file, or take its runs out of the script.",
+                    lesson.solution_label
+                ),
+            ))
+        }
+        other => code(ctx, lesson, &other),
+    }
+}
+
 /// `--code` as typed, resolved for a lesson: a word, or a file found as `check --file` is.
 pub(crate) fn code(ctx: &Context, lesson: &Lesson, arg: &CodeArg) -> Result<CodeChoice, Error> {
     Ok(match arg {

@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::cli::CodeArg;
 use crate::cli::RecordArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
@@ -43,7 +42,7 @@ pub(super) fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
             )
         })?;
         let ticket = replay::tickets(&lesson, Some(&run.ticket), runtime)?[0];
-        let choice = super::code(ctx, &lesson, &CodeArg::parse(&run.code))?;
+        let choice = super::scripted_code(ctx, &lesson, &run.code)?;
         let mut code = replayer.code(&choice)?;
         code.label = run.code.clone();
         let mut model = ScriptModel::new(&script, run, &lesson.agent.server);

@@ -5,7 +5,6 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
-use crate::cli::CodeArg;
 use crate::cli::RecordArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
@@ -49,7 +48,7 @@ pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &Re
             )
         })?;
         let ticket = replay::tickets(lesson, Some(&run.ticket), runtime)?[0];
-        let choice = super::code(ctx, lesson, &CodeArg::parse(&run.code))?;
+        let choice = super::scripted_code(ctx, lesson, &run.code)?;
         let mut code = replayer.code(&choice)?;
         code.label = run.code.clone();
         let mut model = LiveModel::new(&mut client, &mut memo);

@@ -245,7 +245,7 @@ fn doctor_says_a_scripted_mistake_file_that_is_gone_is_missing() {
     assert_eq!(run.code, 2, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
     assert!(
         run.stdout.contains(
-            "✗ recordings/tool-results/script.toml records the code 'lessons/tool-results/mistakes/note_first.py', but there is no such file"
+            "✗ recordings/tool-results/script.toml: records the code 'lessons/tool-results/mistakes/note_first.py', but the workshop has no file at that path (a script's paths are from the workshop's root)"
         ),
         "{}",
         run.stdout
@@ -254,6 +254,20 @@ fn doctor_says_a_scripted_mistake_file_that_is_gone_is_missing() {
     assert!(run.stdout.contains("✓ harness/follow-up with fixed: "), "{}", run.stdout);
     assert!(run.stdout.contains("✓ check fixed passes as it should"), "{}", run.stdout);
     assert!(run.stderr.is_empty(), "{}", run.stderr);
+}
+
+#[test]
+fn record_finds_the_scripts_mistake_files_from_the_root_wherever_it_runs() {
+    let ws = workshop();
+    let before = std::fs::read_to_string(ws.path("recordings/tool-results/harness/two-parcels.jsonl")).unwrap();
+    let mut cmd = ws.command(&["record", LESSON]);
+    cmd.current_dir(ws.path("lessons"));
+    let run = run(cmd);
+    assert_eq!(run.code, 0, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains(&format!("with {MISTAKES}/note_first.py")), "{}", run.stdout);
+    assert!(run.stdout.contains("wrote ../recordings/tool-results/harness/two-parcels.jsonl"), "{}", run.stdout);
+    // Recorded again from the same script and lesson: the same turns.
+    assert_eq!(std::fs::read_to_string(ws.path("recordings/tool-results/harness/two-parcels.jsonl")).unwrap(), before);
 }
 
 /// One replay of a ticket as JSON.
