@@ -45,7 +45,8 @@ static SANDBOXED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// The inits of killed sandboxes' PID namespaces, dying with everything in them: children of ours
 /// (the subreaper), so their pids cannot be reused before we reap them. Reaped when done, without
-/// waiting; the last sweep (`end_everything`) kills and reaps those left, so none outlives us.
+/// waiting, and left out of the sweeps meanwhile; the last sweep (`end_everything`) takes those
+/// left with our other children, so none outlives us.
 static INITS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// Set once the workshop is quitting: no worker starts after that, and every child is a stray.
@@ -272,7 +273,7 @@ pub(super) fn end_everything() {
 /// A sandboxed worker (bubblewrap, see `spawn`) leaves no strays: everything it started is in
 /// the PID namespace of its child, the namespace's init, which the kernel kills when bwrap dies
 /// (`--die-with-parent`), taking the whole namespace with it. So no sweep follows, and the init
-/// is reaped later, without waiting (see `DYING`).
+/// is reaped later, without waiting (see `INITS`).
 pub(super) fn kill_all(child: &mut Child) {
     let killed = i32::try_from(child.id()).ok().and_then(|pid| {
         let mut workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
@@ -316,9 +317,10 @@ pub(super) fn kill_all(child: &mut Child) {
             let _ = child.wait();
         }
         Some(Killed::Sandboxed(inits)) => {
-            // bwrap itself ends at once (the namespaces are its child's); once it is reaped,
-            // the namespace's init is ours (the subreaper is still on), so its pid stays ours
-            // until we reap it, and `end_everything` may kill it safely.
+            // bwrap itself ends at once (the namespaces are its child's). Once it is reaped, the
+            // namespace's init is our child unless another thread turned the subreaper off just
+            // before; then it went to init, and `collect_the_dying` drops it when waitpid says it
+            // is not ours. Nothing kills it by pid: the last sweep kills only our own children.
             let _ = child.wait();
             if subreaper() {
                 if let Ok(mut list) = INITS.lock() {

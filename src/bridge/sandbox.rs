@@ -302,9 +302,9 @@ fn on_path(name: &str) -> Option<PathBuf> {
 
 /// The read-only view every sandbox gets: `/usr` and the top-level folders of libraries and
 /// programs (recreated as the links they are on merged-/usr systems), the few files of `/etc` the
-/// dynamic loader, the time zone and Debian's alternatives need, and the interpreter's own folders wherever it lives (a
-/// pyenv under a home folder). Nothing else of the host: no home folders, no other users' files,
-/// no sockets under `/run`, and not the submissions.
+/// dynamic loader, the time zone and Debian's alternatives need, and the interpreter's own
+/// folders wherever it lives (a pyenv under a home folder). Nothing else of the host: no home
+/// folders, no other users' files, no sockets under `/run`, and not the submissions.
 fn mounts(interpreter: &[PathBuf]) -> Mounts {
     let mut args: Vec<OsString> = Vec::new();
     let push = |args: &mut Vec<OsString>, words: &[&OsStr]| args.extend(words.iter().map(|w| w.to_os_string()));
