@@ -22,20 +22,6 @@ fn check_json(w: &Workshop, file: &str, extra: &[&str]) -> (Run, Value) {
     (run, report)
 }
 
-fn ids_with(report: &Value, status: &str) -> Vec<String> {
-    report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["status"] == status)
-        .map(|c| c["id"].as_str().unwrap().to_string())
-        .collect()
-}
-
-fn check<'r>(report: &'r Value, id: &str) -> &'r Value {
-    report["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap()
-}
-
 /// A file that does not load: exit 2, status error, every check "error", and `message` names it.
 fn assert_not_loaded(fixture: &str, wanted: &[&str]) -> Value {
     let w = Workshop::lesson5();

@@ -35,20 +35,6 @@ fn grade(fixture: &str) -> (Run, Value) {
     (run, report)
 }
 
-fn ids_with(report: &Value, status: &str) -> Vec<String> {
-    report["checks"]
-        .as_array()
-        .expect("checks is a list")
-        .iter()
-        .filter(|c| c["status"] == status)
-        .map(|c| c["id"].as_str().unwrap_or_default().to_string())
-        .collect()
-}
-
-fn check<'r>(report: &'r Value, id: &str) -> &'r Value {
-    report["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no check {id}"))
-}
-
 /// The fixture fails exactly `failing`, passes every other check, and exits accordingly.
 fn assert_fails_exactly(fixture: &str, failing: &[&str]) -> Value {
     let (run, report) = grade(fixture);

@@ -436,3 +436,19 @@ pub(crate) fn memory_capped(mut cmd: Command) -> Command {
     }
     cmd
 }
+
+/// The ids of a `--format json` report's checks with this status, in order.
+pub(crate) fn ids_with(report: &serde_json::Value, status: &str) -> Vec<String> {
+    report["checks"]
+        .as_array()
+        .expect("checks is a list")
+        .iter()
+        .filter(|c| c["status"] == status)
+        .map(|c| c["id"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// One check of a `--format json` report, by id.
+pub(crate) fn check<'r>(report: &'r serde_json::Value, id: &str) -> &'r serde_json::Value {
+    report["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no check {id}"))
+}

@@ -51,20 +51,6 @@ fn grade(ws: &Workshop, file: &str) -> (Run, Value) {
     (run, report)
 }
 
-fn ids_with(report: &Value, status: &str) -> Vec<String> {
-    report["checks"]
-        .as_array()
-        .expect("checks is a list")
-        .iter()
-        .filter(|c| c["status"] == status)
-        .map(|c| c["id"].as_str().unwrap_or_default().to_string())
-        .collect()
-}
-
-fn check<'r>(report: &'r Value, id: &str) -> &'r Value {
-    report["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no check {id}"))
-}
-
 #[test]
 fn the_checks_run_in_their_declared_order() {
     let ws = Workshop::new();

@@ -25,10 +25,6 @@ fn grade(fixture: &str) -> Value {
     grade_file(&w, &file)
 }
 
-fn check<'r>(report: &'r Value, id: &str) -> &'r Value {
-    report["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no check {id}"))
-}
-
 fn failing(report: &Value) -> Vec<&str> {
     report["checks"]
         .as_array()
