@@ -53,11 +53,11 @@ pub(crate) fn not_regular(path: &Path) -> Option<&'static str> {
 }
 
 /// The bytes of a regular file (or of a symbolic link to one), at most `cap` of them. Anything
-/// else is named, not read: the file is opened without blocking and checked on the open
-/// descriptor, so what is read is what was checked. The cap holds for files whose size says
-/// nothing (in /proc) too.
+/// else is named, not read: the file is opened without blocking (and never as a controlling
+/// terminal) and checked on the open descriptor, so what is read is what was checked. The cap
+/// holds for files whose size says nothing (in /proc) too.
 pub(crate) fn read_regular(path: &Path, cap: u64) -> io::Result<Found> {
-    let file = match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
+    let file = match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path) {
         Ok(file) => file,
         Err(e) => {
             // A dangling link or a socket is there, though it cannot be opened.

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::{OsStr, OsString};
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -276,7 +276,6 @@ fn read(shown: &str, path: &Result<PathBuf, String>) -> Submission {
 }
 
 fn read_capped(shown: &str, path: &Path) -> Result<Vec<u8>, String> {
-    use std::os::unix::fs::OpenOptionsExt;
     let too_big = |bytes: u64| {
         // Just over the cap, rounded sizes would read "1 MiB, more than the 1 MiB".
         let (size, cap) = match size_text(bytes) == size_text(SIZE_CAP) {
@@ -285,24 +284,16 @@ fn read_capped(shown: &str, path: &Path) -> Result<Vec<u8>, String> {
         };
         format!("{shown} is {size}, more than the {cap} a submission may be, so it was not read and no check ran.")
     };
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| format!("could not read {shown}: {e}"))?;
-    let meta = file.metadata().map_err(|e| format!("could not read {shown}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("could not read {shown}: it is {}, not a regular file", special_kind(&meta)));
+    use crate::files::Found as Read;
+    match crate::files::read_regular(path, SIZE_CAP) {
+        Ok(Read::Bytes(source)) => Ok(source),
+        Ok(Read::TooBig(bytes)) => Err(too_big(bytes)),
+        Ok(Read::NotRegular(what)) => Err(format!("could not read {shown}: it is {what}, not a regular file")),
+        Ok(Read::Nothing) => {
+            Err(format!("could not read {shown}: {}", std::io::Error::from_raw_os_error(libc::ENOENT)))
+        }
+        Err(e) => Err(format!("could not read {shown}: {e}")),
     }
-    if meta.len() > SIZE_CAP {
-        return Err(too_big(meta.len()));
-    }
-    let mut source = Vec::new();
-    file.take(SIZE_CAP + 1).read_to_end(&mut source).map_err(|e| format!("could not read {shown}: {e}"))?;
-    if source.len() as u64 > SIZE_CAP {
-        return Err(too_big(source.len() as u64));
-    }
-    Ok(source)
 }
 
 /// The interpreter, found once with the operator's environment (see `Interpreter`).
