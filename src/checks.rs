@@ -166,7 +166,7 @@ impl Samples {
     pub(crate) fn draw(lesson: &Lesson, seed: u64) -> Samples {
         let mut rng = Backoff::from_seed(seed);
         let place = lesson.place();
-        let drawn = place.draw_fields(&Default::default(), &mut |n| rng.below(n));
+        let drawn = place.draw_fields(&mut |n| rng.below(n));
         let mut values: HashMap<String, String> = drawn.iter().cloned().collect();
         for (name, sample) in &lesson.samples {
             // What the sample gives itself wins over what was drawn.

@@ -894,8 +894,7 @@ impl Lesson {
     /// Every `$name` in a case is a sample, or a field the world draws for the samples (such
     /// as `$order_id`, the id every sample message of the run names).
     fn check_sample_refs(&self, problems: &mut Problems) {
-        let drawn: Vec<String> =
-            self.place().draw_fields(&BTreeMap::new(), &mut |_| 0).into_iter().map(|(k, _)| k).collect();
+        let drawn: Vec<String> = self.place().draw_fields(&mut |_| 0).into_iter().map(|(k, _)| k).collect();
         for check in &self.checks {
             let at = format!("id = \"{}\"", check.id);
             for case in &check.cases {
@@ -1154,11 +1153,7 @@ impl Place for Nowhere {
     fn retry_helps(&self, _category: &str) -> bool {
         false
     }
-    fn draw_fields(
-        &self,
-        _given: &BTreeMap<String, String>,
-        _draw: &mut dyn FnMut(u64) -> u64,
-    ) -> Vec<(String, String)> {
+    fn draw_fields(&self, _draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)> {
         Vec::new()
     }
     fn summary(&self, _output: &Value) -> Option<String> {

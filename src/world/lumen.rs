@@ -228,10 +228,7 @@ impl Place for Shop {
         category == "crash"
     }
 
-    fn draw_fields(&self, given: &BTreeMap<String, String>, draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)> {
-        if given.contains_key("order_id") {
-            return Vec::new();
-        }
+    fn draw_fields(&self, draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)> {
         // Order ids are four digits.
         vec![("order_id".into(), format!("{:04}", draw(10_000)))]
     }

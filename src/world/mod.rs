@@ -9,7 +9,6 @@
 
 pub(crate) mod lumen;
 
-use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::sync::Arc;
 
@@ -127,8 +126,9 @@ pub(crate) trait Place: Send + Sync + Debug {
     fn internal(&self, _category: &str) -> bool {
         false
     }
-    /// Fields for a sample message that the sample does not give, drawn with `draw(n)` (0..n).
-    fn draw_fields(&self, given: &BTreeMap<String, String>, draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)>;
+    /// Fields for the sample messages, drawn with `draw(n)` (0..n); a sample's own fields win
+    /// over these (see `checks::Samples`).
+    fn draw_fields(&self, draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)>;
     /// A successful result without a message, in words, where the world knows its shape.
     fn summary(&self, output: &Value) -> Option<String>;
 }
@@ -234,11 +234,7 @@ mod tests {
         fn retry_helps(&self, category: &str) -> bool {
             category == "transient"
         }
-        fn draw_fields(
-            &self,
-            _given: &BTreeMap<String, String>,
-            _draw: &mut dyn FnMut(u64) -> u64,
-        ) -> Vec<(String, String)> {
+        fn draw_fields(&self, _draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)> {
             Vec::new()
         }
         fn summary(&self, output: &Value) -> Option<String> {
