@@ -243,7 +243,7 @@ impl<'l> Policy<'l> {
     }
 
     /// The read a failed result names (`{"tool": ..., "input": {...}}`), by the lesson's key.
-    fn named_read(&self, result: &Value) -> Option<(String, Value)> {
+    pub(crate) fn named_read(&self, result: &Value) -> Option<(String, Value)> {
         let key = self.shape?.verify.as_ref()?;
         let named = self.error_of(result)?.get(key)?;
         let tool = named.get("tool")?.as_str()?.to_string();

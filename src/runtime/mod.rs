@@ -377,7 +377,7 @@ impl Conversation<'_, '_> {
             let kind = attempt.result.get("kind").and_then(Value::as_str);
             return kind.map(|k| vec![k.to_string()]).unwrap_or_default();
         };
-        let named = self.named_read(&attempt.result);
+        let named = self.policy.named_read(&attempt.result);
         let mut out = Vec::new();
         if shape.category.is_some() {
             out.push(match &seen.category {
@@ -401,13 +401,6 @@ impl Conversation<'_, '_> {
         out
     }
 
-    /// The read a failed result names by the lesson's `verify` key, if it names one.
-    fn named_read(&self, result: &Value) -> Option<(String, Value)> {
-        let key = self.lesson.failure.as_ref()?.verify.as_ref()?;
-        let named = self.policy.error_of(result)?.get(key)?;
-        Some((named.get("tool")?.as_str()?.to_string(), named.get("input").cloned().unwrap_or(Value::Null)))
-    }
-
     /// Whether a failed result carries nothing a reader could act on: no category, no retry
     /// flag, no read to run, and not the tool's own message (a bare `Error` is a word, not news).
     fn says_nothing(&self, seen: &crate::world::Seen, attempt: &harness::Attempt) -> bool {
@@ -416,7 +409,10 @@ impl Conversation<'_, '_> {
             (Some(message), None) => !message.trim().is_empty(),
             (None, _) => false,
         };
-        seen.category.is_none() && seen.retryable.is_none() && !told && self.named_read(&attempt.result).is_none()
+        seen.category.is_none()
+            && seen.retryable.is_none()
+            && !told
+            && self.policy.named_read(&attempt.result).is_none()
     }
 
     /// The failed call this call checks, when it is the read the world named for it: the
