@@ -51,12 +51,10 @@ fn card(out: &mut String, look: &Look, indent: usize, label: &str, label_style: 
 }
 
 /// Raw JSON under a card, indented, never wrapped mid-token.
-fn raw(out: &mut String, look: &Look, indent: usize, label: &str, value: &Value) {
+fn raw(out: &mut String, look: &Look, label: &str, value: &Value) {
     let pretty = crate::inert::json(serde_json::to_string_pretty(value).unwrap_or_default());
-    let pad = " ".repeat(LABEL + indent);
-    for piece in textwrap::wrap(label, look.width.saturating_sub(pad.len()).max(20)) {
-        let _ = writeln!(out, "{pad}{}", look.styles.paint(look.styles.dim, piece));
-    }
+    let pad = " ".repeat(LABEL);
+    note(out, look, label);
     // Long lines (a tool message inside a JSON string) wrap at word boundaries, under themselves.
     let room = look.width.saturating_sub(pad.len() + 2).max(20);
     for line in pretty.lines() {
@@ -182,7 +180,7 @@ pub fn event(ev: &Event, look: &Look) -> String {
             }
             card(&mut out, look, 0, "Agent calls", s.label, &format!("{words}  [{}]", provenance.tag()));
             if look.expand {
-                raw(&mut out, look, 0, &format!("{tool} input"), input);
+                raw(&mut out, look, &format!("{tool} input"), input);
             }
         }
         Event::Attempt { .. } => attempt(&mut out, look, ev),
@@ -230,7 +228,7 @@ pub fn event(ev: &Event, look: &Look) -> String {
     out
 }
 
-/// A dim line under a card's raw JSON.
+/// A dim line under a card's raw JSON (and its label above it).
 fn note(out: &mut String, look: &Look, text: &str) {
     let pad = " ".repeat(LABEL);
     let room = look.width.saturating_sub(LABEL).max(20);
@@ -263,7 +261,7 @@ fn no_recording(
     let room = look.width.saturating_sub(LABEL).max(20);
     card(out, look, 0, "No recording", s.bad, explanation);
     if look.expand {
-        raw(out, look, 0, "the model would now receive:", sent);
+        raw(out, look, "the model would now receive:", sent);
     } else {
         let summary = format!("the model would now receive: {}", sent_in_words(sent));
         card(out, look, 0, "", s.dim, &rows(&summary, room, SENT_LINES, more).join("\n"));
@@ -443,15 +441,15 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
         card(out, look, 0, "", s.dim, &format!("printed: {}", shortened(printed, look)));
     }
     if look.expand {
-        raw(out, look, 0, "the tool returned", output);
+        raw(out, look, "the tool returned", output);
         match wire {
             Some(wire) if wire.get("type").and_then(Value::as_str) == Some("tool_result") => {
-                raw(out, look, 0, BLOCK_LABEL, wire);
+                raw(out, look, BLOCK_LABEL, wire);
             }
             Some(wire) => {
-                raw(out, look, 0, "MCP CallToolResult (the Python SDK spells isError as is_error)", wire);
+                raw(out, look, "MCP CallToolResult (the Python SDK spells isError as is_error)", wire);
                 if let Some(block) = block {
-                    raw(out, look, 0, "the tool_result block it became for the model", block);
+                    raw(out, look, "the tool_result block it became for the model", block);
                 }
             }
             // The harness's own tries: only the last reaches the model.
@@ -487,10 +485,10 @@ fn verify(out: &mut String, look: &Look, ev: &Event) {
         card(out, look, 0, "", s.dim, &body);
     }
     if look.expand {
-        raw(out, look, 0, &format!("{tool} input"), input);
-        raw(out, look, 0, "the read returned", output);
+        raw(out, look, &format!("{tool} input"), input);
+        raw(out, look, "the read returned", output);
         if let Some(wire) = wire {
-            raw(out, look, 0, BLOCK_LABEL, wire);
+            raw(out, look, BLOCK_LABEL, wire);
         } else if *retried {
             note(out, look, "never sent to the model: the harness read again");
         }
