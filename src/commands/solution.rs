@@ -43,8 +43,7 @@ pub(super) fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
         output::line("Your checks are not green yet; here is the reference anyway.\n")?;
     }
     let key = "Lines starting with - are yours only; lines starting with + are the reference's. The files' opening docstrings and the starter's TODO notes are left out.";
-    let options = textwrap::Options::new(ctx.width.max(20)).word_splitter(textwrap::WordSplitter::NoHyphenation);
-    output::line(&format!("{}\n", textwrap::wrap(key, options).join("\n")))?;
+    output::line(&format!("{}\n", textwrap::wrap(key, crate::render::plain_words(ctx.width)).join("\n")))?;
     // The starter's notes to the learner are left out of the diff; without a starter, nothing is.
     let starter =
         crate::files::read_data_text(&lesson.starter_file(&ctx.root), crate::files::DATA_CAP).unwrap_or_default();

@@ -72,10 +72,8 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let codes = if compare {
         let other = compared_with(ctx, &lesson, &args.code)?;
         if args.format == Format::Text && args.code == CodeArg::Auto {
-            let options =
-                textwrap::Options::new(ctx.width.max(20)).word_splitter(textwrap::WordSplitter::NoHyphenation);
             let said = compare_note(ctx, &lesson, &other);
-            let lines = textwrap::wrap(&said, options);
+            let lines = textwrap::wrap(&said, crate::render::plain_words(ctx.width));
             note = lines.iter().map(|l| ctx.styles.paint(ctx.styles.dim, l) + "\n").collect::<String>() + "\n";
         }
         vec![CodeChoice::Starter, other]

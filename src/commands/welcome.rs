@@ -12,7 +12,7 @@ const ABOUT: &str = "Hands-on lessons about building reliable AI agents, offline
 pub(super) fn run(ctx: &Context) -> Result<i32, Error> {
     let s = &ctx.styles;
     outln!("{}", s.paint(s.strong, "workshop"))?;
-    for line in textwrap::wrap(ABOUT, wrapping(ctx.width)) {
+    for line in textwrap::wrap(ABOUT, crate::render::plain_words(ctx.width)) {
         outln!("{line}")?;
     }
     outln!()?;
@@ -48,8 +48,4 @@ pub(super) fn run(ctx: &Context) -> Result<i32, Error> {
     }
     outln!("{}", s.paint(s.dim, "Every command: ./workshop --help"))?;
     Ok(EXIT_SUCCESS)
-}
-
-fn wrapping(width: usize) -> textwrap::Options<'static> {
-    textwrap::Options::new(width.max(20)).word_splitter(textwrap::WordSplitter::NoHyphenation)
 }

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::plain_words;
 use crate::checks::{CheckResult, Report, Status};
 use crate::pyrepr;
 use crate::render::styles::{Glyphs, Styles};
@@ -120,11 +121,6 @@ pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> S
         }
     }
     out
-}
-
-/// Wrapping that never splits a word at its hyphen: lesson ids and commands stay whole.
-fn plain_words(width: usize) -> textwrap::Options<'static> {
-    textwrap::Options::new(width.max(20)).word_splitter(textwrap::WordSplitter::NoHyphenation)
 }
 
 fn wrapped(out: &mut String, text: &str, width: usize) {

@@ -9,6 +9,11 @@ pub mod solution;
 pub mod steps;
 pub mod styles;
 
+/// Wrapping that never splits a word at its hyphen: lesson ids and commands stay whole.
+pub(crate) fn plain_words(width: usize) -> textwrap::Options<'static> {
+    textwrap::Options::new(width.max(20)).word_splitter(textwrap::WordSplitter::NoHyphenation)
+}
+
 /// `1 problem`, `2 problems`: a count with its noun.
 pub fn count(n: usize, word: &str) -> String {
     if n == 1 {
