@@ -348,9 +348,7 @@ fn answered_turn(
 
 /// The id of a probe's `tool_use` block, in the API's shape and the same every run.
 fn probe_id(ticket: &Ticket, index: usize) -> String {
-    let digest = crate::recordings::key(&json!(["probe", ticket.id, index]));
-    let tail: String = digest.trim_start_matches("v1:").chars().take(24).collect();
-    format!("toolu_01{tail}")
+    crate::recordings::api_id("toolu", &json!(["probe", ticket.id, index]))
 }
 
 /// What the harness runs did, in the shape ticket checks look at: the one call's attempts,

@@ -37,6 +37,15 @@ pub(crate) fn text(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The text on one line: every control character, line breaks and tabs too, shown escaped, so
+/// none acts on a terminal or splits a line (a CSV row, a one-line header).
+pub(crate) fn one_line(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.chars().map(|c| escape(c).unwrap_or_else(|| c.to_string())).collect())
+}
+
 /// JSON text with the control characters serde leaves raw (DEL and the C1 range, such as the
 /// one-byte CSI `\u{9b}`) written as `\u` escapes. They occur only inside strings, where the
 /// escape means the same character, so the JSON still reads back to the same value.

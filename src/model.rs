@@ -189,9 +189,7 @@ impl ScriptModel {
     fn id(&mut self, prefix: &str, request: &Value) -> String {
         self.count += 1;
         let turn = request.get("messages").and_then(Value::as_array).map_or(0, |m| m.len());
-        let digest = recordings::key(&json!([self.seed, self.count, turn]));
-        let tail: String = digest.trim_start_matches("v1:").chars().take(24).collect();
-        format!("{prefix}_01{tail}")
+        recordings::api_id(prefix, &json!([self.seed, self.count, turn]))
     }
 }
 

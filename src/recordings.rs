@@ -82,6 +82,14 @@ pub fn key(request: &Value) -> String {
     format!("v1:{hex}")
 }
 
+/// An id in the API's shape (`toolu_01…`, `msg_01…`) drawn from `seed`: the same seed gives the
+/// same id every time, so what is recorded with it stays the same.
+pub(crate) fn api_id(prefix: &str, seed: &Value) -> String {
+    let digest = key(seed);
+    let tail: String = digest.trim_start_matches("v1:").chars().take(24).collect();
+    format!("{prefix}_01{tail}")
+}
+
 const RECORD_AGAIN: &str =
     "Restore the file with git checkout, or make it again with ./workshop record; do not edit recordings by hand";
 
@@ -99,12 +107,7 @@ impl Provenance {
     /// With every control character in its words shown escaped (`\x1b`, `\n`): a server's
     /// `model` field (or a recording written by hand) reaches the terminal in one-line headers.
     pub fn escaped(self) -> Provenance {
-        let clean = |s: String| {
-            if !s.chars().any(char::is_control) {
-                return s;
-            }
-            s.chars().map(|c| crate::inert::escape(c).unwrap_or_else(|| c.to_string())).collect()
-        };
+        let clean = |s: String| crate::inert::one_line(&s).into_owned();
         match self {
             Provenance::Authored { by, written } => Provenance::Authored { by: clean(by), written: clean(written) },
             Provenance::Live { model, date, request_id } => {

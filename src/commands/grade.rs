@@ -543,12 +543,6 @@ fn status_word(status: Status) -> &'static str {
     }
 }
 
-/// Text from a file's name or code on one line: every control character (line breaks too)
-/// shown escaped, as Python writes it, so none acts on a terminal or splits a row.
-fn one_line(text: &str) -> String {
-    text.chars().map(|c| crate::inert::escape(c).unwrap_or_else(|| c.to_string())).collect()
-}
-
 /// A CSV row as RFC 4180 has it: a field with a comma or a quote is quoted, and its quotes
 /// doubled. Control characters are escaped, and a cell that a spreadsheet would take for a
 /// formula (starting with `=`, `+`, `-` or `@`) gets a leading `'`, as OWASP advises against
@@ -557,7 +551,7 @@ fn csv_row(fields: &[String]) -> String {
     let cells: Vec<String> = fields
         .iter()
         .map(|f| {
-            let mut cell = one_line(f);
+            let mut cell = crate::inert::one_line(f).into_owned();
             if cell.starts_with(['=', '+', '-', '@']) {
                 cell.insert(0, '\'');
             }
@@ -675,7 +669,7 @@ fn summary(reports: &[Report], context: &Summary) -> String {
         let _ = writeln!(out, "files that did not load (no check ran):");
         for report in errors.iter().take(10) {
             let first: String = report.message.lines().next().unwrap_or("").chars().take(300).collect();
-            let _ = writeln!(out, "  {}: {}", one_line(&report.file), one_line(&first));
+            let _ = writeln!(out, "  {}: {}", crate::inert::one_line(&report.file), crate::inert::one_line(&first));
         }
         if errors.len() > 10 {
             let _ = writeln!(out, "  … and {} more (see their lines on stdout)", errors.len() - 10);
@@ -684,7 +678,7 @@ fn summary(reports: &[Report], context: &Summary) -> String {
     if !context.skipped.is_empty() {
         let _ = writeln!(out, "skipped, not regular files:");
         for (shown, what) in context.skipped {
-            let _ = writeln!(out, "  {}: {what}", one_line(shown));
+            let _ = writeln!(out, "  {}: {what}", crate::inert::one_line(shown));
         }
     }
     out
