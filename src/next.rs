@@ -90,13 +90,9 @@ impl Course {
         if let Some((lesson, _, _)) = open {
             return Some(Next { lesson, command: format!("./workshop check {}", lesson.id), starts: false });
         }
-        let (lesson, standing, _) = self.lessons.iter().find(|(_, s, _)| !s.was_green())?;
-        let command = if standing.started() {
-            format!("./workshop check {}", lesson.id)
-        } else {
-            format!("./workshop start {}", lesson.id)
-        };
-        Some(Next { lesson, command, starts: !standing.started() })
+        // Every lesson started and never green was `open`: this one was never started.
+        let (lesson, _, _) = self.lessons.iter().find(|(_, s, _)| !s.was_green())?;
+        Some(Next { lesson, command: format!("./workshop start {}", lesson.id), starts: true })
     }
 
     /// The command that takes the learner from a green `id` into the lesson after it: `start`,
