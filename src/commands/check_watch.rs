@@ -16,7 +16,7 @@
 //! turn, starting with a marker line `── run N · why · HH:MM:SS · checked in T ms ──` and ending
 //! with the line that starts `Watching `.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -284,6 +284,9 @@ struct Session<'a> {
     spare: SpareSlot,
     /// Standard output could not be written.
     write_failed: Cell<Option<std::io::Error>>,
+    /// What next, once green, at the width it was laid out for: worked out once per report (it
+    /// reads the whole course), not on every redraw.
+    door: RefCell<Option<(usize, Result<String, String>)>>,
 }
 
 impl<'a> Session<'a> {
@@ -320,6 +323,7 @@ impl<'a> Session<'a> {
             staleness,
             spare: Arc::new(Mutex::new(None)),
             write_failed: Cell::new(None),
+            door: RefCell::new(None),
         }
     }
 
@@ -463,6 +467,7 @@ impl<'a> Session<'a> {
                 self.on_screen = Some((run, self.why.clone(), self.at.clone(), took));
                 self.save_progress(&report);
                 self.report = Some(report);
+                *self.door.get_mut() = None;
                 self.notes.retain(|n| n.contains("--poll") || n.starts_with("Lesson "));
                 self.hint_card = None;
                 self.draw();
@@ -596,7 +601,7 @@ impl<'a> Session<'a> {
         let green = !self.gone && self.report.as_ref().is_some_and(|r| r.status == Status::Pass);
         if green {
             // Green is a door: the same next steps as `check`, and `n` for the next lesson.
-            match crate::next::door(&Context { width, ..self.ctx.clone() }, self.lesson) {
+            match self.door_at(width) {
                 Ok(door) => {
                     let here = if door.contains("./workshop start ") || door.contains("  next ") {
                         "q quits, n starts the next lesson here"
@@ -628,6 +633,17 @@ impl<'a> Session<'a> {
         }
         text.push('\n');
         self.show(&text);
+    }
+
+    /// The next steps at green, laid out for `width` (see `door`).
+    fn door_at(&self, width: usize) -> Result<String, String> {
+        let mut kept = self.door.borrow_mut();
+        if let Some((_, door)) = kept.as_ref().filter(|(at, _)| *at == width) {
+            return door.clone();
+        }
+        let door = crate::next::door(&Context { width, ..self.ctx.clone() }, self.lesson).map_err(|e| e.to_string());
+        *kept = Some((width, door.clone()));
+        door
     }
 
     /// Show text; the first failure to write is kept for the loop, which then ends.
