@@ -897,21 +897,36 @@ impl Lesson {
         let drawn: Vec<String> = self.place().draw_fields(&mut |_| 0).into_iter().map(|(k, _)| k).collect();
         for check in &self.checks {
             let at = format!("id = \"{}\"", check.id);
+            // Every value the checks resolve samples in (`checks::resolved`): the cases' arguments
+            // and expectations, a ticket check's expectations and the guidance's `when`, each
+            // expectation visited by the same walk that resolves it.
+            let values = std::cell::RefCell::new(Vec::new());
+            let collect = |e: &crate::expect::Expect| {
+                e.map_values(&|v| {
+                    values.borrow_mut().push(v.clone());
+                    v.clone()
+                });
+            };
             for case in &check.cases {
-                let expected = case.expect.iter().flat_map(|e| e.equals.iter().chain(e.one_of.iter().flatten()));
-                let values: Vec<Value> = case.args.iter().chain(expected).cloned().collect();
-                for name in sample_refs(&values) {
-                    if !self.samples.contains_key(&name) && !drawn.contains(&name) {
-                        let also = if drawn.is_empty() {
-                            String::new()
-                        } else {
-                            format!(", or a drawn field: ${}", drawn.join(", $"))
-                        };
-                        problems.say(
-                            &at,
-                            format!("check {} uses an unknown sample '${name}': name one of [samples]{also}", check.id),
-                        );
-                    }
+                values.borrow_mut().extend(case.args.iter().cloned());
+                case.expect.iter().for_each(collect);
+            }
+            check.expect.iter().for_each(collect);
+            check.guidance.iter().flat_map(|g| &g.when).for_each(collect);
+            let mut names = sample_refs(&values.into_inner());
+            names.sort();
+            names.dedup();
+            for name in names {
+                if !self.samples.contains_key(&name) && !drawn.contains(&name) {
+                    let also = if drawn.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", or a drawn field: ${}", drawn.join(", $"))
+                    };
+                    problems.say(
+                        &at,
+                        format!("check {} uses an unknown sample '${name}': name one of [samples]{also}", check.id),
+                    );
                 }
             }
         }

@@ -407,6 +407,20 @@ fn a_case_naming_an_unknown_sample_or_field_is_refused() {
     assert!(run.stderr.contains("or a drawn field: $order_id"), "{}", run.stderr);
 }
 
+#[test]
+fn a_guidance_naming_an_unknown_sample_is_refused_as_a_case_is() {
+    // Guidance `when`s resolve samples as cases do; a typo there would match its own text.
+    let ws = Workshop::lesson5();
+    let path = "lessons/structured-errors/lesson.toml";
+    let manifest = ws.read(path);
+    let typo = r#"equals = "$empty", not = true"#;
+    assert_eq!(manifest.matches(typo).count(), 1);
+    ws.write(path, &manifest.replace(typo, r#"equals = "$emptyy", not = true"#));
+    let run = ws.run(&["check", "structured-errors", "--file", "lessons/structured-errors/solution/errors.py"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("check empty-is-not-failure uses an unknown sample '$emptyy'"), "{}", run.stderr);
+}
+
 // ---------------------------------------------------------------- item 5: mistakes that teach
 
 #[test]
