@@ -87,25 +87,38 @@ fn command_from(root: &std::path::Path, cwd: &std::path::Path) -> Option<String>
 /// are written from, wherever the command runs; a wrong one is the script's error.
 pub(crate) fn scripted_code(ctx: &Context, lesson: &Lesson, text: &str) -> Result<CodeChoice, Error> {
     match CodeArg::parse(text) {
-        CodeArg::Named(name)
-            if name != lesson.solution_label && name != "solution" && lesson.mistake(&name).is_none() =>
-        {
+        CodeArg::Named(name) if named_code(lesson, &name).is_none() => {
             let full = ctx.root.join(&name);
             if full.is_file() {
                 return Ok(CodeChoice::Path(full));
             }
             let script = lesson.recordings_dir(&ctx.root).join("script.toml");
-            let mistakes: String = lesson.mistakes.iter().map(|m| format!(", {}", m.label)).collect();
             Err(Error::corrupt(
                 &script,
                 format!(
-                    "records the code '{name}', but the workshop has no file at that path (a script's paths are from the workshop's root): a run's code is starter, {}{mistakes}, or a Python file's path. Restore the file, or take its runs out of the script.",
-                    lesson.solution_label
+                    "records the code '{name}', but the workshop has no file at that path (a script's paths are from the workshop's root): a run's code is {}, or a Python file's path. Restore the file, or take its runs out of the script.",
+                    code_words(lesson)
                 ),
             ))
         }
         other => code(ctx, lesson, &other),
     }
+}
+
+/// The reference fix (by its label or as `solution`) or a named mistake; `None` for any other
+/// word, which may be a path.
+fn named_code(lesson: &Lesson, name: &str) -> Option<CodeChoice> {
+    if name == lesson.solution_label || name == "solution" {
+        Some(CodeChoice::Solution)
+    } else {
+        lesson.mistake(name).map(|_| CodeChoice::Mistake(name.to_string()))
+    }
+}
+
+/// The code words a lesson takes, for messages: `starter, fixed, no-verify`.
+fn code_words(lesson: &Lesson) -> String {
+    let mistakes: String = lesson.mistakes.iter().map(|m| format!(", {}", m.label)).collect();
+    format!("starter, {}{mistakes}", lesson.solution_label)
 }
 
 /// `--code` as typed, resolved for a lesson: a word, or a file found as `check --file` is.
@@ -115,19 +128,19 @@ pub(crate) fn code(ctx: &Context, lesson: &Lesson, arg: &CodeArg) -> Result<Code
         CodeArg::Auto => CodeChoice::Solution,
         CodeArg::Starter => CodeChoice::Starter,
         CodeArg::Yours => CodeChoice::Yours,
-        CodeArg::Named(name) if *name == lesson.solution_label || name == "solution" => CodeChoice::Solution,
-        CodeArg::Named(name) if lesson.mistake(name).is_some() => CodeChoice::Mistake(name.clone()),
-        CodeArg::Named(path) => match ctx.given_file(Path::new(path), "--code") {
-            Ok(full) => CodeChoice::Path(full),
-            // A word that is no path at all is more likely a mistyped choice.
-            Err(_) if !path.contains(['/', '.']) => {
-                let mistakes: String = lesson.mistakes.iter().map(|m| format!(", {}", m.label)).collect();
-                return Err(Error::usage(format!(
-                    "unknown code '{path}': choose starter, {}{mistakes}, yours (your work file), or the path of a Python file.",
-                    lesson.solution_label
-                )));
-            }
-            Err(e) => return Err(e),
+        CodeArg::Named(name) => match named_code(lesson, name) {
+            Some(choice) => choice,
+            None => match ctx.given_file(Path::new(name), "--code") {
+                Ok(full) => CodeChoice::Path(full),
+                // A word that is no path at all is more likely a mistyped choice.
+                Err(_) if !name.contains(['/', '.']) => {
+                    return Err(Error::usage(format!(
+                        "unknown code '{name}': choose {}, yours (your work file), or the path of a Python file.",
+                        code_words(lesson)
+                    )));
+                }
+                Err(e) => return Err(e),
+            },
         },
     })
 }
