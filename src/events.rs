@@ -213,24 +213,19 @@ pub struct Counts {
     pub world: serde_json::Map<String, Value>,
 }
 
-/// The counts a note or a prediction may name (besides the world's own, such as `refunds_paid`).
-pub const COUNT_KEYS: [&str; 10] = [
-    "attempts",
-    "reads",
-    "retries",
-    "wasted_retries",
-    "blind_retries",
-    "bare_failures",
-    "reports",
-    "leaks",
-    "failed",
-    "ends",
-];
-
 /// The ways a run can end, as `ends` names them.
 pub const ENDINGS: [&str; 5] = ["reply", "no_recording", "api_error", "code_error", "none"];
 
 impl Counts {
+    /// The counts a note or a prediction may name, besides the world's own (`refunds_paid`):
+    /// the fields above, as `value` writes them.
+    pub fn keys() -> Vec<String> {
+        match Counts::default().value() {
+            Value::Object(map) => map.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The counts as one object, the keys a note's `when` names.
     pub fn value(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)

@@ -937,7 +937,7 @@ impl Lesson {
         for ticket in &self.tickets {
             let at = format!("id = \"{}\"", ticket.id);
             let world = self.place().start(&ticket.id).effects().counts;
-            let mut known: Vec<String> = crate::events::COUNT_KEYS.iter().map(|k| k.to_string()).collect();
+            let mut known = crate::events::Counts::keys();
             known.extend(world.keys().cloned());
             let notes = ticket.notes.list().iter().map(|n| ("a note", &n.when));
             let choices = ticket.predict.iter().flat_map(|p| &p.choices).map(|c| ("a choice of its question", &c.when));
