@@ -332,11 +332,7 @@ fn answered_turn(
         answer_message(lesson, Runtime::Harness, policy, code, &calls, &results, ticket.follow_up.clone())?;
     let mut messages =
         vec![json!({"role": "user", "content": ticket.text}), json!({"role": "assistant", "content": calls})];
-    match &message {
-        // A list is that many messages, as the runtime sends it.
-        Value::Array(several) => messages.extend(several.iter().cloned()),
-        one => messages.push(one.clone()),
-    }
+    messages.extend(crate::runtime::sent_as(message.clone()));
     let request = crate::runtime::request(lesson, ticket, Runtime::Harness, &messages);
     let mut turn = Map::new();
     turn.insert("message".into(), message);

@@ -301,11 +301,7 @@ impl Conversation<'_, '_> {
                 return None;
             }
         };
-        // What a hook returns is sent as it is: a list is that many messages.
-        let messages = match message {
-            Value::Array(messages) => messages,
-            one => vec![one],
-        };
+        let messages = sent_as(message);
         self.attach_blocks(&results, &messages);
         Some(messages)
     }
@@ -526,6 +522,15 @@ impl Answered {
         let result = run.result().cloned().unwrap_or(Value::Null);
         let is_error = run.is_error();
         Answered { id, content: Value::from(canonical(&result)), result, is_error, run }
+    }
+}
+
+/// The messages an answer is sent as: what a hook returns goes as it is, so a list is that many
+/// messages.
+pub(crate) fn sent_as(message: Value) -> Vec<Value> {
+    match message {
+        Value::Array(messages) => messages,
+        one => vec![one],
     }
 }
 
