@@ -679,8 +679,7 @@ impl Lesson {
                 ),
             );
         }
-        let inside = Path::new(&self.solution).components().all(|c| matches!(c, std::path::Component::Normal(_)));
-        if !inside || self.solution.is_empty() {
+        if !inside_folder(&self.solution) {
             problems.say(
                 format!("solution = \"{}\"", self.solution),
                 format!("solution '{}' must be a path inside the lesson's folder (no leading /, no ..)", self.solution),
@@ -702,8 +701,7 @@ impl Lesson {
             if self.mistakes.iter().filter(|m| m.label == mistake.label).count() > 1 {
                 problems.say(&at, format!("mistake '{}' is declared twice", mistake.label));
             }
-            let inside = Path::new(&mistake.file).components().all(|c| matches!(c, std::path::Component::Normal(_)));
-            if !inside || mistake.file.is_empty() {
+            if !inside_folder(&mistake.file) {
                 problems.say(
                     format!("file = \"{}\"", mistake.file),
                     format!(
@@ -1198,6 +1196,11 @@ impl crate::world::World for Nowhere {
     fn report(&self, _seen: &crate::world::Seen, _attempts: usize, _input: &Value) -> Option<Value> {
         None
     }
+}
+
+/// Whether a manifest's path stays inside the lesson's folder: not empty, no leading `/`, no `..`.
+fn inside_folder(path: &str) -> bool {
+    !path.is_empty() && Path::new(path).components().all(|c| matches!(c, std::path::Component::Normal(_)))
 }
 
 /// The `$name` sample references in a value.
