@@ -61,13 +61,16 @@ impl<'c> ReplayModel<'c> {
     }
 }
 
-impl Model for ReplayModel<'_> {
-    fn respond(&mut self, request: &Value) -> Turn {
-        let key = recordings::key(request);
-        if let Some(found) = self.cassette.find(&key) {
-            self.used.insert(key);
-            return Turn::recorded(&found.entry);
-        }
+impl ReplayModel<'_> {
+    /// The recorded turn for the request with this key, if there is one.
+    pub(crate) fn find(&mut self, key: &str) -> Option<Turn> {
+        let found = self.cassette.find(key)?;
+        self.used.insert(key.to_string());
+        Some(Turn::recorded(&found.entry))
+    }
+
+    /// The request is not recorded: the closest recorded one, and how the two differ.
+    pub(crate) fn missing(&self, request: &Value) -> Turn {
         let Some(closest) = self.cassette.closest(request) else {
             return Turn::Missing { closest: None, diff: String::new() };
         };
@@ -80,6 +83,13 @@ impl Model for ReplayModel<'_> {
             .header(&format!("recorded request ({place})"), "your run's request")
             .to_string();
         Turn::Missing { closest: Some(place), diff }
+    }
+}
+
+impl Model for ReplayModel<'_> {
+    fn respond(&mut self, request: &Value) -> Turn {
+        let key = recordings::key(request);
+        self.find(&key).unwrap_or_else(|| self.missing(request))
     }
 }
 

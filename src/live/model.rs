@@ -107,15 +107,15 @@ impl<'a> Layered<'a> {
 
 impl Model for Layered<'_> {
     fn respond(&mut self, request: &Value) -> Turn {
-        let missing = match self.shipped.respond(request) {
-            Turn::Missing { closest, diff } => Turn::Missing { closest, diff },
-            reply => return reply,
-        };
         let key = recordings::key(request);
+        if let Some(shipped) = self.shipped.find(&key) {
+            return shipped;
+        }
         if let Some(kept) = self.own.iter().find(|e| e.key == key) {
             return Turn::recorded(kept);
         }
-        let Some(live) = self.live.as_mut() else { return missing };
+        // The closest recorded request and its diff are worked out only for a turn nobody has.
+        let Some(live) = self.live.as_mut() else { return self.shipped.missing(request) };
         match live.ask(request) {
             Ok(entry) => {
                 let turn = Turn::recorded(&entry);
@@ -124,13 +124,13 @@ impl Model for Layered<'_> {
                         "could not keep the model's reply in {}: {e}. Check that work/ is writable.",
                         self.own_file.display()
                     ));
-                    return missing;
+                    return self.shipped.missing(request);
                 }
                 turn
             }
             Err(failure) => {
                 self.failure = Some(failure.0);
-                missing
+                self.shipped.missing(request)
             }
         }
     }
