@@ -148,15 +148,12 @@ pub(crate) fn run(
     let mut answered = false;
     for _ in 0..lesson.agent.max_turns {
         match c.turn(model) {
-            Next::Done => {
+            // Over either way: a stop has said why in its own event.
+            Next::Done | Next::Stop => {
                 answered = true;
                 break;
             }
             Next::Answer(messages) => c.messages.extend(messages),
-            Next::Stop => {
-                answered = true;
-                break;
-            }
         }
     }
     if !answered {
