@@ -32,7 +32,7 @@ impl Turn {
     /// A recorded turn: the model's reply, or the API's refusal when that is what was recorded.
     pub(crate) fn recorded(entry: &Entry) -> Turn {
         let response = &entry.response;
-        if response.get("type").and_then(Value::as_str) == Some("error") {
+        if entry.refused() {
             let error = response.get("error");
             let text = |k: &str| error.and_then(|e| e.get(k)).and_then(Value::as_str).unwrap_or("").to_string();
             let status =

@@ -135,6 +135,13 @@ pub struct Entry {
     pub response: Value,
 }
 
+impl Entry {
+    /// Whether what was recorded is the API's refusal (`{"type": "error", ...}`), not a reply.
+    pub(crate) fn refused(&self) -> bool {
+        self.response.get("type").and_then(Value::as_str) == Some("error")
+    }
+}
+
 /// A recorded turn and the file line it came from.
 #[derive(Clone, Debug)]
 pub struct Recorded {
@@ -220,8 +227,8 @@ impl Cassette {
             }
             messages::check_request(&entry.request)
                 .map_err(|why| at(format!("the recorded request breaks the tool-use rules: {why}. {RECORD_AGAIN}")))?;
-            let refused = entry.response.get("type").and_then(Value::as_str) == Some("error");
-            let checked = if refused { Ok(()) } else { messages::check_response(&entry.response, &entry.request) };
+            let checked =
+                if entry.refused() { Ok(()) } else { messages::check_response(&entry.response, &entry.request) };
             checked.map_err(|why| at(format!("the recorded response is not valid: {why}. {RECORD_AGAIN}")))?;
             if let Some(first) = cassette.by_key.get(&entry.key) {
                 return Err(at(format!("records the same request as line {} again", cassette.turns[*first].line)));
