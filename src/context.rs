@@ -112,12 +112,10 @@ impl Context {
 
     /// The lessons as a short list, one a line, for messages that ask for one.
     pub fn lesson_list(&self) -> Result<String, Error> {
-        let mut lessons: Vec<Lesson> =
-            lesson::known_ids(&self.root).iter().map(|id| Lesson::load(&self.root, id)).collect::<Result<_, _>>()?;
+        let lessons = lesson::all_in_order(&self.root)?;
         if lessons.is_empty() {
             return Ok(format!("  (there are none under {})", self.shown(&self.root.join("lessons"))));
         }
-        lessons.sort_by_key(|l| l.number);
         let width = lessons.iter().map(|l| l.id.len()).max().unwrap_or(0);
         let lines: Vec<String> =
             lessons.iter().map(|l| format!("  {:<width$}  {} ({})", l.id, l.title, l.course)).collect();

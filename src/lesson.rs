@@ -550,6 +550,13 @@ pub(crate) fn known_ids(root: &Path) -> Vec<String> {
     ids
 }
 
+/// Every lesson of the root, loaded, in course order (by number).
+pub(crate) fn all_in_order(root: &Path) -> Result<Vec<Lesson>, Error> {
+    let mut lessons: Vec<Lesson> = known_ids(root).iter().map(|id| Lesson::load(root, id)).collect::<Result<_, _>>()?;
+    lessons.sort_by_key(|l| l.number);
+    Ok(lessons)
+}
+
 /// Letters, digits, `-` and `_`, starting with a letter or digit.
 fn plain_word(text: &str) -> bool {
     text.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())

@@ -59,10 +59,7 @@ pub(crate) struct Course {
 impl Course {
     pub(crate) fn read(ctx: &Context) -> Result<Course, Error> {
         let progress = Progress::read(&ctx.root);
-        let mut lessons: Vec<Lesson> =
-            lesson::known_ids(&ctx.root).iter().map(|id| Lesson::load(&ctx.root, id)).collect::<Result<_, _>>()?;
-        lessons.sort_by_key(|l| l.number);
-        let lessons = lessons
+        let lessons = lesson::all_in_order(&ctx.root)?
             .into_iter()
             .map(|lesson| {
                 let entry = progress.lessons.get(&lesson.id).cloned().unwrap_or_default();
@@ -139,7 +136,7 @@ fn standing(ctx: &Context, lesson: &Lesson, entry: &LessonProgress) -> Standing 
 
 /// What a green lesson opens, in order: the learner's code replayed beside the starter, the quiz,
 /// then the next lesson by name. The text ends with a line when there is no next lesson.
-pub(crate) fn door(ctx: &Context, lesson: &Lesson) -> Result<String, Error> {
+pub(crate) fn door(ctx: &Context, lesson: &Lesson) -> Result<Door, Error> {
     let course = Course::read(ctx)?;
     let mut ways = vec![Step {
         word: "see",
@@ -167,5 +164,12 @@ pub(crate) fn door(ctx: &Context, lesson: &Lesson) -> Result<String, Error> {
     if next.is_none() {
         text.push_str("  That was the last lesson of the course.\n");
     }
-    Ok(text)
+    Ok(Door { text, next: next.is_some() })
+}
+
+/// The next steps at green, and whether one of them goes on to another lesson.
+#[derive(Clone, Debug)]
+pub(crate) struct Door {
+    pub text: String,
+    pub next: bool,
 }

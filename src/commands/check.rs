@@ -74,7 +74,7 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         && report.status == Status::Pass
         && grading::is_work_file(&ctx.root, &lesson, &file)
     {
-        output::print(&format!("\nWhat next:\n{}", crate::next::door(ctx, &lesson)?))?;
+        output::print(&format!("\nWhat next:\n{}", crate::next::door(ctx, &lesson)?.text))?;
     }
     Ok(match report.status {
         Status::Pass => EXIT_SUCCESS,

@@ -286,7 +286,7 @@ struct Session<'a> {
     write_failed: Cell<Option<std::io::Error>>,
     /// What next, once green, at the width it was laid out for: worked out once per report (it
     /// reads the whole course), not on every redraw.
-    door: RefCell<Option<(usize, Result<String, String>)>>,
+    door: RefCell<Option<(usize, Result<crate::next::Door, String>)>>,
 }
 
 impl<'a> Session<'a> {
@@ -603,14 +603,10 @@ impl<'a> Session<'a> {
             // Green is a door: the same next steps as `check`, and `n` for the next lesson.
             match self.door_at(width) {
                 Ok(door) => {
-                    let here = if door.contains("./workshop start ") || door.contains("  next ") {
-                        "q quits, n starts the next lesson here"
-                    } else {
-                        "q quits"
-                    };
+                    let here = if door.next { "q quits, n starts the next lesson here" } else { "q quits" };
                     text.push_str(&s.paint(s.good, format!("All green. What next ({here}):")));
                     text.push('\n');
-                    text.push_str(&door);
+                    text.push_str(&door.text);
                 }
                 Err(e) => text.push_str(&format!("All green. ({e})\n")),
             }
@@ -636,7 +632,7 @@ impl<'a> Session<'a> {
     }
 
     /// The next steps at green, laid out for `width` (see `door`).
-    fn door_at(&self, width: usize) -> Result<String, String> {
+    fn door_at(&self, width: usize) -> Result<crate::next::Door, String> {
         let mut kept = self.door.borrow_mut();
         if let Some((_, door)) = kept.as_ref().filter(|(at, _)| *at == width) {
             return door.clone();
