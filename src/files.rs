@@ -72,16 +72,71 @@ pub(crate) fn read_regular(path: &Path, cap: u64) -> io::Result<Found> {
     if !meta.is_file() {
         return Ok(Found::NotRegular(kind(meta.file_type())));
     }
-    if meta.len() > cap {
-        return Ok(Found::TooBig(meta.len()));
+    Ok(match capped(&file, meta.len(), cap)? {
+        Ok(bytes) => Found::Bytes(bytes),
+        Err(size) => Found::TooBig(size),
+    })
+}
+
+/// The bytes of an open regular file of `len` bytes, or `Err` with its size when it holds more
+/// than `cap` (said by its size, or found by reading: files in /proc say 0).
+fn capped(file: &File, len: u64, cap: u64) -> io::Result<Result<Vec<u8>, u64>> {
+    if len > cap {
+        return Ok(Err(len));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     // O_NONBLOCK was only for the open, and means nothing to a regular file.
-    (&file).take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > cap {
-        return Ok(Found::TooBig(bytes.len() as u64));
+        return Ok(Err(bytes.len() as u64));
     }
-    Ok(Found::Bytes(bytes))
+    Ok(Ok(bytes))
+}
+
+/// What [`read_submission`] found: the bytes of a file that is itself, or why it was not read.
+pub(crate) enum Submitted {
+    Bytes(Vec<u8>),
+    /// A symbolic link: another file's bytes under this name, so never followed.
+    Link,
+    /// A regular file with this many names (hard links): the same bytes under another name too.
+    HardLinked(u64),
+    /// There, but no regular file: in words.
+    NotRegular(&'static str),
+    TooBig(u64),
+    Nothing,
+}
+
+/// The bytes of a submission that is a file in its own right, at most `cap` of them. A link is
+/// refused unread: a symbolic link is never followed (`O_NOFOLLOW`), and a regular file with more
+/// than one name is refused on the open descriptor, so that a name never grades, or quotes,
+/// bytes that belong to another name (a classmate's file, the grading user's `~/.netrc`).
+pub(crate) fn read_submission(path: &Path, cap: u64) -> io::Result<Submitted> {
+    let flags = libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW;
+    let file = match std::fs::OpenOptions::new().read(true).custom_flags(flags).open(path) {
+        Ok(file) => file,
+        Err(e) => {
+            return match std::fs::symlink_metadata(path) {
+                Ok(meta) if meta.file_type().is_symlink() => Ok(Submitted::Link),
+                Ok(meta) => Ok(Submitted::NotRegular(kind(meta.file_type()))),
+                Err(_) if e.kind() == io::ErrorKind::NotFound => Ok(Submitted::Nothing),
+                Err(_) => Err(e),
+            };
+        }
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Ok(Submitted::NotRegular(kind(meta.file_type())));
+    }
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.nlink() > 1 {
+            return Ok(Submitted::HardLinked(meta.nlink()));
+        }
+    }
+    Ok(match capped(&file, meta.len(), cap)? {
+        Ok(bytes) => Submitted::Bytes(bytes),
+        Err(size) => Submitted::TooBig(size),
+    })
 }
 
 /// A data file's bytes, as `std::fs::read` gives them, but never from a FIFO or a device and

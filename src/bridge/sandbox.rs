@@ -105,13 +105,15 @@ pub(crate) struct Interpreter {
     bwrap: Option<Arc<Bubblewrap>>,
 }
 
-/// Run by the interpreter once: its own path, the runner (argv[1]) compiled and marshalled,
-/// base64-encoded, then the folders it lives in, separated by NUL (which no path holds).
+/// Run by the interpreter once: its real path (links resolved), the runner (argv[1]) compiled
+/// and marshalled, base64-encoded, then the folders the real interpreter lives in, separated by
+/// NUL (which no path holds). Started by its real path, the interpreter takes its prefixes from
+/// there: the folder of a link to it (`~/bin/python`) is never among them, so never shown.
 const PREPARE: &str = "import sys, os, marshal, binascii\n\
 if sys.version_info[0] != 3: sys.exit(3)\n\
 code = marshal.dumps(compile(sys.argv[1], '<workshop runner>', 'exec'))\n\
-exe = sys.executable\n\
-dirs = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, os.path.dirname(exe), os.path.dirname(os.path.realpath(exe))]\n\
+exe = os.path.realpath(sys.executable)\n\
+dirs = [os.path.realpath(d) for d in (sys.base_prefix, sys.base_exec_prefix, os.path.dirname(exe))]\n\
 sys.stdout.write('\\0'.join([exe, binascii.b2a_base64(code, newline=False).decode()] + dirs))\n";
 
 /// What a program printed and how it ended, run with a deadline; `Err` when it would not start
@@ -150,6 +152,8 @@ impl Interpreter {
         let mut command = Command::new(python);
         // -S: `site` is most of a start and tells nothing asked here.
         command.args(["-I", "-S", "-c", PREPARE, super::RUNNER]);
+        // As root, asked as the user every submission will run as: what it cannot run is said now.
+        demote(&mut command);
         let (status, text, _) = run_bounded(command, Duration::from_secs(30))?;
         let mut parts = text.split('\0');
         let executable = parts.next().unwrap_or("").trim();
@@ -257,7 +261,8 @@ impl Bubblewrap {
         let bwrap = Bubblewrap { program, version, mounts: mounts(&python.dirs) };
         let folder = Folder::new().map_err(|e| unusable(format!("could not make a folder to try it in: {e}")))?;
         let probe = OsStr::new("probe.py");
-        std::fs::write(folder.path().join(probe), "")
+        folder
+            .write(probe, b"")
             .map_err(|e| unusable(format!("could not write in {}: {e}", folder.path().display())))?;
         let sandbox = Sandbox {
             dir: folder.path().to_path_buf(),
@@ -333,19 +338,17 @@ fn mounts(interpreter: &[PathBuf]) -> Mounts {
     ] {
         push(&mut args, &[try_ro, OsStr::new(file), OsStr::new(file)]);
     }
-    // Each folder at its real place, and at the place the interpreter names it when a link leads
-    // there, so both spellings work inside.
+    // Each folder at its real place only: the interpreter is started by its real path, and the
+    // folder of a link to it (which may hold anything of the operator's) is never shown.
     let mut binds: Vec<(PathBuf, PathBuf)> = Vec::new();
     for dir in interpreter {
         let Ok(real) = dir.canonicalize() else { continue };
-        for dest in [real.clone(), dir.clone()] {
-            let inside = |c: &PathBuf| dest.starts_with(c);
-            if dest == Path::new("/") || covered.iter().any(inside) || binds.iter().any(|(_, d)| dest.starts_with(d)) {
-                continue;
-            }
-            binds.retain(|(_, d)| !d.starts_with(&dest));
-            binds.push((real.clone(), dest));
+        let inside = |c: &PathBuf| real.starts_with(c);
+        if real == Path::new("/") || covered.iter().any(inside) || binds.iter().any(|(_, d)| real.starts_with(d)) {
+            continue;
         }
+        binds.retain(|(_, d)| !d.starts_with(&real));
+        binds.push((real.clone(), real));
     }
     binds.sort();
     let mut own = Vec::new();
@@ -384,7 +387,9 @@ impl Sandbox {
             // session has no controlling terminal to type into; root gets no capabilities.
             .args(["--die-with-parent", "--new-session", "--cap-drop", "ALL"])
             .args(&bwrap.mounts.system)
-            .args(["--proc", "/proc", "--dev", "/dev"])
+            // bwrap leaves most of its /proc writable, /proc/sys among it: host-wide kernel settings
+            // (core_pattern, drop_caches) for a sandbox whose uid is root's. All of it read-only.
+            .args(["--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev"])
             .args(size(SHM_SIZE))
             .args(["--tmpfs", "/dev/shm", "--remount-ro", "/dev"])
             .args(size(TMPFS_SIZE))
@@ -455,44 +460,107 @@ impl Sandbox {
                 Ok(())
             });
         }
+        demote(cmd);
+    }
+}
+
+/// The user and group a submission runs as when `grade` runs as root: `nobody`, who owns nothing
+/// the sandbox shows. Under bubblewrap, uid 0 in the sandbox would be the host's root (a user
+/// namespace made by root maps root to itself), free to write whatever root owns and the
+/// sandbox shows, such as kernel settings; without it, the submission would simply be root.
+pub(crate) const GRADER: u32 = 65_534;
+
+/// Whether this process runs as root, so its submissions run as [`GRADER`].
+pub(crate) fn as_root() -> bool {
+    // SAFETY: geteuid(2) cannot fail and takes nothing.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// As root, make `cmd` drop to [`GRADER`] (no supplementary groups) before it execs: bwrap then
+/// makes its namespaces as an ordinary user. Registered before the spawner's own step (the
+/// parent-death signal, which a change of user would clear), as every `pre_exec` runs in order.
+fn demote(cmd: &mut Command) {
+    if !as_root() {
+        return;
+    }
+    // SAFETY: setgroups(2), setgid(2) and setuid(2) are async-signal-safe, take values fixed
+    // before the fork, and allocate nothing.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setgroups(0, std::ptr::null()) != 0
+                || libc::setgid(GRADER) != 0
+                || libc::setuid(GRADER) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
     }
 }
 
 /// Folders made for submissions that still exist: removed by `remove_folders` if the workshop
-/// quits on a signal, when no destructor runs.
-static FOLDERS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// quits on a signal, when no destructor runs. `None` once they were removed: the workshop is
+/// quitting, and no folder is made after (a grading thread may still be on its way to one).
+static FOLDERS: Mutex<Option<Vec<PathBuf>>> = Mutex::new(Some(Vec::new()));
 
 /// A fresh folder for one submission, readable by its owner only (0700), with an unpredictable
-/// name; removed when dropped, and on SIGINT, SIGTERM and SIGHUP.
+/// name; removed when dropped, and on SIGINT, SIGTERM and SIGHUP. As root, it belongs to
+/// [`GRADER`], the user the submission runs as.
 pub(crate) struct Folder {
     dir: tempfile::TempDir,
 }
 
 impl Folder {
     pub(crate) fn new() -> std::io::Result<Folder> {
+        // Made under the lock, so a quit either comes first (and none is made) or removes it.
+        let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(list) = folders.as_mut() else {
+            return Err(std::io::Error::other("the workshop is quitting"));
+        };
         let dir = tempfile::Builder::new()
             .prefix("workshop-grade-")
             .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir()?;
-        FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).push(dir.path().to_path_buf());
-        Ok(Folder { dir })
+        list.push(dir.path().to_path_buf());
+        drop(folders);
+        let folder = Folder { dir };
+        folder.hand_over(folder.path())?;
+        Ok(folder)
     }
 
     pub(crate) fn path(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// Write a file the submission will read: its own copy, as root handed to [`GRADER`].
+    pub(crate) fn write(&self, name: &OsStr, bytes: &[u8]) -> std::io::Result<PathBuf> {
+        let path = self.path().join(name);
+        std::fs::write(&path, bytes)?;
+        self.hand_over(&path)?;
+        Ok(path)
+    }
+
+    fn hand_over(&self, path: &Path) -> std::io::Result<()> {
+        match as_root() {
+            true => std::os::unix::fs::chown(path, Some(GRADER), Some(GRADER)),
+            false => Ok(()),
+        }
     }
 }
 
 impl Drop for Folder {
     fn drop(&mut self) {
         let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
-        folders.retain(|f| f != self.dir.path());
+        if let Some(list) = folders.as_mut() {
+            list.retain(|f| f != self.dir.path());
+        }
     }
 }
 
-/// The workshop is quitting on a signal: remove every submission's folder now.
+/// The workshop is quitting on a signal: remove every submission's folder now, and make no more.
+/// Called after the workers were killed, so nothing writes into them meanwhile.
 pub(crate) fn remove_folders() {
-    let folders = std::mem::take(&mut *FOLDERS.lock().unwrap_or_else(|e| e.into_inner()));
+    let folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
     for folder in folders {
         let _ = std::fs::remove_dir_all(folder);
     }
@@ -601,18 +669,15 @@ mod tests {
     }
 
     #[test]
-    fn a_folder_is_private_and_goes_when_the_workshop_quits() {
+    fn a_folder_is_private_and_goes_when_dropped() {
         let folder = Folder::new().unwrap();
         let path = folder.path().to_path_buf();
         assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o700);
-        std::fs::write(path.join("errors.py"), "x = 1").unwrap();
-        remove_folders();
-        assert!(!path.exists());
+        let copy = folder.write(OsStr::new("errors.py"), b"x = 1").unwrap();
+        assert_eq!(std::fs::read(&copy).unwrap(), b"x = 1");
         drop(folder);
-        let kept = Folder::new().unwrap();
-        let kept_path = kept.path().to_path_buf();
-        drop(kept);
-        assert!(!kept_path.exists(), "dropping removes it too");
+        assert!(!path.exists(), "dropping removes it");
+        // Removal on a quit (which also closes the list for good) is `grade_trust`'s signal tests.
     }
 
     /// The sandbox of `errors.py` in `/tmp/workshop-grade-x`, under `bwrap` when one is given.
@@ -652,7 +717,7 @@ mod tests {
             "--die-with-parent",
             "--new-session",
             "--cap-drop ALL",
-            "--proc /proc",
+            "--proc /proc --remount-ro /proc",
             "--dev /dev",
             "--size 33554432 --tmpfs /tmp",
             "--size 33554432 --tmpfs /tmp/workshop-grade-x",
@@ -667,7 +732,8 @@ mod tests {
         assert!(text.ends_with("-- /usr/bin/python3"), "{text}");
         // The private file systems come before the read-only remount of the root.
         let at = |w: &str| args.iter().position(|a| a == w).unwrap();
-        assert!(at("--tmpfs") < at("--remount-ro"));
+        let root_read_only = args.windows(2).position(|w| w[0] == "--remount-ro" && w[1] == "/").unwrap();
+        assert!(at("--tmpfs") < root_read_only);
         let private_tmp = args.windows(2).position(|w| w[0] == "--tmpfs" && w[1] == "/tmp").unwrap();
         assert!(at(venv_path.to_str().unwrap()) > private_tmp, "{text}");
         assert!(!args.iter().any(|a| a.contains("GITHUB_TOKEN")));

@@ -72,6 +72,7 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
         None => found.files,
     };
     let mut python = find_python()?;
+    reachable_temp()?;
     let isolation = isolate(&mut python, args.sandbox)?;
     if let Some(warning) = isolation.warning() {
         output::note(&wrapped(&warning));
@@ -122,16 +123,27 @@ fn lesson_and_paths(ctx: &Context, named: Option<&str>, args: &[String]) -> Resu
     Ok((ctx.lesson(None)?, args.to_vec()))
 }
 
-/// Every file to grade, as (the path as shown, the path to read), in one sorted order, each file
-/// once however it was named (`g01`, `./g01`, a link). In a folder: the files named like the
-/// lesson's work file, else every `.py` file, found recursively. With `--format exercism` each
-/// path is one solution: a folder gives its work file, or a report that it is missing.
+/// Why a link is graded as an error and never read: it would grade (or quote) the bytes of
+/// another name, a classmate's file or one of the grading user's own.
+const LINK: &str = "is a link, not a file: submit the file itself";
+
+/// Every file to grade, as (the path as shown, the path to read), in one sorted order, each path
+/// once however it was spelled (`g01`, `./g01`). Each name is graded as itself: a link in a
+/// folder is a line of its own that says so, never the file it leads to, and two names never
+/// merge. In a folder: the files named like the lesson's work file, else every `.py` file, found
+/// recursively. With `--format exercism` each path is one solution: a folder gives its work
+/// file, or a report that it is missing.
 fn discover(ctx: &Context, lesson: &Lesson, paths: &[String], format: GradeFormat) -> Result<Found, Error> {
     let mut found: Vec<(String, Result<PathBuf, String>)> = Vec::new();
     let mut skipped = Vec::new();
     for given in paths {
         let path = ctx.cwd.join(given);
         let meta = std::fs::metadata(&path);
+        let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if is_link && !meta.as_ref().is_ok_and(|m| m.is_dir()) {
+            found.push((given.clone(), Err(format!("{} {LINK}.", shown_path(Path::new(given))))));
+            continue;
+        }
         if meta.as_ref().is_ok_and(|m| m.is_file()) {
             let shown = match format {
                 GradeFormat::Exercism => solution_path(path.file_name().map(Path::new).unwrap_or(Path::new(given))),
@@ -160,7 +172,10 @@ fn discover(ctx: &Context, lesson: &Lesson, paths: &[String], format: GradeForma
         if format == GradeFormat::Exercism {
             let file = path.join(&lesson.file);
             let shown = solution_path(Path::new(&lesson.file));
-            if std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
+            let meta = std::fs::symlink_metadata(&file);
+            if meta.as_ref().is_ok_and(|m| m.file_type().is_symlink()) {
+                found.push((shown.clone(), Err(format!("{shown} {LINK}."))));
+            } else if meta.is_ok_and(|m| m.is_file()) {
                 found.push((shown, Ok(file)));
             } else {
                 let why = format!(
@@ -175,30 +190,40 @@ fn discover(ctx: &Context, lesson: &Lesson, paths: &[String], format: GradeForma
         walk(&path, Path::new(""), &mut inside)?;
         let named = |rel: &PathBuf| rel.file_name() == Some(OsStr::new(&lesson.file));
         let python = |rel: &PathBuf| rel.extension() == Some(OsStr::new("py"));
-        let any_named = inside.files.iter().any(named);
-        let chosen: Vec<&PathBuf> =
-            inside.files.iter().filter(|rel| if any_named { named(rel) } else { python(rel) }).collect();
-        found.extend(
-            chosen
-                .into_iter()
-                .map(|rel| (Path::new(given).join(rel).to_string_lossy().into_owned(), Ok(path.join(rel)))),
-        );
+        let any_named = inside.files.iter().chain(&inside.links).any(named);
+        let chosen = |rel: &&PathBuf| if any_named { named(rel) } else { python(rel) };
+        let shown = |rel: &Path| shown_path(&Path::new(given).join(rel));
+        found.extend(inside.files.iter().filter(chosen).map(|rel| (shown(rel), Ok(path.join(rel)))));
+        found.extend(inside.links.iter().filter(chosen).map(|rel| (shown(rel), Err(format!("{} {LINK}.", shown(rel))))));
         skipped.extend(
-            inside
-                .special
-                .into_iter()
-                .filter(|(rel, _)| named(rel) || python(rel))
-                .map(|(rel, what)| (Path::new(given).join(rel).to_string_lossy().into_owned(), what)),
+            inside.special.into_iter().filter(|(rel, _)| named(rel) || python(rel)).map(|(rel, what)| (shown(&rel), what)),
         );
     }
     found.sort();
+    // The same path spelled twice (`g01` and `./g01/`) is one file; two names are two files,
+    // whatever they lead to, so no name can take another's line.
     let mut seen = HashSet::new();
     found.retain(|(shown, path)| match path {
-        Ok(path) => seen.insert(path.canonicalize().unwrap_or_else(|_| path.clone())),
+        Ok(path) => seen.insert(path.components().collect::<PathBuf>()),
         Err(_) => seen.insert(PathBuf::from(shown)),
     });
     skipped.sort();
     Ok(Found { files: found, skipped })
+}
+
+/// A path as shown to the operator: text as it is, and each byte that is not UTF-8 as `\xNN`
+/// (a backslash itself as `\\`), so two different names never print the same.
+fn shown_path(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(&chunk.valid().replace('\\', "\\\\"));
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out
 }
 
 /// `<solution-dir>/errors.py`.
@@ -221,15 +246,18 @@ fn special_kind(meta: &std::fs::Metadata) -> &'static str {
     }
 }
 
-/// The entries under a folder: regular files (and links to them), and the rest that was skipped.
+/// The entries under a folder: regular files, symbolic links (never followed), and the rest
+/// that was skipped.
 #[derive(Default)]
 struct Walk {
     files: Vec<PathBuf>,
+    links: Vec<PathBuf>,
     special: Vec<(PathBuf, &'static str)>,
 }
 
 /// The files under `dir` (relative to the folder given), skipping hidden folders and bytecode.
-/// Symbolic links to folders are not followed, so a loop of links cannot trap the walk.
+/// No symbolic link is followed: a link to a folder is no submission, and a loop of them cannot
+/// trap the walk; a link to a file is listed as a link.
 fn walk(dir: &Path, rel: &Path, out: &mut Walk) -> Result<(), Error> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| Error::io(format!("cannot read the folder {}; check its permissions", dir.display()), e))?;
@@ -246,11 +274,12 @@ fn walk(dir: &Path, rel: &Path, out: &mut Walk) -> Result<(), Error> {
             continue;
         }
         match std::fs::metadata(entry.path()) {
+            // A link to a folder is no submission (see above).
+            Ok(meta) if file_type.is_symlink() && meta.is_dir() => {}
+            _ if file_type.is_symlink() => out.links.push(rel.join(&name)),
             Ok(meta) if meta.is_file() => out.files.push(rel.join(&name)),
-            // A link to a folder is not followed (see above); it is no submission either.
-            Ok(meta) if meta.is_dir() => {}
             Ok(meta) => out.special.push((rel.join(&name), special_kind(&meta))),
-            Err(_) => out.special.push((rel.join(&name), "a link to nothing")),
+            Err(_) => out.special.push((rel.join(&name), "gone while it was listed")),
         }
     }
     Ok(())
@@ -284,10 +313,14 @@ fn read_capped(shown: &str, path: &Path) -> Result<Vec<u8>, String> {
         };
         format!("{shown} is {size}, more than the {cap} a submission may be, so it was not read and no check ran.")
     };
-    use crate::files::Found as Read;
-    match crate::files::read_regular(path, SIZE_CAP) {
+    use crate::files::Submitted as Read;
+    match crate::files::read_submission(path, SIZE_CAP) {
         Ok(Read::Bytes(source)) => Ok(source),
         Ok(Read::TooBig(bytes)) => Err(too_big(bytes)),
+        Ok(Read::Link) => Err(format!("{shown} {LINK}.")),
+        Ok(Read::HardLinked(names)) => {
+            Err(format!("{shown} {LINK} (the same file has {names} names, by hard links)."))
+        }
         Ok(Read::NotRegular(what)) => Err(format!("could not read {shown}: it is {what}, not a regular file")),
         Ok(Read::Nothing) => {
             Err(format!("could not read {shown}: {}", std::io::Error::from_raw_os_error(libc::ENOENT)))
@@ -300,15 +333,39 @@ fn read_capped(shown: &str, path: &Path) -> Result<Vec<u8>, String> {
 fn find_python() -> Result<Interpreter, Error> {
     let python = BridgeConfig::default_python();
     Interpreter::find(&python).map_err(|why| {
+        let next = match sandbox::as_root() {
+            true => format!(
+                "grade runs as root, so every submission runs as the unprivileged user nobody (uid {}), who must be able to run it: set WORKSHOP_PYTHON to an interpreter outside root's home (such as /usr/bin/python3), or run grade as a grading user of its own (docs/operators.md)",
+                sandbox::GRADER
+            ),
+            false => "Install Python 3, or set WORKSHOP_PYTHON to a Python 3 interpreter".into(),
+        };
         Error::Load(LoadError {
             kind: LoadKind::NoPython,
-            message: format!(
-                "could not run Python 3 as {}: {why}. Install Python 3, or set WORKSHOP_PYTHON to a Python 3 interpreter.",
-                python.to_string_lossy()
-            ),
+            message: format!("could not run Python 3 as {}: {why}. {next}.", python.to_string_lossy()),
             output: String::new(),
         })
     })
+}
+
+/// As root, each submission's folder is made in the temp folder and handed to the grading
+/// user, who must be able to enter every folder above it: said before anything is graded.
+fn reachable_temp() -> Result<(), Error> {
+    use std::os::unix::fs::PermissionsExt;
+    if !sandbox::as_root() {
+        return Ok(());
+    }
+    let temp = std::env::temp_dir();
+    let closed = temp.ancestors().find(|dir| std::fs::metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o001 == 0));
+    match closed {
+        None => Ok(()),
+        Some(dir) => Err(Error::usage(format!(
+            "grade runs as root, so each submission runs as the user nobody (uid {}), who cannot enter {} to reach its copy in the temp folder {}: set TMPDIR to a folder every user may enter, such as /tmp.",
+            sandbox::GRADER,
+            dir.display(),
+            temp.display()
+        ))),
+    }
 }
 
 /// How the submissions of this run are isolated, decided once.
@@ -463,8 +520,8 @@ fn grade_one(
     };
     let folder = Folder::new()
         .map_err(|e| Error::io("could not make a temporary folder to grade in (is the temp folder full?)", e))?;
-    let file = folder.path().join(&sub.name);
-    std::fs::write(&file, source).map_err(|e| Error::io(format!("could not copy {} to grade it", sub.shown), e))?;
+    let file =
+        folder.write(&sub.name, source).map_err(|e| Error::io(format!("could not copy {} to grade it", sub.shown), e))?;
     let sandbox = python.sandbox(folder.path().to_path_buf(), &[sub.name.as_os_str()], limits);
     let graded = crate::grading::grade_sandboxed(lesson, &file, &sub.shown, limit, python.executable.clone(), sandbox);
     let mut report = match graded {
@@ -630,32 +687,40 @@ fn summary(reports: &[Report], context: &Summary) -> String {
     };
     let _ = writeln!(
         out,
-        "graded {} files{scope} in {:.1} s: {} pass, {} fail, {} error",
+        "graded {} file{}{scope} in {:.1} s: {} pass, {} fail, {} error",
         reports.len(),
+        if reports.len() == 1 { "" } else { "s" },
         context.took.as_secs_f64(),
         count(Status::Pass),
         count(Status::Fail),
         count(Status::Error)
     );
     let _ = writeln!(out, "{}", wrapped(&context.isolation.line()));
-    // Each check in lesson order, then sorted by failures: a stable sort keeps ties in order.
+    // Each check in lesson order, then sorted by files not passing it (failed, or could not
+    // run): a stable sort keeps ties in order.
     let mut order: Vec<(String, String)> = Vec::new();
-    let mut fails: BTreeMap<String, usize> = BTreeMap::new();
+    let mut fails: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for report in reports {
         for check in &report.checks {
             if !order.iter().any(|(id, _)| *id == check.id) {
                 order.push((check.id.clone(), check.name.clone()));
             }
-            *fails.entry(check.id.clone()).or_default() += usize::from(check.status == Status::Fail);
+            let (failed, errors) = fails.entry(check.id.clone()).or_default();
+            *failed += usize::from(check.status == Status::Fail);
+            // A file that did not load has every check unrun: it is listed below, once.
+            *errors += usize::from(check.status == Status::Error && report.status != Status::Error);
         }
     }
-    order.sort_by_key(|(id, _)| std::cmp::Reverse(fails[id]));
-    let (failed, clean): (Vec<_>, Vec<_>) = order.iter().partition(|(id, _)| fails[id] > 0);
+    let not_passed = |id: &str| fails.get(id).map_or(0, |(f, e)| f + e);
+    order.sort_by_key(|(id, _)| std::cmp::Reverse(not_passed(id)));
+    let (failed, clean): (Vec<_>, Vec<_>) = order.iter().partition(|(id, _)| not_passed(id) > 0);
     if !failed.is_empty() {
-        let _ = writeln!(out, "files failing each check, most failed first:");
+        let _ = writeln!(out, "files failing each check, most failed first (each file's line on stdout names its checks):");
         let width = failed.iter().map(|(id, _)| id.len()).max().unwrap_or(0);
         for (id, name) in &failed {
-            let _ = writeln!(out, "  {:>4}  {id:<width$}  {name}", fails[id]);
+            let (f, e) = fails[id];
+            let errors = if e > 0 { format!(" ({e} could not run it)") } else { String::new() };
+            let _ = writeln!(out, "  {:>4}  {id:<width$}  {name}{errors}", f + e);
         }
     }
     if !clean.is_empty() && !reports.is_empty() {

@@ -17,12 +17,12 @@ fn run_sh(slug: &str, input: &Path, output: &Path) -> Run {
         .arg(format!("{}/", output.display()))
         .env("WORKSHOP_BIN", BIN)
         .env("WORKSHOP_ROOT", repo())
-        .env("WORKSHOP_PYTHON", crate::sandbox::python())
+        .env("WORKSHOP_PYTHON", crate::sandbox::grading_python())
         .env_remove("WORKSHOP_SANDBOX")
         .stdin(Stdio::null());
     let run = run(cmd);
     if run.code == 0 {
-        assert!(run.stderr.contains("graded 1 files"), "grade's summary: {}", run.stderr);
+        assert!(run.stderr.contains("graded 1 file in"), "grade's summary: {}", run.stderr);
     }
     run
 }

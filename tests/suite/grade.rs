@@ -103,8 +103,17 @@ fn class(w: &Workshop) -> Vec<String> {
 
 pub(crate) fn command(w: &Workshop, args: &[&str]) -> std::process::Command {
     let mut cmd = w.command(args);
-    cmd.env("WORKSHOP_PYTHON", python());
+    cmd.env("WORKSHOP_PYTHON", crate::sandbox::grading_python());
     cmd
+}
+
+/// A temporary folder for `grade`'s TMPDIR that the grading user may enter (as root, grade
+/// hands each copy to `nobody`, and refuses a TMPDIR that user cannot enter).
+pub(crate) fn grade_temp() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
+    tmp
 }
 
 /// The summary on stderr, after the warning `--sandbox auto` gives where bubblewrap cannot run.
@@ -295,7 +304,7 @@ fn a_folder_without_work_files_grades_every_py_file_and_files_can_be_named_direc
     let run2 = graded(command(&w, &["grade", "drop/zoe.py"]));
     assert_eq!(lines(&run2.stdout)[0]["file"], "drop/zoe.py");
     assert_eq!(lines(&run2.stdout)[0]["status"], "pass");
-    assert!(run2.stderr.contains("graded 1 files"), "{}", run2.stderr);
+    assert!(run2.stderr.contains("graded 1 file in"), "{}", run2.stderr);
 }
 
 #[test]
@@ -316,7 +325,9 @@ fn a_file_cannot_change_a_classmates_grade_by_rewriting_their_file() {
     let reports = lines(&run.stdout);
     assert_eq!(reports[1]["file"], "class/b_victim/errors.py");
     assert_eq!(reports[1]["status"], "pass", "graded from the copy read before any file ran");
-    assert!(std::fs::read_to_string(&victim).unwrap().contains("not python"), "the attack did run");
+    // As root, grade runs each file as nobody, who cannot even reach the class (0700 here).
+    let rewritten = std::fs::read_to_string(&victim).unwrap().contains("not python");
+    assert_eq!(rewritten, !crate::sandbox::is_root(), "the attack ran, as the grading user could");
 
     // Under bubblewrap the file is not even in view.
     if !crate::sandbox::needs_bwrap() {
@@ -367,7 +378,7 @@ def fail(category, message):
     w.write("class/probe/errors.py", &format!("{buggy}\n{probe}"));
     let run = graded(command(&w, &["grade", "class"]));
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("graded 1 files"), "{}", run.stderr);
+    assert!(run.stderr.contains("graded 1 file in"), "{}", run.stderr);
     let report = &lines(&run.stdout)[0];
     let printed = report["checks"][0]["output"].as_str().unwrap();
     assert!(printed.contains("RLIMIT_AS (1073741824, 1073741824)"), "{printed}");
@@ -383,11 +394,11 @@ def fail(category, message):
     let mut cmd = std::process::Command::new("bash");
     cmd.args(["-c", "ulimit -S -f 4096 && exec \"$0\" \"$@\"", BIN, "grade", "class"])
         .current_dir(w.root())
-        .env("WORKSHOP_PYTHON", python())
+        .env("WORKSHOP_PYTHON", crate::sandbox::grading_python())
         .stdin(std::process::Stdio::null());
     let run = crate::common::run(cmd);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("graded 1 files"), "{}", run.stderr);
+    assert!(run.stderr.contains("graded 1 file in"), "{}", run.stderr);
     let printed = lines(&run.stdout)[0]["checks"][0]["output"].as_str().unwrap().to_string();
     assert!(printed.contains("RLIMIT_FSIZE (4194304, 4194304)"), "{printed}");
 }
@@ -422,7 +433,7 @@ fn grade_exits_2_when_it_cannot_run() {
     assert!(run2.stderr.contains("name a lesson"), "{}", run2.stderr);
     let run2 = run(command(&two, &["grade", "structured-errors", "class"]));
     assert_eq!(run2.code, 0, "{}", run2.stderr);
-    assert!(run2.stderr.contains("graded 1 files"), "{}", run2.stderr);
+    assert!(run2.stderr.contains("graded 1 file in"), "{}", run2.stderr);
 
     let mut cmd = w.command(&["grade", "class"]);
     cmd.env("WORKSHOP_PYTHON", "/nonexistent/python3");
@@ -442,7 +453,7 @@ fn a_reader_that_stops_early_ends_the_grading_quietly() {
     let mut cmd = std::process::Command::new("bash");
     cmd.args(["-c", "\"$0\" grade class --jobs 1 | head -c 1 >/dev/null; echo \"status ${PIPESTATUS[0]}\"", BIN])
         .current_dir(w.root())
-        .env("WORKSHOP_PYTHON", python())
+        .env("WORKSHOP_PYTHON", crate::sandbox::grading_python())
         .stdin(std::process::Stdio::null());
     let run = crate::common::run(cmd);
     assert_eq!(run.stdout.trim(), "status 0", "{}", run.stderr);
@@ -621,7 +632,7 @@ fn graded_alone(
     w.write("class/probe/errors.py", &probe);
     let run = run(cmd(command(w, &["grade", "class"])));
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("graded 1 files"), "{}", run.stderr);
+    assert!(run.stderr.contains("graded 1 file in"), "{}", run.stderr);
     lines(&run.stdout).remove(0)
 }
 
@@ -666,7 +677,7 @@ fn a_graded_file_may_start_only_a_few_processes_more_than_the_user_runs() {
         let mut cmd = std::process::Command::new("bash");
         cmd.args(["-c", "ulimit -S -u \"$(ulimit -H -u)\" && exec \"$0\" \"$@\"", BIN, "grade", "class"])
             .current_dir(w.root())
-            .env("WORKSHOP_PYTHON", python())
+            .env("WORKSHOP_PYTHON", crate::sandbox::grading_python())
             .env("HOME", w.home())
             .stdin(std::process::Stdio::null());
         cmd
@@ -681,7 +692,7 @@ fn a_graded_file_may_start_only_a_few_processes_more_than_the_user_runs() {
 #[test]
 fn grading_leaves_no_folder_behind_in_the_temporary_folder() {
     let w = Workshop::lesson5();
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = grade_temp();
     graded_alone(&w, "open('left-here.txt', 'w').write('x')", |mut cmd| {
         cmd.env("TMPDIR", tmp.path());
         cmd
@@ -724,7 +735,7 @@ fn a_reader_that_stops_early_stops_the_grading_too() {
         BIN,
     ])
     .current_dir(w.root())
-    .env("WORKSHOP_PYTHON", python())
+    .env("WORKSHOP_PYTHON", crate::sandbox::grading_python())
     .env("HOME", w.home())
     .stdin(std::process::Stdio::null());
     let run = run_within(cmd, 30, "the grading went on after its reader left");

@@ -16,6 +16,7 @@ mod expectations;
 mod features;
 mod from_a_folder;
 mod grade;
+mod grade_links;
 mod grade_trust;
 mod hardening;
 mod hint;

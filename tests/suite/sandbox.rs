@@ -66,7 +66,7 @@ pub(crate) struct Grader {
     pub python: String,
 }
 
-fn is_root() -> bool {
+pub(crate) fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| s.lines().find_map(|l| l.strip_prefix("Uid:")).map(|l| l.split_whitespace().next() == Some("0")))
@@ -79,22 +79,39 @@ pub(crate) fn python() -> &'static str {
     crate::common::python()
 }
 
+/// The interpreter the tests give `grade`: their own, or, as root, one that `nobody` can run
+/// (as root, `grade` runs every submission as nobody and refuses an interpreter it cannot run).
+pub(crate) fn grading_python() -> &'static str {
+    static PYTHON: OnceLock<String> = OnceLock::new();
+    PYTHON.get_or_init(|| match is_root() {
+        false => python().to_string(),
+        true => nobody_python().unwrap_or_else(|| python().to_string()),
+    })
+}
+
+/// A system interpreter `nobody` can run, if there is one.
+fn nobody_python() -> Option<String> {
+    ["/usr/bin/python3", "/usr/local/bin/python3"]
+        .into_iter()
+        .find(|candidate| {
+            Command::new("setpriv")
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups", candidate, "-I", "-c", "pass"])
+                .stdin(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        })
+        .map(String::from)
+}
+
 /// The unprivileged grader, or `None` (said, or failed under CI) when there is none here.
 pub(crate) fn grader() -> Option<Grader> {
     let test = this_test();
     if !is_root() {
-        return Some(Grader { nobody: false, python: python().to_string() });
+        return Some(Grader { nobody: false, python: grading_python().to_string() });
     }
-    for candidate in ["/usr/bin/python3", "/usr/local/bin/python3"] {
-        let runs = Command::new("setpriv")
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups", candidate, "-I", "-c", "pass"])
-            .stdin(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if runs {
-            return Some(Grader { nobody: true, python: candidate.to_string() });
-        }
+    if let Some(python) = nobody_python() {
+        return Some(Grader { nobody: true, python });
     }
     let why = "the tests run as root, and no Python that nobody can run was found for setpriv";
     if required() {
@@ -373,7 +390,7 @@ fn a_run_as_root_drops_every_capability_inside_the_sandbox() {
     let probe = "import os\nwith open('/proc/self/status') as s:\n    print([l.split()[1] for l in s if l.startswith('CapEff')])\ntry:\n    os.mkdir('/usr/owned')\nexcept OSError as e:\n    print('mkdir', e.strerror)\n";
     let base = std::fs::read_to_string(repo().join("tests/fixtures/sandbox/_base.py")).unwrap();
     class.w.write("class/a/errors.py", &format!("{probe}\n{base}"));
-    let me = Grader { nobody: false, python: python().to_string() };
+    let me = Grader { nobody: false, python: grading_python().to_string() };
     let run = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &[], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let report = &lines(&run.stdout)[0];
@@ -392,7 +409,7 @@ fn a_crash_is_told_as_the_signal_it_was_with_the_sandbox_and_without() {
     // a signal without the sandbox; under it the two look alike, and the message says so.
     class.w.write("class/a_crash/errors.py", "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n");
     class.w.write("class/b_exits/errors.py", "import os\nos._exit(3)\n");
-    let me = Grader { nobody: false, python: python().to_string() };
+    let me = Grader { nobody: false, python: grading_python().to_string() };
     let message = |run: &Run, n: usize| lines(&run.stdout)[n]["message"].as_str().unwrap().to_string();
     let sandboxed = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &[], None);
     assert_eq!(sandboxed.code, 0, "{}", sandboxed.stderr);
@@ -417,7 +434,7 @@ fn a_crash_is_told_as_the_signal_it_was_with_the_sandbox_and_without() {
 fn without_bubblewrap_auto_says_what_is_not_isolated_and_bwrap_refuses_with_how_to_install() {
     let class = Class::new();
     class.classmate("b_classmate");
-    let me = Grader { nobody: false, python: python().to_string() };
+    let me = Grader { nobody: false, python: grading_python().to_string() };
     let absent = [("WORKSHOP_BWRAP", "/nonexistent/bwrap")];
 
     let run = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &absent, None);
@@ -429,7 +446,7 @@ fn without_bubblewrap_auto_says_what_is_not_isolated_and_bwrap_refuses_with_how_
     let run = class.grade(&me, &["grade", "class"], &absent, None);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(lines(&run.stdout)[0]["status"], "pass");
-    let (warning, summary) = run.stderr.split_once("graded 1 files in ").expect("a warning, then the summary");
+    let (warning, summary) = run.stderr.split_once("graded 1 file in ").expect("a warning, then the summary");
     assert!(warning.starts_with("warning: grading without a sandbox, since there is no bwrap"), "{warning}");
     for missing in ["processes", "the network", "the file system", "/proc"] {
         assert!(warning.contains(missing), "{missing}: {warning}");
@@ -439,7 +456,7 @@ fn without_bubblewrap_auto_says_what_is_not_isolated_and_bwrap_refuses_with_how_
 
     let run = class.grade(&me, &["grade", "class", "--sandbox", "none"], &absent, None);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.starts_with("graded 1 files in "), "no warning when asked for: {}", run.stderr);
+    assert!(run.stderr.starts_with("graded 1 file in "), "no warning when asked for: {}", run.stderr);
     assert!(run.stderr.contains("sandbox: none (--sandbox none); not isolated: processes"), "{}", run.stderr);
 
     // A bwrap that runs but cannot sandbox (here: a program that is not bubblewrap at all).
@@ -458,7 +475,7 @@ fn without_bubblewrap_auto_says_what_is_not_isolated_and_bwrap_refuses_with_how_
     assert!(run.stderr.contains("user namespaces"), "says what bubblewrap needs: {}", run.stderr);
     let run = class.grade(&me, &["grade", "class"], &[("WORKSHOP_BWRAP", fake.to_str().unwrap())], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let warning = run.stderr.split("graded 1 files").next().unwrap();
+    let warning = run.stderr.split("graded 1 file in").next().unwrap();
     assert!(
         warning.contains("user namespaces") && !warning.contains("apt-get"),
         "installed, so not how to install: {warning}"
@@ -471,7 +488,7 @@ fn an_interpreter_in_a_venv_under_tmp_still_runs_inside_the_private_tmp() {
         return;
     }
     let venv = tempfile::tempdir().unwrap();
-    let made = Command::new(python()).args(["-m", "venv", "--without-pip"]).arg(venv.path()).status().unwrap();
+    let made = Command::new(grading_python()).args(["-m", "venv", "--without-pip"]).arg(venv.path()).status().unwrap();
     assert!(made.success());
     let class = Class::new();
     class.classmate("b_classmate");
@@ -491,10 +508,11 @@ fn when_the_workshop_is_killed_outright_the_sandbox_goes_with_it() {
     class.attack("b_slow", "daemon_escapes.py", 0);
     let hostile = std::fs::read_to_string(class.w.path("class/b_slow/errors.py")).unwrap();
     class.w.write("class/b_slow/errors.py", &format!("{hostile}\nimport time\ntime.sleep(60)\n"));
+    open_to_nobody(class.tmp.path(), 0o777);
     let mut cmd = Command::new(BIN);
     cmd.args(["grade", "class/b_slow", "--sandbox", "bwrap", "--timeout", "60"])
         .current_dir(class.w.root())
-        .env("WORKSHOP_PYTHON", python())
+        .env("WORKSHOP_PYTHON", grading_python())
         .env("TMPDIR", class.tmp.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
