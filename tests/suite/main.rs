@@ -17,6 +17,7 @@ mod features;
 mod from_a_folder;
 mod grade;
 mod grade_links;
+mod grade_root;
 mod grade_trust;
 mod hardening;
 mod hint;
