@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::Value;
 
+mod cache;
 mod reap;
 pub(crate) mod sandbox;
 
@@ -77,6 +78,7 @@ fn cached_runner() -> Option<String> {
             return None;
         }
     }
+    cache::vet(&dir, &module);
     let _ = CACHED.set((dir.clone(), module.clone()));
     let dir = crate::pyrepr::string(dir.to_str()?);
     Some(format!("import sys; sys.path.insert(0, {dir}); import {module}"))
@@ -723,7 +725,11 @@ impl Worker {
         // The runner says hello before it touches the learner's file, so an interpreter that is
         // not a working Python 3 is told apart from a file that kills it.
         match worker.wait_line(deadline) {
-            Wait::Line(line) if serde_json::from_str::<Value>(&line).is_ok_and(|v| v["hello"] == true) => {}
+            Wait::Line(line) if serde_json::from_str::<Value>(&line).is_ok_and(|v| v["hello"] == true) => {
+                if cfg.sandbox.is_none() {
+                    cache::runner_started();
+                }
+            }
             Wait::Line(_) | Wait::TooLong(_) => {
                 kill_group(&mut worker.child);
                 return Err(fail(LoadKind::NoPython, no_python(&cfg.python, "it did not run the workshop's runner")))
@@ -977,6 +983,7 @@ impl Drop for Worker {
 pub(crate) fn end_everything() {
     reap::end_everything();
     sandbox::remove_folders();
+    cache::check_at_end();
 }
 
 /// Held by the workshop's own process for the whole command: the learner's orphans come to it

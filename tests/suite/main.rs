@@ -39,6 +39,7 @@ mod readme;
 mod recordings;
 mod reset;
 mod root;
+mod runner_cache;
 mod sandbox;
 mod signals;
 mod solution;

@@ -1,0 +1,113 @@
+//! The runner's bytecode in the shared cache folder, kept honest. Python trusts a `.pyc` it finds
+//! beside a module: an unchecked hash-based one without looking at the source at all, a
+//! timestamp-based one when the source's time and size match its header. The learner's code
+//! runs as the same user and could write either, so that the next command (another learner's
+//! `check --format json` on the same account) would run its code as the runner.
+//!
+//! So a `.pyc` is used only as Python itself writes it (timestamp-based, for the source as it is
+//! now), and the workshop remembers the bytes it saw before any learner code ran (the runner says
+//! hello first). When the command ends, after every learner process was killed, a `.pyc` that
+//! changed or appeared since is removed: Python compiles a sound one on the next start. What
+//! stays open: a file that forges a timestamp-based `.pyc` and then kills the workshop outright
+//! (SIGKILL) before it can look; `grade` never uses this cache.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use sha2::{Digest, Sha256};
+
+/// The runner's module in its cache folder, and each of its `.pyc` files with a digest of the
+/// bytes seen before learner code ran (`None`: there was none yet).
+struct Watched {
+    dir: PathBuf,
+    module: String,
+    seen: Option<Vec<(PathBuf, [u8; 32])>>,
+}
+
+static WATCHED: Mutex<Option<Watched>> = Mutex::new(None);
+
+/// The `.pyc` files of `module` in `dir`'s `__pycache__` (one per interpreter version).
+fn compiled(dir: &Path, module: &str) -> Vec<PathBuf> {
+    let prefix = format!("{module}.");
+    let Ok(entries) = std::fs::read_dir(dir.join("__pycache__")) else { return Vec::new() };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".pyc")))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// Whether `pyc` is what Python writes for `source` of `len` bytes last changed at `mtime`
+/// (seconds): flags 0 (timestamp-based), then the source's time and size, as 32-bit words.
+fn as_python_writes(pyc: &[u8], mtime: u64, len: u64) -> bool {
+    let word = |at: usize| pyc.get(at..at + 4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+    word(4) == Some(0) && word(8) == Some(mtime as u32) && word(12) == Some(len as u32)
+}
+
+fn digest(path: &Path) -> Option<[u8; 32]> {
+    let bytes = std::fs::read(path).ok()?;
+    Some(Sha256::digest(&bytes).into())
+}
+
+/// Before the runner is imported from `dir`: remove every `.pyc` of `module` that Python would
+/// not have written for the source there now, and watch the folder from here on.
+pub(super) fn vet(dir: &Path, module: &str) {
+    let source = dir.join(format!("{module}.py"));
+    let (mtime, len) = match std::fs::metadata(&source) {
+        Ok(meta) => {
+            let mtime = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+            (mtime.map_or(0, |d| d.as_secs()), meta.len())
+        }
+        Err(_) => (0, 0),
+    };
+    for pyc in compiled(dir, module) {
+        let sound = std::fs::read(&pyc).is_ok_and(|bytes| as_python_writes(&bytes, mtime, len));
+        if !sound {
+            let _ = std::fs::remove_file(&pyc);
+        }
+    }
+    *WATCHED.lock().unwrap_or_else(|e| e.into_inner()) =
+        Some(Watched { dir: dir.to_path_buf(), module: module.to_string(), seen: None });
+}
+
+/// A runner said hello, before any learner code ran: the `.pyc` files as they are now are the
+/// runner's own. Only the first hello counts.
+pub(super) fn runner_started() {
+    let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(w) = watched.as_mut() else { return };
+    if w.seen.is_none() {
+        w.seen = Some(compiled(&w.dir, &w.module).into_iter().filter_map(|p| digest(&p).map(|d| (p, d))).collect());
+    }
+}
+
+/// The command is ending and no learner process is left: remove each `.pyc` that is not as
+/// the first runner found it (changed, or new), so no later command imports it.
+pub(super) fn check_at_end() {
+    let watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let Some(Watched { dir, module, seen }) = watched else { return };
+    let seen = seen.unwrap_or_default();
+    for pyc in compiled(&dir, &module) {
+        let same = digest(&pyc).is_some_and(|d| seen.iter().any(|(p, s)| *p == pyc && *s == d));
+        if !same {
+            let _ = std::fs::remove_file(&pyc);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_timestamp_pyc_for_the_source_as_it_is_passes() {
+        let header = |flags: u32, mtime: u32, len: u32| {
+            [0x6f0d_0d0a_u32, flags, mtime, len].iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()
+        };
+        assert!(as_python_writes(&header(0, 1_700_000_000, 20_494), 1_700_000_000, 20_494));
+        assert!(!as_python_writes(&header(1, 0, 0), 1_700_000_000, 20_494), "unchecked hash-based");
+        assert!(!as_python_writes(&header(3, 0, 0), 1_700_000_000, 20_494), "checked hash-based");
+        assert!(!as_python_writes(&header(0, 1_699_999_999, 20_494), 1_700_000_000, 20_494), "older source");
+        assert!(!as_python_writes(&header(0, 1_700_000_000, 20_493), 1_700_000_000, 20_494), "other size");
+        assert!(!as_python_writes(&[0; 8], 0, 0), "too short");
+    }
+}
