@@ -101,7 +101,7 @@ pub(crate) fn grade_with_spare(
 }
 
 fn run(lesson: &Lesson, cfg: BridgeConfig, stop: &AtomicBool, spare: Option<Spare>) -> Result<Report, LoadError> {
-    let seed = checks::seed_for(&std::fs::read(&cfg.file).unwrap_or_default());
+    let seed = checks::seed_for(&std::fs::read(&cfg.file).unwrap_or_default(), crate::sample_key::current());
     let shown = cfg.shown_as.clone();
     let shown = shown.as_str();
     match Bridge::start_with_spare(cfg, Stop::default(), spare) {

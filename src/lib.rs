@@ -29,6 +29,7 @@ pub mod render;
 pub(crate) mod replay;
 pub(crate) mod root;
 pub(crate) mod runtime;
+pub(crate) mod sample_key;
 pub(crate) mod secrets;
 pub(crate) mod shorten;
 pub(crate) mod signals;

@@ -41,6 +41,7 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         // Python starts now, while the lesson is read: most of a check is its start-up.
         crate::bridge::warm_up();
     }
+    crate::sample_key::choose(false)?;
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let limit = args.timeout;
     let file = ctx.learner_file(&lesson, args.file.as_deref())?;

@@ -71,6 +71,7 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
         Some(p) => found.files[p.range(total_found)].to_vec(),
         None => found.files,
     };
+    let key = crate::sample_key::choose(true)?;
     let mut python = find_python()?;
     reachable_temp()?;
     let isolation = isolate(&mut python, args.sandbox)?;
@@ -87,6 +88,7 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
         took: started.elapsed(),
         isolation: &isolation,
         skipped: &found.skipped,
+        key,
     };
     output::note(summary(&reports, &context).trim_end());
     Ok(EXIT_SUCCESS)
@@ -673,6 +675,8 @@ struct Summary<'a> {
     took: Duration,
     isolation: &'a Isolation,
     skipped: &'a [(String, &'static str)],
+    /// The sample key of this run (see `sample_key`).
+    key: u64,
 }
 
 /// What the operator reads on stderr: the counts, how files were isolated, then each check with
@@ -696,6 +700,14 @@ fn summary(reports: &[Report], context: &Summary) -> String {
         count(Status::Error)
     );
     let _ = writeln!(out, "{}", wrapped(&context.isolation.line()));
+    let _ = writeln!(
+        out,
+        "{}",
+        wrapped(&format!(
+            "samples: drawn with the key {:016x}, new each run; WORKSHOP_SEED={:016x} repeats this run's reports",
+            context.key, context.key
+        ))
+    );
     // Each check in lesson order, then sorted by files not passing it (failed, or could not
     // run): a stable sort keeps ties in order.
     let mut order: Vec<(String, String)> = Vec::new();

@@ -249,7 +249,9 @@ impl Workshop {
         cmd.env("TERM", "xterm-256color")
             .env("HOME", self.home())
             .env("XDG_CACHE_HOME", self.home().join(".cache"))
-            .env("WORKSHOP_PYTHON", python());
+            .env("WORKSHOP_PYTHON", python())
+            // The sample key of every test run: fixed, so reports and snapshots repeat.
+            .env("WORKSHOP_SEED", "0");
         cmd
     }
 

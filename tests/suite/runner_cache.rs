@@ -55,3 +55,56 @@ fn bytecode_written_by_learner_code_never_runs_as_the_next_commands_runner() {
         assert_eq!(next.json()["passed"], first.json()["passed"], "flags {flags}, kill {kill}");
     }
 }
+
+/// A file whose `fail` prints the message it was given: the sample the check drew.
+const ECHO: &str = "from kit.api import Json\n\n\ndef fail(category: str, message: str) -> Json:\n    print('drawn:', message)\n    return {'isError': True}\n\n\ndef should_retry(error: Json) -> bool:\n    return False\n";
+
+/// The messages `fail` was given in one run, as the report's outputs show them.
+fn drawn(report: &serde_json::Value) -> Vec<String> {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["output"].as_str().unwrap_or("").lines().map(String::from).collect::<Vec<_>>())
+        .filter(|l| l.starts_with("drawn:"))
+        .collect()
+}
+
+#[test]
+fn a_file_cannot_choose_its_samples_grade_draws_with_a_new_key_each_run_and_says_it() {
+    let w = Workshop::lesson5();
+    w.write("class/echo/errors.py", ECHO);
+    let grade = |seed: Option<&str>| {
+        let mut cmd = crate::grade::command(&w, &["grade", "class"]);
+        match seed {
+            Some(seed) => cmd.env("WORKSHOP_SEED", seed),
+            None => cmd.env_remove("WORKSHOP_SEED"),
+        };
+        let run = crate::grade::graded(cmd);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let report = crate::grade::lines(&run.stdout).remove(0);
+        assert!(!drawn(&report).is_empty(), "{report}");
+        (drawn(&report), run.stderr.text().to_string())
+    };
+    // Three runs with no key given: each draws anew (all three alike by chance: 1 in 10^8).
+    let runs: Vec<_> = (0..3).map(|_| grade(None)).collect();
+    assert!(runs.windows(2).any(|w| w[0].0 != w[1].0), "the same samples three times: {:?}", runs[0].0);
+    // The key a run names repeats it exactly.
+    let (samples, summary) = &runs[0];
+    let key = summary.split("WORKSHOP_SEED=").nth(1).unwrap().split_whitespace().next().unwrap();
+    assert_eq!(&grade(Some(key)).0, samples, "{summary}");
+    // check keeps one key per user, so the learner sees the same sentences each time.
+    let check = |w: &Workshop| {
+        let mut cmd = w.command(&["check", "--file", "class/echo/errors.py", "--format", "json"]);
+        cmd.env_remove("WORKSHOP_SEED");
+        drawn(&run(cmd).json())
+    };
+    assert_eq!(check(&w), check(&w));
+    let bad = {
+        let mut cmd = w.command(&["check", "--file", "class/echo/errors.py"]);
+        cmd.env("WORKSHOP_SEED", "not-hex");
+        run(cmd)
+    };
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("WORKSHOP_SEED=not-hex is not a sample key"), "{}", bad.stderr);
+}

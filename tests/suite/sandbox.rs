@@ -178,6 +178,7 @@ impl Class {
             .env_remove("WORKSHOP_BWRAP")
             .env("WORKSHOP_PYTHON", &grader.python)
             .env("TMPDIR", self.tmp.path())
+            .env("WORKSHOP_SEED", "0")
             .env("HOME", self.tmp.path());
         for (name, value) in env {
             cmd.env(name, value);
