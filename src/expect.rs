@@ -39,6 +39,10 @@ pub struct Expect {
     /// A string holding this text, or a list holding an element equal to this value.
     #[serde(default)]
     pub contains: Option<Value>,
+    /// Text found anywhere in the value: in any string it holds, at any depth, keys included. With
+    /// `not`, a check that no part of what was built carries the text, wherever it was put.
+    #[serde(default)]
+    pub mentions: Option<String>,
     /// The length of a list, a string (in characters) or an object (in keys), as Python's `len`.
     #[serde(default)]
     pub len: Option<usize>,
@@ -59,7 +63,7 @@ pub struct Expect {
 
 /// The words for the expectation kinds, in the order a message lists them.
 const KINDS: &str =
-    "equals, absent, one_of, is_bool, truthy, only_keys, contains, len (or min_len and max_len), each or any";
+    "equals, absent, one_of, is_bool, truthy, only_keys, contains, mentions, len (or min_len and max_len), each or any";
 
 impl Expect {
     /// Whether the expectation is well formed: one kind, its modifiers with it, a path that can
@@ -76,6 +80,7 @@ impl Expect {
             self.truthy.is_some(),
             self.only_keys.is_some(),
             self.contains.is_some(),
+            self.mentions.is_some(),
             sizes,
             self.each.is_some(),
             self.any.is_some(),
@@ -124,6 +129,7 @@ impl Expect {
         let mut e = self.clone();
         e.equals = e.equals.map(|v| f(&v));
         e.contains = e.contains.map(|v| f(&v));
+        e.mentions = e.mentions.map(|t| f(&Value::from(t.as_str())).as_str().map_or(t, String::from));
         e.one_of = e.one_of.map(|vs| vs.iter().map(f).collect());
         let inner = |list: Option<Vec<Expect>>| list.map(|es| es.iter().map(|x| x.map_values(f)).collect());
         e.each = inner(e.each);
@@ -245,6 +251,16 @@ fn length(value: &Value) -> Option<usize> {
     }
 }
 
+/// Whether any string in `value` (keys too, at any depth) holds `text`.
+fn mentioned(value: &Value, text: &str) -> bool {
+    match value {
+        Value::String(s) => s.contains(text),
+        Value::Array(items) => items.iter().any(|v| mentioned(v, text)),
+        Value::Object(map) => map.iter().any(|(k, v)| k.contains(text) || mentioned(v, text)),
+        _ => false,
+    }
+}
+
 /// Whether one expectation holds of the value at its path; if not, the first place where it
 /// fails (deeper than its path for `only_keys` and `each`), what was wanted and what was there.
 fn holds(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result<(), Box<Difference>> {
@@ -290,6 +306,10 @@ fn holds(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result<(), Box<Di
             _ => false,
         };
         if !ok {
+            return miss();
+        }
+    } else if let Some(text) = &e.mentions {
+        if !value.is_some_and(|v| mentioned(v, text)) {
             return miss();
         }
     } else if e.length_words().is_some() {
@@ -348,6 +368,9 @@ fn wanted(e: &Expect, value: Option<&Value>, args: &[Value]) -> String {
             "{what} containing {}",
             named(want, args).map(pyrepr::repr).unwrap_or_else(|| "missing".into())
         );
+    }
+    if let Some(text) = &e.mentions {
+        return format!("a value with {} somewhere in its text", pyrepr::repr(&Value::from(text.as_str())));
     }
     if let Some(words) = e.length_words() {
         return words;
@@ -625,6 +648,18 @@ mod tests {
         assert_eq!(
             verdict_with(r#"{ path = "content.0.tool_use_id", equals = "@args.0.1.id" }"#, answer, &blocks),
             "content.0.tool_use_id: expected 'toolu_2', got 'toolu_1'"
+        );
+    }
+
+    #[test]
+    fn mentions_finds_text_at_any_depth_and_in_keys() {
+        let got = json!({"content": [{"type": "tool_result", "content": [{"type": "text", "text": "see db.internal"}]}, {"secret-db.internal": 1}], "n": 5});
+        assert_eq!(verdict(r#"{ path = "", mentions = "db.internal" }"#, got.clone()), "holds");
+        assert_eq!(verdict(r#"{ path = "content.1", mentions = "secret" }"#, got.clone()), "holds");
+        assert!(verdict(r#"{ path = "", mentions = "db.internal", not = true }"#, got.clone()).contains("must not be"));
+        assert_eq!(
+            verdict(r#"{ path = "n", mentions = "5" }"#, got),
+            "n: expected a value with '5' somewhere in its text, got 5"
         );
     }
 

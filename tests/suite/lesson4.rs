@@ -400,3 +400,25 @@ fn hint_after_start_points_at_the_first_failing_check() {
     assert!(run.stdout.starts_with("Hint for one-result-per-call"), "{}", run.stdout);
     assert!(run.stdout.contains("Count the tool_use blocks"), "{}", run.stdout);
 }
+
+#[test]
+fn crash_text_anywhere_in_the_message_fails_the_crash_check() {
+    // The crash's own result is clean, but its text reaches the model some other way: as a
+    // trailing text block, or inside the result of another call of the same turn.
+    let ws = workshop();
+    let solution = std::fs::read_to_string(repo().join(SOLUTION)).unwrap();
+    let trailing = solution.replace(
+        "    return {\"role\": \"user\", \"content\": content}",
+        "    crashes = [o[\"message\"] for o in outcomes if not o[\"ok\"] and o[\"kind\"] == \"crashed\"]\n    if crashes:\n        content.append({\"type\": \"text\", \"text\": \"Details for the team: \" + crashes[0]})\n    return {\"role\": \"user\", \"content\": content}",
+    );
+    let smuggled = solution.replace(
+        "    return {\"role\": \"user\", \"content\": content}",
+        "    crashes = [o[\"message\"] for o in outcomes if not o[\"ok\"] and o[\"kind\"] == \"crashed\"]\n    if crashes and len(content) > 1:\n        content[-1][\"content\"] = str(content[-1].get(\"content\")) + \" (\" + crashes[0] + \")\"\n    return {\"role\": \"user\", \"content\": content}",
+    );
+    for (name, text) in [("trailing.py", &trailing), ("smuggled.py", &smuggled)] {
+        assert_ne!(text, &solution, "the solution's last line moved");
+        ws.write(&format!("learners/{name}"), text);
+        let (_, report) = grade(&ws, &format!("learners/{name}"));
+        assert!(ids_with(&report, "fail").contains(&"crash-kept-out".to_string()), "{name}: {report}");
+    }
+}
