@@ -35,7 +35,7 @@ impl Code for Stoppable<'_> {
 /// How a code file of a lesson is run.
 fn config(lesson: &Lesson, file: &Path, shown: &str, limit: Duration) -> BridgeConfig {
     BridgeConfig {
-        python: BridgeConfig::default_python(),
+        python: BridgeConfig::learner_python(),
         file: file.to_path_buf(),
         shown_as: shown.to_string(),
         functions: lesson.function_specs(),

@@ -24,6 +24,7 @@ use serde_json::Value;
 mod cache;
 mod reap;
 pub(crate) mod sandbox;
+mod shim;
 
 const RUNNER: &str = include_str!("runner.py");
 
@@ -212,6 +213,14 @@ impl BridgeConfig {
     /// The interpreter: `WORKSHOP_PYTHON`, else `python3` from PATH.
     pub(crate) fn default_python() -> OsString {
         std::env::var_os("WORKSHOP_PYTHON").filter(|p| !p.is_empty()).unwrap_or_else(|| OsString::from("python3"))
+    }
+
+    /// The interpreter a learner's file runs with: [`default_python`](Self::default_python),
+    /// started directly rather than through a version manager's shim (see `shim`), once per
+    /// command.
+    pub(crate) fn learner_python() -> OsString {
+        static BEHIND: OnceLock<OsString> = OnceLock::new();
+        BEHIND.get_or_init(|| shim::behind(&BridgeConfig::default_python())).clone()
     }
 
     fn timeout_text(&self) -> String {
@@ -1110,7 +1119,7 @@ pub(crate) fn warm_up() {
         return;
     }
     let cfg = BridgeConfig {
-        python: BridgeConfig::default_python(),
+        python: BridgeConfig::learner_python(),
         file: PathBuf::new(),
         shown_as: String::new(),
         functions: Vec::new(),

@@ -487,10 +487,7 @@ fn demote(cmd: &mut Command) {
     // before the fork, and allocate nothing.
     unsafe {
         cmd.pre_exec(|| {
-            if libc::setgroups(0, std::ptr::null()) != 0
-                || libc::setgid(GRADER) != 0
-                || libc::setuid(GRADER) != 0
-            {
+            if libc::setgroups(0, std::ptr::null()) != 0 || libc::setgid(GRADER) != 0 || libc::setuid(GRADER) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())

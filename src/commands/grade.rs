@@ -196,9 +196,14 @@ fn discover(ctx: &Context, lesson: &Lesson, paths: &[String], format: GradeForma
         let chosen = |rel: &&PathBuf| if any_named { named(rel) } else { python(rel) };
         let shown = |rel: &Path| shown_path(&Path::new(given).join(rel));
         found.extend(inside.files.iter().filter(chosen).map(|rel| (shown(rel), Ok(path.join(rel)))));
-        found.extend(inside.links.iter().filter(chosen).map(|rel| (shown(rel), Err(format!("{} {LINK}.", shown(rel))))));
+        found
+            .extend(inside.links.iter().filter(chosen).map(|rel| (shown(rel), Err(format!("{} {LINK}.", shown(rel))))));
         skipped.extend(
-            inside.special.into_iter().filter(|(rel, _)| named(rel) || python(rel)).map(|(rel, what)| (shown(&rel), what)),
+            inside
+                .special
+                .into_iter()
+                .filter(|(rel, _)| named(rel) || python(rel))
+                .map(|(rel, what)| (shown(&rel), what)),
         );
     }
     found.sort();
@@ -320,9 +325,7 @@ fn read_capped(shown: &str, path: &Path) -> Result<Vec<u8>, String> {
         Ok(Read::Bytes(source)) => Ok(source),
         Ok(Read::TooBig(bytes)) => Err(too_big(bytes)),
         Ok(Read::Link) => Err(format!("{shown} {LINK}.")),
-        Ok(Read::HardLinked(names)) => {
-            Err(format!("{shown} {LINK} (the same file has {names} names, by hard links)."))
-        }
+        Ok(Read::HardLinked(names)) => Err(format!("{shown} {LINK} (the same file has {names} names, by hard links).")),
         Ok(Read::NotRegular(what)) => Err(format!("could not read {shown}: it is {what}, not a regular file")),
         Ok(Read::Nothing) => {
             Err(format!("could not read {shown}: {}", std::io::Error::from_raw_os_error(libc::ENOENT)))
@@ -522,8 +525,9 @@ fn grade_one(
     };
     let folder = Folder::new()
         .map_err(|e| Error::io("could not make a temporary folder to grade in (is the temp folder full?)", e))?;
-    let file =
-        folder.write(&sub.name, source).map_err(|e| Error::io(format!("could not copy {} to grade it", sub.shown), e))?;
+    let file = folder
+        .write(&sub.name, source)
+        .map_err(|e| Error::io(format!("could not copy {} to grade it", sub.shown), e))?;
     let sandbox = python.sandbox(folder.path().to_path_buf(), &[sub.name.as_os_str()], limits);
     let graded = crate::grading::grade_sandboxed(lesson, &file, &sub.shown, limit, python.executable.clone(), sandbox);
     let mut report = match graded {
@@ -727,7 +731,8 @@ fn summary(reports: &[Report], context: &Summary) -> String {
     order.sort_by_key(|(id, _)| std::cmp::Reverse(not_passed(id)));
     let (failed, clean): (Vec<_>, Vec<_>) = order.iter().partition(|(id, _)| not_passed(id) > 0);
     if !failed.is_empty() {
-        let _ = writeln!(out, "files failing each check, most failed first (each file's line on stdout names its checks):");
+        let _ =
+            writeln!(out, "files failing each check, most failed first (each file's line on stdout names its checks):");
         let width = failed.iter().map(|(id, _)| id.len()).max().unwrap_or(0);
         for (id, name) in &failed {
             let (f, e) = fails[id];

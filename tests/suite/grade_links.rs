@@ -32,10 +32,7 @@ fn a_symlink_to_a_classmates_file_is_its_own_error_line_and_the_classmate_keeps_
         [("class/aaron/errors.py".into(), "error".into()), ("class/amy/errors.py".into(), "pass".into())]
     );
     let aaron = &lines(&run.stdout)[0];
-    assert!(
-        aaron["message"].as_str().unwrap().contains("is a link, not a file: submit the file itself"),
-        "{aaron}"
-    );
+    assert!(aaron["message"].as_str().unwrap().contains("is a link, not a file: submit the file itself"), "{aaron}");
     assert_eq!(aaron["passed"], 0, "{aaron}");
     // Named on the command line, a link is refused the same way.
     let named = graded(command(&w, &["grade", "class/aaron/errors.py"]));
@@ -81,7 +78,10 @@ fn two_names_are_two_lines_and_one_path_spelled_twice_is_one() {
     w.write("g02/errors.py", &good);
     let run = graded(command(&w, &["grade", "g01", "./g01", "g01/errors.py", "g02"]));
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(by_file(&run.stdout), [("./g01/errors.py".into(), "pass".into()), ("g02/errors.py".into(), "pass".into())]);
+    assert_eq!(
+        by_file(&run.stdout),
+        [("./g01/errors.py".into(), "pass".into()), ("g02/errors.py".into(), "pass".into())]
+    );
     assert!(summary(&run.stderr).starts_with("graded 2 files"), "{}", run.stderr);
     let one = graded(command(&w, &["grade", "g01"]));
     assert!(summary(&one.stderr).starts_with("graded 1 file in "), "{}", one.stderr);

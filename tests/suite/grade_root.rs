@@ -4,7 +4,7 @@
 //! the folder of a link to the interpreter is never shown.
 
 use crate::common::*;
-use crate::grade::{command, graded, grade_temp, lines};
+use crate::grade::{command, grade_temp, graded, lines};
 use crate::sandbox::{grading_python, is_root, needs_bwrap};
 
 use std::os::unix::process::CommandExt;
@@ -18,7 +18,10 @@ const PROBE_PROC: &str = "import os\nopened = []\nfor path in ['/proc/sys/kernel
 fn as_user(w: &Workshop, args: &[&str]) -> Command {
     let mut cmd = Command::new("setpriv");
     cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]).args(args);
-    cmd.current_dir(w.root()).env("WORKSHOP_PYTHON", grading_python()).env("HOME", "/tmp").stdin(std::process::Stdio::null());
+    cmd.current_dir(w.root())
+        .env("WORKSHOP_PYTHON", grading_python())
+        .env("HOME", "/tmp")
+        .stdin(std::process::Stdio::null());
     cmd
 }
 
@@ -87,7 +90,11 @@ fn a_descriptor_grade_inherited_cannot_carry_a_forged_line() {
         assert_eq!(run.code, 0, "{}", run.stderr);
         let written = std::fs::read_to_string(sink.path()).unwrap();
         assert!(written.is_empty(), "--sandbox {mode}: the submission wrote {written:?}");
-        assert!(lines(&run.stdout)[0]["output"].as_str().unwrap().contains("fd 3: Bad file descriptor"), "{}", run.stdout);
+        assert!(
+            lines(&run.stdout)[0]["output"].as_str().unwrap().contains("fd 3: Bad file descriptor"),
+            "{}",
+            run.stdout
+        );
     }
 }
 

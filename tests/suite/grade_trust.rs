@@ -186,10 +186,16 @@ fn a_file_named_twice_is_graded_once_and_special_files_are_listed_as_skipped() {
     assert_eq!(run2.code, 0, "{}", run2.stderr);
     let graded_lines = lines(&run2.stdout);
     let files: Vec<&str> = graded_lines.iter().map(|r| r["file"].as_str().unwrap()).collect();
-    assert_eq!(files, ["class/amy/errors.py", "class/device/errors.py", "class/gone/errors.py", "class/link/errors.py"]);
+    assert_eq!(
+        files,
+        ["class/amy/errors.py", "class/device/errors.py", "class/gone/errors.py", "class/link/errors.py"]
+    );
     for link in &graded_lines[1..] {
         assert_eq!(link["status"], "error", "{link}");
-        assert!(link["message"].as_str().unwrap().ends_with("is a link, not a file: submit the file itself."), "{link}");
+        assert!(
+            link["message"].as_str().unwrap().ends_with("is a link, not a file: submit the file itself."),
+            "{link}"
+        );
     }
     let skipped =
         summary(&run2.stderr).split("skipped, not regular files:\n").nth(1).expect("a list of what was skipped");

@@ -41,6 +41,7 @@ mod reset;
 mod root;
 mod runner_cache;
 mod sandbox;
+mod shim;
 mod signals;
 mod solution;
 mod start;
