@@ -7,6 +7,7 @@ mod doctor;
 mod grade;
 mod hint;
 mod lesson_text;
+mod pages;
 pub(crate) mod list;
 mod quiz;
 mod record;

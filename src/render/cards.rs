@@ -155,8 +155,18 @@ fn tone_words(tone: Tone, retried: bool, claimed: Option<bool>) -> &'static str 
     }
 }
 
+/// An attempt's headline: what the model's own read of an earlier failure found (as the
+/// harness's read says it), else how the attempt went.
+pub(crate) fn attempt_words(found: Option<bool>, tone: Tone, retried: bool, claimed: Option<bool>) -> &'static str {
+    match found {
+        Some(true) => "worked: it went through, nothing to repeat",
+        Some(false) => "worked: it did not go through, safe to try again",
+        None => tone_words(tone, retried, claimed),
+    }
+}
+
 /// A failure's body: what it says of itself (from the lesson's keys), then its message.
-fn failure_body(details: &[String], message: Option<&str>) -> Option<String> {
+pub(crate) fn failure_body(details: &[String], message: Option<&str>) -> Option<String> {
     match message {
         Some(m) if !details.is_empty() => Some(format!("{}: {m}", details.join(", "))),
         Some(m) => Some(m.to_string()),
@@ -165,7 +175,11 @@ fn failure_body(details: &[String], message: Option<&str>) -> Option<String> {
     }
 }
 
-const BLOCK_LABEL: &str = "the tool_result block the model receives (the Messages API spells the flag is_error)";
+pub(crate) const BLOCK_LABEL: &str = "the tool_result block the model receives (the Messages API spells the flag is_error)";
+
+/// Under an API error: what the refusal means for the run.
+pub(crate) const API_REFUSES: &str =
+    "The Messages API refuses this request, so the model never sees it and the run ends here.";
 
 /// One event as a card.
 pub fn event(ev: &Event, look: &Look) -> String {
@@ -206,14 +220,7 @@ pub fn event(ev: &Event, look: &Look) -> String {
         }
         Event::ApiError { status, error_type, message } => {
             card(&mut out, look, 0, "API error", s.bad, &format!("{status} {error_type}: {message}"));
-            card(
-                &mut out,
-                look,
-                0,
-                "",
-                s.dim,
-                "The Messages API refuses this request, so the model never sees it and the run ends here.",
-            );
+            card(&mut out, look, 0, "", s.dim, API_REFUSES);
         }
         Event::CodeError { message, call, printed } => {
             card(&mut out, look, 0, "Code error", s.bad, message);
@@ -426,12 +433,7 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
         return;
     };
     let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
-    // The model's own read of an earlier failure says what it found, as the harness's does.
-    let words = match found {
-        Some(true) => "worked: it went through, nothing to repeat",
-        Some(false) => "worked: it did not go through, safe to try again",
-        None => tone_words(*tone, *retried, *retryable),
-    };
+    let words = attempt_words(*found, *tone, *retried, *retryable);
     let headline = format!("{mark} {words}");
     card(out, look, 2, &format!("Attempt {number}"), tone_style(look, *tone), &headline);
     let body = failure_body(details, message.as_deref())
@@ -469,11 +471,11 @@ fn verify(out: &mut String, look: &Look, ev: &Event) {
     let Event::Verify { tool, input, number, failed, retried, found, message, details, output, wire, .. } = ev else {
         return;
     };
-    let (style, headline) = match (found, retried) {
-        (Some(true), _) => (s.good, "it went through: nothing to repeat"),
-        (Some(false), _) => (s.warn, "it did not go through: safe to try again"),
-        (None, true) => (s.warn, "the read failed: a read changes nothing, so it runs again"),
-        (None, false) => (s.bad, "the read failed: still unknown"),
+    let headline = verify_words(*found, *retried);
+    let style = match (found, retried) {
+        (Some(true), _) => s.good,
+        (Some(false), _) | (None, true) => s.warn,
+        (None, false) => s.bad,
     };
     let (label, reads) = match number {
         1 => ("Verify".to_string(), format!("reads {tool} first")),
@@ -495,9 +497,19 @@ fn verify(out: &mut String, look: &Look, ev: &Event) {
     }
 }
 
+/// What one try of a harness read found, in words.
+pub(crate) fn verify_words(found: Option<bool>, retried: bool) -> &'static str {
+    match (found, retried) {
+        (Some(true), _) => "it went through: nothing to repeat",
+        (Some(false), _) => "it did not go through: safe to try again",
+        (None, true) => "the read failed: a read changes nothing, so it runs again",
+        (None, false) => "the read failed: still unknown",
+    }
+}
+
 /// The words a diff changes, one line per change: a changed tool message is one escaped string
 /// on a long JSON line, and the few words that differ are easy to miss in it.
-fn word_changes(diff: &str) -> Vec<String> {
+pub(crate) fn word_changes(diff: &str) -> Vec<String> {
     const MOST: usize = 3;
     let mut removed: Vec<&str> = Vec::new();
     let mut added: Vec<&str> = Vec::new();

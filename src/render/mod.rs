@@ -1,6 +1,7 @@
 //! Everything that turns results into text. Knows nothing about Python.
 
 pub mod cards;
+pub mod html;
 pub mod check;
 pub mod exercism;
 pub mod markdown;
