@@ -30,6 +30,7 @@ mod mistakes;
 mod narrow;
 mod open_runner;
 mod output;
+mod pages;
 mod player;
 mod progress;
 mod quiz;

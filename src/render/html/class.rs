@@ -27,6 +27,8 @@ thead th{border-bottom:2px solid var(--line);white-space:nowrap}
 .checks meter{width:10rem;max-width:40vw;vertical-align:middle;margin-right:.5rem}
 .checks td{white-space:nowrap}
 #files td{overflow-wrap:anywhere}
+#files td:first-child{min-width:12rem}
+.checks th{font-weight:400}
 #files td.score{white-space:nowrap}
 th button{font-weight:700;border:0;background:none;padding:0;color:var(--accent)}
 th[aria-sort=ascending] button::after{content:" ▲"}
@@ -38,6 +40,7 @@ ul.errors li{margin:.3rem 0}
 #files thead{display:none}
 #files tr{display:block;border-bottom:1px solid var(--line);padding:.4rem 0}
 #files td{display:block;border:0;padding:.1rem 0}
+#files td:first-child{min-width:0}
 .checks td{white-space:normal}
 }
 "#;
