@@ -72,7 +72,12 @@ fn question(lesson: &Lesson, runs: &[Replay], asked: &Asked) -> Option<html::rep
 }
 
 /// The page of a class's results, on standard output as grade's other formats are.
-pub(super) fn class(lesson: &Lesson, reports: &[crate::checks::Report], sandbox: &str, skipped: &[(String, &'static str)]) -> Result<(), Error> {
+pub(super) fn class(
+    lesson: &Lesson,
+    reports: &[crate::checks::Report],
+    sandbox: &str,
+    skipped: &[(String, &'static str)],
+) -> Result<(), Error> {
     let class = html::class::Class { lesson: &lesson.id, title: &lesson.title, reports, sandbox, skipped };
     output::print(&html::class::page(&class))
 }
@@ -86,7 +91,9 @@ fn write(ctx: &Context, page: &str, to: &Path) -> Result<(), Error> {
     let path = ctx.cwd.join(to);
     let shown = to.display();
     if path.is_dir() {
-        return Err(Error::usage(format!("--html {shown} is a folder: give a file name, such as {shown}/replay.html.")));
+        return Err(Error::usage(format!(
+            "--html {shown} is a folder: give a file name, such as {shown}/replay.html."
+        )));
     }
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let could_not = |e: std::io::Error| {

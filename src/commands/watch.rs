@@ -37,7 +37,8 @@ pub(crate) fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let interactive = ctx.stdout_terminal && ctx.stdin_terminal;
     // The player replays offline; with --live the cards are printed instead.
     let page = args.html.is_some();
-    if interactive && args.ticket.is_none() && args.format == Format::Text && !args.no_anim && !args.live.live && !page {
+    if interactive && args.ticket.is_none() && args.format == Format::Text && !args.no_anim && !args.live.live && !page
+    {
         let lesson = ctx.lesson(args.lesson.as_deref())?;
         let compare = args.compare || first_look(ctx, &lesson, &args.code);
         let code =
@@ -128,8 +129,7 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     if let Some(to) = &args.html {
         let shown: Vec<super::pages::Shown> =
             shown.iter().map(|s| super::pages::Shown { runs: &s.runs, split: s.split }).collect();
-        let asked =
-            super::pages::Asked { codes: &codes, runtime, predict: !args.no_predict, note: said.as_deref() };
+        let asked = super::pages::Asked { codes: &codes, runtime, predict: !args.no_predict, note: said.as_deref() };
         super::pages::replay(ctx, &lesson, &shown, &asked, to)?;
     }
     if args.format == Format::Json {

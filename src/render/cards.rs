@@ -175,7 +175,8 @@ pub(crate) fn failure_body(details: &[String], message: Option<&str>) -> Option<
     }
 }
 
-pub(crate) const BLOCK_LABEL: &str = "the tool_result block the model receives (the Messages API spells the flag is_error)";
+pub(crate) const BLOCK_LABEL: &str =
+    "the tool_result block the model receives (the Messages API spells the flag is_error)";
 
 /// Under an API error: what the refusal means for the run.
 pub(crate) const API_REFUSES: &str =

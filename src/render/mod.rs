@@ -1,9 +1,9 @@
 //! Everything that turns results into text. Knows nothing about Python.
 
 pub mod cards;
-pub mod html;
 pub mod check;
 pub mod exercism;
+pub mod html;
 pub mod markdown;
 pub mod quiz;
 pub mod solution;

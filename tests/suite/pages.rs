@@ -162,7 +162,8 @@ fn the_replay_page_of_one_compared_ticket() {
 #[test]
 fn a_replay_page_shows_each_runtime_and_code_it_was_asked_for() {
     let ws = Workshop::lesson5();
-    let run = ws.run(&["watch", "--ticket", "flaky-payment", "--runtime", "sdk", "--code", "structured", "--html", "-"]);
+    let run =
+        ws.run(&["watch", "--ticket", "flaky-payment", "--runtime", "sdk", "--code", "structured", "--html", "-"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let html = &run.stdout;
     assert!(html.contains("code <strong>structured</strong> · runtime <strong>sdk</strong>"), "{html}");
@@ -201,15 +202,29 @@ fn watch_html_refuses_a_folder_a_missing_folder_and_another_format() {
     std::fs::create_dir_all(ws.path("pages")).unwrap();
     let run = ws.run(&["watch", "--ticket", "old-order", "--html", "pages"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("--html pages is a folder: give a file name, such as pages/replay.html"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--html pages is a folder: give a file name, such as pages/replay.html"),
+        "{}",
+        run.stderr
+    );
     let run = ws.run(&["watch", "--ticket", "old-order", "--html", "nowhere/page.html"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("could not write the page to nowhere/page.html (does its folder exist"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("could not write the page to nowhere/page.html (does its folder exist"),
+        "{}",
+        run.stderr
+    );
     assert!(!ws.path("nowhere").exists());
     let run = ws.run(&["watch", "--ticket", "old-order", "--html", "p.html", "--format", "json"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("'--html <FILE>' cannot be used with '--format <FORMAT>'"), "{}", run.stderr);
-    assert!(std::fs::read_dir(ws.root()).unwrap().flatten().all(|e| !e.file_name().to_string_lossy().starts_with(".workshop-page")), "no temporary file is left");
+    assert!(
+        std::fs::read_dir(ws.root())
+            .unwrap()
+            .flatten()
+            .all(|e| !e.file_name().to_string_lossy().starts_with(".workshop-page")),
+        "no temporary file is left"
+    );
 }
 
 #[test]
@@ -236,10 +251,16 @@ fn grade_html_shows_the_class_from_the_same_reports_as_jsonl() {
     assert_eq!(html.matches("<meter ").count(), checks.len());
     for check in checks {
         let id = check["id"].as_str().unwrap();
-        let pass = ran.iter().filter(|r| r["checks"].as_array().unwrap().iter().any(|c| c["id"] == id && c["status"] == "pass")).count();
+        let pass = ran
+            .iter()
+            .filter(|r| r["checks"].as_array().unwrap().iter().any(|c| c["id"] == id && c["status"] == "pass"))
+            .count();
         let bar = format!("<th scope=\"row\"><code>{id}</code>");
         let row = html.split(&bar).nth(1).unwrap_or_else(|| panic!("no bar for {id}"));
-        assert!(row.contains(&format!("value=\"{pass}\"")) && row.contains(&format!("{pass} of 4</td>")), "{id}: {row:.200}");
+        assert!(
+            row.contains(&format!("value=\"{pass}\"")) && row.contains(&format!("{pass} of 4</td>")),
+            "{id}: {row:.200}"
+        );
     }
     // Best score first; each failing file's first failure with its guidance.
     let files: Vec<&str> = html.split("<tr data-file=\"").skip(1).map(|r| r.split('"').next().unwrap()).collect();

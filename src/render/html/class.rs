@@ -142,11 +142,7 @@ fn files(reports: &[Report]) -> String {
     for report in ran {
         let first = report.checks.iter().find(|c| c.status != Status::Pass);
         let (first_id, failure, advice) = match first {
-            Some(c) => (
-                c.id.as_str(),
-                format!("<code>{}</code> {}", esc(&c.id), esc(&c.message)),
-                esc(&guidance(c)),
-            ),
+            Some(c) => (c.id.as_str(), format!("<code>{}</code> {}", esc(&c.id), esc(&c.message)), esc(&guidance(c))),
             None => ("", "<span class=\"pass\">none: every check passes</span>".to_string(), String::new()),
         };
         let class = if report.status == Status::Pass { "pass" } else { "fail" };

@@ -132,7 +132,11 @@ fn ticket_section(ticket: &Ticket) -> String {
             let marker = if ticket.split.is_some() { "the runs split here" } else { "the runs never split" };
             let _ = writeln!(out, "<p class=\"split\" role=\"separator\">{marker}</p>\n<div class=\"runs\">");
             for run in [a, b] {
-                let _ = writeln!(out, "<section class=\"run\" aria-label=\"{code}\">\n<h3>{code}</h3>", code = esc(&run.code));
+                let _ = writeln!(
+                    out,
+                    "<section class=\"run\" aria-label=\"{code}\">\n<h3>{code}</h3>",
+                    code = esc(&run.code)
+                );
                 out.push_str(&events(&run.events[common.min(run.events.len())..]));
                 out.push_str(&verdict(&run.verdict));
                 out.push_str("</section>\n");
@@ -185,7 +189,10 @@ fn events(events: &[Event]) -> String {
 
 /// One card: its label (coloured by `class`) and its body, already HTML.
 fn card(class: &str, label: &str, body: &str) -> String {
-    format!("<li class=\"card {class}\"><span class=\"label\">{}</span><div class=\"body\">{body}</div></li>\n", esc(label))
+    format!(
+        "<li class=\"card {class}\"><span class=\"label\">{}</span><div class=\"body\">{body}</div></li>\n",
+        esc(label)
+    )
 }
 
 fn text(words: &str) -> String {
