@@ -165,6 +165,13 @@ pub(crate) fn attempt_words(found: Option<bool>, tone: Tone, retried: bool, clai
     }
 }
 
+/// What an attempt's card says under its headline: the failure's words, else the result in
+/// words, else the result itself.
+pub(crate) fn attempt_said(details: &[String], message: Option<&str>, summary: Option<&str>, output: &Value) -> String {
+    failure_body(details, message)
+        .unwrap_or_else(|| summary.map_or_else(|| crate::recordings::canonical(output), str::to_string))
+}
+
 /// A failure's body: what it says of itself (from the lesson's keys), then its message.
 pub(crate) fn failure_body(details: &[String], message: Option<&str>) -> Option<String> {
     match message {
@@ -423,10 +430,8 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
         summary,
         retried,
         tone,
-        wire,
         printed,
         retryable,
-        block,
         found,
         ..
     } = ev
@@ -437,30 +442,67 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
     let words = attempt_words(*found, *tone, *retried, *retryable);
     let headline = format!("{mark} {words}");
     card(out, look, 2, &format!("Attempt {number}"), tone_style(look, *tone), &headline);
-    let body = failure_body(details, message.as_deref())
-        .unwrap_or_else(|| summary.clone().unwrap_or_else(|| crate::recordings::canonical(output)));
-    card(out, look, 0, "", s.dim, &body);
+    card(out, look, 0, "", s.dim, &attempt_said(details, message.as_deref(), summary.as_deref(), output));
     if !printed.trim().is_empty() {
         card(out, look, 0, "", s.dim, &format!("printed: {}", shortened(printed, look)));
     }
     if look.expand {
-        raw(out, look, "the tool returned", output);
-        match wire {
-            Some(wire) if wire.get("type").and_then(Value::as_str) == Some("tool_result") => {
-                raw(out, look, BLOCK_LABEL, wire);
-            }
-            Some(wire) => {
-                raw(out, look, "MCP CallToolResult (the Python SDK spells isError as is_error)", wire);
-                if let Some(block) = block {
-                    raw(out, look, "the tool_result block it became for the model", block);
+        expanded(out, look, ev);
+    }
+}
+
+/// What `--expand` shows under an attempt or a read (and a page behind its expander): each
+/// JSON value with its label, or a note.
+pub(crate) enum Behind<'e> {
+    Json(String, &'e Value),
+    Note(&'static str),
+}
+
+/// An attempt's or a read's raw side, in order: what the tool returned, and what of it reached
+/// the model.
+pub(crate) fn behind(ev: &Event) -> Vec<Behind<'_>> {
+    let mut parts = Vec::new();
+    match ev {
+        Event::Attempt { output, wire, block, tone, retried, .. } => {
+            parts.push(Behind::Json("the tool returned".into(), output));
+            match wire {
+                Some(wire) if wire.get("type").and_then(Value::as_str) == Some("tool_result") => {
+                    parts.push(Behind::Json(BLOCK_LABEL.into(), wire));
                 }
+                Some(wire) => {
+                    let mcp = "MCP CallToolResult (the Python SDK spells isError as is_error)";
+                    parts.push(Behind::Json(mcp.into(), wire));
+                    if let Some(block) = block {
+                        parts.push(Behind::Json("the tool_result block it became for the model".into(), block));
+                    }
+                }
+                // The harness's own tries: only the last reaches the model.
+                None if *tone == Tone::Settled => {
+                    parts.push(Behind::Note("the model is given the read's answer for this call instead (below)"))
+                }
+                None if *retried => parts.push(Behind::Note("never sent to the model: the harness tried again")),
+                None => {}
             }
-            // The harness's own tries: only the last reaches the model.
-            None if *tone == Tone::Settled => {
-                note(out, look, "the model is given the read's answer for this call instead (below)")
+        }
+        Event::Verify { tool, input, output, wire, retried, .. } => {
+            parts.push(Behind::Json(format!("{tool} input"), input));
+            parts.push(Behind::Json("the read returned".into(), output));
+            match wire {
+                Some(wire) => parts.push(Behind::Json(BLOCK_LABEL.into(), wire)),
+                None if *retried => parts.push(Behind::Note("never sent to the model: the harness read again")),
+                None => {}
             }
-            None if *retried => note(out, look, "never sent to the model: the harness tried again"),
-            None => {}
+        }
+        _ => {}
+    }
+    parts
+}
+
+fn expanded(out: &mut String, look: &Look, ev: &Event) {
+    for part in behind(ev) {
+        match part {
+            Behind::Json(label, value) => raw(out, look, &label, value),
+            Behind::Note(text) => note(out, look, text),
         }
     }
 }
@@ -469,7 +511,7 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
 /// its result and the block the model receives when the read settled the call.
 fn verify(out: &mut String, look: &Look, ev: &Event) {
     let s = &look.styles;
-    let Event::Verify { tool, input, number, failed, retried, found, message, details, output, wire, .. } = ev else {
+    let Event::Verify { tool, number, failed, retried, found, message, details, .. } = ev else {
         return;
     };
     let headline = verify_words(*found, *retried);
@@ -478,23 +520,22 @@ fn verify(out: &mut String, look: &Look, ev: &Event) {
         (Some(false), _) | (None, true) => s.warn,
         (None, false) => s.bad,
     };
-    let (label, reads) = match number {
-        1 => ("Verify".to_string(), format!("reads {tool} first")),
-        n => (format!("Verify {n}"), format!("reads {tool} again")),
-    };
+    let (label, reads) = verify_label(tool, *number);
     let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
     card(out, look, 2, &label, style, &format!("{mark} {reads}: {headline}"));
     if let Some(body) = failure_body(details, message.as_deref()) {
         card(out, look, 0, "", s.dim, &body);
     }
     if look.expand {
-        raw(out, look, &format!("{tool} input"), input);
-        raw(out, look, "the read returned", output);
-        if let Some(wire) = wire {
-            raw(out, look, BLOCK_LABEL, wire);
-        } else if *retried {
-            note(out, look, "never sent to the model: the harness read again");
-        }
+        expanded(out, look, ev);
+    }
+}
+
+/// A read's label and what it does: `Verify` and "reads lookup_orders first", then `Verify 2`.
+pub(crate) fn verify_label(tool: &str, number: u32) -> (String, String) {
+    match number {
+        1 => ("Verify".to_string(), format!("reads {tool} first")),
+        n => (format!("Verify {n}"), format!("reads {tool} again")),
     }
 }
 

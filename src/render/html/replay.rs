@@ -320,10 +320,8 @@ fn attempt(ev: &Event) -> String {
         summary,
         retried,
         tone,
-        wire,
         printed: out,
         retryable,
-        block,
         found,
         ..
     } = ev
@@ -332,33 +330,14 @@ fn attempt(ev: &Event) -> String {
     };
     let mark = if *failed { "✗" } else { "✓" };
     let mut body = text(&format!("{mark} {}", cards::attempt_words(*found, *tone, *retried, *retryable)));
-    let said = cards::failure_body(details, message.as_deref())
-        .unwrap_or_else(|| summary.clone().unwrap_or_else(|| crate::recordings::canonical(output)));
-    body.push_str(&dim(&said));
+    body.push_str(&dim(&cards::attempt_said(details, message.as_deref(), summary.as_deref(), output)));
     body.push_str(&printed(out));
-    let mut inner = labelled("the tool returned", output);
-    match wire {
-        Some(wire) if wire.get("type").and_then(Value::as_str) == Some("tool_result") => {
-            inner.push_str(&labelled(cards::BLOCK_LABEL, wire));
-        }
-        Some(wire) => {
-            inner.push_str(&labelled("MCP CallToolResult (the Python SDK spells isError as is_error)", wire));
-            if let Some(block) = block {
-                inner.push_str(&labelled("the tool_result block it became for the model", block));
-            }
-        }
-        None if *tone == Tone::Settled => {
-            inner.push_str(&dim("the model is given the read's answer for this call instead (below)"))
-        }
-        None if *retried => inner.push_str(&dim("never sent to the model: the harness tried again")),
-        None => {}
-    }
-    body.push_str(&expander("Show the result", &inner));
+    body.push_str(&behind(ev));
     card(&format!("sub {}", tone_class(*tone)), &format!("Attempt {number}"), &body)
 }
 
 fn verify(ev: &Event) -> String {
-    let Event::Verify { tool, input, number, failed, retried, found, message, details, output, wire, .. } = ev else {
+    let Event::Verify { tool, number, failed, retried, found, message, details, .. } = ev else {
         return String::new();
     };
     let class = match (found, retried) {
@@ -366,24 +345,26 @@ fn verify(ev: &Event) -> String {
         (Some(false), _) | (None, true) => "warn",
         (None, false) => "bad",
     };
-    let (label, reads) = match number {
-        1 => ("Verify".to_string(), format!("reads {tool} first")),
-        n => (format!("Verify {n}"), format!("reads {tool} again")),
-    };
+    let (label, reads) = cards::verify_label(tool, *number);
     let mark = if *failed { "✗" } else { "✓" };
     let mut body = text(&format!("{mark} {reads}: {}", cards::verify_words(*found, *retried)));
     if let Some(said) = cards::failure_body(details, message.as_deref()) {
         body.push_str(&dim(&said));
     }
-    let mut inner = labelled(&format!("{tool} input"), input);
-    inner.push_str(&labelled("the read returned", output));
-    if let Some(wire) = wire {
-        inner.push_str(&labelled(cards::BLOCK_LABEL, wire));
-    } else if *retried {
-        inner.push_str(&dim("never sent to the model: the harness read again"));
-    }
-    body.push_str(&expander("Show the result", &inner));
+    body.push_str(&behind(ev));
     card(&format!("sub {class}"), &label, &body)
+}
+
+/// What the cards show with `--expand`, behind the "Show the result" expander.
+fn behind(ev: &Event) -> String {
+    let mut inner = String::new();
+    for part in cards::behind(ev) {
+        match part {
+            cards::Behind::Json(label, value) => inner.push_str(&labelled(&label, value)),
+            cards::Behind::Note(note) => inner.push_str(&dim(note)),
+        }
+    }
+    expander("Show the result", &inner)
 }
 
 /// The verdict: red when the code failed or the run did harm, yellow when no recording answered.
