@@ -78,7 +78,7 @@ pub(crate) enum Command {
     Check(CheckArgs),
     /// For course operators: grade a class's files in parallel, one JSON (or CSV) line per file.
     #[command(
-        after_help = "Examples:\n  ./workshop grade structured-errors submissions/ > results.jsonl\n  ./workshop grade submissions/ --format csv > results.csv\n  ./workshop grade submissions/ --partition 2/4      the second of four CI jobs\n  ./workshop grade structured-errors solution/ --format exercism --sandbox bwrap\n\nIn a folder, every file named like the lesson's work file (errors.py) is graded, found recursively; if there is none, every .py file (with --format exercism, each folder is one solution: its errors.py). Files are graded in sorted order, each in a fresh private folder, under bubblewrap where it works (own PIDs, no network, read-only system, cleared environment) and resource limits, and printed in that order. A summary goes to stderr, saying how files were isolated.\n\nExit status: 0 every file got a verdict (pass, fail or error), 2 could not run (no such lesson, no files, no Python, --sandbox bwrap without a working bubblewrap, bad usage)."
+        after_help = "Examples:\n  ./workshop grade structured-errors submissions/ > results.jsonl\n  ./workshop grade submissions/ --format csv > results.csv\n  ./workshop grade submissions/ --partition 2/4      the second of four CI jobs\n  ./workshop grade structured-errors solution/ --format exercism --sandbox bwrap\n  ./workshop grade submissions/ --format html > class.html   one page: open it in a browser\n\nIn a folder, every file named like the lesson's work file (errors.py) is graded, found recursively; if there is none, every .py file (with --format exercism, each folder is one solution: its errors.py). Files are graded in sorted order, each in a fresh private folder, under bubblewrap where it works (own PIDs, no network, read-only system, cleared environment) and resource limits, and printed in that order. A summary goes to stderr, saying how files were isolated.\n\nExit status: 0 every file got a verdict (pass, fail or error), 2 could not run (no such lesson, no files, no Python, --sandbox bwrap without a working bubblewrap, bad usage)."
     )]
     Grade(GradeArgs),
     /// The lessons, with your progress in each.
@@ -86,7 +86,7 @@ pub(crate) enum Command {
     List,
     /// Replay recorded agent runs of a lesson's tickets as cards.
     #[command(
-        after_help = "Examples:\n  ./workshop watch <lesson>\n  ./workshop watch --ticket <ticket> --code starter --expand\n  ./workshop watch --ticket <ticket> --compare\n  ./workshop watch --ticket <ticket> --runtime sdk --code yours --no-anim\n  ANTHROPIC_API_KEY=... ./workshop watch --ticket <ticket> --code yours --live"
+        after_help = "Examples:\n  ./workshop watch <lesson>\n  ./workshop watch --ticket <ticket> --code starter --expand\n  ./workshop watch --ticket <ticket> --compare\n  ./workshop watch --ticket <ticket> --runtime sdk --code yours --no-anim\n  ./workshop watch <lesson> --compare --html replay.html   one page to share: open it in a browser\n  ANTHROPIC_API_KEY=... ./workshop watch --ticket <ticket> --code yours --live"
     )]
     Watch(WatchArgs),
     /// For lesson authors: replay every combination, check every recording, grade starter and solution.
@@ -185,6 +185,10 @@ pub(crate) struct WatchArgs {
     /// text for people, json for machines.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Write the replay as one web page to FILE (- for standard output) instead of printing
+    /// cards: nothing to fetch, it opens from disk in any browser.
+    #[arg(long, value_name = "FILE", conflicts_with = "format")]
+    pub html: Option<PathBuf>,
     /// Seconds each call of the code may take before it counts as stuck.
     #[arg(long, value_name = "SECS", default_value = "1", value_parser = parse_timeout)]
     pub timeout: Duration,
@@ -339,7 +343,8 @@ pub(crate) struct GradeArgs {
     #[arg(long, value_name = "LESSON")]
     pub lesson: Option<String>,
     /// jsonl: check's JSON report per line; csv: file, status, passed, total, one column per check;
-    /// exercism: one Exercism results object (version 3) per line, each PATH one solution.
+    /// exercism: one Exercism results object (version 3) per line, each PATH one solution;
+    /// html: one web page of the whole class, written when every file is graded.
     #[arg(long, value_enum, default_value_t = GradeFormat::Jsonl)]
     pub format: GradeFormat,
     /// auto: bubblewrap where it works, else say what is not isolated; bwrap: refuse without it;
@@ -362,6 +367,7 @@ pub(crate) enum GradeFormat {
     Jsonl,
     Csv,
     Exercism,
+    Html,
 }
 
 /// `grade --sandbox`: how each submission is isolated.

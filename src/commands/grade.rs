@@ -90,6 +90,9 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
         skipped: &found.skipped,
         key,
     };
+    if args.format == GradeFormat::Html {
+        super::pages::class(&lesson, &reports, &isolation.line(), &found.skipped)?;
+    }
     output::note(summary(&reports, &context).trim_end());
     Ok(EXIT_SUCCESS)
 }
@@ -578,6 +581,8 @@ fn line(report: &Report, lesson: &Lesson, format: GradeFormat, first: bool) -> S
                 .unwrap_or_else(|e| format!("{{\"version\": 3, \"status\": \"error\", \"message\": \"{e}\"}}"));
             format!("{}\n", crate::inert::json(json))
         }
+        // The page needs every report, so it is written once all are in.
+        GradeFormat::Html => String::new(),
         GradeFormat::Csv => {
             let mut out = String::new();
             if first {

@@ -8,6 +8,7 @@ mod grade;
 mod hint;
 mod lesson_text;
 pub(crate) mod list;
+mod pages;
 mod quiz;
 mod record;
 mod record_live;

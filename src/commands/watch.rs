@@ -36,7 +36,9 @@ pub(crate) fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     // The full-screen player is for a person at a terminal who did not pick one ticket.
     let interactive = ctx.stdout_terminal && ctx.stdin_terminal;
     // The player replays offline; with --live the cards are printed instead.
-    if interactive && args.ticket.is_none() && args.format == Format::Text && !args.no_anim && !args.live.live {
+    let page = args.html.is_some();
+    if interactive && args.ticket.is_none() && args.format == Format::Text && !args.no_anim && !args.live.live && !page
+    {
         let lesson = ctx.lesson(args.lesson.as_deref())?;
         let compare = args.compare || first_look(ctx, &lesson, &args.code);
         let code =
@@ -69,11 +71,12 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let compare = args.compare || (first_look(ctx, &lesson, &args.code) && args.format == Format::Text);
     // Whose run is beside the starter's, said above the first cards (not before an error).
     let mut note = String::new();
+    let mut said = None;
     let codes = if compare {
         let other = compared_with(ctx, &lesson, &args.code)?;
         if args.format == Format::Text && args.code == CodeArg::Auto {
-            let said = compare_note(ctx, &lesson, &other);
-            let lines = textwrap::wrap(&said, crate::render::plain_words(ctx.width));
+            let words = said.insert(compare_note(ctx, &lesson, &other));
+            let lines = textwrap::wrap(words, crate::render::plain_words(ctx.width));
             note = lines.iter().map(|l| ctx.styles.paint(ctx.styles.dim, l) + "\n").collect::<String>() + "\n";
         }
         vec![CodeChoice::Starter, other]
@@ -82,7 +85,9 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     };
     let mut coded: Vec<Coded> = codes.iter().map(|c| replayer.code(c)).collect::<Result<_, _>>()?;
 
-    let animate = args.format == Format::Text && !args.no_anim && ctx.stdout_terminal;
+    // A page is written instead of cards.
+    let text = args.format == Format::Text && args.html.is_none();
+    let animate = text && !args.no_anim && ctx.stdout_terminal;
     let look = Look { styles: ctx.styles, glyphs: ctx.glyphs, width: ctx.width, expand: args.expand };
     let mut pacer = animate.then(|| Pacer::new(ctx.stdin_terminal, args.speed));
     let mut shown = Vec::new();
@@ -97,10 +102,10 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
             _ => None,
         };
         let one = Shown { runs, split };
-        if args.format == Format::Text && i == 0 && !note.is_empty() {
+        if text && i == 0 && !note.is_empty() {
             output::print(&note)?;
         }
-        if args.format == Format::Text {
+        if text {
             match pacer.as_mut() {
                 Some(pacer) => {
                     if i > 0 {
@@ -120,6 +125,12 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
             }
         }
         shown.push(one);
+    }
+    if let Some(to) = &args.html {
+        let shown: Vec<super::pages::Shown> =
+            shown.iter().map(|s| super::pages::Shown { runs: &s.runs, split: s.split }).collect();
+        let asked = super::pages::Asked { codes: &codes, runtime, predict: !args.no_predict, note: said.as_deref() };
+        super::pages::replay(ctx, &lesson, &shown, &asked, to)?;
     }
     if args.format == Format::Json {
         let values: Vec<serde_json::Value> = shown.iter().map(json_of).collect();

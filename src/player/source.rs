@@ -52,6 +52,27 @@ pub enum Prediction {
     Ticket { code: usize, predict: TicketPredict, context: String },
 }
 
+/// The question before a replay of a ticket (by its index) in a runtime; codes are counted as
+/// the player counts them, 0 the starter and 1 the reference fix. The player and the page of a
+/// replay ask the same question.
+pub(crate) fn prediction(lesson: &Lesson, ticket: usize, runtime: Runtime) -> Prediction {
+    let lesson_context = lesson.predict.context.get(runtime.name()).cloned().unwrap_or_default();
+    let own = lesson.tickets.get(ticket).and_then(|t| t.predict.clone());
+    match own {
+        Some(predict) => {
+            let code = if predict.code == "starter" { 0 } else { 1 };
+            // The lesson's context describes the starter; a question about the fix has its own.
+            let context = match predict.context.get(runtime.name()) {
+                Some(text) => text.clone(),
+                None if code == 0 => lesson_context,
+                None => String::new(),
+            };
+            Prediction::Ticket { code, predict, context }
+        }
+        None => Prediction::Count { ask: lesson.predict.ask.clone(), context: lesson_context },
+    }
+}
+
 /// One replay: a ticket with one code in one runtime.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Key {
@@ -169,21 +190,7 @@ impl Source for LessonSource<'_> {
     }
 
     fn prediction(&self, ticket: usize, runtime: Runtime) -> Prediction {
-        let lesson_context = self.lesson.predict.context.get(runtime.name()).cloned().unwrap_or_default();
-        let own = self.lesson.tickets.get(ticket).and_then(|t| t.predict.clone());
-        match own {
-            Some(predict) => {
-                let code = if predict.code == "starter" { 0 } else { 1 };
-                // The lesson's context describes the starter; a question about the fix has its own.
-                let context = match predict.context.get(runtime.name()) {
-                    Some(text) => text.clone(),
-                    None if code == 0 => lesson_context,
-                    None => String::new(),
-                };
-                Prediction::Ticket { code, predict, context }
-            }
-            None => Prediction::Count { ask: self.lesson.predict.ask.clone(), context: lesson_context },
-        }
+        prediction(&self.lesson, ticket, runtime)
     }
 
     fn tickets(&self) -> &[TicketInfo] {

@@ -155,8 +155,25 @@ fn tone_words(tone: Tone, retried: bool, claimed: Option<bool>) -> &'static str 
     }
 }
 
+/// An attempt's headline: what the model's own read of an earlier failure found (as the
+/// harness's read says it), else how the attempt went.
+pub(crate) fn attempt_words(found: Option<bool>, tone: Tone, retried: bool, claimed: Option<bool>) -> &'static str {
+    match found {
+        Some(true) => "worked: it went through, nothing to repeat",
+        Some(false) => "worked: it did not go through, safe to try again",
+        None => tone_words(tone, retried, claimed),
+    }
+}
+
+/// What an attempt's card says under its headline: the failure's words, else the result in
+/// words, else the result itself.
+pub(crate) fn attempt_said(details: &[String], message: Option<&str>, summary: Option<&str>, output: &Value) -> String {
+    failure_body(details, message)
+        .unwrap_or_else(|| summary.map_or_else(|| crate::recordings::canonical(output), str::to_string))
+}
+
 /// A failure's body: what it says of itself (from the lesson's keys), then its message.
-fn failure_body(details: &[String], message: Option<&str>) -> Option<String> {
+pub(crate) fn failure_body(details: &[String], message: Option<&str>) -> Option<String> {
     match message {
         Some(m) if !details.is_empty() => Some(format!("{}: {m}", details.join(", "))),
         Some(m) => Some(m.to_string()),
@@ -165,7 +182,12 @@ fn failure_body(details: &[String], message: Option<&str>) -> Option<String> {
     }
 }
 
-const BLOCK_LABEL: &str = "the tool_result block the model receives (the Messages API spells the flag is_error)";
+pub(crate) const BLOCK_LABEL: &str =
+    "the tool_result block the model receives (the Messages API spells the flag is_error)";
+
+/// Under an API error: what the refusal means for the run.
+pub(crate) const API_REFUSES: &str =
+    "The Messages API refuses this request, so the model never sees it and the run ends here.";
 
 /// One event as a card.
 pub fn event(ev: &Event, look: &Look) -> String {
@@ -206,14 +228,7 @@ pub fn event(ev: &Event, look: &Look) -> String {
         }
         Event::ApiError { status, error_type, message } => {
             card(&mut out, look, 0, "API error", s.bad, &format!("{status} {error_type}: {message}"));
-            card(
-                &mut out,
-                look,
-                0,
-                "",
-                s.dim,
-                "The Messages API refuses this request, so the model never sees it and the run ends here.",
-            );
+            card(&mut out, look, 0, "", s.dim, API_REFUSES);
         }
         Event::CodeError { message, call, printed } => {
             card(&mut out, look, 0, "Code error", s.bad, message);
@@ -415,10 +430,8 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
         summary,
         retried,
         tone,
-        wire,
         printed,
         retryable,
-        block,
         found,
         ..
     } = ev
@@ -426,38 +439,70 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
         return;
     };
     let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
-    // The model's own read of an earlier failure says what it found, as the harness's does.
-    let words = match found {
-        Some(true) => "worked: it went through, nothing to repeat",
-        Some(false) => "worked: it did not go through, safe to try again",
-        None => tone_words(*tone, *retried, *retryable),
-    };
+    let words = attempt_words(*found, *tone, *retried, *retryable);
     let headline = format!("{mark} {words}");
     card(out, look, 2, &format!("Attempt {number}"), tone_style(look, *tone), &headline);
-    let body = failure_body(details, message.as_deref())
-        .unwrap_or_else(|| summary.clone().unwrap_or_else(|| crate::recordings::canonical(output)));
-    card(out, look, 0, "", s.dim, &body);
+    card(out, look, 0, "", s.dim, &attempt_said(details, message.as_deref(), summary.as_deref(), output));
     if !printed.trim().is_empty() {
         card(out, look, 0, "", s.dim, &format!("printed: {}", shortened(printed, look)));
     }
     if look.expand {
-        raw(out, look, "the tool returned", output);
-        match wire {
-            Some(wire) if wire.get("type").and_then(Value::as_str) == Some("tool_result") => {
-                raw(out, look, BLOCK_LABEL, wire);
-            }
-            Some(wire) => {
-                raw(out, look, "MCP CallToolResult (the Python SDK spells isError as is_error)", wire);
-                if let Some(block) = block {
-                    raw(out, look, "the tool_result block it became for the model", block);
+        expanded(out, look, ev);
+    }
+}
+
+/// What `--expand` shows under an attempt or a read (and a page behind its expander): each
+/// JSON value with its label, or a note.
+pub(crate) enum Behind<'e> {
+    Json(String, &'e Value),
+    Note(&'static str),
+}
+
+/// An attempt's or a read's raw side, in order: what the tool returned, and what of it reached
+/// the model.
+pub(crate) fn behind(ev: &Event) -> Vec<Behind<'_>> {
+    let mut parts = Vec::new();
+    match ev {
+        Event::Attempt { output, wire, block, tone, retried, .. } => {
+            parts.push(Behind::Json("the tool returned".into(), output));
+            match wire {
+                Some(wire) if wire.get("type").and_then(Value::as_str) == Some("tool_result") => {
+                    parts.push(Behind::Json(BLOCK_LABEL.into(), wire));
                 }
+                Some(wire) => {
+                    let mcp = "MCP CallToolResult (the Python SDK spells isError as is_error)";
+                    parts.push(Behind::Json(mcp.into(), wire));
+                    if let Some(block) = block {
+                        parts.push(Behind::Json("the tool_result block it became for the model".into(), block));
+                    }
+                }
+                // The harness's own tries: only the last reaches the model.
+                None if *tone == Tone::Settled => {
+                    parts.push(Behind::Note("the model is given the read's answer for this call instead (below)"))
+                }
+                None if *retried => parts.push(Behind::Note("never sent to the model: the harness tried again")),
+                None => {}
             }
-            // The harness's own tries: only the last reaches the model.
-            None if *tone == Tone::Settled => {
-                note(out, look, "the model is given the read's answer for this call instead (below)")
+        }
+        Event::Verify { tool, input, output, wire, retried, .. } => {
+            parts.push(Behind::Json(format!("{tool} input"), input));
+            parts.push(Behind::Json("the read returned".into(), output));
+            match wire {
+                Some(wire) => parts.push(Behind::Json(BLOCK_LABEL.into(), wire)),
+                None if *retried => parts.push(Behind::Note("never sent to the model: the harness read again")),
+                None => {}
             }
-            None if *retried => note(out, look, "never sent to the model: the harness tried again"),
-            None => {}
+        }
+        _ => {}
+    }
+    parts
+}
+
+fn expanded(out: &mut String, look: &Look, ev: &Event) {
+    for part in behind(ev) {
+        match part {
+            Behind::Json(label, value) => raw(out, look, &label, value),
+            Behind::Note(text) => note(out, look, text),
         }
     }
 }
@@ -466,38 +511,47 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
 /// its result and the block the model receives when the read settled the call.
 fn verify(out: &mut String, look: &Look, ev: &Event) {
     let s = &look.styles;
-    let Event::Verify { tool, input, number, failed, retried, found, message, details, output, wire, .. } = ev else {
+    let Event::Verify { tool, number, failed, retried, found, message, details, .. } = ev else {
         return;
     };
-    let (style, headline) = match (found, retried) {
-        (Some(true), _) => (s.good, "it went through: nothing to repeat"),
-        (Some(false), _) => (s.warn, "it did not go through: safe to try again"),
-        (None, true) => (s.warn, "the read failed: a read changes nothing, so it runs again"),
-        (None, false) => (s.bad, "the read failed: still unknown"),
+    let headline = verify_words(*found, *retried);
+    let style = match (found, retried) {
+        (Some(true), _) => s.good,
+        (Some(false), _) | (None, true) => s.warn,
+        (None, false) => s.bad,
     };
-    let (label, reads) = match number {
-        1 => ("Verify".to_string(), format!("reads {tool} first")),
-        n => (format!("Verify {n}"), format!("reads {tool} again")),
-    };
+    let (label, reads) = verify_label(tool, *number);
     let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
     card(out, look, 2, &label, style, &format!("{mark} {reads}: {headline}"));
     if let Some(body) = failure_body(details, message.as_deref()) {
         card(out, look, 0, "", s.dim, &body);
     }
     if look.expand {
-        raw(out, look, &format!("{tool} input"), input);
-        raw(out, look, "the read returned", output);
-        if let Some(wire) = wire {
-            raw(out, look, BLOCK_LABEL, wire);
-        } else if *retried {
-            note(out, look, "never sent to the model: the harness read again");
-        }
+        expanded(out, look, ev);
+    }
+}
+
+/// A read's label and what it does: `Verify` and "reads lookup_orders first", then `Verify 2`.
+pub(crate) fn verify_label(tool: &str, number: u32) -> (String, String) {
+    match number {
+        1 => ("Verify".to_string(), format!("reads {tool} first")),
+        n => (format!("Verify {n}"), format!("reads {tool} again")),
+    }
+}
+
+/// What one try of a harness read found, in words.
+pub(crate) fn verify_words(found: Option<bool>, retried: bool) -> &'static str {
+    match (found, retried) {
+        (Some(true), _) => "it went through: nothing to repeat",
+        (Some(false), _) => "it did not go through: safe to try again",
+        (None, true) => "the read failed: a read changes nothing, so it runs again",
+        (None, false) => "the read failed: still unknown",
     }
 }
 
 /// The words a diff changes, one line per change: a changed tool message is one escaped string
 /// on a long JSON line, and the few words that differ are easy to miss in it.
-fn word_changes(diff: &str) -> Vec<String> {
+pub(crate) fn word_changes(diff: &str) -> Vec<String> {
     const MOST: usize = 3;
     let mut removed: Vec<&str> = Vec::new();
     let mut added: Vec<&str> = Vec::new();

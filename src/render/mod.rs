@@ -3,6 +3,7 @@
 pub mod cards;
 pub mod check;
 pub mod exercism;
+pub mod html;
 pub mod markdown;
 pub mod quiz;
 pub mod solution;

@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod bridge;
+mod browser;
 mod check;
 mod check_watch;
 mod common;
@@ -32,6 +33,7 @@ mod mistakes;
 mod narrow;
 mod open_runner;
 mod output;
+mod pages;
 mod player;
 mod progress;
 mod quiz;
