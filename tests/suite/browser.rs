@@ -278,7 +278,8 @@ fn both_pages_work_in_a_real_browser() {
 
     // The class page: a row per file that ran, the one that could not run, and the controls.
     let folder = class(&ws);
-    let graded = ws.run(&["grade", folder, "--format", "html", "--sandbox", "none"]);
+    let graded =
+        crate::common::run(crate::grade::command(&ws, &["grade", folder, "--format", "html", "--sandbox", "none"]));
     assert!(graded.stderr.contains("graded 5 files"), "{}", graded.stderr);
     ws.write("class.html", &graded.stdout);
     browser.open(&ws.path("class.html"));

@@ -231,12 +231,15 @@ fn watch_html_refuses_a_folder_a_missing_folder_and_another_format() {
 fn grade_html_shows_the_class_from_the_same_reports_as_jsonl() {
     let ws = Workshop::lesson5();
     let folder = class(&ws);
-    let run = ws.run(&["grade", folder, "--format", "html", "--sandbox", "none", "--jobs", "2"]);
+    let run = crate::common::run(crate::grade::command(
+        &ws,
+        &["grade", folder, "--format", "html", "--sandbox", "none", "--jobs", "2"],
+    ));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("graded 5 files"));
     let html = &run.stdout;
     assert_self_contained(html);
-    let jsonl = ws.run(&["grade", folder, "--sandbox", "none", "--jobs", "2"]);
+    let jsonl = crate::common::run(crate::grade::command(&ws, &["grade", folder, "--sandbox", "none", "--jobs", "2"]));
     assert!(jsonl.stderr.contains("graded 5 files"));
     let reports = crate::grade::lines(&jsonl.stdout);
     let ran: Vec<&Value> = reports.iter().filter(|r| r["status"] != "error").collect();
