@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::kinds::{ByKind, Unanswered};
 use crate::recordings::Provenance;
 
 /// How an attempt went, which decides its card's colour.
@@ -43,6 +44,9 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         preface: Option<String>,
         provenance: Provenance,
+        /// The turn was recorded for other words of the same kind as this run's (`kinds`).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        by_kind: Vec<ByKind>,
     },
     /// One execution of the tool.
     Attempt {
@@ -131,6 +135,9 @@ pub enum Event {
     Reply {
         text: String,
         provenance: Provenance,
+        /// The turn was recorded for other words of the same kind as this run's (`kinds`).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        by_kind: Vec<ByKind>,
     },
     /// The run asked for a model turn nobody recorded. The replay stops here.
     NoRecording {
@@ -144,6 +151,10 @@ pub enum Event {
         explanation: String,
         /// How to get a reply for this request.
         next: String,
+        /// The words of the request that replies depend on by kind: which kind they are of,
+        /// and which kinds are recorded.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        words: Vec<Unanswered>,
     },
     /// The API refused the request (a broken tool-use rule): what it would answer. The run ends.
     ApiError {

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::events::{Event, Replay, Tone, Verdict};
+use crate::kinds::{ByKind, Unanswered};
 use crate::recordings::Provenance;
 use crate::render::styles::{Glyphs, Styles};
 
@@ -173,12 +174,13 @@ pub fn event(ev: &Event, look: &Look) -> String {
     let mut out = String::new();
     match ev {
         Event::Customer { text } => card(&mut out, look, 0, "Customer", s.label, text),
-        Event::ToolCall { tool, input, words, preface, provenance, .. } => {
+        Event::ToolCall { tool, input, words, preface, provenance, by_kind, .. } => {
             if let Some(text) = preface {
                 // The call below is the same model turn and carries its provenance.
                 card(&mut out, look, 0, "Agent says", s.label, text);
             }
             card(&mut out, look, 0, "Agent calls", s.label, &format!("{words}  [{}]", provenance.tag()));
+            kind_cards(&mut out, look, by_kind);
             if look.expand {
                 raw(&mut out, look, &format!("{tool} input"), input);
             }
@@ -198,11 +200,21 @@ pub fn event(ev: &Event, look: &Look) -> String {
         Event::Wait { ms } => {
             card(&mut out, look, 2, "wait", s.dim, &format!("{ms} ms backoff before the next attempt"))
         }
-        Event::Reply { text, provenance } => {
+        Event::Reply { text, provenance, by_kind } => {
             card(&mut out, look, 0, "Agent replies", s.label, &format!("{text}\n[{}]", provenance.tag()));
+            kind_cards(&mut out, look, by_kind);
         }
-        Event::NoRecording { sent, closest, diff, explanation, next } => {
-            no_recording(&mut out, look, sent, closest.as_deref(), diff, explanation, next)
+        Event::NoRecording { sent, closest, diff, explanation, next, words } => {
+            no_recording(&mut out, look, sent, closest.as_deref(), diff, explanation, next);
+            if !words.is_empty() {
+                // Above "To go on", which stays the card's last line.
+                let last = out.rfind("To go on").unwrap_or(out.len());
+                let tail = out.split_off(last);
+                for w in words {
+                    card(&mut out, look, 0, "Kind", s.label, &unanswered(w, look.expand));
+                }
+                out.push_str(&tail);
+            }
         }
         Event::ApiError { status, error_type, message } => {
             card(&mut out, look, 0, "API error", s.bad, &format!("{status} {error_type}: {message}"));
@@ -226,6 +238,38 @@ pub fn event(ev: &Event, look: &Look) -> String {
         }
     }
     out
+}
+
+/// The label of a turn replayed through a kind: the reply was recorded for other words of the
+/// same kind as the ones this run sent. `--expand` shows both.
+fn kind_cards(out: &mut String, look: &Look, by_kind: &[ByKind]) {
+    for swap in by_kind {
+        let mut text = format!("recorded for a different {}, of the same kind: {}", swap.words, swap.says);
+        if look.expand {
+            text.push_str(&format!("\nthis run sent: {}\nrecorded for:  {}", swap.sent, swap.recorded));
+        }
+        card(out, look, 0, "By kind", look.styles.warn, &text);
+    }
+}
+
+/// What the `no_recording` card says of words the replies depend on by kind: the kind they are
+/// of and the kinds recorded (in words too with `--expand`).
+fn unanswered(w: &Unanswered, expand: bool) -> String {
+    let named = |id: &str, says: &str| if expand { format!("{id} ({says})") } else { id.to_string() };
+    let recorded: Vec<String> = w.recorded.iter().map(|k| named(&k.kind, &k.says)).collect();
+    let recorded = if recorded.is_empty() { "none".to_string() } else { recorded.join("; ") };
+    let has_reply = |id: &str| w.recorded.iter().any(|k| k.kind == id);
+    let words = &w.words;
+    match (&w.kind, &w.says) {
+        (Some(kind), Some(says)) if has_reply(kind) => format!(
+            "your {words} is of the kind {}, which has a reply: something else in the request differs. Kinds recorded: {recorded}.",
+            named(kind, says)
+        ),
+        (Some(kind), Some(says)) => {
+            format!("your {words} is of the kind {}, with no reply. Kinds recorded: {recorded}.", named(kind, says))
+        }
+        _ => format!("your {words} is of none of the lesson's kinds. Kinds recorded: {recorded}."),
+    }
 }
 
 /// A dim line under a card's raw JSON (and its label above it).

@@ -175,16 +175,16 @@ impl Conversation<'_, '_> {
             self.events.push(Event::ApiError { status: 400, error_type: "invalid_request_error".into(), message });
             return Next::Stop;
         }
-        let (response, provenance) = match model.respond(&body) {
-            Turn::Reply { response, provenance } => (response, provenance),
+        let (response, provenance, mut by_kind) = match model.respond(&body) {
+            Turn::Reply { response, provenance, by_kind } => (response, provenance, by_kind),
             Turn::Refused { status, error_type, message } => {
                 self.events.push(Event::ApiError { status, error_type, message });
                 return Next::Stop;
             }
-            Turn::Missing { closest, diff } => {
+            Turn::Missing { closest, diff, words } => {
                 let sent = self.messages.last().and_then(|m| m.get("content")).cloned().unwrap_or(Value::Null);
                 let (explanation, next) = no_recording();
-                self.events.push(Event::NoRecording { sent, closest, diff, explanation, next });
+                self.events.push(Event::NoRecording { sent, closest, diff, explanation, next, words });
                 return Next::Stop;
             }
         };
@@ -193,7 +193,7 @@ impl Conversation<'_, '_> {
             content.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")).cloned().collect();
         let text = text_of(&content);
         if calls.is_empty() {
-            self.events.push(Event::Reply { text, provenance });
+            self.events.push(Event::Reply { text, provenance, by_kind });
             return Next::Done;
         }
         let mut preface = (!text.trim().is_empty()).then_some(text);
@@ -209,6 +209,8 @@ impl Conversation<'_, '_> {
                 words: words(self.lesson, &tool, &input),
                 preface: preface.take(),
                 provenance: provenance.clone(),
+                // The turn's label goes on its first card.
+                by_kind: std::mem::take(&mut by_kind),
             });
             match self.call_tool(&id, &tool, &input) {
                 Some(result) => results.push(result),
@@ -320,7 +322,7 @@ impl Conversation<'_, '_> {
             let cause = answered.run.attempts.last().and_then(|a| a.cause.as_ref());
             let internal = cause.filter(|c| place.internal(&c.category));
             let leaked =
-                internal.is_some_and(|c| block.as_ref().is_some_and(|b| block_text(b).contains(c.message.trim())));
+                internal.is_some_and(|c| block.as_ref().is_some_and(|b| gives_away(&block_text(b), &c.message)));
             if leaked {
                 let last = self.events.iter_mut().rev().find_map(|e| match e {
                     Event::Attempt { tool_use_id, leaked, .. } if *tool_use_id == answered.id => Some(leaked),
@@ -493,6 +495,21 @@ impl Conversation<'_, '_> {
 }
 
 /// The text a `tool_result` block gives the model: its content string, or its text blocks.
+/// Whether text sent to the model gives away a failure's internal text: all of it, or one of its
+/// telling words (a host, a path, a credential: eight characters or more with a `.`, `-` or `/`
+/// inside), so a sentence that keeps only the host name still counts.
+fn gives_away(text: &str, internal: &str) -> bool {
+    let internal = internal.trim();
+    if text.contains(internal) {
+        return true;
+    }
+    internal
+        .split(|c: char| c.is_whitespace() || "\"'(),=@:".contains(c))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| w.chars().count() >= 8 && w.contains(['.', '-', '/']))
+        .any(|w| text.contains(w))
+}
+
 fn block_text(block: &Value) -> String {
     match block.get("content") {
         Some(Value::String(text)) => text.clone(),

@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod bridge;
+mod by_kind;
 mod check;
 mod check_watch;
 mod common;
