@@ -25,6 +25,9 @@ pub enum Tone {
     Settled,
     /// An uncertain failure retried after a read of the same object found nothing: known safe.
     Checked,
+    /// A failure not retried whose result never reached the model: the API refused the request
+    /// that was to carry it.
+    Dropped,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -182,15 +185,17 @@ impl Event {
         }
     }
 
-    /// The event without what may differ between two runs that did the same thing (ids, text the
-    /// model wrote, printed output): two runs split at the first event whose signature differs.
+    /// The event as its card shows it, without the ids that name the same call differently in
+    /// two runs: two runs share an event only where they did the same thing *and* their cards
+    /// say the same of it (how a try is judged, whether its result was sent, what was printed).
     pub fn signature(&self) -> Value {
-        match self {
-            Event::ToolCall { tool, input, .. } => serde_json::json!(["tool_call", tool, input]),
-            Event::Attempt { output, number, .. } => serde_json::json!(["attempt", number, output]),
-            Event::Reply { text, .. } => serde_json::json!(["reply", text]),
-            other => serde_json::to_value(other).unwrap_or(Value::Null),
+        let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut value {
+            for id in ["id", "tool_use_id", "read_of"] {
+                map.remove(id);
+            }
         }
+        value
     }
 }
 

@@ -132,7 +132,7 @@ fn tone_style(look: &Look, tone: Tone) -> owo_colors::Style {
     match tone {
         Tone::Worked => look.styles.good,
         Tone::Retried | Tone::Checked => look.styles.warn,
-        Tone::Wasted => look.styles.bad,
+        Tone::Wasted | Tone::Dropped => look.styles.bad,
         Tone::Reported | Tone::Settled => look.styles.strong,
         Tone::Blind => look.styles.bad,
     }
@@ -147,6 +147,7 @@ fn tone_words(tone: Tone, retried: bool, claimed: Option<bool>) -> &'static str 
         (Tone::Wasted, true) => "failed, retried: a retry cannot change this answer",
         (Tone::Wasted, false) => "failed again, the same way",
         (Tone::Reported, _) => "failed, reported and not retried",
+        (Tone::Dropped, _) => "failed, no result sent: the API refused the next request",
         (Tone::Blind, _) if claimed == Some(true) => {
             "failed, retried on the error's word: nothing showed this failure was safe to repeat"
         }

@@ -7,6 +7,7 @@ mod by_kind;
 mod check;
 mod check_watch;
 mod common;
+mod compare;
 mod completions;
 mod coordinator;
 mod doctor;
