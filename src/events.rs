@@ -131,6 +131,13 @@ pub enum Event {
         /// The four labelled parts: failed, tried, partial, next.
         report: Value,
     },
+    /// Text the code under replay put in the message that answers a turn's tool calls (a
+    /// customer's note): the model reads it with the results, so it has a card of its own.
+    Note {
+        text: String,
+        /// Whether it comes after every `tool_result` of its message, as the API wants.
+        after_results: bool,
+    },
     /// The harness's backoff before the next attempt.
     Wait {
         ms: u64,

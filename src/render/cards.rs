@@ -198,6 +198,10 @@ pub fn event(ev: &Event, look: &Look) -> String {
                 .collect();
             card(&mut out, look, 2, "Report", s.warn, &parts.join("\n"));
         }
+        Event::Note { text, after_results } => {
+            let place = if *after_results { "after the tool results" } else { "before a tool result" };
+            card(&mut out, look, 0, "Note", s.label, &format!("{text}\n[a text block in the same message, {place}]"));
+        }
         Event::Wait { ms } => {
             card(&mut out, look, 2, "wait", s.dim, &format!("{ms} ms backoff before the next attempt"))
         }

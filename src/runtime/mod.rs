@@ -302,6 +302,7 @@ impl Conversation<'_, '_> {
         };
         let messages = sent_as(message);
         self.attach_blocks(&results, &messages);
+        self.events.extend(notes(&messages));
         Some(messages)
     }
 
@@ -495,6 +496,24 @@ impl Conversation<'_, '_> {
 }
 
 /// The text a `tool_result` block gives the model: its content string, or its text blocks.
+/// A card for each text block of the messages that answer a turn: everything the model reads
+/// is on a card, the results under their attempts and the rest here.
+fn notes(messages: &[Value]) -> Vec<Event> {
+    let mut out = Vec::new();
+    for blocks in messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)) {
+        for (i, block) in blocks.iter().enumerate() {
+            if block.get("type").and_then(Value::as_str) != Some("text") {
+                continue;
+            }
+            let text = block.get("text").and_then(Value::as_str).unwrap_or_default().to_string();
+            let after_results =
+                !blocks[i..].iter().any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
+            out.push(Event::Note { text, after_results });
+        }
+    }
+    out
+}
+
 /// Whether text sent to the model gives away a failure's internal text: all of it, or one of its
 /// telling words (a host, a path, a credential: eight characters or more with a `.`, `-` or `/`
 /// inside), so a sentence that keeps only the host name still counts.

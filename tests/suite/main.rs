@@ -30,6 +30,7 @@ mod list;
 mod live;
 mod mistakes;
 mod narrow;
+mod note;
 mod open_runner;
 mod output;
 mod player;
