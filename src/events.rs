@@ -98,6 +98,10 @@ pub enum Event {
         /// The world's internal text of this failure (a traceback) reached the model.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         leaked: bool,
+        /// This try failed with every attempt the harness allows used (this many): the cap,
+        /// not a decision, is why it was not tried again.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        capped: Option<u32>,
     },
     /// One try of the read the harness ran, because a failure named it, to learn whether the
     /// call went through. A read that fails and is tried again is one event per try.

@@ -238,9 +238,16 @@ pub(crate) fn verdict(events: &[Event], place: &dyn Place, effects: &Effects) ->
         (0, _) if called => "The tool was called, but no attempt finished".to_string(),
         (0, _) => "The tool never ran".to_string(),
         (1, n) => format!("Tried {}", times(n)),
-        (k, _) => {
-            let call_retries = (0..all.len()).filter(|&n| !all[n].is_read() && retry_of(n)).count();
-            format!("{}, {}", plural(k, "call", "calls"), plural(call_retries, "retry", "retries"))
+        // Counted as the cards number them: a call is a card of its own (the model asking
+        // again for the same thing too), a retry an attempt after the first of one call.
+        (_, _) => {
+            let mut ids: Vec<&str> = calls.iter().map(|t| t.id.as_str()).collect();
+            ids.dedup();
+            let call_retries = events
+                .iter()
+                .filter(|e| matches!(e, Event::Attempt { number, read_of: None, .. } if *number > 1))
+                .count();
+            format!("{}, {}", plural(ids.len(), "call", "calls"), plural(call_retries, "retry", "retries"))
         }
     };
     if counts.reads > 0 {

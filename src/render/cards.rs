@@ -338,6 +338,9 @@ fn no_recording(
     if !changes.is_empty() {
         let text = if look.expand { changes.join("\n") } else { rows(&changes[0], room, 1, more).join("") };
         card(out, look, 0, "In short", s.label, &text);
+        if !look.expand && changes.len() > 1 {
+            card(out, look, 0, "", s.dim, &format!("{} changes; --expand shows them all", changes.len()));
+        }
     }
     card(out, look, 0, "To go on", s.label, next);
 }
@@ -469,6 +472,7 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
         retryable,
         block,
         found,
+        capped,
         ..
     } = ev
     else {
@@ -476,10 +480,13 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
     };
     let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
     // The model's own read of an earlier failure says what it found, as the harness's does.
-    let words = match found {
-        Some(true) => "worked: it went through, nothing to repeat",
-        Some(false) => "worked: it did not go through, safe to try again",
-        None => tone_words(*tone, *retried, *retryable),
+    let words = match (found, capped) {
+        (Some(true), _) => "worked: it went through, nothing to repeat".to_string(),
+        (Some(false), _) => "worked: it did not go through, safe to try again".to_string(),
+        (None, Some(cap)) if *tone == Tone::Reported => {
+            format!("failed, reported and not retried: the cap of {cap} attempts was reached")
+        }
+        (None, _) => tone_words(*tone, *retried, *retryable).to_string(),
     };
     let headline = format!("{mark} {words}");
     card(out, look, 2, &format!("Attempt {number}"), tone_style(look, *tone), &headline);

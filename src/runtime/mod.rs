@@ -422,7 +422,11 @@ impl Conversation<'_, '_> {
 
     fn push_attempts(&mut self, tool_use_id: &str, run: &ToolRun, prior: u32, wire: Option<Value>, tool: &str) {
         let place = self.lesson.place();
-        for attempt in &run.attempts {
+        for (i, attempt) in run.attempts.iter().enumerate() {
+            // The last try failed with every attempt the harness allows used: the cap ended it.
+            let capped =
+                (attempt.failed && i + 1 == run.attempts.len() && run.limit > 1 && attempt.number == run.limit)
+                    .then_some(run.limit);
             let seen = if attempt.failed { self.policy.seen(&attempt.result) } else { Default::default() };
             let message = seen
                 .message
@@ -459,6 +463,7 @@ impl Conversation<'_, '_> {
                 found,
                 block: None,
                 leaked: false,
+                capped,
             });
             if let Some(read) = &attempt.read {
                 self.push_read(tool_use_id, read);

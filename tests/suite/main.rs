@@ -48,5 +48,6 @@ mod story;
 mod teaching;
 mod terminal_restore;
 mod toy_lesson;
+mod verdict_lines;
 mod watch;
 mod welcome;
