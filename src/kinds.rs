@@ -232,6 +232,16 @@ impl Kinds {
         kinds
     }
 
+    /// The declared kinds none of these requests holds words of: (the words' name, the kind).
+    pub(crate) fn unrecorded<'r>(&self, requests: impl Iterator<Item = &'r Value>) -> Vec<(String, String)> {
+        let recorded = self.recorded(requests);
+        self.words
+            .iter()
+            .flat_map(|w| w.kinds.iter().map(move |k| (w.name.clone(), k.id.clone())))
+            .filter(|(name, id)| !recorded.iter().any(|(n, k)| n == name && k.kind == *id))
+            .collect()
+    }
+
     /// The words of a request no recording answers, each with the kinds recorded for them.
     pub(crate) fn unanswered<'r>(&self, request: &Value, recorded: impl Iterator<Item = &'r Value>) -> Vec<Unanswered> {
         let kinds = self.recorded(recorded);

@@ -280,6 +280,11 @@ impl Cassette {
         Some((found, self.kinds.swaps(request, &found.entry.request)))
     }
 
+    /// The lesson's kinds for this ticket that no recorded turn has a reply for.
+    pub(crate) fn kinds_without_reply(&self) -> Vec<(String, String)> {
+        self.kinds.unrecorded(self.turns.iter().map(|t| &t.entry.request))
+    }
+
     /// The words of a request that replies depend on by kind, with the kinds recorded for them.
     pub(crate) fn unanswered(&self, request: &Value) -> Vec<Unanswered> {
         self.kinds.unanswered(request, self.turns.iter().map(|t| &t.entry.request))

@@ -187,3 +187,26 @@ fn record_refuses_two_replies_for_one_kind() {
     assert!(replay.stderr.contains("crash-trace.jsonl:"), "{}", replay.stderr);
     assert!(replay.stderr.contains("records another reply for words of the same kind"), "{}", replay.stderr);
 }
+
+#[test]
+fn doctor_names_a_kind_no_recorded_reply_answers() {
+    let ws = Workshop::new();
+    let path = "lessons/tool-results/lesson.toml";
+    let manifest = ws.read(path).replacen(
+        "kinds = [\n",
+        "kinds = [\n  { id = \"bare-word\", says = \"one word\", when = [{ path = \"content\", max_len = 8 }] },\n",
+        1,
+    );
+    ws.write(path, &manifest);
+    let run = ws.run(&["doctor", "tool-results"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("harness/crash-trace: no recorded reply answers a sentence for the crash of the kind bare-word"),
+        "{}",
+        run.stdout
+    );
+    // The lesson as shipped has a reply for each of its kinds.
+    let shipped = Workshop::new().run(&["doctor", "tool-results"]);
+    assert_eq!(shipped.code, 0, "{}", shipped.stdout);
+}
