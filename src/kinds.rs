@@ -202,17 +202,24 @@ impl Kinds {
     }
 
     /// What a turn replayed through a kind says: each part whose words differ from the ones
-    /// the reply was recorded for.
+    /// the reply was recorded for (every part of a kind, when only their form differs: a
+    /// string against text blocks).
     pub(crate) fn swaps(&self, sent: &Value, recorded: &Value) -> Vec<ByKind> {
         let (_, mine) = self.kinded(sent);
         let (_, theirs) = self.kinded(recorded);
-        mine.into_iter()
+        let all: Vec<ByKind> = mine
+            .into_iter()
             .zip(theirs)
-            .filter(|(m, t)| m.text != t.text)
             .filter_map(|(m, t)| {
                 Some(ByKind { words: m.words, kind: m.kind?, says: m.says?, sent: m.text, recorded: t.text })
             })
-            .collect()
+            .collect();
+        let differ: Vec<ByKind> = all.iter().filter(|b| b.sent != b.recorded).cloned().collect();
+        if differ.is_empty() {
+            all
+        } else {
+            differ
+        }
     }
 
     /// The kinds some of these requests hold words of, each once, with what the lesson calls
@@ -296,6 +303,15 @@ kinds = [
         assert_ne!(a, leak);
         assert_eq!(kinds.key(&request(json!("Error"))), None, "a bare word is of no kind: keyed exactly");
         assert_ne!(a, crate::recordings::key(&request(json!("The lookup broke; try later."))));
+    }
+
+    #[test]
+    fn the_same_words_in_another_form_are_still_labelled() {
+        let kinds = Kinds::for_ticket(&[words()], "any");
+        let text = "Mine, a sentence.";
+        let swaps = kinds.swaps(&request(json!([{"type": "text", "text": text}])), &request(json!(text)));
+        assert_eq!(swaps.len(), 1);
+        assert_eq!((swaps[0].sent.as_str(), swaps[0].recorded.as_str()), (text, text));
     }
 
     #[test]
