@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::kinds::{ByKind, Unanswered};
 use crate::recordings::Provenance;
 
 /// How an attempt went, which decides its card's colour.
@@ -24,6 +25,9 @@ pub enum Tone {
     Settled,
     /// An uncertain failure retried after a read of the same object found nothing: known safe.
     Checked,
+    /// A failure not retried whose result never reached the model: the API refused the request
+    /// that was to carry it.
+    Dropped,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -43,6 +47,9 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         preface: Option<String>,
         provenance: Provenance,
+        /// The turn was recorded for other words of the same kind as this run's (`kinds`).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        by_kind: Vec<ByKind>,
     },
     /// One execution of the tool.
     Attempt {
@@ -91,6 +98,10 @@ pub enum Event {
         /// The world's internal text of this failure (a traceback) reached the model.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         leaked: bool,
+        /// This try failed with every attempt the harness allows used (this many): the cap,
+        /// not a decision, is why it was not tried again.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        capped: Option<u32>,
     },
     /// One try of the read the harness ran, because a failure named it, to learn whether the
     /// call went through. A read that fails and is tried again is one event per try.
@@ -124,6 +135,13 @@ pub enum Event {
         /// The four labelled parts: failed, tried, partial, next.
         report: Value,
     },
+    /// Text the code under replay put in the message that answers a turn's tool calls (a
+    /// customer's note): the model reads it with the results, so it has a card of its own.
+    Note {
+        text: String,
+        /// Whether it comes after every `tool_result` of its message, as the API wants.
+        after_results: bool,
+    },
     /// The harness's backoff before the next attempt.
     Wait {
         ms: u64,
@@ -131,6 +149,9 @@ pub enum Event {
     Reply {
         text: String,
         provenance: Provenance,
+        /// The turn was recorded for other words of the same kind as this run's (`kinds`).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        by_kind: Vec<ByKind>,
     },
     /// The run asked for a model turn nobody recorded. The replay stops here.
     NoRecording {
@@ -144,6 +165,10 @@ pub enum Event {
         explanation: String,
         /// How to get a reply for this request.
         next: String,
+        /// The words of the request that replies depend on by kind: which kind they are of,
+        /// and which kinds are recorded.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        words: Vec<Unanswered>,
     },
     /// The API refused the request (a broken tool-use rule): what it would answer. The run ends.
     ApiError {
@@ -171,15 +196,17 @@ impl Event {
         }
     }
 
-    /// The event without what may differ between two runs that did the same thing (ids, text the
-    /// model wrote, printed output): two runs split at the first event whose signature differs.
+    /// The event as its card shows it, without the ids that name the same call differently in
+    /// two runs: two runs share an event only where they did the same thing *and* their cards
+    /// say the same of it (how a try is judged, whether its result was sent, what was printed).
     pub fn signature(&self) -> Value {
-        match self {
-            Event::ToolCall { tool, input, .. } => serde_json::json!(["tool_call", tool, input]),
-            Event::Attempt { output, number, .. } => serde_json::json!(["attempt", number, output]),
-            Event::Reply { text, .. } => serde_json::json!(["reply", text]),
-            other => serde_json::to_value(other).unwrap_or(Value::Null),
+        let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut value {
+            for id in ["id", "tool_use_id", "read_of"] {
+                map.remove(id);
+            }
         }
+        value
     }
 }
 

@@ -55,6 +55,9 @@ pub struct Lesson {
     #[serde(default)]
     pub samples: BTreeMap<String, Sample>,
     pub tickets: Vec<Ticket>,
+    /// Words in requests that replies depend on only by their kind (`crate::kinds`).
+    #[serde(default)]
+    pub own_words: Vec<crate::kinds::Words>,
     pub checks: Vec<CheckSpec>,
     /// The player's question before a starter replay.
     #[serde(default)]
@@ -652,6 +655,10 @@ impl Lesson {
         lesson.check_hooks(&mut problems);
         lesson.check_tools_and_tickets(&mut problems);
         lesson.check_checks(&mut problems);
+        let ids: Vec<&str> = lesson.tickets.iter().map(|t| t.id.as_str()).collect();
+        for words in &lesson.own_words {
+            words.problems(&ids).into_iter().for_each(|why| problems.say(format!("id = \"{}\"", words.id), why));
+        }
         if problems.found.is_empty() {
             lesson.open_world(&mut problems, settings);
         }

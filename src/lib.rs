@@ -14,6 +14,7 @@ pub(crate) mod expect;
 pub(crate) mod files;
 pub(crate) mod grading;
 pub(crate) mod inert;
+pub(crate) mod kinds;
 pub(crate) mod lesson;
 pub(crate) mod live;
 pub(crate) mod messages;

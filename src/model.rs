@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use crate::kinds::{ByKind, Unanswered};
 use crate::recordings::{self, Cassette, Entry, Provenance};
 
 /// The model's answer to one request.
@@ -14,17 +15,17 @@ pub(crate) enum Turn {
     Reply {
         response: Value,
         provenance: Provenance,
+        /// When the reply was recorded for other words of the same kind: those words and these.
+        by_kind: Vec<ByKind>,
     },
     /// The API refused the request: a recorded error response (`{"type": "error", ...}`).
-    Refused {
-        status: u16,
-        error_type: String,
-        message: String,
-    },
+    Refused { status: u16, error_type: String, message: String },
     /// Nobody recorded a reply to this request.
     Missing {
         closest: Option<String>,
         diff: String,
+        /// The words of the request that replies depend on by kind, and the kinds recorded.
+        words: Vec<Unanswered>,
     },
 }
 
@@ -39,7 +40,12 @@ impl Turn {
                 response.get("status").and_then(Value::as_u64).and_then(|s| u16::try_from(s).ok()).unwrap_or(400);
             return Turn::Refused { status, error_type: text("type"), message: text("message") };
         }
-        Turn::Reply { response: response.clone(), provenance: entry.provenance.clone() }
+        Turn::Reply { response: response.clone(), provenance: entry.provenance.clone(), by_kind: Vec::new() }
+    }
+
+    /// Nothing answers, and nothing is known of why.
+    pub(crate) fn missing(diff: String) -> Turn {
+        Turn::Missing { closest: None, diff, words: Vec::new() }
     }
 }
 
@@ -69,10 +75,22 @@ impl ReplayModel<'_> {
         Some(Turn::recorded(&found.entry))
     }
 
+    /// The turn recorded for other words of the same kind as this request's, labelled so.
+    pub(crate) fn find_kind(&mut self, request: &Value) -> Option<Turn> {
+        let (found, swaps) = self.cassette.find_kind(request)?;
+        self.used.insert(found.entry.key.clone());
+        let mut turn = Turn::recorded(&found.entry);
+        if let Turn::Reply { by_kind, .. } = &mut turn {
+            *by_kind = swaps;
+        }
+        Some(turn)
+    }
+
     /// The request is not recorded: the closest recorded one, and how the two differ.
     pub(crate) fn missing(&self, request: &Value) -> Turn {
+        let words = self.cassette.unanswered(request);
         let Some(closest) = self.cassette.closest(request) else {
-            return Turn::Missing { closest: None, diff: String::new() };
+            return Turn::Missing { closest: None, diff: String::new(), words };
         };
         let place = closest.place(&self.root);
         let recorded = recordings::canonical_pretty(&closest.entry.request);
@@ -82,14 +100,14 @@ impl ReplayModel<'_> {
             .context_radius(3)
             .header(&format!("recorded request ({place})"), "your run's request")
             .to_string();
-        Turn::Missing { closest: Some(place), diff }
+        Turn::Missing { closest: Some(place), diff, words }
     }
 }
 
 impl Model for ReplayModel<'_> {
     fn respond(&mut self, request: &Value) -> Turn {
         let key = recordings::key(request);
-        self.find(&key).unwrap_or_else(|| self.missing(request))
+        self.find(&key).or_else(|| self.find_kind(request)).unwrap_or_else(|| self.missing(request))
     }
 }
 
@@ -206,7 +224,7 @@ impl ScriptModel {
 impl Model for ScriptModel {
     fn respond(&mut self, request: &Value) -> Turn {
         let Some(turn) = self.turns.pop_front() else {
-            return Turn::Missing { closest: None, diff: "the script has no more turns for this run".into() };
+            return Turn::missing("the script has no more turns for this run".into());
         };
         let mut content = Vec::new();
         if let Some(text) = &turn.say {
@@ -235,7 +253,7 @@ impl Model for ScriptModel {
             request: request.clone(),
             response: response.clone(),
         });
-        Turn::Reply { response, provenance: self.provenance.clone() }
+        Turn::Reply { response, provenance: self.provenance.clone(), by_kind: Vec::new() }
     }
 }
 
@@ -257,11 +275,12 @@ pub(crate) mod tests_support {
     impl Model for Scripted {
         fn respond(&mut self, _request: &Value) -> Turn {
             let Some(content) = self.turns.pop_front() else {
-                return Turn::Missing { closest: None, diff: String::new() };
+                return Turn::missing(String::new());
             };
             let calls = content.as_array().is_some_and(|c| c.iter().any(|b| b["type"] == "tool_use"));
             let response = json!({"role": "assistant", "content": content, "stop_reason": if calls { "tool_use" } else { "end_turn" }});
-            Turn::Reply { response, provenance: Provenance::Authored { by: "a test".into(), written: "today".into() } }
+            let provenance = Provenance::Authored { by: "a test".into(), written: "today".into() };
+            Turn::Reply { response, provenance, by_kind: Vec::new() }
         }
     }
 }

@@ -13,6 +13,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::error::Error;
+use crate::kinds::{ByKind, Kinds, Unanswered};
 use crate::messages;
 
 /// Bumped whenever the key's recipe changes; old keys then stop matching instead of lying.
@@ -161,6 +162,10 @@ impl Recorded {
 pub struct Cassette {
     pub turns: Vec<Recorded>,
     by_key: HashMap<String, usize>,
+    /// The words of this ticket's requests that replies depend on only by kind.
+    kinds: Kinds,
+    /// The turns by the key of their request with those words replaced by their kind.
+    by_kind: HashMap<String, usize>,
 }
 
 /// The file holding a ticket's turns in a runtime.
@@ -241,6 +246,48 @@ impl Cassette {
 
     pub fn find(&self, key: &str) -> Option<&Recorded> {
         self.by_key.get(key).map(|&i| &self.turns[i])
+    }
+
+    /// The same turns, also found by kind. Two turns whose requests are alike but for words of
+    /// one kind must record one reply: otherwise a replay could not tell which to give.
+    pub(crate) fn with_kinds(mut self, root: &Path, kinds: Kinds) -> Result<Cassette, Error> {
+        for (i, turn) in self.turns.iter().enumerate() {
+            let Some(key) = kinds.key(&turn.entry.request) else { continue };
+            if let Some(&first) = self.by_kind.get(&key) {
+                let other = &self.turns[first];
+                if other.entry.response != turn.entry.response {
+                    return Err(Error::Corrupt {
+                        path: turn.place(root),
+                        why: format!(
+                            "records another reply for words of the same kind as line {}, so a replay could not tell which to give. Give the lesson's kinds (own_words) a narrower `when`, or drop one of the two runs from script.toml and record again.",
+                            other.line
+                        ),
+                    });
+                }
+                continue;
+            }
+            self.by_kind.insert(key, i);
+        }
+        self.kinds = kinds;
+        Ok(self)
+    }
+
+    /// The turn recorded for other words of the same kind as this request's, and the words
+    /// that differ.
+    pub(crate) fn find_kind(&self, request: &Value) -> Option<(&Recorded, Vec<ByKind>)> {
+        let key = self.kinds.key(request)?;
+        let found = &self.turns[*self.by_kind.get(&key)?];
+        Some((found, self.kinds.swaps(request, &found.entry.request)))
+    }
+
+    /// The lesson's kinds for this ticket that no recorded turn has a reply for.
+    pub(crate) fn kinds_without_reply(&self) -> Vec<(String, String)> {
+        self.kinds.unrecorded(self.turns.iter().map(|t| &t.entry.request))
+    }
+
+    /// The words of a request that replies depend on by kind, with the kinds recorded for them.
+    pub(crate) fn unanswered(&self, request: &Value) -> Vec<Unanswered> {
+        self.kinds.unanswered(request, self.turns.iter().map(|t| &t.entry.request))
     }
 
     /// The recorded request most like `request`, by the share of lines they have in common,

@@ -155,7 +155,9 @@ impl<'l> Replayer<'l> {
     /// The shipped recorded turns of a ticket in a runtime, validated.
     pub(crate) fn cassette(&self, runtime: Runtime, ticket: &Ticket) -> Result<Cassette, Error> {
         let dir = self.lesson.recordings_dir(&self.at.root);
-        Cassette::load(&self.at.root, &recordings::file_for(&dir, runtime.name(), &ticket.id))
+        let kinds = crate::kinds::Kinds::for_ticket(&self.lesson.own_words, &ticket.id);
+        Cassette::load(&self.at.root, &recordings::file_for(&dir, runtime.name(), &ticket.id))?
+            .with_kinds(&self.at.root, kinds)
     }
 
     /// Run a ticket with the model's turns from any model (an author's script, the live API).

@@ -27,6 +27,8 @@ enum Judged {
     Again,
     /// Not tried again: the failure went back as it was.
     Reported,
+    /// Not tried again, and its result never reached the model: the API refused the request.
+    Dropped,
 }
 
 /// One execution of a tool in the run: an attempt of a call the model made, or a try of a
@@ -99,8 +101,24 @@ fn read_between(all: &[Try], of: &str, from: usize, to: usize) -> Option<bool> {
         .next_back()
 }
 
+/// Whether the run's next request after this event, the one that would carry its result, was
+/// refused by the API: the first model turn, refusal or stop after it is the refusal.
+fn refused_after(events: &[Event], at: usize) -> bool {
+    let next = events[at + 1..].iter().find(|e| {
+        matches!(
+            e,
+            Event::ToolCall { .. }
+                | Event::Reply { .. }
+                | Event::ApiError { .. }
+                | Event::NoRecording { .. }
+                | Event::CodeError { .. }
+        )
+    });
+    matches!(next, Some(Event::ApiError { .. }))
+}
+
 /// Each failed try with its judgement.
-fn judge(all: &[Try], place: &dyn Place) -> Vec<(usize, Judged)> {
+fn judge(all: &[Try], place: &dyn Place, events: &[Event]) -> Vec<(usize, Judged)> {
     let mut out = Vec::new();
     for (n, t) in all.iter().enumerate() {
         if !t.failed {
@@ -118,6 +136,7 @@ fn judge(all: &[Try], place: &dyn Place) -> Vec<(usize, Judged)> {
             Some(_) => Judged::Blind,
             None if found == Some(true) => Judged::Settled,
             None if !helps && previous.is_some_and(|p| p.failed && p.cause == t.cause) => Judged::Again,
+            None if refused_after(events, t.at) => Judged::Dropped,
             None => Judged::Reported,
         };
         out.push((t.at, judged));
@@ -129,7 +148,7 @@ fn judge(all: &[Try], place: &dyn Place) -> Vec<(usize, Judged)> {
 /// is known only then.
 pub(crate) fn settle_tones(events: &mut [Event], place: &dyn Place) {
     let all = tries(events);
-    for (at, judged) in judge(&all, place) {
+    for (at, judged) in judge(&all, place, events) {
         if let Event::Attempt { tone, .. } = &mut events[at] {
             *tone = match judged {
                 Judged::Sound => Tone::Retried,
@@ -138,6 +157,7 @@ pub(crate) fn settle_tones(events: &mut [Event], place: &dyn Place) {
                 Judged::Blind => Tone::Blind,
                 Judged::Settled => Tone::Settled,
                 Judged::Reported => Tone::Reported,
+                Judged::Dropped => Tone::Dropped,
             };
         }
     }
@@ -180,7 +200,7 @@ fn ending(events: &[Event]) -> (&'static str, Option<&'static str>) {
 /// Count what the run did, and say it in a line that agrees with itself.
 pub(crate) fn verdict(events: &[Event], place: &dyn Place, effects: &Effects) -> Verdict {
     let all = tries(events);
-    let judged = judge(&all, place);
+    let judged = judge(&all, place, events);
     let count = |j: Judged| judged.iter().filter(|(_, x)| *x == j).count();
     let retry_of = |n: usize| all[..n].iter().rev().find(|u| u.key == all[n].key).is_some_and(|u| u.failed);
     let calls: Vec<&Try> = all.iter().filter(|t| !t.is_read()).collect();
@@ -218,9 +238,16 @@ pub(crate) fn verdict(events: &[Event], place: &dyn Place, effects: &Effects) ->
         (0, _) if called => "The tool was called, but no attempt finished".to_string(),
         (0, _) => "The tool never ran".to_string(),
         (1, n) => format!("Tried {}", times(n)),
-        (k, _) => {
-            let call_retries = (0..all.len()).filter(|&n| !all[n].is_read() && retry_of(n)).count();
-            format!("{}, {}", plural(k, "call", "calls"), plural(call_retries, "retry", "retries"))
+        // Counted as the cards number them: a call is a card of its own (the model asking
+        // again for the same thing too), a retry an attempt after the first of one call.
+        (_, _) => {
+            let mut ids: Vec<&str> = calls.iter().map(|t| t.id.as_str()).collect();
+            ids.dedup();
+            let call_retries = events
+                .iter()
+                .filter(|e| matches!(e, Event::Attempt { number, read_of: None, .. } if *number > 1))
+                .count();
+            format!("{}, {}", plural(ids.len(), "call", "calls"), plural(call_retries, "retry", "retries"))
         }
     };
     if counts.reads > 0 {

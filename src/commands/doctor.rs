@@ -220,6 +220,16 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
                     )?;
                 }
             }
+            for (words, kind) in cassette.kinds_without_reply() {
+                exam.report(
+                    false,
+                    format!(
+                        "{}/{}: no recorded reply answers a {words} of the kind {kind}, so a learner's words of that kind stop at No recording. Script a run whose code sends such words, and record it; or drop the kind.",
+                        runtime.name(),
+                        ticket.id
+                    ),
+                )?;
+            }
         }
     }
     Ok(())

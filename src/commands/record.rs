@@ -8,6 +8,7 @@ use crate::cli::RecordArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
 use crate::events::Event;
+use crate::kinds::Kinds;
 use crate::model::{Script, ScriptModel, ScriptRun};
 use crate::outln;
 use crate::recordings::{self, Entry};
@@ -30,6 +31,7 @@ pub(super) fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
     let s = &ctx.styles;
     let replayer = Replayer::new(ctx.place(), &lesson, args.timeout);
     let mut files: BTreeMap<PathBuf, Vec<Entry>> = BTreeMap::new();
+    let mut kinds_of: BTreeMap<PathBuf, Kinds> = BTreeMap::new();
     let mut problems = 0;
     // Recording is the point: a reader who went away (`record | head -1`) stops the report, not
     // the recording. The first failure to print is returned at the end.
@@ -70,16 +72,9 @@ pub(super) fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
             ));
         }
         let target = recordings::file_for(&lesson.recordings_dir(&ctx.root), runtime.name(), &ticket.id);
+        let kinds = kinds_of.entry(target.clone()).or_insert_with(|| Kinds::for_ticket(&lesson.own_words, &ticket.id));
         let entries = files.entry(target).or_default();
-        for entry in model.recorded {
-            match entries.iter().find(|e| e.key == entry.key) {
-                Some(same) if same.response == entry.response => {}
-                Some(_) => {
-                    issues.push("sends a request another run sends too, but scripts a different reply to it".into())
-                }
-                None => entries.push(entry),
-            }
-        }
+        merge(entries, kinds, model.recorded, &mut issues);
         if issues.is_empty() {
             printed =
                 printed.and_then(|()| outln!("{} {name}: {}", s.paint(s.good, ctx.glyphs.pass), replay.verdict.text));
@@ -100,10 +95,39 @@ pub(super) fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
     for (path, entries) in &files {
         recordings::write_file(path, entries)
             .map_err(|e| Error::io(format!("could not write {}", ctx.shown(path)), e))?;
-        printed = printed.and_then(|()| outln!("wrote {} ({})", ctx.shown(path), count(entries.len(), "turn")));
+        let by_kind = by_kind(kinds_of.get(path), entries);
+        printed =
+            printed.and_then(|()| outln!("wrote {} ({}{by_kind})", ctx.shown(path), count(entries.len(), "turn")));
     }
     printed?;
     Ok(EXIT_SUCCESS)
+}
+
+/// Add a run's recorded turns to its file's, each request once. Two runs that send one request,
+/// or words of one kind in requests otherwise alike, must script the same reply to it.
+fn merge(entries: &mut Vec<Entry>, kinds: &Kinds, recorded: Vec<Entry>, issues: &mut Vec<String>) {
+    for entry in recorded {
+        let kind = kinds.key(&entry.request);
+        let same_kind = |e: &&Entry| kind.is_some() && kinds.key(&e.request) == kind;
+        match entries.iter().find(|e| e.key == entry.key) {
+            Some(same) if same.response == entry.response => {}
+            Some(_) => issues.push("sends a request another run sends too, but scripts a different reply to it".into()),
+            None if entries.iter().filter(same_kind).any(|e| e.response != entry.response) => issues.push(
+                "sends words of the same kind as another run (own_words in the lesson), but scripts a different reply to them, so a replay could not tell which to give".into(),
+            ),
+            None => entries.push(entry),
+        }
+    }
+}
+
+/// "; replies by kind: …", for a file holding replies to words of the lesson's kinds.
+fn by_kind(kinds: Option<&Kinds>, entries: &[Entry]) -> String {
+    let kinds = kinds.map(|k| k.recorded(entries.iter().map(|e| &e.request))).unwrap_or_default();
+    if kinds.is_empty() {
+        return String::new();
+    }
+    let ids: Vec<&str> = kinds.iter().map(|(_, k)| k.kind.as_str()).collect();
+    format!("; replies by kind: {}", ids.join(", "))
 }
 
 /// The scripted runs `--ticket` and `--runtime` select (every run without them).

@@ -17,7 +17,7 @@ use crate::replay::{self, CodeChoice, Coded, Live, Replayer};
 /// How long a card stays alone on screen before the next, at speed 1.
 fn pause(event: &Event) -> Duration {
     Duration::from_millis(match event {
-        Event::Customer { .. } => 700,
+        Event::Customer { .. } | Event::Note { .. } => 700,
         Event::ToolCall { .. } => 800,
         Event::Attempt { .. } | Event::Report { .. } | Event::Verify { .. } => 700,
         Event::Wait { ms } => *ms,

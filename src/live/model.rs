@@ -73,7 +73,7 @@ impl Model for LiveModel<'_> {
             }
             Err(failure) => {
                 self.failure = Some(failure);
-                Turn::Missing { closest: None, diff: String::new() }
+                Turn::missing(String::new())
             }
         }
     }
@@ -114,8 +114,12 @@ impl Model for Layered<'_> {
         if let Some(kept) = self.own.iter().find(|e| e.key == key) {
             return Turn::recorded(kept);
         }
-        // The closest recorded request and its diff are worked out only for a turn nobody has.
-        let Some(live) = self.live.as_mut() else { return self.shipped.missing(request) };
+        // Without --live, a turn recorded for other words of the same kind answers, labelled so;
+        // --live asks the model about the words themselves. The closest recorded request and
+        // its diff are worked out only for a turn nobody has.
+        let Some(live) = self.live.as_mut() else {
+            return self.shipped.find_kind(request).unwrap_or_else(|| self.shipped.missing(request));
+        };
         match live.ask(request) {
             Ok(entry) => {
                 let turn = Turn::recorded(&entry);

@@ -103,7 +103,12 @@ impl Show {
 
 /// Whether a card has raw JSON that `e` can show.
 pub fn has_raw(event: &Event) -> bool {
-    matches!(event, Event::ToolCall { .. } | Event::Attempt { .. } | Event::Verify { .. })
+    match event {
+        Event::ToolCall { .. } | Event::Attempt { .. } | Event::Verify { .. } => true,
+        // A turn replayed by kind: both sentences.
+        Event::Reply { by_kind, .. } => !by_kind.is_empty(),
+        _ => false,
+    }
 }
 
 /// How long an item stays the newest on screen at speed 1.

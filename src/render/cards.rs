@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::events::{Event, Replay, Tone, Verdict};
+use crate::kinds::{ByKind, Unanswered};
 use crate::recordings::Provenance;
 use crate::render::styles::{Glyphs, Styles};
 
@@ -131,7 +132,7 @@ fn tone_style(look: &Look, tone: Tone) -> owo_colors::Style {
     match tone {
         Tone::Worked => look.styles.good,
         Tone::Retried | Tone::Checked => look.styles.warn,
-        Tone::Wasted => look.styles.bad,
+        Tone::Wasted | Tone::Dropped => look.styles.bad,
         Tone::Reported | Tone::Settled => look.styles.strong,
         Tone::Blind => look.styles.bad,
     }
@@ -146,6 +147,7 @@ fn tone_words(tone: Tone, retried: bool, claimed: Option<bool>) -> &'static str 
         (Tone::Wasted, true) => "failed, retried: a retry cannot change this answer",
         (Tone::Wasted, false) => "failed again, the same way",
         (Tone::Reported, _) => "failed, reported and not retried",
+        (Tone::Dropped, _) => "failed, no result sent: the API refused the next request",
         (Tone::Blind, _) if claimed == Some(true) => {
             "failed, retried on the error's word: nothing showed this failure was safe to repeat"
         }
@@ -157,11 +159,22 @@ fn tone_words(tone: Tone, retried: bool, claimed: Option<bool>) -> &'static str 
 
 /// An attempt's headline: what the model's own read of an earlier failure found (as the
 /// harness's read says it), else how the attempt went.
-pub(crate) fn attempt_words(found: Option<bool>, tone: Tone, retried: bool, claimed: Option<bool>) -> &'static str {
-    match found {
-        Some(true) => "worked: it went through, nothing to repeat",
-        Some(false) => "worked: it did not go through, safe to try again",
-        None => tone_words(tone, retried, claimed),
+/// The model's own read of an earlier failure says what it found, as the harness's does; a try
+/// the attempt cap ended says the cap is why.
+pub(crate) fn attempt_words(
+    found: Option<bool>,
+    tone: Tone,
+    retried: bool,
+    claimed: Option<bool>,
+    capped: Option<u32>,
+) -> std::borrow::Cow<'static, str> {
+    match (found, capped) {
+        (Some(true), _) => "worked: it went through, nothing to repeat".into(),
+        (Some(false), _) => "worked: it did not go through, safe to try again".into(),
+        (None, Some(cap)) if tone == Tone::Reported => {
+            format!("failed, reported and not retried: the cap of {cap} attempts was reached").into()
+        }
+        (None, _) => tone_words(tone, retried, claimed).into(),
     }
 }
 
@@ -195,12 +208,13 @@ pub fn event(ev: &Event, look: &Look) -> String {
     let mut out = String::new();
     match ev {
         Event::Customer { text } => card(&mut out, look, 0, "Customer", s.label, text),
-        Event::ToolCall { tool, input, words, preface, provenance, .. } => {
+        Event::ToolCall { tool, input, words, preface, provenance, by_kind, .. } => {
             if let Some(text) = preface {
                 // The call below is the same model turn and carries its provenance.
                 card(&mut out, look, 0, "Agent says", s.label, text);
             }
             card(&mut out, look, 0, "Agent calls", s.label, &format!("{words}  [{}]", provenance.tag()));
+            kind_cards(&mut out, look, by_kind);
             if look.expand {
                 raw(&mut out, look, &format!("{tool} input"), input);
             }
@@ -217,14 +231,27 @@ pub fn event(ev: &Event, look: &Look) -> String {
                 .collect();
             card(&mut out, look, 2, "Report", s.warn, &parts.join("\n"));
         }
+        Event::Note { text, after_results } => {
+            card(&mut out, look, 0, "Note", s.label, &note_words(text, *after_results))
+        }
         Event::Wait { ms } => {
             card(&mut out, look, 2, "wait", s.dim, &format!("{ms} ms backoff before the next attempt"))
         }
-        Event::Reply { text, provenance } => {
+        Event::Reply { text, provenance, by_kind } => {
             card(&mut out, look, 0, "Agent replies", s.label, &format!("{text}\n[{}]", provenance.tag()));
+            kind_cards(&mut out, look, by_kind);
         }
-        Event::NoRecording { sent, closest, diff, explanation, next } => {
-            no_recording(&mut out, look, sent, closest.as_deref(), diff, explanation, next)
+        Event::NoRecording { sent, closest, diff, explanation, next, words } => {
+            no_recording(&mut out, look, sent, closest.as_deref(), diff, explanation, next);
+            if !words.is_empty() {
+                // Above "To go on", which stays the card's last line.
+                let last = out.rfind("To go on").unwrap_or(out.len());
+                let tail = out.split_off(last);
+                for w in words {
+                    card(&mut out, look, 0, "Kind", s.label, &unanswered(w, look.expand));
+                }
+                out.push_str(&tail);
+            }
         }
         Event::ApiError { status, error_type, message } => {
             card(&mut out, look, 0, "API error", s.bad, &format!("{status} {error_type}: {message}"));
@@ -241,6 +268,49 @@ pub fn event(ev: &Event, look: &Look) -> String {
         }
     }
     out
+}
+
+/// The label of a turn replayed through a kind: the reply was recorded for other words of the
+/// same kind as the ones this run sent. `--expand` shows both.
+fn kind_cards(out: &mut String, look: &Look, by_kind: &[ByKind]) {
+    for swap in by_kind {
+        let mut text = by_kind_words(swap);
+        if look.expand {
+            text.push_str(&format!("\nthis run sent: {}\nrecorded for:  {}", swap.sent, swap.recorded));
+        }
+        card(out, look, 0, "By kind", look.styles.warn, &text);
+    }
+}
+
+/// A turn replayed through a kind, in words: what it was recorded for.
+pub(crate) fn by_kind_words(swap: &ByKind) -> String {
+    format!("recorded for a different {}, of the same kind: {}", swap.words, swap.says)
+}
+
+/// A note's card text: the words, and where in the message they were put.
+pub(crate) fn note_words(text: &str, after_results: bool) -> String {
+    let place = if after_results { "after the tool results" } else { "before a tool result" };
+    format!("{text}\n[a text block in the same message, {place}]")
+}
+
+/// What the `no_recording` card says of words the replies depend on by kind: the kind they are
+/// of and the kinds recorded (in words too with `--expand`).
+pub(crate) fn unanswered(w: &Unanswered, expand: bool) -> String {
+    let named = |id: &str, says: &str| if expand { format!("{id} ({says})") } else { id.to_string() };
+    let recorded: Vec<String> = w.recorded.iter().map(|k| named(&k.kind, &k.says)).collect();
+    let recorded = if recorded.is_empty() { "none".to_string() } else { recorded.join("; ") };
+    let has_reply = |id: &str| w.recorded.iter().any(|k| k.kind == id);
+    let words = &w.words;
+    match (&w.kind, &w.says) {
+        (Some(kind), Some(says)) if has_reply(kind) => format!(
+            "your {words} is of the kind {}, which has a reply: something else in the request differs. Kinds recorded: {recorded}.",
+            named(kind, says)
+        ),
+        (Some(kind), Some(says)) => {
+            format!("your {words} is of the kind {}, with no reply. Kinds recorded: {recorded}.", named(kind, says))
+        }
+        _ => format!("your {words} is of none of the lesson's kinds. Kinds recorded: {recorded}."),
+    }
 }
 
 /// A dim line under a card's raw JSON (and its label above it).
@@ -304,6 +374,9 @@ fn no_recording(
     if !changes.is_empty() {
         let text = if look.expand { changes.join("\n") } else { rows(&changes[0], room, 1, more).join("") };
         card(out, look, 0, "In short", s.label, &text);
+        if !look.expand && changes.len() > 1 {
+            card(out, look, 0, "", s.dim, &format!("{} changes; --expand shows them all", changes.len()));
+        }
     }
     card(out, look, 0, "To go on", s.label, next);
 }
@@ -433,13 +506,14 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
         printed,
         retryable,
         found,
+        capped,
         ..
     } = ev
     else {
         return;
     };
     let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
-    let words = attempt_words(*found, *tone, *retried, *retryable);
+    let words = attempt_words(*found, *tone, *retried, *retryable, *capped);
     let headline = format!("{mark} {words}");
     card(out, look, 2, &format!("Attempt {number}"), tone_style(look, *tone), &headline);
     card(out, look, 0, "", s.dim, &attempt_said(details, message.as_deref(), summary.as_deref(), output));

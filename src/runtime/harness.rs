@@ -76,6 +76,8 @@ pub(crate) struct ToolRun {
     pub(crate) fault: Option<Box<Fault>>,
     /// A read found that the call had gone through after all: this is what the model is given.
     pub(crate) settled: Option<Value>,
+    /// The most attempts this run could make.
+    pub(crate) limit: u32,
 }
 
 impl ToolRun {
@@ -298,8 +300,14 @@ impl Harness<'_, '_> {
             Mode::Full(limit) => limit.max(1),
             Mode::Once => 1,
         };
-        let mut run =
-            ToolRun { tool: tool.into(), input: input.clone(), attempts: Vec::new(), fault: None, settled: None };
+        let mut run = ToolRun {
+            tool: tool.into(),
+            input: input.clone(),
+            attempts: Vec::new(),
+            fault: None,
+            settled: None,
+            limit,
+        };
         let mut number = 1;
         loop {
             let mut attempt = match self.attempt(number, tool, input) {

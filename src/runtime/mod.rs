@@ -175,16 +175,16 @@ impl Conversation<'_, '_> {
             self.events.push(Event::ApiError { status: 400, error_type: "invalid_request_error".into(), message });
             return Next::Stop;
         }
-        let (response, provenance) = match model.respond(&body) {
-            Turn::Reply { response, provenance } => (response, provenance),
+        let (response, provenance, mut by_kind) = match model.respond(&body) {
+            Turn::Reply { response, provenance, by_kind } => (response, provenance, by_kind),
             Turn::Refused { status, error_type, message } => {
                 self.events.push(Event::ApiError { status, error_type, message });
                 return Next::Stop;
             }
-            Turn::Missing { closest, diff } => {
+            Turn::Missing { closest, diff, words } => {
                 let sent = self.messages.last().and_then(|m| m.get("content")).cloned().unwrap_or(Value::Null);
                 let (explanation, next) = no_recording();
-                self.events.push(Event::NoRecording { sent, closest, diff, explanation, next });
+                self.events.push(Event::NoRecording { sent, closest, diff, explanation, next, words });
                 return Next::Stop;
             }
         };
@@ -193,7 +193,7 @@ impl Conversation<'_, '_> {
             content.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")).cloned().collect();
         let text = text_of(&content);
         if calls.is_empty() {
-            self.events.push(Event::Reply { text, provenance });
+            self.events.push(Event::Reply { text, provenance, by_kind });
             return Next::Done;
         }
         let mut preface = (!text.trim().is_empty()).then_some(text);
@@ -209,6 +209,8 @@ impl Conversation<'_, '_> {
                 words: words(self.lesson, &tool, &input),
                 preface: preface.take(),
                 provenance: provenance.clone(),
+                // The turn's label goes on its first card.
+                by_kind: std::mem::take(&mut by_kind),
             });
             match self.call_tool(&id, &tool, &input) {
                 Some(result) => results.push(result),
@@ -300,6 +302,7 @@ impl Conversation<'_, '_> {
         };
         let messages = sent_as(message);
         self.attach_blocks(&results, &messages);
+        self.events.extend(notes(&messages));
         Some(messages)
     }
 
@@ -320,7 +323,7 @@ impl Conversation<'_, '_> {
             let cause = answered.run.attempts.last().and_then(|a| a.cause.as_ref());
             let internal = cause.filter(|c| place.internal(&c.category));
             let leaked =
-                internal.is_some_and(|c| block.as_ref().is_some_and(|b| block_text(b).contains(c.message.trim())));
+                internal.is_some_and(|c| block.as_ref().is_some_and(|b| gives_away(&block_text(b), &c.message)));
             if leaked {
                 let last = self.events.iter_mut().rev().find_map(|e| match e {
                     Event::Attempt { tool_use_id, leaked, .. } if *tool_use_id == answered.id => Some(leaked),
@@ -419,7 +422,11 @@ impl Conversation<'_, '_> {
 
     fn push_attempts(&mut self, tool_use_id: &str, run: &ToolRun, prior: u32, wire: Option<Value>, tool: &str) {
         let place = self.lesson.place();
-        for attempt in &run.attempts {
+        for (i, attempt) in run.attempts.iter().enumerate() {
+            // The last try failed with every attempt the harness allows used: the cap ended it.
+            let capped =
+                (attempt.failed && i + 1 == run.attempts.len() && run.limit > 1 && attempt.number == run.limit)
+                    .then_some(run.limit);
             let seen = if attempt.failed { self.policy.seen(&attempt.result) } else { Default::default() };
             let message = seen
                 .message
@@ -456,6 +463,7 @@ impl Conversation<'_, '_> {
                 found,
                 block: None,
                 leaked: false,
+                capped,
             });
             if let Some(read) = &attempt.read {
                 self.push_read(tool_use_id, read);
@@ -493,6 +501,39 @@ impl Conversation<'_, '_> {
 }
 
 /// The text a `tool_result` block gives the model: its content string, or its text blocks.
+/// A card for each text block of the messages that answer a turn: everything the model reads
+/// is on a card, the results under their attempts and the rest here.
+fn notes(messages: &[Value]) -> Vec<Event> {
+    let mut out = Vec::new();
+    for blocks in messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)) {
+        for (i, block) in blocks.iter().enumerate() {
+            if block.get("type").and_then(Value::as_str) != Some("text") {
+                continue;
+            }
+            let text = block.get("text").and_then(Value::as_str).unwrap_or_default().to_string();
+            let after_results =
+                !blocks[i..].iter().any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
+            out.push(Event::Note { text, after_results });
+        }
+    }
+    out
+}
+
+/// Whether text sent to the model gives away a failure's internal text: all of it, or one of its
+/// telling words (a host, a path, a credential: eight characters or more with a `.`, `-` or `/`
+/// inside), so a sentence that keeps only the host name still counts.
+fn gives_away(text: &str, internal: &str) -> bool {
+    let internal = internal.trim();
+    if text.contains(internal) {
+        return true;
+    }
+    internal
+        .split(|c: char| c.is_whitespace() || "\"'(),=@:".contains(c))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| w.chars().count() >= 8 && w.contains(['.', '-', '/']))
+        .any(|w| text.contains(w))
+}
+
 fn block_text(block: &Value) -> String {
     match block.get("content") {
         Some(Value::String(text)) => text.clone(),

@@ -679,6 +679,37 @@ mod with_the_client {
     }
 
     #[test]
+    fn watch_live_asks_about_the_learners_own_words_even_where_a_kind_would_answer() {
+        let ws = Workshop::new();
+        let cache = tempfile::tempdir().unwrap();
+        let sentence = "Our order system had a fault on its side, so this lookup got no answer.";
+        let fix = ws.read("lessons/tool-results/solution/results.py");
+        let start = fix.find("CRASHED = (").unwrap();
+        let end = start + fix[start..].find(")\n").unwrap() + 2;
+        let mine = format!("{}CRASHED = {}\n{}", &fix[..start], serde_json::to_string(sentence).unwrap(), &fix[end..]);
+        ws.write("work/tool-results/results.py", &mine);
+        let server = StandIn::start(vec![]);
+        let args =
+            ["watch", "tool-results", "--ticket", "crash-trace", "--code", "yours", "--live", "--format", "json"];
+        let live = run(server.command(&ws, cache.path(), &args));
+        assert_eq!(live.code, 0, "{}", live.stderr);
+        let replay = live.json();
+        let reply = replay["events"].as_array().unwrap().last().unwrap();
+        assert_eq!(reply["provenance"]["source"], "live", "{replay}");
+        assert!(reply.get("by_kind").is_none(), "{reply}");
+        let seen = server.seen();
+        assert_eq!(seen.len(), 1, "only the request with the learner's words is asked");
+        assert!(seen[0].body.contains(sentence), "the model is asked about the words themselves");
+
+        // Offline later, the kept turn answers them exactly: no kind label.
+        let mut offline = ws.command(&["watch", "tool-results", "--ticket", "crash-trace", "--code", "yours"]);
+        offline.env("XDG_CACHE_HOME", cache.path()).env_remove("ANTHROPIC_API_KEY");
+        let again = run(offline);
+        assert!(again.stdout.contains("[live · claude-haiku-4-5"), "{}", again.stdout);
+        assert!(!again.stdout.contains("By kind"), "{}", again.stdout);
+    }
+
+    #[test]
     fn watch_live_with_a_bad_key_exits_2_and_keeps_nothing() {
         let ws = Workshop::new();
         let cache = tempfile::tempdir().unwrap();

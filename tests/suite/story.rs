@@ -520,7 +520,7 @@ fn a_traceback_that_reaches_the_model_is_counted_and_gets_the_harm_whichever_fil
     {
         let r = replay(&ws, lesson, "crash-trace", code, "harness");
         assert_eq!(r["verdict"]["counts"]["leaks"], leaks, "{code}");
-        assert_eq!(note(&r).starts_with("Harm: the traceback went to the model"), harm, "{code}: {}", note(&r));
+        assert_eq!(note(&r).starts_with("Harm: text from the crash reached the model"), harm, "{code}: {}", note(&r));
         let leaked = events(&r, "attempt").iter().any(|a| a["leaked"] == true);
         assert_eq!(leaked, leaks > 0, "{code}");
     }

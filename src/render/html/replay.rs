@@ -249,11 +249,29 @@ fn event(ev: &Event) -> String {
             card("sub warn", "Report", &body)
         }
         Event::Wait { ms } => card("sub wait", "wait", &dim(&format!("{ms} ms backoff before the next attempt"))),
-        Event::Reply { text: words, provenance } => {
-            card("reply", "Agent replies", &format!("{}<p>{}</p>", text(words), badge(provenance)))
+        Event::Note { text: words, after_results } => {
+            card("note", "Note", &text(&cards::note_words(words, *after_results)))
         }
-        Event::NoRecording { sent, closest, diff, explanation, next } => {
+        Event::Reply { text: words, provenance, by_kind } => {
+            let mut body = format!("{}<p>{}</p>", text(words), badge(provenance));
+            for swap in by_kind {
+                body.push_str(&format!(
+                    "<p class=\"text\"><strong>By kind</strong> {}</p>",
+                    esc(&cards::by_kind_words(swap))
+                ));
+                let both = format!("this run sent: {}\nrecorded for:  {}", swap.sent, swap.recorded);
+                body.push_str(&expander("both sentences", &format!("<pre>{}</pre>", esc(&both))));
+            }
+            card("reply", "Agent replies", &body)
+        }
+        Event::NoRecording { sent, closest, diff, explanation, next, words } => {
             let mut body = text(explanation);
+            for w in words {
+                body.push_str(&format!(
+                    "<p class=\"text\"><strong>Kind</strong> {}</p>",
+                    esc(&cards::unanswered(w, true))
+                ));
+            }
             body.push_str(&expander("the model would now receive", &json_block(sent)));
             if let Some(place) = closest {
                 body.push_str(&format!("<p class=\"text\"><strong>Closest</strong> {} (-)</p>", esc(place)));
@@ -305,7 +323,7 @@ fn tone_class(tone: Tone) -> &'static str {
     match tone {
         Tone::Worked => "good",
         Tone::Retried | Tone::Checked => "warn",
-        Tone::Wasted | Tone::Blind => "bad",
+        Tone::Wasted | Tone::Blind | Tone::Dropped => "bad",
         Tone::Reported | Tone::Settled => "neutral",
     }
 }
@@ -323,13 +341,14 @@ fn attempt(ev: &Event) -> String {
         printed: out,
         retryable,
         found,
+        capped,
         ..
     } = ev
     else {
         return String::new();
     };
     let mark = if *failed { "✗" } else { "✓" };
-    let mut body = text(&format!("{mark} {}", cards::attempt_words(*found, *tone, *retried, *retryable)));
+    let mut body = text(&format!("{mark} {}", cards::attempt_words(*found, *tone, *retried, *retryable, *capped)));
     body.push_str(&dim(&cards::attempt_said(details, message.as_deref(), summary.as_deref(), output)));
     body.push_str(&printed(out));
     body.push_str(&behind(ev));
