@@ -133,7 +133,10 @@ fn a_progress_file_that_is_a_fifo_or_a_device_counts_as_no_progress() {
         assert!(list.stdout.contains("structured-errors"), "{what}: {}", list.stdout);
         let check = run_guarded(memory_capped(ws.command(&["check", "--format", "json"])));
         assert_eq!(check.code, 0, "{what}: {}", check.stdout);
-        // The grade was saved in its place.
+        // The grade was saved in its place. Looked at before it is read: were it still the FIFO,
+        // reading it would wait for a writer forever.
+        let saved = std::fs::symlink_metadata(ws.path("work/.progress.json")).unwrap();
+        assert!(saved.file_type().is_file(), "{what}: the progress file is still a {:?}", saved.file_type());
         assert!(ws.read("work/.progress.json").contains("\"passed\": 14"), "{what}");
     }
 }
