@@ -506,6 +506,22 @@ fn check_reports_a_value_over_8_mib_as_too_big_with_its_size() {
 }
 
 #[test]
+fn check_grades_a_value_just_under_8_mib_as_the_value_it_is() {
+    // {"isError": "x..."} is 15 bytes more than its string: 64 bytes under the limit as JSON,
+    // and its answer line (the value and the runner's envelope) a little over it.
+    let w = Workshop::lesson5();
+    let size = 8 * 1024 * 1024 - 64 - 15;
+    let run = check_huge(&w, size, "json");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = run.json();
+    let failed = check(&report, "fail-flags-failure");
+    let message = failed["message"].as_str().unwrap();
+    assert!(message.starts_with("isError: expected True, got 'xxx"), "{message}");
+    let got = failed["got"]["isError"].as_str().unwrap();
+    assert!(got.starts_with("xxx") && got.ends_with(" more characters]"), "{}", &got[got.len() - 60..]);
+}
+
+#[test]
 fn check_shortens_a_2_mb_wrong_value_in_its_reports() {
     let w = Workshop::lesson5();
     let run = check_huge(&w, 2_000_000, "json");

@@ -34,6 +34,7 @@ mod player;
 mod progress;
 mod quiz;
 mod readme;
+mod reaping;
 mod recordings;
 mod reset;
 mod root;
