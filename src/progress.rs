@@ -74,8 +74,7 @@ impl Progress {
         if let Some(dir) = target.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let lock =
-            std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(target.with_extension("lock"))?;
+        let lock = crate::files::open_lock_file(&target.with_extension("lock"))?;
         // SAFETY: flock(2) on a descriptor we own; the lock is released when `lock` is closed.
         if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
             return Err(std::io::Error::last_os_error());
