@@ -58,8 +58,8 @@ impl Progress {
         }
         let temp = target.with_extension(format!("json.tmp-{}", std::process::id()));
         let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        std::fs::write(&temp, text + "\n")?;
-        std::fs::rename(&temp, &target).inspect_err(|_| {
+        // A write cut short (the disk full, a file-size limit) leaves no temporary file behind.
+        std::fs::write(&temp, text + "\n").and_then(|()| std::fs::rename(&temp, &target)).inspect_err(|_| {
             let _ = std::fs::remove_file(&temp);
         })
     }

@@ -66,7 +66,7 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     };
     // The grade counts even when nobody read all of it (`check | head -1`).
     if let Err(e) = grading::save_progress(&ctx.root, &lesson, &file, &report) {
-        crate::errln!("warning: progress was not saved ({e}); the grade above stands.");
+        crate::errln!("warning: progress was not saved ({e}{}); the grade above stands.", crate::error::next_step(&e));
     }
     shown?;
     // Green is a door: what to do next, when the file graded is the learner's own.

@@ -617,3 +617,54 @@ fn timeouts_below_10_ms_are_refused_by_check_watch_and_record() {
         }
     }
 }
+
+/// Every file below `dir`, for a test that looks for what a command left behind.
+#[cfg(target_os = "linux")]
+fn files_under(dir: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files_under(&path));
+        } else {
+            found.push(path.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    found
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn under_a_file_size_limit_of_zero_commands_end_with_a_message_not_by_sigxfsz() {
+    let w = Workshop::lesson5();
+    let mut cmd = w.command(&["start", "structured-errors"]);
+    with_file_size_limit(&mut cmd, 0);
+    let start = run(cmd);
+    assert_eq!(start.code, 2, "exit 153 is death by SIGXFSZ: {}", start.stderr);
+    assert!(
+        start.stderr.starts_with("error: could not write work/structured-errors/errors.py: File too large (os error 27). A file-size limit is in force (ulimit -f): raise it (ulimit -f unlimited) and try again"),
+        "{}",
+        start.stderr
+    );
+    let left = files_under(&w.path("work"));
+    assert!(left.iter().all(|name| name == ".gitkeep"), "start left {left:?}");
+
+    // Started without the limit, a check under it grades and says its progress was not saved.
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    let before = w.read("work/.progress.json");
+    let mut cmd = w.command(&["check", "--format", "json"]);
+    with_file_size_limit(&mut cmd, 0);
+    let check = run(cmd);
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    assert_eq!(check.json()["passed"], 2);
+    assert!(
+        check
+            .stderr
+            .contains("warning: progress was not saved (File too large (os error 27). A file-size limit is in force"),
+        "{}",
+        check.stderr
+    );
+    assert_eq!(w.read("work/.progress.json"), before);
+    let left = files_under(&w.path("work"));
+    assert!(!left.iter().any(|name| name.contains("tmp")), "check left {left:?}");
+}
