@@ -466,22 +466,59 @@ fn check_reports_a_line_forged_on_the_answer_channel_at_import_as_a_load_error()
     assert!(message.contains("while it loaded"), "{message}");
 }
 
-#[test]
-fn check_reports_a_line_forged_on_the_answer_channel_in_a_call_as_a_call_error() {
+/// `check --format json` of the forging fixture in one of its modes: the report, which must be
+/// an error naming the file, and its message.
+fn forged(mode: &str, timeout: &str) -> (serde_json::Value, String) {
     let w = Workshop::lesson5();
     let file = w.learner("bad_forges_answers.py");
-    w.write(&format!("{file}.forge"), "call");
-    let run = w.run(&["check", "--file", &file, "--format", "json"]);
-    assert_eq!(run.code, 1, "{}", run.stdout);
+    w.write(&format!("{file}.forge"), mode);
+    let run = w.run(&["check", "--file", &file, "--format", "json", "--timeout", timeout]);
+    assert_eq!(run.code, 2, "{mode}: {}", run.stdout);
     let report = run.json();
-    let first = check(&report, "fail-flags-failure");
-    assert_eq!(first["status"], "fail");
-    let message = first["message"].as_str().unwrap();
-    assert!(message.starts_with(&format!("{file}: a line that is not the workshop runner's answer")), "{message}");
-    assert!(message.contains("during the call to fail"), "{message}");
-    assert!(first["got"].is_null(), "no value is graded: {first}");
-    // should_retry never writes, so its checks are graded as usual.
-    assert_eq!(check(&report, "retry-transient")["status"], "pass");
+    assert_eq!(report["status"], "error", "{mode}: {report}");
+    let message = report["message"].as_str().unwrap().to_string();
+    assert!(message.starts_with(&format!("{file}: a line that is not the workshop runner's answer came")), "{message}");
+    assert!(message.ends_with("nothing from that Python process is trusted, so this is no grade."), "{message}");
+    for check in report["checks"].as_array().unwrap() {
+        assert_eq!(check["status"], "error", "{mode}: {check}");
+        assert_eq!(check["message"], "not graded: an answer did not come from the workshop's runner");
+    }
+    (report, message)
+}
+
+#[test]
+fn check_grades_nothing_of_a_file_that_forges_a_line_on_the_answer_channel_in_a_call() {
+    let (_, message) = forged("call", "1");
+    assert!(message.contains("during the call to fail ({\"id\": 99"), "{message}");
+}
+
+#[test]
+fn check_grades_nothing_of_a_file_that_forges_the_answer_to_its_own_call() {
+    // The forged answer passes fail-flags-failure. The runner's own (the starter's bare error)
+    // came after it, and is what the next call found in place of its answer.
+    let (_, message) = forged("same-id", "1");
+    assert!(
+        message
+            .contains("during the call to fail ({\"ok\":true,\"value\":{\"error\":{\"message\":\"Error\"}},\"id\":1,"),
+        "{message}"
+    );
+}
+
+#[test]
+fn check_grades_nothing_of_a_file_that_forges_an_answer_and_never_returns() {
+    let (_, message) = forged("same-id-then-loop", "1");
+    assert!(
+        message.contains("came before the call to fail (an answer to the call before it, which was still running)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn check_grades_nothing_of_a_file_that_forges_the_answer_to_the_last_call() {
+    // Nothing is called after it: the runner's own answer, behind the forged one, is found
+    // when the runner is asked, once the checks are done, to answer at once.
+    let (_, message) = forged("last", "1");
+    assert!(message.contains("came after the last call ({\"ok\":true,\"value\":{\"orders\":[]"), "{message}");
 }
 
 // Big values and floods of output stay small.
