@@ -57,7 +57,7 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     };
     if let Some(typed) = &args.file {
         // Suggest the command as it was typed, so it works from where the learner is.
-        report.again = format!("run ./workshop check {} --file {} again", lesson.id, crate::inert::path(&typed));
+        report.again = format!("run ./workshop check {} --file {} again", lesson.id, crate::inert::path(typed));
     }
     let shown = match args.format {
         CheckFormat::Text => output::print(&render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
