@@ -902,9 +902,10 @@ impl Worker {
             Wait::Line(line) => line,
             Wait::TimedOut => {
                 // The runner takes the next request as soon as it has answered one. Still in the
-                // pipe after a whole deadline, this one was never taken: the runner was busy with
-                // the call before all along, so the answer that came for that call was not its.
-                let untaken = self.request_untaken();
+                // pipe after a whole deadline (and a start-up's allowance more, for a machine too
+                // busy to run it), this one was never taken: the runner was busy with the call
+                // before all along, so the answer that came for that call was not its.
+                let untaken = self.request_untaken_within(STARTUP_ALLOWANCE);
                 kill_group(&mut self.child);
                 let output = self.read_capture();
                 let outcome = if untaken {
@@ -972,14 +973,24 @@ impl Worker {
         }
     }
 
-    /// Whether bytes of the last request are still in the pipe, not taken by the runner.
-    fn request_untaken(&self) -> bool {
+    /// Whether bytes of the last request are still in the pipe, not taken by the runner, after
+    /// waiting up to `grace` for it to take them.
+    fn request_untaken_within(&self, grace: Duration) -> bool {
         use std::os::fd::AsRawFd;
-        let mut waiting: libc::c_int = 0;
-        // SAFETY: ioctl(2) FIONREAD on a pipe we hold, writing into a local integer. On a pipe's
-        // write end it counts the bytes not yet read, as on its read end.
-        let asked = unsafe { libc::ioctl(self.stdin.as_raw_fd(), libc::FIONREAD, &mut waiting) };
-        asked == 0 && waiting > 0
+        let until = Instant::now() + grace;
+        loop {
+            let mut waiting: libc::c_int = 0;
+            // SAFETY: ioctl(2) FIONREAD on a pipe we hold, writing into a local integer. On a
+            // pipe's write end it counts the bytes not yet read, as on its read end.
+            let asked = unsafe { libc::ioctl(self.stdin.as_raw_fd(), libc::FIONREAD, &mut waiting) };
+            if asked != 0 || waiting == 0 {
+                return false;
+            }
+            if Instant::now() >= until {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     /// Ask the runner, idle after its last answer, to answer at once: the next line must be
