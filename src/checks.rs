@@ -423,6 +423,10 @@ impl Report {
     }
 
     pub fn not_loaded(lesson: &Lesson, file: String, error: &crate::bridge::LoadError) -> Report {
+        let why = match error.kind {
+            crate::bridge::LoadKind::Garbled => "not graded: an answer did not come from the workshop's runner",
+            _ => "not run: the file did not load",
+        };
         let checks: Vec<CheckResult> = lesson
             .checks
             .iter()
@@ -430,7 +434,7 @@ impl Report {
                 id: spec.id.clone(),
                 name: spec.name.clone(),
                 status: Status::Error,
-                message: "not run: the file did not load".into(),
+                message: why.into(),
                 output: String::new(),
                 call: None,
                 expected: None,

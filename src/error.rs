@@ -42,7 +42,7 @@ impl Error {
     }
 
     pub fn io(what: impl std::fmt::Display, err: std::io::Error) -> Error {
-        Error::Io(format!("{what}: {err}"))
+        Error::Io(format!("{what}: {err}{}", next_step(&err)))
     }
 
     /// Paths in the message relative to the workshop root, as every other message shows them.
@@ -62,6 +62,18 @@ impl Error {
             Error::Output(e) if reader_left(e) => EXIT_SUCCESS,
             _ => EXIT_COULD_NOT_RUN,
         }
+    }
+}
+
+/// What to do about a write the system refused for want of room, after its error.
+pub(crate) fn next_step(err: &std::io::Error) -> &'static str {
+    match err.raw_os_error() {
+        Some(libc::EFBIG) => {
+            ". A file-size limit is in force (ulimit -f): raise it (ulimit -f unlimited) and try again"
+        }
+        Some(libc::ENOSPC) => ". The disk is full: make room and try again",
+        Some(libc::EDQUOT) => ". Your disk quota is used up: make room and try again",
+        _ => "",
     }
 }
 

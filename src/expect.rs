@@ -883,4 +883,16 @@ mod tests {
         assert_eq!(expected_shape(&[eq("a.4000000000", json!(1))], &[]), None, "no list of four billion nulls");
         assert_eq!(expected_shape(&[eq("", json!({}))], &[]), Some(json!({})), "an empty object that is wanted");
     }
+
+    #[test]
+    fn the_expected_shape_shows_the_first_of_several_allowed_values_unless_leaving_it_out_is_allowed_too() {
+        let options = Some(vec![json!("transient"), json!("validation")]);
+        let either = Expect { path: "error.errorCategory".into(), one_of: options.clone(), ..Expect::default() };
+        assert_eq!(expected_shape(&[either], &[]), Some(json!({"error": {"errorCategory": "transient"}})));
+        let or_absent =
+            Expect { path: "error.errorCategory".into(), one_of: options, or_absent: true, ..Expect::default() };
+        assert_eq!(expected_shape(&[or_absent], &[]), None, "a value that may be left out is no requirement");
+        let none = Expect { path: "error.errorCategory".into(), one_of: Some(Vec::new()), ..Expect::default() };
+        assert_eq!(expected_shape(&[none], &[]), None, "no value to show");
+    }
 }

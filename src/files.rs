@@ -52,6 +52,40 @@ pub(crate) fn not_regular(path: &Path) -> Option<&'static str> {
     }
 }
 
+/// A lock file opened (made when missing) for `flock`, never blocking on the open: what is
+/// there must be a regular file of its own. A FIFO (whose open would wait for a reader), a
+/// device or a link is refused with an error that names it and says to remove it.
+pub(crate) fn open_lock_file(path: &Path) -> io::Result<File> {
+    let refuse = |what: &str| {
+        io::Error::other(format!(
+            "{} is {what}, not a lock file: remove it (the workshop makes it again)",
+            crate::inert::path(path)
+        ))
+    };
+    let opened = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW)
+        .open(path);
+    let file = match opened {
+        Ok(file) => file,
+        // A FIFO without a reader (ENXIO), a link (ELOOP), a socket: named by what is there.
+        Err(e) => {
+            return Err(match std::fs::symlink_metadata(path) {
+                Ok(meta) if meta.file_type().is_symlink() => refuse("a symbolic link"),
+                Ok(meta) if !meta.is_file() => refuse(kind(meta.file_type())),
+                _ => e,
+            })
+        }
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(refuse(kind(meta.file_type())));
+    }
+    Ok(file)
+}
+
 /// The bytes of a regular file (or of a symbolic link to one), at most `cap` of them. Anything
 /// else is named, not read: the file is opened without blocking (and never as a controlling
 /// terminal) and checked on the open descriptor, so what is read is what was checked. The cap

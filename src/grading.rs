@@ -107,6 +107,10 @@ fn run(lesson: &Lesson, cfg: BridgeConfig, stop: &AtomicBool, spare: Option<Spar
     match Bridge::start_with_spare(cfg, Stop::default(), spare) {
         Ok(mut bridge) => {
             let results = checks::run_all(lesson, &mut Stoppable { bridge: &mut bridge, stop }, seed);
+            // An answer the runner did not write makes no grade, whichever check it decided.
+            if let Err(e) = bridge.confirm() {
+                return Ok(Report::not_loaded(lesson, shown.to_string(), &e));
+            }
             let mut report = Report::graded(lesson, shown.to_string(), results);
             report.load_output = std::mem::take(&mut bridge.load_output);
             Ok(report)

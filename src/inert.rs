@@ -1,29 +1,66 @@
-//! Text from the learner's code, made harmless to a terminal. What their code prints or raises
-//! can hold escape sequences (`\x1b[2J` clears the screen, `\x1b[?1049h` switches to the
-//! alternate screen, `\x1b]0;…\x07` sets the window title) and control characters (`\r`, bells).
-//! Written as they are, they would act on the learner's terminal instead of being read; shown
-//! with the escapes Python's `repr` uses, they are read. The check report, the cards, the
-//! player and Python literals (`pyrepr`) all escape with [`escape`].
+//! Text from the learner's code, a lesson or a file name, made harmless to a terminal. It can
+//! hold escape sequences (`\x1b[2J` clears the screen, `\x1b[?1049h` switches to the alternate
+//! screen, `\x1b]0;…\x07` sets the window title, `\x1b]52;…` writes the clipboard), control
+//! characters (`\r`, bells) and the invisible characters that reorder text (U+202E shows what
+//! follows right to left, so `txt.exe` can read as `exe.txt`). Written as they are, they would act
+//! on the terminal instead of being read; shown with the escapes Python's `repr` uses, they are
+//! read. The check report, the cards, the player, lesson text, paths and Python literals
+//! (`pyrepr`) all escape with [`escape`].
 
 use std::borrow::Cow;
 
+/// The characters that change the order text is shown in (Unicode's bidirectional controls):
+/// marks, embeddings, overrides and isolates.
+fn reorders(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Whether a character is shown escaped: a control character or one that reorders text.
+fn acts(c: char) -> bool {
+    c.is_control() || reorders(c)
+}
+
 /// A control character as Python writes it in a string literal (`\n`, `\t`, `\r`, `\x1b`,
-/// `\x9b`); `None` for any other character.
+/// `\x9b`), a character that reorders text as `\u202e`; `None` for any other character.
 pub(crate) fn escape(c: char) -> Option<String> {
-    if !c.is_control() {
+    if !acts(c) {
         return None;
     }
     Some(match c {
         '\n' => "\\n".into(),
         '\t' => "\\t".into(),
         '\r' => "\\r".into(),
+        c if reorders(c) => format!("\\u{:04x}", u32::from(c)),
         c => format!("\\x{:02x}", u32::from(c)),
     })
 }
 
+/// A path as a message shows it: every character that would act on the terminal escaped, each
+/// byte that is not UTF-8 as `\xNN`, and a backslash doubled, so two different names never
+/// print the same.
+pub(crate) fn path(path: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                c => match escape(c) {
+                    Some(e) => out.push_str(&e),
+                    None => out.push(c),
+                },
+            }
+        }
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out
+}
+
 /// The text with every control character but line breaks and tabs shown escaped.
 pub(crate) fn text(text: &str) -> Cow<'_, str> {
-    let keep = |c: char| c == '\n' || c == '\t' || !c.is_control();
+    let keep = |c: char| c == '\n' || c == '\t' || !acts(c);
     if text.chars().all(keep) {
         return Cow::Borrowed(text);
     }
@@ -40,7 +77,7 @@ pub(crate) fn text(text: &str) -> Cow<'_, str> {
 /// The text on one line: every control character, line breaks and tabs too, shown escaped, so
 /// none acts on a terminal or splits a line (a CSV row, a one-line header).
 pub(crate) fn one_line(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    if !text.chars().any(acts) {
         return Cow::Borrowed(text);
     }
     Cow::Owned(text.chars().map(|c| escape(c).unwrap_or_else(|| c.to_string())).collect())
@@ -64,9 +101,10 @@ pub(crate) fn json(text: String) -> String {
     out
 }
 
-/// Control characters serde_json writes raw: DEL and C1 (it escapes those below 0x20).
+/// Characters serde_json writes raw that would act on a terminal: DEL and C1 (it escapes the
+/// control characters below 0x20), and those that reorder text.
 fn raw_in_json(c: char) -> bool {
-    c.is_control() && u32::from(c) >= 0x7f
+    (c.is_control() && u32::from(c) >= 0x7f) || reorders(c)
 }
 
 #[cfg(test)]
@@ -81,6 +119,29 @@ mod tests {
             "\\x1b[2J\\x1b[?1049h\\x1b[?25l\\x1b]0;owned\\x07half\\rdone\ttab\nnext\\x9b31m\\x7f"
         );
         assert!(matches!(text("plain ünïcode\n"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn characters_that_reorder_text_are_shown_escaped_everywhere() {
+        let name = "invoice\u{202e}txt.exe\u{2066}x\u{200f}";
+        assert_eq!(text(name), "invoice\\u202etxt.exe\\u2066x\\u200f");
+        assert_eq!(one_line(name), "invoice\\u202etxt.exe\\u2066x\\u200f");
+        let written = json(serde_json::to_string(&serde_json::json!(name)).unwrap());
+        assert!(!written.chars().any(reorders), "{written}");
+        assert_eq!(serde_json::from_str::<String>(&written).unwrap(), name);
+        assert!(matches!(text("plain \u{05d0}\u{05d1} Hebrew letters"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_path_shows_every_name_apart_and_none_acts_on_the_terminal() {
+        use std::os::unix::ffi::OsStrExt;
+        let of = |bytes: &[u8]| path(std::path::Path::new(std::ffi::OsStr::from_bytes(bytes)));
+        assert_eq!(of(b"work/a\x1b]52;c;b3du\x07.py"), "work/a\\x1b]52;c;b3du\\x07.py");
+        assert_eq!(of("r\u{202e}yp.txt".as_bytes()), "r\\u202eyp.txt");
+        // Two names that are not UTF-8, and one that spells the first one's escape: three names.
+        let shown = [of(b"class/\xff/errors.py"), of(b"class/\xfe/errors.py"), of(b"class/\\xff/errors.py")];
+        assert_eq!(shown, ["class/\\xff/errors.py", "class/\\xfe/errors.py", "class/\\\\xff/errors.py"]);
+        assert_eq!(of("plain/ünïcode.py".as_bytes()), "plain/ünïcode.py");
     }
 
     #[test]

@@ -698,6 +698,14 @@ impl Lesson {
                 format!("solution = \"{}\"", self.solution),
                 format!("solution '{}' must be a path inside the lesson's folder (no leading /, no ..)", self.solution),
             );
+        } else if !resolves_inside(&self.dir, &self.solution) {
+            problems.say(
+                format!("solution = \"{}\"", self.solution),
+                format!(
+                    "solution '{}' is a link (or lies under one) that leads out of the lesson's folder: put the reference solution itself in lessons/{}/",
+                    self.solution, self.id
+                ),
+            );
         }
         for mistake in &self.mistakes {
             let at = format!("label = \"{}\"", mistake.label);
@@ -721,6 +729,14 @@ impl Lesson {
                     format!(
                         "mistake {}'s file '{}' must be a path inside the lesson's folder",
                         mistake.label, mistake.file
+                    ),
+                );
+            } else if !resolves_inside(&self.dir, &mistake.file) {
+                problems.say(
+                    format!("file = \"{}\"", mistake.file),
+                    format!(
+                        "mistake {}'s file '{}' is a link (or lies under one) that leads out of the lesson's folder: put the file itself in lessons/{}/",
+                        mistake.label, mistake.file, self.id
                     ),
                 );
             }
@@ -1215,6 +1231,15 @@ impl crate::world::World for Nowhere {
 /// Whether a manifest's path stays inside the lesson's folder: not empty, no leading `/`, no `..`.
 fn inside_folder(path: &str) -> bool {
     !path.is_empty() && Path::new(path).components().all(|c| matches!(c, std::path::Component::Normal(_)))
+}
+
+/// Whether `path` in the lesson's folder `dir`, its links followed, is still in that folder. A
+/// path that is not there resolves to nothing and passes: that it is missing is said elsewhere.
+fn resolves_inside(dir: &Path, path: &str) -> bool {
+    match (dir.canonicalize(), dir.join(path).canonicalize()) {
+        (Ok(folder), Ok(file)) => file.starts_with(folder),
+        _ => true,
+    }
 }
 
 /// The `$name` sample references in a value.

@@ -47,6 +47,7 @@ use error::Error;
 
 /// Parse the command line, run the command, and return the exit code.
 pub fn run() -> i32 {
+    signals::let_writes_past_the_file_size_limit_fail();
     let cleanup = bridge::Cleanup::for_this_process();
     commands::check::warm_up_early(std::env::args_os().skip(1));
     let cli = match cli::Cli::try_parse() {

@@ -58,8 +58,8 @@ impl Progress {
         }
         let temp = target.with_extension(format!("json.tmp-{}", std::process::id()));
         let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        std::fs::write(&temp, text + "\n")?;
-        std::fs::rename(&temp, &target).inspect_err(|_| {
+        // A write cut short (the disk full, a file-size limit) leaves no temporary file behind.
+        std::fs::write(&temp, text + "\n").and_then(|()| std::fs::rename(&temp, &target)).inspect_err(|_| {
             let _ = std::fs::remove_file(&temp);
         })
     }
@@ -74,8 +74,7 @@ impl Progress {
         if let Some(dir) = target.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let lock =
-            std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(target.with_extension("lock"))?;
+        let lock = crate::files::open_lock_file(&target.with_extension("lock"))?;
         // SAFETY: flock(2) on a descriptor we own; the lock is released when `lock` is closed.
         if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
             return Err(std::io::Error::last_os_error());

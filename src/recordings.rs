@@ -326,8 +326,10 @@ pub fn write_file(path: &Path, entries: &[Entry]) -> std::io::Result<()> {
         text.push('\n');
     }
     let temp = path.with_extension("jsonl.tmp");
-    std::fs::write(&temp, text)?;
-    std::fs::rename(&temp, path)
+    // A write cut short (the disk full, a file-size limit) leaves no temporary file behind.
+    std::fs::write(&temp, text).and_then(|()| std::fs::rename(&temp, path)).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temp);
+    })
 }
 
 #[cfg(test)]

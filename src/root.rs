@@ -14,20 +14,20 @@ pub(crate) fn find(given: Option<&Path>, cwd: &Path) -> Result<PathBuf, Error> {
         }
         return Err(Error::usage(format!(
             "{} is not a workshop: it has no lessons/ folder. Point --root (or WORKSHOP_ROOT) at the folder you cloned.",
-            dir.display()
+            crate::inert::path(&dir)
         )));
     }
     cwd.ancestors().find(|dir| dir.join("lessons").is_dir()).map(Path::to_path_buf).ok_or_else(|| {
         Error::usage(format!(
             "no workshop here: neither {} nor a folder above it has lessons/. Run this inside the cloned workshop, or pass --root DIR.",
-            cwd.display()
+            crate::inert::path(cwd)
         ))
     })
 }
 
-/// `path` relative to the root when it is inside it, for messages.
+/// `path` relative to the root when it is inside it, for messages (escaped: see `inert::path`).
 pub(crate) fn shown(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root).unwrap_or(path).display().to_string()
+    crate::inert::path(path.strip_prefix(root).unwrap_or(path))
 }
 
 /// Where a command runs: the workshop root and the learner's current folder. Domain code takes
@@ -45,10 +45,10 @@ impl Where {
         if self.cwd != self.root {
             if let (Ok(inside), Ok(rel)) = (self.cwd.strip_prefix(&self.root), path.strip_prefix(&self.root)) {
                 if let Ok(here) = path.strip_prefix(&self.cwd) {
-                    return here.display().to_string();
+                    return crate::inert::path(here);
                 }
                 let up = "../".repeat(inside.components().count());
-                return format!("{up}{}", rel.display());
+                return format!("{up}{}", crate::inert::path(rel));
             }
         }
         shown(&self.root, path)

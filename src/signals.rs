@@ -8,6 +8,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
+/// A write past the file-size limit (`ulimit -f`) fails with "File too large" instead of killing
+/// the workshop by SIGXFSZ: it is then reported as any other failed write, with what to do, and
+/// a temporary file is removed on the way out. Python ignores the signal the same way, and
+/// gives the default back to the programs it starts.
+pub(crate) fn let_writes_past_the_file_size_limit_fail() {
+    // SAFETY: signal(2) with SIG_IGN installs no handler; it only changes the disposition.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
 /// Start the thread that handles the quitting signals. A failure leaves the default behaviour
 /// (the process dies; the learner's Python still dies with it on Linux, by its parent-death
 /// signal), so it is not an error worth stopping for.

@@ -349,3 +349,104 @@ pub(crate) fn note<'n>(notes: &'n [Note], counts: &Counts) -> Option<&'n str> {
 pub(crate) fn holds(when: &std::collections::BTreeMap<String, Cond>, facts: &Value) -> bool {
     when.iter().all(|(key, cond)| cond.holds(facts.get(key)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recordings::Provenance;
+
+    /// A world where only a timeout is worth retrying; the verdict never starts a run in it.
+    #[derive(Debug)]
+    struct Timeouts;
+
+    impl Place for Timeouts {
+        fn start(&self, _ticket: &str) -> Box<dyn crate::world::World + '_> {
+            unreachable!("a verdict is judged from events, without a run")
+        }
+        fn message(&self, _key: &str) -> Option<&str> {
+            None
+        }
+        fn retry_helps(&self, category: &str) -> bool {
+            category == "transient"
+        }
+        fn draw_fields(&self, _draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)> {
+            Vec::new()
+        }
+        fn summary(&self, _output: &Value) -> Option<String> {
+            None
+        }
+    }
+
+    fn authored() -> Provenance {
+        Provenance::Authored { by: "tests".into(), written: "2026-12-01".into() }
+    }
+
+    fn call() -> Event {
+        Event::ToolCall {
+            id: "toolu_1".into(),
+            tool: "process_refund".into(),
+            input: json!({"order_id": "0871"}),
+            words: "refunds order 0871".into(),
+            preface: None,
+            provenance: authored(),
+        }
+    }
+
+    /// A try of `toolu_1`: failed with `cause` (claiming what `retryable` says), or worked.
+    fn attempt(number: u32, cause: Option<&str>, retryable: Option<bool>) -> Event {
+        Event::Attempt {
+            tool_use_id: "toolu_1".into(),
+            number,
+            output: json!({}),
+            failed: cause.is_some(),
+            category: cause.map(String::from),
+            retryable,
+            message: None,
+            details: Vec::new(),
+            cause: cause.map(String::from),
+            summary: None,
+            retried: false,
+            tone: Tone::Reported,
+            wire: None,
+            printed: String::new(),
+            answer: None,
+            bare: false,
+            read_of: None,
+            found: None,
+            block: None,
+            leaked: false,
+        }
+    }
+
+    fn reply() -> Event {
+        Event::Reply { text: "Done.".into(), provenance: authored() }
+    }
+
+    fn text(events: &[Event]) -> String {
+        verdict(events, &Timeouts, &Effects::default()).text
+    }
+
+    #[test]
+    fn a_retry_nothing_said_was_safe_is_told_apart_from_one_the_error_invited() {
+        // A business refusal (no retry can fix it) that said nothing of retrying, tried again.
+        let went_through = [call(), attempt(1, Some("business"), None), attempt(2, None, None), reply()];
+        assert_eq!(text(&went_through), "Tried twice: the retry went through, but nothing said it was safe to repeat.");
+        let failed_again =
+            [call(), attempt(1, Some("business"), Some(false)), attempt(2, Some("validation"), None), reply()];
+        assert_eq!(text(&failed_again), "Tried twice: a retry was made although nothing said it was safe to repeat.");
+        let invited = [call(), attempt(1, Some("business"), Some(true)), attempt(2, None, None), reply()];
+        assert_eq!(
+            text(&invited),
+            "Tried twice: the error said a retry could help, but nothing showed this failure was safe to repeat."
+        );
+    }
+
+    #[test]
+    fn a_run_without_a_finished_attempt_says_whether_the_tool_was_called() {
+        assert_eq!(text(&[reply()]), "The tool never ran; the agent answered directly.");
+        assert_eq!(
+            text(&[call(), reply()]),
+            "The tool was called, but no attempt finished, then explained the result."
+        );
+    }
+}

@@ -147,8 +147,8 @@ fn place(from: &Path, to: &Path) -> std::io::Result<()> {
         to.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
         std::process::id()
     ));
-    std::fs::copy(from, &temp)?;
-    files::rename_noreplace(&temp, to).inspect_err(|_| {
+    // A copy cut short (the disk full, a file-size limit) leaves no part of itself behind.
+    std::fs::copy(from, &temp).and_then(|_| files::rename_noreplace(&temp, to)).inspect_err(|_| {
         let _ = std::fs::remove_file(&temp);
     })
 }

@@ -916,10 +916,24 @@ impl Worker {
         let line = match self.wait_line(deadline) {
             Wait::Line(line) => line,
             Wait::TimedOut => {
+                // The runner takes the next request as soon as it has answered one. Still in the
+                // pipe after a whole deadline (and a start-up's allowance more, for a machine too
+                // busy to run it), this one was never taken: the runner was busy with the call
+                // before all along, so the answer that came for that call was not its.
+                let untaken = self.request_untaken_within(STARTUP_ALLOWANCE);
                 kill_group(&mut self.child);
                 let output = self.read_capture();
-                let call = Call { outcome: Outcome::TimedOut { limit: cfg.timeout_text() }, output, dropped: 0 };
-                return (call, false);
+                let outcome = if untaken {
+                    let message = garbled(
+                        &cfg.shown_as,
+                        &format!("before the call to {function}"),
+                        "an answer to the call before it, which was still running",
+                    );
+                    Outcome::Garbled { message }
+                } else {
+                    Outcome::TimedOut { limit: cfg.timeout_text() }
+                };
+                return (Call { outcome, output, dropped: 0 }, false);
             }
             Wait::Died(death) => {
                 let message = format!("the Python process ended during the call: {}", death.note());
@@ -971,6 +985,56 @@ impl Worker {
                 let message = garbled(&cfg.shown_as, &format!("during the call to {function}"), &line);
                 (Call { outcome: Outcome::Garbled { message }, output: self.read_capture(), dropped: 0 }, false)
             }
+        }
+    }
+
+    /// Whether bytes of the last request are still in the pipe, not taken by the runner, after
+    /// waiting up to `grace` for it to take them.
+    fn request_untaken_within(&self, grace: Duration) -> bool {
+        use std::os::fd::AsRawFd;
+        let until = Instant::now() + grace;
+        loop {
+            let mut waiting: libc::c_int = 0;
+            // SAFETY: ioctl(2) FIONREAD on a pipe we hold, writing into a local integer. On a
+            // pipe's write end it counts the bytes not yet read, as on its read end.
+            let asked = unsafe { libc::ioctl(self.stdin.as_raw_fd(), libc::FIONREAD, &mut waiting) };
+            if asked != 0 || waiting == 0 {
+                return false;
+            }
+            if Instant::now() >= until {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Ask the runner, idle after its last answer, to answer at once: the next line must be
+    /// that answer. A line before it (a second answer to a call) or none in time (the runner
+    /// was still busy with a call already answered) means an answer did not come from it.
+    fn in_step(&mut self, cfg: &BridgeConfig) -> Result<(), String> {
+        self.next_id += 1;
+        let ping = request_frame(&serde_json::json!({ "id": self.next_id }));
+        let when = "after the last call";
+        if self.stdin.write_all(&ping).is_err() {
+            // It ended after its last answer: nothing it sent is contradicted.
+            return Ok(());
+        }
+        let line = match self.wait_line(Instant::now() + cfg.timeout + STARTUP_ALLOWANCE) {
+            Wait::Line(line) => line,
+            Wait::Died(_) | Wait::Stopped => return Ok(()),
+            Wait::TooLong(bytes) => {
+                return Err(garbled(&cfg.shown_as, when, &format!("{} without an end", size_text(bytes as u64))))
+            }
+            Wait::TimedOut => {
+                return Err(garbled(&cfg.shown_as, when, "an answer to a call that was still running"));
+            }
+        };
+        match serde_json::from_str::<Answer>(&line) {
+            Ok(answer) if answer.id == Some(self.next_id) && answer.ok => {
+                self.capture.take();
+                Ok(())
+            }
+            _ => Err(garbled(&cfg.shown_as, when, &line)),
         }
     }
 
@@ -1155,6 +1219,8 @@ pub(crate) struct Bridge {
     stop: Stop,
     /// What the file printed while it first loaded.
     pub load_output: String,
+    /// Why the answers so far cannot be trusted, once a line came that the runner did not write.
+    untrusted: Option<String>,
 }
 
 impl Bridge {
@@ -1162,7 +1228,7 @@ impl Bridge {
     pub(crate) fn start_stoppable(cfg: BridgeConfig, stop: Stop) -> Result<Bridge, LoadError> {
         let mut worker = Worker::spawn(&cfg, &stop)?;
         let load_output = std::mem::take(&mut worker.load_output);
-        Ok(Bridge { cfg, worker: Some(worker), stop, load_output })
+        Ok(Bridge { cfg, worker: Some(worker), stop, load_output, untrusted: None })
     }
 
     /// As `start_stoppable`, loading the file in `spare` when there is one that fits and still
@@ -1182,7 +1248,7 @@ impl Bridge {
                 worker.stop = stop.clone();
                 let mut worker = worker.load(&cfg, Instant::now() + cfg.timeout + STARTUP_ALLOWANCE)?;
                 let load_output = std::mem::take(&mut worker.load_output);
-                return Ok(Bridge { cfg, worker: Some(worker), stop, load_output });
+                return Ok(Bridge { cfg, worker: Some(worker), stop, load_output, untrusted: None });
             }
         }
         Bridge::start_stoppable(cfg, stop)
@@ -1205,7 +1271,31 @@ impl Bridge {
         if alive {
             self.worker = Some(worker);
         }
+        if let (Outcome::Garbled { message }, None) = (&call.outcome, &self.untrusted) {
+            self.untrusted = Some(message.clone());
+        }
         call
+    }
+
+    /// Whether every answer so far was the runner's own: no line came that it did not write, and
+    /// the process still running answers at once when asked, with nothing before its answer. A
+    /// line written in place of an answer is caught at the next call, and after the last one
+    /// here, so it never decides a grade. `Err` says what came instead.
+    pub(crate) fn confirm(&mut self) -> Result<(), LoadError> {
+        let untrusted = match (self.untrusted.take(), self.worker.as_mut()) {
+            (Some(why), _) => Some(why),
+            (None, Some(worker)) if !self.stop.is_stopped() => worker.in_step(&self.cfg).err(),
+            (None, _) => None,
+        };
+        match untrusted {
+            Some(message) => {
+                if let Some(mut worker) = self.worker.take() {
+                    kill_group(&mut worker.child);
+                }
+                Err(LoadError { kind: LoadKind::Garbled, message, output: String::new() })
+            }
+            None => Ok(()),
+        }
     }
 }
 

@@ -65,6 +65,12 @@ const GENERATIONS: usize = 32;
 #[cfg(target_os = "linux")]
 const LIFELINE_AFTER: Duration = Duration::from_millis(50);
 
+/// When the lifeline is forked, for a first worker started at `started`.
+#[cfg(target_os = "linux")]
+fn lifeline_due_after(started: Instant) -> Instant {
+    started + LIFELINE_AFTER
+}
+
 /// The environment variable every worker, and so everything it starts, carries.
 pub(super) const MARK: &str = "WORKSHOP_BRIDGE";
 
@@ -240,7 +246,7 @@ fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
                         let spawned = result.is_ok();
                         let _ = reply.send(result);
                         if spawned && lifeline_due.is_none() && !lifeline::started() {
-                            lifeline_due = Some(Instant::now() + LIFELINE_AFTER);
+                            lifeline_due = Some(lifeline_due_after(Instant::now()));
                         }
                     }
                 })
@@ -513,9 +519,16 @@ fn processes() -> impl Iterator<Item = (i32, String)> {
 /// re-parented to any thread of ours); from every process's parent where those lists are absent.
 #[cfg(target_os = "linux")]
 fn children() -> Vec<i32> {
+    children_listed_in(std::path::Path::new("/proc/self/task"))
+}
+
+/// Our children, from the `children` lists of the threads in `tasks`, or from every process's
+/// parent when none of them has one (a kernel without `CONFIG_PROC_CHILDREN`).
+#[cfg(target_os = "linux")]
+fn children_listed_in(tasks: &std::path::Path) -> Vec<i32> {
     let mut found = Vec::new();
     let mut listed = false;
-    for task in std::fs::read_dir("/proc/self/task").into_iter().flatten().flatten() {
+    for task in std::fs::read_dir(tasks).into_iter().flatten().flatten() {
         if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
             listed = true;
             found.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
@@ -698,8 +711,87 @@ mod lifeline {
 mod tests {
     use super::*;
 
+    /// Held by each test that starts processes carrying this process's mark: a sweep in one
+    /// would take another's for strays.
+    static MARKED: Mutex<()> = Mutex::new(());
+
+    fn running(pid: i32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"))
+    }
+
+    /// Wait (boundedly: no speed test) until `pid` is gone or a zombie.
+    fn ends(pid: i32) -> bool {
+        let until = Instant::now() + Duration::from_secs(10);
+        while running(pid) {
+            if Instant::now() > until {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        true
+    }
+
+    #[test]
+    fn a_stray_is_killed_with_its_whole_group_even_a_member_no_sweep_can_find() {
+        let _serial = MARKED.lock().unwrap_or_else(|e| e.into_inner());
+        // Without the subreaper (this test process is not the workshop) strays are found by
+        // their mark. The stray leads a group; the member in it execs with an empty
+        // environment, so no sweep can find it: only a kill of the group reaches it.
+        use std::io::BufRead;
+        use std::os::unix::process::CommandExt;
+        let mut stray = Command::new("sh")
+            .args(["-c", "env -i sleep 334 & echo $!; wait"])
+            .env(MARK, worker_mark())
+            .process_group(0)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(stray.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let member: i32 = line.trim().parse().unwrap();
+        let until = Instant::now() + Duration::from_secs(10);
+        while std::fs::read(format!("/proc/{member}/environ")).is_ok_and(|env| !env.is_empty()) {
+            assert!(Instant::now() < until, "the member never exec'd with an empty environment");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(mark_of(member).is_none());
+        kill_strays();
+        let member_ended = ends(member);
+        if !member_ended {
+            // SAFETY: kill(2) of the member this test started; tidying up.
+            unsafe {
+                libc::kill(member, libc::SIGKILL);
+            }
+        }
+        let _ = stray.kill();
+        let _ = stray.wait();
+        assert!(member_ended, "the stray's group member {member} outlived the sweep");
+    }
+
+    #[test]
+    fn without_the_kernels_lists_our_children_are_found_by_their_parent() {
+        let _serial = MARKED.lock().unwrap_or_else(|e| e.into_inner());
+        let mut child = Command::new("sleep").arg("335").spawn().unwrap();
+        let pid = child.id() as i32;
+        let nowhere = std::path::Path::new("/proc/self/no-such-folder");
+        let found = children_listed_in(nowhere);
+        let listed = children();
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(found.contains(&pid), "{found:?}");
+        assert!(listed.contains(&pid), "{listed:?}");
+    }
+
+    #[test]
+    fn the_lifeline_is_forked_a_while_after_the_first_worker_not_before() {
+        let now = Instant::now();
+        assert_eq!(lifeline_due_after(now).saturating_duration_since(now), LIFELINE_AFTER);
+    }
+
     #[test]
     fn a_process_carrying_this_workshops_mark_is_found_without_the_subreaper() {
+        let _serial = MARKED.lock().unwrap_or_else(|e| e.into_inner());
         let own = worker_mark();
         let mut marked = Command::new("sleep").arg("30").env(MARK, &own).spawn().unwrap();
         let mut other = Command::new("sleep").arg("30").env(MARK, "another-workshop-1").spawn().unwrap();

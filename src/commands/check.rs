@@ -58,7 +58,7 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     };
     if let Some(typed) = &args.file {
         // Suggest the command as it was typed, so it works from where the learner is.
-        report.again = format!("run ./workshop check {} --file {} again", lesson.id, typed.display());
+        report.again = format!("run ./workshop check {} --file {} again", lesson.id, crate::inert::path(typed));
     }
     let shown = match args.format {
         CheckFormat::Text => output::print(&render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
@@ -67,7 +67,7 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     };
     // The grade counts even when nobody read all of it (`check | head -1`).
     if let Err(e) = grading::save_progress(&ctx.root, &lesson, &file, &report) {
-        crate::errln!("warning: progress was not saved ({e}); the grade above stands.");
+        crate::errln!("warning: progress was not saved ({e}{}); the grade above stands.", crate::error::next_step(&e));
     }
     shown?;
     // Green is a door: what to do next, when the file graded is the learner's own.

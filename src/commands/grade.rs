@@ -878,3 +878,21 @@ mod tests {
         assert_eq!(bar_line(4, 4, 8), "grading [########] 4/4");
     }
 }
+
+#[cfg(test)]
+mod bar_tests {
+    use super::*;
+
+    #[test]
+    fn the_bar_counts_each_file_graded_once() {
+        let mut bar = Bar { total: 3, done: 0, on: false };
+        for done in 1..=3 {
+            bar.tick();
+            assert_eq!(bar.done, done);
+            assert_eq!(
+                bar_line(bar.done, bar.total, 3),
+                format!("grading [{}{}] {done}/3", "#".repeat(done), "-".repeat(3 - done))
+            );
+        }
+    }
+}

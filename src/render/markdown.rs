@@ -47,9 +47,12 @@ struct Table {
     rows: Vec<Vec<String>>,
 }
 
-/// Render Markdown to terminal text, wrapped to `width` columns.
+/// Render Markdown to terminal text, wrapped to `width` columns. What the author wrote can hold
+/// characters that would act on the terminal (an escape sequence, one that reorders text): they
+/// are shown escaped, code blocks included, before any styling of ours is added.
 pub fn render(markdown: &str, styles: &Styles, width: usize) -> String {
-    let blocks = Reader::new(styles).read(markdown);
+    let markdown = markdown.replace("\r\n", "\n");
+    let blocks = Reader::new(styles).read(&crate::inert::text(&markdown));
     let lines = Layout { styles }.blocks(&blocks, width.max(20), false, 0);
     let mut out = String::new();
     for line in lines {

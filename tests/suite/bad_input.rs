@@ -466,22 +466,59 @@ fn check_reports_a_line_forged_on_the_answer_channel_at_import_as_a_load_error()
     assert!(message.contains("while it loaded"), "{message}");
 }
 
-#[test]
-fn check_reports_a_line_forged_on_the_answer_channel_in_a_call_as_a_call_error() {
+/// `check --format json` of the forging fixture in one of its modes: the report, which must be
+/// an error naming the file, and its message.
+fn forged(mode: &str, timeout: &str) -> (serde_json::Value, String) {
     let w = Workshop::lesson5();
     let file = w.learner("bad_forges_answers.py");
-    w.write(&format!("{file}.forge"), "call");
-    let run = w.run(&["check", "--file", &file, "--format", "json"]);
-    assert_eq!(run.code, 1, "{}", run.stdout);
+    w.write(&format!("{file}.forge"), mode);
+    let run = w.run(&["check", "--file", &file, "--format", "json", "--timeout", timeout]);
+    assert_eq!(run.code, 2, "{mode}: {}", run.stdout);
     let report = run.json();
-    let first = check(&report, "fail-flags-failure");
-    assert_eq!(first["status"], "fail");
-    let message = first["message"].as_str().unwrap();
-    assert!(message.starts_with(&format!("{file}: a line that is not the workshop runner's answer")), "{message}");
-    assert!(message.contains("during the call to fail"), "{message}");
-    assert!(first["got"].is_null(), "no value is graded: {first}");
-    // should_retry never writes, so its checks are graded as usual.
-    assert_eq!(check(&report, "retry-transient")["status"], "pass");
+    assert_eq!(report["status"], "error", "{mode}: {report}");
+    let message = report["message"].as_str().unwrap().to_string();
+    assert!(message.starts_with(&format!("{file}: a line that is not the workshop runner's answer came")), "{message}");
+    assert!(message.ends_with("nothing from that Python process is trusted, so this is no grade."), "{message}");
+    for check in report["checks"].as_array().unwrap() {
+        assert_eq!(check["status"], "error", "{mode}: {check}");
+        assert_eq!(check["message"], "not graded: an answer did not come from the workshop's runner");
+    }
+    (report, message)
+}
+
+#[test]
+fn check_grades_nothing_of_a_file_that_forges_a_line_on_the_answer_channel_in_a_call() {
+    let (_, message) = forged("call", "1");
+    assert!(message.contains("during the call to fail ({\"id\": 99"), "{message}");
+}
+
+#[test]
+fn check_grades_nothing_of_a_file_that_forges_the_answer_to_its_own_call() {
+    // The forged answer passes fail-flags-failure. The runner's own (the starter's bare error)
+    // came after it, and is what the next call found in place of its answer.
+    let (_, message) = forged("same-id", "1");
+    assert!(
+        message
+            .contains("during the call to fail ({\"ok\":true,\"value\":{\"error\":{\"message\":\"Error\"}},\"id\":1,"),
+        "{message}"
+    );
+}
+
+#[test]
+fn check_grades_nothing_of_a_file_that_forges_an_answer_and_never_returns() {
+    let (_, message) = forged("same-id-then-loop", "1");
+    assert!(
+        message.contains("came before the call to fail (an answer to the call before it, which was still running)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn check_grades_nothing_of_a_file_that_forges_the_answer_to_the_last_call() {
+    // Nothing is called after it: the runner's own answer, behind the forged one, is found
+    // when the runner is asked, once the checks are done, to answer at once.
+    let (_, message) = forged("last", "1");
+    assert!(message.contains("came after the last call ({\"ok\":true,\"value\":{\"orders\":[]"), "{message}");
 }
 
 // Big values and floods of output stay small.
@@ -503,6 +540,24 @@ fn check_reports_a_value_over_8_mib_as_too_big_with_its_size() {
         message,
         "returned a value of 9.5 MiB as JSON, more than the 8 MiB a call may return: return something smaller"
     );
+}
+
+#[test]
+fn check_grades_a_value_of_exactly_8_mib_as_the_value_it_is() {
+    // {"isError": "x..."} is 15 bytes more than its string: exactly the limit as JSON, so its
+    // answer line (the value in the runner's envelope) is a little over it. However the pipe
+    // cuts it (at most 64 KiB a read), some read ends in the last 64 KiB before its end: the
+    // line is taken whole there, not as one too long to be the runner's.
+    let w = Workshop::lesson5();
+    let size = 8 * 1024 * 1024 - 15;
+    let run = check_huge(&w, size, "json");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = run.json();
+    let failed = check(&report, "fail-flags-failure");
+    let message = failed["message"].as_str().unwrap();
+    assert!(message.starts_with("isError: expected True, got 'xxx"), "{message}");
+    let got = failed["got"]["isError"].as_str().unwrap();
+    assert!(got.starts_with("xxx") && got.ends_with(" more characters]"), "{}", &got[got.len() - 60..]);
 }
 
 #[test]
@@ -598,4 +653,55 @@ fn timeouts_below_10_ms_are_refused_by_check_watch_and_record() {
             assert!(run.stderr.contains(&wanted), "{all:?}: {}", run.stderr);
         }
     }
+}
+
+/// Every file below `dir`, for a test that looks for what a command left behind.
+#[cfg(target_os = "linux")]
+fn files_under(dir: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files_under(&path));
+        } else {
+            found.push(path.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    found
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn under_a_file_size_limit_of_zero_commands_end_with_a_message_not_by_sigxfsz() {
+    let w = Workshop::lesson5();
+    let mut cmd = w.command(&["start", "structured-errors"]);
+    with_file_size_limit(&mut cmd, 0);
+    let start = run(cmd);
+    assert_eq!(start.code, 2, "exit 153 is death by SIGXFSZ: {}", start.stderr);
+    assert!(
+        start.stderr.starts_with("error: could not write work/structured-errors/errors.py: File too large (os error 27). A file-size limit is in force (ulimit -f): raise it (ulimit -f unlimited) and try again"),
+        "{}",
+        start.stderr
+    );
+    let left = files_under(&w.path("work"));
+    assert!(left.iter().all(|name| name == ".gitkeep"), "start left {left:?}");
+
+    // Started without the limit, a check under it grades and says its progress was not saved.
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    let before = w.read("work/.progress.json");
+    let mut cmd = w.command(&["check", "--format", "json"]);
+    with_file_size_limit(&mut cmd, 0);
+    let check = run(cmd);
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    assert_eq!(check.json()["passed"], 2);
+    assert!(
+        check
+            .stderr
+            .contains("warning: progress was not saved (File too large (os error 27). A file-size limit is in force"),
+        "{}",
+        check.stderr
+    );
+    assert_eq!(w.read("work/.progress.json"), before);
+    let left = files_under(&w.path("work"));
+    assert!(!left.iter().any(|name| name.contains("tmp")), "check left {left:?}");
 }

@@ -519,3 +519,22 @@ fn check_hands_the_learners_python_no_key_or_token() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_only_the_allowed_environment(&w.read(&format!("{file}.env")));
 }
+
+#[test]
+fn a_ticket_check_shows_what_the_code_printed_during_its_attempts() {
+    let w = Workshop::lesson5();
+    let starter = std::fs::read_to_string(repo().join("starter/structured-errors/errors.py")).unwrap();
+    let chatty = starter.replace(
+        "    return {\"error\": {\"message\": \"Error\"}}",
+        "    print(f\"building a {category} failure\")\n    return {\"error\": {\"message\": \"Error\"}}",
+    );
+    assert_ne!(chatty, starter, "the starter still builds its failure the way this test expects");
+    w.write("chatty.py", &chatty);
+    let run = w.run(&["check", "--file", "chatty.py", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    let old_order = check(&report, "harness-old-order");
+    assert_eq!(old_order["status"], "fail", "{old_order}");
+    // The starter's should_retry says yes to everything: three attempts, each printed.
+    assert_eq!(old_order["output"], "building a business failure\n".repeat(3), "{old_order}");
+}

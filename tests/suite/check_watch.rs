@@ -11,8 +11,12 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 const WORK: &str = "work/structured-errors/errors.py";
-/// Longer than any grading here takes, even on a busy 2-core machine.
-const PATIENCE: Duration = Duration::from_secs(60);
+/// What one step needs at most: the start, or a save and its grading, or a key and its redraw,
+/// or the exit after q. A grading here takes well under a second; a file whose calls hang costs
+/// two of its deadlines (1 s by default); the rest is room for a busy 2-core machine. Every wait
+/// is bounded by it as a whole (however many redraws come meanwhile), so a broken watch fails
+/// its test within a step, never hangs the suite.
+const STEP: Duration = Duration::from_secs(20);
 
 fn starter() -> String {
     std::fs::read_to_string(repo().join("starter/structured-errors/errors.py")).unwrap()
@@ -68,7 +72,11 @@ impl Watch {
 
     /// The next whole redraw: from its `── run` marker to the `Watching` line that ends it.
     fn next_block(&mut self) -> String {
-        let deadline = Instant::now() + PATIENCE;
+        self.block_before(Instant::now() + STEP)
+    }
+
+    /// The next whole redraw, if it ends before `deadline`.
+    fn block_before(&mut self, deadline: Instant) -> String {
         let mut block = String::new();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -86,17 +94,19 @@ impl Watch {
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    panic!("no redraw within {PATIENCE:?}; output so far:\n{}", self.seen)
+                    panic!("no redraw within {STEP:?}; output so far:\n{}", self.seen)
                 }
                 Err(RecvTimeoutError::Disconnected) => panic!("the watch ended; output:\n{}", self.seen),
             }
         }
     }
 
-    /// Redraws until one satisfies `want` (`next_block` gives up after a while, naming `what`).
+    /// Redraws until one satisfies `want`, within one step however many come meanwhile.
     fn block_where(&mut self, what: &str, want: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + STEP;
         loop {
-            let block = self.next_block();
+            assert!(Instant::now() < deadline, "no redraw with {what} within {STEP:?}; output:\n{}", self.seen);
+            let block = self.block_before(deadline);
             if want(&block) {
                 return block;
             }
@@ -129,7 +139,8 @@ impl Watch {
 
     /// Everything printed, once the process has ended (its output closed).
     fn rest(&mut self) -> String {
-        while let Ok(line) = self.lines.recv_timeout(PATIENCE) {
+        let deadline = Instant::now() + STEP;
+        while let Ok(line) = self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
             self.seen.push_str(&line);
             self.seen.push('\n');
         }
@@ -137,7 +148,7 @@ impl Watch {
     }
 
     fn wait(&mut self) -> i32 {
-        let deadline = Instant::now() + PATIENCE;
+        let deadline = Instant::now() + STEP;
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 return status.code().unwrap_or(-1);
@@ -550,7 +561,7 @@ fn check_watch_loads_a_save_in_a_python_process_started_before_the_save() {
     let mut w = Watch::start(&ws, &[]);
     assert!(w.next_run().contains("14/14 passed"));
     // Once the first grading is over, a Python process waits for the next save.
-    let until = Instant::now() + PATIENCE;
+    let until = Instant::now() + STEP;
     let waiting = loop {
         let now = children_of(w.child.id());
         if !now.is_empty() {

@@ -133,7 +133,10 @@ fn a_progress_file_that_is_a_fifo_or_a_device_counts_as_no_progress() {
         assert!(list.stdout.contains("structured-errors"), "{what}: {}", list.stdout);
         let check = run_guarded(memory_capped(ws.command(&["check", "--format", "json"])));
         assert_eq!(check.code, 0, "{what}: {}", check.stdout);
-        // The grade was saved in its place.
+        // The grade was saved in its place. Looked at before it is read: were it still the FIFO,
+        // reading it would wait for a writer forever.
+        let saved = std::fs::symlink_metadata(ws.path("work/.progress.json")).unwrap();
+        assert!(saved.file_type().is_file(), "{what}: the progress file is still a {:?}", saved.file_type());
         assert!(ws.read("work/.progress.json").contains("\"passed\": 14"), "{what}");
     }
 }
@@ -202,4 +205,37 @@ fn a_work_file_that_is_a_fifo_is_named_as_one_not_as_missing() {
         "{}",
         given.stderr
     );
+}
+
+#[test]
+fn a_progress_lock_that_is_a_fifo_or_a_link_is_named_not_waited_on() {
+    for what in ["fifo", "link"] {
+        let ws = Workshop::lesson5();
+        assert_eq!(ws.run(&["start", "structured-errors"]).code, 0);
+        let lock = ws.path("work/.progress.lock");
+        let _ = std::fs::remove_file(&lock);
+        match what {
+            "fifo" => mkfifo(&lock),
+            _ => std::os::unix::fs::symlink("/dev/null", &lock).unwrap(),
+        }
+        let is = if what == "fifo" { "a named pipe (FIFO)" } else { "a symbolic link" };
+        let said = format!(".progress.lock is {is}, not a lock file: remove it (the workshop makes it again)");
+        // Bounded: opening a FIFO for writing would wait for a reader forever.
+        let check = run_guarded(ws.command(&["check", "--format", "json"]));
+        assert_eq!(check.code, 1, "{what}: {}", check.stdout);
+        assert!(
+            check.stderr.contains("warning: progress was not saved (") && check.stderr.contains(&said),
+            "{what}: {}",
+            check.stderr
+        );
+        assert_eq!(check.json()["passed"], 2, "{what}: the grade stands");
+        let hint = run_guarded(ws.command(&["hint"]));
+        assert_eq!(hint.code, 0, "{what}: {}", hint.stderr);
+        assert!(hint.stdout.starts_with("Hint for fail-flags-failure"), "{what}: {}", hint.stdout);
+        assert!(hint.stderr.contains(&said), "{what}: {}", hint.stderr);
+        // Neither opened nor replaced.
+        let meta = std::fs::symlink_metadata(&lock).unwrap();
+        use std::os::unix::fs::FileTypeExt;
+        assert!(meta.file_type().is_fifo() || meta.file_type().is_symlink(), "{what}: {:?}", meta.file_type());
+    }
 }

@@ -82,3 +82,54 @@ fn an_error_line_on_stderr_shows_escapes_as_text() {
     assert!(run.stderr.contains("oops\\x1b[2J\\x1b]0;owned\\x07"), "{}", run.stderr);
     assert_eq!(raw_controls(run.stderr.text()), Vec::<char>::new(), "{}", run.stderr);
 }
+
+/// A name no message may print as it is: an escape sequence that would write the terminal's
+/// clipboard (OSC 52), and U+202E, which shows what follows it right to left.
+const NASTY: &str = "a\x1b]52;c;b3duZWQ=\x07b\u{202e}yp.c";
+const NASTY_SHOWN: &str = "a\\x1b]52;c;b3duZWQ=\\x07b\\u202eyp.c";
+
+/// Characters that act on a terminal, line breaks aside.
+fn acting(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|c| (c.is_control() && *c != '\n') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+        .collect()
+}
+
+#[test]
+fn check_file_and_watch_code_name_a_file_with_escapes_in_its_name_escaped() {
+    let ws = Workshop::lesson5();
+    let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
+    let name = format!("{NASTY}.py");
+    ws.write(&name, &good);
+    let check = ws.run(&["check", "--file", &name]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    assert_eq!(acting(&check.stdout), Vec::<char>::new(), "{}", check.stdout);
+    assert!(check.stdout.contains(NASTY_SHOWN), "{}", check.stdout);
+    let json = ws.run(&["check", "--file", &name, "--format", "json"]);
+    assert_eq!(acting(&json.stdout), Vec::<char>::new(), "{}", json.stdout);
+    assert_eq!(json.json()["file"], format!("{NASTY_SHOWN}.py"));
+    let watch = ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", &name, "--no-anim"]);
+    assert_eq!(watch.code, 0, "{}", watch.stderr);
+    assert_eq!(acting(&watch.stdout), Vec::<char>::new(), "{}", watch.stdout);
+    assert!(watch.stdout.contains(NASTY_SHOWN), "{}", watch.stdout);
+    // A name that is not there is named escaped in the error too.
+    let missing = ws.run(&["check", "--file", "gone\x1b[2J\u{202e}.py"]);
+    assert_eq!(missing.code, 2);
+    assert_eq!(acting(&missing.stderr), Vec::<char>::new(), "{}", missing.stderr);
+    assert!(missing.stderr.contains("gone\\x1b[2J\\u202e.py"), "{}", missing.stderr);
+}
+
+#[test]
+fn lesson_text_that_would_act_on_the_terminal_is_shown_escaped() {
+    let ws = Workshop::lesson5();
+    let text = ws.read("lessons/structured-errors/lesson.md");
+    ws.write(
+        "lessons/structured-errors/lesson.md",
+        &format!("{text}\n\nCopied: \x1b]52;c;cm0gLXJmIH4=\x07 and \u{202e}gnp.exe\n\n```\nin code \x1b[2J too\n```\n"),
+    );
+    let run = ws.run(&["lesson", "structured-errors", "--no-pager"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(acting(&run.stdout), Vec::<char>::new(), "{}", run.stdout);
+    assert!(run.stdout.contains("Copied: \\x1b]52;c;cm0gLXJmIH4=\\x07 and \\u202egnp.exe"), "{}", run.stdout);
+    assert!(run.stdout.contains("in code \\x1b[2J too"), "{}", run.stdout);
+}

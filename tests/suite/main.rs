@@ -41,6 +41,7 @@ mod player;
 mod progress;
 mod quiz;
 mod readme;
+mod reaping;
 mod recordings;
 mod reset;
 mod root;

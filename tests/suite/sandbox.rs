@@ -231,7 +231,12 @@ pub(crate) fn bounded(mut cmd: Command, results: Option<&Path>) -> Run {
         Some(path) => std::fs::read_to_string(path).unwrap(),
         None => read(&mut out_read),
     };
-    Run::new(stdout, read(&mut err_file), status.code().unwrap_or(-1))
+    let mut stderr = read(&mut err_file);
+    // Which signal, when one ended it: a run killed from outside is told from one that crashed.
+    if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&status) {
+        stderr.push_str(&format!("\n(the test saw the workshop killed by signal {signal})\n"));
+    }
+    Run::new(stdout, stderr, status.code().unwrap_or(-1))
 }
 
 /// Processes on this machine whose command line carries `mark`.

@@ -88,3 +88,32 @@ fn the_diff_leaves_out_docstrings_and_the_starters_notes() {
     let changed = diff.lines().filter(|l| l.starts_with(['+', '-']) && !l.starts_with("+++") && !l.starts_with("---"));
     assert!(changed.count() <= 20, "a short diff:\n{diff}");
 }
+
+#[test]
+fn a_solution_file_linked_out_of_the_lesson_is_refused_as_the_authors_error() {
+    let w = Workshop::lesson5();
+    let outside = w.path("outside.py");
+    std::fs::write(&outside, "# not part of the lesson\n").unwrap();
+    let solution = w.path(SOLUTION);
+    std::fs::remove_file(&solution).unwrap();
+    std::os::unix::fs::symlink(&outside, &solution).unwrap();
+    for args in
+        [&["solution", "structured-errors", "--reveal"][..], &["watch", "structured-errors", "--code", "solution"][..]]
+    {
+        let run = w.run(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stdout);
+        assert!(
+            run.stderr.contains(
+                "solution 'solution/errors.py' is a link (or lies under one) that leads out of the lesson's folder: put the reference solution itself in lessons/structured-errors/"
+            ),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(!run.stdout.contains("not part of the lesson"), "{args:?}: {}", run.stdout);
+    }
+    // A link that stays inside the lesson's folder is the author's business.
+    std::fs::remove_file(&solution).unwrap();
+    std::fs::copy(repo().join(SOLUTION), w.path("lessons/structured-errors/solution/real.py")).unwrap();
+    std::os::unix::fs::symlink("real.py", &solution).unwrap();
+    assert_eq!(w.run(&["doctor", "structured-errors"]).code, 0);
+}

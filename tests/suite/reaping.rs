@@ -1,0 +1,129 @@
+//! When the workshop ends what the learner's code started: a stray at the deadline of the call
+//! that started it (not only when the command ends), with or without bubblewrap; and, when the
+//! workshop is killed outright, the groups of Pythons started after the first one was ended. (A stray's whole group, and the sweep where the kernel
+//! lists no children, are tested in `bridge::reap` itself: neither can be set up from outside.)
+#![cfg(target_os = "linux")]
+
+use crate::common::*;
+use crate::grade::{command, graded, lines};
+
+use std::process::Stdio;
+
+/// A lesson-5 file whose `fail` starts a child in a new session (its pid appended to `strays`)
+/// and then loops; `should_retry` first raises if a child of an earlier call still runs, so a
+/// report shows whether each was ended before the next process of the file was called.
+fn stray_maker(strays: &std::path::Path) -> String {
+    format!(
+        r#"import subprocess
+
+from kit.api import Json
+
+STRAYS = {strays:?}
+
+
+def _running(pid):
+    try:
+        with open(f"/proc/{{pid}}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def fail(category: str, message: str) -> Json:
+    child = subprocess.Popen(["sleep", "331"], start_new_session=True)
+    with open(STRAYS, "a") as out:
+        out.write(f"{{child.pid}}\n")
+    # Memory written to, so that ending this process takes the kernel a while: a sweep that
+    # did not wait for it to be gone would look for its child before the child was ours.
+    held = bytearray(b"x") * (192 << 20)
+    while held:
+        pass
+
+
+def should_retry(error: Json) -> bool:
+    try:
+        with open(STRAYS) as listed:
+            pids = listed.read().split()
+    except OSError:
+        pids = []
+    running = [pid for pid in pids if _running(pid)]
+    if running:
+        raise RuntimeError("still running: " + " ".join(running))
+    return error.get("isRetryable") is True
+"#,
+        strays = strays.to_str().unwrap()
+    )
+}
+
+fn strays_in(path: &std::path::Path) -> Vec<u32> {
+    std::fs::read_to_string(path).unwrap_or_default().split_whitespace().map(|p| p.parse().unwrap()).collect()
+}
+
+#[test]
+fn a_child_in_a_new_session_ends_at_its_calls_deadline_not_with_the_command() {
+    let w = Workshop::lesson5();
+    let strays = w.path("strays");
+    w.write("maker.py", &stray_maker(&strays));
+    let run = w.run(&["check", "--file", "maker.py", "--timeout", "1", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report = run.json();
+    assert_eq!(strays_in(&strays).len(), 2, "fail hung twice, each time with a child: {report}");
+    // Called in a fresh process after both hangs: neither child was running any more.
+    let retry = check(&report, "retry-transient");
+    assert_eq!(retry["status"], "pass", "{retry}");
+}
+
+#[test]
+fn without_bubblewrap_a_files_new_session_child_ends_before_the_next_file_is_graded() {
+    let w = Workshop::lesson5();
+    let strays = w.path("strays");
+    let maker = stray_maker(&strays);
+    w.write("class/a/errors.py", &maker).write("class/b/errors.py", &maker);
+    let run = graded(command(&w, &["grade", "class", "--jobs", "1", "--sandbox", "none", "--timeout", "1"]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("sandbox:"), "{}", run.stderr);
+    let reports = lines(&run.stdout);
+    assert_eq!(strays_in(&strays).len(), 4, "each file's fail hung twice, each time with a child");
+    for report in &reports {
+        let retry = check(report, "retry-transient");
+        assert_eq!(retry["status"], "pass", "{}: {retry}", report["file"]);
+    }
+}
+
+#[test]
+fn a_workshop_killed_outright_takes_the_group_of_a_python_started_after_the_first_was_ended() {
+    // The first Python hangs with a child in its group and is ended at its deadline, with a
+    // sweep for strays; the second (the next call) starts a child in its group and loops.
+    let w = Workshop::lesson5();
+    let first = w.path("first");
+    let second = w.path("second.pid");
+    let code = format!(
+        "import os, subprocess\n\nfrom kit.api import Json\n\n\ndef fail(category: str, message: str) -> Json:\n    child = subprocess.Popen([\"sleep\", \"333\"])\n    if os.path.exists({first:?}):\n        with open({second:?} + '.tmp', 'w') as out:\n            out.write(str(child.pid))\n        os.rename({second:?} + '.tmp', {second:?})\n    else:\n        open({first:?}, 'w').close()\n    while True:\n        pass\n\n\ndef should_retry(error: Json) -> bool:\n    return False\n",
+        first = first.to_str().unwrap(),
+        second = second.to_str().unwrap()
+    );
+    w.write("twice.py", &code);
+    // The deadline ends the first call; the second is killed with the workshop long before its own.
+    let mut cmd = w.command(&["check", "--file", "twice.py", "--timeout", "3"]);
+    let mut workshop = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let in_group = pid_in(&second);
+    // SAFETY: kill(2) on our own child, not yet reaped.
+    unsafe {
+        libc::kill(workshop.id() as i32, libc::SIGKILL);
+    }
+    let _ = workshop.wait();
+    let mut ended = true;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while alive(in_group) {
+        if std::time::Instant::now() > until {
+            ended = false;
+            // SAFETY: kill(2) with the pid the fixture wrote; tidying up.
+            unsafe {
+                libc::kill(in_group as i32, libc::SIGKILL);
+            }
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(ended, "the second Python's child {in_group} outlived the workshop killed outright");
+}
