@@ -221,8 +221,9 @@ fn discover(ctx: &Context, lesson: &Lesson, paths: &[String], format: GradeForma
     Ok(Found { files: found, skipped })
 }
 
-/// A path as shown to the operator: text as it is, and each byte that is not UTF-8 as `\xNN`
-/// (a backslash itself as `\\`), so two different names never print the same.
+/// A path as the results name it: text as it is (control characters stay, for JSON to carry
+/// and the summary and CSV to escape; `inert::path` escapes them too, for a terminal), and each
+/// byte that is not UTF-8 as `\xNN` (a backslash itself as `\\`), so two names never merge.
 fn shown_path(path: &Path) -> String {
     use std::os::unix::ffi::OsStrExt;
     let bytes = path.as_os_str().as_bytes();
