@@ -389,6 +389,7 @@ mod tests {
             words: "refunds order 0871".into(),
             preface: None,
             provenance: authored(),
+            by_kind: Vec::new(),
         }
     }
 
@@ -415,11 +416,12 @@ mod tests {
             found: None,
             block: None,
             leaked: false,
+            capped: None,
         }
     }
 
     fn reply() -> Event {
-        Event::Reply { text: "Done.".into(), provenance: authored() }
+        Event::Reply { text: "Done.".into(), provenance: authored(), by_kind: Vec::new() }
     }
 
     fn text(events: &[Event]) -> String {
