@@ -185,11 +185,7 @@ pub(crate) fn read_data(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
         }
         Found::TooBig(size) => Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!(
-                "it holds {}, more than the {} a data file may",
-                crate::bridge::size_text(size),
-                crate::bridge::size_text(cap)
-            ),
+            format!("it holds {}, more than the {} a data file may", size_text(size), size_text(cap)),
         )),
     }
 }
@@ -238,6 +234,21 @@ pub(crate) fn lock_folder(dir: &Path) -> io::Result<FolderLock> {
         return Err(io::Error::last_os_error());
     }
     Ok(FolderLock { _dir: handle })
+}
+
+/// `8 MiB`, `10.5 MiB`, `512 KiB`: a size as a person reads it.
+pub(crate) fn size_text(bytes: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let b = bytes as f64;
+    let (value, unit) = if b >= KIB * KIB {
+        (b / (KIB * KIB), "MiB")
+    } else if b >= KIB {
+        (b / KIB, "KiB")
+    } else {
+        (b, "bytes")
+    };
+    let text = format!("{value:.1}");
+    format!("{} {unit}", text.strip_suffix(".0").unwrap_or(&text))
 }
 
 #[cfg(test)]

@@ -143,7 +143,7 @@ pub(crate) fn text_of(part: &Value) -> String {
             items.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
         }
         Value::Null => String::new(),
-        other => crate::recordings::canonical(other),
+        other => crate::canonical::canonical(other),
     }
 }
 
@@ -198,7 +198,7 @@ impl Kinds {
     /// The key a request is replayed by kind with: `None` when no part of it is of a kind.
     pub(crate) fn key(&self, request: &Value) -> Option<String> {
         let (kinded, found) = self.kinded(request);
-        found.iter().any(|f| f.kind.is_some()).then(|| crate::recordings::key(&kinded))
+        found.iter().any(|f| f.kind.is_some()).then(|| crate::canonical::key(&kinded))
     }
 
     /// What a turn replayed through a kind says: each part whose words differ from the ones
@@ -289,7 +289,7 @@ kinds = [
     fn request(content: Value) -> Value {
         json!({"model": "m", "messages": [
             {"role": "user", "content": "hi"},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "is_error": true, "content": content}]},
+            {"content": [{"tool_use_id": "t1", "type": "tool_result", "is_error": true, "content": content}], "role": "user"},
         ]})
     }
 
@@ -302,7 +302,7 @@ kinds = [
         assert_eq!(a, b);
         assert_ne!(a, leak);
         assert_eq!(kinds.key(&request(json!("Error"))), None, "a bare word is of no kind: keyed exactly");
-        assert_ne!(a, crate::recordings::key(&request(json!("The lookup broke; try later."))));
+        assert_ne!(a, crate::canonical::key(&request(json!("The lookup broke; try later."))));
     }
 
     #[test]

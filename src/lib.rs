@@ -3,6 +3,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub(crate) mod bridge;
+pub(crate) mod canonical;
 pub(crate) mod checks;
 pub(crate) mod cli;
 pub(crate) mod commands;

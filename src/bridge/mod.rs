@@ -329,20 +329,7 @@ fn with_dropped(output: String, dropped: u64) -> String {
     }
 }
 
-/// `8 MiB`, `10.5 MiB`, `512 KiB`: a size as a person reads it.
-pub(crate) fn size_text(bytes: u64) -> String {
-    const KIB: f64 = 1024.0;
-    let b = bytes as f64;
-    let (value, unit) = if b >= KIB * KIB {
-        (b / (KIB * KIB), "MiB")
-    } else if b >= KIB {
-        (b / KIB, "KiB")
-    } else {
-        (b, "bytes")
-    };
-    let text = format!("{value:.1}");
-    format!("{} {unit}", text.strip_suffix(".0").unwrap_or(&text))
-}
+pub(crate) use crate::files::size_text;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LoadKind {
