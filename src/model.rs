@@ -246,16 +246,19 @@ pub(crate) mod tests_support {
     /// A model that answers each request with the next of these contents, in order.
     pub(crate) struct Scripted {
         turns: VecDeque<Value>,
+        /// Every request it was sent, in order.
+        pub(crate) requests: Vec<Value>,
     }
 
     impl Scripted {
         pub(crate) fn new(turns: Vec<Value>) -> Scripted {
-            Scripted { turns: turns.into() }
+            Scripted { turns: turns.into(), requests: Vec::new() }
         }
     }
 
     impl Model for Scripted {
-        fn respond(&mut self, _request: &Value) -> Turn {
+        fn respond(&mut self, request: &Value) -> Turn {
+            self.requests.push(request.clone());
             let Some(content) = self.turns.pop_front() else {
                 return Turn::Missing { closest: None, diff: String::new() };
             };

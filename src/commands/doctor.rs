@@ -138,7 +138,27 @@ fn examine(ctx: &Context, lesson: &Lesson, limit: std::time::Duration) -> Result
         let text = format!("check {label} {word} as it should ({}/{} checks pass)", graded.passed, graded.total);
         exam.report(graded.status == want, text)?;
     }
-    if crate::quiz::path(lesson).is_file() {
+    let text = lesson.dir.join("lesson.md");
+    if !text.is_file() {
+        exam.report(
+            false,
+            format!(
+                "{} is missing, so ./workshop lesson {} has nothing to show and no quiz question has a section to name. Write the lesson's text there, with a ## heading per section.",
+                ctx.shown(&text),
+                lesson.id
+            ),
+        )?;
+    }
+    if !crate::quiz::path(lesson).is_file() {
+        exam.report(
+            false,
+            format!(
+                "{} is missing, so ./workshop quiz {} has no questions. Add a few, each naming the ## heading of lesson.md it asks about (see lessons/README.md).",
+                ctx.shown(&crate::quiz::path(lesson)),
+                lesson.id
+            ),
+        )?;
+    } else {
         match crate::quiz::Quiz::load(lesson) {
             Ok(quiz) => {
                 let questions = crate::render::count(quiz.questions.len(), "question");

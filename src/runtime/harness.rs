@@ -158,6 +158,12 @@ impl<'l> Policy<'l> {
         }
     }
 
+    /// The key a learner's result sets to `true` when it failed: the lesson's `[failure] flag`,
+    /// else MCP's own `isError`.
+    pub(crate) fn flag_key(&self) -> &str {
+        self.shape.and_then(|s| s.flag.as_deref()).unwrap_or("isError")
+    }
+
     /// Whether an answer could ask for more than another attempt.
     fn can_verify(&self) -> bool {
         matches!(

@@ -322,8 +322,17 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
 
     impl Code for Ropes {
         fn call(&mut self, function: &str, args: &[Value]) -> Call {
+            Flagged("down").call(function, args)
+        }
+    }
+
+    /// `Ropes` with the failure flag under another key.
+    struct Flagged(&'static str);
+
+    impl Code for Flagged {
+        fn call(&mut self, function: &str, args: &[Value]) -> Call {
             let value = match function {
-                "shape" => json!({"down": true, "why": {"kind": args[0]}}),
+                "shape" => json!({self.0: true, "why": {"kind": args[0]}}),
                 _ => Value::Bool(args[0]["kind"] == "transient"),
             };
             Call { outcome: Outcome::Returned(value), output: String::new(), dropped: 0 }
@@ -371,5 +380,51 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
         assert_eq!(summaries, ["the bell rang"]);
         assert_eq!(replay.verdict.effects.get("rings"), Some(&Value::from(1)));
         assert!(replay.verdict.text.starts_with("Tried twice: the retry got it through."), "{}", replay.verdict.text);
+    }
+
+    /// The `tool_result` blocks of every request a scripted model was sent, in order.
+    fn results_sent(model: &crate::model::tests_support::Scripted) -> Vec<Value> {
+        let last = model.requests.last().expect("a request was sent");
+        let messages = last["messages"].as_array().cloned().unwrap_or_default();
+        messages
+            .iter()
+            .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+            .filter(|b| b["type"] == "tool_result")
+            .collect()
+    }
+
+    #[test]
+    fn the_sdk_runtime_reads_the_lessons_own_failure_flag() {
+        // The lesson flags a failure with the API's own spelling, `is_error`, not MCP's `isError`.
+        for (flag, code) in [("is_error", Flagged("is_error")), ("down", Flagged("down"))] {
+            let manifest = MANIFEST.replace("flag = \"down\"", &format!("flag = \"{flag}\""));
+            let dir = std::path::Path::new("/nowhere");
+            let lesson = Lesson::from_text(&manifest, &dir.join("lesson.toml"), dir, None, &[&Belfry]).unwrap();
+            let ticket = lesson.ticket("noon").unwrap();
+            let mut model = crate::model::tests_support::Scripted::new(vec![
+                json!([{"type": "tool_use", "id": "toolu_1", "name": "mcp__support__pull_rope", "input": {}}]),
+                json!([{"type": "text", "text": "The bell is quiet."}]),
+            ]);
+            let mut code = code;
+            crate::runtime::run(&lesson, ticket, Runtime::Sdk, "mine", &mut code, &mut model);
+            let results = results_sent(&model);
+            assert_eq!(results.len(), 1, "{results:?}");
+            assert_eq!(results[0]["is_error"], Value::Bool(true), "flag {flag}: {results:?}");
+        }
+        // A result that does not set the lesson's flag is not flagged, whatever else it says.
+        let lesson = Lesson::from_text(
+            &MANIFEST.replace("flag = \"down\"", "flag = \"is_error\""),
+            &std::path::Path::new("/nowhere").join("lesson.toml"),
+            std::path::Path::new("/nowhere"),
+            None,
+            &[&Belfry],
+        )
+        .unwrap();
+        let mut model = crate::model::tests_support::Scripted::new(vec![
+            json!([{"type": "tool_use", "id": "toolu_1", "name": "mcp__support__pull_rope", "input": {}}]),
+            json!([{"type": "text", "text": "The bell is quiet."}]),
+        ]);
+        crate::runtime::run(&lesson, lesson.ticket("noon").unwrap(), Runtime::Sdk, "mine", &mut Ropes, &mut model);
+        assert_eq!(results_sent(&model)[0].get("is_error"), None);
     }
 }
