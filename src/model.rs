@@ -93,7 +93,7 @@ impl Model for ReplayModel<'_> {
     }
 }
 
-/// A tool's name as an MCP server offers it to the model: `mcp__<server>__process_refund`.
+/// A tool's name as an MCP server offers it to the model: `mcp__<server>__<tool>`.
 pub(crate) fn qualified(server: &str, tool: &str) -> String {
     format!("mcp__{server}__{tool}")
 }

@@ -214,6 +214,10 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
             let scripted = others.iter_mut().filter(|(r, t, _)| *r == runtime.name() && *t == ticket.id);
             for code in codes.iter_mut().chain(scripted.map(|(_, _, code)| code)) {
                 let (replay, keys) = replayer.strict(ticket, runtime, code, &cassette);
+                // A world that broke is its author's error: said once, with its file and line.
+                if let Some(e) = lesson.world_error() {
+                    return Err(e);
+                }
                 used.extend(keys);
                 let name = format!("{}/{} with {}", runtime.name(), ticket.id, code.label);
                 // Live turns are the model's own choices: the authored script's count does not bind them.

@@ -154,7 +154,7 @@ fn copy_tree(from: &Path, to: &Path) {
 impl Workshop {
     pub(crate) fn new() -> Workshop {
         let dir = tempfile::tempdir().unwrap();
-        for part in ["lessons", "starter", "recordings"] {
+        for part in ["lessons", "starter", "recordings", "worlds"] {
             let from = repo().join(part);
             if from.is_dir() {
                 copy_tree(&from, &dir.path().join(part));
@@ -175,6 +175,8 @@ impl Workshop {
     /// the checkout gains.
     pub(crate) fn course(ids: &[&str]) -> Workshop {
         let dir = tempfile::tempdir().unwrap();
+        // Every world: a lesson's world is found by name under worlds/.
+        copy_tree(&repo().join("worlds"), &dir.path().join("worlds"));
         for id in ids {
             for part in ["lessons", "starter", "recordings"] {
                 let from = repo().join(part).join(id);
@@ -197,6 +199,10 @@ impl Workshop {
     pub(crate) fn from_fixture(name: &str) -> Workshop {
         let dir = tempfile::tempdir().unwrap();
         copy_tree(&repo().join("tests/fixtures").join(name), dir.path());
+        // The fixture's lessons live in the shipped worlds unless it brings its own.
+        if !dir.path().join("worlds").is_dir() {
+            copy_tree(&repo().join("worlds"), &dir.path().join("worlds"));
+        }
         std::fs::create_dir_all(dir.path().join("work")).unwrap();
         Workshop { dir, home: tempfile::tempdir().unwrap() }
     }

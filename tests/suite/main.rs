@@ -47,3 +47,4 @@ mod terminal_restore;
 mod toy_lesson;
 mod watch;
 mod welcome;
+mod worlds;
