@@ -63,6 +63,9 @@ pub enum Event {
         /// A successful result in words, where the world knows its shape.
         #[serde(skip_serializing_if = "Option::is_none")]
         summary: Option<String>,
+        /// The world's own lines about the attempt ("Dana was asked to approve: declined").
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        said: Vec<String>,
         retried: bool,
         tone: Tone,
         /// The MCP `CallToolResult` the SDK runtime sent, in wire form.

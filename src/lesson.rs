@@ -151,6 +151,10 @@ pub struct FailureShape {
     /// The read that settles an uncertain failure, inside the error object.
     #[serde(default)]
     pub verify: Option<String>,
+    /// The world's own fields of a failure that the build hook may be given by name, beside
+    /// `category` and `message` (a cached figure, an `until` time); `None` when a failure has none.
+    #[serde(default)]
+    pub fields: Vec<String>,
 }
 
 /// Which learner functions run at which points of a run.
@@ -799,7 +803,18 @@ impl Lesson {
     }
 
     fn check_hooks(&self, problems: &mut Problems) {
+        let fields: Vec<&str> = self.failure.iter().flat_map(|f| &f.fields).map(String::as_str).collect();
+        for field in &fields {
+            if BUILD_ARGS.contains(field) {
+                problems.say(
+                    "[failure]",
+                    format!("[failure] fields names '{field}', which the build hook is given anyway"),
+                );
+            }
+        }
         for (place, hook, offered) in self.hooks.all() {
+            let offered: Vec<&str> =
+                offered.iter().copied().chain(fields.iter().copied().filter(|_| place == "build")).collect();
             let at = format!("[hooks.{place}]");
             if !self.functions.contains(&hook.function) {
                 problems.say(
@@ -1238,6 +1253,7 @@ impl crate::world::World for Nowhere {
             category: "validation".into(),
             message: format!("There is no tool named {tool}: this lesson has no world."),
             verify: None,
+            fields: Default::default(),
         })
     }
     fn found(&self, _read: &Value) -> bool {

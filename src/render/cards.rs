@@ -413,6 +413,7 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
         details,
         message,
         summary,
+        said,
         retried,
         tone,
         wire,
@@ -437,6 +438,10 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
     let body = failure_body(details, message.as_deref())
         .unwrap_or_else(|| summary.clone().unwrap_or_else(|| crate::recordings::canonical(output)));
     card(out, look, 0, "", s.dim, &body);
+    // The world's own lines, as it wrote them.
+    for line in said {
+        card(out, look, 0, "", s.emphasis, line);
+    }
     if !printed.trim().is_empty() {
         card(out, look, 0, "", s.dim, &format!("printed: {}", shortened(printed, look)));
     }

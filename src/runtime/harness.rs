@@ -64,6 +64,8 @@ pub(crate) struct Attempt {
     pub(crate) output: String,
     /// The failure the world reported: the truth, whatever the learner's code made of it.
     pub(crate) cause: Option<Failure>,
+    /// The world's own lines about this attempt, for its card.
+    pub(crate) said: Vec<String>,
 }
 
 /// A tool call taken through the harness.
@@ -192,7 +194,8 @@ impl<'l> Policy<'l> {
                 "verify" => args.extend(failure.verify.clone()),
                 "tool" => args.push(Value::from(tool)),
                 "input" => args.push(input.clone()),
-                _ => args.push(Value::Null),
+                // A field of the world's own, declared in `[failure] fields`.
+                field => args.push(failure.fields.get(field).cloned().unwrap_or(Value::Null)),
             }
         }
         call_value(code, &hook.function, args)
@@ -372,6 +375,7 @@ impl Harness<'_, '_> {
                 Halt
             })
         });
+        let said = self.world.said();
         let result = match (result, fault) {
             (Ok(result), _) => result,
             (Err(Halt), Some(fault)) => return Err(fault),
@@ -388,6 +392,7 @@ impl Harness<'_, '_> {
             wait: None,
             output: printed,
             cause,
+            said,
         })
     }
 

@@ -62,6 +62,11 @@ class World:
     def start(self, ticket):
         """Set up one run of `ticket` (its id); `self` is a fresh copy of the loaded world."""
 
+    def say(self, text):
+        """A line of the world's own on the card of the current call: what it did that the
+        result does not show ("Dana was asked to approve scaling to 4 replicas: declined")."""
+        self.__dict__.setdefault("_said", []).append(str(text))
+
     def no_such_tool(self, name, names):
         """A call of a tool the lesson does not have: a validation failure, as a server says it."""
         raise Failure("validation", f"There is no tool named {name}. The tools are {', '.join(names)}.")
@@ -288,10 +293,12 @@ def call(number, name, input):
         if not isinstance(failure.category, str) or not isinstance(failure.message, str):
             return _garbage("raised a Failure whose category or message is not a string", doing, method)
         checked = _checked(out, doing, method)
-        return {"failure": out} if "value" in checked else checked
+        return {"failure": out, "said": run.__dict__.pop("_said", [])} if "value" in checked else checked
     except BaseException as exc:
         return _error(exc, doing)
-    return _checked(value, doing, method)
+    checked = _checked(value, doing, method)
+    checked["said"] = run.__dict__.pop("_said", [])
+    return checked
 
 
 def _ask(number, name, args, doing, want=None):

@@ -51,6 +51,9 @@ pub(crate) struct Failure {
     pub(crate) message: String,
     /// The read that settles an uncertain outcome: `{"tool": ..., "input": {...}}`.
     pub(crate) verify: Option<Value>,
+    /// The world's own fields of this failure (a cached figure, an `until` time), handed to the
+    /// build hook by name where the lesson declares them (`[failure] fields`).
+    pub(crate) fields: Map<String, Value>,
 }
 
 /// The learner's code could not shape a failure; whoever built the callback knows why.
@@ -123,6 +126,10 @@ pub(crate) trait Place: Send + Sync + Debug {
 pub(crate) trait World {
     /// Run a tool by name; every failure goes through `fail`.
     fn call(&mut self, tool: &str, input: &Value, fail: &mut Fail<'_>) -> Result<Value, Halt>;
+    /// The world's own lines about the last call, for its card ("Dana declined the scaling").
+    fn said(&mut self) -> Vec<String> {
+        Vec::new()
+    }
     /// Whether a read's result found what it looked for.
     fn found(&self, read: &Value) -> bool;
     /// What the run has done to the world so far.

@@ -123,6 +123,15 @@ enum Answer {
     Failed(Failure),
 }
 
+/// The world's own lines in an answer (`self.say(...)` in a tool).
+fn said_in(answer: &Value) -> Vec<String> {
+    answer
+        .get("said")
+        .and_then(Value::as_array)
+        .map(|lines| lines.iter().filter_map(Value::as_str).map(String::from).collect())
+        .unwrap_or_default()
+}
+
 impl PythonWorld {
     /// Start the world's process on `file` and load the lesson's data into it.
     pub(crate) fn open(
@@ -210,6 +219,11 @@ impl PythonWorld {
 
     /// Call a host function; an author's error is kept (the first one) and returned.
     fn ask(&self, function: &str, args: &[Value]) -> Result<Answer, Opened> {
+        self.ask_saying(function, args).map(|(answer, _)| answer)
+    }
+
+    /// As `ask`, with the world's own lines of the answer.
+    fn ask_saying(&self, function: &str, args: &[Value]) -> Result<(Answer, Vec<String>), Opened> {
         if let Some(why) = self.broken() {
             return Err(Opened::Broken(why));
         }
@@ -218,7 +232,10 @@ impl PythonWorld {
             Err(_) => return Err(Opened::Broken("the world's process was lost".into())),
         };
         let answer = match call.outcome {
-            Outcome::Returned(value) => self.read(value),
+            Outcome::Returned(value) => {
+                let said = said_in(&value);
+                self.read(value).map(|answer| (answer, said))
+            }
             other => Err(Opened::Broken(format!(
                 "while running {function}, the world {}. This is an error in the world, not in the learner's code: fix the world file.",
                 other.problem().unwrap_or_else(|| "failed".into())
@@ -242,6 +259,7 @@ impl PythonWorld {
                 category: text("category"),
                 message: text("message"),
                 verify: f.get("verify").filter(|v| !v.is_null()).cloned(),
+                fields: f.get("fields").and_then(Value::as_object).cloned().unwrap_or_default(),
             }));
         }
         if let Some(Value::Array(found)) = answer.get("problems") {
@@ -288,7 +306,7 @@ enum Opened {
 impl Place for PythonWorld {
     fn start(&self, ticket: &str) -> Box<dyn World + '_> {
         let number = self.value("start", &[Value::from(ticket)]).unwrap_or(Value::Null);
-        Box::new(PythonRun { world: self, number })
+        Box::new(PythonRun { world: self, number, said: Vec::new() })
     }
 
     fn message(&self, key: &str) -> Option<&str> {
@@ -337,15 +355,28 @@ impl PythonWorld {
 struct PythonRun<'w> {
     world: &'w PythonWorld,
     number: Value,
+    /// The world's lines about the last call.
+    said: Vec<String>,
 }
 
 impl World for PythonRun<'_> {
     fn call(&mut self, tool: &str, input: &Value, fail: &mut Fail<'_>) -> Result<Value, Halt> {
-        match self.world.ask("call", &[self.number.clone(), Value::from(tool), input.clone()]) {
-            Ok(Answer::Value(v)) => Ok(v),
-            Ok(Answer::Failed(failure)) => fail(&failure),
+        let answer = self.world.ask_saying("call", &[self.number.clone(), Value::from(tool), input.clone()]);
+        match answer {
+            Ok((Answer::Value(v), said)) => {
+                self.said = said;
+                Ok(v)
+            }
+            Ok((Answer::Failed(failure), said)) => {
+                self.said = said;
+                fail(&failure)
+            }
             Err(_) => Err(Halt),
         }
+    }
+
+    fn said(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.said)
     }
 
     fn found(&self, read: &Value) -> bool {
@@ -353,7 +384,9 @@ impl World for PythonRun<'_> {
     }
 
     fn effects(&self) -> Effects {
-        let Some(v) = self.world.value("effects", std::slice::from_ref(&self.number)) else { return Effects::default() };
+        let Some(v) = self.world.value("effects", std::slice::from_ref(&self.number)) else {
+            return Effects::default();
+        };
         let map = |k: &str| v.get(k).and_then(Value::as_object).cloned().unwrap_or_default();
         let harms = v["harms"].as_array().map(|h| h.iter().filter_map(Value::as_str).map(String::from).collect());
         Effects { counts: map("counts"), detail: map("detail"), harms: harms.unwrap_or_default() }

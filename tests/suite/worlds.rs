@@ -157,7 +157,7 @@ fn the_tutorial_world_records_passes_doctor_and_counts_its_own_effects() {
     assert_eq!(record.code, 0, "{}\n{}", record.stdout, record.stderr);
     let doctor = ws.run(&["doctor", "ferry-desk", "--timeout", "30"]);
     assert_eq!(doctor.code, 0, "{}\n{}", doctor.stdout, doctor.stderr);
-    assert!(doctor.stdout.contains("check fixed passes as it should (3/3"), "{}", doctor.stdout);
+    assert!(doctor.stdout.contains("check fixed passes as it should (4/4"), "{}", doctor.stdout);
     let run = ws.run(&["watch", "ferry-desk", "--ticket", "busy-line", "--code", "fixed", "--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let replay = run.json();
@@ -165,4 +165,67 @@ fn the_tutorial_world_records_passes_doctor_and_counts_its_own_effects() {
     let cards = ws.run(&["watch", "ferry-desk", "--ticket", "busy-line", "--code", "fixed", "--no-anim"]);
     assert!(cards.stdout.contains("books a seat on the 09:00 sailing"), "{}", cards.stdout);
     assert!(cards.stdout.contains("Booked one seat on the 09:00 sailing."), "{}", cards.stdout);
+}
+
+const SAID: &str = "The desk's screen now shows 1 seats left on the 09:00 sailing.";
+
+#[test]
+fn a_worlds_own_lines_are_kept_with_the_events_and_shown_on_the_card() {
+    let ws = Workshop::from_fixture("ferry");
+    assert_eq!(ws.run(&["record", "ferry-desk"]).code, 0);
+    let watch = |extra: &[&str]| {
+        let mut args = vec!["watch", "ferry-desk", "--ticket", "busy-line", "--code", "fixed"];
+        args.extend_from_slice(extra);
+        let run = ws.run(&args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout.clone()
+    };
+    // On the card of the attempt it is about, with and without --expand.
+    for extra in [&["--no-anim"][..], &["--no-anim", "--expand"]] {
+        let cards = watch(extra);
+        let attempt = cards.find("Attempt 2").expect("a second attempt");
+        let said = cards.find(SAID).unwrap_or_else(|| panic!("{extra:?}:\n{cards}"));
+        assert!(said > attempt && cards[attempt..said].lines().count() <= 3, "{cards}");
+    }
+    // Kept with the events: --format json holds it on the attempt.
+    let json: serde_json::Value = serde_json::from_str(&watch(&["--format", "json"])).unwrap();
+    let said: Vec<&serde_json::Value> =
+        json["events"].as_array().unwrap().iter().filter(|e| e.get("said").is_some()).collect();
+    assert_eq!(said.len(), 1, "{json}");
+    assert_eq!(said[0]["said"], serde_json::json!([SAID]));
+    assert_eq!(said[0]["number"], 2);
+}
+
+#[test]
+fn a_failures_own_fields_reach_the_build_hook_by_the_names_the_manifest_declares() {
+    let ws = Workshop::from_fixture("ferry");
+    assert_eq!(ws.run(&["record", "ferry-desk"]).code, 0);
+    let run = ws.run(&["watch", "ferry-desk", "--ticket", "full-sailing", "--code", "fixed", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let replay = run.json();
+    let attempt = replay["events"].as_array().unwrap().iter().find(|e| e.get("output").is_some()).unwrap();
+    // The world gave next_sailing; the learner's problem(kind, note, next_sailing) kept it.
+    assert_eq!(attempt["output"]["problem"]["next"], "09:00", "{attempt}");
+    // A check on it passes with the fix and fails with the starter.
+    let fixed = ws.run(&["check", "ferry-desk", "--file", "lessons/ferry-desk/solution/desk.py", "--format", "json"]);
+    assert_eq!(fixed.code, 0, "{}", fixed.stdout);
+    // An argument the manifest does not declare is refused, with the points that can give it.
+    let path = "lessons/ferry-desk/lesson.toml";
+    ws.write(path, &ws.read(path).replace("fields = [\"next_sailing\"]\n", ""));
+    let run = ws.run(&["check", "ferry-desk"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("the build hook is given 'next_sailing', which that point of a run cannot give: choose from category, message, verify, tool, input"),
+        "{}",
+        run.stderr
+    );
+    // A declared field that shadows a built-in argument is refused too.
+    ws.write(path, &ws.read(path).replace("[failure]\n", "[failure]\nfields = [\"message\"]\n"));
+    let run = ws.run(&["check", "ferry-desk"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("[failure] fields names 'message', which the build hook is given anyway"),
+        "{}",
+        run.stderr
+    );
 }
