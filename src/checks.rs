@@ -156,9 +156,9 @@ pub(crate) fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<Ch
         .collect()
 }
 
-/// The lesson's sample messages for one run, with the fields the world draws (an order id)
-/// drawn once from the seed and shared: every message, and every `$order_id` in a case's
-/// other arguments and expectations, names the same order.
+/// The lesson's sample messages for one run, with the fields the world draws (an id, say)
+/// drawn once from the seed and shared: every message, and every `$<field>` in a case's other
+/// arguments and expectations, names the same thing.
 pub(crate) struct Samples {
     values: HashMap<String, String>,
 }

@@ -41,7 +41,7 @@ pub enum Event {
         id: String,
         tool: String,
         input: Value,
-        /// The call in words: "refunds order 0871".
+        /// The call in words, from the tool's `says`: "looks up order 2031".
         words: String,
         /// Text the model wrote before the call, if any.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -70,6 +70,9 @@ pub enum Event {
         /// A successful result in words, where the world knows its shape.
         #[serde(skip_serializing_if = "Option::is_none")]
         summary: Option<String>,
+        /// The world's own lines about the attempt ("Dana was asked to approve: declined").
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        said: Vec<String>,
         retried: bool,
         tone: Tone,
         /// The MCP `CallToolResult` the SDK runtime sent, in wire form.
@@ -235,7 +238,7 @@ pub struct Counts {
     /// How the run ended: `reply`, `no_recording`, `api_error`, `code_error`, or
     /// `none` (no event ended it).
     pub ends: String,
-    /// What the run did to its world, as the world counts it (`refunds_paid`).
+    /// What the run did to its world, as the world counts it (its `counts()`).
     #[serde(flatten)]
     pub world: serde_json::Map<String, Value>,
 }
@@ -244,7 +247,7 @@ pub struct Counts {
 pub const ENDINGS: [&str; 5] = ["reply", "no_recording", "api_error", "code_error", "none"];
 
 impl Counts {
-    /// The counts a note or a prediction may name, besides the world's own (`refunds_paid`):
+    /// The counts a note or a prediction may name, besides the world's own counts:
     /// the fields above, as `value` writes them.
     pub fn keys() -> Vec<String> {
         match Counts::default().value() {
@@ -270,7 +273,7 @@ pub struct Verdict {
     /// Why the replay stopped before a reply: `no_recording` or `code_error`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
-    /// What the run did to its world, as the world counts it (`refunds_paid`).
+    /// What the run did to its world, as the world counts it (its `counts()`).
     #[serde(flatten)]
     pub effects: serde_json::Map<String, Value>,
     /// Whether the run did its world harm (the world's sentences are in `text`).

@@ -128,9 +128,14 @@ pub(crate) fn to_the_end(
     limit: Duration,
 ) -> Result<Report, Error> {
     let never = std::sync::atomic::AtomicBool::new(false);
-    match grade(lesson, file, &at.shown(file), limit, &never) {
+    let graded = match grade(lesson, file, &at.shown(file), limit, &never) {
         Some(result) => result.map_err(Error::Load),
         None => Err(Error::usage("the grading was stopped")),
+    };
+    // A world that broke is its author's error, never a grade of the learner's file.
+    match lesson.world_error() {
+        Some(e) => Err(e),
+        None => graded,
     }
 }
 

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::expect::Expect;
+use crate::world::python::{PythonWorld, Refused};
 pub(crate) use crate::world::Tool;
 use crate::world::{Place, Problem, TicketKeys};
 
@@ -23,7 +24,7 @@ pub struct Lesson {
     pub course: String,
     pub title: String,
     pub summary: String,
-    /// The world the lesson is set in: a name in `crate::world`'s registry.
+    /// The world the lesson is set in: `worlds/<name>/world.py` under the root.
     #[serde(default)]
     pub setting: Option<String>,
     /// The learner's file name inside `work/<id>/`.
@@ -64,9 +65,9 @@ pub struct Lesson {
     pub predict: Predict,
     #[serde(skip)]
     pub dir: PathBuf,
-    /// The loaded world, set by `load_file`.
+    /// The loaded world, its process running, set by `load_file`.
     #[serde(skip)]
-    place: Option<Arc<dyn Place>>,
+    place: Option<Arc<PythonWorld>>,
 }
 
 /// A named mistake: a learner's file stopped half way, shipped with the lesson.
@@ -153,6 +154,10 @@ pub struct FailureShape {
     /// The read that settles an uncertain failure, inside the error object.
     #[serde(default)]
     pub verify: Option<String>,
+    /// The world's own fields of a failure that the build hook may be given by name, beside
+    /// `category` and `message` (a cached figure, an `until` time); `None` when a failure has none.
+    #[serde(default)]
+    pub fields: Vec<String>,
 }
 
 /// Which learner functions run at which points of a run.
@@ -555,7 +560,8 @@ pub(crate) fn known_ids(root: &Path) -> Vec<String> {
 
 /// Every lesson of the root, loaded, in course order (by number).
 pub(crate) fn all_in_order(root: &Path) -> Result<Vec<Lesson>, Error> {
-    let mut lessons: Vec<Lesson> = known_ids(root).iter().map(|id| Lesson::load(root, id)).collect::<Result<_, _>>()?;
+    let mut lessons: Vec<Lesson> =
+        known_ids(root).iter().map(|id| Lesson::load_listed(root, id)).collect::<Result<_, _>>()?;
     lessons.sort_by_key(|l| l.number);
     Ok(lessons)
 }
@@ -601,6 +607,16 @@ impl Problems {
 impl Lesson {
     /// Load and validate `lessons/<id>/lesson.toml`.
     pub fn load(root: &Path, id: &str) -> Result<Lesson, Error> {
+        Lesson::load_in(root, id, true)
+    }
+
+    /// A lesson to list, its world not started: its place is nowhere, so nothing of it runs.
+    /// Its world's checks wait for a command that runs it.
+    pub(crate) fn load_listed(root: &Path, id: &str) -> Result<Lesson, Error> {
+        Lesson::load_in(root, id, false)
+    }
+
+    fn load_in(root: &Path, id: &str, world: bool) -> Result<Lesson, Error> {
         validate_id(id)?;
         let dir = root.join("lessons").join(id);
         let path = dir.join("lesson.toml");
@@ -609,23 +625,27 @@ impl Lesson {
             let list = if known.is_empty() { "none".to_string() } else { known.join(", ") };
             return Err(Error::usage(format!("there is no lesson '{id}'. Lessons here: {list}.")));
         }
-        Lesson::load_file(&path, &dir, Some(id))
+        let text = crate::files::read_data_text(&path, crate::files::DATA_CAP)
+            .map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;
+        Lesson::from_text(&text, &path, &dir, Some(id), world.then_some(root))
     }
 
     /// Load a manifest from any path (lesson authors' fixtures too), validated.
     pub fn load_file(path: &Path, dir: &Path, id: Option<&str>) -> Result<Lesson, Error> {
         let text = crate::files::read_data_text(path, crate::files::DATA_CAP)
             .map_err(|e| Error::corrupt(path, format!("cannot be read: {e}")))?;
-        Lesson::from_text(&text, path, dir, id, &crate::world::SETTINGS)
+        // A lesson lives in <root>/lessons/<id>/, its world in <root>/worlds/<name>/.
+        let root = dir.parent().and_then(Path::parent).unwrap_or(dir);
+        Lesson::from_text(&text, path, dir, id, Some(root))
     }
 
-    /// A manifest's text, validated, its world found among `settings`.
+    /// A manifest's text, validated, its world found under `<root>/worlds/` and loaded.
     pub(crate) fn from_text(
         text: &str,
         path: &Path,
         dir: &Path,
         id: Option<&str>,
-        settings: &[&'static dyn crate::world::Setting],
+        root: Option<&Path>,
     ) -> Result<Lesson, Error> {
         let mut lesson: Lesson = toml::from_str(text).map_err(|e| {
             let at = e
@@ -659,8 +679,16 @@ impl Lesson {
         for words in &lesson.own_words {
             words.problems(&ids).into_iter().for_each(|why| problems.say(format!("id = \"{}\"", words.id), why));
         }
+        let Some(root) = root else {
+            // Listed only: what needs the world waits for a command that starts it.
+            let problems = problems.placed(text);
+            if !problems.is_empty() {
+                return Err(Error::corrupt(path, problems.join("\n  ")));
+            }
+            return Ok(lesson);
+        };
         if problems.found.is_empty() {
-            lesson.open_world(&mut problems, settings);
+            lesson.open_world(&mut problems, root)?;
         }
         if problems.found.is_empty() {
             lesson.check_sample_refs(&mut problems);
@@ -679,6 +707,13 @@ impl Lesson {
             Some(place) => place.as_ref(),
             None => &NOWHERE,
         }
+    }
+
+    /// The author's error the world met while running, if it met one: the command reports it
+    /// instead of anything it would have said of the learner's code.
+    pub(crate) fn world_error(&self) -> Option<Error> {
+        let world = self.place.as_ref()?;
+        world.broken().map(|why| world.error(why))
     }
 
     /// Names a shell or a path could misread: ids are plain words, the learner's file a plain
@@ -791,7 +826,18 @@ impl Lesson {
     }
 
     fn check_hooks(&self, problems: &mut Problems) {
+        let fields: Vec<&str> = self.failure.iter().flat_map(|f| &f.fields).map(String::as_str).collect();
+        for field in &fields {
+            if BUILD_ARGS.contains(field) {
+                problems.say(
+                    "[failure]",
+                    format!("[failure] fields names '{field}', which the build hook is given anyway"),
+                );
+            }
+        }
         for (place, hook, offered) in self.hooks.all() {
+            let offered: Vec<&str> =
+                offered.iter().copied().chain(fields.iter().copied().filter(|_| place == "build")).collect();
             let at = format!("[hooks.{place}]");
             if !self.functions.contains(&hook.function) {
                 problems.say(
@@ -881,7 +927,7 @@ impl Lesson {
                 problems.say(
                     &at,
                     format!(
-                        "ticket {}: notes are keyed by code ({}), but a note now says when it applies by what the run did, so that any code that behaves like the fix gets the fix's note: write notes = [{{ when = {{ refunds_paid = 1, reads = \">=1\" }}, says = \"...\" }}, ..., {{ says = \"for any other run\" }}] (the keys are in lessons/README.md)",
+                        "ticket {}: notes are keyed by code ({}), but a note now says when it applies by what the run did, so that any code that behaves like the fix gets the fix's note: write notes = [{{ when = {{ attempts = 2, reads = \">=1\" }}, says = \"...\" }}, ..., {{ says = \"for any other run\" }}] (the keys are in lessons/README.md)",
                         ticket.id,
                         codes.join(", ")
                     ),
@@ -919,10 +965,10 @@ impl Lesson {
         }
     }
 
-    /// Every `$name` in a case is a sample, or a field the world draws for the samples (such
-    /// as `$order_id`, the id every sample message of the run names).
+    /// Every `$name` in a case is a sample, or a field the world draws for the samples (an id
+    /// every sample message of the run names, say).
     fn check_sample_refs(&self, problems: &mut Problems) {
-        let drawn: Vec<String> = self.place().draw_fields(&mut |_| 0).into_iter().map(|(k, _)| k).collect();
+        let drawn: Vec<String> = self.place.as_ref().map(|w| w.drawn().to_vec()).unwrap_or_default();
         for check in &self.checks {
             let at = format!("id = \"{}\"", check.id);
             // Every value the checks resolve samples in (`checks::resolved`): the cases' arguments
@@ -964,9 +1010,8 @@ impl Lesson {
     fn check_outcomes(&self, problems: &mut Problems) {
         for ticket in &self.tickets {
             let at = format!("id = \"{}\"", ticket.id);
-            let world = self.place().start(&ticket.id).effects().counts;
             let mut known = crate::events::Counts::keys();
-            known.extend(world.keys().cloned());
+            known.extend(self.place.as_ref().map(|w| w.counted(&ticket.id)).unwrap_or_default());
             let notes = ticket.notes.list().iter().map(|n| ("a note", &n.when));
             let choices = ticket.predict.iter().flat_map(|p| &p.choices).map(|c| ("a choice of its question", &c.when));
             for (what, when) in notes.chain(choices) {
@@ -1053,50 +1098,66 @@ impl Lesson {
         }
     }
 
-    /// Hand the world's data to the world the lesson names, and keep what it loads.
-    fn open_world(&mut self, problems: &mut Problems, settings: &[&'static dyn crate::world::Setting]) {
-        let names: Vec<&str> = settings.iter().map(|s| s.name()).collect();
-        let names = names.join(", ");
-        let Some(name) = self.setting.as_deref() else {
+    /// Start the world the lesson names (`<root>/worlds/<name>/world.py`) in its own process,
+    /// hand it the world's data to check, and keep it. A world that is itself broken is an
+    /// error in its own file.
+    fn open_world(&mut self, problems: &mut Problems, root: &Path) -> Result<(), Error> {
+        let worlds = root.join("worlds");
+        let names = world_names(&worlds);
+        let Some(name) = self.setting.clone() else {
             problems.say(
                 "title",
                 format!("the manifest names no world: add setting = \"<name>\" near the top (worlds here: {names})"),
             );
-            return;
+            return Ok(());
         };
-        let Some(setting) = settings.iter().copied().find(|s| s.name() == name) else {
-            problems.say("setting", format!("setting '{name}' is not a world this runner has: {names}"));
-            return;
+        if !plain_word(&name) || !worlds.join(&name).join("world.py").is_file() {
+            problems.say(
+                "setting",
+                format!(
+                    "setting '{name}' is not a world here: there is no worlds/{name}/world.py (worlds here: {names})"
+                ),
+            );
+            return Ok(());
+        }
+        let tickets: Vec<TicketKeys<'_>> =
+            self.tickets.iter().map(|t| TicketKeys { id: &t.id, keys: &t.world }).collect();
+        let place = match crate::world::python::open(&worlds, root, &name, &self.world, &self.tools, &tickets) {
+            Ok(place) => place,
+            Err(Refused::Problems(found)) => {
+                problems.found.extend(found);
+                return Ok(());
+            }
+            Err(Refused::Broken(why)) => {
+                return Err(Error::corrupt(&worlds.join(&name).join("world.py"), why));
+            }
+            // With no Python nothing can run: the learner's bridge says so in its own words, and
+            // an autograder still gets its report.
+            Err(Refused::NoPython) => return Ok(()),
         };
         for tool in &self.tools {
-            if !setting.behaviours().contains(&tool.does.as_str()) {
+            if !place.behaviours().contains(&tool.does) {
                 problems.say(
                     format!("does = \"{}\"", tool.does),
                     format!(
                         "tool {} does '{}', which the world {name} cannot do: {}",
                         tool.name,
                         tool.does,
-                        setting.behaviours().join(", ")
+                        place.behaviours().join(", ")
                     ),
                 );
             }
         }
-        let tickets: Vec<TicketKeys<'_>> =
-            self.tickets.iter().map(|t| TicketKeys { id: &t.id, keys: &t.world }).collect();
-        match setting.load(&self.world, &self.tools, &tickets) {
-            Ok(place) => {
-                for (name, sample) in &self.samples {
-                    if place.message(&sample.message).is_none() {
-                        problems.say(
-                            format!("{name} = {{"),
-                            format!("sample {name} uses an unknown message '{}'", sample.message),
-                        );
-                    }
-                }
-                self.place = Some(place);
+        for (sample_name, sample) in &self.samples {
+            if place.message(&sample.message).is_none() {
+                problems.say(
+                    format!("{sample_name} = {{"),
+                    format!("sample {sample_name} uses an unknown message '{}'", sample.message),
+                );
             }
-            Err(found) => problems.found.extend(found),
         }
+        self.place = Some(place);
+        Ok(())
     }
 
     /// The tickets that run in a runtime.
@@ -1215,6 +1276,7 @@ impl crate::world::World for Nowhere {
             category: "validation".into(),
             message: format!("There is no tool named {tool}: this lesson has no world."),
             verify: None,
+            fields: Default::default(),
         })
     }
     fn found(&self, _read: &Value) -> bool {
@@ -1225,6 +1287,25 @@ impl crate::world::World for Nowhere {
     }
     fn report(&self, _seen: &crate::world::Seen, _attempts: usize, _input: &Value) -> Option<Value> {
         None
+    }
+}
+
+/// The worlds under a root's `worlds/` folder, for messages: `harbour, shop`, or `none`.
+fn world_names(worlds: &Path) -> String {
+    let mut names: Vec<String> = std::fs::read_dir(worlds)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.path().join("world.py").is_file())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
     }
 }
 

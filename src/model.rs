@@ -111,7 +111,7 @@ impl Model for ReplayModel<'_> {
     }
 }
 
-/// A tool's name as an MCP server offers it to the model: `mcp__<server>__process_refund`.
+/// A tool's name as an MCP server offers it to the model: `mcp__<server>__<tool>`.
 pub(crate) fn qualified(server: &str, tool: &str) -> String {
     format!("mcp__{server}__{tool}")
 }
@@ -264,16 +264,19 @@ pub(crate) mod tests_support {
     /// A model that answers each request with the next of these contents, in order.
     pub(crate) struct Scripted {
         turns: VecDeque<Value>,
+        /// Every request it was sent, in order.
+        pub(crate) requests: Vec<Value>,
     }
 
     impl Scripted {
         pub(crate) fn new(turns: Vec<Value>) -> Scripted {
-            Scripted { turns: turns.into() }
+            Scripted { turns: turns.into(), requests: Vec::new() }
         }
     }
 
     impl Model for Scripted {
-        fn respond(&mut self, _request: &Value) -> Turn {
+        fn respond(&mut self, request: &Value) -> Turn {
+            self.requests.push(request.clone());
             let Some(content) = self.turns.pop_front() else {
                 return Turn::missing(String::new());
             };

@@ -185,6 +185,10 @@ impl<'l> Replayer<'l> {
         let asker = self.live.as_mut().map(|l| LiveModel::new(&mut l.client, &mut l.memo));
         let mut model = Layered::new(ReplayModel::new(shipped, self.at.root.clone()), &mut entries, file, asker);
         let replay = run_code(self.lesson, ticket, runtime, label, bridge, &mut model);
+        // A world that broke is its author's error, whatever the replay then showed.
+        if let Some(e) = self.lesson.world_error() {
+            return Err(e);
+        }
         match model.failure {
             Some(why) => Err(Error::Io(format!("{why} The replay stopped; nothing under recordings/ was changed."))),
             None => Ok(replay),

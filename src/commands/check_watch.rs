@@ -253,7 +253,12 @@ fn grade(
     spare: &SpareSlot,
 ) -> Option<Result<Report, Error>> {
     let taken = spare.lock().ok().and_then(|mut s| s.take());
-    crate::grading::grade_with_spare(lesson, file, &ctx.shown(file), limit, stop, taken).map(|r| r.map_err(Error::Load))
+    let graded = crate::grading::grade_with_spare(lesson, file, &ctx.shown(file), limit, stop, taken);
+    // A world that broke is its author's error, never a grade of the learner's file.
+    graded.map(|r| match lesson.world_error() {
+        Some(e) => Err(e),
+        None => r.map_err(Error::Load),
+    })
 }
 
 struct Session<'a> {

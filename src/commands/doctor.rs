@@ -138,7 +138,27 @@ fn examine(ctx: &Context, lesson: &Lesson, limit: std::time::Duration) -> Result
         let text = format!("check {label} {word} as it should ({}/{} checks pass)", graded.passed, graded.total);
         exam.report(graded.status == want, text)?;
     }
-    if crate::quiz::path(lesson).is_file() {
+    let text = lesson.dir.join("lesson.md");
+    if !text.is_file() {
+        exam.report(
+            false,
+            format!(
+                "{} is missing, so ./workshop lesson {} has nothing to show and no quiz question has a section to name. Write the lesson's text there, with a ## heading per section.",
+                ctx.shown(&text),
+                lesson.id
+            ),
+        )?;
+    }
+    if !crate::quiz::path(lesson).is_file() {
+        exam.report(
+            false,
+            format!(
+                "{} is missing, so ./workshop quiz {} has no questions. Add a few, each naming the ## heading of lesson.md it asks about (see lessons/README.md).",
+                ctx.shown(&crate::quiz::path(lesson)),
+                lesson.id
+            ),
+        )?;
+    } else {
         match crate::quiz::Quiz::load(lesson) {
             Ok(quiz) => {
                 let questions = crate::render::count(quiz.questions.len(), "question");
@@ -194,6 +214,10 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
             let scripted = others.iter_mut().filter(|(r, t, _)| *r == runtime.name() && *t == ticket.id);
             for code in codes.iter_mut().chain(scripted.map(|(_, _, code)| code)) {
                 let (replay, keys) = replayer.strict(ticket, runtime, code, &cassette);
+                // A world that broke is its author's error: said once, with its file and line.
+                if let Some(e) = lesson.world_error() {
+                    return Err(e);
+                }
                 used.extend(keys);
                 let name = format!("{}/{} with {}", runtime.name(), ticket.id, code.label);
                 // Live turns are the model's own choices: the authored script's count does not bind them.

@@ -49,6 +49,10 @@ pub(super) fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
         code.label = run.code.clone();
         let mut model = ScriptModel::new(&script, run, &lesson.agent.server);
         let replay = replayer.run_with(ticket, runtime, &mut code, &mut model);
+        // A world that broke is its author's error: nothing is recorded from it.
+        if let Some(e) = lesson.world_error() {
+            return Err(e);
+        }
         let name = format!("{}/{} with {}", runtime.name(), ticket.id, run.code);
         let mut issues = Vec::new();
         if let Some(Event::NoRecording { diff, .. }) =

@@ -501,6 +501,7 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
         details,
         message,
         summary,
+        said,
         retried,
         tone,
         printed,
@@ -517,6 +518,10 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
     let headline = format!("{mark} {words}");
     card(out, look, 2, &format!("Attempt {number}"), tone_style(look, *tone), &headline);
     card(out, look, 0, "", s.dim, &attempt_said(details, message.as_deref(), summary.as_deref(), output));
+    // The world's own lines, as it wrote them.
+    for line in said {
+        card(out, look, 0, "", s.emphasis, line);
+    }
     if !printed.trim().is_empty() {
         card(out, look, 0, "", s.dim, &format!("printed: {}", shortened(printed, look)));
     }

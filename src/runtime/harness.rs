@@ -64,6 +64,8 @@ pub(crate) struct Attempt {
     pub(crate) output: String,
     /// The failure the world reported: the truth, whatever the learner's code made of it.
     pub(crate) cause: Option<Failure>,
+    /// The world's own lines about this attempt, for its card.
+    pub(crate) said: Vec<String>,
 }
 
 /// A tool call taken through the harness.
@@ -160,6 +162,12 @@ impl<'l> Policy<'l> {
         }
     }
 
+    /// The key a learner's result sets to `true` when it failed: the lesson's `[failure] flag`,
+    /// else MCP's own `isError`.
+    pub(crate) fn flag_key(&self) -> &str {
+        self.shape.and_then(|s| s.flag.as_deref()).unwrap_or("isError")
+    }
+
     /// Whether an answer could ask for more than another attempt.
     fn can_verify(&self) -> bool {
         matches!(
@@ -188,7 +196,8 @@ impl<'l> Policy<'l> {
                 "verify" => args.extend(failure.verify.clone()),
                 "tool" => args.push(Value::from(tool)),
                 "input" => args.push(input.clone()),
-                _ => args.push(Value::Null),
+                // A field of the world's own, declared in `[failure] fields`.
+                field => args.push(failure.fields.get(field).cloned().unwrap_or(Value::Null)),
             }
         }
         call_value(code, &hook.function, args)
@@ -374,6 +383,7 @@ impl Harness<'_, '_> {
                 Halt
             })
         });
+        let said = self.world.said();
         let result = match (result, fault) {
             (Ok(result), _) => result,
             (Err(Halt), Some(fault)) => return Err(fault),
@@ -390,6 +400,7 @@ impl Harness<'_, '_> {
             wait: None,
             output: printed,
             cause,
+            said,
         })
     }
 

@@ -453,6 +453,7 @@ impl Conversation<'_, '_> {
                 details,
                 cause: attempt.cause.as_ref().map(|c| c.category.clone()),
                 summary: (!attempt.failed).then(|| place.summary(&attempt.result)).flatten(),
+                said: attempt.said.clone(),
                 retried: attempt.wait.is_some(),
                 tone: Tone::Reported,
                 wire: wire.clone(),

@@ -35,8 +35,9 @@ pub(crate) fn call_tool(
     let run = harness.run(Mode::Once, tool, arguments, false);
     let result = run.result().cloned().unwrap_or(Value::Null);
     let is_error = match harness.policy.hooks.build {
-        // The tool returns what the learner's code built; MCP reads its own `isError` flag.
-        Some(_) => result.get("isError") == Some(&Value::Bool(true)),
+        // The tool returns what the learner's code built, flagged by the lesson's own key (MCP's
+        // `isError`, or the Python SDK's and the API's `is_error`).
+        Some(_) => result.get(harness.policy.flag_key()) == Some(&Value::Bool(true)),
         // The SDK builds the result itself, and flags what failed.
         None => run.is_error(),
     };

@@ -1,16 +1,16 @@
-//! Worlds: where a lesson happens. A world is Rust and trusted: it owns its data's schema and
-//! validation, what its tools do, the fields drawn for sample inputs, how a result reads on a
-//! card and the sentences that describe what a run did (what it paid). It runs outside the
-//! learner's interpreter, so the effects of a run cannot be forged by learner code.
+//! Worlds: where a lesson happens. A world is Python a course author writes
+//! (`worlds/<name>/world.py`): it owns its data's schema and validation, what its tools do, the
+//! fields drawn for sample inputs, how a result reads on a card and the sentences that describe
+//! what a run did. It runs in its own process (`python`), never the learner's, so the effects of
+//! a run cannot be forged by learner code.
 //!
-//! A lesson names its world in `setting`; the registry below maps that name to a `Setting`,
-//! which checks the lesson's `[world]` table and each ticket's world keys once, at load, and
-//! hands back a `Place`: the loaded world, from which every run starts a fresh `World`.
+//! A lesson names its world in `setting`; loading the lesson starts that world and hands it the
+//! lesson's `[world]` table and each ticket's world keys to check, and keeps a `Place`: the loaded
+//! world, from which every run starts a fresh `World`.
 
-pub(crate) mod lumen;
+pub(crate) mod python;
 
 use std::fmt::Debug;
-use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -20,7 +20,7 @@ use serde_json::{json, Map, Value};
 #[serde(deny_unknown_fields)]
 pub struct Tool {
     pub name: String,
-    /// The world's behaviour this tool runs, such as `refund` or `list_orders`.
+    /// The world's behaviour this tool runs: the name of one of its `@tool`s.
     pub does: String,
     pub description: String,
     pub input_schema: Value,
@@ -51,6 +51,9 @@ pub(crate) struct Failure {
     pub(crate) message: String,
     /// The read that settles an uncertain outcome: `{"tool": ..., "input": {...}}`.
     pub(crate) verify: Option<Value>,
+    /// The world's own fields of this failure (a cached figure, an `until` time), handed to the
+    /// build hook by name where the lesson declares them (`[failure] fields`).
+    pub(crate) fields: Map<String, Value>,
 }
 
 /// The learner's code could not shape a failure; whoever built the callback knows why.
@@ -91,26 +94,12 @@ pub(crate) struct Seen {
 /// What a run did to the world, for checks, the JSON verdict and the verdict's sentences.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Effects {
-    /// Counted effects a ticket check can expect on (`refunds_paid = 1`).
+    /// Counted effects a ticket check can expect on (a count of the world's `= 1`).
     pub(crate) counts: Map<String, Value>,
     /// The same effects in detail, for `watch --format json`.
     pub(crate) detail: Map<String, Value>,
     /// Sentences naming harm the run did ("paid twice"); empty when it did none.
     pub(crate) harms: Vec<String>,
-}
-
-/// A world the runner can host, found by name.
-pub(crate) trait Setting: Sync {
-    fn name(&self) -> &'static str;
-    /// The behaviours a lesson's tools may name in `does`.
-    fn behaviours(&self) -> &'static [&'static str];
-    /// Check and load a lesson's world: its `[world]` table, its tools and its tickets' keys.
-    fn load(
-        &self,
-        data: &toml::Value,
-        tools: &[Tool],
-        tickets: &[TicketKeys<'_>],
-    ) -> Result<Arc<dyn Place>, Vec<Problem>>;
 }
 
 /// A lesson's loaded world, shared by all its runs.
@@ -137,6 +126,10 @@ pub(crate) trait Place: Send + Sync + Debug {
 pub(crate) trait World {
     /// Run a tool by name; every failure goes through `fail`.
     fn call(&mut self, tool: &str, input: &Value, fail: &mut Fail<'_>) -> Result<Value, Halt>;
+    /// The world's own lines about the last call, for its card ("Dana declined the scaling").
+    fn said(&mut self) -> Vec<String> {
+        Vec::new()
+    }
     /// Whether a read's result found what it looked for.
     fn found(&self, read: &Value) -> bool;
     /// What the run has done to the world so far.
@@ -145,9 +138,6 @@ pub(crate) trait World {
     /// when it said nothing to report.
     fn report(&self, seen: &Seen, attempts: usize, input: &Value) -> Option<Value>;
 }
-
-/// Every world this runner has.
-pub(crate) const SETTINGS: [&dyn Setting; 1] = [&lumen::Lumen];
 
 /// A template with `{name}` fields filled in.
 pub(crate) fn fill<K: AsRef<str>>(template: &str, fields: &[(K, String)]) -> String {
@@ -171,98 +161,6 @@ mod tests {
             fill("order {order_id}, {age} days", &[("order_id", "0871".to_string()), ("age", "239".to_string())]),
             "order 0871, 239 days"
         );
-    }
-
-    #[test]
-    fn the_registry_holds_lumen_supply() {
-        let names: Vec<&str> = SETTINGS.iter().map(|s| s.name()).collect();
-        assert_eq!(names, ["lumen"]);
-    }
-
-    /// A second world, to prove the seam: a bell that rings, goes quiet after its first ring
-    /// (a transient failure), and counts its rings.
-    struct Belfry;
-
-    #[derive(Debug)]
-    struct Tower;
-
-    struct Ringing {
-        rings: u32,
-        quiet_left: u32,
-    }
-
-    impl Setting for Belfry {
-        fn name(&self) -> &'static str {
-            "belfry"
-        }
-        fn behaviours(&self) -> &'static [&'static str] {
-            &["ring"]
-        }
-        fn load(
-            &self,
-            data: &toml::Value,
-            _tools: &[Tool],
-            tickets: &[TicketKeys<'_>],
-        ) -> Result<Arc<dyn Place>, Vec<Problem>> {
-            let mut problems = Vec::new();
-            if data.get("bells").and_then(toml::Value::as_integer) != Some(1) {
-                problems.push(Problem::new("[world]", "a belfry has bells = 1"));
-            }
-            for t in tickets {
-                if let Some(key) = t.keys.keys().find(|k| *k != "quiet") {
-                    problems.push(Problem::new(
-                        format!("id = \"{}\"", t.id),
-                        format!("ticket {}: unknown key {key}", t.id),
-                    ));
-                }
-            }
-            if problems.is_empty() {
-                Ok(Arc::new(Tower))
-            } else {
-                Err(problems)
-            }
-        }
-    }
-
-    impl Place for Tower {
-        fn start(&self, _ticket: &str) -> Box<dyn World + '_> {
-            Box::new(Ringing { rings: 0, quiet_left: 1 })
-        }
-        fn message(&self, key: &str) -> Option<&str> {
-            (key == "quiet").then_some("The bell is quiet for a moment.")
-        }
-        fn retry_helps(&self, category: &str) -> bool {
-            category == "transient"
-        }
-        fn draw_fields(&self, _draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)> {
-            Vec::new()
-        }
-        fn summary(&self, output: &Value) -> Option<String> {
-            output.get("rang").map(|_| "the bell rang".to_string())
-        }
-    }
-
-    impl World for Ringing {
-        fn call(&mut self, _tool: &str, _input: &Value, fail: &mut Fail<'_>) -> Result<Value, Halt> {
-            if self.quiet_left > 0 {
-                self.quiet_left -= 1;
-                return fail(&Failure { category: "transient".into(), message: "quiet".into(), verify: None });
-            }
-            self.rings += 1;
-            Ok(json!({"rang": true}))
-        }
-        fn found(&self, _read: &Value) -> bool {
-            false
-        }
-        fn effects(&self) -> Effects {
-            let mut counts = Map::new();
-            counts.insert("rings".into(), Value::from(self.rings));
-            let harms = if self.rings > 1 { vec!["The bell rang twice.".to_string()] } else { Vec::new() };
-            Effects { counts: counts.clone(), detail: counts, harms }
-        }
-        fn report(&self, _seen: &Seen, _attempts: usize, _input: &Value) -> Option<Value> {
-            None
-        }
     }
 
     const MANIFEST: &str = r#"
@@ -322,17 +220,35 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
 
     impl Code for Ropes {
         fn call(&mut self, function: &str, args: &[Value]) -> Call {
+            Flagged("down").call(function, args)
+        }
+    }
+
+    /// `Ropes` with the failure flag under another key.
+    struct Flagged(&'static str);
+
+    impl Code for Flagged {
+        fn call(&mut self, function: &str, args: &[Value]) -> Call {
             let value = match function {
-                "shape" => json!({"down": true, "why": {"kind": args[0]}}),
+                "shape" => json!({self.0: true, "why": {"kind": args[0]}}),
                 _ => Value::Bool(args[0]["kind"] == "transient"),
             };
             Call { outcome: Outcome::Returned(value), output: String::new(), dropped: 0 }
         }
     }
 
-    fn bells() -> Lesson {
+    /// The root whose `worlds/` holds the Belfry, a world of the tests.
+    fn fixtures() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+    }
+
+    fn load(manifest: &str) -> Result<Lesson, crate::error::Error> {
         let dir = std::path::Path::new("/nowhere");
-        Lesson::from_text(MANIFEST, &dir.join("lesson.toml"), dir, None, &[&Belfry]).expect("the bell lesson loads")
+        Lesson::from_text(manifest, &dir.join("lesson.toml"), dir, None, Some(&fixtures()))
+    }
+
+    fn bells() -> Lesson {
+        load(MANIFEST).expect("the bell lesson loads")
     }
 
     #[test]
@@ -342,13 +258,21 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
         assert_eq!(results[0].status, crate::checks::Status::Pass, "{:?}", results[0]);
         // Its data is checked by the world itself, with the line.
         let broken = MANIFEST.replace("bells = 1", "bells = 3").replace("quiet = 1", "quiet = 1\ncolour = \"red\"");
-        let dir = std::path::Path::new("/nowhere");
-        let err = Lesson::from_text(&broken, &dir.join("lesson.toml"), dir, None, &[&Belfry]).unwrap_err().to_string();
-        assert!(err.contains("a belfry has bells = 1") && err.contains("ticket noon: unknown key colour"), "{err}");
+        let err = load(&broken).unwrap_err().to_string();
+        assert!(err.contains("a belfry has bells = 1"), "{err}");
+        assert!(err.contains("ticket noon: unknown key colour"), "{err}");
         assert!(err.contains("line "), "{err}");
-        // A world this runner does not have is named with the ones it has.
-        let err = Lesson::from_text(MANIFEST, &dir.join("lesson.toml"), dir, None, &SETTINGS).unwrap_err().to_string();
-        assert!(err.contains("setting 'belfry' is not a world this runner has: lumen"), "{err}");
+        // A world that is not there is named with the ones that are.
+        let err = load(&MANIFEST.replace("setting = \"belfry\"", "setting = \"chimes\"")).unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "setting 'chimes' is not a world here: there is no worlds/chimes/world.py (worlds here: belfry)"
+            ),
+            "{err}"
+        );
+        // A tool that does what the world cannot is named with what it can.
+        let err = load(&MANIFEST.replace("does = \"ring\"", "does = \"toll\"")).unwrap_err().to_string();
+        assert!(err.contains("tool pull_rope does 'toll', which the world belfry cannot do: ring"), "{err}");
     }
 
     #[test]
@@ -371,5 +295,43 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
         assert_eq!(summaries, ["the bell rang"]);
         assert_eq!(replay.verdict.effects.get("rings"), Some(&Value::from(1)));
         assert!(replay.verdict.text.starts_with("Tried twice: the retry got it through."), "{}", replay.verdict.text);
+    }
+
+    /// The `tool_result` blocks of every request a scripted model was sent, in order.
+    fn results_sent(model: &crate::model::tests_support::Scripted) -> Vec<Value> {
+        let last = model.requests.last().expect("a request was sent");
+        let messages = last["messages"].as_array().cloned().unwrap_or_default();
+        messages
+            .iter()
+            .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+            .filter(|b| b["type"] == "tool_result")
+            .collect()
+    }
+
+    #[test]
+    fn the_sdk_runtime_reads_the_lessons_own_failure_flag() {
+        // The lesson flags a failure with the API's own spelling, `is_error`, not MCP's `isError`.
+        for (flag, code) in [("is_error", Flagged("is_error")), ("down", Flagged("down"))] {
+            let manifest = MANIFEST.replace("flag = \"down\"", &format!("flag = \"{flag}\""));
+            let lesson = load(&manifest).unwrap();
+            let ticket = lesson.ticket("noon").unwrap();
+            let mut model = crate::model::tests_support::Scripted::new(vec![
+                json!([{"type": "tool_use", "id": "toolu_1", "name": "mcp__support__pull_rope", "input": {}}]),
+                json!([{"type": "text", "text": "The bell is quiet."}]),
+            ]);
+            let mut code = code;
+            crate::runtime::run(&lesson, ticket, Runtime::Sdk, "mine", &mut code, &mut model);
+            let results = results_sent(&model);
+            assert_eq!(results.len(), 1, "{results:?}");
+            assert_eq!(results[0]["is_error"], Value::Bool(true), "flag {flag}: {results:?}");
+        }
+        // A result that does not set the lesson's flag is not flagged, whatever else it says.
+        let lesson = load(&MANIFEST.replace("flag = \"down\"", "flag = \"is_error\"")).unwrap();
+        let mut model = crate::model::tests_support::Scripted::new(vec![
+            json!([{"type": "tool_use", "id": "toolu_1", "name": "mcp__support__pull_rope", "input": {}}]),
+            json!([{"type": "text", "text": "The bell is quiet."}]),
+        ]);
+        crate::runtime::run(&lesson, lesson.ticket("noon").unwrap(), Runtime::Sdk, "mine", &mut Ropes, &mut model);
+        assert_eq!(results_sent(&model)[0].get("is_error"), None);
     }
 }

@@ -315,7 +315,7 @@ fn check_watch_h_lists_the_hint_steps_so_far_and_says_when_none_remain() {
 
 #[test]
 fn check_watch_at_green_names_the_next_steps_and_n_starts_the_next_lesson() {
-    let ws = Workshop::new();
+    let ws = Workshop::foundations();
     assert_eq!(ws.run(&["start", "structured-errors"]).code, 0);
     let mut w = Watch::start(&ws, &["structured-errors"]);
     w.key("n");

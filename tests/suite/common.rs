@@ -16,6 +16,9 @@ pub(crate) fn fixture(name: &str) -> PathBuf {
     repo().join("tests/fixtures/learners").join(name)
 }
 
+/// The shipped lessons the course tests are written about, in course order.
+pub(crate) const FOUNDATIONS: [&str; 3] = ["tool-results", "structured-errors", "uncertain-state"];
+
 pub(crate) struct Workshop {
     dir: tempfile::TempDir,
     /// `HOME` and `XDG_CACHE_HOME` of every run: nothing a test runs writes to the real ones.
@@ -151,7 +154,7 @@ fn copy_tree(from: &Path, to: &Path) {
 impl Workshop {
     pub(crate) fn new() -> Workshop {
         let dir = tempfile::tempdir().unwrap();
-        for part in ["lessons", "starter", "recordings"] {
+        for part in ["lessons", "starter", "recordings", "worlds"] {
             let from = repo().join(part);
             if from.is_dir() {
                 copy_tree(&from, &dir.path().join(part));
@@ -164,15 +167,31 @@ impl Workshop {
     /// A workshop holding one lesson of the repository only: for tests of that lesson's behaviour
     /// that run commands without naming it (with one lesson, every command assumes it).
     pub(crate) fn only(id: &str) -> Workshop {
+        Workshop::course(&[id])
+    }
+
+    /// A course of its own: these lessons of the repository and no others, so a test about the
+    /// course (its order, its first and last lesson, its column widths) holds whatever lessons
+    /// the checkout gains.
+    pub(crate) fn course(ids: &[&str]) -> Workshop {
         let dir = tempfile::tempdir().unwrap();
-        for part in ["lessons", "starter", "recordings"] {
-            let from = repo().join(part).join(id);
-            if from.is_dir() {
-                copy_tree(&from, &dir.path().join(part).join(id));
+        // Every world: a lesson's world is found by name under worlds/.
+        copy_tree(&repo().join("worlds"), &dir.path().join("worlds"));
+        for id in ids {
+            for part in ["lessons", "starter", "recordings"] {
+                let from = repo().join(part).join(id);
+                if from.is_dir() {
+                    copy_tree(&from, &dir.path().join(part).join(id));
+                }
             }
         }
         std::fs::create_dir_all(dir.path().join("work")).unwrap();
         Workshop { dir, home: tempfile::tempdir().unwrap() }
+    }
+
+    /// The course the README and the course tests describe: lessons 4, 5 and 6.
+    pub(crate) fn foundations() -> Workshop {
+        Workshop::course(&FOUNDATIONS)
     }
 
     /// A root holding only the lesson data under `tests/fixtures/<name>/` (lessons, starter,
@@ -180,6 +199,10 @@ impl Workshop {
     pub(crate) fn from_fixture(name: &str) -> Workshop {
         let dir = tempfile::tempdir().unwrap();
         copy_tree(&repo().join("tests/fixtures").join(name), dir.path());
+        // The fixture's lessons live in the shipped worlds unless it brings its own.
+        if !dir.path().join("worlds").is_dir() {
+            copy_tree(&repo().join("worlds"), &dir.path().join("worlds"));
+        }
         std::fs::create_dir_all(dir.path().join("work")).unwrap();
         Workshop { dir, home: tempfile::tempdir().unwrap() }
     }

@@ -132,3 +132,50 @@ fn doctor_says_once_that_the_recordings_folder_is_missing() {
     assert!(found[0].contains("recordings/structured-errors is missing"), "{}", found[0]);
     assert!(found[0].contains("workshop record"), "{}", found[0]);
 }
+
+#[test]
+fn doctor_reports_a_lesson_without_its_text_or_its_quiz() {
+    let ws = Workshop::only("structured-errors");
+    std::fs::remove_file(ws.path("lessons/structured-errors/lesson.md")).unwrap();
+    std::fs::remove_file(ws.path("lessons/structured-errors/quiz.toml")).unwrap();
+    let run = doctor(&ws, &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let found = problems(&run);
+    assert_eq!(found.len(), 2, "{}", run.stdout);
+    assert!(found[0].contains("lessons/structured-errors/lesson.md is missing"), "{}", found[0]);
+    assert!(found[0].contains("## heading"), "{}", found[0]);
+    assert!(found[1].contains("lessons/structured-errors/quiz.toml is missing"), "{}", found[1]);
+    assert!(found[1].contains("./workshop quiz structured-errors has no questions"), "{}", found[1]);
+}
+
+#[test]
+fn doctor_reports_a_quiz_question_whose_section_is_not_a_heading() {
+    let ws = Workshop::only("structured-errors");
+    let quiz = ws.read("lessons/structured-errors/quiz.toml");
+    let quiz = quiz.replacen("section = \"Four ways a refund can fail\"", "section = \"Five ways\"", 1);
+    ws.write("lessons/structured-errors/quiz.toml", &quiz);
+    let run = doctor(&ws, &[]);
+    // A quiz that cannot be used is data that cannot be read: "could not run".
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    let found = problems(&run);
+    assert_eq!(found.len(), 1, "{}", run.stdout);
+    assert!(found[0].contains("lessons/structured-errors/quiz.toml"), "{}", found[0]);
+    assert!(found[0].contains("its section \"Five ways\" is not a ## heading of lesson.md"), "{}", found[0]);
+}
+
+#[test]
+fn doctor_reports_a_check_without_hints_with_its_line() {
+    let ws = Workshop::only("structured-errors");
+    let manifest = ws.read("lessons/structured-errors/lesson.toml");
+    let start = manifest.find("hints = [").unwrap();
+    let end = start + manifest[start..].find("\n]").unwrap() + 2;
+    let manifest = format!("{}hints = []{}", &manifest[..start], &manifest[end..]);
+    ws.write("lessons/structured-errors/lesson.toml", &manifest);
+    let run = doctor(&ws, &["structured-errors"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    let found = problems(&run);
+    assert_eq!(found.len(), 1, "{}", run.stdout);
+    assert!(found[0].contains("lessons/structured-errors/lesson.toml"), "{}", found[0]);
+    assert!(found[0].contains("has no hints"), "{}", found[0]);
+    assert!(found[0].contains("line "), "{}", found[0]);
+}

@@ -200,7 +200,7 @@ fn list_marks_the_lesson_to_do_next_and_names_its_command() {
     assert!(line.is_none() && !last.contains("marks"), "{last}");
 
     // With the whole course, the first lesson never green is marked, in course order.
-    let all = Workshop::new();
+    let all = Workshop::foundations();
     assert_eq!(all.run(&["start", "structured-errors"]).code, 0);
     all.work_file_from("good_dataclass.py");
     assert_eq!(all.run(&["check", "structured-errors"]).code, 0);

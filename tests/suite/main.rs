@@ -58,3 +58,4 @@ mod toy_lesson;
 mod verdict_lines;
 mod watch;
 mod welcome;
+mod worlds;

@@ -88,7 +88,9 @@ fn a_full_disk_is_reported_with_status_2() {
 
 #[test]
 fn a_real_head_sees_the_first_line_and_the_command_succeeds() {
-    let ws = started();
+    // A course of its own, so its first lesson (doctor's first line) is known.
+    let ws = Workshop::foundations();
+    ws.work_file_from("good_match.py");
     let script = format!("set -o pipefail; '{BIN}' doctor | head -1");
     let mut cmd = std::process::Command::new("bash");
     cmd.args(["-c", &script]).current_dir(ws.root()).stdin(Stdio::null());

@@ -179,7 +179,10 @@ impl Class {
             .env("WORKSHOP_PYTHON", &grader.python)
             .env("TMPDIR", self.tmp.path())
             .env("WORKSHOP_SEED", "0")
-            .env("HOME", self.tmp.path());
+            .env("HOME", self.tmp.path())
+            // No cache to write to: the world's own process (outside the sandbox) then keeps its
+            // runner and host in memory, and nothing at all lands in the TMPDIR checked below.
+            .env("XDG_CACHE_HOME", "/proc/no-cache-here");
         for (name, value) in env {
             cmd.env(name, value);
         }

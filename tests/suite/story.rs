@@ -340,7 +340,7 @@ fn notes_keyed_by_code_are_refused_with_how_to_write_them() {
     let run = ws.run(&["doctor", "parcel-desk"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(run.stdout.contains("ticket slow-card: notes are keyed by code (fixed, starter)"), "{}", run.stdout);
-    assert!(run.stdout.contains("notes = [{ when = { refunds_paid = 1, reads = \">=1\" }"), "{}", run.stdout);
+    assert!(run.stdout.contains("notes = [{ when = { attempts = 2, reads = \">=1\" }"), "{}", run.stdout);
     assert!(run.stdout.contains("line "), "{}", run.stdout);
 }
 

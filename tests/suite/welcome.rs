@@ -12,7 +12,7 @@ fn greeting(w: &Workshop) -> String {
 
 #[test]
 fn no_command_greets_lists_the_lessons_and_names_the_next_command() {
-    let w = Workshop::new();
+    let w = Workshop::foundations();
     let out = greeting(&w);
     insta::assert_snapshot!("welcome_fresh", out);
     let words = flat(&out);
@@ -26,7 +26,7 @@ fn no_command_greets_lists_the_lessons_and_names_the_next_command() {
 
 #[test]
 fn the_next_command_follows_the_learner() {
-    let w = Workshop::new();
+    let w = Workshop::foundations();
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
     assert!(greeting(&w).contains("Next: ./workshop check structured-errors"), "{}", greeting(&w));
     w.work_file_from("good_dataclass.py");

@@ -342,6 +342,7 @@ fn attempt(ev: &Event) -> String {
         retryable,
         found,
         capped,
+        said,
         ..
     } = ev
     else {
@@ -350,6 +351,10 @@ fn attempt(ev: &Event) -> String {
     let mark = if *failed { "✗" } else { "✓" };
     let mut body = text(&format!("{mark} {}", cards::attempt_words(*found, *tone, *retried, *retryable, *capped)));
     body.push_str(&dim(&cards::attempt_said(details, message.as_deref(), summary.as_deref(), output)));
+    // The world's own lines, as it wrote them.
+    for line in said {
+        body.push_str(&format!("<p class=\"text\"><strong>{}</strong></p>", esc(line)));
+    }
     body.push_str(&printed(out));
     body.push_str(&behind(ev));
     card(&format!("sub {}", tone_class(*tone)), &format!("Attempt {number}"), &body)

@@ -1,0 +1,349 @@
+# The world host: the Python side of a world, loaded by the workshop runner (runner.py) as the
+# file whose functions it serves, in a process of its own that never loads the learner's code.
+# It imports the author's world file (worlds/<name>/world.py), gives it `kit.world`, and keeps
+# the runs in progress by number. Every answer is a dict: {"value": ...} when the world answered,
+# {"failure": {...}} when a tool failed as the world means it to, {"problems": [...]} for data the
+# world refuses, and {"error": {...}} when the author's code raised or returned what cannot be
+# used, with the world file's line.
+import copy
+import sys
+
+_MODULE = type(sys)
+_state = {"world": None, "file": None, "source": [], "runs": {}, "next": 1}
+
+
+class Failure(Exception):
+    """A tool's failure, as the world means it: a category, the message, the read that settles an
+    uncertain outcome (`verify`, as {"tool": ..., "input": {...}}) and any fields of its own,
+    which reach the learner's build hook by name when the lesson declares them."""
+
+    def __init__(self, category, message, verify=None, **fields):
+        super().__init__(message)
+        self.category = category
+        self.message = message
+        self.verify = verify
+        self.fields = fields
+
+
+class Problems:
+    """What is wrong with a lesson's world data: each near some text of the manifest (for the
+    line), and why."""
+
+    def __init__(self):
+        self.found = []
+
+    def add(self, near, why):
+        self.found.append([str(near), str(why)])
+
+
+def tool(name):
+    """Marks a method of a World as the behaviour `name` that a lesson's tool can name in `does`."""
+
+    def mark(method):
+        method.__world_tool__ = name
+        return method
+
+    return mark
+
+
+class World:
+    """The base of every world. A subclass is loaded once per lesson (`load`), then copied afresh
+    for each run (`start`); its `@tool` methods are the behaviours a lesson's tools can do."""
+
+    #: The categories a retry can really fix: the truth a replay's cards are coloured by.
+    retry_helps = ()
+    #: Categories whose message carries the service's internals, which must never reach the model.
+    internal = ()
+
+    def load(self, data, tools, tickets, problems):
+        """Check the lesson's [world] table (`data`), its tools and each ticket's keys; report
+        what is wrong with `problems.add(near, why)`."""
+
+    def start(self, ticket):
+        """Set up one run of `ticket` (its id); `self` is a fresh copy of the loaded world."""
+
+    def say(self, text):
+        """A line of the world's own on the card of the current call: what it did that the
+        result does not show ("Dana was asked to approve scaling to 4 replicas: declined")."""
+        self.__dict__.setdefault("_said", []).append(str(text))
+
+    def no_such_tool(self, name, names):
+        """A call of a tool the lesson does not have: a validation failure, as a server says it."""
+        raise Failure("validation", f"There is no tool named {name}. The tools are {', '.join(names)}.")
+
+    def message(self, key, **fields):
+        """One of the lesson's messages ([world.messages]) with `{name}` fields filled in."""
+        text = self.messages().get(key, key)
+        for name, value in fields.items():
+            text = text.replace("{" + name + "}", str(value))
+        return text
+
+    def messages(self):
+        """The lesson's message templates, by key."""
+        return {}
+
+    def found(self, read):
+        """Whether a read's result found what it looked for."""
+        return False
+
+    def counts(self):
+        """What the run counts, for checks and notes: {"refunds_paid": 1}."""
+        return {}
+
+    def detail(self):
+        """The counts in detail, for `watch --format json`."""
+        return {}
+
+    def harms(self):
+        """Sentences naming harm the run did; empty when it did none."""
+        return []
+
+    def card(self, output):
+        """A successful result without a message, in words on its card; None to show it raw."""
+        return None
+
+    def sample_fields(self, draw):
+        """Fields for the lesson's sample messages: `draw(n)` gives a number in 0..n."""
+        return {}
+
+    def report(self, seen, attempts, input):
+        """What a subagent whose task failed passes up; None when the failure said nothing."""
+        return None
+
+
+def _install():
+    kit = sys.modules.get("kit")
+    if kit is None:
+        kit = _MODULE("kit")
+        kit.__path__ = []
+        sys.modules["kit"] = kit
+    api = _MODULE("kit.world")
+    for name, value in (("World", World), ("Failure", Failure), ("tool", tool)):
+        setattr(api, name, value)
+    kit.world = api
+    sys.modules["kit.world"] = api
+
+
+def _frames(tb):
+    """The world file's frames of a traceback, innermost last."""
+    frames = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == _state["file"]:
+            line = tb.tb_lineno or 0
+            source = _state["source"]
+            text = source[line - 1].strip() if 0 < line <= len(source) else ""
+            frames.append({"line": line, "function": code.co_name, "code": text})
+        tb = tb.tb_next
+    return frames
+
+
+def _error(exc, doing):
+    name = type(exc).__name__
+    try:
+        text = str(exc)
+    except BaseException:
+        text = ""
+    frames = _frames(exc.__traceback__)
+    at = frames[-1] if frames else {}
+    return {"error": {"message": f"{name}: {text}" if text else name, "doing": doing, **at}}
+
+
+def _garbage(why, doing, function=None):
+    line = getattr(getattr(function, "__code__", None), "co_firstlineno", None)
+    source = _state["source"]
+    # The line of the `def`, past any decorators.
+    while line is not None and 0 < line <= len(source) and source[line - 1].lstrip().startswith("@"):
+        line += 1
+    return {"error": {"message": why, "doing": doing, "line": line, "function": getattr(function, "__name__", None)}}
+
+
+def _plain(value, depth=0):
+    """Whether a value is plain JSON (dicts with string keys, lists, strings, numbers, booleans,
+    None), so an answer never fails in the runner with a message about the learner."""
+    if value is None or isinstance(value, (bool, str)):
+        return True
+    if isinstance(value, (int, float)):
+        return value == value and value not in (float("inf"), float("-inf"))
+    if depth > 50:
+        return False
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _checked(value, doing, method, want=None):
+    if want is not None and not isinstance(value, want):
+        return _garbage(f"returned {value!r:.200}, not {want.__name__ if isinstance(want, type) else 'the expected type'}", doing, method)
+    if not _plain(value):
+        return _garbage(f"returned {value!r:.200}, which is not plain JSON (dicts, lists, strings, numbers, True, False, None)", doing, method)
+    return {"value": value}
+
+
+def load_world(path, data, tools, tickets):
+    """Load the world file and check the lesson's data with it; returns what the runner keeps of
+    the loaded world."""
+    _install()
+    _state["file"] = path
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+    except OSError as exc:
+        return {"error": {"message": f"cannot be read: {exc}", "doing": "loading"}}
+    _state["source"] = source.decode("utf-8", "replace").splitlines()
+    module = _MODULE("world_" + str(abs(hash(path))))
+    module.__file__ = path
+    sys.modules[module.__name__] = module
+    try:
+        exec(compile(source, path, "exec"), module.__dict__)
+    except SyntaxError as exc:
+        return {"error": {"message": f"SyntaxError: {exc.msg}", "doing": "loading", "line": exc.lineno, "code": (exc.text or "").strip()}}
+    except BaseException as exc:
+        return _error(exc, "loading")
+    worlds = [v for v in vars(module).values() if isinstance(v, type) and issubclass(v, World) and v is not World]
+    if len(worlds) != 1:
+        return {"error": {"message": f"defines {len(worlds)} subclasses of kit.world.World; a world file defines exactly one", "doing": "loading"}}
+    kind = worlds[0]
+    behaviours = {}
+    for name in dir(kind):
+        does = getattr(getattr(kind, name, None), "__world_tool__", None)
+        if does is not None:
+            behaviours[does] = name
+    problems = Problems()
+    try:
+        world = kind()
+        world.load(data, tools, tickets, problems)
+    except BaseException as exc:
+        return _error(exc, "checking the lesson's [world] table")
+    if problems.found:
+        return {"problems": problems.found}
+    _state["behaviours"] = behaviours
+    _state["tools"] = {t["name"]: t["does"] for t in tools}
+    _state["world"] = world
+    try:
+        messages = world.messages()
+        fields = world.sample_fields(lambda n: 0)
+        counts = {}
+        for ticket in tickets:
+            run = copy.deepcopy(world)
+            run.start(ticket)
+            counts[ticket] = sorted(run.counts())
+        retry_helps = sorted(world.retry_helps)
+        internal = sorted(world.internal)
+    except BaseException as exc:
+        return _error(exc, "describing the loaded world")
+    return _checked(
+        {
+            "behaviours": sorted(behaviours),
+            "messages": messages,
+            "fields": sorted(fields),
+            "counts": counts,
+            "retry_helps": retry_helps,
+            "internal": internal,
+        },
+        "describing the loaded world",
+        None,
+    )
+
+
+def start(ticket):
+    """A fresh run of a ticket; its number."""
+    world = _state["world"]
+    run = copy.deepcopy(world)
+    try:
+        run.start(ticket)
+    except BaseException as exc:
+        return _error(exc, f"starting a run of ticket {ticket}")
+    number = _state["next"]
+    _state["next"] += 1
+    _state["runs"][number] = run
+    return {"value": number}
+
+
+def finish(run):
+    _state["runs"].pop(run, None)
+    return {"value": None}
+
+
+def _run(number):
+    return _state["runs"].get(number)
+
+
+def call(number, name, input):
+    run = _run(number)
+    if run is None:
+        return {"error": {"message": "the run was lost (the world's process was restarted)", "doing": "a tool call"}}
+    does = _state["tools"].get(name)
+    if does is None:
+        method = run.no_such_tool
+        args = [name, list(_state["tools"])]
+        doing = f"answering a call of {name}, a tool the lesson does not have"
+    else:
+        method = getattr(run, _state["behaviours"].get(does, ""), None)
+        args = [input]
+        doing = f"running the tool {name} (@tool(\"{does}\"))"
+    if method is None:
+        return {"error": {"message": f"has no @tool(\"{does}\")", "doing": doing}}
+    try:
+        value = method(*args)
+    except Failure as failure:
+        out = {"category": failure.category, "message": failure.message, "verify": failure.verify, "fields": failure.fields}
+        if not isinstance(failure.category, str) or not isinstance(failure.message, str):
+            return _garbage("raised a Failure whose category or message is not a string", doing, method)
+        checked = _checked(out, doing, method)
+        return {"failure": out, "said": run.__dict__.pop("_said", [])} if "value" in checked else checked
+    except BaseException as exc:
+        return _error(exc, doing)
+    checked = _checked(value, doing, method)
+    checked["said"] = run.__dict__.pop("_said", [])
+    return checked
+
+
+def _ask(number, name, args, doing, want=None):
+    run = _run(number) if number is not None else _state["world"]
+    if run is None:
+        return {"error": {"message": "the run was lost (the world's process was restarted)", "doing": doing}}
+    method = getattr(run, name)
+    try:
+        value = method(*args)
+    except BaseException as exc:
+        return _error(exc, doing)
+    return _checked(value, doing, method, want)
+
+
+def found(number, read):
+    return _ask(number, "found", [read], "deciding whether a read found something", bool)
+
+
+def effects(number):
+    out = {}
+    for name, want in (("counts", dict), ("detail", dict), ("harms", list)):
+        answer = _ask(number, name, [], f"reporting its {name}", want)
+        if "value" not in answer:
+            return answer
+        out[name] = answer["value"]
+    return {"value": out}
+
+
+def report(number, seen, attempts, input):
+    return _ask(number, "report", [seen, attempts, input], "building a subagent's report")
+
+
+def card(output):
+    return _ask(None, "card", [output], "saying a result in words on its card")
+
+
+def draw(units):
+    """The sample fields, with `draw(n)` taking the next of the workshop's seeded numbers."""
+    left = list(units)
+
+    def pick(n):
+        unit = left.pop(0) if left else 0.0
+        return int(unit * n) % max(n, 1)
+
+    answer = _ask(None, "sample_fields", [pick], "drawing the sample fields", dict)
+    if "value" in answer:
+        answer["value"] = {k: str(v) for k, v in answer["value"].items()}
+    return answer

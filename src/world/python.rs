@@ -1,0 +1,424 @@
+//! A world written in Python (`worlds/<name>/world.py`), run in a process of its own: the
+//! learner's bridge machinery (deadlines, the private channel, the allow-list environment,
+//! clean-up) with `host.py` as the file it serves, which loads the author's world. The learner's
+//! code never runs there, so what a run counts cannot be forged by it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use super::{Effects, Fail, Failure, Halt, Place, Problem, Seen, TicketKeys, Tool, World};
+use crate::bridge::{Bridge, BridgeConfig, Outcome, Stop};
+
+const HOST: &str = include_str!("host.py");
+
+/// The host's functions, as the runner checks they exist.
+const FUNCTIONS: [&str; 9] = ["load_world", "start", "finish", "call", "found", "effects", "report", "card", "draw"];
+
+/// How long a world may take over one call: a world is the author's code, and fast.
+const DEADLINE: Duration = Duration::from_secs(5);
+
+/// Numbers handed to the world for its sample fields (each a uniform draw in 0..1).
+const DRAWS: usize = 8;
+
+/// Where the runner loads the host from: a copy beside the cached runner, named by a hash of its
+/// text (so a new host never meets an old one) and rewritten when it is not that text; else,
+/// with no cache to write to, an in-memory file the world's process inherits, so nothing is left
+/// behind in a temporary folder.
+fn host_file() -> Result<&'static Path, String> {
+    static PATH: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let cache = std::env::var_os("XDG_CACHE_HOME")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".cache")))
+            .filter(|b| b.is_absolute())
+            .map(|b| b.join("workshop"));
+        let hash =
+            HOST.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        let name = format!("workshop_world_host_{hash:016x}.py");
+        if let Some(path) = cache.and_then(|dir| write_host(&dir, &name).ok()) {
+            return Ok(path);
+        }
+        in_memory().map_err(|e| format!("there is no cache folder to write it to, and no in-memory file: {e}"))
+    })
+    .as_ref()
+    .map(PathBuf::as_path)
+    .map_err(Clone::clone)
+}
+
+/// The host as a memfd, open for the life of the workshop and inherited by the processes it
+/// starts (its text is no secret), read as `/proc/self/fd/<n>`.
+fn in_memory() -> std::io::Result<PathBuf> {
+    use std::io::Write;
+    use std::os::fd::FromRawFd;
+    // SAFETY: memfd_create(2) with a NUL-terminated name; no flags, so the descriptor is inherited.
+    let fd = unsafe { libc::memfd_create(c"workshop-world-host".as_ptr(), 0) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: the descriptor was just created and is owned by nothing else.
+    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+    file.write_all(HOST.as_bytes())?;
+    // Kept open (never closed) so every world process started later can read it.
+    std::mem::forget(file);
+    Ok(PathBuf::from(format!("/proc/self/fd/{fd}")))
+}
+
+fn write_host(dir: &Path, name: &str) -> std::io::Result<PathBuf> {
+    let path = dir.join(name);
+    if std::fs::read(&path).ok().as_deref() == Some(HOST.as_bytes()) {
+        return Ok(path);
+    }
+    std::fs::create_dir_all(dir)?;
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&temp, HOST)?;
+    std::fs::rename(&temp, &path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temp);
+    })?;
+    Ok(path)
+}
+
+/// Why a world could not be opened: the lesson's data it refuses (near text of the manifest),
+/// or the world itself is broken (an author's error in its own file).
+#[derive(Debug)]
+pub(crate) enum Refused {
+    Problems(Vec<Problem>),
+    Broken(String),
+    /// No Python to run it: said as for the learner's file.
+    NoPython,
+}
+
+/// A world's process, loaded with a lesson's data.
+#[derive(Debug)]
+pub(crate) struct PythonWorld {
+    /// The world file as messages name it.
+    shown: String,
+    bridge: Mutex<BridgeSlot>,
+    behaviours: Vec<String>,
+    messages: BTreeMap<String, String>,
+    fields: Vec<String>,
+    counts: BTreeMap<String, Vec<String>>,
+    retry_helps: Vec<String>,
+    internal: Vec<String>,
+    /// The first author's error met while running, if any: every later call fails fast.
+    broken: Mutex<Option<String>>,
+}
+
+/// The bridge, which is not `Debug`.
+struct BridgeSlot(Bridge);
+
+impl std::fmt::Debug for BridgeSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("world process")
+    }
+}
+
+/// What the host answered to one call.
+enum Answer {
+    Value(Value),
+    Failed(Failure),
+}
+
+/// The world's own lines in an answer (`self.say(...)` in a tool).
+fn said_in(answer: &Value) -> Vec<String> {
+    answer
+        .get("said")
+        .and_then(Value::as_array)
+        .map(|lines| lines.iter().filter_map(Value::as_str).map(String::from).collect())
+        .unwrap_or_default()
+}
+
+impl PythonWorld {
+    /// Start the world's process on `file` and load the lesson's data into it.
+    pub(crate) fn open(
+        file: &Path,
+        shown: &str,
+        data: &toml::Value,
+        tools: &[Tool],
+        tickets: &[TicketKeys<'_>],
+    ) -> Result<PythonWorld, Refused> {
+        let host = host_file().map_err(|why| Refused::Broken(format!("the world host could not be written: {why}")))?;
+        let cfg = BridgeConfig {
+            python: BridgeConfig::default_python(),
+            file: host.to_path_buf(),
+            shown_as: shown.to_string(),
+            functions: FUNCTIONS.iter().map(|f| f.to_string()).collect(),
+            timeout: DEADLINE,
+            sandbox: None,
+        };
+        let bridge = Bridge::start_stoppable(cfg, Stop::default()).map_err(|e| match e.kind {
+            crate::bridge::LoadKind::NoPython => Refused::NoPython,
+            _ => Refused::Broken(format!("its process could not start: {}", e.message)),
+        })?;
+        let mut world = PythonWorld {
+            shown: shown.to_string(),
+            bridge: Mutex::new(BridgeSlot(bridge)),
+            behaviours: Vec::new(),
+            messages: BTreeMap::new(),
+            fields: Vec::new(),
+            counts: BTreeMap::new(),
+            retry_helps: Vec::new(),
+            internal: Vec::new(),
+            broken: Mutex::new(None),
+        };
+        let tools: Vec<Value> = tools
+            .iter()
+            .map(|t| json!({"name": t.name, "does": t.does, "description": t.description, "input_schema": t.input_schema}))
+            .collect();
+        let tickets: Map<String, Value> =
+            tickets.iter().map(|t| (t.id.to_string(), serde_json::to_value(t.keys).unwrap_or(Value::Null))).collect();
+        let data = serde_json::to_value(data).unwrap_or(Value::Null);
+        let path = file.to_string_lossy().into_owned();
+        let answer = world.ask("load_world", &[Value::from(path), data, Value::from(tools), Value::Object(tickets)]);
+        let loaded = match answer {
+            Ok(Answer::Value(v)) => v,
+            Ok(Answer::Failed(_)) => return Err(Refused::Broken(world.garbled("loading", "a Failure"))),
+            Err(Opened::Problems(found)) => return Err(Refused::Problems(found)),
+            Err(Opened::Broken(why)) => return Err(Refused::Broken(why)),
+        };
+        let strings = |v: &Value| -> Vec<String> {
+            v.as_array().map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default()
+        };
+        world.behaviours = strings(&loaded["behaviours"]);
+        world.fields = strings(&loaded["fields"]);
+        world.retry_helps = strings(&loaded["retry_helps"]);
+        world.internal = strings(&loaded["internal"]);
+        world.messages = loaded["messages"]
+            .as_object()
+            .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
+            .unwrap_or_default();
+        world.counts = loaded["counts"]
+            .as_object()
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), strings(v))).collect())
+            .unwrap_or_default();
+        Ok(world)
+    }
+
+    /// The behaviours (`@tool` names) the world has, for the lesson's `does`.
+    pub(crate) fn behaviours(&self) -> &[String] {
+        &self.behaviours
+    }
+
+    /// The first author's error met while running, with the world file.
+    pub(crate) fn broken(&self) -> Option<String> {
+        self.broken.lock().ok().and_then(|b| b.clone())
+    }
+
+    fn garbled(&self, doing: &str, what: &str) -> String {
+        format!("while {doing}, the world answered with {what}, which the host never sends")
+    }
+
+    /// An author's error in this world, as the command reports it.
+    pub(crate) fn error(&self, why: String) -> crate::error::Error {
+        crate::error::Error::corrupt(Path::new(&self.shown), why)
+    }
+
+    /// Call a host function; an author's error is kept (the first one) and returned.
+    fn ask(&self, function: &str, args: &[Value]) -> Result<Answer, Opened> {
+        self.ask_saying(function, args).map(|(answer, _)| answer)
+    }
+
+    /// As `ask`, with the world's own lines of the answer.
+    fn ask_saying(&self, function: &str, args: &[Value]) -> Result<(Answer, Vec<String>), Opened> {
+        if let Some(why) = self.broken() {
+            return Err(Opened::Broken(why));
+        }
+        let call = match self.bridge.lock() {
+            Ok(mut slot) => slot.0.call(function, args),
+            Err(_) => return Err(Opened::Broken("the world's process was lost".into())),
+        };
+        let answer = match call.outcome {
+            Outcome::Returned(value) => {
+                let said = said_in(&value);
+                self.read(value).map(|answer| (answer, said))
+            }
+            other => Err(Opened::Broken(format!(
+                "while running {function}, the world {}. This is an error in the world, not in the learner's code: fix the world file.",
+                other.problem().unwrap_or_else(|| "failed".into())
+            ))),
+        };
+        if let Err(Opened::Broken(why)) = &answer {
+            if let Ok(mut broken) = self.broken.lock() {
+                broken.get_or_insert_with(|| why.clone());
+            }
+        }
+        answer
+    }
+
+    fn read(&self, answer: Value) -> Result<Answer, Opened> {
+        if let Some(value) = answer.get("value") {
+            return Ok(Answer::Value(value.clone()));
+        }
+        if let Some(f) = answer.get("failure") {
+            let text = |k: &str| f.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+            return Ok(Answer::Failed(Failure {
+                category: text("category"),
+                message: text("message"),
+                verify: f.get("verify").filter(|v| !v.is_null()).cloned(),
+                fields: f.get("fields").and_then(Value::as_object).cloned().unwrap_or_default(),
+            }));
+        }
+        if let Some(Value::Array(found)) = answer.get("problems") {
+            let problems = found
+                .iter()
+                .map(|p| {
+                    let part = |i: usize| p.get(i).and_then(Value::as_str).unwrap_or_default().to_string();
+                    Problem::new(part(0), part(1))
+                })
+                .collect();
+            return Err(Opened::Problems(problems));
+        }
+        if let Some(e) = answer.get("error") {
+            let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+            let at = match e.get("line").and_then(Value::as_u64) {
+                Some(line) => format!("line {line}: "),
+                None => String::new(),
+            };
+            let code = Some(text("code")).filter(|c| !c.is_empty()).map(|c| format!("\n    {c}")).unwrap_or_default();
+            return Err(Opened::Broken(format!(
+                "{at}while {}, the world failed: {}{code}\nThis is an error in the world, not in the learner's code: fix the world file.",
+                text("doing"),
+                text("message")
+            )));
+        }
+        Err(Opened::Broken("the world's host answered with something it never sends".into()))
+    }
+
+    /// A value the host must give; a world that broke gives `None` (and is remembered broken).
+    fn value(&self, function: &str, args: &[Value]) -> Option<Value> {
+        match self.ask(function, args) {
+            Ok(Answer::Value(v)) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// An answer that is not a value or a failure.
+enum Opened {
+    Problems(Vec<Problem>),
+    Broken(String),
+}
+
+impl Place for PythonWorld {
+    fn start(&self, ticket: &str) -> Box<dyn World + '_> {
+        let number = self.value("start", &[Value::from(ticket)]).unwrap_or(Value::Null);
+        Box::new(PythonRun { world: self, number, said: Vec::new() })
+    }
+
+    fn message(&self, key: &str) -> Option<&str> {
+        self.messages.get(key).map(String::as_str)
+    }
+
+    fn retry_helps(&self, category: &str) -> bool {
+        self.retry_helps.iter().any(|c| c == category)
+    }
+
+    fn internal(&self, category: &str) -> bool {
+        self.internal.iter().any(|c| c == category)
+    }
+
+    fn draw_fields(&self, draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)> {
+        // Each draw of 2^53 is a uniform number in 0..1 with every bit the world's own draw(n)
+        // would have used: it takes floor(u * n) % n, as the seeded draw does.
+        const SCALE: u64 = 1 << 53;
+        let units: Vec<Value> = (0..DRAWS).map(|_| Value::from(draw(SCALE) as f64 / SCALE as f64)).collect();
+        match self.value("draw", &[Value::from(units)]) {
+            Some(Value::Object(fields)) => {
+                fields.into_iter().filter_map(|(k, v)| Some((k, v.as_str()?.to_string()))).collect()
+            }
+            _ => self.fields.iter().map(|k| (k.clone(), String::new())).collect(),
+        }
+    }
+
+    fn summary(&self, output: &Value) -> Option<String> {
+        self.value("card", std::slice::from_ref(output)).and_then(|v| v.as_str().map(String::from))
+    }
+}
+
+impl PythonWorld {
+    /// The names of what a ticket's runs count, known at load.
+    pub(crate) fn counted(&self, ticket: &str) -> Vec<String> {
+        self.counts.get(ticket).cloned().unwrap_or_default()
+    }
+
+    /// The fields the world draws for sample messages, known at load.
+    pub(crate) fn drawn(&self) -> &[String] {
+        &self.fields
+    }
+}
+
+/// One run in the world's process, by its number there.
+struct PythonRun<'w> {
+    world: &'w PythonWorld,
+    number: Value,
+    /// The world's lines about the last call.
+    said: Vec<String>,
+}
+
+impl World for PythonRun<'_> {
+    fn call(&mut self, tool: &str, input: &Value, fail: &mut Fail<'_>) -> Result<Value, Halt> {
+        let answer = self.world.ask_saying("call", &[self.number.clone(), Value::from(tool), input.clone()]);
+        match answer {
+            Ok((Answer::Value(v), said)) => {
+                self.said = said;
+                Ok(v)
+            }
+            Ok((Answer::Failed(failure), said)) => {
+                self.said = said;
+                fail(&failure)
+            }
+            Err(_) => Err(Halt),
+        }
+    }
+
+    fn said(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.said)
+    }
+
+    fn found(&self, read: &Value) -> bool {
+        self.world.value("found", &[self.number.clone(), read.clone()]).is_some_and(|v| v == Value::Bool(true))
+    }
+
+    fn effects(&self) -> Effects {
+        let Some(v) = self.world.value("effects", std::slice::from_ref(&self.number)) else {
+            return Effects::default();
+        };
+        let map = |k: &str| v.get(k).and_then(Value::as_object).cloned().unwrap_or_default();
+        let harms = v["harms"].as_array().map(|h| h.iter().filter_map(Value::as_str).map(String::from).collect());
+        Effects { counts: map("counts"), detail: map("detail"), harms: harms.unwrap_or_default() }
+    }
+
+    fn report(&self, seen: &Seen, attempts: usize, input: &Value) -> Option<Value> {
+        let seen = json!({"category": seen.category, "retryable": seen.retryable, "message": seen.message});
+        self.world
+            .value("report", &[self.number.clone(), seen, Value::from(attempts), input.clone()])
+            .filter(|v| !v.is_null())
+    }
+}
+
+impl Drop for PythonRun<'_> {
+    fn drop(&mut self) {
+        if !self.number.is_null() && self.world.broken().is_none() {
+            let _ = self.world.value("finish", std::slice::from_ref(&self.number));
+        }
+    }
+}
+
+/// The world named `name`, from `worlds/<name>/world.py` under `worlds`, loaded with a
+/// lesson's data.
+pub(crate) fn open(
+    worlds: &Path,
+    shown_root: &Path,
+    name: &str,
+    data: &toml::Value,
+    tools: &[Tool],
+    tickets: &[TicketKeys<'_>],
+) -> Result<Arc<PythonWorld>, Refused> {
+    let file = worlds.join(name).join("world.py");
+    let shown = file.strip_prefix(shown_root).unwrap_or(&file).display().to_string();
+    PythonWorld::open(&file, &shown, data, tools, tickets).map(Arc::new)
+}
