@@ -113,11 +113,14 @@ fn a_lesson_whose_world_is_not_there_names_the_worlds_that_are() {
     let run = ws.run(&["check"]);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr
-            .contains("setting 'lumen' is not a world here: there is no worlds/lumen/world.py (worlds here: shop)"),
+        run.stderr.contains("setting 'lumen' is not a world here: there is no worlds/lumen/world.py"),
         "{}",
         run.stderr
     );
+    // Every world of the root by name, whatever others the checkout gains.
+    let listed = run.stderr.split("(worlds here: ").nth(1).and_then(|rest| rest.split(')').next());
+    let named: Vec<&str> = listed.map(|list| list.split(", ").collect()).unwrap_or_default();
+    assert!(named.contains(&"shop") && !named.contains(&"lumen"), "{}", run.stderr);
 }
 
 #[test]
