@@ -65,9 +65,10 @@ pub struct Lesson {
     pub predict: Predict,
     #[serde(skip)]
     pub dir: PathBuf,
-    /// The loaded world, its process running, set by `load_file`.
+    /// The lesson's world: its process started at load, beside the learner's, and waited for
+    /// (and its checks of the lesson's data made) at first use.
     #[serde(skip)]
-    place: Option<Arc<PythonWorld>>,
+    world_slot: Option<Arc<WorldSlot>>,
 }
 
 /// A named mistake: a learner's file stopped half way, shipped with the lesson.
@@ -688,11 +689,7 @@ impl Lesson {
             return Ok(lesson);
         };
         if problems.found.is_empty() {
-            lesson.open_world(&mut problems, root)?;
-        }
-        if problems.found.is_empty() {
-            lesson.check_sample_refs(&mut problems);
-            lesson.check_outcomes(&mut problems);
+            lesson.start_world(&mut problems, root, text, path);
         }
         let problems = problems.placed(text);
         if !problems.is_empty() {
@@ -701,19 +698,39 @@ impl Lesson {
         Ok(lesson)
     }
 
-    /// The lesson's world, loaded.
-    pub(crate) fn place(&self) -> &dyn Place {
-        match &self.place {
-            Some(place) => place.as_ref(),
-            None => &NOWHERE,
+    /// The lesson once its world has loaded and checked the lesson's data: for a caller that
+    /// wants those problems now, not at the world's first use.
+    pub(crate) fn opened(self) -> Result<Lesson, Error> {
+        self.world()?;
+        Ok(self)
+    }
+
+    /// The lesson's world, waited for: `None` when it has none to run (listed only, or no Python).
+    fn world(&self) -> Result<Option<&PythonWorld>, Error> {
+        let Some(slot) = &self.world_slot else { return Ok(None) };
+        match slot.opened.get_or_init(|| self.finish_opening(slot)) {
+            Ok(world) => Ok(world.as_deref()),
+            Err((path, why)) => Err(Error::Corrupt { path: path.clone(), why: why.clone() }),
         }
     }
 
-    /// The author's error the world met while running, if it met one: the command reports it
-    /// instead of anything it would have said of the learner's code.
+    /// The lesson's world, loaded (nowhere when it could not be: `world_error` says why).
+    pub(crate) fn place(&self) -> &dyn Place {
+        match self.world() {
+            Ok(Some(world)) => world,
+            _ => &NOWHERE,
+        }
+    }
+
+    /// What keeps the lesson's world from answering, if anything: data it refused, or an
+    /// author's error in it met while running. The command reports it instead of anything it
+    /// would have said of the learner's code.
     pub(crate) fn world_error(&self) -> Option<Error> {
-        let world = self.place.as_ref()?;
-        world.broken().map(|why| world.error(why))
+        match self.world() {
+            Err(e) => Some(e),
+            Ok(Some(world)) => world.broken().map(|why| world.error(why)),
+            Ok(None) => None,
+        }
     }
 
     /// Names a shell or a path could misread: ids are plain words, the learner's file a plain
@@ -967,8 +984,8 @@ impl Lesson {
 
     /// Every `$name` in a case is a sample, or a field the world draws for the samples (an id
     /// every sample message of the run names, say).
-    fn check_sample_refs(&self, problems: &mut Problems) {
-        let drawn: Vec<String> = self.place.as_ref().map(|w| w.drawn().to_vec()).unwrap_or_default();
+    fn check_sample_refs(&self, problems: &mut Problems, world: &PythonWorld) {
+        let drawn = world.drawn();
         for check in &self.checks {
             let at = format!("id = \"{}\"", check.id);
             // Every value the checks resolve samples in (`checks::resolved`): the cases' arguments
@@ -1007,11 +1024,11 @@ impl Lesson {
     }
 
     /// The counts each note and question names are counts a run has, with values they can have.
-    fn check_outcomes(&self, problems: &mut Problems) {
+    fn check_outcomes(&self, problems: &mut Problems, world: &PythonWorld) {
         for ticket in &self.tickets {
             let at = format!("id = \"{}\"", ticket.id);
             let mut known = crate::events::Counts::keys();
-            known.extend(self.place.as_ref().map(|w| w.counted(&ticket.id)).unwrap_or_default());
+            known.extend(world.counted(&ticket.id));
             let notes = ticket.notes.list().iter().map(|n| ("a note", &n.when));
             let choices = ticket.predict.iter().flat_map(|p| &p.choices).map(|c| ("a choice of its question", &c.when));
             for (what, when) in notes.chain(choices) {
@@ -1099,65 +1116,109 @@ impl Lesson {
     }
 
     /// Start the world the lesson names (`<root>/worlds/<name>/world.py`) in its own process,
-    /// hand it the world's data to check, and keep it. A world that is itself broken is an
-    /// error in its own file.
-    fn open_world(&mut self, problems: &mut Problems, root: &Path) -> Result<(), Error> {
+    /// in the background: it loads while the command goes on (and the learner's Python starts),
+    /// and is waited for at its first use.
+    fn start_world(&mut self, problems: &mut Problems, root: &Path, text: &str, path: &Path) {
         let worlds = root.join("worlds");
-        let names = world_names(&worlds);
         let Some(name) = self.setting.clone() else {
             problems.say(
                 "title",
-                format!("the manifest names no world: add setting = \"<name>\" near the top (worlds here: {names})"),
+                format!(
+                    "the manifest names no world: add setting = \"<name>\" near the top (worlds here: {})",
+                    world_names(&worlds)
+                ),
             );
-            return Ok(());
+            return;
         };
-        if !plain_word(&name) || !worlds.join(&name).join("world.py").is_file() {
+        let file = worlds.join(&name).join("world.py");
+        if !plain_word(&name) || !file.is_file() {
             problems.say(
                 "setting",
                 format!(
-                    "setting '{name}' is not a world here: there is no worlds/{name}/world.py (worlds here: {names})"
+                    "setting '{name}' is not a world here: there is no worlds/{name}/world.py (worlds here: {})",
+                    world_names(&worlds)
                 ),
             );
-            return Ok(());
+            return;
         }
-        let tickets: Vec<TicketKeys<'_>> =
-            self.tickets.iter().map(|t| TicketKeys { id: &t.id, keys: &t.world }).collect();
-        let place = match crate::world::python::open(&worlds, root, &name, &self.world, &self.tools, &tickets) {
-            Ok(place) => place,
-            Err(Refused::Problems(found)) => {
-                problems.found.extend(found);
-                return Ok(());
+        let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+        let (data, tools) = (self.world.clone(), self.tools.clone());
+        let tickets: Vec<(String, toml::Table)> =
+            self.tickets.iter().map(|t| (t.id.clone(), t.world.clone())).collect();
+        let opening = file.clone();
+        let open = move || {
+            let keys: Vec<TicketKeys<'_>> = tickets.iter().map(|(id, keys)| TicketKeys { id, keys }).collect();
+            PythonWorld::open(&opening, &shown, &data, &tools, &keys)
+        };
+        let pending = match std::thread::Builder::new().name("world".into()).spawn(open.clone()) {
+            Ok(handle) => Pending::Thread(handle),
+            Err(_) => Pending::Now(Box::new(open)),
+        };
+        self.world_slot = Some(Arc::new(WorldSlot {
+            pending: std::sync::Mutex::new(Some(pending)),
+            opened: std::sync::OnceLock::new(),
+            text: text.to_string(),
+            path: path.to_path_buf(),
+            file,
+            name,
+        }));
+    }
+
+    /// Wait for the world, then check what of the lesson only it can tell: its tools' behaviours,
+    /// the samples' messages and fields, the counts notes name.
+    fn finish_opening(&self, slot: &WorldSlot) -> Opened {
+        let pending = slot.pending.lock().ok().and_then(|mut p| p.take());
+        let opened = match pending {
+            Some(Pending::Thread(handle)) => {
+                handle.join().unwrap_or_else(|_| Err(Refused::Broken("its loading stopped unexpectedly".into())))
             }
-            Err(Refused::Broken(why)) => {
-                return Err(Error::corrupt(&worlds.join(&name).join("world.py"), why));
-            }
+            Some(Pending::Now(open)) => open(),
+            None => Err(Refused::Broken("it was waited for twice".into())),
+        };
+        let manifest = |problems: Problems| {
+            let placed = problems.placed(&slot.text);
+            (slot.path.display().to_string(), placed.join("\n  "))
+        };
+        let world = match opened {
+            Ok(world) => world,
+            Err(Refused::Problems(found)) => return Err(manifest(Problems { found })),
+            Err(Refused::Broken(why)) => return Err((slot.file.display().to_string(), why)),
             // With no Python nothing can run: the learner's bridge says so in its own words, and
             // an autograder still gets its report.
-            Err(Refused::NoPython) => return Ok(()),
+            Err(Refused::NoPython) => return Ok(None),
         };
+        let mut problems = Problems::default();
+        let name = &slot.name;
         for tool in &self.tools {
-            if !place.behaviours().contains(&tool.does) {
+            if !world.behaviours().contains(&tool.does) {
                 problems.say(
                     format!("does = \"{}\"", tool.does),
                     format!(
                         "tool {} does '{}', which the world {name} cannot do: {}",
                         tool.name,
                         tool.does,
-                        place.behaviours().join(", ")
+                        world.behaviours().join(", ")
                     ),
                 );
             }
         }
         for (sample_name, sample) in &self.samples {
-            if place.message(&sample.message).is_none() {
+            if world.message(&sample.message).is_none() {
                 problems.say(
                     format!("{sample_name} = {{"),
                     format!("sample {sample_name} uses an unknown message '{}'", sample.message),
                 );
             }
         }
-        self.place = Some(place);
-        Ok(())
+        if problems.found.is_empty() {
+            self.check_sample_refs(&mut problems, &world);
+            self.check_outcomes(&mut problems, &world);
+        }
+        if problems.found.is_empty() {
+            Ok(Some(Arc::new(world)))
+        } else {
+            Err(manifest(problems))
+        }
     }
 
     /// The tickets that run in a runtime.
@@ -1287,6 +1348,35 @@ impl crate::world::World for Nowhere {
     }
     fn report(&self, _seen: &crate::world::Seen, _attempts: usize, _input: &Value) -> Option<Value> {
         None
+    }
+}
+
+/// A world's process being started: on a thread of its own, or (when no thread could be made)
+/// at its first use.
+enum Pending {
+    Thread(std::thread::JoinHandle<Result<PythonWorld, Refused>>),
+    Now(Box<dyn FnOnce() -> Result<PythonWorld, Refused> + Send>),
+}
+
+/// A world once waited for: loaded (`None`: nothing to run it with), or why not, as a path and
+/// a reason.
+type Opened = Result<Option<Arc<PythonWorld>>, (String, String)>;
+
+/// A lesson's world: being started, then loaded (or why not).
+pub(crate) struct WorldSlot {
+    pending: std::sync::Mutex<Option<Pending>>,
+    opened: std::sync::OnceLock<Opened>,
+    /// The manifest's text and path, to place the world's problems at their lines.
+    text: String,
+    path: PathBuf,
+    /// The world's file, and its name.
+    file: PathBuf,
+    name: String,
+}
+
+impl std::fmt::Debug for WorldSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the world {}", self.name)
     }
 }
 

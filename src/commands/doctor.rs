@@ -44,7 +44,7 @@ pub(super) fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
     let s = &ctx.styles;
     let mut found = Findings::default();
     for id in ids {
-        let lesson = match Lesson::load(&ctx.root, &id) {
+        let lesson = match Lesson::load(&ctx.root, &id).and_then(Lesson::opened) {
             Ok(lesson) => lesson,
             // A broken lesson is a finding; the others are still examined.
             Err(e @ Error::Corrupt { .. }) => {

@@ -54,6 +54,8 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
         None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
     };
     let (lesson, paths) = lesson_and_paths(ctx, args.lesson.as_deref(), &args.args)?;
+    // The world runs here, outside every sandbox, one process for the whole class.
+    let lesson = lesson.opened()?;
     let found = discover(ctx, &lesson, &paths, args.format)?;
     if found.files.is_empty() {
         let skipped = match found.skipped.len() {
@@ -82,6 +84,10 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
 
     let started = Instant::now();
     let reports = grade_all(&lesson, &submissions, &python, limit, jobs.min(submissions.len().max(1)), args.format)?;
+    // A world that broke is its author's error: no grade stands on it.
+    if let Some(e) = lesson.world_error() {
+        return Err(e);
+    }
     let context = Summary {
         found: total_found,
         partition,

@@ -5,11 +5,13 @@
 # {"failure": {...}} when a tool failed as the world means it to, {"problems": [...]} for data the
 # world refuses, and {"error": {...}} when the author's code raised or returned what cannot be
 # used, with the world file's line.
-import copy
+import posix
 import sys
 
 _MODULE = type(sys)
-_state = {"world": None, "file": None, "source": [], "runs": {}, "next": 1}
+# Runs are numbered from the process id up, so a run of a process that ended is never taken
+# for a run of the next one.
+_state = {"world": None, "file": None, "source": [], "runs": {}, "next": posix.getpid() * 1_000_000}
 
 
 class Failure(Exception):
@@ -46,9 +48,19 @@ def tool(name):
     return mark
 
 
+def _fresh(world):
+    """A run's world: a new instance holding what `load` made (shared by every run, so a run
+    must not change it) and nothing a run made. Not a deep copy: that would cost each run more
+    than its tools do."""
+    run = object.__new__(type(world))
+    run.__dict__.update(world.__dict__)
+    return run
+
+
 class World:
-    """The base of every world. A subclass is loaded once per lesson (`load`), then copied afresh
-    for each run (`start`); its `@tool` methods are the behaviours a lesson's tools can do."""
+    """The base of every world. A subclass is loaded once per lesson (`load`); each run starts
+    from a fresh instance holding what `load` made (`start` sets up the run's own state there).
+    Its `@tool` methods are the behaviours a lesson's tools can do."""
 
     #: The categories a retry can really fix: the truth a replay's cards are coloured by.
     retry_helps = ()
@@ -60,7 +72,8 @@ class World:
         what is wrong with `problems.add(near, why)`."""
 
     def start(self, ticket):
-        """Set up one run of `ticket` (its id); `self` is a fresh copy of the loaded world."""
+        """Set up one run of `ticket` (its id) on a fresh instance that shares what `load` made:
+        give the run its own state here (new lists and dicts), and never change the loaded data."""
 
     def say(self, text):
         """A line of the world's own on the card of the current call: what it did that the
@@ -182,6 +195,17 @@ def _checked(value, doing, method, want=None):
     return {"value": value}
 
 
+def _compiled(name, path, source):
+    """The world file's code, its bytecode kept in the workshop's cache folder beside this host
+    (Python's own pyc, checked against the source) rather than beside the author's file."""
+    here = __file__.rpartition("/")[0]
+    if here.startswith("/proc/"):
+        return compile(source, path, "exec")
+    sys.pycache_prefix = here + "/pycache"
+    loader = sys.modules["_frozen_importlib_external"].SourceFileLoader(name, path)
+    return loader.get_code(name)
+
+
 def load_world(path, data, tools, tickets):
     """Load the world file and check the lesson's data with it; returns what the runner keeps of
     the loaded world."""
@@ -197,7 +221,7 @@ def load_world(path, data, tools, tickets):
     module.__file__ = path
     sys.modules[module.__name__] = module
     try:
-        exec(compile(source, path, "exec"), module.__dict__)
+        exec(_compiled(module.__name__, path, source), module.__dict__)
     except SyntaxError as exc:
         return {"error": {"message": f"SyntaxError: {exc.msg}", "doing": "loading", "line": exc.lineno, "code": (exc.text or "").strip()}}
     except BaseException as exc:
@@ -227,7 +251,7 @@ def load_world(path, data, tools, tickets):
         fields = world.sample_fields(lambda n: 0)
         counts = {}
         for ticket in tickets:
-            run = copy.deepcopy(world)
+            run = _fresh(world)
             run.start(ticket)
             counts[ticket] = sorted(run.counts())
         retry_helps = sorted(world.retry_helps)
@@ -250,8 +274,7 @@ def load_world(path, data, tools, tickets):
 
 def start(ticket):
     """A fresh run of a ticket; its number."""
-    world = _state["world"]
-    run = copy.deepcopy(world)
+    run = _fresh(_state["world"])
     try:
         run.start(ticket)
     except BaseException as exc:
@@ -274,7 +297,7 @@ def _run(number):
 def call(number, name, input):
     run = _run(number)
     if run is None:
-        return {"error": {"message": "the run was lost (the world's process was restarted)", "doing": "a tool call"}}
+        return {"lost": True}
     does = _state["tools"].get(name)
     if does is None:
         method = run.no_such_tool
@@ -301,10 +324,14 @@ def call(number, name, input):
     return checked
 
 
+_LOADED = "loaded"
+
+
 def _ask(number, name, args, doing, want=None):
-    run = _run(number) if number is not None else _state["world"]
+    """Ask a run (by number) or, with `_LOADED`, the loaded world."""
+    run = _state["world"] if number == _LOADED else _run(number)
     if run is None:
-        return {"error": {"message": "the run was lost (the world's process was restarted)", "doing": doing}}
+        return {"lost": True}
     method = getattr(run, name)
     try:
         value = method(*args)
@@ -332,7 +359,7 @@ def report(number, seen, attempts, input):
 
 
 def card(output):
-    return _ask(None, "card", [output], "saying a result in words on its card")
+    return _ask(_LOADED, "card", [output], "saying a result in words on its card")
 
 
 def draw(units):
@@ -343,7 +370,7 @@ def draw(units):
         unit = left.pop(0) if left else 0.0
         return int(unit * n) % max(n, 1)
 
-    answer = _ask(None, "sample_fields", [pick], "drawing the sample fields", dict)
+    answer = _ask(_LOADED, "sample_fields", [pick], "drawing the sample fields", dict)
     if "value" in answer:
         answer["value"] = {k: str(v) for k, v in answer["value"].items()}
     return answer

@@ -244,7 +244,7 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
 
     fn load(manifest: &str) -> Result<Lesson, crate::error::Error> {
         let dir = std::path::Path::new("/nowhere");
-        Lesson::from_text(manifest, &dir.join("lesson.toml"), dir, None, Some(&fixtures()))
+        Lesson::from_text(manifest, &dir.join("lesson.toml"), dir, None, Some(&fixtures())).and_then(Lesson::opened)
     }
 
     fn bells() -> Lesson {

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
@@ -106,7 +106,15 @@ pub(crate) struct PythonWorld {
     internal: Vec<String>,
     /// The first author's error met while running, if any: every later call fails fast.
     broken: Mutex<Option<String>>,
+    /// What loading was given, to load a fresh process with when this one ended under it.
+    load: Vec<Value>,
+    /// How often the process ended under the world (killed from outside, as a file graded
+    /// without a sandbox may do to its neighbours).
+    ended: std::sync::atomic::AtomicU32,
 }
+
+/// How many times a world's process may end before that is the world's own error.
+const ENDINGS_ALLOWED: u32 = 3;
 
 /// The bridge, which is not `Debug`.
 struct BridgeSlot(Bridge);
@@ -164,6 +172,8 @@ impl PythonWorld {
             retry_helps: Vec::new(),
             internal: Vec::new(),
             broken: Mutex::new(None),
+            load: Vec::new(),
+            ended: std::sync::atomic::AtomicU32::new(0),
         };
         let tools: Vec<Value> = tools
             .iter()
@@ -173,12 +183,14 @@ impl PythonWorld {
             tickets.iter().map(|t| (t.id.to_string(), serde_json::to_value(t.keys).unwrap_or(Value::Null))).collect();
         let data = serde_json::to_value(data).unwrap_or(Value::Null);
         let path = file.to_string_lossy().into_owned();
-        let answer = world.ask("load_world", &[Value::from(path), data, Value::from(tools), Value::Object(tickets)]);
+        world.load = vec![Value::from(path), data, Value::from(tools), Value::Object(tickets)];
+        let answer = world.ask("load_world", &world.load);
         let loaded = match answer {
             Ok(Answer::Value(v)) => v,
             Ok(Answer::Failed(_)) => return Err(Refused::Broken(world.garbled("loading", "a Failure"))),
             Err(Opened::Problems(found)) => return Err(Refused::Problems(found)),
             Err(Opened::Broken(why)) => return Err(Refused::Broken(why)),
+            Err(Opened::Lost) => return Err(Refused::Broken("its process ended while it loaded".into())),
         };
         let strings = |v: &Value| -> Vec<String> {
             v.as_array().map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default()
@@ -227,14 +239,27 @@ impl PythonWorld {
         if let Some(why) = self.broken() {
             return Err(Opened::Broken(why));
         }
-        let call = match self.bridge.lock() {
-            Ok(mut slot) => slot.0.call(function, args),
+        let mut slot = match self.bridge.lock() {
+            Ok(slot) => slot,
             Err(_) => return Err(Opened::Broken("the world's process was lost".into())),
         };
+        let call = slot.0.call(function, args);
         let answer = match call.outcome {
             Outcome::Returned(value) => {
                 let said = said_in(&value);
                 self.read(value).map(|answer| (answer, said))
+            }
+            // The process ended under the call: a fresh one is loaded, and the runs it held are
+            // lost (their calls fail, nothing more). Killed by a signal, it was killed from
+            // outside (a file graded without a sandbox may kill its neighbours' processes), as
+            // often as that happens; a world that keeps exiting by itself is its author's error.
+            Outcome::Exited { ref message } | Outcome::Unavailable { ref message }
+                if function != "load_world"
+                    && (message.contains("killed by signal")
+                        || self.ended.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < ENDINGS_ALLOWED)
+                    && self.reload(&mut slot.0) =>
+            {
+                Err(Opened::Lost)
             }
             other => Err(Opened::Broken(format!(
                 "while running {function}, the world {}. This is an error in the world, not in the learner's code: fix the world file.",
@@ -247,6 +272,20 @@ impl PythonWorld {
             }
         }
         answer
+    }
+
+    /// Load a fresh process with the lesson's data again, trying for up to a deadline while it
+    /// keeps ending under the load (killed as it starts); false when it would not load.
+    fn reload(&self, bridge: &mut Bridge) -> bool {
+        let until = std::time::Instant::now() + DEADLINE;
+        while std::time::Instant::now() < until {
+            match bridge.call("load_world", &self.load).outcome {
+                Outcome::Returned(value) => return value.get("value").is_some(),
+                Outcome::Exited { .. } | Outcome::Unavailable { .. } => {}
+                _ => return false,
+            }
+        }
+        false
     }
 
     fn read(&self, answer: Value) -> Result<Answer, Opened> {
@@ -271,6 +310,9 @@ impl PythonWorld {
                 })
                 .collect();
             return Err(Opened::Problems(problems));
+        }
+        if answer.get("lost").is_some() {
+            return Err(Opened::Lost);
         }
         if let Some(e) = answer.get("error") {
             let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
@@ -301,6 +343,8 @@ impl PythonWorld {
 enum Opened {
     Problems(Vec<Problem>),
     Broken(String),
+    /// The run asked about was lost with a process that ended: its calls fail, nothing more.
+    Lost,
 }
 
 impl Place for PythonWorld {
@@ -406,19 +450,4 @@ impl Drop for PythonRun<'_> {
             let _ = self.world.value("finish", std::slice::from_ref(&self.number));
         }
     }
-}
-
-/// The world named `name`, from `worlds/<name>/world.py` under `worlds`, loaded with a
-/// lesson's data.
-pub(crate) fn open(
-    worlds: &Path,
-    shown_root: &Path,
-    name: &str,
-    data: &toml::Value,
-    tools: &[Tool],
-    tickets: &[TicketKeys<'_>],
-) -> Result<Arc<PythonWorld>, Refused> {
-    let file = worlds.join(name).join("world.py");
-    let shown = file.strip_prefix(shown_root).unwrap_or(&file).display().to_string();
-    PythonWorld::open(&file, &shown, data, tools, tickets).map(Arc::new)
 }

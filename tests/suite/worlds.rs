@@ -72,6 +72,7 @@ fn a_world_that_does_not_load_is_named_with_its_line_by_every_command() {
     let ws = Workshop::lesson5();
     let text = ws.read(WORLD);
     ws.write(WORLD, &text.replacen("class Lumen(World):", "class Lumen(World)\n", 1));
+    assert_eq!(ws.run(&["start", "structured-errors"]).code, 0, "start needs no world");
     let line = line_of(&ws, "class Lumen(World)");
     for args in [&["check"][..], &["watch", "--ticket", "old-order", "--no-anim"], &["doctor"]] {
         let run = ws.run(args);
@@ -92,6 +93,7 @@ fn a_lessons_world_data_is_checked_by_its_world_with_the_manifests_line() {
     let path = "lessons/structured-errors/lesson.toml";
     let text = ws.read(path);
     ws.write(path, &text.replacen("customer = \"ada\"\n", "customer = \"zed\"\n", 1));
+    assert_eq!(ws.run(&["start", "structured-errors"]).code, 0, "start needs no world");
     let run = ws.run(&["check"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(run.stderr.contains(&format!("{path}: line ")), "{}", run.stderr);
@@ -107,23 +109,27 @@ fn a_lessons_world_data_is_checked_by_its_world_with_the_manifests_line() {
 fn a_lesson_whose_world_is_not_there_names_the_worlds_that_are() {
     let ws = Workshop::lesson5();
     std::fs::rename(ws.path("worlds/lumen"), ws.path("worlds/shop")).unwrap();
+    // Said at once, with the manifest's line: no world process is needed to know it.
     let run = ws.run(&["check"]);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr
-            .contains("setting 'lumen' is not a world here: there is no worlds/lumen/world.py (worlds here: shop)"),
+        run.stderr.contains("setting 'lumen' is not a world here: there is no worlds/lumen/world.py"),
         "{}",
         run.stderr
     );
+    // Every world of the root by name, whatever others the checkout gains.
+    let listed = run.stderr.split("(worlds here: ").nth(1).and_then(|rest| rest.split(')').next());
+    let named: Vec<&str> = listed.map(|list| list.split(", ").collect()).unwrap_or_default();
+    assert!(named.contains(&"shop") && !named.contains(&"lumen"), "{}", run.stderr);
 }
 
 #[test]
 fn a_second_world_added_as_files_loads_without_a_rebuild() {
     // A copy of the Lumen world under another name, and a copy of lesson 5 set in it.
     let ws = Workshop::lesson5();
-    copy_dir(&ws.path("worlds/lumen"), &ws.path("worlds/harbour"));
+    copy_tree(&ws.path("worlds/lumen"), &ws.path("worlds/harbour"));
     for part in ["lessons", "starter", "recordings"] {
-        copy_dir(&ws.path(&format!("{part}/structured-errors")), &ws.path(&format!("{part}/harbour-desk")));
+        copy_tree(&ws.path(&format!("{part}/structured-errors")), &ws.path(&format!("{part}/harbour-desk")));
     }
     let manifest = ws.read("lessons/harbour-desk/lesson.toml");
     let manifest = manifest
@@ -133,18 +139,6 @@ fn a_second_world_added_as_files_loads_without_a_rebuild() {
     ws.write("lessons/harbour-desk/lesson.toml", &manifest);
     let run = ws.run(&["doctor", "harbour-desk", "--timeout", "30"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-}
-
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// The tutorial's world (docs/authors.md walks through these files): a world of its own, as
