@@ -417,6 +417,7 @@ mod tests {
             block: None,
             leaked: false,
             capped: None,
+            said: Vec::new(),
         }
     }
 
