@@ -26,7 +26,7 @@ const DRAWS: usize = 8;
 
 /// Where the runner loads the host from: a copy beside the cached runner, named by a hash of its
 /// text (so a new host never meets an old one) and rewritten when it is not that text; else,
-/// with no cache to write to, an in-memory file the world's process inherits, so nothing is left
+/// with no cache to write to, an in-memory file the world's process reads through /proc, so nothing is left
 /// behind in a temporary folder.
 fn host_file() -> Result<&'static Path, String> {
     static PATH: OnceLock<Result<PathBuf, String>> = OnceLock::new();
@@ -50,13 +50,14 @@ fn host_file() -> Result<&'static Path, String> {
     .map_err(Clone::clone)
 }
 
-/// The host as a memfd, open for the life of the workshop and inherited by the processes it
-/// starts (its text is no secret), read as `/proc/self/fd/<n>`.
+/// The host as a memfd, open for the life of the workshop, read by the world's process as
+/// `/proc/<the workshop's pid>/fd/<n>` (its text is no secret). Not inherited: every process the
+/// workshop starts gets no descriptor of its own but 0, 1 and 2 (see `bridge::reap`).
 fn in_memory() -> std::io::Result<PathBuf> {
     use std::io::Write;
     use std::os::fd::FromRawFd;
-    // SAFETY: memfd_create(2) with a NUL-terminated name; no flags, so the descriptor is inherited.
-    let fd = unsafe { libc::memfd_create(c"workshop-world-host".as_ptr(), 0) };
+    // SAFETY: memfd_create(2) with a NUL-terminated name.
+    let fd = unsafe { libc::memfd_create(c"workshop-world-host".as_ptr(), libc::MFD_CLOEXEC) };
     if fd < 0 {
         return Err(std::io::Error::last_os_error());
     }
@@ -65,7 +66,7 @@ fn in_memory() -> std::io::Result<PathBuf> {
     file.write_all(HOST.as_bytes())?;
     // Kept open (never closed) so every world process started later can read it.
     std::mem::forget(file);
-    Ok(PathBuf::from(format!("/proc/self/fd/{fd}")))
+    Ok(PathBuf::from(format!("/proc/{}/fd/{fd}", std::process::id())))
 }
 
 fn write_host(dir: &Path, name: &str) -> std::io::Result<PathBuf> {
@@ -151,7 +152,7 @@ impl PythonWorld {
     ) -> Result<PythonWorld, Refused> {
         let host = host_file().map_err(|why| Refused::Broken(format!("the world host could not be written: {why}")))?;
         let cfg = BridgeConfig {
-            python: BridgeConfig::default_python(),
+            python: BridgeConfig::learner_python(),
             file: host.to_path_buf(),
             shown_as: shown.to_string(),
             functions: FUNCTIONS.iter().map(|f| f.to_string()).collect(),
