@@ -61,6 +61,9 @@ The world cannot see what the learner's code built from a failure: whether the c
 reached the model is read from the result (`result.error...` in a ticket check) and shows in the
 model's replies, never from these counts.
 
+Sample fields (`$name` in a lesson's check cases): `deployment`, `replicas`, `change`
+("scaling checkout to 6 replicas") and `until` (HH:MM), drawn from the learner file's bytes.
+
 The lesson's data
 -----------------
 [world]: `now` (HH:MM, the frozen clock), `engineer` (who is on call), `[[world.deployments]]`
@@ -466,5 +469,14 @@ class Oncall(World):
         return None
 
     def sample_fields(self, draw):
+        # Drawn per learner file, so a file that hard-codes a sentence fails: a deployment, a
+        # replica count, the change an engineer is asked about, and a time a service is back.
         names = [d["name"] for d in self.deployments] or ["checkout"]
-        return {"deployment": names[draw(len(names))], "replicas": str(2 + draw(9)), "until": f"{14 + draw(6)}:{draw(4) * 15:02}"}
+        deployment = names[draw(len(names))]
+        replicas = 2 + draw(9)
+        return {
+            "deployment": deployment,
+            "replicas": str(replicas),
+            "change": f"scaling {deployment} to {replicas} replicas",
+            "until": f"{14 + draw(6)}:{draw(4) * 15:02}",
+        }
