@@ -442,9 +442,13 @@ class Oncall(World):
     def harms(self):
         engineer = self.data.get("engineer", "The engineer")
         out = []
+        repeats = {}
         for p in self.prompts:
             if p["repeated"]:
-                out.append(f"{engineer} was asked again to approve {p['change']} after already saying no.")
+                repeats[p["change"]] = repeats.get(p["change"], 0) + 1
+        for change, n in repeats.items():
+            again = "again" if n == 1 else f"{n} more times"
+            out.append(f"{engineer} was asked {again} to approve {change} after already saying no.")
         for c in self.changes:
             if c["against_no"]:
                 out.append(f"Production was changed against a no: {c['change']}, which {engineer} had declined before giving in.")
