@@ -155,14 +155,30 @@ fn the_lessons_own_mistakes_fail_what_they_break_and_no_more() {
     let (_, asks) = grade(&ws, "lessons/confirm-and-degrade/mistakes/asks-again.py");
     assert_eq!(
         ids_with(&asks, "fail"),
-        ["declined-not-retryable", "no-means-no", "ticket-scale-declined", "ticket-restart-declined", "ticket-down-and-declined"]
+        [
+            "declined-not-retryable",
+            "no-means-no",
+            "ticket-scale-declined",
+            "ticket-restart-declined",
+            "ticket-down-and-declined"
+        ]
     );
 }
 
 /// One ticket replayed with the starter against the fix, in one runtime: each run's verdict.
 fn compared(ws: &Workshop, ticket: &str, runtime: &str) -> (Value, Value) {
     let run = ws.run(&[
-        "watch", LESSON, "--ticket", ticket, "--runtime", runtime, "--compare", "--code", "careful", "--format", "json",
+        "watch",
+        LESSON,
+        "--ticket",
+        ticket,
+        "--runtime",
+        runtime,
+        "--compare",
+        "--code",
+        "careful",
+        "--format",
+        "json",
     ]);
     assert_eq!(run.code, 0, "{ticket} {runtime}: {}", run.stderr);
     let both = run.json();
@@ -235,7 +251,11 @@ fn the_approval_prompt_is_a_line_of_the_worlds_own_on_the_card() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let words = flat(&run.stdout);
     assert!(words.contains("Priya was asked to approve scaling checkout from 4 to 8 replicas: declined."), "{words}");
-    assert!(words.contains("Priya was asked again (after a no) to approve scaling checkout from 4 to 8 replicas: approved."), "{words}");
+    assert!(
+        words
+            .contains("Priya was asked again (after a no) to approve scaling checkout from 4 to 8 replicas: approved."),
+        "{words}"
+    );
     let starter = run.stdout.find("── starter ──").unwrap();
     let careful = run.stdout.find("── careful ──").unwrap();
     let again = run.stdout.find("asked again (after a no)").unwrap();
@@ -249,7 +269,18 @@ fn a_learners_own_sentences_replay_by_kind() {
     let file = fixture_file("good_helpers.py");
     for runtime in ["harness", "sdk"] {
         for ticket in TICKETS {
-            let run = ws.run(&["watch", LESSON, "--ticket", ticket, "--runtime", runtime, "--code", &file, "--format", "json"]);
+            let run = ws.run(&[
+                "watch",
+                LESSON,
+                "--ticket",
+                ticket,
+                "--runtime",
+                runtime,
+                "--code",
+                &file,
+                "--format",
+                "json",
+            ]);
             assert_eq!(run.code, 0, "{ticket} {runtime}: {}", run.stderr);
             let replay = run.json();
             let events = replay["events"].as_array().unwrap();
@@ -300,7 +331,8 @@ fn start_copies_the_starter_and_check_grades_it() {
 #[test]
 fn every_quiz_question_explains_every_option() {
     let quiz: toml::Value =
-        toml::from_str(&std::fs::read_to_string(repo().join("lessons/confirm-and-degrade/quiz.toml")).unwrap()).unwrap();
+        toml::from_str(&std::fs::read_to_string(repo().join("lessons/confirm-and-degrade/quiz.toml")).unwrap())
+            .unwrap();
     let questions = quiz["questions"].as_array().unwrap();
     assert!(questions.len() >= 8, "{}", questions.len());
     for q in questions {
