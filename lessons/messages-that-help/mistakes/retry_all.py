@@ -29,8 +29,8 @@ def message(kind: str, facts: Json) -> str:
         )
     if kind == "transport":
         return (
-            f"The connection dropped before {what} came back, and trying again did not help. Nothing "
-            f"was changed. Tell the engineer it cannot be read right now; a later try may work."
+            f"The connection dropped before {what} came back. Nothing was changed, and reading again "
+            f"is safe; if it keeps failing, tell the engineer it cannot be read right now."
         )
     if kind == "declined":
         return "The engineer declined this change, so nothing was changed. Do not ask for it again."
