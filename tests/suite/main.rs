@@ -29,6 +29,7 @@ mod launcher;
 mod lesson;
 mod lesson4;
 mod lesson6;
+mod lesson7;
 mod lesson8;
 mod list;
 mod live;
