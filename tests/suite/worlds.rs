@@ -106,6 +106,12 @@ fn a_lessons_world_data_is_checked_by_its_world_with_the_manifests_line() {
 #[test]
 fn a_lesson_whose_world_is_not_there_names_the_worlds_that_are() {
     let ws = Workshop::lesson5();
+    // Only lumen, renamed: the list must not depend on which other worlds the checkout ships.
+    for entry in std::fs::read_dir(ws.path("worlds")).unwrap().flatten() {
+        if entry.file_name() != "lumen" {
+            std::fs::remove_dir_all(entry.path()).unwrap();
+        }
+    }
     std::fs::rename(ws.path("worlds/lumen"), ws.path("worlds/shop")).unwrap();
     let run = ws.run(&["check"]);
     assert_eq!(run.code, 2);
