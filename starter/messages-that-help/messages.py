@@ -26,7 +26,8 @@ def message(kind: str, facts: Json) -> str:
                     and nearest (the closest valid value) when one is close
       unavailable   service, until (HH:MM it is back)
       partial       done, left (the pods restarted, and those not)
-      partial, crash, transport: code, host, token, sql, as the service reported them
+      partial, crash: code, host, token, sql, as the service reported them
+      transport     host (the service whose connection dropped)
     """
     # TODO(workshop): this hands the model the service's own text: a 422 with a host in it, a
     # traceback with a token and SQL, a 503 with a ticket number. Write a sentence instead.
