@@ -30,6 +30,7 @@ mod lesson;
 mod lesson4;
 mod lesson6;
 mod lesson7;
+mod lesson8;
 mod list;
 mod live;
 mod mistakes;

@@ -1,0 +1,359 @@
+//! Lesson 8, `messages-that-help`, in the on-call world: the learner writes the sentence the model
+//! reads for each failure, from its facts, and decides which failures the host retries in code.
+//! The checks grade a sentence by its properties, so files in other words pass and fixed
+//! sentences fail; each property broken on its own fails the one check that names it; and the
+//! replays answer the learner's own sentences by kind, to the end, saying so.
+
+use crate::common::*;
+
+use serde_json::Value;
+
+const LESSON: &str = "messages-that-help";
+const STARTER: &str = "starter/messages-that-help/messages.py";
+const SOLUTION: &str = "lessons/messages-that-help/solution/messages.py";
+/// Learner files of this lesson that only the tests use.
+const FIXTURES: &str = "tests/fixtures/messages-that-help";
+
+/// Every check id, in the order `check` runs them.
+const ALL: [&str; 16] = [
+    "a-sentence",
+    "no-host-or-path",
+    "no-secrets",
+    "no-trace-or-code",
+    "short",
+    "names-bad-value",
+    "names-the-field",
+    "names-nearest",
+    "names-valid-values",
+    "down-says-until",
+    "partial-says-done",
+    "retries-transport-reads",
+    "writes-not-repeated",
+    "the-rest-to-the-model",
+    "restart-stopped-told",
+    "alerts-reset-read-in-code",
+];
+
+/// The checks the starter fails: it hands on the raw text and retries nothing.
+const STARTER_FAILS: [&str; 9] = [
+    "no-host-or-path",
+    "no-secrets",
+    "no-trace-or-code",
+    "short",
+    "names-nearest",
+    "names-valid-values",
+    "partial-says-done",
+    "retries-transport-reads",
+    "alerts-reset-read-in-code",
+];
+
+/// Each property broken on its own: the file, the one check it fails and the mistake named.
+const ONE_PROPERTY_BROKEN: [(&str, &str, &str); 16] = [
+    ("crash_silent.py", "a-sentence", "nothing for this kind"),
+    ("host_in_transport.py", "no-host-or-path", "the host named"),
+    ("sql_kept.py", "no-secrets", "the SQL kept"),
+    ("token_kept.py", "no-secrets", "the token kept"),
+    ("code_kept.py", "no-trace-or-code", "the internal code kept"),
+    ("long_lists.py", "short", "every valid value listed"),
+    ("no_value.py", "names-bad-value", "only the fix named"),
+    ("capital_field.py", "names-the-field", "the field capitalised"),
+    ("no_field.py", "names-the-field", "the field left out"),
+    ("no_nearest.py", "names-nearest", "no suggestion"),
+    ("no_options.py", "names-valid-values", "no options given"),
+    ("no_until.py", "down-says-until", "no time given"),
+    ("fixed_time.py", "down-says-until", "a fixed time"),
+    ("only_left.py", "partial-says-done", "only the pods left"),
+    ("transport_anywhere.py", "writes-not-repeated", "every transport fault retried"),
+    ("unavailable_retried.py", "the-rest-to-the-model", "a service that is down retried"),
+];
+
+/// Correct files, each written in words of its own.
+const OTHER_WORDS: [&str; 10] = [
+    "good_plain.py",
+    "good_table.py",
+    "good_match.py",
+    "good_builder.py",
+    "good_terse.py",
+    "good_polite.py",
+    "good_class.py",
+    "good_engineer.py",
+    "good_dict_templates.py",
+    "good_ids.py",
+];
+
+/// The tickets where the learner's sentence reaches the model, and the kind a correct file's
+/// sentence is of in each.
+const BY_KIND: [(&str, &str); 4] = [
+    ("payment-namespace", "names-fix"),
+    ("restart-stopped", "names-pods"),
+    ("metrics-down", "names-until"),
+    ("alerts-stuck", "clean"),
+];
+
+fn fixture_file(name: &str) -> String {
+    repo().join(FIXTURES).join(name).display().to_string()
+}
+
+fn grade(ws: &Workshop, file: &str) -> (Run, Value) {
+    let run = ws.run(&["check", LESSON, "--file", file, "--format", "json"]);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    let report = run.json();
+    (run, report)
+}
+
+fn replay(ws: &Workshop, ticket: &str, code: &str) -> Value {
+    let run = ws.run(&["watch", LESSON, "--ticket", ticket, "--code", code, "--format", "json"]);
+    assert_eq!(run.code, 0, "{ticket} with {code}: {}", run.stderr);
+    run.json()
+}
+
+fn events<'a>(replay: &'a Value, kind: &str) -> Vec<&'a Value> {
+    replay["events"].as_array().unwrap().iter().filter(|e| e["kind"] == kind).collect()
+}
+
+fn last_kind(replay: &Value) -> &str {
+    replay["events"].as_array().unwrap().last().unwrap()["kind"].as_str().unwrap()
+}
+
+fn counts(replay: &Value) -> &Value {
+    &replay["verdict"]["counts"]
+}
+
+fn note(replay: &Value) -> &str {
+    replay["verdict"]["note"].as_str().unwrap_or_default()
+}
+
+#[test]
+fn the_checks_run_in_order_and_the_solution_passes_every_one() {
+    let ws = Workshop::only(LESSON);
+    let (run, report) = grade(&ws, SOLUTION);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let ids: Vec<&str> = report["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ALL);
+    assert_eq!(ids_with(&report, "pass"), ALL);
+}
+
+#[test]
+fn the_starter_fails_for_the_raw_text_it_hands_on_and_the_read_it_never_retries() {
+    let ws = Workshop::only(LESSON);
+    let (run, report) = grade(&ws, STARTER);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(ids_with(&report, "fail"), STARTER_FAILS);
+    let first = check(&report, "no-host-or-path");
+    assert_eq!(first["guidance"]["mistake"], "the raw text passed on", "{first}");
+    assert_eq!(check(&report, "retries-transport-reads")["guidance"]["mistake"], "nothing retried in code");
+}
+
+#[test]
+fn each_property_broken_on_its_own_fails_exactly_the_check_that_names_it() {
+    let ws = Workshop::only(LESSON);
+    for (file, failing, mistake) in ONE_PROPERTY_BROKEN {
+        let (run, report) = grade(&ws, &fixture_file(file));
+        assert_eq!(run.code, 1, "{file}: {}", run.stdout);
+        assert_eq!(ids_with(&report, "fail"), [failing], "{file}");
+        assert_eq!(ids_with(&report, "error"), Vec::<String>::new(), "{file}");
+        assert_eq!(check(&report, failing)["guidance"]["mistake"], mistake, "{file}");
+    }
+}
+
+#[test]
+fn ten_correct_files_in_other_words_pass_every_check() {
+    let ws = Workshop::only(LESSON);
+    let mut sentences = std::collections::BTreeSet::new();
+    for file in OTHER_WORDS {
+        let (run, report) = grade(&ws, &fixture_file(file));
+        assert_eq!(run.code, 0, "{file}: {}", run.stdout);
+        assert_eq!(ids_with(&report, "pass"), ALL, "{file}");
+        // Their words really differ: what each sends for Priya's namespace is its own.
+        let replayed = replay(&ws, "payment-namespace", &fixture_file(file));
+        let sent = events(&replayed, "attempt")[0]["wire"]["content"].as_str().unwrap().to_string();
+        assert!(sentences.insert(sent.clone()), "{file} sends a sentence another file sends: {sent}");
+    }
+}
+
+#[test]
+fn fixed_sentences_fail_every_check_whose_facts_vary() {
+    let ws = Workshop::only(LESSON);
+    let (run, report) = grade(&ws, &fixture_file("fixed_sentences.py"));
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let failed = ids_with(&report, "fail");
+    for id in ["names-bad-value", "names-nearest", "names-valid-values", "down-says-until", "partial-says-done"] {
+        assert!(failed.iter().any(|f| f == id), "{id} passed a file of fixed sentences: {failed:?}");
+    }
+    assert_eq!(check(&report, "names-bad-value")["guidance"]["mistake"], "a fixed sentence");
+}
+
+#[test]
+fn the_named_mistakes_fail_the_checks_of_their_mistake() {
+    let ws = Workshop::only(LESSON);
+    let cases: [(&str, &[&str]); 3] = [
+        (
+            "no_fix.py",
+            &[
+                "names-bad-value",
+                "names-the-field",
+                "names-nearest",
+                "names-valid-values",
+                "down-says-until",
+                "partial-says-done",
+            ],
+        ),
+        ("retry_all.py", &["writes-not-repeated", "the-rest-to-the-model", "restart-stopped-told"]),
+        ("no_retry.py", &["retries-transport-reads", "alerts-reset-read-in-code"]),
+    ];
+    for (file, failing) in cases {
+        let (_, report) = grade(&ws, &format!("lessons/{LESSON}/mistakes/{file}"));
+        assert_eq!(ids_with(&report, "fail"), failing, "{file}");
+    }
+}
+
+#[test]
+fn list_places_the_lesson_after_lesson_seven_as_number_eight() {
+    let run = Workshop::new().run(&["list"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let at = |id: &str| run.stdout.find(&format!(" {id} "));
+    let here = at(LESSON).unwrap_or_else(|| panic!("{LESSON} missing:\n{}", run.stdout));
+    for before in ["uncertain-state", "confirm-and-degrade"] {
+        // Lesson 7 is built beside this one; once it is here, it comes first.
+        if let Some(there) = at(before) {
+            assert!(there < here, "{before} after {LESSON}:\n{}", run.stdout);
+        }
+    }
+    assert!(at("uncertain-state").is_some(), "{}", run.stdout);
+    let line = run.stdout.lines().find(|l| l.contains(LESSON)).unwrap();
+    assert!(line.trim_start_matches(['>', ' ']).starts_with('8'), "{line}");
+    assert!(line.contains("Messages the model can act on"), "{line}");
+}
+
+#[test]
+fn doctor_replays_every_code_in_every_ticket_and_tells_starter_from_solution() {
+    let run = Workshop::only(LESSON).run(&["doctor", LESSON]);
+    assert_eq!(run.code, 0, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    for ticket in ["payment-namespace", "restart-stopped", "metrics-down", "alerts-reset", "alerts-stuck"] {
+        for code in ["starter", "fixed", "no-fix", "retry-all", "no-retry"] {
+            let line = format!("✓ harness/{ticket} with {code}: ");
+            assert!(run.stdout.contains(&line), "{line} missing from:\n{}", run.stdout);
+        }
+    }
+    assert!(run.stdout.contains("✓ check starter fails as it should (7/16 checks pass)"), "{}", run.stdout);
+    assert!(run.stdout.contains("✓ check fixed passes as it should (16/16 checks pass)"), "{}", run.stdout);
+    assert!(run.stdout.contains("✓ quiz: 9 questions"), "{}", run.stdout);
+}
+
+#[test]
+fn learner_written_messages_replay_to_the_end_labelled_as_the_same_kind() {
+    let ws = Workshop::only(LESSON);
+    // Five learners' files, in words of their own, none of them the reference's.
+    for file in &OTHER_WORDS[..5] {
+        let path = fixture_file(file);
+        for (ticket, kind) in BY_KIND {
+            let json = replay(&ws, ticket, &path);
+            assert_eq!(last_kind(&json), "reply", "{file} in {ticket}: {json:#}");
+            let labels: Vec<&Value> =
+                json["events"].as_array().unwrap().iter().filter_map(|e| e["by_kind"].as_array()).flatten().collect();
+            assert!(!labels.is_empty(), "{file} in {ticket}: no turn is labelled by kind");
+            for label in labels {
+                assert_eq!(label["kind"], kind, "{file} in {ticket}: {label}");
+                // The reply was recorded for another sentence, and the label shows both.
+                assert_ne!(label["sent"], label["recorded"], "{file} in {ticket}");
+                assert!(label["sent"].as_str().unwrap().contains("\"kind\""), "{label}");
+            }
+            assert!(
+                note(&json).starts_with("Gain:") || note(&json).starts_with("The cap"),
+                "{file} {ticket}: {}",
+                note(&json)
+            );
+            // The card in words says so too.
+            let text = ws.run(&["watch", LESSON, "--ticket", ticket, "--code", &path, "--no-anim", "--color", "never"]);
+            assert!(flat(&text.stdout).contains("of the same kind"), "{file} {ticket}:\n{}", text.stdout);
+        }
+    }
+}
+
+#[test]
+fn an_exact_match_carries_no_same_kind_label() {
+    let ws = Workshop::only(LESSON);
+    let json = replay(&ws, "payment-namespace", "fixed");
+    assert_eq!(last_kind(&json), "reply");
+    assert!(json["events"].as_array().unwrap().iter().all(|e| e["by_kind"].is_null()), "{json:#}");
+}
+
+#[test]
+fn a_message_that_leaks_puts_the_secret_in_the_models_context_and_the_note_says_so() {
+    let ws = Workshop::only(LESSON);
+    let starter = replay(&ws, "restart-stopped", "starter");
+    let sent = events(&starter, "attempt")[0]["wire"]["content"].as_str().unwrap().to_string();
+    assert!(sent.contains("tok_live_4f9a2c7e1b"), "{sent}");
+    assert!(counts(&starter)["leaks"].as_u64().unwrap() >= 1);
+    assert!(note(&starter).starts_with("Harm:") && note(&starter).contains("token"), "{}", note(&starter));
+    let fixed = replay(&ws, "restart-stopped", "fixed");
+    assert_eq!(counts(&fixed)["leaks"], 0);
+    assert!(!events(&fixed, "attempt")[0]["wire"].to_string().contains("tok_live_"));
+    // A learner's own sentence that names the host replays too, by kind, with the harm.
+    let leaky = replay(&ws, "alerts-stuck", &fixture_file("host_in_transport.py"));
+    assert_eq!(last_kind(&leaky), "reply");
+    let label = &events(&leaky, "reply")[0]["by_kind"][0];
+    assert_eq!(label["kind"], "leaks-host", "{leaky:#}");
+    assert!(events(&leaky, "reply")[0]["text"].as_str().unwrap().contains("metrics-gw.prod.tern.internal"));
+    assert!(note(&leaky).starts_with("Harm:"), "{}", note(&leaky));
+}
+
+#[test]
+fn a_message_that_names_the_fix_is_corrected_and_one_that_does_not_is_guessed_at() {
+    let ws = Workshop::only(LESSON);
+    let fixed = replay(&ws, "payment-namespace", "fixed");
+    let namespaces: Vec<&str> =
+        events(&fixed, "tool_call").iter().map(|c| c["input"]["namespace"].as_str().unwrap()).collect();
+    assert_eq!(namespaces, ["payment", "payments"]);
+    assert!(events(&fixed, "reply")[0]["text"].as_str().unwrap().contains("1320 ms"));
+    let vague = replay(&ws, "payment-namespace", "no-fix");
+    assert_eq!(events(&vague, "tool_call").len(), 3, "the model guesses twice");
+    assert!(events(&vague, "reply")[0]["text"].as_str().unwrap().contains("exact namespace"));
+    assert!(note(&vague).starts_with("Harm:"), "{}", note(&vague));
+    // A restart that stopped, told without its pods, is run again by the model.
+    let again = replay(&ws, "restart-stopped", "no-fix");
+    assert_eq!(counts(&again)["pods_restarted"], 4);
+    assert_eq!(counts(&replay(&ws, "restart-stopped", "fixed"))["pods_restarted"], 2);
+    // Retried in code, a write runs three times.
+    assert_eq!(counts(&replay(&ws, "restart-stopped", "retry-all"))["pods_restarted"], 6);
+}
+
+#[test]
+fn a_dropped_read_is_retried_in_code_and_the_cap_ends_a_stubborn_one() {
+    let ws = Workshop::only(LESSON);
+    let reset = replay(&ws, "alerts-reset", "fixed");
+    assert_eq!(counts(&reset)["failed"], false);
+    assert_eq!(events(&reset, "attempt").len(), 3);
+    assert!(events(&reset, "reply")[0]["text"].as_str().unwrap().contains("ALERT-2294"));
+    let unretried = replay(&ws, "alerts-reset", "no-retry");
+    assert_eq!(counts(&unretried)["failed"], true);
+    assert!(note(&unretried).starts_with("Harm:"), "{}", note(&unretried));
+    let stuck = replay(&ws, "alerts-stuck", "fixed");
+    let attempts = events(&stuck, "attempt");
+    assert_eq!(attempts.len(), 6, "3 attempts for each of the model's two calls");
+    assert_eq!(attempts[5]["capped"], 3, "{}", attempts[5]);
+    assert_eq!(last_kind(&stuck), "reply");
+    assert!(note(&stuck).starts_with("The cap ended it"), "{}", note(&stuck));
+}
+
+#[test]
+fn the_quiz_has_nine_questions_with_an_explanation_for_every_option() {
+    let ws = Workshop::only(LESSON);
+    let run = ws.run(&["quiz", LESSON, "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let quiz = run.json();
+    let questions = quiz["questions"].as_array().unwrap();
+    assert_eq!(questions.len(), 9);
+    for q in questions {
+        for option in q["options"].as_array().unwrap() {
+            assert!(!option["explanation"].as_str().unwrap_or_default().is_empty(), "{option}");
+        }
+    }
+    let key: Vec<String> = questions
+        .iter()
+        .map(|q| q["answer"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect())
+        .collect();
+    let run = ws.run(&["quiz", LESSON, "--answers", &key.join(",")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.ends_with("score 9/9\n"), "{}", run.stdout);
+}
