@@ -71,12 +71,14 @@ pub(super) fn vet(dir: &Path, module: &str) {
 }
 
 /// A runner said hello, before any learner code ran: the `.pyc` files as they are now are the
-/// runner's own. Only the first hello counts.
+/// runner's own. The first hello that finds one counts: a Python that started beside it (the
+/// world's) may greet before the first import has written it.
 pub(super) fn runner_started() {
     let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
     let Some(w) = watched.as_mut() else { return };
     if w.seen.is_none() {
-        w.seen = Some(compiled(&w.dir, &w.module).into_iter().filter_map(|p| digest(&p).map(|d| (p, d))).collect());
+        let seen: Vec<_> = compiled(&w.dir, &w.module).into_iter().filter_map(|p| digest(&p).map(|d| (p, d))).collect();
+        w.seen = Some(seen).filter(|s| !s.is_empty());
     }
 }
 

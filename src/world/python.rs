@@ -26,8 +26,8 @@ const DRAWS: usize = 8;
 
 /// Where the runner loads the host from: a copy beside the cached runner, named by a hash of its
 /// text (so a new host never meets an old one) and rewritten when it is not that text; else,
-/// with no cache to write to, an in-memory file the world's process reads through /proc, so nothing is left
-/// behind in a temporary folder.
+/// with no cache to write to, an in-memory file the world's process reads through /proc, so
+/// nothing is left behind in a temporary folder.
 fn host_file() -> Result<&'static Path, String> {
     static PATH: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     PATH.get_or_init(|| {
@@ -43,7 +43,12 @@ fn host_file() -> Result<&'static Path, String> {
         if let Some(path) = cache.and_then(|dir| write_host(&dir, &name).ok()) {
             return Ok(path);
         }
-        in_memory().map_err(|e| format!("there is no cache folder to write it to, and no in-memory file: {e}"))
+        in_memory().map_err(|e| {
+            format!(
+                "there is no cache folder to write it to, and no in-memory file: {e}{}",
+                crate::error::next_step(&e)
+            )
+        })
     })
     .as_ref()
     .map(PathBuf::as_path)
