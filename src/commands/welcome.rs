@@ -22,7 +22,7 @@ pub(super) fn run(ctx: &Context) -> Result<i32, Error> {
         outln!("\n./workshop --help lists every command.")?;
         return Ok(EXIT_SUCCESS);
     }
-    output::print(&crate::commands::list::rows(&course, s))?;
+    output::print(&crate::commands::list::rows(&course, s, ctx.width))?;
     outln!()?;
     match course.next_step() {
         Some(step) => {

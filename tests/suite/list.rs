@@ -208,3 +208,31 @@ fn list_marks_the_lesson_to_do_next_and_names_its_command() {
     let line = run.stdout.lines().find(|l| l.starts_with('>')).unwrap_or_else(|| panic!("{}", run.stdout));
     assert!(line.contains("tool-results"), "{}", run.stdout);
 }
+
+#[test]
+fn a_title_too_long_for_the_width_ends_in_an_ellipsis_and_no_row_is_wider() {
+    let w = Workshop::new();
+    w.write(
+        "lessons/structured-errors/lesson.toml",
+        &w.read("lessons/structured-errors/lesson.toml").replacen(
+            "title = \"Structured tool errors\"",
+            "title = \"Structured tool errors, with every category named and every retry decided by its flag\"",
+            1,
+        ),
+    );
+    for columns in ["60", "80", "120"] {
+        let mut cmd = w.command(&["list"]);
+        cmd.env("COLUMNS", columns);
+        let run = run(cmd);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let rows: Vec<&str> = run.stdout.lines().filter(|l| l.contains("  not started")).collect();
+        assert!(rows.len() >= 3, "{}", run.stdout);
+        let width: usize = columns.parse().unwrap();
+        for row in &rows {
+            assert!(row.chars().count() <= width, "{columns} columns: {row:?}");
+        }
+        let long = rows.iter().find(|r| r.contains("structured-errors")).unwrap();
+        assert!(long.contains("Structured tool err") && long.contains('…'), "{long}");
+        assert!(long.ends_with("not started"), "{long}");
+    }
+}
