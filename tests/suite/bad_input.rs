@@ -694,13 +694,8 @@ fn under_a_file_size_limit_of_zero_commands_end_with_a_message_not_by_sigxfsz() 
     with_file_size_limit(&mut cmd, 0);
     let first = run(cmd);
     assert!(first.code == 1 || first.code == 2, "{}", first.stderr);
-    if first.code == 2 {
-        assert!(
-            first.stderr.contains("File too large (os error 27). A file-size limit is in force"),
-            "{}",
-            first.stderr
-        );
-    }
+    // Either way the same next step: the host could not be written, or the progress was not.
+    assert!(first.stderr.contains("File too large (os error 27). A file-size limit is in force"), "{}", first.stderr);
     // Once a check without the limit has written it, a check under the limit grades and says
     // its progress was not saved.
     assert_eq!(w.run(&["check", "--format", "json"]).code, 1);
