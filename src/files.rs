@@ -86,6 +86,17 @@ pub(crate) fn open_lock_file(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// The workshop's folder in the user's cache (`$XDG_CACHE_HOME/workshop`, else
+/// `~/.cache/workshop`): the runner's copy, the world's host, the sample key, the interpreters
+/// found behind shims. `None` when neither names an absolute folder.
+pub(crate) fn cache_dir() -> Option<std::path::PathBuf> {
+    let base =
+        std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()).map(std::path::PathBuf::from).or_else(|| {
+            std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| std::path::PathBuf::from(h).join(".cache"))
+        })?;
+    base.is_absolute().then(|| base.join("workshop"))
+}
+
 /// The bytes of a regular file (or of a symbolic link to one), at most `cap` of them. Anything
 /// else is named, not read: the file is opened without blocking (and never as a controlling
 /// terminal) and checked on the open descriptor, so what is read is what was checked. The cap

@@ -10,7 +10,6 @@
 //! - `WORKSHOP_SEED` (hexadecimal) sets the key for either: to repeat a grading, or in tests.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use crate::error::Error;
@@ -44,11 +43,7 @@ fn random() -> u64 {
 
 /// The user's key for `check`, made on first use in `<cache>/workshop/sample-key`.
 fn users_key() -> Option<u64> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".cache")))?;
-    let path = base.join("workshop").join("sample-key");
+    let path = crate::files::cache_dir()?.join("sample-key");
     let parse = |text: &str| u64::from_str_radix(text.trim(), 16).ok();
     if let Ok(text) = crate::files::read_data_text(&path, 64) {
         return parse(&text);

@@ -58,14 +58,7 @@ fn forget_compiled_runner() -> bool {
 /// `import sys; sys.path.insert(0, <cache>); import workshop_runner_<hash>`, once the copy is in
 /// place; `None` when there is no private cache folder to write to.
 fn cached_runner() -> Option<String> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".cache")))?;
-    if !base.is_absolute() {
-        return None;
-    }
-    let dir = base.join("workshop");
+    let dir = crate::files::cache_dir()?;
     // FNV-1a of the source: a new runner gets a new module name, so no stale bytecode is used.
     let hash = RUNNER.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
     let module = format!("workshop_runner_{hash:016x}");

@@ -90,11 +90,7 @@ fn executable(path: &Path) -> bool {
 
 /// The folder the records are kept in.
 fn records() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".cache")))?;
-    base.is_absolute().then(|| base.join("workshop").join("interpreters"))
+    crate::files::cache_dir().map(|dir| dir.join("interpreters"))
 }
 
 /// Ask the shim which interpreter it runs, within a few seconds.

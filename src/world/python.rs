@@ -31,12 +31,7 @@ const DRAWS: usize = 8;
 fn host_file() -> Result<&'static Path, String> {
     static PATH: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     PATH.get_or_init(|| {
-        let cache = std::env::var_os("XDG_CACHE_HOME")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".cache")))
-            .filter(|b| b.is_absolute())
-            .map(|b| b.join("workshop"));
+        let cache = crate::files::cache_dir();
         let hash =
             HOST.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
         let name = format!("workshop_world_host_{hash:016x}.py");
