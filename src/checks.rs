@@ -1,7 +1,8 @@
-//! The check engine. A lesson declares its checks (`lessons/<id>/lesson.toml`): calls of a
-//! learner function with expectations on what comes back, or a ticket's probe taken through the
-//! real harness and world with expectations on what the run did. The engine runs them in order;
-//! each looks at one aspect, so one bug fails the checks it breaks and no others.
+//! Runs a lesson's checks against the learner's Python, and grades the file. A lesson declares
+//! its checks (`lessons/<id>/lesson.toml`): calls of a learner function with expectations on what
+//! comes back, or a ticket's probe taken through the real harness and world with expectations on
+//! what the run did (the expectations themselves are `crate::expect`). They run in order; each
+//! looks at one aspect, so one bug fails the checks it breaks and no others.
 
 use std::collections::HashMap;
 
@@ -51,6 +52,25 @@ pub struct CheckResult {
     pub task_id: Option<u32>,
     #[serde(skip)]
     pub hints: Vec<String>,
+}
+
+impl CheckResult {
+    /// The result of the check `spec`, with its name, task and hints, nothing found yet.
+    fn new(spec: &CheckSpec, status: Status, message: String) -> CheckResult {
+        CheckResult {
+            id: spec.id.clone(),
+            name: spec.name.clone(),
+            status,
+            message,
+            output: String::new(),
+            call: None,
+            expected: None,
+            got: None,
+            guidance: None,
+            task_id: spec.task,
+            hints: spec.hints.clone(),
+        }
+    }
 }
 
 /// How a failing check went wrong, before it is named.
@@ -126,19 +146,7 @@ pub(crate) fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<Ch
             let verdict = run_one(spec, lesson, &samples, &mut code);
             // A refused call makes the check not run: no verdict on the code.
             let refused = code.refused.take();
-            let mut result = CheckResult {
-                id: spec.id.clone(),
-                name: spec.name.clone(),
-                status: Status::Pass,
-                message: String::new(),
-                output: String::new(),
-                call: None,
-                expected: None,
-                got: None,
-                guidance: None,
-                task_id: spec.task,
-                hints: spec.hints.clone(),
-            };
+            let mut result = CheckResult::new(spec, Status::Pass, String::new());
             if let Some(why) = refused {
                 result.status = Status::Error;
                 result.message = why;
@@ -430,19 +438,8 @@ impl Report {
         let checks: Vec<CheckResult> = lesson
             .checks
             .iter()
-            .map(|spec| CheckResult {
-                id: spec.id.clone(),
-                name: spec.name.clone(),
-                status: Status::Error,
-                message: why.into(),
-                output: String::new(),
-                call: None,
-                expected: None,
-                got: None,
-                guidance: None,
-                task_id: spec.task,
-                hints: Vec::new(),
-            })
+            // Nothing of a file that did not load was checked: no hint applies.
+            .map(|spec| CheckResult { hints: Vec::new(), ..CheckResult::new(spec, Status::Error, why.into()) })
             .collect();
         let total = checks.len();
         Report {

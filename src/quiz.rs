@@ -39,6 +39,43 @@ pub struct Choice {
 /// The letters a learner picked for one question, sorted and without repeats.
 pub(crate) type Picks = BTreeSet<char>;
 
+/// What is wrong with a quiz file, in words that follow its path. Questions are numbered from 1.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Invalid {
+    #[error("has no questions")]
+    NoQuestions,
+    #[error("question {0} has an empty prompt")]
+    EmptyPrompt(usize),
+    #[error("question {0} has an empty section: name the heading of lesson.md it asks about")]
+    EmptySection(usize),
+    #[error("question {0} needs at least two options")]
+    TooFewOptions(usize),
+    #[error(
+        "question {question}: option {position} is lettered '{letter}', but options go A, B, C... in order, so it should be '{expected}'"
+    )]
+    OutOfOrder { question: usize, position: usize, letter: char, expected: char },
+    #[error("question {question}: option {letter} needs both a text and an explanation")]
+    Unexplained { question: usize, letter: char },
+    #[error("question {0} has no answer")]
+    NoAnswer(usize),
+    #[error("question {question}: the answer '{letter}' is not one of its options ({letters})")]
+    NotAnOption { question: usize, letter: char, letters: String },
+    #[error("question {0} lists an answer letter twice")]
+    AnswerTwice(usize),
+    /// A question's section is no heading of the lesson's text (`text`, whose headings are listed).
+    #[error("question {question}: its section \"{section}\" is not a ## heading of {text} (they are: {headings})")]
+    UnknownSection { question: usize, section: String, text: String, headings: String },
+}
+
+/// Why one answer's letters cannot be read (the caller knows which answer it was).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Unreadable {
+    #[error("'{letter}' is not an option here: pick from {letters}")]
+    NotAnOption { letter: char, letters: String },
+    #[error("it is empty: pick at least one letter from {letters}")]
+    Empty { letters: String },
+}
+
 pub(crate) fn path(lesson: &Lesson) -> PathBuf {
     lesson.dir.join("quiz.toml")
 }
@@ -59,20 +96,20 @@ impl Quiz {
         let text_path = lesson.dir.join("lesson.md");
         let headings =
             crate::files::read_data_text(&text_path, crate::files::DATA_CAP).map(|t| sections(&t)).unwrap_or_default();
-        quiz.sections_exist(&headings, "lesson.md").map_err(|why| Error::corrupt(&path, why))?;
+        quiz.sections_exist(&headings, "lesson.md").map_err(|why| Error::corrupt(&path, why.to_string()))?;
         Ok(quiz)
     }
 
     /// Every question's section is a heading of the lesson's text.
-    fn sections_exist(&self, headings: &[String], text: &str) -> Result<(), String> {
+    fn sections_exist(&self, headings: &[String], text: &str) -> Result<(), Invalid> {
         for (i, q) in self.questions.iter().enumerate() {
             if !headings.contains(&q.section) {
-                return Err(format!(
-                    "question {}: its section \"{}\" is not a ## heading of {text} (they are: {})",
-                    i + 1,
-                    q.section,
-                    headings.iter().map(|h| format!("\"{h}\"")).collect::<Vec<_>>().join(", ")
-                ));
+                return Err(Invalid::UnknownSection {
+                    question: i + 1,
+                    section: q.section.clone(),
+                    text: text.to_string(),
+                    headings: headings.iter().map(|h| format!("\"{h}\"")).collect::<Vec<_>>().join(", "),
+                });
             }
         }
         Ok(())
@@ -102,58 +139,55 @@ impl Quiz {
                 .unwrap_or_default();
             Error::corrupt(path, format!("is not a valid quiz{at}: {}", e.message()))
         })?;
-        quiz.validate().map_err(|why| Error::corrupt(path, why))?;
+        quiz.validate().map_err(|why| Error::corrupt(path, why.to_string()))?;
         Ok(quiz)
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), Invalid> {
         if self.questions.is_empty() {
-            return Err("has no questions".into());
+            return Err(Invalid::NoQuestions);
         }
         for (i, q) in self.questions.iter().enumerate() {
-            let n = i + 1;
-            if q.prompt.trim().is_empty() {
-                return Err(format!("question {n} has an empty prompt"));
-            }
-            if q.section.trim().is_empty() {
-                return Err(format!("question {n} has an empty section: name the heading of lesson.md it asks about"));
-            }
-            if q.options.len() < 2 {
-                return Err(format!("question {n} needs at least two options"));
-            }
-            for (j, option) in q.options.iter().enumerate() {
-                let expected = char::from(b'A' + j as u8);
-                if option.letter != expected {
-                    return Err(format!(
-                        "question {n}: option {} is lettered '{}', but options go A, B, C... in order, so it should be '{expected}'",
-                        j + 1,
-                        option.letter
-                    ));
-                }
-                if option.text.trim().is_empty() || option.explanation.trim().is_empty() {
-                    return Err(format!("question {n}: option {expected} needs both a text and an explanation"));
-                }
-            }
-            if q.answer.is_empty() {
-                return Err(format!("question {n} has no answer"));
-            }
-            for letter in &q.answer {
-                if q.option(*letter).is_none() {
-                    return Err(format!(
-                        "question {n}: the answer '{letter}' is not one of its options ({})",
-                        q.letters()
-                    ));
-                }
-            }
-            if q.answer.iter().collect::<BTreeSet<_>>().len() != q.answer.len() {
-                return Err(format!("question {n} lists an answer letter twice"));
-            }
+            q.validate(i + 1)?;
         }
         Ok(())
     }
 }
 
 impl Question {
+    /// Whether question `n` is well formed: a prompt, a section, options lettered in order and
+    /// explained, and answers among them, each once.
+    fn validate(&self, n: usize) -> Result<(), Invalid> {
+        if self.prompt.trim().is_empty() {
+            return Err(Invalid::EmptyPrompt(n));
+        }
+        if self.section.trim().is_empty() {
+            return Err(Invalid::EmptySection(n));
+        }
+        if self.options.len() < 2 {
+            return Err(Invalid::TooFewOptions(n));
+        }
+        for (j, option) in self.options.iter().enumerate() {
+            let expected = char::from(b'A' + j as u8);
+            if option.letter != expected {
+                return Err(Invalid::OutOfOrder { question: n, position: j + 1, letter: option.letter, expected });
+            }
+            if option.text.trim().is_empty() || option.explanation.trim().is_empty() {
+                return Err(Invalid::Unexplained { question: n, letter: expected });
+            }
+        }
+        if self.answer.is_empty() {
+            return Err(Invalid::NoAnswer(n));
+        }
+        if let Some(letter) = self.answer.iter().find(|l| self.option(**l).is_none()) {
+            return Err(Invalid::NotAnOption { question: n, letter: *letter, letters: self.letters() });
+        }
+        if self.answer.iter().collect::<BTreeSet<_>>().len() != self.answer.len() {
+            return Err(Invalid::AnswerTwice(n));
+        }
+        Ok(())
+    }
+
     pub fn option(&self, letter: char) -> Option<&Choice> {
         self.options.iter().find(|o| o.letter == letter)
     }
@@ -176,17 +210,17 @@ impl Question {
 
     /// Read the letters of one answer, such as "bd" or "B, D": case and spaces do not matter.
     /// The error says what is wrong, without saying where: the caller knows the position.
-    pub fn parse_picks(&self, token: &str) -> Result<Picks, String> {
+    pub(crate) fn parse_picks(&self, token: &str) -> Result<Picks, Unreadable> {
         let mut picks = Picks::new();
         for c in token.chars().filter(|c| !c.is_whitespace() && *c != ',') {
             let letter = c.to_ascii_uppercase();
             if self.option(letter).is_none() {
-                return Err(format!("'{c}' is not an option here: pick from {}", self.letters()));
+                return Err(Unreadable::NotAnOption { letter: c, letters: self.letters() });
             }
             picks.insert(letter);
         }
         if picks.is_empty() {
-            return Err(format!("it is empty: pick at least one letter from {}", self.letters()));
+            return Err(Unreadable::Empty { letters: self.letters() });
         }
         Ok(picks)
     }
@@ -289,7 +323,7 @@ options = [
     fn a_section_must_be_a_heading_of_the_text() {
         let quiz = small();
         assert!(quiz.sections_exist(&sections("# T\n## One\ntext\n## Two\n"), "lesson.md").is_ok());
-        let err = quiz.sections_exist(&sections("## One\n## Three\n"), "lesson.md").unwrap_err();
+        let err = quiz.sections_exist(&sections("## One\n## Three\n"), "lesson.md").unwrap_err().to_string();
         assert!(err.starts_with("question 2: its section \"Two\""), "{err}");
         assert!(err.contains("\"One\", \"Three\""), "{err}");
     }
