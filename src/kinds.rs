@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::expect::{first_difference, Expect};
+use crate::expect::{first_difference, Expectations};
 
 /// Words in a request that a reply depends on only by their kind (`[[own_words]]` in a
 /// lesson's manifest).
@@ -21,7 +21,7 @@ pub struct Words {
     #[serde(default)]
     pub tickets: Vec<String>,
     /// Which content blocks of the request's messages hold them (expectations on the block).
-    pub blocks: Vec<Expect>,
+    pub blocks: Expectations,
     /// The key of such a block that holds the words (`content`).
     pub part: String,
     /// The kinds, tried in order; the first whose `when` holds of the block names the words.
@@ -36,7 +36,7 @@ pub struct Kind {
     /// The kind in words, for the cards: "flagged, and nothing of the crash's text".
     pub says: String,
     /// Expectations on the block, its part read as text (a list of text blocks as their texts).
-    pub when: Vec<Expect>,
+    pub when: Expectations,
 }
 
 impl Words {
@@ -55,10 +55,8 @@ impl Words {
                 out.push(format!("{at}: there is no ticket '{t}': choose from {}", tickets.join(", ")));
             }
         }
-        for e in &self.blocks {
-            if let Err(why) = e.validate() {
-                out.push(format!("{at}: in blocks: {why}"));
-            }
+        for why in self.blocks.malformed() {
+            out.push(format!("{at}: in blocks: {why}"));
         }
         for (i, kind) in self.kinds.iter().enumerate() {
             if self.kinds[..i].iter().any(|k| k.id == kind.id) {
@@ -67,10 +65,8 @@ impl Words {
             if kind.when.is_empty() {
                 out.push(format!("{at}: kind '{}' has no `when`: say what makes words of that kind", kind.id));
             }
-            for e in &kind.when {
-                if let Err(why) = e.validate() {
-                    out.push(format!("{at}: in kind '{}': {why}", kind.id));
-                }
+            for why in kind.when.malformed() {
+                out.push(format!("{at}: in kind '{}': {why}", kind.id));
             }
         }
         out

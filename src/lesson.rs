@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::expect::Expect;
+use crate::expect::{Expect, Expectations};
 use crate::world::python::{PythonWorld, Refused};
 pub(crate) use crate::world::Tool;
 use crate::world::{Place, Problem, TicketKeys};
@@ -481,7 +481,7 @@ pub struct CheckSpec {
     pub ticket: Option<String>,
     /// For a ticket check: what the run must show.
     #[serde(default)]
-    pub expect: Vec<Expect>,
+    pub expect: Expectations,
     /// Likely mistakes, recognised by the shape of what came back, each with its own advice.
     #[serde(default)]
     pub guidance: Vec<Guidance>,
@@ -495,7 +495,7 @@ pub struct CheckSpec {
 pub struct Case {
     /// The arguments; a string `$name` is the sample of that name.
     pub args: Vec<Value>,
-    pub expect: Vec<Expect>,
+    pub expect: Expectations,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -505,7 +505,7 @@ pub struct Guidance {
     pub mistake: String,
     /// How to recognise it: expectations that all hold on what came back.
     #[serde(default)]
-    pub when: Vec<Expect>,
+    pub when: Expectations,
     /// Or: the call raised, and its error reads like this (`KeyError: 'error'`).
     #[serde(default)]
     pub raises: Option<String>,
@@ -992,7 +992,7 @@ impl Lesson {
             // and expectations, a ticket check's expectations and the guidance's `when`, each
             // expectation visited by the same walk that resolves it.
             let values = std::cell::RefCell::new(Vec::new());
-            let collect = |e: &crate::expect::Expect| {
+            let collect = |e: &Expect| {
                 e.map_values(&|v| {
                     values.borrow_mut().push(v.clone());
                     v.clone()
@@ -1087,16 +1087,14 @@ impl Lesson {
                     );
                 }
             }
-            let expectations = check
+            let malformed = check
                 .cases
                 .iter()
-                .flat_map(|c| &c.expect)
-                .chain(&check.expect)
-                .chain(check.guidance.iter().flat_map(|g| &g.when));
-            for e in expectations {
-                if let Err(why) = e.validate() {
-                    problems.say(&at, format!("check {}: {why}", check.id));
-                }
+                .flat_map(|c| c.expect.malformed())
+                .chain(check.expect.malformed())
+                .chain(check.guidance.iter().flat_map(|g| g.when.malformed()));
+            for why in malformed {
+                problems.say(&at, format!("check {}: {why}", check.id));
             }
         }
     }

@@ -235,7 +235,7 @@ mod tests {
             call: None,
             cases: Vec::new(),
             ticket: None,
-            expect: Vec::new(),
+            expect: Default::default(),
             guidance: Vec::new(),
             task: None,
         }
