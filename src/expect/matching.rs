@@ -286,8 +286,7 @@ mod tests {
         assert_eq!(d.to_string(), "isError: expected missing, got False");
         let d = first_difference(&[eq("a", json!(1))], &json!("text"), &[]).unwrap_err();
         assert_eq!(d.to_string(), "a: expected 1, got missing");
-        let maybe =
-Expect::on("isError", Want::OneOf { options: vec![json!(false)], or_absent: true });
+        let maybe = Expect::on("isError", Want::OneOf { options: vec![json!(false)], or_absent: true });
         assert!(first_difference(std::slice::from_ref(&maybe), &json!({}), &[]).is_ok());
         assert!(first_difference(std::slice::from_ref(&maybe), &json!({"isError": false}), &[]).is_ok());
         assert!(first_difference(&[maybe], &json!({"isError": "false"}), &[]).is_err());
@@ -544,5 +543,4 @@ Expect::on("isError", Want::OneOf { options: vec![json!(false)], or_absent: true
             "the result: expected 1 in any order, got 1"
         );
     }
-
 }

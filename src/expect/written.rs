@@ -58,7 +58,9 @@ pub(crate) enum Malformed {
         "the path '{0}' has an empty part: join keys and list positions with single dots, like content.0.tool_use_id"
     )]
     EmptyPart(String),
-    #[error("the path '{0}' starts with '@': only @args.N (N the argument's position, from 0) reads a call's argument")]
+    #[error(
+        "the path '{0}' starts with '@': only @args.N (N the argument's position, from 0) reads a call's argument"
+    )]
     NotAnArgument(String),
     #[error("an expectation on '{0}' must say exactly one of {KINDS}")]
     NotOneKind(String),
@@ -147,7 +149,9 @@ impl RawExpect {
             if inner.is_empty() {
                 return Err(Malformed::EmptyList { on: on.to_string(), word });
             }
-            let read = |e| Expect::try_from(e).map_err(|why| Malformed::Nested { word, on: on.to_string(), why: Box::new(why) });
+            let read = |e| {
+                Expect::try_from(e).map_err(|why| Malformed::Nested { word, on: on.to_string(), why: Box::new(why) })
+            };
             inner.into_iter().map(read).collect()
         };
         let length = match (self.len, self.min_len, self.max_len) {

@@ -147,3 +147,40 @@ fn each_markdown_construct_renders_at_80_and_50_columns() {
         insta::assert_snapshot!(format!("lesson_construct_{name}"), text);
     }
 }
+
+#[test]
+fn a_manifest_in_the_earlier_harness_form_is_refused_with_the_hooks_to_write_instead() {
+    let ws = Workshop::from_fixture("toy");
+    let path = "lessons/parcel-desk/lesson.toml";
+    let text = ws.read(path);
+    let start = text.find("# The desk's own failure shape").unwrap();
+    let end = text.find("[harness]").unwrap();
+    // The form lessons were written in before [hooks]: the harness's roles under [harness].
+    let old = format!(
+        "{}[harness]\nbuild = \"problem\"\ndecide = \"next_move\"\ngive = \"result\"\nanswers = {{ again = \"retry\", halt = \"report\" }}\n{}",
+        &text[..start],
+        &text[end + "[harness]\n".len()..]
+    );
+    ws.write(path, &old);
+    let line = old.lines().position(|l| l == "[harness]").unwrap() + 1;
+    let run = ws.run(&["doctor", "parcel-desk"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    let said = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        said.contains(&format!(
+            "line {line}: [harness] has build, decide, give, answers, the earlier form of the hooks, which is no longer read: write [hooks.build] with function = \"problem\" and args = [\"category\", \"message\"], and [hooks.decide] with function = \"next_move\", args = [\"result\"] and answers = {{ again = \"retry\", halt = \"report\" }} instead, with a [failure] table"
+        )),
+        "{}",
+        run.stdout
+    );
+    // pass_verify alone says only to remove it.
+    ws.write(path, &text.replace("[harness]\n", "[harness]\npass_verify = true\n"));
+    let run = ws.run(&["doctor", "parcel-desk"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("[harness] has pass_verify, the earlier form of the hooks, which is no longer read: remove them"),
+        "{}",
+        run.stdout
+    );
+}

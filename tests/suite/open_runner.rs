@@ -110,32 +110,6 @@ fn a_learner_function_the_lesson_cannot_call_is_a_load_error_with_its_line() {
 }
 
 #[test]
-fn a_manifest_in_the_earlier_harness_form_names_the_keys_to_add() {
-    let ws = Workshop::from_fixture("toy");
-    let path = "lessons/parcel-desk/lesson.toml";
-    let text = ws.read(path);
-    let start = text.find("# The desk's own failure shape").unwrap();
-    let end = text.find("[harness]").unwrap();
-    // The form lessons were written in before [hooks]: the harness's roles under [harness].
-    let old = format!(
-        "{}[harness]\nbuild = \"problem\"\ndecide = \"next_move\"\ngive = \"result\"\nanswers = {{ again = \"retry\", halt = \"report\" }}\n{}",
-        &text[..start],
-        &text[end + "[harness]\n".len()..]
-    );
-    ws.write(path, &old);
-    let run = ws.run(&["doctor", "parcel-desk"]);
-    assert_eq!(run.code, 2, "{}", run.stdout);
-    assert!(run.stdout.contains("no [failure] table says how they look: add [failure] with `flag`"), "{}", run.stdout);
-    // With the one table added, the earlier form is read as the hooks it means.
-    let fixed = old.replace("[harness]\nbuild", "[failure]\nflag = \"failed\"\nerror = \"problem\"\ncategory = \"kind\"\nretryable = \"again\"\nmessage = \"note\"\n\n[harness]\nbuild");
-    ws.write(path, &fixed);
-    let record = ws.run(&["record", "parcel-desk"]);
-    assert_eq!(record.code, 0, "{}\n{}", record.stdout, record.stderr);
-    let run = ws.run(&["doctor", "parcel-desk"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-}
-
-#[test]
 fn a_lesson_added_to_a_copy_of_the_root_runs_through_every_command() {
     let ws = Workshop::new();
     for part in ["lessons", "starter", "recordings"] {

@@ -1,0 +1,102 @@
+//! Loading a lesson: its manifest read, validated, and its world started.
+
+use std::path::Path;
+
+use super::paths::{known_ids, validate_id};
+use super::problems::Problems;
+use super::Lesson;
+use crate::error::Error;
+
+/// Every lesson of the root, loaded, in course order (by number).
+pub(crate) fn all_in_order(root: &Path) -> Result<Vec<Lesson>, Error> {
+    let mut lessons: Vec<Lesson> =
+        known_ids(root).iter().map(|id| Lesson::load_listed(root, id)).collect::<Result<_, _>>()?;
+    lessons.sort_by_key(|l| l.number);
+    Ok(lessons)
+}
+
+impl Lesson {
+    /// Load and validate `lessons/<id>/lesson.toml`.
+    pub fn load(root: &Path, id: &str) -> Result<Lesson, Error> {
+        Lesson::load_in(root, id, true)
+    }
+
+    /// A lesson to list, its world not started: its place is nowhere, so nothing of it runs.
+    /// Its world's checks wait for a command that runs it.
+    pub(crate) fn load_listed(root: &Path, id: &str) -> Result<Lesson, Error> {
+        Lesson::load_in(root, id, false)
+    }
+
+    fn load_in(root: &Path, id: &str, world: bool) -> Result<Lesson, Error> {
+        validate_id(id)?;
+        let dir = root.join("lessons").join(id);
+        let path = dir.join("lesson.toml");
+        if !path.is_file() {
+            let known = known_ids(root);
+            let list = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+            return Err(Error::usage(format!("there is no lesson '{id}'. Lessons here: {list}.")));
+        }
+        let text = crate::files::read_data_text(&path, crate::files::DATA_CAP)
+            .map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;
+        Lesson::from_text(&text, &path, &dir, Some(id), world.then_some(root))
+    }
+
+    /// Load a manifest from any path (lesson authors' fixtures too), validated.
+    pub fn load_file(path: &Path, dir: &Path, id: Option<&str>) -> Result<Lesson, Error> {
+        let text = crate::files::read_data_text(path, crate::files::DATA_CAP)
+            .map_err(|e| Error::corrupt(path, format!("cannot be read: {e}")))?;
+        // A lesson lives in <root>/lessons/<id>/, its world in <root>/worlds/<name>/.
+        let root = dir.parent().and_then(Path::parent).unwrap_or(dir);
+        Lesson::from_text(&text, path, dir, id, Some(root))
+    }
+
+    /// A manifest's text, validated, its world found under `<root>/worlds/` and loaded.
+    pub(crate) fn from_text(
+        text: &str,
+        path: &Path,
+        dir: &Path,
+        id: Option<&str>,
+        root: Option<&Path>,
+    ) -> Result<Lesson, Error> {
+        let mut lesson: Lesson = toml::from_str(text).map_err(|e| {
+            let at = e
+                .span()
+                .map(|s| format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1)))
+                .unwrap_or_default();
+            Error::corrupt(
+                path,
+                format!(
+                    "is not a valid lesson manifest{at}: {}. Fix it, or restore it with git checkout.",
+                    e.message().trim()
+                ),
+            )
+        })?;
+        lesson.dir = dir.to_path_buf();
+        if let Some(id) = id {
+            if lesson.id != id {
+                return Err(Error::corrupt(
+                    path,
+                    format!("says its id is '{}', but it lives in lessons/{id}", lesson.id),
+                ));
+            }
+        }
+        let mut problems = Problems::default();
+        lesson.validate(&mut problems);
+        let Some(root) = root else {
+            // Listed only: what needs the world waits for a command that starts it.
+            let problems = problems.placed(text);
+            if !problems.is_empty() {
+                return Err(Error::corrupt(path, problems.join("\n  ")));
+            }
+            return Ok(lesson);
+        };
+        if problems.found.is_empty() {
+            lesson.start_world(&mut problems, root, text, path);
+        }
+        let problems = problems.placed(text);
+        if !problems.is_empty() {
+            return Err(Error::corrupt(path, problems.join("\n  ")));
+        }
+        Ok(lesson)
+    }
+}

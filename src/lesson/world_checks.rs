@@ -1,0 +1,118 @@
+//! The checks of a lesson's data that only its world can make: the behaviours its tools name,
+//! its samples' messages and fields, the counts its notes and questions name.
+
+use super::check_spec::sample_refs;
+use super::problems::Problems;
+use super::Lesson;
+use crate::expect::Expect;
+use crate::world::python::PythonWorld;
+use crate::world::Place;
+
+impl Lesson {
+    /// The problems of the lesson's data its world finds: tools that do what it cannot, samples
+    /// of messages it does not have, then (if there were none) unknown samples and counts.
+    pub(super) fn check_with_world(&self, world: &PythonWorld, name: &str) -> Problems {
+        let mut problems = Problems::default();
+        for tool in &self.tools {
+            if !world.behaviours().contains(&tool.does) {
+                problems.say(
+                    format!("does = \"{}\"", tool.does),
+                    format!(
+                        "tool {} does '{}', which the world {name} cannot do: {}",
+                        tool.name,
+                        tool.does,
+                        world.behaviours().join(", ")
+                    ),
+                );
+            }
+        }
+        for (sample_name, sample) in &self.samples {
+            if world.message(&sample.message).is_none() {
+                problems.say(
+                    format!("{sample_name} = {{"),
+                    format!("sample {sample_name} uses an unknown message '{}'", sample.message),
+                );
+            }
+        }
+        if problems.found.is_empty() {
+            self.check_sample_refs(&mut problems, world);
+            self.check_outcomes(&mut problems, world);
+        }
+        problems
+    }
+
+    /// Every `$name` in a case is a sample, or a field the world draws for the samples (an id
+    /// every sample message of the run names, say).
+    fn check_sample_refs(&self, problems: &mut Problems, world: &PythonWorld) {
+        let drawn = world.drawn();
+        for check in &self.checks {
+            let at = format!("id = \"{}\"", check.id);
+            // Every value the checks resolve samples in (`checks::resolved`): the cases' arguments
+            // and expectations, a ticket check's expectations and the guidance's `when`, each
+            // expectation visited by the same walk that resolves it.
+            let values = std::cell::RefCell::new(Vec::new());
+            let collect = |e: &Expect| {
+                e.map_values(&|v| {
+                    values.borrow_mut().push(v.clone());
+                    v.clone()
+                });
+            };
+            for case in &check.cases {
+                values.borrow_mut().extend(case.args.iter().cloned());
+                case.expect.iter().for_each(collect);
+            }
+            check.expect.iter().for_each(collect);
+            check.guidance.iter().flat_map(|g| &g.when).for_each(collect);
+            let mut names = sample_refs(&values.into_inner());
+            names.sort();
+            names.dedup();
+            for name in names {
+                if !self.samples.contains_key(&name) && !drawn.contains(&name) {
+                    let also = if drawn.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", or a drawn field: ${}", drawn.join(", $"))
+                    };
+                    problems.say(
+                        &at,
+                        format!("check {} uses an unknown sample '${name}': name one of [samples]{also}", check.id),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The counts each note and question names are counts a run has, with values they can have.
+    fn check_outcomes(&self, problems: &mut Problems, world: &PythonWorld) {
+        for ticket in &self.tickets {
+            let at = format!("id = \"{}\"", ticket.id);
+            let mut known = crate::events::Counts::keys();
+            known.extend(world.counted(&ticket.id));
+            let notes = ticket.notes.list().iter().map(|n| ("a note", &n.when));
+            let choices = ticket.predict.iter().flat_map(|p| &p.choices).map(|c| ("a choice of its question", &c.when));
+            for (what, when) in notes.chain(choices) {
+                for (key, cond) in when {
+                    let why = if known.contains(key) {
+                        cond.problem(key)
+                    } else {
+                        Some(format!("'{key}' is not something a run counts: choose from {}", known.join(", ")))
+                    };
+                    if let Some(why) = why {
+                        problems.say(&at, format!("ticket {}: {what} asks for {key}: {why}", ticket.id));
+                    }
+                }
+            }
+            let list = ticket.notes.list();
+            if let Some(i) = list.iter().position(|n| n.when.is_empty()).filter(|i| i + 1 < list.len()) {
+                problems.say(
+                    &at,
+                    format!(
+                        "ticket {}: note {} applies to every run, so the notes after it never show: put it last",
+                        ticket.id,
+                        i + 1
+                    ),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! A lesson's world: its process started at load, in the background, and waited for (and its
+//! checks of the lesson's data made) at first use.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::nowhere::NOWHERE;
+use super::paths::plain_word;
+use super::problems::Problems;
+use super::Lesson;
+use crate::error::Error;
+use crate::world::python::{PythonWorld, Refused};
+use crate::world::{Place, TicketKeys};
+
+impl Lesson {
+    /// The lesson once its world has loaded and checked the lesson's data: for a caller that
+    /// wants those problems now, not at the world's first use.
+    pub(crate) fn opened(self) -> Result<Lesson, Error> {
+        self.world()?;
+        Ok(self)
+    }
+
+    /// The lesson's world, waited for: `None` when it has none to run (listed only, or no Python).
+    fn world(&self) -> Result<Option<&PythonWorld>, Error> {
+        let Some(slot) = &self.world_slot else { return Ok(None) };
+        match slot.opened.get_or_init(|| self.finish_opening(slot)) {
+            Ok(world) => Ok(world.as_deref()),
+            Err((path, why)) => Err(Error::Corrupt { path: path.clone(), why: why.clone() }),
+        }
+    }
+
+    /// The lesson's world, loaded (nowhere when it could not be: `world_error` says why).
+    pub(crate) fn place(&self) -> &dyn Place {
+        match self.world() {
+            Ok(Some(world)) => world,
+            _ => &NOWHERE,
+        }
+    }
+
+    /// What keeps the lesson's world from answering, if anything: data it refused, or an
+    /// author's error in it met while running. The command reports it instead of anything it
+    /// would have said of the learner's code.
+    pub(crate) fn world_error(&self) -> Option<Error> {
+        match self.world() {
+            Err(e) => Some(e),
+            Ok(Some(world)) => world.broken().map(|why| world.error(why)),
+            Ok(None) => None,
+        }
+    }
+
+    /// Start the world the lesson names (`<root>/worlds/<name>/world.py`) in its own process,
+    /// in the background: it loads while the command goes on (and the learner's Python starts),
+    /// and is waited for at its first use.
+    pub(super) fn start_world(&mut self, problems: &mut Problems, root: &Path, text: &str, path: &Path) {
+        let worlds = root.join("worlds");
+        let Some(name) = self.setting.clone() else {
+            problems.say(
+                "title",
+                format!(
+                    "the manifest names no world: add setting = \"<name>\" near the top (worlds here: {})",
+                    world_names(&worlds)
+                ),
+            );
+            return;
+        };
+        let file = worlds.join(&name).join("world.py");
+        if !plain_word(&name) || !file.is_file() {
+            problems.say(
+                "setting",
+                format!(
+                    "setting '{name}' is not a world here: there is no worlds/{name}/world.py (worlds here: {})",
+                    world_names(&worlds)
+                ),
+            );
+            return;
+        }
+        let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+        let (data, tools) = (self.world.clone(), self.tools.clone());
+        let tickets: Vec<(String, toml::Table)> =
+            self.tickets.iter().map(|t| (t.id.clone(), t.world.clone())).collect();
+        let opening = file.clone();
+        let open = move || {
+            let keys: Vec<TicketKeys<'_>> = tickets.iter().map(|(id, keys)| TicketKeys { id, keys }).collect();
+            PythonWorld::open(&opening, &shown, &data, &tools, &keys)
+        };
+        let pending = match std::thread::Builder::new().name("world".into()).spawn(open.clone()) {
+            Ok(handle) => Pending::Thread(handle),
+            Err(_) => Pending::Now(Box::new(open)),
+        };
+        self.world_slot = Some(Arc::new(WorldSlot {
+            pending: std::sync::Mutex::new(Some(pending)),
+            opened: std::sync::OnceLock::new(),
+            text: text.to_string(),
+            path: path.to_path_buf(),
+            file,
+            name,
+        }));
+    }
+
+    /// Wait for the world, then check what of the lesson only it can tell: its tools' behaviours,
+    /// the samples' messages and fields, the counts notes name.
+    fn finish_opening(&self, slot: &WorldSlot) -> Opened {
+        let pending = slot.pending.lock().ok().and_then(|mut p| p.take());
+        let opened = match pending {
+            Some(Pending::Thread(handle)) => {
+                handle.join().unwrap_or_else(|_| Err(Refused::Broken("its loading stopped unexpectedly".into())))
+            }
+            Some(Pending::Now(open)) => open(),
+            None => Err(Refused::Broken("it was waited for twice".into())),
+        };
+        let manifest = |problems: Problems| {
+            let placed = problems.placed(&slot.text);
+            (slot.path.display().to_string(), placed.join("\n  "))
+        };
+        let world = match opened {
+            Ok(world) => world,
+            Err(Refused::Problems(found)) => return Err(manifest(Problems { found })),
+            Err(Refused::Broken(why)) => return Err((slot.file.display().to_string(), why)),
+            // With no Python nothing can run: the learner's bridge says so in its own words, and
+            // an autograder still gets its report.
+            Err(Refused::NoPython) => return Ok(None),
+        };
+        let problems = self.check_with_world(&world, &slot.name);
+        if problems.found.is_empty() {
+            Ok(Some(Arc::new(world)))
+        } else {
+            Err(manifest(problems))
+        }
+    }
+}
+
+/// A world's process being started: on a thread of its own, or (when no thread could be made)
+/// at its first use.
+enum Pending {
+    Thread(std::thread::JoinHandle<Result<PythonWorld, Refused>>),
+    Now(Box<dyn FnOnce() -> Result<PythonWorld, Refused> + Send>),
+}
+
+/// A world once waited for: loaded (`None`: nothing to run it with), or why not, as a path and
+/// a reason.
+type Opened = Result<Option<Arc<PythonWorld>>, (String, String)>;
+
+/// A lesson's world: being started, then loaded (or why not).
+pub(crate) struct WorldSlot {
+    pending: std::sync::Mutex<Option<Pending>>,
+    opened: std::sync::OnceLock<Opened>,
+    /// The manifest's text and path, to place the world's problems at their lines.
+    text: String,
+    path: PathBuf,
+    /// The world's file, and its name.
+    file: PathBuf,
+    name: String,
+}
+
+impl std::fmt::Debug for WorldSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the world {}", self.name)
+    }
+}
+
+/// The worlds under a root's `worlds/` folder, for messages: `harbour, shop`, or `none`.
+fn world_names(worlds: &Path) -> String {
+    let mut names: Vec<String> = std::fs::read_dir(worlds)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.path().join("world.py").is_file())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
