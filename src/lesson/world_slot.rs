@@ -25,7 +25,7 @@ impl Lesson {
         let Some(slot) = &self.world_slot else { return Ok(None) };
         match slot.opened.get_or_init(|| self.finish_opening(slot)) {
             Ok(world) => Ok(world.as_deref()),
-            Err((path, why)) => Err(Error::Corrupt { path: path.clone(), why: why.clone() }),
+            Err(not) => Err(Error::Corrupt { path: not.path.clone(), why: not.why.clone() }),
         }
     }
 
@@ -110,12 +110,12 @@ impl Lesson {
         };
         let manifest = |problems: Problems| {
             let placed = problems.placed(&slot.text);
-            (slot.path.display().to_string(), placed.join("\n  "))
+            NotOpened { path: slot.path.display().to_string(), why: placed.join("\n  ") }
         };
         let world = match opened {
             Ok(world) => world,
             Err(Refused::Problems(found)) => return Err(manifest(Problems { found })),
-            Err(Refused::Broken(why)) => return Err((slot.file.display().to_string(), why)),
+            Err(Refused::Broken(why)) => return Err(NotOpened { path: slot.file.display().to_string(), why }),
             // With no Python nothing can run: the learner's bridge says so in its own words, and
             // an autograder still gets its report.
             Err(Refused::NoPython) => return Ok(None),
@@ -136,9 +136,16 @@ enum Pending {
     Now(Box<dyn FnOnce() -> Result<PythonWorld, Refused> + Send>),
 }
 
-/// A world once waited for: loaded (`None`: nothing to run it with), or why not, as a path and
-/// a reason.
-type Opened = Result<Option<Arc<PythonWorld>>, (String, String)>;
+/// A world once waited for: loaded (`None`: nothing to run it with), or why not.
+type Opened = Result<Option<Arc<PythonWorld>>, NotOpened>;
+
+/// Why a world did not open: the file to fix (the manifest, or the world's own), and what is
+/// wrong with it.
+#[derive(Debug, Clone)]
+struct NotOpened {
+    path: String,
+    why: String,
+}
 
 /// A lesson's world: being started, then loaded (or why not).
 pub(crate) struct WorldSlot {
