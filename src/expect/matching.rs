@@ -37,6 +37,7 @@ pub(crate) fn first_difference(expect: &[Expect], got: &Value, args: &[Value]) -
                     want: wanted(e, value, args),
                     got: value.cloned(),
                     negated: true,
+                    length: matches!(e.want, Want::Length(_)),
                 }))
             }
         }
@@ -221,16 +222,18 @@ pub(crate) struct Difference {
     pub got: Option<Value>,
     /// The expectation was negated, and what it names is what was there.
     pub negated: bool,
+    /// What was wanted is a length (which a value has, rather than is).
+    pub length: bool,
 }
 
 impl Difference {
     fn unmet(path: &str, want: String, got: Option<&Value>) -> Difference {
-        Difference { path: path.to_string(), want, got: got.cloned(), negated: false }
+        Difference { path: path.to_string(), want, got: got.cloned(), negated: false, length: false }
     }
 
     /// "expected …", or "must not be …" (or "must not have …" for a length) when negated.
     pub(crate) fn verdict(&self) -> String {
-        match (self.negated, self.want.starts_with("a length")) {
+        match (self.negated, self.length) {
             (false, _) => format!("expected {}", self.want),
             (true, false) => format!("must not be {}", self.want),
             (true, true) => format!("must not have {}", self.want),
