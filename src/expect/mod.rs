@@ -201,4 +201,16 @@ mod tests {
         assert_eq!(list.malformed().len(), 1);
         assert!(list.malformed()[0].to_string().contains("on 'b' must say exactly one of"));
     }
+
+    #[test]
+    fn one_expectation_read_on_its_own_is_refused_when_malformed() {
+        #[derive(Debug, serde::Deserialize)]
+        struct One {
+            #[allow(dead_code)]
+            e: super::Expect,
+        }
+        assert!(toml::from_str::<One>(r#"e = { path = "a", equals = 1 }"#).is_ok());
+        let refused = toml::from_str::<One>(r#"e = { path = "a", len = 1, max_len = 2 }"#).unwrap_err().to_string();
+        assert!(refused.contains("'a' has len and min_len or max_len"), "{refused}");
+    }
 }
