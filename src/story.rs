@@ -5,8 +5,9 @@
 
 use serde_json::{json, Value};
 
-use crate::events::{Counts, Event, Tone, Verdict};
-use crate::lesson::{Cond, Note};
+use crate::events::{self, Counts, Event, Judgement, Tone, Verdict};
+use crate::lesson::{Cond, Note, Runtime};
+use crate::render::plural;
 use crate::world::{Effects, Place};
 
 /// How a failed try is judged, once the run is over.
@@ -144,28 +145,59 @@ fn judge(all: &[Try], place: &dyn Place, events: &[Event]) -> Vec<(usize, Judged
     out
 }
 
-/// Colour the attempts once the run is over: whether an attempt was retried, and how that went,
-/// is known only then.
-pub(crate) fn settle_tones(events: &mut [Event], place: &dyn Place) {
+/// The story's judgement of every attempt, once the run is over: whether it was retried, and
+/// how that went, is known only then. Kept beside the events, which stay as they happened.
+pub(crate) fn judgement(events: &[Event], place: &dyn Place, runtime: Runtime) -> Judgement {
     let all = tries(events);
-    for (at, judged) in judge(&all, place, events) {
-        if let Event::Attempt { tone, .. } = &mut events[at] {
-            *tone = match judged {
-                Judged::Sound => Tone::Retried,
-                Judged::Checked => Tone::Checked,
-                Judged::Wasted | Judged::Again => Tone::Wasted,
-                Judged::Blind => Tone::Blind,
-                Judged::Settled => Tone::Settled,
-                Judged::Reported => Tone::Reported,
-                Judged::Dropped => Tone::Dropped,
+    let judged = judge(&all, place, events);
+    let model_retried = match runtime {
+        Runtime::Sdk => model_retries(events),
+        Runtime::Harness => Vec::new(),
+    };
+    let out = events
+        .iter()
+        .enumerate()
+        .map(|(at, event)| {
+            let Event::Attempt { failed, retried, .. } = event else {
+                return None;
             };
+            let tone = match judged.iter().find(|(i, _)| *i == at).map(|(_, j)| *j) {
+                _ if !failed => Tone::Worked,
+                Some(Judged::Sound) => Tone::Retried,
+                Some(Judged::Checked) => Tone::Checked,
+                Some(Judged::Wasted | Judged::Again) => Tone::Wasted,
+                Some(Judged::Blind) => Tone::Blind,
+                Some(Judged::Settled) => Tone::Settled,
+                Some(Judged::Reported) | None => Tone::Reported,
+                Some(Judged::Dropped) => Tone::Dropped,
+            };
+            Some(events::Judged { tone, retried: *retried || model_retried.contains(&at) })
+        })
+        .collect();
+    Judgement(out)
+}
+
+/// In the SDK runtime a retry is the model calling the same tool with the same input again:
+/// the attempts so retried, each the last attempt of a same call before the call that repeats
+/// it.
+fn model_retries(events: &[Event]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (at, event) in events.iter().enumerate() {
+        let Event::ToolCall { tool, input, .. } = event else {
+            continue;
+        };
+        let mut same_call = false;
+        let mut last_attempt = None;
+        for (i, earlier) in events[..at].iter().enumerate() {
+            match earlier {
+                Event::ToolCall { tool: t, input: x, .. } => same_call = t == tool && x == input,
+                Event::Attempt { .. } if same_call => last_attempt = Some(i),
+                _ => {}
+            }
         }
+        out.extend(last_attempt);
     }
-    for event in events.iter_mut() {
-        if let Event::Attempt { failed: false, tone, .. } = event {
-            *tone = Tone::Worked;
-        }
-    }
+    out
 }
 
 /// "once", "twice", "3 times".
@@ -174,14 +206,6 @@ fn times(n: usize) -> String {
         1 => "once".into(),
         2 => "twice".into(),
         n => format!("{n} times"),
-    }
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
     }
 }
 
@@ -407,7 +431,6 @@ mod tests {
             cause: cause.map(String::from),
             summary: None,
             retried: false,
-            tone: Tone::Reported,
             wire: None,
             printed: String::new(),
             answer: None,

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crossterm::event::{Event as TermEvent, KeyEvent};
 
-use crate::events::{self, Event, Replay};
+use crate::events::{self, Event, Replay, Told};
 use crate::lesson::Runtime;
 use crate::player::keys::{self, Action};
 use crate::player::predict::{Guess, Question};
@@ -69,7 +69,7 @@ impl Show {
     fn new(runs: Vec<Replay>) -> Show {
         let mut items = Vec::new();
         let split = match runs.as_slice() {
-            [a, b] => events::split_point(&a.events, &b.events),
+            [a, b] => events::split_point(a, b),
             _ => None,
         };
         if runs.len() == 2 {
@@ -91,6 +91,14 @@ impl Show {
     pub fn event(&self, item: Item) -> Option<&Event> {
         match item {
             Item::Event { run, index } => self.runs.get(run)?.events.get(index),
+            _ => None,
+        }
+    }
+
+    /// The item's event with the story's judgement of it, for its card.
+    pub fn told(&self, item: Item) -> Option<Told<'_>> {
+        match item {
+            Item::Event { run, index } => self.runs.get(run)?.told().get(index).copied(),
             _ => None,
         }
     }

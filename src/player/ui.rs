@@ -253,7 +253,7 @@ fn card_lines<S: Source>(
         let start = lines.len();
         let body: Vec<Line<'static>> = match *item {
             Item::Event { .. } => {
-                let event = show.event(*item).cloned();
+                let event = show.told(*item);
                 event.map(|e| ansi::lines(&cards::event(&e, &look(app.is_expanded(i))))).unwrap_or_default()
             }
             Item::Split => ansi::lines(&cards::split_marker(&look(false), show.split)),

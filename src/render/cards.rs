@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::events::{Event, Replay, Tone, Verdict};
+use crate::events::{Detail, Event, Replay, Told, Tone, Verdict};
 use crate::kinds::{ByKind, Unanswered};
 use crate::recordings::Provenance;
 use crate::render::styles::{Glyphs, Styles};
@@ -180,13 +180,14 @@ pub(crate) fn attempt_words(
 
 /// What an attempt's card says under its headline: the failure's words, else the result in
 /// words, else the result itself.
-pub(crate) fn attempt_said(details: &[String], message: Option<&str>, summary: Option<&str>, output: &Value) -> String {
+pub(crate) fn attempt_said(details: &[Detail], message: Option<&str>, summary: Option<&str>, output: &Value) -> String {
     failure_body(details, message)
         .unwrap_or_else(|| summary.map_or_else(|| crate::recordings::canonical(output), str::to_string))
 }
 
 /// A failure's body: what it says of itself (from the lesson's keys), then its message.
-pub(crate) fn failure_body(details: &[String], message: Option<&str>) -> Option<String> {
+pub(crate) fn failure_body(details: &[Detail], message: Option<&str>) -> Option<String> {
+    let details: Vec<String> = details.iter().map(Detail::to_string).collect();
     match message {
         Some(m) if !details.is_empty() => Some(format!("{}: {m}", details.join(", "))),
         Some(m) => Some(m.to_string()),
@@ -198,15 +199,31 @@ pub(crate) fn failure_body(details: &[String], message: Option<&str>) -> Option<
 pub(crate) const BLOCK_LABEL: &str =
     "the tool_result block the model receives (the Messages API spells the flag is_error)";
 
+/// What a failure says of itself, in a card's words: "category transient", "not retryable".
+impl std::fmt::Display for Detail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Detail::Category(Some(c)) => write!(f, "category {c}"),
+            Detail::Category(None) => f.write_str("no category"),
+            Detail::Retryable(Some(true)) => f.write_str("retryable"),
+            Detail::Retryable(Some(false)) => f.write_str("not retryable"),
+            Detail::Retryable(None) => f.write_str("no retry flag"),
+            Detail::Verify(Some(tool)) => write!(f, "verify {tool}"),
+            Detail::Verify(None) => f.write_str("no verify"),
+            Detail::Kind(kind) => f.write_str(kind),
+        }
+    }
+}
+
 /// Under an API error: what the refusal means for the run.
 pub(crate) const API_REFUSES: &str =
     "The Messages API refuses this request, so the model never sees it and the run ends here.";
 
 /// One event as a card.
-pub fn event(ev: &Event, look: &Look) -> String {
+pub fn event(ev: &Told<'_>, look: &Look) -> String {
     let s = &look.styles;
     let mut out = String::new();
-    match ev {
+    match ev.event {
         Event::Customer { text } => card(&mut out, look, 0, "Customer", s.label, text),
         Event::ToolCall { tool, input, words, preface, provenance, by_kind, .. } => {
             if let Some(text) = preface {
@@ -492,7 +509,7 @@ fn changed_lines(lines: &[String], room: usize, more: &str) -> Vec<String> {
 
 /// An attempt's card: its headline, what the failure says, what the code printed, and with
 /// `--expand` the tool's own result and the `tool_result` block it became.
-fn attempt(out: &mut String, look: &Look, ev: &Event) {
+fn attempt(out: &mut String, look: &Look, ev: &Told<'_>) {
     let s = &look.styles;
     let Event::Attempt {
         number,
@@ -502,21 +519,19 @@ fn attempt(out: &mut String, look: &Look, ev: &Event) {
         message,
         summary,
         said,
-        retried,
-        tone,
         printed,
         retryable,
         found,
         capped,
         ..
-    } = ev
+    } = ev.event
     else {
         return;
     };
     let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
-    let words = attempt_words(*found, *tone, *retried, *retryable, *capped);
+    let words = attempt_words(*found, ev.tone(), ev.retried(), *retryable, *capped);
     let headline = format!("{mark} {words}");
-    card(out, look, 2, &format!("Attempt {number}"), tone_style(look, *tone), &headline);
+    card(out, look, 2, &format!("Attempt {number}"), tone_style(look, ev.tone()), &headline);
     card(out, look, 0, "", s.dim, &attempt_said(details, message.as_deref(), summary.as_deref(), output));
     // The world's own lines, as it wrote them.
     for line in said {
@@ -539,10 +554,11 @@ pub(crate) enum Behind<'e> {
 
 /// An attempt's or a read's raw side, in order: what the tool returned, and what of it reached
 /// the model.
-pub(crate) fn behind(ev: &Event) -> Vec<Behind<'_>> {
+pub(crate) fn behind<'e>(ev: &Told<'e>) -> Vec<Behind<'e>> {
     let mut parts = Vec::new();
-    match ev {
-        Event::Attempt { output, wire, block, tone, retried, .. } => {
+    let (tone, retried) = (ev.tone(), ev.retried());
+    match ev.event {
+        Event::Attempt { output, wire, block, .. } => {
             parts.push(Behind::Json("the tool returned".into(), output));
             match wire {
                 Some(wire) if wire.get("type").and_then(Value::as_str) == Some("tool_result") => {
@@ -556,10 +572,10 @@ pub(crate) fn behind(ev: &Event) -> Vec<Behind<'_>> {
                     }
                 }
                 // The harness's own tries: only the last reaches the model.
-                None if *tone == Tone::Settled => {
+                None if tone == Tone::Settled => {
                     parts.push(Behind::Note("the model is given the read's answer for this call instead (below)"))
                 }
-                None if *retried => parts.push(Behind::Note("never sent to the model: the harness tried again")),
+                None if retried => parts.push(Behind::Note("never sent to the model: the harness tried again")),
                 None => {}
             }
         }
@@ -577,7 +593,7 @@ pub(crate) fn behind(ev: &Event) -> Vec<Behind<'_>> {
     parts
 }
 
-fn expanded(out: &mut String, look: &Look, ev: &Event) {
+fn expanded(out: &mut String, look: &Look, ev: &Told<'_>) {
     for part in behind(ev) {
         match part {
             Behind::Json(label, value) => raw(out, look, &label, value),
@@ -588,9 +604,9 @@ fn expanded(out: &mut String, look: &Look, ev: &Event) {
 
 /// One try of a harness read: what it found, or how it failed, and with `--expand` its input,
 /// its result and the block the model receives when the read settled the call.
-fn verify(out: &mut String, look: &Look, ev: &Event) {
+fn verify(out: &mut String, look: &Look, ev: &Told<'_>) {
     let s = &look.styles;
-    let Event::Verify { tool, number, failed, retried, found, message, details, .. } = ev else {
+    let Event::Verify { tool, number, failed, retried, found, message, details, .. } = ev.event else {
         return;
     };
     let headline = verify_words(*found, *retried);
@@ -780,7 +796,7 @@ pub fn run_verdict(run: &Replay, look: &Look) -> String {
 pub fn replay(replay: &Replay, look: &Look) -> String {
     let mut out = header(replay, look);
     out.push('\n');
-    for ev in &replay.events {
+    for ev in &replay.told() {
         out.push_str(&event(ev, look));
     }
     out.push_str(&run_verdict(replay, look));
@@ -848,7 +864,7 @@ pub fn compare(a: &Replay, b: &Replay, split: Option<usize>, look: &Look) -> Str
     let _ = writeln!(out, "{}", s.paint(s.dim, provenance_line(&all)));
     out.push('\n');
     let common = split.unwrap_or(a.events.len());
-    for ev in &a.events[..common.min(a.events.len())] {
+    for ev in &a.told()[..common.min(a.events.len())] {
         out.push_str(&event(ev, look));
     }
     out.push_str(&split_marker(look, split));
@@ -858,7 +874,7 @@ pub fn compare(a: &Replay, b: &Replay, split: Option<usize>, look: &Look) -> Str
         }
         let rule = rule_glyph(look).repeat(2);
         let _ = writeln!(out, "{}", s.paint(s.strong, format!("{rule} {} {rule}", run.code)));
-        for ev in &run.events[common.min(run.events.len())..] {
+        for ev in &run.told()[common.min(run.events.len())..] {
             out.push_str(&event(ev, look));
         }
         out.push_str(&run_verdict(run, look));

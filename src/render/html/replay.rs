@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::{esc, json_block};
-use crate::events::{Event, Replay, Tone, Verdict};
+use crate::events::{Event, Replay, Told, Tone, Verdict};
 use crate::render::cards;
 
 /// A ticket's question before its replay, as the player asks it, with the answer the run bears
@@ -128,7 +128,7 @@ fn ticket_section(ticket: &Ticket) -> String {
     match ticket.runs {
         [a, b] => {
             let common = ticket.split.unwrap_or(a.events.len()).min(a.events.len());
-            out.push_str(&events(&a.events[..common]));
+            out.push_str(&events(&a.told()[..common]));
             let marker = if ticket.split.is_some() { "the runs split here" } else { "the runs never split" };
             let _ = writeln!(out, "<p class=\"split\" role=\"separator\">{marker}</p>\n<div class=\"runs\">");
             for run in [a, b] {
@@ -137,7 +137,7 @@ fn ticket_section(ticket: &Ticket) -> String {
                     "<section class=\"run\" aria-label=\"{code}\">\n<h3>{code}</h3>",
                     code = esc(&run.code)
                 );
-                out.push_str(&events(&run.events[common.min(run.events.len())..]));
+                out.push_str(&events(&run.told()[common.min(run.events.len())..]));
                 out.push_str(&verdict(&run.verdict));
                 out.push_str("</section>\n");
             }
@@ -145,7 +145,7 @@ fn ticket_section(ticket: &Ticket) -> String {
         }
         runs => {
             for run in runs {
-                out.push_str(&events(&run.events));
+                out.push_str(&events(&run.told()));
                 out.push_str(&verdict(&run.verdict));
             }
         }
@@ -175,7 +175,7 @@ fn question(q: &Question) -> String {
     out
 }
 
-fn events(events: &[Event]) -> String {
+fn events(events: &[Told<'_>]) -> String {
     if events.is_empty() {
         return String::new();
     }
@@ -224,8 +224,8 @@ fn printed(printed: &str) -> String {
     }
 }
 
-fn event(ev: &Event) -> String {
-    match ev {
+fn event(ev: &Told<'_>) -> String {
+    match ev.event {
         Event::Customer { text: words } => card("customer", "Customer", &text(words)),
         Event::ToolCall { tool, input, words, preface, provenance, .. } => {
             let mut body = String::new();
@@ -328,7 +328,7 @@ fn tone_class(tone: Tone) -> &'static str {
     }
 }
 
-fn attempt(ev: &Event) -> String {
+fn attempt(ev: &Told<'_>) -> String {
     let Event::Attempt {
         number,
         output,
@@ -336,20 +336,19 @@ fn attempt(ev: &Event) -> String {
         details,
         message,
         summary,
-        retried,
-        tone,
         printed: out,
         retryable,
         found,
         capped,
         said,
         ..
-    } = ev
+    } = ev.event
     else {
         return String::new();
     };
+    let tone = ev.tone();
     let mark = if *failed { "✗" } else { "✓" };
-    let mut body = text(&format!("{mark} {}", cards::attempt_words(*found, *tone, *retried, *retryable, *capped)));
+    let mut body = text(&format!("{mark} {}", cards::attempt_words(*found, tone, ev.retried(), *retryable, *capped)));
     body.push_str(&dim(&cards::attempt_said(details, message.as_deref(), summary.as_deref(), output)));
     // The world's own lines, as it wrote them.
     for line in said {
@@ -357,11 +356,11 @@ fn attempt(ev: &Event) -> String {
     }
     body.push_str(&printed(out));
     body.push_str(&behind(ev));
-    card(&format!("sub {}", tone_class(*tone)), &format!("Attempt {number}"), &body)
+    card(&format!("sub {}", tone_class(tone)), &format!("Attempt {number}"), &body)
 }
 
-fn verify(ev: &Event) -> String {
-    let Event::Verify { tool, number, failed, retried, found, message, details, .. } = ev else {
+fn verify(ev: &Told<'_>) -> String {
+    let Event::Verify { tool, number, failed, retried, found, message, details, .. } = ev.event else {
         return String::new();
     };
     let class = match (found, retried) {
@@ -380,7 +379,7 @@ fn verify(ev: &Event) -> String {
 }
 
 /// What the cards show with `--expand`, behind the "Show the result" expander.
-fn behind(ev: &Event) -> String {
+fn behind(ev: &Told<'_>) -> String {
     let mut inner = String::new();
     for part in cards::behind(ev) {
         match part {
