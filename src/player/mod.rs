@@ -8,6 +8,7 @@
 //! - `keys.rs`: what each key means.
 //! - `source.rs`: where replays come from (the real runtimes and recordings, on a worker thread).
 //! - `predict.rs`: the question asked before a first starter replay.
+//! - `unplayable.rs`: why there is no replay to show.
 //! - `terminal.rs`: raw mode as a guard, the panic hook, the reader and ticker threads.
 
 pub mod ansi;
@@ -17,6 +18,7 @@ pub mod predict;
 pub mod source;
 pub mod terminal;
 pub mod ui;
+pub mod unplayable;
 
 use std::sync::mpsc;
 use std::time::Duration;

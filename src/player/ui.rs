@@ -352,7 +352,7 @@ fn cards_view<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &Th
         Ok(show) => show,
         Err(why) => {
             let mut lines = vec![Line::styled("This ticket could not be replayed:", theme.bad())];
-            lines.extend(wrap(why, usize::from(area.width)).into_iter().map(Line::raw));
+            lines.extend(wrap(&why.to_string(), usize::from(area.width)).into_iter().map(Line::raw));
             lines.push(Line::default());
             lines.push(Line::styled("Pick another ticket (←/→), runtime (r) or code (c).", theme.dim()));
             let used = lines.len() as u16;

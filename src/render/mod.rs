@@ -17,14 +17,5 @@ pub(crate) fn plain_words(width: usize) -> textwrap::Options<'static> {
 
 /// `1 problem`, `2 problems`: a count with its noun.
 pub fn count(n: usize, word: &str) -> String {
-    plural(n, word, &format!("{word}s"))
-}
-
-/// `1 retry`, `2 retries`: a count with its noun, for a noun whose plural is not its `s` form.
-pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
+    crate::story::plural(n, word, &format!("{word}s"))
 }

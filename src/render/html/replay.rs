@@ -238,53 +238,13 @@ fn event(ev: &Told<'_>) -> String {
         }
         Event::Attempt { .. } => attempt(ev),
         Event::Verify { .. } => verify(ev),
-        Event::Report { report, .. } => {
-            let mut body = String::from("<dl>");
-            for (k, v) in report.as_object().into_iter().flatten() {
-                if let Some(v) = v.as_str() {
-                    body.push_str(&format!("<dt>{}</dt><dd>{}</dd>", esc(k), esc(v)));
-                }
-            }
-            body.push_str("</dl>");
-            card("sub warn", "Report", &body)
-        }
+        Event::Report { report, .. } => report_card(report),
         Event::Wait { ms } => card("sub wait", "wait", &dim(&format!("{ms} ms backoff before the next attempt"))),
         Event::Note { text: words, after_results } => {
             card("note", "Note", &text(&cards::note_words(words, *after_results)))
         }
-        Event::Reply { text: words, provenance, by_kind } => {
-            let mut body = format!("{}<p>{}</p>", text(words), badge(provenance));
-            for swap in by_kind {
-                body.push_str(&format!(
-                    "<p class=\"text\"><strong>By kind</strong> {}</p>",
-                    esc(&cards::by_kind_words(swap))
-                ));
-                let both = format!("this run sent: {}\nrecorded for:  {}", swap.sent, swap.recorded);
-                body.push_str(&expander("both sentences", &format!("<pre>{}</pre>", esc(&both))));
-            }
-            card("reply", "Agent replies", &body)
-        }
-        Event::NoRecording { sent, closest, diff, explanation, next, words } => {
-            let mut body = text(explanation);
-            for w in words {
-                body.push_str(&format!(
-                    "<p class=\"text\"><strong>Kind</strong> {}</p>",
-                    esc(&cards::unanswered(w, true))
-                ));
-            }
-            body.push_str(&expander("the model would now receive", &json_block(sent)));
-            if let Some(place) = closest {
-                body.push_str(&format!("<p class=\"text\"><strong>Closest</strong> {} (-)</p>", esc(place)));
-            }
-            for change in cards::word_changes(diff) {
-                body.push_str(&format!("<p class=\"text\"><strong>In short</strong> {}</p>", esc(&change)));
-            }
-            if !diff.trim().is_empty() {
-                body.push_str(&expander("the diff against the closest recorded request", &diff_block(diff)));
-            }
-            body.push_str(&format!("<p class=\"text\"><strong>To go on</strong> {}</p>", esc(next)));
-            card("bad", "No recording", &body)
-        }
+        Event::Reply { text: words, provenance, by_kind } => reply(words, provenance, by_kind),
+        Event::NoRecording { .. } => dead_end(ev.event),
         Event::ApiError { status, error_type, message } => {
             let body = format!("{}{}", text(&format!("{status} {error_type}: {message}")), dim(cards::API_REFUSES));
             card("bad", "API error", &body)
@@ -298,6 +258,53 @@ fn event(ev: &Told<'_>) -> String {
             card("bad", "Code error", &body)
         }
     }
+}
+
+/// What a subagent passed up: the report's labelled parts.
+fn report_card(report: &Value) -> String {
+    let mut body = String::from("<dl>");
+    for (k, v) in report.as_object().into_iter().flatten() {
+        if let Some(v) = v.as_str() {
+            body.push_str(&format!("<dt>{}</dt><dd>{}</dd>", esc(k), esc(v)));
+        }
+    }
+    body.push_str("</dl>");
+    card("sub warn", "Report", &body)
+}
+
+/// The model's reply, with each turn replayed by kind and both of its sentences.
+fn reply(words: &str, provenance: &crate::recordings::Provenance, by_kind: &[crate::kinds::ByKind]) -> String {
+    let mut body = format!("{}<p>{}</p>", text(words), badge(provenance));
+    for swap in by_kind {
+        body.push_str(&format!("<p class=\"text\"><strong>By kind</strong> {}</p>", esc(&cards::by_kind_words(swap))));
+        let both = format!("this run sent: {}\nrecorded for:  {}", swap.sent, swap.recorded);
+        body.push_str(&expander("both sentences", &format!("<pre>{}</pre>", esc(&both))));
+    }
+    card("reply", "Agent replies", &body)
+}
+
+/// The dead end where no recording answers the request: why, what the model would receive,
+/// the closest recorded request and how it differs, and how to go on.
+fn dead_end(ev: &Event) -> String {
+    let Event::NoRecording { sent, closest, diff, explanation, next, words } = ev else {
+        return String::new();
+    };
+    let mut body = text(explanation);
+    for w in words {
+        body.push_str(&format!("<p class=\"text\"><strong>Kind</strong> {}</p>", esc(&cards::unanswered(w, true))));
+    }
+    body.push_str(&expander("the model would now receive", &json_block(sent)));
+    if let Some(place) = closest {
+        body.push_str(&format!("<p class=\"text\"><strong>Closest</strong> {} (-)</p>", esc(place)));
+    }
+    for change in cards::word_changes(diff) {
+        body.push_str(&format!("<p class=\"text\"><strong>In short</strong> {}</p>", esc(&change)));
+    }
+    if !diff.trim().is_empty() {
+        body.push_str(&expander("the diff against the closest recorded request", &diff_block(diff)));
+    }
+    body.push_str(&format!("<p class=\"text\"><strong>To go on</strong> {}</p>", esc(next)));
+    card("bad", "No recording", &body)
 }
 
 /// A unified diff, its added and removed lines coloured.
