@@ -8,6 +8,7 @@ pub mod markdown;
 pub mod quiz;
 pub mod solution;
 pub mod steps;
+pub mod styled;
 pub mod styles;
 
 /// Wrapping that never splits a word at its hyphen: lesson ids and commands stay whole.

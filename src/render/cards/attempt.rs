@@ -7,21 +7,22 @@ use serde_json::Value;
 use super::words::{attempt_said, attempt_words, failure_body, verify_label, verify_words, BLOCK_LABEL};
 use super::{card, note, raw, shortened, Look};
 use crate::events::{Event, Told, Tone};
+use crate::render::styled::Line;
+use crate::render::styles::Role;
 
-fn tone_style(look: &Look, tone: Tone) -> owo_colors::Style {
+fn tone_role(tone: Tone) -> Role {
     match tone {
-        Tone::Worked => look.styles.good,
-        Tone::Retried | Tone::Checked => look.styles.warn,
-        Tone::Wasted | Tone::Dropped => look.styles.bad,
-        Tone::Reported | Tone::Settled => look.styles.strong,
-        Tone::Blind => look.styles.bad,
+        Tone::Worked => Role::Good,
+        Tone::Retried | Tone::Checked => Role::Warn,
+        Tone::Wasted | Tone::Dropped => Role::Bad,
+        Tone::Reported | Tone::Settled => Role::Strong,
+        Tone::Blind => Role::Bad,
     }
 }
 
 /// An attempt's card: its headline, what the failure says, what the code printed, and with
 /// `--expand` the tool's own result and the `tool_result` block it became.
-pub(super) fn attempt(out: &mut String, look: &Look, ev: &Told<'_>) {
-    let s = &look.styles;
+pub(super) fn attempt(out: &mut Vec<Line>, look: &Look, ev: &Told<'_>) {
     let Event::Attempt {
         number,
         output,
@@ -42,14 +43,14 @@ pub(super) fn attempt(out: &mut String, look: &Look, ev: &Told<'_>) {
     let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
     let words = attempt_words(*found, ev.tone(), ev.retried(), *retryable, *capped);
     let headline = format!("{mark} {words}");
-    card(out, look, 2, &format!("Attempt {number}"), tone_style(look, ev.tone()), &headline);
-    card(out, look, 0, "", s.dim, &attempt_said(details, message.as_deref(), summary.as_deref(), output));
+    card(out, look, 2, &format!("Attempt {number}"), tone_role(ev.tone()), &headline);
+    card(out, look, 0, "", Role::Dim, &attempt_said(details, message.as_deref(), summary.as_deref(), output));
     // The world's own lines, as it wrote them.
     for line in said {
-        card(out, look, 0, "", s.emphasis, line);
+        card(out, look, 0, "", Role::Emphasis, line);
     }
     if !printed.trim().is_empty() {
-        card(out, look, 0, "", s.dim, &format!("printed: {}", shortened(printed, look)));
+        card(out, look, 0, "", Role::Dim, &format!("printed: {}", shortened(printed, look)));
     }
     if look.expand {
         expanded(out, look, ev);
@@ -104,7 +105,7 @@ pub(crate) fn behind<'e>(ev: &Told<'e>) -> Vec<Behind<'e>> {
     parts
 }
 
-fn expanded(out: &mut String, look: &Look, ev: &Told<'_>) {
+fn expanded(out: &mut Vec<Line>, look: &Look, ev: &Told<'_>) {
     for part in behind(ev) {
         match part {
             Behind::Json(label, value) => raw(out, look, &label, value),
@@ -115,22 +116,21 @@ fn expanded(out: &mut String, look: &Look, ev: &Told<'_>) {
 
 /// One try of a harness read: what it found, or how it failed, and with `--expand` its input,
 /// its result and the block the model receives when the read settled the call.
-pub(super) fn verify(out: &mut String, look: &Look, ev: &Told<'_>) {
-    let s = &look.styles;
+pub(super) fn verify(out: &mut Vec<Line>, look: &Look, ev: &Told<'_>) {
     let Event::Verify { tool, number, failed, retried, found, message, details, .. } = ev.event else {
         return;
     };
     let headline = verify_words(*found, *retried);
     let style = match (found, retried) {
-        (Some(true), _) => s.good,
-        (Some(false), _) | (None, true) => s.warn,
-        (None, false) => s.bad,
+        (Some(true), _) => Role::Good,
+        (Some(false), _) | (None, true) => Role::Warn,
+        (None, false) => Role::Bad,
     };
     let (label, reads) = verify_label(tool, *number);
     let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
     card(out, look, 2, &label, style, &format!("{mark} {reads}: {headline}"));
     if let Some(body) = failure_body(details, message.as_deref()) {
-        card(out, look, 0, "", s.dim, &body);
+        card(out, look, 0, "", Role::Dim, &body);
     }
     if look.expand {
         expanded(out, look, ev);

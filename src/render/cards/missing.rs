@@ -2,15 +2,14 @@
 //! the model would now receive, where the request differs from the closest recorded one, and how
 //! to get a reply.
 
-use std::fmt::Write as _;
-
 use serde_json::Value;
 
 use super::changes::word_changes;
 use super::words::unanswered;
 use super::{card, raw, Look, LABEL};
 use crate::events::Event;
-use crate::render::styles::Glyphs;
+use crate::render::styled::Line;
+use crate::render::styles::{Glyphs, Role};
 
 /// Most screen lines a compact card gives what the model would be sent, and each changed line
 /// of the diff.
@@ -21,28 +20,29 @@ const DIFF_LINES: usize = 2;
 
 /// The card of a `NoRecording` event: the dead end, and under it the kinds of the words the
 /// replies depend on (above "To go on", which stays the card's last line).
-pub(super) fn dead_end(out: &mut String, look: &Look, ev: &Event) {
+pub(super) fn dead_end(out: &mut Vec<Line>, look: &Look, ev: &Event) {
     let Event::NoRecording { sent, closest, diff, explanation, next, words } = ev else {
         return;
     };
-    let mut own = String::new();
+    let mut own = Vec::new();
     no_recording(&mut own, look, sent, closest.as_deref(), diff, explanation, next);
     if !words.is_empty() {
-        let last = own.rfind("To go on").unwrap_or(own.len());
-        let tail = own.split_off(last);
+        let mut tail = Vec::new();
+        to_go_on(&mut tail, look, next);
+        own.truncate(own.len() - tail.len());
         for w in words {
-            card(&mut own, look, 0, "Kind", look.styles.label, &unanswered(w, look.expand));
+            card(&mut own, look, 0, "Kind", Role::Label, &unanswered(w, look.expand));
         }
-        own.push_str(&tail);
+        own.extend(tail);
     }
-    out.push_str(&own);
+    out.extend(own);
 }
 
 /// The dead end of a replay, compact: why it stops, what the model would now receive, where the
 /// request differs from the closest recorded one (its changed lines, wrapped to the width) and
 /// how to get a reply. `--expand` shows the whole request and the whole diff.
 fn no_recording(
-    out: &mut String,
+    out: &mut Vec<Line>,
     look: &Look,
     sent: &Value,
     closest: Option<&str>,
@@ -50,18 +50,17 @@ fn no_recording(
     explanation: &str,
     next: &str,
 ) {
-    let s = &look.styles;
     let more = if look.glyphs.dot == Glyphs::ASCII.dot { "..." } else { "…" };
     let room = look.width.saturating_sub(LABEL).max(20);
-    card(out, look, 0, "No recording", s.bad, explanation);
+    card(out, look, 0, "No recording", Role::Bad, explanation);
     if look.expand {
         raw(out, look, "the model would now receive:", sent);
     } else {
         let summary = format!("the model would now receive: {}", sent_in_words(sent));
-        card(out, look, 0, "", s.dim, &rows(&summary, room, SENT_LINES, more).join("\n"));
+        card(out, look, 0, "", Role::Dim, &rows(&summary, room, SENT_LINES, more).join("\n"));
     }
     if let Some(place) = closest {
-        card(out, look, 0, "Closest", s.label, &format!("{place} (-)"));
+        card(out, look, 0, "Closest", Role::Label, &format!("{place} (-)"));
     }
     let lines: Vec<String> = crate::inert::text(diff).lines().map(String::from).collect();
     let shown = if look.expand {
@@ -71,23 +70,28 @@ fn no_recording(
     };
     for line in shown {
         let style = if line.starts_with('+') && !line.starts_with("+++") {
-            s.good
+            Role::Good
         } else if line.starts_with('-') && !line.starts_with("---") {
-            s.bad
+            Role::Bad
         } else {
-            s.dim
+            Role::Dim
         };
-        let _ = writeln!(out, "{}{}", " ".repeat(LABEL), s.paint(style, line));
+        out.push(Line::plain(" ".repeat(LABEL)).with(style, line));
     }
     let changes = word_changes(diff);
     if !changes.is_empty() {
         let text = if look.expand { changes.join("\n") } else { rows(&changes[0], room, 1, more).join("") };
-        card(out, look, 0, "In short", s.label, &text);
+        card(out, look, 0, "In short", Role::Label, &text);
         if !look.expand && changes.len() > 1 {
-            card(out, look, 0, "", s.dim, &format!("{} changes; --expand shows them all", changes.len()));
+            card(out, look, 0, "", Role::Dim, &format!("{} changes; --expand shows them all", changes.len()));
         }
     }
-    card(out, look, 0, "To go on", s.label, next);
+    to_go_on(out, look, next);
+}
+
+/// The card's last line: how to get a reply.
+fn to_go_on(out: &mut Vec<Line>, look: &Look, next: &str) {
+    card(out, look, 0, "To go on", Role::Label, next);
 }
 
 /// What the model would be sent, in a line: each block's kind and its text.

@@ -12,7 +12,8 @@ use serde_json::Value;
 
 use crate::events::{Event, Replay, Told, Verdict};
 use crate::kinds::ByKind;
-use crate::render::styles::{Glyphs, Styles};
+use crate::render::styled::{ansi, Line};
+use crate::render::styles::{Glyphs, Role, Styles};
 pub(crate) use attempt::{behind, Behind};
 pub(crate) use changes::word_changes;
 pub use words::provenance_line;
@@ -37,7 +38,7 @@ pub struct Look {
 /// always starts at the same column, so nested cards line up with the rest. The text can be the
 /// learner's (what their code printed, raised or put in a message), so its control characters
 /// are shown escaped, never sent to the terminal.
-fn card(out: &mut String, look: &Look, indent: usize, label: &str, label_style: owo_colors::Style, text: &str) {
+fn card(out: &mut Vec<Line>, look: &Look, indent: usize, label: &str, label_role: Role, text: &str) {
     let text = crate::inert::text(text);
     let pad = " ".repeat(indent);
     let label_width = LABEL.saturating_sub(indent).max(label.chars().count() + 1);
@@ -50,20 +51,20 @@ fn card(out: &mut String, look: &Look, indent: usize, label: &str, label_style: 
         for piece in pieces {
             if first {
                 let label = format!("{label:<label_width$}");
-                let _ = writeln!(out, "{pad}{}{piece}", look.styles.paint(label_style, label));
+                out.push(Line::plain(&pad).with(label_role, label).with(Role::Plain, piece));
                 first = false;
             } else {
-                let _ = writeln!(out, "{body_indent}{piece}");
+                out.push(Line::plain(format!("{body_indent}{piece}")));
             }
         }
     }
     if first {
-        let _ = writeln!(out, "{pad}{}", look.styles.paint(label_style, label));
+        out.push(Line::plain(pad).with(label_role, label));
     }
 }
 
 /// Raw JSON under a card, indented, never wrapped mid-token.
-fn raw(out: &mut String, look: &Look, label: &str, value: &Value) {
+fn raw(out: &mut Vec<Line>, look: &Look, label: &str, value: &Value) {
     let pretty = crate::inert::json(serde_json::to_string_pretty(value).unwrap_or_default());
     let pad = " ".repeat(LABEL);
     note(out, look, label);
@@ -77,7 +78,7 @@ fn raw(out: &mut String, look: &Look, label: &str, value: &Value) {
             .word_splitter(textwrap::WordSplitter::NoHyphenation)
             .subsequent_indent(&under);
         for piece in textwrap::wrap(line, options) {
-            let _ = writeln!(out, "{pad}  {}", look.styles.paint(look.styles.code, piece));
+            out.push(Line::plain(format!("{pad}  ")).with(Role::Code, piece));
         }
     }
 }
@@ -114,18 +115,22 @@ pub fn header(replay: &Replay, look: &Look) -> String {
     out
 }
 
-/// One event as a card.
+/// One event as a card, as the terminal shows it.
 pub fn event(ev: &Told<'_>, look: &Look) -> String {
-    let s = &look.styles;
-    let mut out = String::new();
+    ansi(&event_lines(ev, look), &look.styles)
+}
+
+/// One event as a card: its styled lines.
+pub fn event_lines(ev: &Told<'_>, look: &Look) -> Vec<Line> {
+    let mut out = Vec::new();
     match ev.event {
-        Event::Customer { text } => card(&mut out, look, 0, "Customer", s.label, text),
+        Event::Customer { text } => card(&mut out, look, 0, "Customer", Role::Label, text),
         Event::ToolCall { tool, input, words, preface, provenance, by_kind, .. } => {
             if let Some(text) = preface {
                 // The call below is the same model turn and carries its provenance.
-                card(&mut out, look, 0, "Agent says", s.label, text);
+                card(&mut out, look, 0, "Agent says", Role::Label, text);
             }
-            card(&mut out, look, 0, "Agent calls", s.label, &format!("{words}  [{}]", provenance.tag()));
+            card(&mut out, look, 0, "Agent calls", Role::Label, &format!("{words}  [{}]", provenance.tag()));
             kind_cards(&mut out, look, by_kind);
             if look.expand {
                 raw(&mut out, look, &format!("{tool} input"), input);
@@ -135,27 +140,27 @@ pub fn event(ev: &Told<'_>, look: &Look) -> String {
         Event::Verify { .. } => attempt::verify(&mut out, look, ev),
         Event::Report { report, .. } => report_card(&mut out, look, report),
         Event::Note { text, after_results } => {
-            card(&mut out, look, 0, "Note", s.label, &note_words(text, *after_results))
+            card(&mut out, look, 0, "Note", Role::Label, &note_words(text, *after_results))
         }
         Event::Wait { ms } => {
-            card(&mut out, look, 2, "wait", s.dim, &format!("{ms} ms backoff before the next attempt"))
+            card(&mut out, look, 2, "wait", Role::Dim, &format!("{ms} ms backoff before the next attempt"))
         }
         Event::Reply { text, provenance, by_kind } => {
-            card(&mut out, look, 0, "Agent replies", s.label, &format!("{text}\n[{}]", provenance.tag()));
+            card(&mut out, look, 0, "Agent replies", Role::Label, &format!("{text}\n[{}]", provenance.tag()));
             kind_cards(&mut out, look, by_kind);
         }
         Event::NoRecording { .. } => missing::dead_end(&mut out, look, ev.event),
         Event::ApiError { status, error_type, message } => {
-            card(&mut out, look, 0, "API error", s.bad, &format!("{status} {error_type}: {message}"));
-            card(&mut out, look, 0, "", s.dim, API_REFUSES);
+            card(&mut out, look, 0, "API error", Role::Bad, &format!("{status} {error_type}: {message}"));
+            card(&mut out, look, 0, "", Role::Dim, API_REFUSES);
         }
         Event::CodeError { message, call, printed } => {
-            card(&mut out, look, 0, "Code error", s.bad, message);
+            card(&mut out, look, 0, "Code error", Role::Bad, message);
             if let Some(call) = call {
-                card(&mut out, look, 0, "", s.dim, &format!("in {call}"));
+                card(&mut out, look, 0, "", Role::Dim, &format!("in {call}"));
             }
             if !printed.trim().is_empty() {
-                card(&mut out, look, 0, "", s.dim, &format!("printed: {}", shortened(printed, look)));
+                card(&mut out, look, 0, "", Role::Dim, &format!("printed: {}", shortened(printed, look)));
             }
         }
     }
@@ -163,46 +168,51 @@ pub fn event(ev: &Told<'_>, look: &Look) -> String {
 }
 
 /// What a subagent passed up: the report's parts, in the order the world wrote them.
-fn report_card(out: &mut String, look: &Look, report: &Value) {
+fn report_card(out: &mut Vec<Line>, look: &Look, report: &Value) {
     let parts: Vec<String> =
         report.as_object().into_iter().flatten().filter_map(|(k, v)| v.as_str().map(|v| format!("{k}: {v}"))).collect();
-    card(out, look, 2, "Report", look.styles.warn, &parts.join("\n"));
+    card(out, look, 2, "Report", Role::Warn, &parts.join("\n"));
 }
 
 /// The label of a turn replayed through a kind: the reply was recorded for other words of the
 /// same kind as the ones this run sent. `--expand` shows both.
-fn kind_cards(out: &mut String, look: &Look, by_kind: &[ByKind]) {
+fn kind_cards(out: &mut Vec<Line>, look: &Look, by_kind: &[ByKind]) {
     for swap in by_kind {
         let mut text = by_kind_words(swap);
         if look.expand {
             text.push_str(&format!("\nthis run sent: {}\nrecorded for:  {}", swap.sent, swap.recorded));
         }
-        card(out, look, 0, "By kind", look.styles.warn, &text);
+        card(out, look, 0, "By kind", Role::Warn, &text);
     }
 }
 
 /// A dim line under a card's raw JSON (and its label above it).
-fn note(out: &mut String, look: &Look, text: &str) {
+fn note(out: &mut Vec<Line>, look: &Look, text: &str) {
     let pad = " ".repeat(LABEL);
     let room = look.width.saturating_sub(LABEL).max(20);
     for piece in textwrap::wrap(text, room) {
-        let _ = writeln!(out, "{pad}{}", look.styles.paint(look.styles.dim, piece));
+        out.push(Line::plain(&pad).with(Role::Dim, piece));
     }
 }
 
 /// The verdict line. A replay that stopped early is never green: red when the code failed,
 /// yellow when no recording answered.
 pub fn verdict(v: &Verdict, look: &Look) -> String {
+    ansi(&verdict_lines(v, look), &look.styles)
+}
+
+/// The verdict line, and the lesson's note under it: their styled lines.
+pub fn verdict_lines(v: &Verdict, look: &Look) -> Vec<Line> {
     let style = match v.stopped.as_deref() {
-        Some("code_error") => look.styles.bad,
-        Some(_) => look.styles.warn,
-        None if v.wasted_retries > 0 || v.harmed => look.styles.bad,
-        None => look.styles.good,
+        Some("code_error") => Role::Bad,
+        Some(_) => Role::Warn,
+        None if v.wasted_retries > 0 || v.harmed => Role::Bad,
+        None => Role::Good,
     };
-    let mut out = String::new();
+    let mut out = Vec::new();
     card(&mut out, look, 0, "Verdict", style, &v.text);
     if let Some(note) = &v.note {
-        card(&mut out, look, 0, "", look.styles.dim, note);
+        card(&mut out, look, 0, "", Role::Dim, note);
     }
     out
 }
@@ -256,13 +266,18 @@ fn rule_glyph(look: &Look) -> &'static str {
 
 /// The marker drawn where two runs split.
 pub fn split_marker(look: &Look, split: Option<usize>) -> String {
+    ansi(&split_marker_lines(look, split), &look.styles)
+}
+
+/// The marker drawn where two runs split: its styled line.
+pub fn split_marker_lines(look: &Look, split: Option<usize>) -> Vec<Line> {
     let text = match split {
         Some(_) => " the runs split here ",
         None => " the runs never split ",
     };
     let side = look.width.saturating_sub(text.len()) / 2;
     let rule = rule_glyph(look).repeat(side.min(30));
-    format!("{}\n", look.styles.paint(look.styles.warn, format!("{rule}{text}{rule}")))
+    vec![Line::styled(Role::Warn, format!("{rule}{text}{rule}"))]
 }
 
 /// Two runs of one ticket: what they share once, the marker, then each run's own part.
