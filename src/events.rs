@@ -267,8 +267,12 @@ impl Told<'_> {
     /// `tone` after it) in place.
     pub fn value(&self) -> Value {
         let value = serde_json::to_value(self.event).unwrap_or(Value::Null);
-        let (Value::Object(map), Some(judged)) = (value.clone(), self.judged) else {
+        let Some(judged) = self.judged else {
             return value;
+        };
+        let map = match value {
+            Value::Object(map) => map,
+            other => return other,
         };
         let mut out = serde_json::Map::new();
         for (key, field) in map {
@@ -391,8 +395,13 @@ pub struct Replay {
 impl Replay {
     /// Each event with the story's judgement of it.
     pub fn told(&self) -> Vec<Told<'_>> {
-        let judged = |i: usize| self.judgement.0.get(i).copied().flatten();
-        self.events.iter().enumerate().map(|(i, event)| Told { event, judged: judged(i) }).collect()
+        (0..self.events.len()).filter_map(|i| self.told_at(i)).collect()
+    }
+
+    /// One event, by its index, with the story's judgement of it.
+    pub fn told_at(&self, index: usize) -> Option<Told<'_>> {
+        let judged = self.judgement.0.get(index).copied().flatten();
+        self.events.get(index).map(|event| Told { event, judged })
     }
 }
 

@@ -99,7 +99,7 @@ impl Show {
     /// The item's event with the story's judgement of it, for its card.
     pub fn told(&self, item: Item) -> Option<Told<'_>> {
         match item {
-            Item::Event { run, index } => self.runs.get(run)?.told().get(index).copied(),
+            Item::Event { run, index } => self.runs.get(run)?.told_at(index),
             _ => None,
         }
     }
