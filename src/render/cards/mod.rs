@@ -1,5 +1,6 @@
 //! The cards of a replay: one short line per event, an optional body, wrapped to the width.
-//! The same functions serve the printed replay and the player.
+//! Rendered once, to styled lines (`render::styled`): the printed replay paints them, the player
+//! draws them as its own spans.
 
 mod attempt;
 mod changes;
