@@ -1,13 +1,17 @@
 //! A replay as a stream of events: the interface between the runtimes that make a run and
-//! everything that shows one (the cards, the JSON, the player). Knows nothing of terminals.
+//! everything that shows one (the cards, the JSON, the player). An event is a fact, pushed once
+//! and never edited; the story's judgement of the events (how each try went) is kept beside
+//! them, by event index. Knows nothing of terminals.
 
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::kinds::{ByKind, Unanswered};
 use crate::recordings::Provenance;
 
-/// How an attempt went, which decides its card's colour.
+/// How an attempt went, which decides its card's colour: the story's judgement, known once the
+/// run is over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tone {
@@ -28,6 +32,26 @@ pub enum Tone {
     /// A failure not retried whose result never reached the model: the API refused the request
     /// that was to carry it.
     Dropped,
+}
+
+/// One thing a failed try says (or does not say) of itself, in the terms the lesson's failures
+/// use. A fact: its words come from rendering (`render::words`), in the JSON too.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// The failure's category, when it gives one.
+    Category(Option<String>),
+    /// The failure's retry flag, when it gives one.
+    Retryable(Option<bool>),
+    /// The tool of the read the failure names, when it names one.
+    Verify(Option<String>),
+    /// Where the runtime itself shapes failures: the kind of failure it was.
+    Kind(String),
+}
+
+impl Serialize for Detail {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -61,10 +85,10 @@ pub enum Event {
         category: Option<String>,
         retryable: Option<bool>,
         message: Option<String>,
-        /// What the card says of a failure, from the keys the lesson defines ("category
-        /// transient", "not retryable"); empty for a success.
+        /// What the failure says of itself, by the keys the lesson defines (its category, its
+        /// retry flag); empty for a success.
         #[serde(skip_serializing_if = "Vec::is_empty")]
-        details: Vec<String>,
+        details: Vec<Detail>,
         /// The category the world itself failed the call with.
         cause: Option<String>,
         /// A successful result in words, where the world knows its shape.
@@ -73,8 +97,9 @@ pub enum Event {
         /// The world's own lines about the attempt ("Dana was asked to approve: declined").
         #[serde(skip_serializing_if = "Vec::is_empty")]
         said: Vec<String>,
+        /// The harness waited and tried the call again. (The model calling it again is the
+        /// story's to judge: see `Judged::retried`.)
         retried: bool,
-        tone: Tone,
         /// The MCP `CallToolResult` the SDK runtime sent, in wire form.
         #[serde(skip_serializing_if = "Option::is_none")]
         wire: Option<Value>,
@@ -121,9 +146,9 @@ pub enum Event {
         /// What it found; `None` when this try failed.
         found: Option<bool>,
         message: Option<String>,
-        /// What a failed try says of itself, from the keys the lesson defines.
+        /// What a failed try says of itself, by the keys the lesson defines.
         #[serde(skip_serializing_if = "Vec::is_empty")]
-        details: Vec<String>,
+        details: Vec<Detail>,
         /// The category the world failed this try with.
         #[serde(skip_serializing_if = "Option::is_none")]
         cause: Option<String>,
@@ -198,18 +223,86 @@ impl Event {
             _ => None,
         }
     }
+}
+
+/// The story's judgement of one attempt: how it went, and whether it was tried again (by the
+/// harness, or by the model calling the same tool with the same input).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Judged {
+    pub tone: Tone,
+    pub retried: bool,
+}
+
+/// The story's judgement of a run, by event index: `Some` for each attempt.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Judgement(pub Vec<Option<Judged>>);
+
+/// An event with the story's judgement of it, as everything that shows a run reads it: the
+/// cards, the page, the JSON. Reads as its event otherwise.
+#[derive(Clone, Copy, Debug)]
+pub struct Told<'r> {
+    pub event: &'r Event,
+    pub judged: Option<Judged>,
+}
+
+impl std::ops::Deref for Told<'_> {
+    type Target = Event;
+    fn deref(&self) -> &Event {
+        self.event
+    }
+}
+
+impl Told<'_> {
+    /// How the attempt went; `Reported` for an event the story did not judge.
+    pub fn tone(&self) -> Tone {
+        self.judged.map_or(Tone::Reported, |j| j.tone)
+    }
+
+    /// Whether the attempt was tried again, as the story judged it.
+    pub fn retried(&self) -> bool {
+        self.judged.map_or(matches!(self.event, Event::Attempt { retried: true, .. }), |j| j.retried)
+    }
+
+    /// The event as the JSON gives it: its facts, with an attempt's judgement (`retried`, and
+    /// `tone` after it) in place.
+    pub fn value(&self) -> Value {
+        let value = serde_json::to_value(self.event).unwrap_or(Value::Null);
+        let Some(judged) = self.judged else {
+            return value;
+        };
+        let map = match value {
+            Value::Object(map) => map,
+            other => return other,
+        };
+        let mut out = serde_json::Map::new();
+        for (key, field) in map {
+            if key == "retried" {
+                out.insert(key, Value::Bool(judged.retried));
+                out.insert("tone".into(), serde_json::to_value(judged.tone).unwrap_or(Value::Null));
+            } else {
+                out.insert(key, field);
+            }
+        }
+        Value::Object(out)
+    }
 
     /// The event as its card shows it, without the ids that name the same call differently in
     /// two runs: two runs share an event only where they did the same thing *and* their cards
     /// say the same of it (how a try is judged, whether its result was sent, what was printed).
     pub fn signature(&self) -> Value {
-        let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
+        let mut value = self.value();
         if let Value::Object(map) = &mut value {
             for id in ["id", "tool_use_id", "read_of"] {
                 map.remove(id);
             }
         }
         value
+    }
+}
+
+impl Serialize for Told<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value().serialize(serializer)
     }
 }
 
@@ -287,19 +380,47 @@ pub struct Verdict {
     pub counts: Counts,
 }
 
-/// A replayed run of one ticket.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// A replayed run of one ticket: its events and the story's judgement of them.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Replay {
     pub lesson: String,
     pub ticket: String,
     pub code: String,
     pub runtime: String,
     pub events: Vec<Event>,
+    pub judgement: Judgement,
     pub verdict: Verdict,
 }
 
+impl Replay {
+    /// Each event with the story's judgement of it.
+    pub fn told(&self) -> Vec<Told<'_>> {
+        (0..self.events.len()).filter_map(|i| self.told_at(i)).collect()
+    }
+
+    /// One event, by its index, with the story's judgement of it.
+    pub fn told_at(&self, index: usize) -> Option<Told<'_>> {
+        let judged = self.judgement.0.get(index).copied().flatten();
+        self.events.get(index).map(|event| Told { event, judged })
+    }
+}
+
+impl Serialize for Replay {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = serializer.serialize_struct("Replay", 6)?;
+        out.serialize_field("lesson", &self.lesson)?;
+        out.serialize_field("ticket", &self.ticket)?;
+        out.serialize_field("code", &self.code)?;
+        out.serialize_field("runtime", &self.runtime)?;
+        out.serialize_field("events", &self.told())?;
+        out.serialize_field("verdict", &self.verdict)?;
+        out.end()
+    }
+}
+
 /// The index of the first event where two runs differ; `None` when they never do.
-pub fn split_point(a: &[Event], b: &[Event]) -> Option<usize> {
-    let common = a.iter().zip(b).take_while(|(x, y)| x.signature() == y.signature()).count();
+pub fn split_point(a: &Replay, b: &Replay) -> Option<usize> {
+    let (a, b) = (a.told(), b.told());
+    let common = a.iter().zip(&b).take_while(|(x, y)| x.signature() == y.signature()).count();
     (common < a.len().max(b.len())).then_some(common)
 }

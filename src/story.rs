@@ -5,8 +5,8 @@
 
 use serde_json::{json, Value};
 
-use crate::events::{Counts, Event, Tone, Verdict};
-use crate::lesson::{Cond, Note};
+use crate::events::{self, Counts, Event, Judgement, Tone, Verdict};
+use crate::lesson::{Cond, Note, Runtime};
 use crate::world::{Effects, Place};
 
 /// How a failed try is judged, once the run is over.
@@ -144,27 +144,68 @@ fn judge(all: &[Try], place: &dyn Place, events: &[Event]) -> Vec<(usize, Judged
     out
 }
 
-/// Colour the attempts once the run is over: whether an attempt was retried, and how that went,
-/// is known only then.
-pub(crate) fn settle_tones(events: &mut [Event], place: &dyn Place) {
+/// The story's judgement of every attempt, once the run is over: whether it was retried, and
+/// how that went, is known only then. Kept beside the events, which stay as they happened.
+pub(crate) fn judgement(events: &[Event], place: &dyn Place, runtime: Runtime) -> Judgement {
     let all = tries(events);
-    for (at, judged) in judge(&all, place, events) {
-        if let Event::Attempt { tone, .. } = &mut events[at] {
-            *tone = match judged {
-                Judged::Sound => Tone::Retried,
-                Judged::Checked => Tone::Checked,
-                Judged::Wasted | Judged::Again => Tone::Wasted,
-                Judged::Blind => Tone::Blind,
-                Judged::Settled => Tone::Settled,
-                Judged::Reported => Tone::Reported,
-                Judged::Dropped => Tone::Dropped,
+    let judged = judge(&all, place, events);
+    let model_retried = match runtime {
+        Runtime::Sdk => model_retries(events),
+        Runtime::Harness => Vec::new(),
+    };
+    let out = events
+        .iter()
+        .enumerate()
+        .map(|(at, event)| {
+            let Event::Attempt { failed, retried, .. } = event else {
+                return None;
             };
+            let tone = match judged.iter().find(|(i, _)| *i == at).map(|(_, j)| *j) {
+                _ if !failed => Tone::Worked,
+                Some(Judged::Sound) => Tone::Retried,
+                Some(Judged::Checked) => Tone::Checked,
+                Some(Judged::Wasted | Judged::Again) => Tone::Wasted,
+                Some(Judged::Blind) => Tone::Blind,
+                Some(Judged::Settled) => Tone::Settled,
+                Some(Judged::Reported) | None => Tone::Reported,
+                Some(Judged::Dropped) => Tone::Dropped,
+            };
+            Some(events::Judged { tone, retried: *retried || model_retried.contains(&at) })
+        })
+        .collect();
+    Judgement(out)
+}
+
+/// In the SDK runtime a retry is the model calling the same tool with the same input again:
+/// the attempts so retried, each the last attempt of a same call before the call that repeats
+/// it.
+fn model_retries(events: &[Event]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (at, event) in events.iter().enumerate() {
+        let Event::ToolCall { tool, input, .. } = event else {
+            continue;
+        };
+        let mut same_call = false;
+        let mut last_attempt = None;
+        for (i, earlier) in events[..at].iter().enumerate() {
+            match earlier {
+                Event::ToolCall { tool: t, input: x, .. } => same_call = t == tool && x == input,
+                Event::Attempt { .. } if same_call => last_attempt = Some(i),
+                _ => {}
+            }
         }
+        out.extend(last_attempt);
     }
-    for event in events.iter_mut() {
-        if let Event::Attempt { failed: false, tone, .. } = event {
-            *tone = Tone::Worked;
-        }
+    out
+}
+
+/// `1 retry`, `2 retries`: a count with its noun (`render::count` for a noun whose plural is
+/// its `s` form).
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
     }
 }
 
@@ -174,14 +215,6 @@ fn times(n: usize) -> String {
         1 => "once".into(),
         2 => "twice".into(),
         n => format!("{n} times"),
-    }
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
     }
 }
 
@@ -201,26 +234,72 @@ fn ending(events: &[Event]) -> (&'static str, Option<&'static str>) {
 pub(crate) fn verdict(events: &[Event], place: &dyn Place, effects: &Effects) -> Verdict {
     let all = tries(events);
     let judged = judge(&all, place, events);
-    let count = |j: Judged| judged.iter().filter(|(_, x)| *x == j).count();
-    let retry_of = |n: usize| all[..n].iter().rev().find(|u| u.key == all[n].key).is_some_and(|u| u.failed);
-    let calls: Vec<&Try> = all.iter().filter(|t| !t.is_read()).collect();
+    let (ends, stopped) = ending(events);
+    let counts = counts(events, &all, &judged, ends, effects);
+    let head = head(events, &all, &counts);
+    let mut text = match stopped {
+        Some(why) => format!("{head}, then the replay stopped: {why}."),
+        None => told(events, &all, &judged, &counts, head),
+    };
+    for harm in &effects.harms {
+        text.push(' ');
+        text.push_str(harm);
+    }
+    Verdict {
+        tool_calls: events.iter().filter(|e| matches!(e, Event::Attempt { .. })).count(),
+        wasted_retries: counts.wasted_retries,
+        text,
+        stopped: stopped.map(|_| ends.to_string()),
+        effects: effects.detail.clone(),
+        harmed: !effects.harms.is_empty(),
+        note: None,
+        counts,
+    }
+}
+
+/// Whether the `n`th try followed a failed try of the same call.
+fn retry_of(all: &[Try], n: usize) -> bool {
+    all[..n].iter().rev().find(|u| u.key == all[n].key).is_some_and(|u| u.failed)
+}
+
+/// The tries of the calls the model made, reads aside.
+fn calls(all: &[Try]) -> Vec<&Try> {
+    all.iter().filter(|t| !t.is_read()).collect()
+}
+
+/// The different calls made (a tool and its input), in the order first made.
+fn keys<'t>(calls: &[&'t Try]) -> Vec<&'t Value> {
     let mut keys: Vec<&Value> = Vec::new();
-    for t in &calls {
+    for t in calls {
         if !keys.contains(&&t.key) {
             keys.push(&t.key);
         }
     }
-    let read_retries = (0..all.len()).filter(|&n| all[n].is_read() && retry_of(n)).count();
-    let read_tries = all.iter().filter(|t| t.is_read()).count();
-    let retries = (0..all.len()).filter(|&n| retry_of(n)).count();
+    keys
+}
+
+/// Tries of reads that followed a failed try of the same read, and all tries of reads.
+fn read_tries(all: &[Try]) -> (usize, usize) {
+    let retried = (0..all.len()).filter(|&n| all[n].is_read() && retry_of(all, n)).count();
+    (retried, all.iter().filter(|t| t.is_read()).count())
+}
+
+fn count(judged: &[(usize, Judged)], j: Judged) -> usize {
+    judged.iter().filter(|(_, x)| *x == j).count()
+}
+
+/// What the run did, counted.
+fn counts(events: &[Event], all: &[Try], judged: &[(usize, Judged)], ends: &str, effects: &Effects) -> Counts {
+    let calls = calls(all);
+    let keys = keys(&calls);
+    let (read_retries, read_tries) = read_tries(all);
     let settled: Vec<usize> = judged.iter().filter(|(_, j)| *j == Judged::Settled).map(|(at, _)| *at).collect();
-    let (ends, stopped) = ending(events);
-    let counts = Counts {
+    Counts {
         attempts: calls.len(),
         reads: read_tries - read_retries,
-        retries,
-        wasted_retries: count(Judged::Wasted),
-        blind_retries: count(Judged::Blind),
+        retries: (0..all.len()).filter(|&n| retry_of(all, n)).count(),
+        wasted_retries: count(judged, Judged::Wasted),
+        blind_retries: count(judged, Judged::Blind),
         bare_failures: events.iter().filter(|e| matches!(e, Event::Attempt { bare: true, .. })).count(),
         reports: events.iter().filter(|e| matches!(e, Event::Report { .. })).count(),
         leaks: events.iter().filter(|e| matches!(e, Event::Attempt { leaked: true, .. })).count(),
@@ -230,11 +309,15 @@ pub(crate) fn verdict(events: &[Event], place: &dyn Place, effects: &Effects) ->
         }),
         ends: ends.to_string(),
         world: effects.counts.clone(),
-    };
+    }
+}
 
-    let tool_calls = events.iter().filter(|e| matches!(e, Event::Attempt { .. })).count();
+/// The verdict's opening: how often the tool was tried (or the calls and retries, for several
+/// calls), and how often a read ran.
+fn head(events: &[Event], all: &[Try], counts: &Counts) -> String {
+    let calls = calls(all);
     let called = events.iter().any(|e| matches!(e, Event::ToolCall { .. }));
-    let mut head = match (keys.len(), calls.len()) {
+    let mut head = match (keys(&calls).len(), calls.len()) {
         (0, _) if called => "The tool was called, but no attempt finished".to_string(),
         (0, _) => "The tool never ran".to_string(),
         (1, n) => format!("Tried {}", times(n)),
@@ -250,18 +333,25 @@ pub(crate) fn verdict(events: &[Event], place: &dyn Place, effects: &Effects) ->
             format!("{}, {}", plural(ids.len(), "call", "calls"), plural(call_retries, "retry", "retries"))
         }
     };
+    let (read_retries, read_tries) = read_tries(all);
     if counts.reads > 0 {
         head.push_str(&format!(" and read {}", times(counts.reads)));
         if read_retries > 0 {
             head.push_str(&format!(", in {} tries", read_tries));
         }
     }
+    head
+}
+
+/// The rest of the verdict of a run that was not stopped: the one thing most worth saying
+/// about how its failures were handled.
+fn told(events: &[Event], all: &[Try], judged: &[(usize, Judged)], counts: &Counts, head: String) -> String {
+    let calls = calls(all);
+    let called = events.iter().any(|e| matches!(e, Event::ToolCall { .. }));
     let last_worked = calls.last().is_some_and(|t| !t.failed);
     let blind_claimed =
         judged.iter().any(|(at, j)| *j == Judged::Blind && all.iter().any(|t| t.at == *at && t.claimed == Some(true)));
-    let text = if let Some(why) = stopped {
-        format!("{head}, then the replay stopped: {why}.")
-    } else if counts.wasted_retries > 0 {
+    if counts.wasted_retries > 0 {
         format!("{head}. {} could not have helped.", plural(counts.wasted_retries, "retry", "retries"))
     } else if counts.blind_retries > 0 && blind_claimed {
         format!("{head}: the error said a retry could help, but nothing showed this failure was safe to repeat.")
@@ -269,33 +359,18 @@ pub(crate) fn verdict(events: &[Event], place: &dyn Place, effects: &Effects) ->
         format!("{head}: the retry went through, but nothing said it was safe to repeat.")
     } else if counts.blind_retries > 0 {
         format!("{head}: a retry was made although nothing said it was safe to repeat.")
-    } else if count(Judged::Checked) > 0 {
+    } else if count(judged, Judged::Checked) > 0 {
         format!("{head}: the read found nothing, so the retry was known to be safe.")
-    } else if !settled.is_empty() {
+    } else if count(judged, Judged::Settled) > 0 {
         format!("{head}: the read showed it had gone through, so nothing was repeated.")
-    } else if keys.len() > 1 {
-        format!("{head}: {}.", came_back(events, &all))
-    } else if count(Judged::Sound) > 0 && last_worked {
+    } else if keys(&calls).len() > 1 {
+        format!("{head}: {}.", came_back(events, all))
+    } else if count(judged, Judged::Sound) > 0 && last_worked {
         format!("{head}: the retry got it through.")
     } else if calls.is_empty() && !called {
         format!("{head}; the agent answered directly.")
     } else {
         format!("{head}, then explained the result.")
-    };
-    let mut text = text;
-    for harm in &effects.harms {
-        text.push(' ');
-        text.push_str(harm);
-    }
-    Verdict {
-        tool_calls,
-        wasted_retries: counts.wasted_retries,
-        text,
-        stopped: stopped.map(|_| ends.to_string()),
-        effects: effects.detail.clone(),
-        harmed: !effects.harms.is_empty(),
-        note: None,
-        counts,
     }
 }
 
@@ -407,7 +482,6 @@ mod tests {
             cause: cause.map(String::from),
             summary: None,
             retried: false,
-            tone: Tone::Reported,
             wire: None,
             printed: String::new(),
             answer: None,

@@ -98,7 +98,7 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
             runs.push(replayer.replay(ticket, runtime, code, &cassette)?);
         }
         let split = match runs.as_slice() {
-            [a, b] => events::split_point(&a.events, &b.events),
+            [a, b] => events::split_point(a, b),
             _ => None,
         };
         let one = Shown { runs, split };
@@ -275,9 +275,9 @@ fn print_paced(shown: &Shown, look: &Look, pacer: &mut Pacer) -> Result<bool, Er
     match shown.runs.as_slice() {
         [one] => {
             pacer.show(&(cards::header(one, look) + "\n"))?;
-            for event in &one.events {
-                pacer.show(&cards::event(event, look))?;
-                pacer.wait(pause(event));
+            for event in one.told() {
+                pacer.show(&cards::event(&event, look))?;
+                pacer.wait(pause(&event));
                 if pacer.quit {
                     return Ok(false);
                 }

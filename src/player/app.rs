@@ -6,11 +6,12 @@ use std::time::Duration;
 
 use crossterm::event::{Event as TermEvent, KeyEvent};
 
-use crate::events::{self, Event, Replay};
+use crate::events::{self, Event, Replay, Told};
 use crate::lesson::Runtime;
 use crate::player::keys::{self, Action};
 use crate::player::predict::{Guess, Question};
 use crate::player::source::{Key, Prediction, Replayed, Source};
+use crate::player::unplayable::Unplayable;
 
 /// Everything the event loop reacts to, from the key reader, the ticker, resizes and the worker
 /// that computes replays.
@@ -69,7 +70,7 @@ impl Show {
     fn new(runs: Vec<Replay>) -> Show {
         let mut items = Vec::new();
         let split = match runs.as_slice() {
-            [a, b] => events::split_point(&a.events, &b.events),
+            [a, b] => events::split_point(a, b),
             _ => None,
         };
         if runs.len() == 2 {
@@ -91,6 +92,14 @@ impl Show {
     pub fn event(&self, item: Item) -> Option<&Event> {
         match item {
             Item::Event { run, index } => self.runs.get(run)?.events.get(index),
+            _ => None,
+        }
+    }
+
+    /// The item's event with the story's judgement of it, for its card.
+    pub fn told(&self, item: Item) -> Option<Told<'_>> {
+        match item {
+            Item::Event { run, index } => self.runs.get(run)?.told_at(index),
             _ => None,
         }
     }
@@ -156,7 +165,7 @@ pub struct App<S: Source> {
     pub runtime: Runtime,
     pub compare: bool,
     /// What is on screen, or why nothing could be replayed.
-    pub show: Result<Show, String>,
+    pub show: Result<Show, Unplayable>,
     /// While the worker computes: the replays the next show needs, those already here filled.
     pending: Vec<(Key, Option<Replay>)>,
     /// How many items are revealed.
@@ -187,7 +196,7 @@ impl<S: Source> App<S> {
             code: options.code,
             runtime: options.runtime,
             compare: options.compare,
-            show: Err(String::new()),
+            show: Err(Unplayable::NotYet),
             pending: Vec::new(),
             shown: 0,
             clock: Duration::ZERO,
@@ -275,7 +284,7 @@ impl<S: Source> App<S> {
     }
 
     /// Show these runs and start revealing from the top.
-    fn present(&mut self, runs: Result<Vec<Replay>, String>) {
+    fn present(&mut self, runs: Result<Vec<Replay>, Unplayable>) {
         if self.note.as_deref() == Some(STILL_REPLAYING) {
             self.note = None;
         }
@@ -389,34 +398,8 @@ impl<S: Source> App<S> {
             self.help = false;
             return Flow::Redraw;
         }
-        if let Some(question) = &self.question {
-            match action {
-                Action::Answer(key) => {
-                    match question.answer(key) {
-                        Some(guess) => {
-                            let asked = (question.ticket.clone(), self.runtime.name());
-                            self.asked.insert(asked.clone());
-                            self.guesses.insert(asked, guess.clone());
-                            self.guess = Some(guess);
-                            self.question = None;
-                            self.clock = Duration::ZERO;
-                        }
-                        None => self.note = Some(format!("Answer with {}.", question.keys())),
-                    }
-                    return Flow::Redraw;
-                }
-                Action::Pause => {
-                    // Skip the question: watch without guessing.
-                    self.asked.insert((question.ticket.clone(), self.runtime.name()));
-                    self.question = None;
-                    return Flow::Redraw;
-                }
-                Action::Step | Action::StepBack | Action::Expand | Action::Faster | Action::Slower => {
-                    self.note = Some(format!("Answer first with {}, or press space to skip.", question.keys()));
-                    return Flow::Redraw;
-                }
-                _ => {}
-            }
+        if let Some(flow) = self.answer(action) {
+            return flow;
         }
         if self.replaying()
             && matches!(action, Action::Pause | Action::Step | Action::StepBack | Action::Expand | Action::Answer(_))
@@ -424,6 +407,40 @@ impl<S: Source> App<S> {
             self.note = Some(STILL_REPLAYING.into());
             return Flow::Redraw;
         }
+        self.apply(action)
+    }
+
+    /// A key while a question is open: an answer, a skip, or a note to answer first. `None`:
+    /// no question is open, or the key means what it always does.
+    fn answer(&mut self, action: Action) -> Option<Flow> {
+        let question = self.question.as_ref()?;
+        match action {
+            Action::Answer(key) => match question.answer(key) {
+                Some(guess) => {
+                    let asked = (question.ticket.clone(), self.runtime.name());
+                    self.asked.insert(asked.clone());
+                    self.guesses.insert(asked, guess.clone());
+                    self.guess = Some(guess);
+                    self.question = None;
+                    self.clock = Duration::ZERO;
+                }
+                None => self.note = Some(format!("Answer with {}.", question.keys())),
+            },
+            Action::Pause => {
+                // Skip the question: watch without guessing.
+                self.asked.insert((question.ticket.clone(), self.runtime.name()));
+                self.question = None;
+            }
+            Action::Step | Action::StepBack | Action::Expand | Action::Faster | Action::Slower => {
+                self.note = Some(format!("Answer first with {}, or press space to skip.", question.keys()));
+            }
+            _ => return None,
+        }
+        Some(Flow::Redraw)
+    }
+
+    /// What a key does to the replay on screen.
+    fn apply(&mut self, action: Action) -> Flow {
         match action {
             Action::Quit => return Flow::Quit,
             Action::PreviousTicket | Action::NextTicket => {
@@ -444,25 +461,7 @@ impl<S: Source> App<S> {
                 self.compare = !self.compare;
                 self.replay();
             }
-            Action::Pause => {
-                if self.finished() {
-                    self.shown = self.shown.min(1);
-                    self.clock = Duration::ZERO;
-                    self.paused = false;
-                } else {
-                    self.paused = !self.paused;
-                }
-            }
-            Action::Step => {
-                self.paused = true;
-                self.shown = (self.shown + 1).min(self.items().len());
-                self.clock = Duration::ZERO;
-            }
-            Action::StepBack => {
-                self.paused = true;
-                self.shown = self.shown.saturating_sub(1).max(1).min(self.items().len());
-                self.clock = Duration::ZERO;
-            }
+            Action::Pause | Action::Step | Action::StepBack => self.step(action),
             Action::Faster => self.speed = (self.speed * 2.0).min(MAX_SPEED),
             Action::Slower => self.speed = (self.speed / 2.0).max(MIN_SPEED),
             Action::Expand => match self.selected() {
@@ -478,6 +477,28 @@ impl<S: Source> App<S> {
             Action::Other => self.note = Some("Press ? for the keys.".into()),
         }
         Flow::Redraw
+    }
+
+    /// Pause (or replay a finished show from the top), or step one card on or back.
+    fn step(&mut self, action: Action) {
+        match action {
+            Action::Pause if self.finished() => {
+                self.shown = self.shown.min(1);
+                self.clock = Duration::ZERO;
+                self.paused = false;
+            }
+            Action::Pause => self.paused = !self.paused,
+            Action::Step => {
+                self.paused = true;
+                self.shown = (self.shown + 1).min(self.items().len());
+                self.clock = Duration::ZERO;
+            }
+            _ => {
+                self.paused = true;
+                self.shown = self.shown.saturating_sub(1).max(1).min(self.items().len());
+                self.clock = Duration::ZERO;
+            }
+        }
     }
 
     /// The next code that can run; a code that cannot (yours before `start`) is skipped, and

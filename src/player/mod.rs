@@ -5,18 +5,21 @@
 //!
 //! - `app.rs`: the state and every change to it (no terminal).
 //! - `ui.rs`: drawing, a pure function of the state.
+//! - `spans.rs`: the cards' styled lines in the theme's colours.
 //! - `keys.rs`: what each key means.
 //! - `source.rs`: where replays come from (the real runtimes and recordings, on a worker thread).
 //! - `predict.rs`: the question asked before a first starter replay.
+//! - `unplayable.rs`: why there is no replay to show.
 //! - `terminal.rs`: raw mode as a guard, the panic hook, the reader and ticker threads.
 
-pub mod ansi;
 pub mod app;
 pub mod keys;
 pub mod predict;
 pub mod source;
+pub mod spans;
 pub mod terminal;
 pub mod ui;
+pub mod unplayable;
 
 use std::sync::mpsc;
 use std::time::Duration;

@@ -16,6 +16,7 @@ use crate::events::Replay;
 use crate::lesson::Runtime;
 use crate::lesson::{Lesson, TicketPredict};
 use crate::player::app::Msg;
+use crate::player::unplayable::Unplayable;
 use crate::replay::{CodeChoice, Replayer};
 
 /// A ticket as the list shows it.
@@ -29,17 +30,12 @@ pub struct TicketInfo {
 
 impl TicketInfo {
     /// Whether the ticket runs in a runtime, or the truth about where it does.
-    pub fn runs_in(&self, runtime: Runtime) -> Result<(), String> {
+    pub fn runs_in(&self, runtime: Runtime) -> Result<(), Unplayable> {
         if self.runtimes.is_empty() || self.runtimes.contains(&runtime) {
             return Ok(());
         }
         let names: Vec<&str> = self.runtimes.iter().map(|r| r.name()).collect();
-        Err(format!(
-            "The ticket {} runs only in the {} runtime, so there is no {} replay of it: press r to switch back.",
-            self.id,
-            names.join(" and "),
-            runtime.name()
-        ))
+        Err(Unplayable::OtherRuntime { ticket: self.id.clone(), runtimes: names.join(" and "), runtime })
     }
 }
 
@@ -93,7 +89,7 @@ pub struct Replayed {
     pub key: Key,
     /// The code file's modification time when it ran: a save since makes the replay stale.
     pub stamp: Option<SystemTime>,
-    pub replay: Result<Replay, String>,
+    pub replay: Result<Replay, Unplayable>,
 }
 
 /// What the player needs to replay a ticket.
@@ -107,7 +103,7 @@ pub trait Source {
     /// reference fix: compare and the prediction questions rely on it.
     fn codes(&self) -> &[String];
     /// Whether this code can run now, or why not (yours, before `start`).
-    fn available(&self, code: usize) -> Result<(), String>;
+    fn available(&self, code: usize) -> Result<(), Unplayable>;
     /// A replay computed before for the code file as it is now, at once.
     fn cached(&self, key: Key) -> Option<Replay>;
     /// Ask for these replays; each comes back later on the player's channel as
@@ -201,12 +197,12 @@ impl Source for LessonSource<'_> {
         &self.labels
     }
 
-    fn available(&self, code: usize) -> Result<(), String> {
-        let choice = self.choices.get(code).ok_or("no such code")?;
+    fn available(&self, code: usize) -> Result<(), Unplayable> {
+        let choice = self.choices.get(code).ok_or(Unplayable::NoSuchCode)?;
         if *choice == CodeChoice::Yours && !self.lesson.work_file(&self.ctx.root).is_file() {
-            return Err(format!("you have no copy yet; ./workshop start {} makes one", self.lesson.id));
+            return Err(Unplayable::NoCopy { lesson: self.lesson.id.clone() });
         }
-        choice.file(&self.ctx.place(), &self.lesson).map(|_| ()).map_err(|e| e.to_string())
+        choice.file(&self.ctx.place(), &self.lesson).map(|_| ()).map_err(Unplayable::from)
     }
 
     fn cached(&self, key: Key) -> Option<Replay> {
@@ -341,21 +337,21 @@ impl Runner {
 
     /// One replay, or `None` when it was done already for this version of the file.
     fn play(&mut self, key: Key) -> Option<Replayed> {
-        let failed = |why: String| Some(Replayed { key, stamp: None, replay: Err(why) });
-        let Some(choice) = self.choices.get(key.code) else { return failed("no such code".into()) };
+        let failed = |why: Unplayable| Some(Replayed { key, stamp: None, replay: Err(why) });
+        let Some(choice) = self.choices.get(key.code) else { return failed(Unplayable::NoSuchCode) };
         let file = match choice.file(&self.ctx.place(), &self.lesson) {
             Ok(file) => file,
-            Err(e) => return failed(e.to_string()),
+            Err(e) => return failed(e.into()),
         };
         let now = stamp(&file);
         if self.done.get(&key) == Some(&now) {
             return None;
         }
-        let Some(ticket) = self.lesson.tickets.get(key.ticket) else { return failed("no such ticket".into()) };
+        let Some(ticket) = self.lesson.tickets.get(key.ticket) else { return failed(Unplayable::NoSuchTicket) };
         let mut replayer = Replayer::new(self.ctx.place(), &self.lesson, self.limit);
         let cassette = match replayer.cassette(key.runtime, ticket) {
             Ok(cassette) => cassette,
-            Err(e) => return failed(e.to_string()),
+            Err(e) => return failed(e.into()),
         };
         // The learner may save their file while the player runs: load the new version.
         let fresh = self.loaded.get(&key.code).is_some_and(|l| l.stamp == now);
@@ -369,7 +365,7 @@ impl Runner {
         let replay = replayer.replay_with(ticket, key.runtime, label, &mut loaded.bridge, &cassette);
         let replay = match replay {
             Ok(replay) => replay,
-            Err(e) => return failed(e.to_string()),
+            Err(e) => return failed(e.into()),
         };
         self.done.insert(key, now);
         Some(Replayed { key, stamp: now, replay: Ok(replay) })

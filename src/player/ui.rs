@@ -16,11 +16,11 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 use ratatui::Frame;
 
 use crate::lesson::Runtime;
-use crate::player::ansi;
 use crate::player::app::{App, Item, Show};
 use crate::player::keys;
 use crate::player::predict::Question;
 use crate::player::source::Source;
+use crate::player::spans;
 use crate::render::cards::{self, Look};
 use crate::render::styles::{Glyphs, Styles};
 
@@ -253,15 +253,17 @@ fn card_lines<S: Source>(
         let start = lines.len();
         let body: Vec<Line<'static>> = match *item {
             Item::Event { .. } => {
-                let event = show.event(*item).cloned();
-                event.map(|e| ansi::lines(&cards::event(&e, &look(app.is_expanded(i))))).unwrap_or_default()
+                let event = show.told(*item);
+                event
+                    .map(|e| spans::lines(&cards::event_lines(&e, &look(app.is_expanded(i))), theme.color))
+                    .unwrap_or_default()
             }
-            Item::Split => ansi::lines(&cards::split_marker(&look(false), show.split)),
+            Item::Split => spans::lines(&cards::split_marker_lines(&look(false), show.split), theme.color),
             Item::RunHead(run) => {
                 vec![Line::styled(format!("── {} ──", show.runs[run].code), theme.strong())]
             }
             Item::Verdict(run) => {
-                let mut v = ansi::lines(&cards::verdict(&show.runs[run].verdict, &look(false)));
+                let mut v = spans::lines(&cards::verdict_lines(&show.runs[run].verdict, &look(false)), theme.color);
                 if let Some(guess) = app.judged().filter(|g| g.run == run) {
                     {
                         let (mark, style) = if guess.right() {
@@ -352,7 +354,7 @@ fn cards_view<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &Th
         Ok(show) => show,
         Err(why) => {
             let mut lines = vec![Line::styled("This ticket could not be replayed:", theme.bad())];
-            lines.extend(wrap(why, usize::from(area.width)).into_iter().map(Line::raw));
+            lines.extend(wrap(&why.to_string(), usize::from(area.width)).into_iter().map(Line::raw));
             lines.push(Line::default());
             lines.push(Line::styled("Pick another ticket (←/→), runtime (r) or code (c).", theme.dim()));
             let used = lines.len() as u16;

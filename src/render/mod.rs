@@ -8,6 +8,7 @@ pub mod markdown;
 pub mod quiz;
 pub mod solution;
 pub mod steps;
+pub mod styled;
 pub mod styles;
 
 /// Wrapping that never splits a word at its hyphen: lesson ids and commands stay whole.
@@ -17,9 +18,5 @@ pub(crate) fn plain_words(width: usize) -> textwrap::Options<'static> {
 
 /// `1 problem`, `2 problems`: a count with its noun.
 pub fn count(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
+    crate::story::plural(n, word, &format!("{word}s"))
 }

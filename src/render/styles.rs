@@ -11,6 +11,22 @@ pub enum ColorChoice {
     Never,
 }
 
+/// What a piece of text is, which decides how it is drawn: the cards say it once, and the
+/// terminal (with `Styles`) and the player (with its theme) each draw it their own way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// Text drawn as it is, in every style.
+    Plain,
+    Good,
+    Bad,
+    Warn,
+    Dim,
+    Strong,
+    Emphasis,
+    Label,
+    Code,
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Styles {
     pub good: Style,
@@ -57,6 +73,21 @@ impl Styles {
         } else {
             Styles::plain()
         }
+    }
+
+    /// The style a role is painted in; `None` for plain text, which is never painted.
+    pub fn of(&self, role: Role) -> Option<Style> {
+        Some(match role {
+            Role::Plain => return None,
+            Role::Good => self.good,
+            Role::Bad => self.bad,
+            Role::Warn => self.warn,
+            Role::Dim => self.dim,
+            Role::Strong => self.strong,
+            Role::Emphasis => self.emphasis,
+            Role::Label => self.label,
+            Role::Code => self.code,
+        })
     }
 
     pub fn paint(&self, style: Style, text: impl std::fmt::Display) -> String {

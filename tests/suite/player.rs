@@ -634,20 +634,7 @@ fn bench_key_to_redraw() {
     let ws = Workshop::lesson5();
     let ctx = context(&ws);
     for (w, h) in [(60u16, 20u16), (140, 45)] {
-        // A fresh session per size: no Python started and no replay cached yet.
-        let lesson = ctx.lesson(Some("structured-errors")).unwrap();
-        let (tx, results) = mpsc::channel();
-        // The worker starts Python for every code, then computes the first replay.
-        let began = Instant::now();
-        let source = LessonSource::new(&ctx, lesson, Duration::from_secs(2), None, tx).unwrap();
-        let mut app = App::new(source, Options { predict: false, ..options(STRUCTURED) });
-        while app.replaying() {
-            app.update(results.recv().unwrap());
-        }
-        println!(
-            "start-up at {w}x{h}: Python for every code and the first replay in {:.0} ms",
-            began.elapsed().as_secs_f64() * 1e3
-        );
+        let (mut app, results) = bench_start(&ctx, w, h);
         // The escape sequences are produced as for a terminal, then dropped.
         let backend = CrosstermBackend::new(std::io::sink());
         let viewport = Viewport::Fixed(Rect::new(0, 0, w, h));
@@ -656,18 +643,7 @@ fn bench_key_to_redraw() {
         // Every ticket in both runtimes and two codes: the first time, a key that changes the
         // replay has the worker run it (Python and the recordings), and the figure is the time
         // until it is drawn; after that it comes from the cache.
-        let mut cold = Vec::new();
-        for c in "jjjjjjrjjjjjjcjjjjjjrjjjjjj".chars() {
-            let began = Instant::now();
-            let mut flow = app.update(key(c));
-            while app.replaying() {
-                flow = app.update(results.recv().unwrap());
-            }
-            if flow == Flow::Redraw {
-                term.draw(|frame| player::ui::draw(frame, &app, &theme)).unwrap();
-            }
-            cold.push(began.elapsed());
-        }
+        let mut cold = bench_keys(&mut app, Some(&results), &mut term, &theme, "jjjjjjrjjjjjjcjjjjjjrjjjjjj");
         cold.sort();
         println!(
             "key -> redraw at {w}x{h}, a replay not seen before in the session: median {:.2} ms, max {:.2} ms over {} keys",
@@ -675,15 +651,7 @@ fn bench_key_to_redraw() {
             cold.last().unwrap().as_secs_f64() * 1e3,
             cold.len()
         );
-        let script = "  ..,e.e+-  jkjk".repeat(20);
-        let mut times = Vec::new();
-        for c in script.chars() {
-            let began = Instant::now();
-            if app.update(key(c)) == Flow::Redraw {
-                term.draw(|frame| player::ui::draw(frame, &app, &theme)).unwrap();
-            }
-            times.push(began.elapsed());
-        }
+        let mut times = bench_keys(&mut app, None, &mut term, &theme, &"  ..,e.e+-  jkjk".repeat(20));
         times.sort();
         let median = times[times.len() / 2];
         let p95 = times[times.len() * 95 / 100];
@@ -695,4 +663,46 @@ fn bench_key_to_redraw() {
             times.len()
         );
     }
+}
+
+/// A fresh player session for the benchmark: no Python started and no replay cached yet. The
+/// worker starts Python for every code, then computes the first replay.
+fn bench_start<'c>(ctx: &'c Context, w: u16, h: u16) -> (App<LessonSource<'c>>, Receiver<Msg>) {
+    let lesson = ctx.lesson(Some("structured-errors")).unwrap();
+    let (tx, results) = mpsc::channel();
+    let began = Instant::now();
+    let source = LessonSource::new(ctx, lesson, Duration::from_secs(2), None, tx).unwrap();
+    let mut app = App::new(source, Options { predict: false, ..options(STRUCTURED) });
+    while app.replaying() {
+        app.update(results.recv().unwrap());
+    }
+    println!(
+        "start-up at {w}x{h}: Python for every code and the first replay in {:.0} ms",
+        began.elapsed().as_secs_f64() * 1e3
+    );
+    (app, results)
+}
+
+/// How long each key of `script` takes from the press to a finished redraw; with `results`,
+/// until the replay it asked for arrived and was drawn.
+fn bench_keys<B: ratatui::backend::Backend>(
+    app: &mut App<LessonSource<'_>>,
+    results: Option<&Receiver<Msg>>,
+    term: &mut Terminal<B>,
+    theme: &Theme,
+    script: &str,
+) -> Vec<Duration> {
+    let mut times = Vec::new();
+    for c in script.chars() {
+        let began = Instant::now();
+        let mut flow = app.update(key(c));
+        while let Some(results) = results.filter(|_| app.replaying()) {
+            flow = app.update(results.recv().unwrap());
+        }
+        if flow == Flow::Redraw {
+            term.draw(|frame| player::ui::draw(frame, app, theme)).unwrap();
+        }
+        times.push(began.elapsed());
+    }
+    times
 }

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::{esc, json_block};
-use crate::events::{Event, Replay, Tone, Verdict};
+use crate::events::{Event, Replay, Told, Tone, Verdict};
 use crate::render::cards;
 
 /// A ticket's question before its replay, as the player asks it, with the answer the run bears
@@ -128,7 +128,7 @@ fn ticket_section(ticket: &Ticket) -> String {
     match ticket.runs {
         [a, b] => {
             let common = ticket.split.unwrap_or(a.events.len()).min(a.events.len());
-            out.push_str(&events(&a.events[..common]));
+            out.push_str(&events(&a.told()[..common]));
             let marker = if ticket.split.is_some() { "the runs split here" } else { "the runs never split" };
             let _ = writeln!(out, "<p class=\"split\" role=\"separator\">{marker}</p>\n<div class=\"runs\">");
             for run in [a, b] {
@@ -137,7 +137,7 @@ fn ticket_section(ticket: &Ticket) -> String {
                     "<section class=\"run\" aria-label=\"{code}\">\n<h3>{code}</h3>",
                     code = esc(&run.code)
                 );
-                out.push_str(&events(&run.events[common.min(run.events.len())..]));
+                out.push_str(&events(&run.told()[common.min(run.events.len())..]));
                 out.push_str(&verdict(&run.verdict));
                 out.push_str("</section>\n");
             }
@@ -145,7 +145,7 @@ fn ticket_section(ticket: &Ticket) -> String {
         }
         runs => {
             for run in runs {
-                out.push_str(&events(&run.events));
+                out.push_str(&events(&run.told()));
                 out.push_str(&verdict(&run.verdict));
             }
         }
@@ -175,7 +175,7 @@ fn question(q: &Question) -> String {
     out
 }
 
-fn events(events: &[Event]) -> String {
+fn events(events: &[Told<'_>]) -> String {
     if events.is_empty() {
         return String::new();
     }
@@ -224,8 +224,8 @@ fn printed(printed: &str) -> String {
     }
 }
 
-fn event(ev: &Event) -> String {
-    match ev {
+fn event(ev: &Told<'_>) -> String {
+    match ev.event {
         Event::Customer { text: words } => card("customer", "Customer", &text(words)),
         Event::ToolCall { tool, input, words, preface, provenance, .. } => {
             let mut body = String::new();
@@ -238,53 +238,13 @@ fn event(ev: &Event) -> String {
         }
         Event::Attempt { .. } => attempt(ev),
         Event::Verify { .. } => verify(ev),
-        Event::Report { report, .. } => {
-            let mut body = String::from("<dl>");
-            for (k, v) in report.as_object().into_iter().flatten() {
-                if let Some(v) = v.as_str() {
-                    body.push_str(&format!("<dt>{}</dt><dd>{}</dd>", esc(k), esc(v)));
-                }
-            }
-            body.push_str("</dl>");
-            card("sub warn", "Report", &body)
-        }
+        Event::Report { report, .. } => report_card(report),
         Event::Wait { ms } => card("sub wait", "wait", &dim(&format!("{ms} ms backoff before the next attempt"))),
         Event::Note { text: words, after_results } => {
             card("note", "Note", &text(&cards::note_words(words, *after_results)))
         }
-        Event::Reply { text: words, provenance, by_kind } => {
-            let mut body = format!("{}<p>{}</p>", text(words), badge(provenance));
-            for swap in by_kind {
-                body.push_str(&format!(
-                    "<p class=\"text\"><strong>By kind</strong> {}</p>",
-                    esc(&cards::by_kind_words(swap))
-                ));
-                let both = format!("this run sent: {}\nrecorded for:  {}", swap.sent, swap.recorded);
-                body.push_str(&expander("both sentences", &format!("<pre>{}</pre>", esc(&both))));
-            }
-            card("reply", "Agent replies", &body)
-        }
-        Event::NoRecording { sent, closest, diff, explanation, next, words } => {
-            let mut body = text(explanation);
-            for w in words {
-                body.push_str(&format!(
-                    "<p class=\"text\"><strong>Kind</strong> {}</p>",
-                    esc(&cards::unanswered(w, true))
-                ));
-            }
-            body.push_str(&expander("the model would now receive", &json_block(sent)));
-            if let Some(place) = closest {
-                body.push_str(&format!("<p class=\"text\"><strong>Closest</strong> {} (-)</p>", esc(place)));
-            }
-            for change in cards::word_changes(diff) {
-                body.push_str(&format!("<p class=\"text\"><strong>In short</strong> {}</p>", esc(&change)));
-            }
-            if !diff.trim().is_empty() {
-                body.push_str(&expander("the diff against the closest recorded request", &diff_block(diff)));
-            }
-            body.push_str(&format!("<p class=\"text\"><strong>To go on</strong> {}</p>", esc(next)));
-            card("bad", "No recording", &body)
-        }
+        Event::Reply { text: words, provenance, by_kind } => reply(words, provenance, by_kind),
+        Event::NoRecording { .. } => dead_end(ev.event),
         Event::ApiError { status, error_type, message } => {
             let body = format!("{}{}", text(&format!("{status} {error_type}: {message}")), dim(cards::API_REFUSES));
             card("bad", "API error", &body)
@@ -298,6 +258,53 @@ fn event(ev: &Event) -> String {
             card("bad", "Code error", &body)
         }
     }
+}
+
+/// What a subagent passed up: the report's labelled parts.
+fn report_card(report: &Value) -> String {
+    let mut body = String::from("<dl>");
+    for (k, v) in report.as_object().into_iter().flatten() {
+        if let Some(v) = v.as_str() {
+            body.push_str(&format!("<dt>{}</dt><dd>{}</dd>", esc(k), esc(v)));
+        }
+    }
+    body.push_str("</dl>");
+    card("sub warn", "Report", &body)
+}
+
+/// The model's reply, with each turn replayed by kind and both of its sentences.
+fn reply(words: &str, provenance: &crate::recordings::Provenance, by_kind: &[crate::kinds::ByKind]) -> String {
+    let mut body = format!("{}<p>{}</p>", text(words), badge(provenance));
+    for swap in by_kind {
+        body.push_str(&format!("<p class=\"text\"><strong>By kind</strong> {}</p>", esc(&cards::by_kind_words(swap))));
+        let both = format!("this run sent: {}\nrecorded for:  {}", swap.sent, swap.recorded);
+        body.push_str(&expander("both sentences", &format!("<pre>{}</pre>", esc(&both))));
+    }
+    card("reply", "Agent replies", &body)
+}
+
+/// The dead end where no recording answers the request: why, what the model would receive,
+/// the closest recorded request and how it differs, and how to go on.
+fn dead_end(ev: &Event) -> String {
+    let Event::NoRecording { sent, closest, diff, explanation, next, words } = ev else {
+        return String::new();
+    };
+    let mut body = text(explanation);
+    for w in words {
+        body.push_str(&format!("<p class=\"text\"><strong>Kind</strong> {}</p>", esc(&cards::unanswered(w, true))));
+    }
+    body.push_str(&expander("the model would now receive", &json_block(sent)));
+    if let Some(place) = closest {
+        body.push_str(&format!("<p class=\"text\"><strong>Closest</strong> {} (-)</p>", esc(place)));
+    }
+    for change in cards::word_changes(diff) {
+        body.push_str(&format!("<p class=\"text\"><strong>In short</strong> {}</p>", esc(&change)));
+    }
+    if !diff.trim().is_empty() {
+        body.push_str(&expander("the diff against the closest recorded request", &diff_block(diff)));
+    }
+    body.push_str(&format!("<p class=\"text\"><strong>To go on</strong> {}</p>", esc(next)));
+    card("bad", "No recording", &body)
 }
 
 /// A unified diff, its added and removed lines coloured.
@@ -328,7 +335,7 @@ fn tone_class(tone: Tone) -> &'static str {
     }
 }
 
-fn attempt(ev: &Event) -> String {
+fn attempt(ev: &Told<'_>) -> String {
     let Event::Attempt {
         number,
         output,
@@ -336,20 +343,19 @@ fn attempt(ev: &Event) -> String {
         details,
         message,
         summary,
-        retried,
-        tone,
         printed: out,
         retryable,
         found,
         capped,
         said,
         ..
-    } = ev
+    } = ev.event
     else {
         return String::new();
     };
+    let tone = ev.tone();
     let mark = if *failed { "✗" } else { "✓" };
-    let mut body = text(&format!("{mark} {}", cards::attempt_words(*found, *tone, *retried, *retryable, *capped)));
+    let mut body = text(&format!("{mark} {}", cards::attempt_words(*found, tone, ev.retried(), *retryable, *capped)));
     body.push_str(&dim(&cards::attempt_said(details, message.as_deref(), summary.as_deref(), output)));
     // The world's own lines, as it wrote them.
     for line in said {
@@ -357,11 +363,11 @@ fn attempt(ev: &Event) -> String {
     }
     body.push_str(&printed(out));
     body.push_str(&behind(ev));
-    card(&format!("sub {}", tone_class(*tone)), &format!("Attempt {number}"), &body)
+    card(&format!("sub {}", tone_class(tone)), &format!("Attempt {number}"), &body)
 }
 
-fn verify(ev: &Event) -> String {
-    let Event::Verify { tool, number, failed, retried, found, message, details, .. } = ev else {
+fn verify(ev: &Told<'_>) -> String {
+    let Event::Verify { tool, number, failed, retried, found, message, details, .. } = ev.event else {
         return String::new();
     };
     let class = match (found, retried) {
@@ -380,7 +386,7 @@ fn verify(ev: &Event) -> String {
 }
 
 /// What the cards show with `--expand`, behind the "Show the result" expander.
-fn behind(ev: &Event) -> String {
+fn behind(ev: &Told<'_>) -> String {
     let mut inner = String::new();
     for part in cards::behind(ev) {
         match part {

@@ -1,0 +1,164 @@
+//! What the cards say of each fact, in words: an attempt's headline from its judgement, what a
+//! failure says of itself, a read's words, who wrote the replies. The page and the JSON say the
+//! same words.
+
+use serde_json::Value;
+
+use crate::events::{Detail, Event, Tone};
+use crate::kinds::{ByKind, Unanswered};
+use crate::recordings::Provenance;
+
+/// Who wrote the replies of a replay, in one line.
+pub fn provenance_line(events: &[Event]) -> String {
+    let mut authored = false;
+    let mut live: Vec<String> = Vec::new();
+    for p in events.iter().filter_map(Event::provenance) {
+        match p {
+            Provenance::Authored { .. } => authored = true,
+            Provenance::Live { model, date, .. } => {
+                let tag = format!("{model} on {date}");
+                if !live.contains(&tag) {
+                    live.push(tag);
+                }
+            }
+        }
+    }
+    match (authored, live.is_empty()) {
+        (false, true) => "Replies: no model turn was replayed.".into(),
+        (true, true) => "Replies: authored for this lesson by its authors, not a live model run.".into(),
+        (false, false) => format!("Replies: recorded live from {}.", live.join(", ")),
+        (true, false) => {
+            format!("Replies: some authored for this lesson, some recorded live from {}.", live.join(", "))
+        }
+    }
+}
+
+/// An attempt's headline. `claimed`: what the failure said about a retry, so that a blind
+/// retry made on the failure's own word is not called one nothing asked for.
+fn tone_words(tone: Tone, retried: bool, claimed: Option<bool>) -> &'static str {
+    match (tone, retried) {
+        (Tone::Worked, _) => "worked",
+        (Tone::Retried, _) => "failed: retried, and a retry could help",
+        (Tone::Wasted, true) => "failed, retried: a retry cannot change this answer",
+        (Tone::Wasted, false) => "failed again, the same way",
+        (Tone::Reported, _) => "failed, reported and not retried",
+        (Tone::Dropped, _) => "failed, no result sent: the API refused the next request",
+        (Tone::Blind, _) if claimed == Some(true) => {
+            "failed, retried on the error's word: nothing showed this failure was safe to repeat"
+        }
+        (Tone::Blind, _) => "failed, retried blindly: nothing said a retry was safe",
+        (Tone::Settled, _) => "failed, uncertain: a read settled it",
+        (Tone::Checked, _) => "failed, uncertain: a read found nothing, so it was tried again",
+    }
+}
+
+/// An attempt's headline: what the model's own read of an earlier failure found (as the
+/// harness's read says it), else how the attempt went.
+/// The model's own read of an earlier failure says what it found, as the harness's does; a try
+/// the attempt cap ended says the cap is why.
+pub(crate) fn attempt_words(
+    found: Option<bool>,
+    tone: Tone,
+    retried: bool,
+    claimed: Option<bool>,
+    capped: Option<u32>,
+) -> std::borrow::Cow<'static, str> {
+    match (found, capped) {
+        (Some(true), _) => "worked: it went through, nothing to repeat".into(),
+        (Some(false), _) => "worked: it did not go through, safe to try again".into(),
+        (None, Some(cap)) if tone == Tone::Reported => {
+            format!("failed, reported and not retried: the cap of {cap} attempts was reached").into()
+        }
+        (None, _) => tone_words(tone, retried, claimed).into(),
+    }
+}
+
+/// What an attempt's card says under its headline: the failure's words, else the result in
+/// words, else the result itself.
+pub(crate) fn attempt_said(details: &[Detail], message: Option<&str>, summary: Option<&str>, output: &Value) -> String {
+    failure_body(details, message)
+        .unwrap_or_else(|| summary.map_or_else(|| crate::recordings::canonical(output), str::to_string))
+}
+
+/// A failure's body: what it says of itself (from the lesson's keys), then its message.
+pub(crate) fn failure_body(details: &[Detail], message: Option<&str>) -> Option<String> {
+    let details: Vec<String> = details.iter().map(Detail::to_string).collect();
+    match message {
+        Some(m) if !details.is_empty() => Some(format!("{}: {m}", details.join(", "))),
+        Some(m) => Some(m.to_string()),
+        None if !details.is_empty() => Some(details.join(", ")),
+        None => None,
+    }
+}
+
+pub(crate) const BLOCK_LABEL: &str =
+    "the tool_result block the model receives (the Messages API spells the flag is_error)";
+
+/// What a failure says of itself, in a card's words: "category transient", "not retryable".
+impl std::fmt::Display for Detail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Detail::Category(Some(c)) => write!(f, "category {c}"),
+            Detail::Category(None) => f.write_str("no category"),
+            Detail::Retryable(Some(true)) => f.write_str("retryable"),
+            Detail::Retryable(Some(false)) => f.write_str("not retryable"),
+            Detail::Retryable(None) => f.write_str("no retry flag"),
+            Detail::Verify(Some(tool)) => write!(f, "verify {tool}"),
+            Detail::Verify(None) => f.write_str("no verify"),
+            Detail::Kind(kind) => f.write_str(kind),
+        }
+    }
+}
+
+/// Under an API error: what the refusal means for the run.
+pub(crate) const API_REFUSES: &str =
+    "The Messages API refuses this request, so the model never sees it and the run ends here.";
+
+/// A turn replayed through a kind, in words: what it was recorded for.
+pub(crate) fn by_kind_words(swap: &ByKind) -> String {
+    format!("recorded for a different {}, of the same kind: {}", swap.words, swap.says)
+}
+
+/// A note's card text: the words, and where in the message they were put.
+pub(crate) fn note_words(text: &str, after_results: bool) -> String {
+    let place = if after_results { "after the tool results" } else { "before a tool result" };
+    format!("{text}\n[a text block in the same message, {place}]")
+}
+
+/// What the `no_recording` card says of words the replies depend on by kind: the kind they are
+/// of and the kinds recorded (in words too with `--expand`).
+pub(crate) fn unanswered(w: &Unanswered, expand: bool) -> String {
+    let named = |id: &str, says: &str| if expand { format!("{id} ({says})") } else { id.to_string() };
+    let recorded: Vec<String> = w.recorded.iter().map(|k| named(&k.kind, &k.says)).collect();
+    let recorded = if recorded.is_empty() { "none".to_string() } else { recorded.join("; ") };
+    let has_reply = |id: &str| w.recorded.iter().any(|k| k.kind == id);
+    let words = &w.words;
+    match (&w.kind, &w.says) {
+        (Some(kind), Some(says)) if has_reply(kind) => format!(
+            "your {words} is of the kind {}, which has a reply: something else in the request differs. Kinds recorded: {recorded}.",
+            named(kind, says)
+        ),
+        (Some(kind), Some(says)) => {
+            format!("your {words} is of the kind {}, with no reply. Kinds recorded: {recorded}.", named(kind, says))
+        }
+        _ => format!("your {words} is of none of the lesson's kinds. Kinds recorded: {recorded}."),
+    }
+}
+
+/// A read's label and what it does: `Verify` and "reads lookup_orders first", then `Verify 2`.
+pub(crate) fn verify_label(tool: &str, number: u32) -> (String, String) {
+    match number {
+        1 => ("Verify".to_string(), format!("reads {tool} first")),
+        n => (format!("Verify {n}"), format!("reads {tool} again")),
+    }
+}
+
+/// What one try of a harness read found, in words.
+pub(crate) fn verify_words(found: Option<bool>, retried: bool) -> &'static str {
+    match (found, retried) {
+        (Some(true), _) => "it went through: nothing to repeat",
+        (Some(false), _) => "it did not go through: safe to try again",
+        (None, true) => "the read failed: a read changes nothing, so it runs again",
+        (None, false) => "the read failed: still unknown",
+    }
+}
