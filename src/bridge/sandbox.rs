@@ -20,6 +20,8 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::runner::RUNNER;
+
 /// Environment variables passed through as they are: what Python needs to find programs and to
 /// decode text. Everything else (tokens, API keys, `PYTHON*`) is dropped.
 fn passes(name: &str) -> bool {
@@ -151,7 +153,7 @@ impl Interpreter {
     pub(crate) fn find(python: &OsStr) -> Result<Interpreter, String> {
         let mut command = Command::new(python);
         // -S: `site` is most of a start and tells nothing asked here.
-        command.args(["-I", "-S", "-c", PREPARE, super::RUNNER]);
+        command.args(["-I", "-S", "-c", PREPARE, RUNNER]);
         // As root, asked as the user every submission will run as: what it cannot run is said now.
         demote(&mut command);
         let (status, text, _) = run_bounded(command, Duration::from_secs(30))?;
@@ -176,7 +178,7 @@ impl Interpreter {
 
     /// A sandbox in `dir`, showing the submission the `files` of it, for this interpreter.
     pub(crate) fn sandbox(&self, dir: PathBuf, files: &[&OsStr], limits: Limits) -> Sandbox {
-        let runner = self.runner.clone().unwrap_or_else(|| Arc::from(super::RUNNER));
+        let runner = self.runner.clone().unwrap_or_else(|| Arc::from(RUNNER));
         let (code, source) = match &self.bwrap {
             // The process limit is the first thing the submission's Python does (see `apply`);
             // `resource` is a built-in module, so it costs the start-up nothing it would notice.
@@ -191,9 +193,9 @@ impl Interpreter {
                      with open('/proc/self/uid_map') as _f: _n = {shared} if _f.read().split()[:3] == ['0', '0', '4294967295'] else {own}\n\
                      _r.setrlimit(_r.RLIMIT_NPROC, (_n, _n)); del _r, _f, _n\n"
                 );
-                (Arc::from(format!("{first}{runner}")), Arc::from(format!("{first}{}", super::RUNNER)))
+                (Arc::from(format!("{first}{runner}")), Arc::from(format!("{first}{}", RUNNER)))
             }
-            None => (runner, Arc::from(super::RUNNER)),
+            None => (runner, Arc::from(RUNNER)),
         };
         let files = files.iter().map(|f| f.to_os_string()).collect();
         Sandbox { dir, files, limits, code, source, bwrap: self.bwrap.clone() }
