@@ -4,7 +4,6 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
@@ -240,10 +239,8 @@ pub(crate) struct FolderLock {
 
 pub(crate) fn lock_folder(dir: &Path) -> io::Result<FolderLock> {
     let handle = File::open(dir)?;
-    // SAFETY: flock(2) on a descriptor we own; the lock is released when it is closed.
-    if unsafe { libc::flock(handle.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
+    // flock(2) on Unix; released when the handle is closed.
+    handle.lock()?;
     Ok(FolderLock { _dir: handle })
 }
 
