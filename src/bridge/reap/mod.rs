@@ -21,19 +21,30 @@
 //! first worker starts) that reads a pipe only the workshop holds, kills every worker's group
 //! when that pipe closes.
 
-use std::process::{Child, Command};
+use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 #[cfg(target_os = "linux")]
 use std::time::{Duration, Instant};
 
+#[cfg(target_os = "linux")]
+mod lifeline;
+mod procs;
+mod spawn;
+
+pub(super) use spawn::spawn;
+
+use procs::children_of;
+#[cfg(target_os = "linux")]
+use procs::{children, mark_of, marked_processes};
+
 /// Python processes the bridge is running now, each leading its own process group: children of
 /// ours that are not strays. Spawning and registering happen under this lock, so a sweep or
 /// `end_everything` sees every worker that exists.
-static WORKERS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+pub(super) static WORKERS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// Each running worker's own mark (see `worker_mark`), by its pid.
-static MARKS: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
+pub(super) static MARKS: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
 
 /// Workers killed without waiting for them, because they had no children then: nothing of theirs
 /// can become an orphan, so nothing needs them reaped before the sweep. Reaped when they are done
@@ -41,7 +52,7 @@ static MARKS: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
 static DYING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// The workers that are bubblewrap sandboxes (see `kill_all`).
-static SANDBOXED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+pub(super) static SANDBOXED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// The inits of killed sandboxes' PID namespaces, dying with everything in them: children of ours
 /// (the subreaper), so their pids cannot be reused before we reap them. Reaped when done, without
@@ -50,10 +61,10 @@ static SANDBOXED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 static INITS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// Set once the workshop is quitting: no worker starts after that, and every child is a stray.
-static QUITTING: AtomicBool = AtomicBool::new(false);
+pub(super) static QUITTING: AtomicBool = AtomicBool::new(false);
 
 /// Set when the first worker starts: a command that never ran Python has nothing to end.
-static STARTED: AtomicBool = AtomicBool::new(false);
+pub(super) static STARTED: AtomicBool = AtomicBool::new(false);
 
 /// How many generations of re-parented strays are chased before giving up.
 #[cfg(target_os = "linux")]
@@ -67,7 +78,7 @@ const LIFELINE_AFTER: Duration = Duration::from_millis(50);
 
 /// When the lifeline is forked, for a first worker started at `started`.
 #[cfg(target_os = "linux")]
-fn lifeline_due_after(started: Instant) -> Instant {
+pub(super) fn lifeline_due_after(started: Instant) -> Instant {
     started + LIFELINE_AFTER
 }
 
@@ -103,7 +114,7 @@ pub(super) fn adopt_orphans() {
 }
 
 /// Whether this process can be a child subreaper: asked of the kernel once.
-fn subreaper() -> bool {
+pub(super) fn subreaper() -> bool {
     #[cfg(target_os = "linux")]
     {
         static ABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
@@ -115,145 +126,9 @@ fn subreaper() -> bool {
 
 /// Turn the subreaper on or off; false when the kernel refuses.
 #[cfg(target_os = "linux")]
-fn set_subreaper(on: bool) -> bool {
+pub(super) fn set_subreaper(on: bool) -> bool {
     // SAFETY: prctl(2) with PR_SET_CHILD_SUBREAPER takes an integer flag and no pointers.
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, libc::c_ulong::from(on), 0, 0, 0) == 0 }
-}
-
-/// Start a worker and register it, under the registry's lock. On Linux the child is started from
-/// one long-lived thread and asks the kernel for SIGKILL when its parent dies: the parent-death
-/// signal follows the thread that forked, so a short-lived thread (a grading in `check --watch`)
-/// must not be the one that forks. `sandboxed`: the command is bubblewrap, whose child leads
-/// the PID namespace everything of the submission runs in.
-pub(super) fn spawn(mut command: Command, sandboxed: bool) -> std::io::Result<Child> {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::process::CommandExt;
-        let parent = std::process::id();
-        // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
-        // calls (prctl, getppid, raise, close_range, fcntl, getrlimit).
-        unsafe {
-            command.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                close_inherited();
-                // The parent may have died between fork and prctl: then nobody would signal us.
-                if u32::try_from(libc::getppid()).ok() != Some(parent) {
-                    libc::raise(libc::SIGKILL);
-                }
-                Ok(())
-            });
-        }
-        if let Some(spawner) = spawner() {
-            let (reply, answer) = std::sync::mpsc::channel();
-            if spawner.send((command, sandboxed, reply)).is_ok() {
-                if let Ok(result) = answer.recv() {
-                    return result;
-                }
-            }
-            return Err(std::io::Error::other("the workshop's process starter stopped"));
-        }
-    }
-    spawn_here(command, sandboxed)
-}
-
-/// In a child between fork and exec: every descriptor above 2 closes at exec. The workshop's own
-/// are close-on-exec already, but one it inherited is not (`grade ... 3>>results.jsonl`), and a
-/// submission must not write through it. Marked rather than closed, so the standard library's
-/// pipe that reports a failed exec still works; a kernel before 5.11 gets a loop.
-#[cfg(target_os = "linux")]
-unsafe fn close_inherited() {
-    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
-    if libc::syscall(libc::SYS_close_range, 3_u32, u32::MAX, CLOSE_RANGE_CLOEXEC) == 0 {
-        return;
-    }
-    let mut limit = libc::rlimit { rlim_cur: 1024, rlim_max: 1024 };
-    libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
-    for fd in 3..limit.rlim_cur.min(65_536) as libc::c_int {
-        libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
-    }
-}
-
-fn spawn_here(mut command: Command, sandboxed: bool) -> std::io::Result<Child> {
-    let mut workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
-    if QUITTING.load(Ordering::SeqCst) {
-        return Err(std::io::Error::other("the workshop is quitting"));
-    }
-    let own = command
-        .get_envs()
-        .find(|(k, _)| *k == std::ffi::OsStr::new(MARK))
-        .and_then(|(_, v)| v.map(|v| v.to_string_lossy().into_owned()));
-    STARTED.store(true, Ordering::SeqCst);
-    // On while any worker runs, so every orphan of the learner's code comes to us; off when none
-    // does (see `kill_all`), so a program the workshop starts for the learner (an editor that
-    // detaches) is never taken for one.
-    #[cfg(target_os = "linux")]
-    if subreaper() {
-        set_subreaper(true);
-    }
-    let child = command.spawn()?;
-    if let Ok(pid) = i32::try_from(child.id()) {
-        workers.push(pid);
-        if sandboxed {
-            if let Ok(mut list) = SANDBOXED.lock() {
-                list.push(pid);
-            }
-        }
-        #[cfg(target_os = "linux")]
-        lifeline::watch(pid);
-        if let (Some(own), Ok(mut marks)) = (own, MARKS.lock()) {
-            marks.push((pid, own));
-        }
-    }
-    Ok(child)
-}
-
-#[cfg(target_os = "linux")]
-type SpawnJob = (Command, bool, std::sync::mpsc::Sender<std::io::Result<Child>>);
-
-/// The thread every worker is forked from; it lives as long as the workshop.
-#[cfg(target_os = "linux")]
-fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
-    static SPAWNER: std::sync::OnceLock<Option<std::sync::mpsc::Sender<SpawnJob>>> = std::sync::OnceLock::new();
-    SPAWNER
-        .get_or_init(|| {
-            let (tx, rx) = std::sync::mpsc::channel::<SpawnJob>();
-            std::thread::Builder::new()
-                .name("python-spawner".into())
-                .spawn(move || {
-                    // The lifeline is forked a while after the first worker starts, so a command
-                    // that is over sooner (a `check`) never pays for the fork.
-                    let mut lifeline_due: Option<Instant> = None;
-                    loop {
-                        let job = match lifeline_due {
-                            Some(due) => match rx.recv_timeout(due.saturating_duration_since(Instant::now())) {
-                                Ok(job) => job,
-                                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                                    lifeline::start();
-                                    lifeline_due = None;
-                                    continue;
-                                }
-                                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
-                            },
-                            None => match rx.recv() {
-                                Ok(job) => job,
-                                Err(_) => return,
-                            },
-                        };
-                        let (command, sandboxed, reply) = job;
-                        let result = spawn_here(command, sandboxed);
-                        let spawned = result.is_ok();
-                        let _ = reply.send(result);
-                        if spawned && lifeline_due.is_none() && !lifeline::started() {
-                            lifeline_due = Some(lifeline_due_after(Instant::now()));
-                        }
-                    }
-                })
-                .ok()
-                .map(|_| tx)
-        })
-        .as_ref()
 }
 
 /// The workshop is quitting (a signal, `q`, or the end of the command): kill every worker's group
@@ -381,25 +256,6 @@ enum Killed {
     Sandboxed(Vec<i32>),
 }
 
-/// The children of a process now (from every thread's list); `None` when /proc cannot show them.
-fn children_of(pid: i32) -> Option<Vec<i32>> {
-    #[cfg(target_os = "linux")]
-    {
-        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
-        let mut found = Vec::new();
-        for task in tasks.flatten() {
-            let list = std::fs::read_to_string(task.path().join("children")).ok()?;
-            found.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
-        }
-        Some(found)
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = pid;
-        None
-    }
-}
-
 /// Reap the killed workers (and sandbox inits) that are done, without waiting for the others.
 fn collect_the_dying() {
     for list in [&DYING, &INITS] {
@@ -486,229 +342,11 @@ fn reap(pid: i32) {
     }
 }
 
-/// The mark a process carries, when it is one of this workshop's: it descends from one of our
-/// workers (whose own mark it names).
-#[cfg(target_os = "linux")]
-fn mark_of(pid: i32) -> Option<String> {
-    let prefix = format!("{MARK}=");
-    let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-    let value = env.split(|&b| b == 0).find_map(|var| var.strip_prefix(prefix.as_bytes()))?;
-    let value = String::from_utf8_lossy(value).into_owned();
-    let base = mark();
-    (value == base || value.strip_prefix(base).is_some_and(|rest| rest.starts_with('-'))).then_some(value)
-}
-
-/// Every process carrying one of our marks, wherever it runs: the sweep without a subreaper.
-#[cfg(target_os = "linux")]
-fn marked_processes() -> Vec<i32> {
-    processes().filter(|(pid, _)| mark_of(*pid).is_some()).map(|(pid, _)| pid).collect()
-}
-
-/// Every process in /proc, with the text of its `stat` file after the command name.
-#[cfg(target_os = "linux")]
-fn processes() -> impl Iterator<Item = (i32, String)> {
-    let entries = std::fs::read_dir("/proc").into_iter().flatten().flatten();
-    entries.filter_map(|entry| {
-        let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
-        let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-        Some((pid, stat.rsplit_once(')')?.1.to_string()))
-    })
-}
-
-/// Our children, from `/proc/self/task/<tid>/children` (one list per thread: an orphan is
-/// re-parented to any thread of ours); from every process's parent where those lists are absent.
-#[cfg(target_os = "linux")]
-fn children() -> Vec<i32> {
-    children_listed_in(std::path::Path::new("/proc/self/task"))
-}
-
-/// Our children, from the `children` lists of the threads in `tasks`, or from every process's
-/// parent when none of them has one (a kernel without `CONFIG_PROC_CHILDREN`).
-#[cfg(target_os = "linux")]
-fn children_listed_in(tasks: &std::path::Path) -> Vec<i32> {
-    let mut found = Vec::new();
-    let mut listed = false;
-    for task in std::fs::read_dir(tasks).into_iter().flatten().flatten() {
-        if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
-            listed = true;
-            found.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
-        }
-    }
-    if !listed {
-        let me = std::process::id().to_string();
-        // `stat` after the name: " S <ppid> ...".
-        found.extend(
-            processes().filter(|(_, rest)| rest.split_whitespace().nth(1) == Some(me.as_str())).map(|(pid, _)| pid),
-        );
-    }
-    found
-}
-
-/// The lifeline: one process forked once per workshop (no exec, so it costs a fraction of a
-/// millisecond), in a process group of its own, holding only the read end of a pipe. The
-/// workshop writes each worker's pid to it when the worker starts, and the pid negated when the
-/// worker is ended; when the pipe closes without a goodbye (the workshop was killed outright),
-/// the lifeline kills every group still listed. The workshop's own ways out forget every worker
-/// first, so then it kills nothing.
-#[cfg(target_os = "linux")]
-mod lifeline {
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-    use std::sync::Mutex;
-
-    /// Groups one lifeline can hold: far more workers than any command runs at once.
-    const MOST: usize = 4096;
-
-    struct Line {
-        /// The end the workshop writes (close-on-exec and non-blocking).
-        write: OwnedFd,
-        /// The end the lifeline reads, until it is forked.
-        read: Option<OwnedFd>,
-        pid: Option<i32>,
-    }
-
-    static LINE: Mutex<Option<Line>> = Mutex::new(None);
-
-    /// A worker's group to kill if the workshop dies.
-    pub(super) fn watch(pid: i32) {
-        send(pid);
-    }
-
-    /// A worker the workshop ends itself: written before it is reaped, so a later reuse of its
-    /// pid is never the lifeline's business.
-    pub(super) fn forget(pid: i32) {
-        send(-pid);
-    }
-
-    fn send(value: i32) {
-        let Ok(mut line) = LINE.lock() else { return };
-        if line.is_none() {
-            *line = open();
-        }
-        if let Some(line) = line.as_ref() {
-            let bytes = value.to_ne_bytes();
-            // SAFETY: write(2) of a local buffer to a descriptor we own. Four bytes are below
-            // PIPE_BUF, so the write is whole or not at all; a full pipe (a lifeline that stopped
-            // reading) loses the message rather than blocking the workshop.
-            unsafe {
-                libc::write(line.write.as_raw_fd(), bytes.as_ptr().cast(), bytes.len());
-            }
-        }
-    }
-
-    fn open() -> Option<Line> {
-        let mut fds = [0; 2];
-        // SAFETY: pipe2(2) fills the two-element array it is given.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-            return None;
-        }
-        // SAFETY: both descriptors were just created and are owned by nothing else.
-        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-        // SAFETY: fcntl(2) on a descriptor we own.
-        unsafe {
-            let flags = libc::fcntl(write.as_raw_fd(), libc::F_GETFL);
-            libc::fcntl(write.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
-        }
-        Some(Line { write, read: Some(read), pid: None })
-    }
-
-    /// Fork the lifeline, once, after the first worker's pid is in the pipe.
-    pub(super) fn start() {
-        let Ok(mut line) = LINE.lock() else { return };
-        let Some(line) = line.as_mut() else { return };
-        let Some(read) = line.read.take() else { return };
-        // SAFETY: fork(2) in a process with other threads: the child makes only
-        // async-signal-safe calls (see `watch_the_pipe`) and never returns from it.
-        let pid = unsafe { libc::fork() };
-        if pid == 0 {
-            // SAFETY: in the forked child; the descriptor is the pipe's read end.
-            unsafe { watch_the_pipe(read.as_raw_fd()) }
-        }
-        if pid > 0 {
-            line.pid = Some(pid);
-        }
-        drop(read);
-    }
-
-    /// Whether it was forked already.
-    pub(super) fn started() -> bool {
-        LINE.lock().map_or(true, |l| l.as_ref().is_some_and(|l| l.read.is_none()))
-    }
-
-    /// The lifeline's pid, which no sweep may take for a stray.
-    pub(super) fn pid() -> Option<i32> {
-        LINE.lock().ok().and_then(|l| l.as_ref().and_then(|l| l.pid))
-    }
-
-    /// Close the pipe: every worker is forgotten by now, so the lifeline exits killing nothing.
-    pub(super) fn end() {
-        let line = LINE.lock().ok().and_then(|mut l| l.take());
-        // Not waited for: it exits as soon as it reads the end, and init reaps it after us.
-        drop(line);
-    }
-
-    /// The lifeline's whole life, in the forked child: async-signal-safe calls only (no
-    /// allocation, no locks), since the workshop's other threads may have held any lock at the
-    /// fork.
-    ///
-    /// # Safety
-    /// Only in a child just forked, with `read` the pipe's read end.
-    unsafe fn watch_the_pipe(read: libc::c_int) -> ! {
-        // Its own group, so a Ctrl-C at the terminal does not end it before the workshop, and
-        // no signal but SIGKILL ends it at all (the workshop's handlers are not its own). Named,
-        // so a person (or a test) looking at the workshop's children can tell it.
-        libc::setpgid(0, 0);
-        libc::prctl(libc::PR_SET_NAME, c"workshop-life".as_ptr() as libc::c_ulong, 0, 0, 0);
-        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE, libc::SIGTSTP] {
-            libc::signal(signal, libc::SIG_IGN);
-        }
-        // Keep only the pipe, as fd 0: no other pipe of the workshop's (a worker's, the test
-        // harness's stdout) stays open because the lifeline holds it.
-        libc::dup2(read, 0);
-        if libc::syscall(libc::SYS_close_range, 1_u32, u32::MAX, 0_u32) != 0 {
-            let mut limit = libc::rlimit { rlim_cur: 1024, rlim_max: 1024 };
-            libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
-            for fd in 1..limit.rlim_cur.min(65_536) as libc::c_int {
-                libc::close(fd);
-            }
-        }
-        let mut groups = [0_i32; MOST];
-        let mut count = 0;
-        let mut bytes = [0_u8; 4];
-        let mut have = 0;
-        loop {
-            let n = libc::read(0, bytes.as_mut_ptr().add(have).cast(), 4 - have);
-            if n == 0 {
-                break;
-            }
-            if n < 0 {
-                if *libc::__errno_location() == libc::EINTR {
-                    continue;
-                }
-                break;
-            }
-            have += n as usize;
-            if have < 4 {
-                continue;
-            }
-            have = 0;
-            let value = i32::from_ne_bytes(bytes);
-            if value > 0 && count < MOST {
-                groups[count] = value;
-                count += 1;
-            } else if let Some(at) = groups[..count].iter().position(|&g| g == -value) {
-                count -= 1;
-                groups[at] = groups[count];
-            }
-        }
-        for &group in &groups[..count] {
-            libc::kill(-group, libc::SIGKILL);
-        }
-        libc::_exit(0)
-    }
-}
-
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
+    use std::process::Command;
+
+    use super::procs::children_listed_in;
     use super::*;
 
     /// Held by each test that starts processes carrying this process's mark: a sweep in one
