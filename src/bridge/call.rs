@@ -10,7 +10,7 @@ use super::outcome::{garbled, stopped_message};
 use super::protocol::{location, Answer};
 use super::wait::NoLine;
 use super::worker::{kill_group, Worker};
-use super::{size_text, BridgeConfig, Call, Outcome, STARTUP_ALLOWANCE};
+use super::{size_text, BridgeConfig, Call, LoadError, LoadKind, Outcome, STARTUP_ALLOWANCE};
 
 impl Worker {
     pub(super) fn call(&mut self, cfg: &BridgeConfig, function: &str, args: &[Value]) -> (Call, bool) {
@@ -111,10 +111,11 @@ impl Worker {
     /// Ask the runner, idle after its last answer, to answer at once: the next line must be
     /// that answer. A line before it (a second answer to a call) or none in time (the runner
     /// was still busy with a call already answered) means an answer did not come from it.
-    pub(super) fn in_step(&mut self, cfg: &BridgeConfig) -> Result<(), String> {
+    pub(super) fn in_step(&mut self, cfg: &BridgeConfig) -> Result<(), LoadError> {
         self.next_id += 1;
         let ping = request_frame(&serde_json::json!({ "id": self.next_id }));
         let when = "after the last call";
+        let untrusted = |line: &str| LoadError::new(LoadKind::Garbled, garbled(&cfg.shown_as, when, line));
         if self.stdin.write_all(&ping).is_err() {
             // It ended after its last answer: nothing it sent is contradicted.
             return Ok(());
@@ -123,10 +124,10 @@ impl Worker {
             Ok(line) => line,
             Err(NoLine::Died(_) | NoLine::Stopped) => return Ok(()),
             Err(NoLine::TooLong(bytes)) => {
-                return Err(garbled(&cfg.shown_as, when, &format!("{} without an end", size_text(bytes as u64))))
+                return Err(untrusted(&format!("{} without an end", size_text(bytes as u64))))
             }
             Err(NoLine::TimedOut) => {
-                return Err(garbled(&cfg.shown_as, when, "an answer to a call that was still running"));
+                return Err(untrusted("an answer to a call that was still running"));
             }
         };
         match serde_json::from_str::<Answer>(&line) {
@@ -134,7 +135,7 @@ impl Worker {
                 self.capture.take();
                 Ok(())
             }
-            _ => Err(garbled(&cfg.shown_as, when, &line)),
+            _ => Err(untrusted(&line)),
         }
     }
 }

@@ -4,16 +4,16 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::outcome::{garbled, no_python, stopped_message, with_dropped};
+use super::outcome::{garbled, stopped_message, with_dropped};
 use super::protocol::{load_error, Answer};
 use super::wait::NoLine;
 use super::worker::{kill_group, Worker};
-use super::{cache, seconds, size_text, BridgeConfig, LoadError, LoadKind, STARTUP_ALLOWANCE};
+use super::{cache, seconds, size_text, BridgeConfig, LoadError, LoadKind, NoPython, STARTUP_ALLOWANCE};
 
 impl Worker {
     /// Wait for the hello of a runner started at `started`.
     pub(super) fn greet(mut self, cfg: &BridgeConfig, started: Instant) -> Result<(Worker, Instant), LoadError> {
-        let fail = |kind, message: String| LoadError { kind, message, output: String::new() };
+        let fail = LoadError::new;
         let worker = &mut self;
         let deadline = started + cfg.timeout + STARTUP_ALLOWANCE;
         // The runner says hello before it touches the learner's file, so an interpreter that is
@@ -26,12 +26,12 @@ impl Worker {
             }
             Ok(_) | Err(NoLine::TooLong(_)) => {
                 kill_group(&mut worker.child);
-                return Err(fail(LoadKind::NoPython, no_python(&cfg.python, "it did not run the workshop's runner")))
+                return Err(NoPython::new(&cfg.python, "it did not run the workshop's runner").into())
             }
             Err(NoLine::Died(death)) => {
                 let last = death.output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
                 let why = if last.is_empty() { death.plain() } else { format!("{}: {last}", death.plain()) };
-                return Err(fail(LoadKind::NoPython, no_python(&cfg.python, &why)));
+                return Err(NoPython::new(&cfg.python, why).into());
             }
             Err(NoLine::Stopped) => {
                 kill_group(&mut worker.child);
@@ -53,7 +53,7 @@ impl Worker {
     /// Wait for the runner to load the learner's file (and, for a spare, ask it to first).
     pub(super) fn load(mut self, cfg: &BridgeConfig, deadline: Instant) -> Result<Worker, LoadError> {
         let worker = &mut self;
-        let fail = |kind, message: String| LoadError { kind, message, output: String::new() };
+        let fail = LoadError::new;
         let line = match worker.wait_line(deadline) {
             Ok(line) => line,
             Err(no_line) => return Err(worker.not_loaded(cfg, no_line)),
@@ -66,6 +66,7 @@ impl Worker {
                     kind: LoadKind::Garbled,
                     message: garbled(&cfg.shown_as, "while it loaded", &line),
                     output: worker.read_capture(),
+                    no_python: None,
                 });
             }
         };
@@ -83,7 +84,7 @@ impl Worker {
 
     /// Why the file did not load when no answer line came; the process is gone (or killed now).
     fn not_loaded(&mut self, cfg: &BridgeConfig, no_line: NoLine) -> LoadError {
-        let fail = |kind, message: String| LoadError { kind, message, output: String::new() };
+        let fail = LoadError::new;
         match no_line {
             NoLine::TimedOut => {
                 kill_group(&mut self.child);
@@ -95,12 +96,14 @@ impl Worker {
                         seconds(cfg.timeout + STARTUP_ALLOWANCE)
                     ),
                     output: self.read_capture(),
+                    no_python: None,
                 }
             }
             NoLine::Died(death) => LoadError {
                 kind: LoadKind::Died,
                 message: format!("Python stopped while loading {}: {}", cfg.shown_as, death.note()),
                 output: death.output,
+                no_python: None,
             },
             NoLine::Stopped => {
                 kill_group(&mut self.child);
@@ -116,6 +119,7 @@ impl Worker {
                         &format!("{} without an end", size_text(bytes as u64)),
                     ),
                     output: self.read_capture(),
+                    no_python: None,
                 }
             }
         }

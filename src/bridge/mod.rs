@@ -20,6 +20,7 @@ mod capture;
 mod config;
 mod ending;
 mod load;
+mod load_error;
 mod marshal;
 mod outcome;
 mod protocol;
@@ -33,7 +34,8 @@ mod worker;
 
 pub(crate) use crate::files::size_text;
 pub(crate) use config::{seconds, BridgeConfig, ANSWER_LIMIT, OUTPUT_CAP};
-pub(crate) use outcome::{Call, LoadError, LoadKind, Location, Outcome};
+pub(crate) use load_error::{LoadError, LoadKind, NoPython};
+pub(crate) use outcome::{Call, Location, Outcome};
 pub(crate) use warm::{warm_up, Spare};
 
 use config::STARTUP_ALLOWANCE;
@@ -146,16 +148,16 @@ impl Bridge {
     /// here, so it never decides a grade. `Err` says what came instead.
     pub(crate) fn confirm(&mut self) -> Result<(), LoadError> {
         let untrusted = match (self.untrusted.take(), self.worker.as_mut()) {
-            (Some(why), _) => Some(why),
+            (Some(why), _) => Some(LoadError::new(LoadKind::Garbled, why)),
             (None, Some(worker)) if !self.stop.is_stopped() => worker.in_step(&self.cfg).err(),
             (None, _) => None,
         };
         match untrusted {
-            Some(message) => {
+            Some(error) => {
                 if let Some(mut worker) = self.worker.take() {
                     kill_group(&mut worker.child);
                 }
-                Err(LoadError { kind: LoadKind::Garbled, message, output: String::new() })
+                Err(error)
             }
             None => Ok(()),
         }

@@ -95,32 +95,6 @@ pub(super) fn with_dropped(output: String, dropped: u64) -> String {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LoadKind {
-    NoPython,
-    Syntax,
-    Import,
-    Exception,
-    Missing,
-    Exit,
-    Timeout,
-    Died,
-    Unreadable,
-    /// The answer channel carried a line the runner did not write.
-    Garbled,
-}
-
-/// The learner's file could not be loaded, so nothing in it can be called.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{message}")]
-pub struct LoadError {
-    pub kind: LoadKind,
-    /// What happened, naming the file and line where there is one.
-    pub message: String,
-    /// What the file printed while loading.
-    pub output: String,
-}
-
 /// A line on the answer channel that is not the awaited answer, as the learner reads it.
 pub(super) fn garbled(file: &str, when: &str, line: &str) -> String {
     let mut shown: String = line.chars().take(80).collect();
@@ -130,18 +104,6 @@ pub(super) fn garbled(file: &str, when: &str, line: &str) -> String {
     format!(
         "{file}: a line that is not the workshop runner's answer came {when} ({shown}). Something in the file writes to a descriptor it did not open, or a forked process wrote as the runner; nothing from that Python process is trusted, so this is no grade."
     )
-}
-
-/// The interpreter could not be started, or is not a working Python 3.
-pub(super) fn no_python(python: &std::ffi::OsStr, why: &str) -> String {
-    let shown = python.to_string_lossy();
-    let from_env = std::env::var_os("WORKSHOP_PYTHON").is_some_and(|p| p == python);
-    let whence = match (from_env, shown.contains('/')) {
-        (true, _) => " (from WORKSHOP_PYTHON)",
-        (false, false) => " (looked up on PATH)",
-        (false, true) => "",
-    };
-    format!("could not run Python 3 as {shown}{whence}: {why}. Install Python 3, or set WORKSHOP_PYTHON to a Python 3 interpreter.")
 }
 
 pub(super) fn stopped_message() -> String {

@@ -91,5 +91,5 @@ pub(super) fn load_error(cfg: &BridgeConfig, report: LoadReport) -> LoadError {
             (kind, format!("{file} failed while loading{at}"))
         }
     };
-    LoadError { kind, message, output: String::new() }
+    LoadError::new(kind, message)
 }

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 use super::capture::{capture_pipe, Capture};
 use super::config::passed_on;
 use super::ending::Death;
-use super::outcome::{no_python, stopped_message, with_dropped};
+use super::outcome::{stopped_message, with_dropped};
 use super::runner::{forget_compiled_runner, runner_code, RUNNER};
-use super::{reap, BridgeConfig, LoadError, LoadKind, Stop, ANSWER_LIMIT, OUTPUT_CAP};
+use super::{reap, BridgeConfig, LoadError, LoadKind, NoPython, Stop, ANSWER_LIMIT, OUTPUT_CAP};
 
 /// A running Python process that has loaded the learner's file.
 pub(super) struct Worker {
@@ -75,7 +75,7 @@ impl Worker {
 
     /// Start Python on `code`, without waiting for it to answer.
     pub(super) fn begin(cfg: &BridgeConfig, code: &str, stop: &Stop, deferred: bool) -> Result<Worker, LoadError> {
-        let fail = |kind, message: String| LoadError { kind, message, output: String::new() };
+        let fail = LoadError::new;
         if stop.is_stopped() {
             return Err(fail(LoadKind::Died, stopped_message()));
         }
@@ -109,9 +109,9 @@ impl Worker {
         let mut child = match reap::spawn(command, sandboxed) {
             Ok(child) => child,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(fail(LoadKind::NoPython, no_python(&cfg.python, "there is no such program")))
+                return Err(NoPython::new(&cfg.python, "there is no such program").into())
             }
-            Err(e) => return Err(fail(LoadKind::NoPython, no_python(&cfg.python, &e.to_string()))),
+            Err(e) => return Err(NoPython::new(&cfg.python, e.to_string()).into()),
         };
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             kill_group(&mut child);

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
@@ -24,12 +24,17 @@ const DEADLINE: Duration = Duration::from_secs(5);
 /// Numbers handed to the world for its sample fields (each a uniform draw in 0..1).
 const DRAWS: usize = 8;
 
+/// The host could be written neither to the cache folder nor to an in-memory file.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("there is no cache folder to write it to, and no in-memory file: {0}{next}", next = crate::error::next_step(.0))]
+struct NoHostFile(Arc<std::io::Error>);
+
 /// Where the runner loads the host from: a copy beside the cached runner, named by a hash of its
 /// text (so a new host never meets an old one) and rewritten when it is not that text; else,
 /// with no cache to write to, an in-memory file the world's process reads through /proc, so
 /// nothing is left behind in a temporary folder.
-fn host_file() -> Result<&'static Path, String> {
-    static PATH: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+fn host_file() -> Result<&'static Path, NoHostFile> {
+    static PATH: OnceLock<Result<PathBuf, NoHostFile>> = OnceLock::new();
     PATH.get_or_init(|| {
         let cache = crate::files::cache_dir();
         let hash =
@@ -38,12 +43,7 @@ fn host_file() -> Result<&'static Path, String> {
         if let Some(path) = cache.and_then(|dir| write_host(&dir, &name).ok()) {
             return Ok(path);
         }
-        in_memory().map_err(|e| {
-            format!(
-                "there is no cache folder to write it to, and no in-memory file: {e}{}",
-                crate::error::next_step(&e)
-            )
-        })
+        in_memory().map_err(|e| NoHostFile(Arc::new(e)))
     })
     .as_ref()
     .map(PathBuf::as_path)

@@ -4,16 +4,29 @@ use std::io::{Read, Seek};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+/// Why a program run with a deadline gave no answer; said as the reason after "it would not run".
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RunError {
+    #[error("could not make a temporary file ({0})")]
+    TempFile(std::io::Error),
+    /// It could not be started (or its output could not be given to it).
+    #[error("{0}")]
+    Start(std::io::Error),
+    /// It ran past the deadline and was killed.
+    #[error("it did not answer within {} s", .0.as_secs())]
+    TimedOut(Duration),
+}
+
 /// What a program printed and how it ended, run with a deadline; `Err` when it would not start
 /// or did not end in time (then it is killed).
-pub(super) fn run_bounded(mut command: Command, limit: Duration) -> Result<(ExitStatus, String, String), String> {
-    let out = tempfile::tempfile().map_err(|e| format!("could not make a temporary file ({e})"))?;
-    let err = tempfile::tempfile().map_err(|e| format!("could not make a temporary file ({e})"))?;
+pub(super) fn run_bounded(mut command: Command, limit: Duration) -> Result<(ExitStatus, String, String), RunError> {
+    let out = tempfile::tempfile().map_err(RunError::TempFile)?;
+    let err = tempfile::tempfile().map_err(RunError::TempFile)?;
     command
         .stdin(Stdio::null())
-        .stdout(out.try_clone().map_err(|e| e.to_string())?)
-        .stderr(err.try_clone().map_err(|e| e.to_string())?);
-    let mut child = command.spawn().map_err(|e| e.to_string())?;
+        .stdout(out.try_clone().map_err(RunError::Start)?)
+        .stderr(err.try_clone().map_err(RunError::Start)?);
+    let mut child = command.spawn().map_err(RunError::Start)?;
     let until = Instant::now() + limit;
     let status = loop {
         match child.try_wait() {
@@ -22,7 +35,7 @@ pub(super) fn run_bounded(mut command: Command, limit: Duration) -> Result<(Exit
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("it did not answer within {} s", limit.as_secs()));
+                return Err(RunError::TimedOut(limit));
             }
         }
     };

@@ -14,7 +14,7 @@
 use std::ffi::{OsStr, OsString};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, ExitStatus};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,6 +28,8 @@ mod limits;
 pub(crate) use bwrap::{Bubblewrap, Unusable};
 pub(crate) use folder::{remove_folders, Folder};
 pub(crate) use limits::Limits;
+
+pub(crate) use bounded::RunError;
 
 use bounded::run_bounded;
 use limits::{capped, PROCESS_MARGIN, SANDBOX_PROCESSES};
@@ -60,6 +62,17 @@ pub(crate) struct Sandbox {
     bwrap: Option<Arc<Bubblewrap>>,
 }
 
+/// Why the interpreter asked for cannot grade: the reason alone, as said after "could not run
+/// Python 3 as ...: ".
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NotPython3 {
+    #[error(transparent)]
+    Run(#[from] RunError),
+    /// It ran, but did not answer as a Python 3 does.
+    #[error("it did not run as Python 3 ({0})")]
+    Failed(ExitStatus),
+}
+
 /// The interpreter that grades, found once: the program itself (not a launcher such as a pyenv
 /// shim, which needs the environment the sandbox takes away), and the runner compiled by it.
 ///
@@ -89,7 +102,7 @@ sys.stdout.write('\\0'.join([exe, binascii.b2a_base64(code, newline=False).decod
 
 impl Interpreter {
     /// Ask `python` where it lives and compile the runner with it. `Err`: why it is no Python 3.
-    pub(crate) fn find(python: &OsStr) -> Result<Interpreter, String> {
+    pub(crate) fn find(python: &OsStr) -> Result<Interpreter, NotPython3> {
         let mut command = Command::new(python);
         // -S: `site` is most of a start and tells nothing asked here.
         command.args(["-I", "-S", "-c", PREPARE, RUNNER]);
@@ -100,7 +113,7 @@ impl Interpreter {
         let executable = parts.next().unwrap_or("").trim();
         let code = parts.next().unwrap_or("");
         if !status.success() || executable.is_empty() {
-            return Err(format!("it did not run as Python 3 ({status})"));
+            return Err(NotPython3::Failed(status));
         }
         let dirs = parts.filter(|d| d.starts_with('/')).map(PathBuf::from).collect();
         let runner =
