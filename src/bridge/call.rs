@@ -91,14 +91,10 @@ impl Worker {
     /// Whether bytes of the last request are still in the pipe, not taken by the runner, after
     /// waiting up to `grace` for it to take them.
     fn request_untaken_within(&self, grace: Duration) -> bool {
-        use std::os::fd::AsRawFd;
         let until = Instant::now() + grace;
         loop {
-            let mut waiting: libc::c_int = 0;
-            // SAFETY: ioctl(2) FIONREAD on a pipe we hold, writing into a local integer. On a
-            // pipe's write end it counts the bytes not yet read, as on its read end.
-            let asked = unsafe { libc::ioctl(self.stdin.as_raw_fd(), libc::FIONREAD, &mut waiting) };
-            if asked != 0 || waiting == 0 {
+            // On a pipe's write end FIONREAD counts the bytes not yet read, as on its read end.
+            if matches!(rustix::io::ioctl_fionread(&self.stdin), Ok(0) | Err(_)) {
                 return false;
             }
             if Instant::now() >= until {

@@ -65,19 +65,7 @@ impl Capture {
 /// A pipe for the learner's output: the read end non-blocking for this side, the write end for the
 /// child. Both close on exec, so no other process the workshop starts holds them.
 pub(super) fn capture_pipe() -> std::io::Result<(File, std::os::fd::OwnedFd)> {
-    use std::os::fd::FromRawFd;
-    let mut fds = [0; 2];
-    // SAFETY: pipe2(2) fills the two-element array it is given.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: both descriptors were just created and are owned by nothing else.
-    let (read, write) =
-        unsafe { (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1])) };
-    // SAFETY: fcntl(2) on a descriptor we own.
-    unsafe {
-        let flags = libc::fcntl(fds[0], libc::F_GETFL);
-        libc::fcntl(fds[0], libc::F_SETFL, flags | libc::O_NONBLOCK);
-    }
+    let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+    rustix::io::ioctl_fionbio(&read, true)?;
     Ok((File::from(read), write))
 }

@@ -28,7 +28,7 @@ pub struct LoadError {
     /// What the file printed while loading.
     pub output: String,
     /// With `LoadKind::NoPython` from the bridge: the same message in its parts.
-    pub no_python: Option<NoPython>,
+    pub no_python: Option<Box<NoPython>>,
 }
 
 impl LoadError {
@@ -40,7 +40,10 @@ impl LoadError {
 
 impl From<NoPython> for LoadError {
     fn from(no_python: NoPython) -> LoadError {
-        LoadError { no_python: Some(no_python.clone()), ..LoadError::new(LoadKind::NoPython, no_python.to_string()) }
+        LoadError {
+            no_python: Some(Box::new(no_python.clone())),
+            ..LoadError::new(LoadKind::NoPython, no_python.to_string())
+        }
     }
 }
 
@@ -86,7 +89,7 @@ mod tests {
             error.message,
             "could not run Python 3 as /opt/py/bin/python3: there is no such program. Install Python 3, or set WORKSHOP_PYTHON to a Python 3 interpreter."
         );
-        let parts = error.no_python.as_ref().map(|n| (n.interpreter.as_str(), n.reason.as_str()));
+        let parts = error.no_python.as_deref().map(|n| (n.interpreter.as_str(), n.reason.as_str()));
         assert_eq!(parts, Some(("/opt/py/bin/python3", "there is no such program")));
     }
 }

@@ -26,7 +26,6 @@ impl Worker {
     /// drained meanwhile, so a process writing a lot never blocks on a full pipe. Each byte of an
     /// answer is looked at once, however many reads it takes to arrive.
     pub(super) fn wait_line(&mut self, deadline: Instant) -> Result<String, NoLine> {
-        use std::os::fd::AsRawFd;
         loop {
             if let Some(at) = self.pending[self.scanned..].iter().position(|&b| b == b'\n') {
                 let end = self.scanned + at;
@@ -45,26 +44,15 @@ impl Worker {
             if left.is_zero() {
                 return Err(NoLine::TimedOut);
             }
-            let capture = self.capture.pipe.as_ref().map(|p| p.as_raw_fd()).unwrap_or(-1);
-            let mut fds = [
-                libc::pollfd { fd: self.answers.as_raw_fd(), events: libc::POLLIN, revents: 0 },
-                // A negative descriptor is skipped by poll(2): the capture pipe has closed.
-                libc::pollfd { fd: capture, events: libc::POLLIN, revents: 0 },
-            ];
-            let slice = left.min(STOP_CHECK);
-            let millis = libc::c_int::try_from(slice.as_millis().max(1)).unwrap_or(libc::c_int::MAX);
-            // SAFETY: poll(2) on two pollfds that live for the call.
-            let ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, millis) };
-            if ready < 0 {
-                if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(NoLine::Died(self.death()));
-            }
-            if fds[1].revents != 0 {
+            let (answer_ready, output_ready) = match self.poll(left.min(STOP_CHECK)) {
+                Ok(ready) => ready,
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(_) => return Err(NoLine::Died(self.death())),
+            };
+            if output_ready {
                 self.capture.read_some();
             }
-            if fds[0].revents == 0 {
+            if !answer_ready {
                 continue; // the deadline check above decides
             }
             // Readable (or hung up): this read returns at once.
@@ -74,6 +62,28 @@ impl Worker {
                 Ok(n) => self.pending.extend_from_slice(&chunk[..n]),
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => return Err(NoLine::Died(self.death())),
+            }
+        }
+    }
+
+    /// Wait up to `slice` (a millisecond at least) for the answer channel and the capture pipe,
+    /// while it is open: whether each is readable (or hung up).
+    fn poll(&self, slice: Duration) -> rustix::io::Result<(bool, bool)> {
+        use rustix::event::{PollFd, PollFlags, Timespec};
+        let millis = slice.as_millis().clamp(1, 1000) as i64;
+        let timeout = Timespec { tv_sec: 0, tv_nsec: millis * 1_000_000 };
+        let answers = PollFd::new(&self.answers, PollFlags::IN);
+        let ready = |fd: &PollFd<'_>| !fd.revents().is_empty();
+        match &self.capture.pipe {
+            Some(pipe) => {
+                let mut fds = [answers, PollFd::new(pipe, PollFlags::IN)];
+                rustix::event::poll(&mut fds, Some(&timeout))?;
+                Ok((ready(&fds[0]), ready(&fds[1])))
+            }
+            None => {
+                let mut fds = [answers];
+                rustix::event::poll(&mut fds, Some(&timeout))?;
+                Ok((ready(&fds[0]), false))
             }
         }
     }

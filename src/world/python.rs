@@ -55,17 +55,12 @@ fn host_file() -> Result<&'static Path, NoHostFile> {
 /// workshop starts gets no descriptor of its own but 0, 1 and 2 (see `bridge::reap`).
 fn in_memory() -> std::io::Result<PathBuf> {
     use std::io::Write;
-    use std::os::fd::FromRawFd;
-    // SAFETY: memfd_create(2) with a NUL-terminated name.
-    let fd = unsafe { libc::memfd_create(c"workshop-world-host".as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: the descriptor was just created and is owned by nothing else.
-    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+    use std::os::fd::IntoRawFd;
+    let memfd = rustix::fs::memfd_create(c"workshop-world-host", rustix::fs::MemfdFlags::CLOEXEC)?;
+    let mut file = std::fs::File::from(memfd);
     file.write_all(HOST.as_bytes())?;
     // Kept open (never closed) so every world process started later can read it.
-    std::mem::forget(file);
+    let fd = file.into_raw_fd();
     Ok(PathBuf::from(format!("/proc/{}/fd/{fd}", std::process::id())))
 }
 

@@ -5,7 +5,9 @@
 //! the lifeline kills every group still listed. The workshop's own ways out forget every worker
 //! first, so then it kills nothing.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+
+use rustix::process::{Pid, Signal};
 use std::sync::Mutex;
 
 /// Groups one lifeline can hold: far more workers than any command runs at once.
@@ -38,29 +40,15 @@ fn send(value: i32) {
         *line = open();
     }
     if let Some(line) = line.as_ref() {
-        let bytes = value.to_ne_bytes();
-        // SAFETY: write(2) of a local buffer to a descriptor we own. Four bytes are below
-        // PIPE_BUF, so the write is whole or not at all; a full pipe (a lifeline that stopped
-        // reading) loses the message rather than blocking the workshop.
-        unsafe {
-            libc::write(line.write.as_raw_fd(), bytes.as_ptr().cast(), bytes.len());
-        }
+        // Four bytes are below PIPE_BUF, so the write is whole or not at all; a full pipe (a
+        // lifeline that stopped reading) loses the message rather than blocking the workshop.
+        let _ = rustix::io::write(&line.write, &value.to_ne_bytes());
     }
 }
 
 fn open() -> Option<Line> {
-    let mut fds = [0; 2];
-    // SAFETY: pipe2(2) fills the two-element array it is given.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return None;
-    }
-    // SAFETY: both descriptors were just created and are owned by nothing else.
-    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    // SAFETY: fcntl(2) on a descriptor we own.
-    unsafe {
-        let flags = libc::fcntl(write.as_raw_fd(), libc::F_GETFL);
-        libc::fcntl(write.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
-    }
+    let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
+    let _ = rustix::io::ioctl_fionbio(&write, true);
     Some(Line { write, read: Some(read), pid: None })
 }
 
@@ -70,11 +58,12 @@ pub(super) fn start() {
     let Some(line) = line.as_mut() else { return };
     let Some(read) = line.read.take() else { return };
     // SAFETY: fork(2) in a process with other threads: the child makes only
-    // async-signal-safe calls (see `watch_the_pipe`) and never returns from it.
+    // async-signal-safe calls (see `watch_the_pipe`) and never returns from it. libc's: rustix
+    // forks only in its `runtime` API, which is not for use beside std.
     let pid = unsafe { libc::fork() };
     if pid == 0 {
         // SAFETY: in the forked child; the descriptor is the pipe's read end.
-        unsafe { watch_the_pipe(read.as_raw_fd()) }
+        unsafe { watch_the_pipe(read.as_fd()) }
     }
     if pid > 0 {
         line.pid = Some(pid);
@@ -101,45 +90,51 @@ pub(super) fn end() {
 
 /// The lifeline's whole life, in the forked child: async-signal-safe calls only (no
 /// allocation, no locks), since the workshop's other threads may have held any lock at the
-/// fork.
+/// fork. libc's calls where rustix has none: signal dispositions, close_range, `_exit`.
 ///
 /// # Safety
 /// Only in a child just forked, with `read` the pipe's read end.
-unsafe fn watch_the_pipe(read: libc::c_int) -> ! {
+unsafe fn watch_the_pipe(read: BorrowedFd<'_>) -> ! {
     // Its own group, so a Ctrl-C at the terminal does not end it before the workshop, and
     // no signal but SIGKILL ends it at all (the workshop's handlers are not its own). Named,
     // so a person (or a test) looking at the workshop's children can tell it.
-    libc::setpgid(0, 0);
-    libc::prctl(libc::PR_SET_NAME, c"workshop-life".as_ptr() as libc::c_ulong, 0, 0, 0);
+    let _ = rustix::process::setpgid(None, None);
+    let _ = rustix::thread::set_name(c"workshop-life");
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE, libc::SIGTSTP] {
         libc::signal(signal, libc::SIG_IGN);
     }
     // Keep only the pipe, as fd 0: no other pipe of the workshop's (a worker's, the test
     // harness's stdout) stays open because the lifeline holds it.
-    libc::dup2(read, 0);
+    let _ = rustix::stdio::dup2_stdin(read);
     if libc::syscall(libc::SYS_close_range, 1_u32, u32::MAX, 0_u32) != 0 {
-        let mut limit = libc::rlimit { rlim_cur: 1024, rlim_max: 1024 };
-        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
-        for fd in 1..limit.rlim_cur.min(65_536) as libc::c_int {
+        let open = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
+        for fd in 1..open.min(65_536) as libc::c_int {
             libc::close(fd);
         }
     }
     let mut groups = [0_i32; MOST];
+    let count = read_groups(&mut groups);
+    for &group in &groups[..count] {
+        if let Some(group) = Pid::from_raw(group) {
+            let _ = rustix::process::kill_process_group(group, Signal::KILL);
+        }
+    }
+    libc::_exit(0)
+}
+
+/// The groups to kill, read from fd 0 until the pipe closes: each worker's pid when it starts,
+/// negated when it ends. How many of `groups` are filled.
+fn read_groups(groups: &mut [i32; MOST]) -> usize {
     let mut count = 0;
     let mut bytes = [0_u8; 4];
     let mut have = 0;
     loop {
-        let n = libc::read(0, bytes.as_mut_ptr().add(have).cast(), 4 - have);
-        if n == 0 {
-            break;
+        match rustix::io::read(rustix::stdio::stdin(), &mut bytes[have..]) {
+            Ok(0) => break,
+            Ok(n) => have += n,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(_) => break,
         }
-        if n < 0 {
-            if *libc::__errno_location() == libc::EINTR {
-                continue;
-            }
-            break;
-        }
-        have += n as usize;
         if have < 4 {
             continue;
         }
@@ -153,8 +148,5 @@ unsafe fn watch_the_pipe(read: libc::c_int) -> ! {
             groups[at] = groups[count];
         }
     }
-    for &group in &groups[..count] {
-        libc::kill(-group, libc::SIGKILL);
-    }
-    libc::_exit(0)
+    count
 }

@@ -27,6 +27,8 @@ use std::sync::Mutex;
 #[cfg(target_os = "linux")]
 use std::time::{Duration, Instant};
 
+use rustix::process::{Pid, Signal};
+
 #[cfg(target_os = "linux")]
 mod lifeline;
 mod procs;
@@ -127,8 +129,28 @@ pub(super) fn subreaper() -> bool {
 /// Turn the subreaper on or off; false when the kernel refuses.
 #[cfg(target_os = "linux")]
 pub(super) fn set_subreaper(on: bool) -> bool {
-    // SAFETY: prctl(2) with PR_SET_CHILD_SUBREAPER takes an integer flag and no pointers.
-    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, libc::c_ulong::from(on), 0, 0, 0) == 0 }
+    // rustix passes the pid as prctl's flag: any pid is "on", none is "off".
+    rustix::process::set_child_subreaper(on.then(rustix::process::getpid)).is_ok()
+}
+
+/// SIGKILL to the process group `pid` leads; a group already gone makes it a no-op.
+fn kill_group(pid: i32) {
+    if let Some(pid) = Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process_group(pid, Signal::KILL);
+    }
+}
+
+/// The process group of `pid`, while it exists.
+#[cfg(target_os = "linux")]
+fn group_of(pid: i32) -> Option<Pid> {
+    Pid::from_raw(pid).and_then(|pid| rustix::process::getpgid(Some(pid)).ok())
+}
+
+/// Whether `pid`, a child of ours, is still running: reaped, without waiting, if it has ended.
+/// False too when it is not our child (any more).
+fn still_running(pid: i32) -> bool {
+    let Some(pid) = Pid::from_raw(pid) else { return false };
+    matches!(rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG), Ok(None))
 }
 
 /// The workshop is quitting (a signal, `q`, or the end of the command): kill every worker's group
@@ -143,12 +165,10 @@ pub(super) fn end_everything() {
         let workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
         QUITTING.store(true, Ordering::SeqCst);
         for &pid in workers.iter() {
-            // SAFETY: kill(2) on the process group each worker leads; the worker is not reaped
-            // yet (only this function and `kill_all` reap workers, and `kill_all` leaves the
-            // registry first), so the group is ours. A group already gone makes it a no-op.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-            }
+            // The process group each worker leads; the worker is not reaped yet (only this
+            // function and `kill_all` reap workers, and `kill_all` leaves the registry first), so
+            // the group is ours.
+            kill_group(pid);
             #[cfg(target_os = "linux")]
             lifeline::forget(pid);
         }
@@ -182,10 +202,8 @@ pub(super) fn kill_all(child: &mut Child) {
         let sandboxed = SANDBOXED.lock().is_ok_and(|s| s.contains(&pid));
         // Read before the kill: once it is dead its children are ours, unnamed.
         let children = children_of(pid);
-        // SAFETY: kill(2) on the process group our child leads, not yet reaped.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
+        // The process group our child leads, not yet reaped.
+        kill_group(pid);
         #[cfg(target_os = "linux")]
         lifeline::forget(pid);
         workers.retain(|w| *w != pid);
@@ -260,11 +278,7 @@ enum Killed {
 fn collect_the_dying() {
     for list in [&DYING, &INITS] {
         if let Ok(mut list) = list.lock() {
-            list.retain(|&pid| {
-                let mut status = 0;
-                // SAFETY: waitpid(2) on our own child, with a valid pointer to a local; WNOHANG.
-                unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) == 0 }
-            });
+            list.retain(|&pid| still_running(pid));
         }
     }
 }
@@ -292,13 +306,12 @@ fn kill_strays() {
         }
         let strays: Vec<i32> = if subreaper() {
             let lifeline = lifeline::pid();
-            // SAFETY: getpgrp(2) cannot fail.
-            let own_group = unsafe { libc::getpgrp() };
+            let own_group = rustix::process::getpgrp();
             children()
                 .into_iter()
                 .filter(|&p| (quitting || !held.contains(&p)) && Some(p) != lifeline && !dying.contains(&p))
-                // SAFETY: getpgid(2) of our own child, which is not reaped yet.
-                .filter(|&p| unsafe { libc::getpgid(p) } != own_group || mark_of(p).is_some())
+                // The group of our own child, which is not reaped yet.
+                .filter(|&p| group_of(p) != Some(own_group) || mark_of(p).is_some())
                 .filter(|&p| !belongs_to_a_running_worker(p))
                 .collect()
         } else {
@@ -311,12 +324,11 @@ fn kill_strays() {
             return;
         }
         for &pid in &strays {
-            // SAFETY: kill(2) on a stray and on the group it may lead; with the subreaper it is
-            // our own child (so not reaped and not reused), else a process that carried our mark
-            // a moment ago. A pid that leads no group makes the first a no-op.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-                libc::kill(pid, libc::SIGKILL);
+            // A stray and the group it may lead; with the subreaper it is our own child (so not
+            // reaped and not reused), else a process that carried our mark a moment ago.
+            kill_group(pid);
+            if let Some(pid) = Pid::from_raw(pid) {
+                let _ = rustix::process::kill_process(pid, Signal::KILL);
             }
         }
         drop(held);
@@ -332,10 +344,7 @@ fn kill_strays() {
 fn reap(pid: i32) {
     let until = Instant::now() + Duration::from_millis(200);
     loop {
-        let mut status = 0;
-        // SAFETY: waitpid(2) on our own child, with a valid pointer to a local.
-        let done = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        if done != 0 || Instant::now() >= until {
+        if !still_running(pid) || Instant::now() >= until {
             return;
         }
         std::thread::sleep(Duration::from_millis(2));
@@ -397,9 +406,9 @@ mod tests {
         kill_strays();
         let member_ended = ends(member);
         if !member_ended {
-            // SAFETY: kill(2) of the member this test started; tidying up.
-            unsafe {
-                libc::kill(member, libc::SIGKILL);
+            // The member this test started; tidying up.
+            if let Some(member) = Pid::from_raw(member) {
+                let _ = rustix::process::kill_process(member, Signal::KILL);
             }
         }
         let _ = stray.kill();

@@ -7,6 +7,9 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 #[cfg(target_os = "linux")]
+use rustix::process::{Pid, Signal};
+
+#[cfg(target_os = "linux")]
 use super::{lifeline, lifeline_due_after, set_subreaper, subreaper};
 use super::{MARK, MARKS, QUITTING, SANDBOXED, STARTED, WORKERS};
 
@@ -21,16 +24,15 @@ pub(in crate::bridge) fn spawn(mut command: Command, sandboxed: bool) -> std::io
         use std::os::unix::process::CommandExt;
         let parent = std::process::id();
         // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
-        // calls (prctl, getppid, raise, close_range, fcntl, getrlimit).
+        // calls (prctl, getppid, kill and getrlimit as rustix's raw system calls, close_range,
+        // fcntl), allocating nothing.
         unsafe {
             command.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
+                rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
                 close_inherited();
                 // The parent may have died between fork and prctl: then nobody would signal us.
-                if u32::try_from(libc::getppid()).ok() != Some(parent) {
-                    libc::raise(libc::SIGKILL);
+                if u32::try_from(Pid::as_raw(rustix::process::getppid())).ok() != Some(parent) {
+                    let _ = rustix::process::kill_process(rustix::process::getpid(), Signal::KILL);
                 }
                 Ok(())
             });
@@ -51,16 +53,16 @@ pub(in crate::bridge) fn spawn(mut command: Command, sandboxed: bool) -> std::io
 /// In a child between fork and exec: every descriptor above 2 closes at exec. The workshop's own
 /// are close-on-exec already, but one it inherited is not (`grade ... 3>>results.jsonl`), and a
 /// submission must not write through it. Marked rather than closed, so the standard library's
-/// pipe that reports a failed exec still works; a kernel before 5.11 gets a loop.
+/// pipe that reports a failed exec still works; a kernel before 5.11 gets a loop. libc's calls:
+/// rustix has no close_range, and its fcntl wants a descriptor known to be open.
 #[cfg(target_os = "linux")]
 unsafe fn close_inherited() {
     const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
     if libc::syscall(libc::SYS_close_range, 3_u32, u32::MAX, CLOSE_RANGE_CLOEXEC) == 0 {
         return;
     }
-    let mut limit = libc::rlimit { rlim_cur: 1024, rlim_max: 1024 };
-    libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
-    for fd in 3..limit.rlim_cur.min(65_536) as libc::c_int {
+    let open = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
+    for fd in 3..open.min(65_536) as libc::c_int {
         libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
     }
 }

@@ -3,6 +3,8 @@
 use std::ffi::OsString;
 use std::time::Duration;
 
+use rustix::process::Resource;
+
 /// The limits each Python process (and everything it starts) runs under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Limits {
@@ -44,30 +46,19 @@ impl Limits {
     }
 }
 
-#[cfg(target_os = "linux")]
-pub(super) type Resource = libc::__rlimit_resource_t;
-#[cfg(not(target_os = "linux"))]
-pub(super) type Resource = libc::c_int;
-
 /// `value`, lowered to the limit this process already has, so an operator's tighter `ulimit`
 /// stands (and raising past the hard limit would fail). Soft and hard are both set to it, so the
-/// submission cannot raise its own limit back.
-pub(super) fn capped(resource: Resource, value: u64) -> libc::rlim_t {
-    let mut now = libc::rlimit { rlim_cur: libc::RLIM_INFINITY, rlim_max: libc::RLIM_INFINITY };
-    // SAFETY: getrlimit(2) writes into a local we own.
-    if unsafe { libc::getrlimit(resource, &mut now) } != 0 {
-        now = libc::rlimit { rlim_cur: libc::RLIM_INFINITY, rlim_max: libc::RLIM_INFINITY };
-    }
-    let value = libc::rlim_t::try_from(value).unwrap_or(libc::RLIM_INFINITY);
-    // RLIM_INFINITY is the largest value, so `min` leaves ours where there is no limit yet.
-    value.min(now.rlim_cur).min(now.rlim_max)
+/// submission cannot raise its own limit back. `u64::MAX` is no limit (`RLIM_INFINITY`).
+pub(super) fn capped(resource: Resource, value: u64) -> u64 {
+    let now = rustix::process::getrlimit(resource);
+    // No limit is the largest value, so `min` leaves ours where there is no limit yet.
+    value.min(now.current.unwrap_or(u64::MAX)).min(now.maximum.unwrap_or(u64::MAX))
 }
 
 /// How many processes the real user of this process runs now (`RLIMIT_NPROC` counts them all).
 fn user_processes() -> u64 {
     use std::os::unix::fs::MetadataExt;
-    // SAFETY: getuid(2) cannot fail.
-    let uid = unsafe { libc::getuid() };
+    let uid = rustix::process::getuid().as_raw();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return 0;
     };
@@ -91,11 +82,10 @@ mod tests {
 
     #[test]
     fn a_tighter_limit_of_the_operator_stands() {
-        let mut now = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-        // SAFETY: getrlimit(2) writes into a local we own.
-        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_CPU, &mut now) }, 0);
-        assert_eq!(capped(libc::RLIMIT_CPU, 30), 30.min(now.rlim_cur));
-        assert_eq!(capped(libc::RLIMIT_CPU, u64::MAX), now.rlim_cur.min(now.rlim_max));
+        let now = rustix::process::getrlimit(Resource::Cpu);
+        let (soft, hard) = (now.current.unwrap_or(u64::MAX), now.maximum.unwrap_or(u64::MAX));
+        assert_eq!(capped(Resource::Cpu, 30), 30.min(soft));
+        assert_eq!(capped(Resource::Cpu, u64::MAX), soft.min(hard));
     }
 
     #[test]

@@ -18,6 +18,8 @@ use std::process::{Command, ExitStatus};
 use std::sync::Arc;
 use std::time::Duration;
 
+use rustix::process::{Resource, Rlimit};
+
 use super::runner::RUNNER;
 
 mod bounded;
@@ -138,8 +140,8 @@ impl Interpreter {
             // kernel counts the processes of that namespace against it, so the margin alone is
             // the limit; otherwise the count is the user's, as without bubblewrap.
             Some(_) => {
-                let own = capped(libc::RLIMIT_NPROC, PROCESS_MARGIN + SANDBOX_PROCESSES);
-                let shared = capped(libc::RLIMIT_NPROC, limits.processes);
+                let own = capped(Resource::Nproc, PROCESS_MARGIN + SANDBOX_PROCESSES);
+                let shared = capped(Resource::Nproc, limits.processes);
                 let first = format!(
                     "import resource as _r\n\
                      with open('/proc/self/uid_map') as _f: _n = {shared} if _f.read().split()[:3] == ['0', '0', '4294967295'] else {own}\n\
@@ -200,22 +202,20 @@ impl Sandbox {
             None => self.limits.processes,
         };
         let wanted = [
-            (libc::RLIMIT_AS, self.limits.address_space),
-            (libc::RLIMIT_NPROC, processes),
-            (libc::RLIMIT_FSIZE, self.limits.file_size),
-            (libc::RLIMIT_CPU, self.limits.cpu_seconds),
+            (Resource::As, self.limits.address_space),
+            (Resource::Nproc, processes),
+            (Resource::Fsize, self.limits.file_size),
+            (Resource::Cpu, self.limits.cpu_seconds),
         ];
         // Worked out here, in the parent: between fork and exec only async-signal-safe calls.
         let limits = wanted.map(|(resource, value)| (resource, capped(resource, value)));
-        // SAFETY: the closure only calls setrlimit(2), which is async-signal-safe, on values
-        // computed before the fork; it allocates nothing.
+        // SAFETY: the closure only calls setrlimit(2) (rustix's raw system call), which is
+        // async-signal-safe, on values computed before the fork; it allocates nothing.
         unsafe {
             cmd.pre_exec(move || {
                 for (resource, value) in limits {
-                    let limit = libc::rlimit { rlim_cur: value, rlim_max: value };
-                    if libc::setrlimit(resource, &limit) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
+                    let value = (value != u64::MAX).then_some(value);
+                    rustix::process::setrlimit(resource, Rlimit { current: value, maximum: value })?;
                 }
                 Ok(())
             });
@@ -232,8 +232,7 @@ pub(crate) const GRADER: u32 = 65_534;
 
 /// Whether this process runs as root, so its submissions run as [`GRADER`].
 pub(crate) fn as_root() -> bool {
-    // SAFETY: geteuid(2) cannot fail and takes nothing.
-    unsafe { libc::geteuid() == 0 }
+    rustix::process::geteuid().is_root()
 }
 
 /// As root, make `cmd` drop to [`GRADER`] (no supplementary groups) before it execs: bwrap then
@@ -244,7 +243,8 @@ fn demote(cmd: &mut Command) {
         return;
     }
     // SAFETY: setgroups(2), setgid(2) and setuid(2) are async-signal-safe, take values fixed
-    // before the fork, and allocate nothing.
+    // before the fork, and allocate nothing. libc's: rustix changes the user of one thread only
+    // (its `thread` API), where libc changes the whole process's.
     unsafe {
         cmd.pre_exec(|| {
             if libc::setgroups(0, std::ptr::null()) != 0 || libc::setgid(GRADER) != 0 || libc::setuid(GRADER) != 0 {
