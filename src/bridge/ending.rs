@@ -84,6 +84,14 @@ fn signal_name(signal: i32) -> Option<&'static str> {
 }
 
 impl Death {
+    /// The signal that killed it, when one did (as bubblewrap reports it, too).
+    pub(super) fn signal(&self) -> Option<i32> {
+        match self.ending() {
+            Some(Ending::Killed { signal, .. }) => Some(signal),
+            _ => None,
+        }
+    }
+
     fn ending(&self) -> Option<Ending> {
         self.status.map(|status| Ending::of(status, self.sandboxed))
     }

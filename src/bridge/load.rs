@@ -31,7 +31,7 @@ impl Worker {
             Err(NoLine::Died(death)) => {
                 let last = death.output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
                 let why = if last.is_empty() { death.plain() } else { format!("{}: {last}", death.plain()) };
-                return Err(NoPython::new(&cfg.python, why).into());
+                return Err(LoadError { signal: death.signal(), ..NoPython::new(&cfg.python, why).into() });
             }
             Err(NoLine::Stopped) => {
                 kill_group(&mut worker.child);
@@ -67,6 +67,7 @@ impl Worker {
                     message: garbled(&cfg.shown_as, "while it loaded", &line),
                     output: worker.read_capture(),
                     no_python: None,
+                    signal: None,
                 });
             }
         };
@@ -97,11 +98,13 @@ impl Worker {
                     ),
                     output: self.read_capture(),
                     no_python: None,
+                    signal: None,
                 }
             }
             NoLine::Died(death) => LoadError {
                 kind: LoadKind::Died,
                 message: format!("Python stopped while loading {}: {}", cfg.shown_as, death.note()),
+                signal: death.signal(),
                 output: death.output,
                 no_python: None,
             },
@@ -120,6 +123,7 @@ impl Worker {
                     ),
                     output: self.read_capture(),
                     no_python: None,
+                    signal: None,
                 }
             }
         }

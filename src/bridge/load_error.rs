@@ -29,12 +29,14 @@ pub struct LoadError {
     pub output: String,
     /// With `LoadKind::NoPython` from the bridge: the same message in its parts.
     pub no_python: Option<Box<NoPython>>,
+    /// The signal that killed the process while it started or loaded, when one did.
+    pub signal: Option<i32>,
 }
 
 impl LoadError {
     /// A load that failed with nothing printed.
     pub(crate) fn new(kind: LoadKind, message: String) -> LoadError {
-        LoadError { kind, message, output: String::new(), no_python: None }
+        LoadError { kind, message, output: String::new(), no_python: None, signal: None }
     }
 }
 

@@ -93,6 +93,8 @@ pub(crate) struct Bridge {
     pub load_output: String,
     /// Why the answers so far cannot be trusted, once a line came that the runner did not write.
     untrusted: Option<String>,
+    /// The signal that killed the process under the last call, or the one that would not reload.
+    killed_by: Option<i32>,
 }
 
 impl Bridge {
@@ -100,7 +102,7 @@ impl Bridge {
     pub(crate) fn start_stoppable(cfg: BridgeConfig, stop: Stop) -> Result<Bridge, LoadError> {
         let mut worker = Worker::spawn(&cfg, &stop)?;
         let load_output = std::mem::take(&mut worker.load_output);
-        Ok(Bridge { cfg, worker: Some(worker), stop, load_output, untrusted: None })
+        Ok(Bridge { cfg, worker: Some(worker), stop, load_output, untrusted: None, killed_by: None })
     }
 
     /// As `start_stoppable`, loading the file in `spare` when there is one that fits and still
@@ -113,7 +115,7 @@ impl Bridge {
                 worker.stop = stop.clone();
                 let mut worker = worker.load(&cfg, Instant::now() + cfg.timeout + STARTUP_ALLOWANCE)?;
                 let load_output = std::mem::take(&mut worker.load_output);
-                return Ok(Bridge { cfg, worker: Some(worker), stop, load_output, untrusted: None });
+                return Ok(Bridge { cfg, worker: Some(worker), stop, load_output, untrusted: None, killed_by: None });
             }
         }
         Bridge::start_stoppable(cfg, stop)
@@ -126,6 +128,7 @@ impl Bridge {
             None => match Worker::spawn(&self.cfg, &self.stop) {
                 Ok(worker) => worker,
                 Err(e) => {
+                    self.killed_by = e.signal;
                     let message = format!("could not reload after the last call ended the process: {}", e.message);
                     return Call { outcome: Outcome::Unavailable { message }, output: e.output, dropped: 0 };
                 }
@@ -133,6 +136,7 @@ impl Bridge {
         };
         let mut worker = worker;
         let (call, alive) = worker.call(&self.cfg, function, args);
+        self.killed_by = worker.killed_by;
         if alive {
             self.worker = Some(worker);
         }
@@ -140,6 +144,12 @@ impl Bridge {
             self.untrusted = Some(message.clone());
         }
         call
+    }
+
+    /// Whether the last call ended because its process was killed by a signal (from outside, or
+    /// a crash), rather than exiting or hanging.
+    pub(crate) fn killed_by_signal(&self) -> bool {
+        self.killed_by.is_some()
     }
 
     /// Whether every answer so far was the runner's own: no line came that it did not write, and

@@ -28,6 +28,8 @@ pub(super) struct Worker {
     pub stop: Stop,
     /// It is bubblewrap, which reports a Python killed by a signal as an exit code.
     pub sandboxed: bool,
+    /// The signal that killed it, once it was seen to die of one.
+    pub killed_by: Option<i32>,
 }
 
 impl Worker {
@@ -128,6 +130,7 @@ impl Worker {
             load_output: String::new(),
             stop: stop.clone(),
             sandboxed,
+            killed_by: None,
         })
     }
 
@@ -144,7 +147,9 @@ impl Worker {
             }
         };
         kill_group(&mut self.child);
-        Death { status, output: self.read_capture(), sandboxed: self.sandboxed }
+        let death = Death { status, output: self.read_capture(), sandboxed: self.sandboxed };
+        self.killed_by = death.signal();
+        death
     }
 
     /// Output of a call that never answered, with a note on what was past the cap.

@@ -360,6 +360,7 @@ fn find_python() -> Result<Interpreter, Error> {
             message: format!("could not run Python 3 as {}: {why}. {next}.", python.to_string_lossy()),
             output: String::new(),
             no_python: None,
+            signal: None,
         })
     })
 }

@@ -240,6 +240,7 @@ impl PythonWorld {
             Err(_) => return Err(Opened::Broken("the world's process was lost".into())),
         };
         let call = slot.0.call(function, args);
+        let killed = slot.0.killed_by_signal();
         let answer = match call.outcome {
             Outcome::Returned(value) => {
                 let said = said_in(&value);
@@ -249,10 +250,9 @@ impl PythonWorld {
             // lost (their calls fail, nothing more). Killed by a signal, it was killed from
             // outside (a file graded without a sandbox may kill its neighbours' processes), as
             // often as that happens; a world that keeps exiting by itself is its author's error.
-            Outcome::Exited { ref message } | Outcome::Unavailable { ref message }
+            Outcome::Exited { .. } | Outcome::Unavailable { .. }
                 if function != "load_world"
-                    && (message.contains("killed by signal")
-                        || self.ended.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < ENDINGS_ALLOWED)
+                    && (killed || self.ended.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < ENDINGS_ALLOWED)
                     && self.reload(&mut slot.0) =>
             {
                 Err(Opened::Lost)
