@@ -4,7 +4,6 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
@@ -213,17 +212,11 @@ pub(crate) fn read_data_text(path: &Path, cap: u64) -> io::Result<String> {
 pub(crate) fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     #[cfg(target_os = "linux")]
     {
-        use std::os::unix::ffi::OsStrExt;
-        let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(io::Error::other);
-        let (cfrom, cto) = (c(from)?, c(to)?);
-        // SAFETY: two NUL-terminated paths that live across the call.
-        let done = unsafe {
-            libc::renameat2(libc::AT_FDCWD, cfrom.as_ptr(), libc::AT_FDCWD, cto.as_ptr(), libc::RENAME_NOREPLACE)
+        use rustix::fs::{renameat_with, RenameFlags, CWD};
+        let err = match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
+            Ok(()) => return Ok(()),
+            Err(errno) => io::Error::from(errno),
         };
-        if done == 0 {
-            return Ok(());
-        }
-        let err = io::Error::last_os_error();
         if !matches!(err.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)) {
             return Err(err);
         }
@@ -240,10 +233,8 @@ pub(crate) struct FolderLock {
 
 pub(crate) fn lock_folder(dir: &Path) -> io::Result<FolderLock> {
     let handle = File::open(dir)?;
-    // SAFETY: flock(2) on a descriptor we own; the lock is released when it is closed.
-    if unsafe { libc::flock(handle.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
+    // flock(2) on Unix; released when the handle is closed.
+    handle.lock()?;
     Ok(FolderLock { _dir: handle })
 }
 

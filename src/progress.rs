@@ -69,16 +69,13 @@ impl Progress {
     /// Two commands at once (a `check` and a `hint`) take turns, so neither loses the other's
     /// change: the read-change-write happens under an exclusive lock on `work/.progress.lock`.
     pub(crate) fn update(root: &Path, lesson: &str, change: impl FnOnce(&mut LessonProgress)) -> std::io::Result<()> {
-        use std::os::fd::AsRawFd;
         let target = path(root);
         if let Some(dir) = target.parent() {
             std::fs::create_dir_all(dir)?;
         }
         let lock = crate::files::open_lock_file(&target.with_extension("lock"))?;
-        // SAFETY: flock(2) on a descriptor we own; the lock is released when `lock` is closed.
-        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
+        // flock(2) on Unix; released when `lock` is closed, at the end of this function.
+        lock.lock()?;
         let mut progress = Progress::read(root);
         change(progress.lessons.entry(lesson.to_string()).or_default());
         progress.write(root)

@@ -14,6 +14,7 @@ use signal_hook::iterator::Signals;
 /// gives the default back to the programs it starts.
 pub(crate) fn let_writes_past_the_file_size_limit_fail() {
     // SAFETY: signal(2) with SIG_IGN installs no handler; it only changes the disposition.
+    // (libc's: rustix sets no signal dispositions outside its `runtime` API.)
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }

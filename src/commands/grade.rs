@@ -359,6 +359,8 @@ fn find_python() -> Result<Interpreter, Error> {
             kind: LoadKind::NoPython,
             message: format!("could not run Python 3 as {}: {why}. {next}.", python.to_string_lossy()),
             output: String::new(),
+            no_python: None,
+            signal: None,
         })
     })
 }
@@ -526,7 +528,7 @@ fn grade_one(
     limits: Limits,
 ) -> Result<Report, Error> {
     let unread = |message: String| {
-        let error = LoadError { kind: LoadKind::Unreadable, message, output: String::new() };
+        let error = LoadError::new(LoadKind::Unreadable, message);
         Ok(Report::not_loaded(lesson, sub.shown.clone(), &error))
     };
     let source = match &sub.source {

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
@@ -24,12 +24,17 @@ const DEADLINE: Duration = Duration::from_secs(5);
 /// Numbers handed to the world for its sample fields (each a uniform draw in 0..1).
 const DRAWS: usize = 8;
 
+/// The host could be written neither to the cache folder nor to an in-memory file.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("there is no cache folder to write it to, and no in-memory file: {0}{next}", next = crate::error::next_step(.0))]
+struct NoHostFile(Arc<std::io::Error>);
+
 /// Where the runner loads the host from: a copy beside the cached runner, named by a hash of its
 /// text (so a new host never meets an old one) and rewritten when it is not that text; else,
 /// with no cache to write to, an in-memory file the world's process reads through /proc, so
 /// nothing is left behind in a temporary folder.
-fn host_file() -> Result<&'static Path, String> {
-    static PATH: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+fn host_file() -> Result<&'static Path, NoHostFile> {
+    static PATH: OnceLock<Result<PathBuf, NoHostFile>> = OnceLock::new();
     PATH.get_or_init(|| {
         let cache = crate::files::cache_dir();
         let hash =
@@ -38,12 +43,7 @@ fn host_file() -> Result<&'static Path, String> {
         if let Some(path) = cache.and_then(|dir| write_host(&dir, &name).ok()) {
             return Ok(path);
         }
-        in_memory().map_err(|e| {
-            format!(
-                "there is no cache folder to write it to, and no in-memory file: {e}{}",
-                crate::error::next_step(&e)
-            )
-        })
+        in_memory().map_err(|e| NoHostFile(Arc::new(e)))
     })
     .as_ref()
     .map(PathBuf::as_path)
@@ -55,17 +55,12 @@ fn host_file() -> Result<&'static Path, String> {
 /// workshop starts gets no descriptor of its own but 0, 1 and 2 (see `bridge::reap`).
 fn in_memory() -> std::io::Result<PathBuf> {
     use std::io::Write;
-    use std::os::fd::FromRawFd;
-    // SAFETY: memfd_create(2) with a NUL-terminated name.
-    let fd = unsafe { libc::memfd_create(c"workshop-world-host".as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: the descriptor was just created and is owned by nothing else.
-    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+    use std::os::fd::IntoRawFd;
+    let memfd = rustix::fs::memfd_create(c"workshop-world-host", rustix::fs::MemfdFlags::CLOEXEC)?;
+    let mut file = std::fs::File::from(memfd);
     file.write_all(HOST.as_bytes())?;
     // Kept open (never closed) so every world process started later can read it.
-    std::mem::forget(file);
+    let fd = file.into_raw_fd();
     Ok(PathBuf::from(format!("/proc/{}/fd/{fd}", std::process::id())))
 }
 
@@ -245,6 +240,7 @@ impl PythonWorld {
             Err(_) => return Err(Opened::Broken("the world's process was lost".into())),
         };
         let call = slot.0.call(function, args);
+        let killed = slot.0.killed_by_signal();
         let answer = match call.outcome {
             Outcome::Returned(value) => {
                 let said = said_in(&value);
@@ -254,10 +250,9 @@ impl PythonWorld {
             // lost (their calls fail, nothing more). Killed by a signal, it was killed from
             // outside (a file graded without a sandbox may kill its neighbours' processes), as
             // often as that happens; a world that keeps exiting by itself is its author's error.
-            Outcome::Exited { ref message } | Outcome::Unavailable { ref message }
+            Outcome::Exited { .. } | Outcome::Unavailable { .. }
                 if function != "load_world"
-                    && (message.contains("killed by signal")
-                        || self.ended.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < ENDINGS_ALLOWED)
+                    && (killed || self.ended.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < ENDINGS_ALLOWED)
                     && self.reload(&mut slot.0) =>
             {
                 Err(Opened::Lost)

@@ -346,32 +346,42 @@ fn every_attack_of_the_issue_is_held_by_the_sandbox_and_classmates_keep_their_gr
         output_of(&reports, "a_rewrites_classmates")
     );
 
+    attacks_reached_nothing_outside(&reports, &results, &run.stderr, &listener);
+    attacks_ran_out_of_room(&reports, &class, &grader);
+}
+
+/// What the attacks could see or reach of the world outside their sandbox: no workshop to
+/// signal, no secret, no network, no classmate.
+fn attacks_reached_nothing_outside(reports: &[Value], results: &Path, stderr: &str, listener: &std::net::TcpListener) {
     // Signals: its parent is the sandbox's init, which ignores them; no classmate is in reach.
-    let signals = output_of(&reports, "a_signals_the_workshop");
+    let signals = output_of(reports, "a_signals_the_workshop");
     assert!(signals.contains("signalled pid 1 with SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGSTOP"), "{signals}");
     assert!(signals.contains("killed 0 of its other children"), "{signals}");
 
     // The scrubbed environment cannot be read elsewhere: the file sees its own processes only.
-    let secrets = output_of(&reports, "a_reads_secrets");
+    let secrets = output_of(reports, "a_reads_secrets");
     assert!(secrets.contains("secrets found in: []"), "{secrets}");
     let seen: usize =
         secrets.split("processes seen: ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
     assert!(seen <= 3, "the sandbox's init and the file's own Python: {secrets}");
-    assert!(!std::fs::read_to_string(&results).unwrap().contains(TOKEN));
-    assert!(!run.stderr.contains(TOKEN));
+    assert!(!std::fs::read_to_string(results).unwrap().contains(TOKEN));
+    assert!(!stderr.contains(TOKEN));
 
     // No network: the listener got nothing.
-    let net = output_of(&reports, "a_connects_out");
+    let net = output_of(reports, "a_connects_out");
     assert!(net.contains("could not connect"), "{net}");
     assert!(listener.accept().is_err_and(|e| e.kind() == std::io::ErrorKind::WouldBlock), "a connection arrived");
 
     // Only its own copy is in view: no classmate, no home folders, no sockets under /run.
-    let view = output_of(&reports, "a_reads_a_classmate");
+    let view = output_of(reports, "a_reads_a_classmate");
     assert_eq!(view.lines().count(), 6, "{view}");
     assert!(view.lines().all(|l| l.contains("hidden: No such file or directory")), "{view}");
+}
 
+/// The limits the attacks met: space on each private file system, processes per sandbox.
+fn attacks_ran_out_of_room(reports: &[Value], class: &Class, grader: &Grader) {
     // Space: each private file system is capped, and nothing is left in the operator's TMPDIR.
-    let fill = output_of(&reports, "a_fills_tmp");
+    let fill = output_of(reports, "a_fills_tmp");
     for line in fill.lines() {
         let mib: u64 = line.split(": ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
         assert!(mib <= 32, "{line}");
@@ -381,13 +391,13 @@ fn every_attack_of_the_issue_is_held_by_the_sandbox_and_classmates_keep_their_gr
     assert!(left.is_empty(), "grade left {left:?} in its TMPDIR");
 
     // As an unprivileged user the process limit binds inside the sandbox too, per sandbox.
-    let forks = output_of(&reports, "a_fork_bomb");
+    let forks = output_of(reports, "a_fork_bomb");
     if grader.nobody || !is_root() {
         let forked: usize = forks.split("forked ").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
         // 64 of its own (its namespace's count), however many the user runs elsewhere.
         assert!(forked <= 64 && forks.contains("Resource temporarily unavailable"), "{forks}");
     }
-    assert!(output_of(&reports, "a_daemon_escapes").contains("daemons started"));
+    assert!(output_of(reports, "a_daemon_escapes").contains("daemons started"));
 }
 
 #[test]

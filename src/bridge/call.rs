@@ -1,0 +1,156 @@
+//! One call of a learner's function, and checking afterwards that every answer was the runner's.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::marshal::request_frame;
+use super::outcome::{garbled, stopped_message};
+use super::protocol::{location, Answer};
+use super::wait::NoLine;
+use super::worker::{kill_group, Worker};
+use super::{size_text, BridgeConfig, Call, LoadError, LoadKind, Outcome, STARTUP_ALLOWANCE};
+
+impl Worker {
+    pub(super) fn call(&mut self, cfg: &BridgeConfig, function: &str, args: &[Value]) -> (Call, bool) {
+        self.next_id += 1;
+        let request = serde_json::json!({"id": self.next_id, "fn": function, "args": args});
+        let deadline = Instant::now() + cfg.timeout;
+        let dead = |message: String, output: String| Call { outcome: Outcome::Exited { message }, output, dropped: 0 };
+        // One write per request: the pipe is unbuffered, and a piecemeal write would reach Python
+        // in dozens of pieces, each a wake-up.
+        if self.stdin.write_all(&request_frame(&request)).is_err() {
+            let death = self.death();
+            return (dead(format!("the Python process had ended: {}", death.note()), death.output), false);
+        }
+        match self.wait_line(deadline) {
+            Ok(line) => self.answered(cfg, function, &line),
+            Err(no_line) => (self.unanswered(cfg, function, no_line), false),
+        }
+    }
+
+    /// A call that got no answer line: the process is gone (or killed now), and says why.
+    fn unanswered(&mut self, cfg: &BridgeConfig, function: &str, no_line: NoLine) -> Call {
+        let outcome = match no_line {
+            NoLine::TimedOut => {
+                // The runner takes the next request as soon as it has answered one. Still in the
+                // pipe after a whole deadline (and a start-up's allowance more, for a machine too
+                // busy to run it), this one was never taken: the runner was busy with the call
+                // before all along, so the answer that came for that call was not its.
+                let untaken = self.request_untaken_within(STARTUP_ALLOWANCE);
+                kill_group(&mut self.child);
+                if untaken {
+                    let message = garbled(
+                        &cfg.shown_as,
+                        &format!("before the call to {function}"),
+                        "an answer to the call before it, which was still running",
+                    );
+                    Outcome::Garbled { message }
+                } else {
+                    Outcome::TimedOut { limit: cfg.timeout_text() }
+                }
+            }
+            NoLine::Died(death) => {
+                let message = format!("the Python process ended during the call: {}", death.note());
+                return Call { outcome: Outcome::Exited { message }, output: death.output, dropped: 0 };
+            }
+            NoLine::Stopped => {
+                kill_group(&mut self.child);
+                let outcome = Outcome::Unavailable { message: stopped_message() };
+                return Call { outcome, output: String::new(), dropped: 0 };
+            }
+            NoLine::TooLong(bytes) => {
+                // The runner measures what it sends, so this is a line it did not write.
+                kill_group(&mut self.child);
+                let what = format!("{} without an end", size_text(bytes as u64));
+                Outcome::Garbled { message: garbled(&cfg.shown_as, &format!("during the call to {function}"), &what) }
+            }
+        };
+        Call { outcome, output: self.read_capture(), dropped: 0 }
+    }
+
+    /// A call's answer line: its outcome, and whether the process is still to be trusted with
+    /// the next call (a line that is not this call's answer ends it).
+    fn answered(&mut self, cfg: &BridgeConfig, function: &str, line: &str) -> (Call, bool) {
+        match serde_json::from_str::<Answer>(line) {
+            Ok(answer) if answer.id == Some(self.next_id) => {
+                let dropped = answer.dropped;
+                let outcome = outcome_of(answer, &cfg.shown_as);
+                let (output, over) = self.capture.take();
+                (Call { outcome, output, dropped: over + dropped }, true)
+            }
+            _ => {
+                kill_group(&mut self.child);
+                let message = garbled(&cfg.shown_as, &format!("during the call to {function}"), line);
+                (Call { outcome: Outcome::Garbled { message }, output: self.read_capture(), dropped: 0 }, false)
+            }
+        }
+    }
+
+    /// Whether bytes of the last request are still in the pipe, not taken by the runner, after
+    /// waiting up to `grace` for it to take them.
+    fn request_untaken_within(&self, grace: Duration) -> bool {
+        let until = Instant::now() + grace;
+        loop {
+            // On a pipe's write end FIONREAD counts the bytes not yet read, as on its read end.
+            if matches!(rustix::io::ioctl_fionread(&self.stdin), Ok(0) | Err(_)) {
+                return false;
+            }
+            if Instant::now() >= until {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Ask the runner, idle after its last answer, to answer at once: the next line must be
+    /// that answer. A line before it (a second answer to a call) or none in time (the runner
+    /// was still busy with a call already answered) means an answer did not come from it.
+    pub(super) fn in_step(&mut self, cfg: &BridgeConfig) -> Result<(), LoadError> {
+        self.next_id += 1;
+        let ping = request_frame(&serde_json::json!({ "id": self.next_id }));
+        let when = "after the last call";
+        let untrusted = |line: &str| LoadError::new(LoadKind::Garbled, garbled(&cfg.shown_as, when, line));
+        if self.stdin.write_all(&ping).is_err() {
+            // It ended after its last answer: nothing it sent is contradicted.
+            return Ok(());
+        }
+        let line = match self.wait_line(Instant::now() + cfg.timeout + STARTUP_ALLOWANCE) {
+            Ok(line) => line,
+            Err(NoLine::Died(_) | NoLine::Stopped) => return Ok(()),
+            Err(NoLine::TooLong(bytes)) => {
+                return Err(untrusted(&format!("{} without an end", size_text(bytes as u64))))
+            }
+            Err(NoLine::TimedOut) => {
+                return Err(untrusted("an answer to a call that was still running"));
+            }
+        };
+        match serde_json::from_str::<Answer>(&line) {
+            Ok(answer) if answer.id == Some(self.next_id) && answer.ok => {
+                self.capture.take();
+                Ok(())
+            }
+            _ => Err(untrusted(&line)),
+        }
+    }
+}
+
+/// What the runner's answer to a call says happened, for the file shown as `file`.
+fn outcome_of(answer: Answer, file: &str) -> Outcome {
+    if answer.ok {
+        return Outcome::Returned(answer.value.unwrap_or(Value::Null));
+    }
+    let message = answer.message.unwrap_or_default();
+    match answer.kind.as_deref() {
+        Some("not_json") => Outcome::NotJson { message },
+        Some("too_big") => Outcome::TooBig { bytes: answer.size.unwrap_or_default() },
+        Some("exit") => Outcome::Exited {
+            message: match location(&answer.frames, file) {
+                Some(at) => format!("{message} ({}, line {}: {})", at.file, at.line, at.code),
+                None => message,
+            },
+        },
+        _ => Outcome::Raised { message, location: location(&answer.frames, file) },
+    }
+}

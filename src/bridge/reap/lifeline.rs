@@ -1,0 +1,152 @@
+//! The lifeline: one process forked once per workshop (no exec, so it costs a fraction of a
+//! millisecond), in a process group of its own, holding only the read end of a pipe. The
+//! workshop writes each worker's pid to it when the worker starts, and the pid negated when the
+//! worker is ended; when the pipe closes without a goodbye (the workshop was killed outright),
+//! the lifeline kills every group still listed. The workshop's own ways out forget every worker
+//! first, so then it kills nothing.
+
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+
+use rustix::process::{Pid, Signal};
+use std::sync::Mutex;
+
+/// Groups one lifeline can hold: far more workers than any command runs at once.
+const MOST: usize = 4096;
+
+struct Line {
+    /// The end the workshop writes (close-on-exec and non-blocking).
+    write: OwnedFd,
+    /// The end the lifeline reads, until it is forked.
+    read: Option<OwnedFd>,
+    pid: Option<i32>,
+}
+
+static LINE: Mutex<Option<Line>> = Mutex::new(None);
+
+/// A worker's group to kill if the workshop dies.
+pub(super) fn watch(pid: i32) {
+    send(pid);
+}
+
+/// A worker the workshop ends itself: written before it is reaped, so a later reuse of its
+/// pid is never the lifeline's business.
+pub(super) fn forget(pid: i32) {
+    send(-pid);
+}
+
+fn send(value: i32) {
+    let Ok(mut line) = LINE.lock() else { return };
+    if line.is_none() {
+        *line = open();
+    }
+    if let Some(line) = line.as_ref() {
+        // Four bytes are below PIPE_BUF, so the write is whole or not at all; a full pipe (a
+        // lifeline that stopped reading) loses the message rather than blocking the workshop.
+        let _ = rustix::io::write(&line.write, &value.to_ne_bytes());
+    }
+}
+
+fn open() -> Option<Line> {
+    let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
+    let _ = rustix::io::ioctl_fionbio(&write, true);
+    Some(Line { write, read: Some(read), pid: None })
+}
+
+/// Fork the lifeline, once, after the first worker's pid is in the pipe.
+pub(super) fn start() {
+    let Ok(mut line) = LINE.lock() else { return };
+    let Some(line) = line.as_mut() else { return };
+    let Some(read) = line.read.take() else { return };
+    // SAFETY: fork(2) in a process with other threads: the child makes only
+    // async-signal-safe calls (see `watch_the_pipe`) and never returns from it. libc's: rustix
+    // forks only in its `runtime` API, which is not for use beside std.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        // SAFETY: in the forked child; the descriptor is the pipe's read end.
+        unsafe { watch_the_pipe(read.as_fd()) }
+    }
+    if pid > 0 {
+        line.pid = Some(pid);
+    }
+    drop(read);
+}
+
+/// Whether it was forked already.
+pub(super) fn started() -> bool {
+    LINE.lock().map_or(true, |l| l.as_ref().is_some_and(|l| l.read.is_none()))
+}
+
+/// The lifeline's pid, which no sweep may take for a stray.
+pub(super) fn pid() -> Option<i32> {
+    LINE.lock().ok().and_then(|l| l.as_ref().and_then(|l| l.pid))
+}
+
+/// Close the pipe: every worker is forgotten by now, so the lifeline exits killing nothing.
+pub(super) fn end() {
+    let line = LINE.lock().ok().and_then(|mut l| l.take());
+    // Not waited for: it exits as soon as it reads the end, and init reaps it after us.
+    drop(line);
+}
+
+/// The lifeline's whole life, in the forked child: async-signal-safe calls only (no
+/// allocation, no locks), since the workshop's other threads may have held any lock at the
+/// fork. libc's calls where rustix has none: signal dispositions, close_range, `_exit`.
+///
+/// # Safety
+/// Only in a child just forked, with `read` the pipe's read end.
+unsafe fn watch_the_pipe(read: BorrowedFd<'_>) -> ! {
+    // Its own group, so a Ctrl-C at the terminal does not end it before the workshop, and
+    // no signal but SIGKILL ends it at all (the workshop's handlers are not its own). Named,
+    // so a person (or a test) looking at the workshop's children can tell it.
+    let _ = rustix::process::setpgid(None, None);
+    let _ = rustix::thread::set_name(c"workshop-life");
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE, libc::SIGTSTP] {
+        libc::signal(signal, libc::SIG_IGN);
+    }
+    // Keep only the pipe, as fd 0: no other pipe of the workshop's (a worker's, the test
+    // harness's stdout) stays open because the lifeline holds it.
+    let _ = rustix::stdio::dup2_stdin(read);
+    if libc::syscall(libc::SYS_close_range, 1_u32, u32::MAX, 0_u32) != 0 {
+        let open = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
+        for fd in 1..open.min(65_536) as libc::c_int {
+            libc::close(fd);
+        }
+    }
+    let mut groups = [0_i32; MOST];
+    let count = read_groups(&mut groups);
+    for &group in &groups[..count] {
+        if let Some(group) = Pid::from_raw(group) {
+            let _ = rustix::process::kill_process_group(group, Signal::KILL);
+        }
+    }
+    libc::_exit(0)
+}
+
+/// The groups to kill, read from fd 0 until the pipe closes: each worker's pid when it starts,
+/// negated when it ends. How many of `groups` are filled.
+fn read_groups(groups: &mut [i32; MOST]) -> usize {
+    let mut count = 0;
+    let mut bytes = [0_u8; 4];
+    let mut have = 0;
+    loop {
+        match rustix::io::read(rustix::stdio::stdin(), &mut bytes[have..]) {
+            Ok(0) => break,
+            Ok(n) => have += n,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(_) => break,
+        }
+        if have < 4 {
+            continue;
+        }
+        have = 0;
+        let value = i32::from_ne_bytes(bytes);
+        if value > 0 && count < MOST {
+            groups[count] = value;
+            count += 1;
+        } else if let Some(at) = groups[..count].iter().position(|&g| g == -value) {
+            count -= 1;
+            groups[at] = groups[count];
+        }
+    }
+    count
+}

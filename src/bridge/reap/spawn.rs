@@ -1,0 +1,149 @@
+//! Starting a worker: from one long-lived thread, with the parent-death signal and no inherited
+//! descriptors, registered under the registry's lock.
+
+use std::process::{Child, Command};
+use std::sync::atomic::Ordering;
+#[cfg(target_os = "linux")]
+use std::time::Instant;
+
+#[cfg(target_os = "linux")]
+use rustix::process::{Pid, Signal};
+
+#[cfg(target_os = "linux")]
+use super::{lifeline, lifeline_due_after, set_subreaper, subreaper};
+use super::{MARK, MARKS, QUITTING, SANDBOXED, STARTED, WORKERS};
+
+/// Start a worker and register it, under the registry's lock. On Linux the child is started from
+/// one long-lived thread and asks the kernel for SIGKILL when its parent dies: the parent-death
+/// signal follows the thread that forked, so a short-lived thread (a grading in `check --watch`)
+/// must not be the one that forks. `sandboxed`: the command is bubblewrap, whose child leads
+/// the PID namespace everything of the submission runs in.
+pub(in crate::bridge) fn spawn(mut command: Command, sandboxed: bool) -> std::io::Result<Child> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        let parent = std::process::id();
+        // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
+        // calls (prctl, getppid, kill and getrlimit as rustix's raw system calls, close_range,
+        // fcntl), allocating nothing.
+        unsafe {
+            command.pre_exec(move || {
+                rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
+                close_inherited();
+                // The parent may have died between fork and prctl: then nobody would signal us.
+                if u32::try_from(Pid::as_raw(rustix::process::getppid())).ok() != Some(parent) {
+                    let _ = rustix::process::kill_process(rustix::process::getpid(), Signal::KILL);
+                }
+                Ok(())
+            });
+        }
+        if let Some(spawner) = spawner() {
+            let (reply, answer) = std::sync::mpsc::channel();
+            if spawner.send((command, sandboxed, reply)).is_ok() {
+                if let Ok(result) = answer.recv() {
+                    return result;
+                }
+            }
+            return Err(std::io::Error::other("the workshop's process starter stopped"));
+        }
+    }
+    spawn_here(command, sandboxed)
+}
+
+/// In a child between fork and exec: every descriptor above 2 closes at exec. The workshop's own
+/// are close-on-exec already, but one it inherited is not (`grade ... 3>>results.jsonl`), and a
+/// submission must not write through it. Marked rather than closed, so the standard library's
+/// pipe that reports a failed exec still works; a kernel before 5.11 gets a loop. libc's calls:
+/// rustix has no close_range, and its fcntl wants a descriptor known to be open.
+#[cfg(target_os = "linux")]
+unsafe fn close_inherited() {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    if libc::syscall(libc::SYS_close_range, 3_u32, u32::MAX, CLOSE_RANGE_CLOEXEC) == 0 {
+        return;
+    }
+    let open = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
+    for fd in 3..open.min(65_536) as libc::c_int {
+        libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+    }
+}
+
+pub(super) fn spawn_here(mut command: Command, sandboxed: bool) -> std::io::Result<Child> {
+    let mut workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
+    if QUITTING.load(Ordering::SeqCst) {
+        return Err(std::io::Error::other("the workshop is quitting"));
+    }
+    let own = command
+        .get_envs()
+        .find(|(k, _)| *k == std::ffi::OsStr::new(MARK))
+        .and_then(|(_, v)| v.map(|v| v.to_string_lossy().into_owned()));
+    STARTED.store(true, Ordering::SeqCst);
+    // On while any worker runs, so every orphan of the learner's code comes to us; off when none
+    // does (see `kill_all`), so a program the workshop starts for the learner (an editor that
+    // detaches) is never taken for one.
+    #[cfg(target_os = "linux")]
+    if subreaper() {
+        set_subreaper(true);
+    }
+    let child = command.spawn()?;
+    if let Ok(pid) = i32::try_from(child.id()) {
+        workers.push(pid);
+        if sandboxed {
+            if let Ok(mut list) = SANDBOXED.lock() {
+                list.push(pid);
+            }
+        }
+        #[cfg(target_os = "linux")]
+        lifeline::watch(pid);
+        if let (Some(own), Ok(mut marks)) = (own, MARKS.lock()) {
+            marks.push((pid, own));
+        }
+    }
+    Ok(child)
+}
+
+#[cfg(target_os = "linux")]
+type SpawnJob = (Command, bool, std::sync::mpsc::Sender<std::io::Result<Child>>);
+
+/// The thread every worker is forked from; it lives as long as the workshop.
+#[cfg(target_os = "linux")]
+fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
+    static SPAWNER: std::sync::OnceLock<Option<std::sync::mpsc::Sender<SpawnJob>>> = std::sync::OnceLock::new();
+    SPAWNER
+        .get_or_init(|| {
+            let (tx, rx) = std::sync::mpsc::channel::<SpawnJob>();
+            std::thread::Builder::new()
+                .name("python-spawner".into())
+                .spawn(move || {
+                    // The lifeline is forked a while after the first worker starts, so a command
+                    // that is over sooner (a `check`) never pays for the fork.
+                    let mut lifeline_due: Option<Instant> = None;
+                    loop {
+                        let job = match lifeline_due {
+                            Some(due) => match rx.recv_timeout(due.saturating_duration_since(Instant::now())) {
+                                Ok(job) => job,
+                                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                                    lifeline::start();
+                                    lifeline_due = None;
+                                    continue;
+                                }
+                                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+                            },
+                            None => match rx.recv() {
+                                Ok(job) => job,
+                                Err(_) => return,
+                            },
+                        };
+                        let (command, sandboxed, reply) = job;
+                        let result = spawn_here(command, sandboxed);
+                        let spawned = result.is_ok();
+                        let _ = reply.send(result);
+                        if spawned && lifeline_due.is_none() && !lifeline::started() {
+                            lifeline_due = Some(lifeline_due_after(Instant::now()));
+                        }
+                    }
+                })
+                .ok()
+                .map(|_| tx)
+        })
+        .as_ref()
+}

@@ -1,0 +1,59 @@
+//! The runner's source (`runner.py`), and how Python gets it: from a copy in the user's cache
+//! folder, whose bytecode Python caches beside it, or compiled from `-c` on every start.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use super::cache;
+
+pub(super) const RUNNER: &str = include_str!("runner.py");
+
+/// How Python gets the runner: `-c` with the source compiled on every start, or (the fast way)
+/// an import of a copy in the user's cache folder, whose bytecode Python caches beside it.
+/// Compiling the runner costs about as much as the interpreter's own start-up, so this is most
+/// of what keeps a `check` close to a bare `python3 -I` run.
+pub(super) fn runner_code() -> &'static str {
+    static CODE: OnceLock<String> = OnceLock::new();
+    CODE.get_or_init(|| cached_runner().unwrap_or_else(|| RUNNER.to_string()))
+}
+
+/// Where the cached copy of the runner lives, and its module name.
+static CACHED: OnceLock<(PathBuf, String)> = OnceLock::new();
+
+/// Remove the compiled cached runner (every interpreter's), so the next import compiles it
+/// afresh. False when there was none to remove.
+pub(super) fn forget_compiled_runner() -> bool {
+    let Some((dir, module)) = CACHED.get() else { return false };
+    let Ok(entries) = std::fs::read_dir(dir.join("__pycache__")) else { return false };
+    let prefix = format!("{module}.");
+    let mut removed = false;
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            removed |= std::fs::remove_file(entry.path()).is_ok();
+        }
+    }
+    removed
+}
+
+/// `import sys; sys.path.insert(0, <cache>); import workshop_runner_<hash>`, once the copy is in
+/// place; `None` when there is no private cache folder to write to.
+fn cached_runner() -> Option<String> {
+    let dir = crate::files::cache_dir()?;
+    // FNV-1a of the source: a new runner gets a new module name, so no stale bytecode is used.
+    let hash = RUNNER.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    let module = format!("workshop_runner_{hash:016x}");
+    let path = dir.join(format!("{module}.py"));
+    if std::fs::read(&path).ok().as_deref() != Some(RUNNER.as_bytes()) {
+        std::fs::create_dir_all(&dir).ok()?;
+        let temp = dir.join(format!(".{module}.{}.tmp", std::process::id()));
+        std::fs::write(&temp, RUNNER).ok()?;
+        if std::fs::rename(&temp, &path).is_err() {
+            let _ = std::fs::remove_file(&temp);
+            return None;
+        }
+    }
+    cache::vet(&dir, &module);
+    let _ = CACHED.set((dir.clone(), module.clone()));
+    let dir = crate::pyrepr::string(dir.to_str()?);
+    Some(format!("import sys; sys.path.insert(0, {dir}); import {module}"))
+}

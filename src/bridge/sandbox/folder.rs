@@ -1,0 +1,93 @@
+//! A fresh private folder for each submission, removed when it is graded and when the workshop quits.
+
+use std::ffi::OsStr;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::{as_root, GRADER};
+
+/// Folders made for submissions that still exist: removed by `remove_folders` if the workshop
+/// quits on a signal, when no destructor runs. `None` once they were removed: the workshop is
+/// quitting, and no folder is made after (a grading thread may still be on its way to one).
+static FOLDERS: Mutex<Option<Vec<PathBuf>>> = Mutex::new(Some(Vec::new()));
+
+/// A fresh folder for one submission, readable by its owner only (0700), with an unpredictable
+/// name; removed when dropped, and on SIGINT, SIGTERM and SIGHUP. As root, it belongs to
+/// [`GRADER`], the user the submission runs as.
+pub(crate) struct Folder {
+    dir: tempfile::TempDir,
+}
+
+impl Folder {
+    pub(crate) fn new() -> std::io::Result<Folder> {
+        // Made under the lock, so a quit either comes first (and none is made) or removes it.
+        let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(list) = folders.as_mut() else {
+            return Err(std::io::Error::other("the workshop is quitting"));
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("workshop-grade-")
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir()?;
+        list.push(dir.path().to_path_buf());
+        drop(folders);
+        let folder = Folder { dir };
+        folder.hand_over(folder.path())?;
+        Ok(folder)
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Write a file the submission will read: its own copy, as root handed to [`GRADER`].
+    pub(crate) fn write(&self, name: &OsStr, bytes: &[u8]) -> std::io::Result<PathBuf> {
+        let path = self.path().join(name);
+        std::fs::write(&path, bytes)?;
+        self.hand_over(&path)?;
+        Ok(path)
+    }
+
+    fn hand_over(&self, path: &Path) -> std::io::Result<()> {
+        match as_root() {
+            true => std::os::unix::fs::chown(path, Some(GRADER), Some(GRADER)),
+            false => Ok(()),
+        }
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(list) = folders.as_mut() {
+            list.retain(|f| f != self.dir.path());
+        }
+    }
+}
+
+/// The workshop is quitting on a signal: remove every submission's folder now, and make no more.
+/// Called after the workers were killed, so nothing writes into them meanwhile.
+pub(crate) fn remove_folders() {
+    let folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
+    for folder in folders {
+        let _ = std::fs::remove_dir_all(folder);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_is_private_and_goes_when_dropped() {
+        let folder = Folder::new().unwrap();
+        let path = folder.path().to_path_buf();
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o700);
+        let copy = folder.write(OsStr::new("errors.py"), b"x = 1").unwrap();
+        assert_eq!(std::fs::read(&copy).unwrap(), b"x = 1");
+        drop(folder);
+        assert!(!path.exists(), "dropping removes it");
+        // Removal on a quit (which also closes the list for good) is `grade_trust`'s signal tests.
+    }
+}

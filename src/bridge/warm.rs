@@ -1,0 +1,87 @@
+//! Python started ahead of time: a spare for a file not known yet, and the warm-up at the start of
+//! a command.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use super::runner::runner_code;
+use super::worker::Worker;
+use super::{BridgeConfig, Stop};
+
+/// A Python process started ahead of time, with the runner imported, waiting to be told which
+/// file to load: taking one saves the interpreter's start-up when the file is known (a save in
+/// `check --watch`). Dropping it kills it.
+pub(crate) struct Spare {
+    worker: Worker,
+    python: OsString,
+}
+
+impl Spare {
+    /// Start one for files to be run under `cfg` (its file is not read). `None` when Python
+    /// would not start: the next `Bridge` start then says why.
+    pub(crate) fn start(cfg: &BridgeConfig) -> Option<Spare> {
+        let (worker, _) = Worker::launch(cfg, &Stop::default(), true).ok()?;
+        Some(Spare { worker, python: cfg.python.clone() })
+    }
+}
+
+/// A Python process started at the very beginning of a command, before the lesson and the
+/// learner's file are read: its start-up runs beside the workshop's own instead of after it.
+struct Warm {
+    worker: Worker,
+    started: Instant,
+    python: OsString,
+}
+
+static WARM: std::sync::Mutex<Option<Warm>> = std::sync::Mutex::new(None);
+
+/// Start Python now for the file this command will grade (`WORKSHOP_PYTHON`, else `python3`),
+/// without waiting for it. The first `Bridge::start_with_spare` that fits takes it; a command
+/// that ends without one kills it with the rest. A Python that will not start is left for that
+/// start to report.
+pub(crate) fn warm_up() {
+    if WARM.lock().map_or(true, |warm| warm.is_some()) {
+        return;
+    }
+    let cfg = BridgeConfig {
+        python: BridgeConfig::learner_python(),
+        file: PathBuf::new(),
+        shown_as: String::new(),
+        functions: Vec::new(),
+        timeout: Duration::ZERO,
+        sandbox: None,
+    };
+    let started = Instant::now();
+    if let Ok(worker) = Worker::begin(&cfg, runner_code(), &Stop::default(), true) {
+        if let Ok(mut warm) = WARM.lock() {
+            *warm = Some(Warm { worker, started, python: cfg.python });
+        }
+    }
+}
+
+/// The warm Python, told `request` (its file) and greeted, when there is one for `cfg`. The
+/// request is written first, so the runner goes from its hello to loading without waiting for
+/// this side. Anything wrong with it (a damaged cached runner) is left for a cold start to deal
+/// with and report.
+fn take_warm(cfg: &BridgeConfig, stop: &Stop, request: &[u8]) -> Option<Worker> {
+    let Warm { mut worker, started, python } = WARM.lock().ok()?.take()?;
+    if cfg.sandbox.is_some() || python != cfg.python {
+        return None;
+    }
+    worker.stop = stop.clone();
+    worker.stdin.write_all(request).ok()?;
+    worker.greet(cfg, started).ok().map(|(worker, _)| worker)
+}
+
+/// The spare when it fits and still runs, else the warm Python, told `request` (its file).
+pub(super) fn told(cfg: &BridgeConfig, stop: &Stop, spare: Option<Spare>, request: &[u8]) -> Option<Worker> {
+    match spare.filter(|s| s.python == cfg.python && cfg.sandbox.is_none()) {
+        Some(Spare { mut worker, .. }) => {
+            let alive = matches!(worker.child.try_wait(), Ok(None));
+            (alive && worker.stdin.write_all(request).is_ok()).then_some(worker)
+        }
+        None => take_warm(cfg, stop, request),
+    }
+}
