@@ -32,8 +32,7 @@ fn host_file() -> Result<&'static Path, String> {
     static PATH: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     PATH.get_or_init(|| {
         let cache = crate::files::cache_dir();
-        let hash =
-            HOST.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        let hash = crate::fnv::fnv1a(HOST.as_bytes());
         let name = format!("workshop_world_host_{hash:016x}.py");
         if let Some(path) = cache.and_then(|dir| write_host(&dir, &name).ok()) {
             return Ok(path);
