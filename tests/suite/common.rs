@@ -477,3 +477,39 @@ pub(crate) fn ids_with(report: &serde_json::Value, status: &str) -> Vec<String> 
 pub(crate) fn check<'r>(report: &'r serde_json::Value, id: &str) -> &'r serde_json::Value {
     report["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no check {id}"))
 }
+
+/// `check <lesson> --file <file> --format json`: the run (which must not have panicked) and its
+/// report.
+pub(crate) fn check_report(ws: &Workshop, lesson: &str, file: &str) -> (Run, serde_json::Value) {
+    let run = ws.run(&["check", lesson, "--file", file, "--format", "json"]);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    let report = run.json();
+    (run, report)
+}
+
+/// A learner file for `--file`: `@name` is one of the lesson's mistakes (inside every root), any
+/// other name a test fixture under `fixtures` (a folder of the repository), read where it is.
+pub(crate) fn lesson_file(lesson: &str, fixtures: &str, name: &str) -> String {
+    match name.strip_prefix('@') {
+        Some(mistake) => format!("lessons/{lesson}/mistakes/{mistake}"),
+        None => repo().join(fixtures).join(name).display().to_string(),
+    }
+}
+
+/// One replay of a lesson's ticket with a code (a recorded code's name or a file) as JSON; the
+/// replay must succeed.
+pub(crate) fn replay_json(ws: &Workshop, lesson: &str, ticket: &str, code: &str) -> serde_json::Value {
+    let run = ws.run(&["watch", lesson, "--ticket", ticket, "--code", code, "--format", "json"]);
+    assert_eq!(run.code, 0, "{ticket} with {code}: {}", run.stderr);
+    run.json()
+}
+
+/// The events of a replay of one kind, in order.
+pub(crate) fn events_of_kind<'a>(replay: &'a serde_json::Value, kind: &str) -> Vec<&'a serde_json::Value> {
+    replay["events"].as_array().unwrap().iter().filter(|e| e["kind"] == kind).collect()
+}
+
+/// The kind of a replay's last event.
+pub(crate) fn last_event_kind(replay: &serde_json::Value) -> &str {
+    replay["events"].as_array().unwrap().last().unwrap()["kind"].as_str().unwrap()
+}
