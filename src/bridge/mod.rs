@@ -23,6 +23,7 @@ use serde_json::Value;
 
 mod cache;
 mod reap;
+pub(crate) use reap::quitting;
 pub(crate) mod sandbox;
 mod shim;
 

@@ -278,7 +278,8 @@ impl PythonWorld {
     /// keeps ending under the load (killed as it starts); false when it would not load.
     fn reload(&self, bridge: &mut Bridge) -> bool {
         let until = std::time::Instant::now() + DEADLINE;
-        while std::time::Instant::now() < until {
+        // Once the workshop is quitting no process can start: retrying would spin until the deadline.
+        while std::time::Instant::now() < until && !crate::bridge::quitting() {
             match bridge.call("load_world", &self.load).outcome {
                 Outcome::Returned(value) => return value.get("value").is_some(),
                 Outcome::Exited { .. } | Outcome::Unavailable { .. } => {}
