@@ -128,6 +128,16 @@ impl PartialEq<&str> for Stderr {
 pub(crate) fn python() -> &'static str {
     static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     PYTHON.get_or_init(|| {
+        // Under nextest each test is a process of its own, and asking through a launcher costs
+        // most of a second: the first test of a run writes the answer down for the others.
+        let shared = std::env::var("NEXTEST_RUN_ID")
+            .ok()
+            .map(|run| Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("python-of-run-{run}")));
+        if let Some(known) = shared.as_ref().and_then(|path| std::fs::read_to_string(path).ok()) {
+            if !known.is_empty() {
+                return known;
+            }
+        }
         let given = std::env::var("WORKSHOP_PYTHON").ok().filter(|p| !p.is_empty());
         let asked = given.clone().unwrap_or_else(|| "python3".into());
         let out = Command::new(&asked)
@@ -135,7 +145,15 @@ pub(crate) fn python() -> &'static str {
             .output()
             .unwrap_or_else(|e| panic!("the tests need Python 3 ({asked}): {e}"));
         let found = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        given.filter(|_| found.is_empty()).unwrap_or(found)
+        let python = given.filter(|_| found.is_empty()).unwrap_or(found);
+        if let Some(path) = shared {
+            // Written whole, then renamed: a test starting meanwhile reads all of it or nothing.
+            let part = path.with_extension(std::process::id().to_string());
+            if std::fs::write(&part, &python).is_ok() {
+                let _ = std::fs::rename(&part, &path);
+            }
+        }
+        python
     })
 }
 
