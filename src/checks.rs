@@ -131,7 +131,7 @@ impl Code for Remembering<'_> {
 /// same report under one key and a file edited to match one run's sentences gets new ones, XOR
 /// a key its author cannot know (`sample_key`), so no nonce searched for offline picks them.
 pub(crate) fn seed_for(bytes: &[u8], key: u64) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)) ^ key
+    crate::fnv::fnv1a(bytes) ^ key
 }
 
 /// Run every check of the lesson against the learner's code, in order.

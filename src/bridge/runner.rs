@@ -40,7 +40,7 @@ pub(super) fn forget_compiled_runner() -> bool {
 fn cached_runner() -> Option<String> {
     let dir = crate::files::cache_dir()?;
     // FNV-1a of the source: a new runner gets a new module name, so no stale bytecode is used.
-    let hash = RUNNER.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    let hash = crate::fnv::fnv1a(RUNNER.as_bytes());
     let module = format!("workshop_runner_{hash:016x}");
     let path = dir.join(format!("{module}.py"));
     if std::fs::read(&path).ok().as_deref() != Some(RUNNER.as_bytes()) {

@@ -107,8 +107,7 @@ pub(crate) struct Backoff {
 impl Backoff {
     pub(crate) fn seeded(seed: &str) -> Backoff {
         // FNV-1a of the seed text.
-        let state =
-            seed.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        let state = crate::fnv::fnv1a(seed.as_bytes());
         Backoff { state }
     }
 

@@ -37,8 +37,7 @@ fn host_file() -> Result<&'static Path, NoHostFile> {
     static PATH: OnceLock<Result<PathBuf, NoHostFile>> = OnceLock::new();
     PATH.get_or_init(|| {
         let cache = crate::files::cache_dir();
-        let hash =
-            HOST.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        let hash = crate::fnv::fnv1a(HOST.as_bytes());
         let name = format!("workshop_world_host_{hash:016x}.py");
         if let Some(path) = cache.and_then(|dir| write_host(&dir, &name).ok()) {
             return Ok(path);
@@ -274,7 +273,8 @@ impl PythonWorld {
     /// keeps ending under the load (killed as it starts); false when it would not load.
     fn reload(&self, bridge: &mut Bridge) -> bool {
         let until = std::time::Instant::now() + DEADLINE;
-        while std::time::Instant::now() < until {
+        // Once the workshop is quitting no process can start: retrying would spin until the deadline.
+        while std::time::Instant::now() < until && !crate::bridge::quitting() {
             match bridge.call("load_world", &self.load).outcome {
                 Outcome::Returned(value) => return value.get("value").is_some(),
                 Outcome::Exited { .. } | Outcome::Unavailable { .. } => {}

@@ -128,6 +128,16 @@ impl PartialEq<&str> for Stderr {
 pub(crate) fn python() -> &'static str {
     static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     PYTHON.get_or_init(|| {
+        // Under nextest each test is a process of its own, and asking through a launcher costs
+        // most of a second: the first test of a run writes the answer down for the others.
+        let shared = std::env::var("NEXTEST_RUN_ID")
+            .ok()
+            .map(|run| Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("python-of-run-{run}")));
+        if let Some(known) = shared.as_ref().and_then(|path| std::fs::read_to_string(path).ok()) {
+            if !known.is_empty() {
+                return known;
+            }
+        }
         let given = std::env::var("WORKSHOP_PYTHON").ok().filter(|p| !p.is_empty());
         let asked = given.clone().unwrap_or_else(|| "python3".into());
         let out = Command::new(&asked)
@@ -135,7 +145,15 @@ pub(crate) fn python() -> &'static str {
             .output()
             .unwrap_or_else(|e| panic!("the tests need Python 3 ({asked}): {e}"));
         let found = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        given.filter(|_| found.is_empty()).unwrap_or(found)
+        let python = given.filter(|_| found.is_empty()).unwrap_or(found);
+        if let Some(path) = shared {
+            // Written whole, then renamed: a test starting meanwhile reads all of it or nothing.
+            let part = path.with_extension(std::process::id().to_string());
+            if std::fs::write(&part, &python).is_ok() {
+                let _ = std::fs::rename(&part, &path);
+            }
+        }
+        python
     })
 }
 
@@ -476,4 +494,40 @@ pub(crate) fn ids_with(report: &serde_json::Value, status: &str) -> Vec<String> 
 /// One check of a `--format json` report, by id.
 pub(crate) fn check<'r>(report: &'r serde_json::Value, id: &str) -> &'r serde_json::Value {
     report["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no check {id}"))
+}
+
+/// `check <lesson> --file <file> --format json`: the run (which must not have panicked) and its
+/// report.
+pub(crate) fn check_report(ws: &Workshop, lesson: &str, file: &str) -> (Run, serde_json::Value) {
+    let run = ws.run(&["check", lesson, "--file", file, "--format", "json"]);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    let report = run.json();
+    (run, report)
+}
+
+/// A learner file for `--file`: `@name` is one of the lesson's mistakes (inside every root), any
+/// other name a test fixture under `fixtures` (a folder of the repository), read where it is.
+pub(crate) fn lesson_file(lesson: &str, fixtures: &str, name: &str) -> String {
+    match name.strip_prefix('@') {
+        Some(mistake) => format!("lessons/{lesson}/mistakes/{mistake}"),
+        None => repo().join(fixtures).join(name).display().to_string(),
+    }
+}
+
+/// One replay of a lesson's ticket with a code (a recorded code's name or a file) as JSON; the
+/// replay must succeed.
+pub(crate) fn replay_json(ws: &Workshop, lesson: &str, ticket: &str, code: &str) -> serde_json::Value {
+    let run = ws.run(&["watch", lesson, "--ticket", ticket, "--code", code, "--format", "json"]);
+    assert_eq!(run.code, 0, "{ticket} with {code}: {}", run.stderr);
+    run.json()
+}
+
+/// The events of a replay of one kind, in order.
+pub(crate) fn events_of_kind<'a>(replay: &'a serde_json::Value, kind: &str) -> Vec<&'a serde_json::Value> {
+    replay["events"].as_array().unwrap().iter().filter(|e| e["kind"] == kind).collect()
+}
+
+/// The kind of a replay's last event.
+pub(crate) fn last_event_kind(replay: &serde_json::Value) -> &str {
+    replay["events"].as_array().unwrap().last().unwrap()["kind"].as_str().unwrap()
 }

@@ -3,6 +3,8 @@
 
 use crate::common::*;
 
+/// The tests that break structured-errors' data give doctor that lesson alone: replaying every
+/// lesson costs seconds, and `doctor_passes_on_the_lessons_data` examines them all.
 const OLD_ORDER: &str = "recordings/structured-errors/harness/old-order.jsonl";
 
 fn lines(ws: &Workshop, rel: &str) -> Vec<String> {
@@ -52,7 +54,7 @@ fn doctor_of_a_named_lesson_passes() {
 
 #[test]
 fn doctor_fails_when_a_recorded_turn_is_missing() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     // Line 3 answers the request structured code sends after its one attempt.
     let mut all = lines(&ws, OLD_ORDER);
     all.remove(2);
@@ -73,7 +75,7 @@ fn doctor_fails_when_a_recorded_turn_is_missing() {
 
 #[test]
 fn doctor_fails_when_a_recorded_turn_is_never_used() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     // A valid turn, recorded from another ticket's request: it loads, and nothing asks for it.
     let stray = lines(&ws, "recordings/structured-errors/harness/wrong-id.jsonl").remove(0);
     let mut all = lines(&ws, OLD_ORDER);
@@ -94,7 +96,7 @@ fn doctor_fails_when_a_recorded_turn_is_never_used() {
 
 #[test]
 fn doctor_names_a_corrupt_recording_and_goes_on() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     ws.copy_watch_fixture("recordings/not_json.jsonl", OLD_ORDER);
     let run = doctor(&ws, &[]);
     // Data that cannot be read: "could not run", after examining everything else.
@@ -108,7 +110,7 @@ fn doctor_names_a_corrupt_recording_and_goes_on() {
 
 #[test]
 fn doctor_fails_when_the_starter_already_passes() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     ws.write("starter/structured-errors/errors.py", &ws.read("lessons/structured-errors/solution/errors.py"));
     let run = doctor(&ws, &[]);
     assert_eq!(run.code, 1, "{}", run.stdout);
@@ -123,7 +125,7 @@ fn doctor_fails_when_the_starter_already_passes() {
 
 #[test]
 fn doctor_says_once_that_the_recordings_folder_is_missing() {
-    let ws = Workshop::new();
+    let ws = Workshop::lesson5();
     std::fs::remove_dir_all(ws.path("recordings/structured-errors")).unwrap();
     let run = doctor(&ws, &[]);
     assert_eq!(run.code, 1, "{}", run.stdout);

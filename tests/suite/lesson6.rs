@@ -44,17 +44,10 @@ const STARTER_FAILS: [&str; 7] = [
     "harness-slow-check",
 ];
 
-fn grade(ws: &Workshop, file: &str) -> (Run, Value) {
-    let run = ws.run(&["check", LESSON, "--file", file, "--format", "json"]);
-    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
-    let report = run.json();
-    (run, report)
-}
-
 #[test]
 fn the_checks_run_in_their_declared_order() {
     let ws = Workshop::new();
-    let (_, report) = grade(&ws, SOLUTION);
+    let (_, report) = check_report(&ws, LESSON, SOLUTION);
     let ids: Vec<&str> = report["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ALL);
     assert_eq!(report["lesson"], LESSON);
@@ -63,7 +56,7 @@ fn the_checks_run_in_their_declared_order() {
 #[test]
 fn the_starter_fails_the_checks_about_the_uncertain_failure_and_names_them() {
     let ws = Workshop::new();
-    let (run, report) = grade(&ws, STARTER);
+    let (run, report) = check_report(&ws, LESSON, STARTER);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(report["status"], "fail");
     assert_eq!(ids_with(&report, "fail"), STARTER_FAILS);
@@ -87,7 +80,7 @@ fn the_starter_fails_the_checks_about_the_uncertain_failure_and_names_them() {
 #[test]
 fn the_solution_passes_every_check() {
     let ws = Workshop::new();
-    let (run, report) = grade(&ws, SOLUTION);
+    let (run, report) = check_report(&ws, LESSON, SOLUTION);
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(report["status"], "pass");
     assert_eq!(ids_with(&report, "pass"), ALL);
@@ -97,7 +90,7 @@ fn the_solution_passes_every_check() {
 fn deciding_a_retry_by_the_category_name_fails_the_flag_check_only() {
     let ws = Workshop::new();
     let file = ws.learner("l6_step_by_category.py");
-    let (run, report) = grade(&ws, &file);
+    let (run, report) = check_report(&ws, LESSON, &file);
     assert_eq!(run.code, 1);
     assert_eq!(ids_with(&report, "fail"), ["step-flag-decides"]);
     let failed = check(&report, "step-flag-decides");
@@ -111,7 +104,7 @@ fn deciding_a_retry_by_the_category_name_fails_the_flag_check_only() {
 fn diagnoses(fixture: &str) -> Vec<(String, String, String)> {
     let ws = Workshop::new();
     let file = ws.learner(fixture);
-    let (_, report) = grade(&ws, &file);
+    let (_, report) = check_report(&ws, LESSON, &file);
     report["checks"]
         .as_array()
         .unwrap()
@@ -163,7 +156,7 @@ fn the_category_read_at_the_top_of_the_result_is_pointed_one_level_down() {
 fn a_rebuilt_verify_is_named_with_the_read_the_call_shows() {
     let ws = Workshop::new();
     let file = ws.learner("l6_rebuilds_verify.py");
-    let (_, report) = grade(&ws, &file);
+    let (_, report) = check_report(&ws, LESSON, &file);
     let passthrough = check(&report, "verify-passed-through");
     assert_eq!(passthrough["guidance"]["mistake"], "verify rebuilt instead of passed on", "{passthrough}");
     let call = passthrough["call"].as_str().unwrap();
@@ -182,7 +175,7 @@ fn a_rebuilt_verify_is_named_with_the_read_the_call_shows() {
 fn dropping_verify_fails_the_passthrough_check_and_the_tickets_that_need_a_read() {
     let ws = Workshop::new();
     let file = ws.learner("l6_drops_verify.py");
-    let (_, report) = grade(&ws, &file);
+    let (_, report) = check_report(&ws, LESSON, &file);
     assert_eq!(
         ids_with(&report, "fail"),
         ["verify-passed-through", "harness-lost-confirmation", "harness-dropped-request", "harness-slow-check"]

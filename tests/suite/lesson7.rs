@@ -66,24 +66,10 @@ const ONE_RULE_BROKEN: [(&str, &str, &str); 19] = [
 /// Files that answer correctly in another style: the world's sentence passed on, `match`, helpers.
 const OTHER_STYLES: [&str; 2] = ["good_passes_things_on.py", "good_helpers.py"];
 
-fn fixture_file(name: &str) -> String {
-    match name.strip_prefix('@') {
-        Some(mistake) => format!("lessons/{LESSON}/mistakes/{mistake}"),
-        None => repo().join(FIXTURES).join(name).display().to_string(),
-    }
-}
-
-fn grade(ws: &Workshop, file: &str) -> (Run, Value) {
-    let run = ws.run(&["check", LESSON, "--file", file, "--format", "json"]);
-    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
-    let report = run.json();
-    (run, report)
-}
-
 #[test]
 fn the_checks_run_in_their_declared_order() {
     let ws = Workshop::new();
-    let (_, report) = grade(&ws, SOLUTION);
+    let (_, report) = check_report(&ws, LESSON, SOLUTION);
     let ids: Vec<&str> = report["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ALL);
     assert_eq!(report["lesson"], LESSON);
@@ -92,7 +78,7 @@ fn the_checks_run_in_their_declared_order() {
 #[test]
 fn the_solution_passes_every_check() {
     let ws = Workshop::new();
-    let (run, report) = grade(&ws, SOLUTION);
+    let (run, report) = check_report(&ws, LESSON, SOLUTION);
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(report["status"], "pass");
     assert_eq!(ids_with(&report, "pass"), ALL);
@@ -101,7 +87,7 @@ fn the_solution_passes_every_check() {
 #[test]
 fn the_starter_fails_every_check_about_its_three_mistakes() {
     let ws = Workshop::new();
-    let (run, report) = grade(&ws, STARTER);
+    let (run, report) = check_report(&ws, LESSON, STARTER);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(ids_with(&report, "pass"), STARTER_PASSES);
     let failing: Vec<&str> = ALL.iter().copied().filter(|id| !STARTER_PASSES.contains(id)).collect();
@@ -130,7 +116,7 @@ fn the_starter_fails_every_check_about_its_three_mistakes() {
 fn each_rule_broken_on_its_own_fails_exactly_the_check_that_names_it() {
     let ws = Workshop::new();
     for (file, failing, mistake) in ONE_RULE_BROKEN {
-        let (run, report) = grade(&ws, &fixture_file(file));
+        let (run, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, file));
         assert_eq!(run.code, 1, "{file}: {}", run.stdout);
         assert_eq!(ids_with(&report, "fail"), [failing], "{file}");
         assert_eq!(ids_with(&report, "error"), Vec::<String>::new(), "{file}");
@@ -143,7 +129,7 @@ fn each_rule_broken_on_its_own_fails_exactly_the_check_that_names_it() {
 fn files_valid_in_another_style_pass_every_check() {
     let ws = Workshop::new();
     for file in OTHER_STYLES {
-        let (run, report) = grade(&ws, &fixture_file(file));
+        let (run, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, file));
         assert_eq!(run.code, 0, "{file}: {}", run.stdout);
         assert_eq!(ids_with(&report, "pass"), ALL, "{file}");
     }
@@ -152,7 +138,7 @@ fn files_valid_in_another_style_pass_every_check() {
 #[test]
 fn the_lessons_own_mistakes_fail_what_they_break_and_no_more() {
     let ws = Workshop::new();
-    let (_, asks) = grade(&ws, "lessons/confirm-and-degrade/mistakes/asks-again.py");
+    let (_, asks) = check_report(&ws, LESSON, "lessons/confirm-and-degrade/mistakes/asks-again.py");
     assert_eq!(
         ids_with(&asks, "fail"),
         [
@@ -266,7 +252,7 @@ fn the_approval_prompt_is_a_line_of_the_worlds_own_on_the_card() {
 fn a_learners_own_sentences_replay_by_kind() {
     // good_helpers.py writes every sentence in its own words: each ticket still replays to the end.
     let ws = Workshop::new();
-    let file = fixture_file("good_helpers.py");
+    let file = lesson_file(LESSON, FIXTURES, "good_helpers.py");
     for runtime in ["harness", "sdk"] {
         for ticket in TICKETS {
             let run = ws.run(&[

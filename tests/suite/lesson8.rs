@@ -90,31 +90,6 @@ const BY_KIND: [(&str, &str); 4] = [
     ("alerts-stuck", "clean"),
 ];
 
-fn fixture_file(name: &str) -> String {
-    repo().join(FIXTURES).join(name).display().to_string()
-}
-
-fn grade(ws: &Workshop, file: &str) -> (Run, Value) {
-    let run = ws.run(&["check", LESSON, "--file", file, "--format", "json"]);
-    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
-    let report = run.json();
-    (run, report)
-}
-
-fn replay(ws: &Workshop, ticket: &str, code: &str) -> Value {
-    let run = ws.run(&["watch", LESSON, "--ticket", ticket, "--code", code, "--format", "json"]);
-    assert_eq!(run.code, 0, "{ticket} with {code}: {}", run.stderr);
-    run.json()
-}
-
-fn events<'a>(replay: &'a Value, kind: &str) -> Vec<&'a Value> {
-    replay["events"].as_array().unwrap().iter().filter(|e| e["kind"] == kind).collect()
-}
-
-fn last_kind(replay: &Value) -> &str {
-    replay["events"].as_array().unwrap().last().unwrap()["kind"].as_str().unwrap()
-}
-
 fn counts(replay: &Value) -> &Value {
     &replay["verdict"]["counts"]
 }
@@ -126,7 +101,7 @@ fn note(replay: &Value) -> &str {
 #[test]
 fn the_checks_run_in_order_and_the_solution_passes_every_one() {
     let ws = Workshop::only(LESSON);
-    let (run, report) = grade(&ws, SOLUTION);
+    let (run, report) = check_report(&ws, LESSON, SOLUTION);
     assert_eq!(run.code, 0, "{}", run.stdout);
     let ids: Vec<&str> = report["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ALL);
@@ -136,7 +111,7 @@ fn the_checks_run_in_order_and_the_solution_passes_every_one() {
 #[test]
 fn the_starter_fails_for_the_raw_text_it_hands_on_and_the_read_it_never_retries() {
     let ws = Workshop::only(LESSON);
-    let (run, report) = grade(&ws, STARTER);
+    let (run, report) = check_report(&ws, LESSON, STARTER);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(ids_with(&report, "fail"), STARTER_FAILS);
     let first = check(&report, "no-host-or-path");
@@ -148,7 +123,7 @@ fn the_starter_fails_for_the_raw_text_it_hands_on_and_the_read_it_never_retries(
 fn each_property_broken_on_its_own_fails_exactly_the_check_that_names_it() {
     let ws = Workshop::only(LESSON);
     for (file, failing, mistake) in ONE_PROPERTY_BROKEN {
-        let (run, report) = grade(&ws, &fixture_file(file));
+        let (run, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, file));
         assert_eq!(run.code, 1, "{file}: {}", run.stdout);
         assert_eq!(ids_with(&report, "fail"), [failing], "{file}");
         assert_eq!(ids_with(&report, "error"), Vec::<String>::new(), "{file}");
@@ -161,12 +136,12 @@ fn ten_correct_files_in_other_words_pass_every_check() {
     let ws = Workshop::only(LESSON);
     let mut sentences = std::collections::BTreeSet::new();
     for file in OTHER_WORDS {
-        let (run, report) = grade(&ws, &fixture_file(file));
+        let (run, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, file));
         assert_eq!(run.code, 0, "{file}: {}", run.stdout);
         assert_eq!(ids_with(&report, "pass"), ALL, "{file}");
         // Their words really differ: what each sends for Priya's namespace is its own.
-        let replayed = replay(&ws, "payment-namespace", &fixture_file(file));
-        let sent = events(&replayed, "attempt")[0]["wire"]["content"].as_str().unwrap().to_string();
+        let replayed = replay_json(&ws, LESSON, "payment-namespace", &lesson_file(LESSON, FIXTURES, file));
+        let sent = events_of_kind(&replayed, "attempt")[0]["wire"]["content"].as_str().unwrap().to_string();
         assert!(sentences.insert(sent.clone()), "{file} sends a sentence another file sends: {sent}");
     }
 }
@@ -174,7 +149,7 @@ fn ten_correct_files_in_other_words_pass_every_check() {
 #[test]
 fn fixed_sentences_fail_every_check_whose_facts_vary() {
     let ws = Workshop::only(LESSON);
-    let (run, report) = grade(&ws, &fixture_file("fixed_sentences.py"));
+    let (run, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, "fixed_sentences.py"));
     assert_eq!(run.code, 1, "{}", run.stdout);
     let failed = ids_with(&report, "fail");
     for id in ["names-bad-value", "names-nearest", "names-valid-values", "down-says-until", "partial-says-done"] {
@@ -202,7 +177,7 @@ fn the_named_mistakes_fail_the_checks_of_their_mistake() {
         ("no_retry.py", &["retries-transport-reads", "alerts-reset-read-in-code"]),
     ];
     for (file, failing) in cases {
-        let (_, report) = grade(&ws, &format!("lessons/{LESSON}/mistakes/{file}"));
+        let (_, report) = check_report(&ws, LESSON, &format!("lessons/{LESSON}/mistakes/{file}"));
         assert_eq!(ids_with(&report, "fail"), failing, "{file}");
     }
 }
@@ -245,10 +220,10 @@ fn learner_written_messages_replay_to_the_end_labelled_as_the_same_kind() {
     let ws = Workshop::only(LESSON);
     // Five learners' files, in words of their own, none of them the reference's.
     for file in &OTHER_WORDS[..5] {
-        let path = fixture_file(file);
+        let path = lesson_file(LESSON, FIXTURES, file);
         for (ticket, kind) in BY_KIND {
-            let json = replay(&ws, ticket, &path);
-            assert_eq!(last_kind(&json), "reply", "{file} in {ticket}: {json:#}");
+            let json = replay_json(&ws, LESSON, ticket, &path);
+            assert_eq!(last_event_kind(&json), "reply", "{file} in {ticket}: {json:#}");
             let labels: Vec<&Value> =
                 json["events"].as_array().unwrap().iter().filter_map(|e| e["by_kind"].as_array()).flatten().collect();
             assert!(!labels.is_empty(), "{file} in {ticket}: no turn is labelled by kind");
@@ -273,66 +248,66 @@ fn learner_written_messages_replay_to_the_end_labelled_as_the_same_kind() {
 #[test]
 fn an_exact_match_carries_no_same_kind_label() {
     let ws = Workshop::only(LESSON);
-    let json = replay(&ws, "payment-namespace", "fixed");
-    assert_eq!(last_kind(&json), "reply");
+    let json = replay_json(&ws, LESSON, "payment-namespace", "fixed");
+    assert_eq!(last_event_kind(&json), "reply");
     assert!(json["events"].as_array().unwrap().iter().all(|e| e["by_kind"].is_null()), "{json:#}");
 }
 
 #[test]
 fn a_message_that_leaks_puts_the_secret_in_the_models_context_and_the_note_says_so() {
     let ws = Workshop::only(LESSON);
-    let starter = replay(&ws, "restart-stopped", "starter");
-    let sent = events(&starter, "attempt")[0]["wire"]["content"].as_str().unwrap().to_string();
+    let starter = replay_json(&ws, LESSON, "restart-stopped", "starter");
+    let sent = events_of_kind(&starter, "attempt")[0]["wire"]["content"].as_str().unwrap().to_string();
     assert!(sent.contains("tok_live_4f9a2c7e1b"), "{sent}");
     assert!(counts(&starter)["leaks"].as_u64().unwrap() >= 1);
     assert!(note(&starter).starts_with("Harm:") && note(&starter).contains("token"), "{}", note(&starter));
-    let fixed = replay(&ws, "restart-stopped", "fixed");
+    let fixed = replay_json(&ws, LESSON, "restart-stopped", "fixed");
     assert_eq!(counts(&fixed)["leaks"], 0);
-    assert!(!events(&fixed, "attempt")[0]["wire"].to_string().contains("tok_live_"));
+    assert!(!events_of_kind(&fixed, "attempt")[0]["wire"].to_string().contains("tok_live_"));
     // A learner's own sentence that names the host replays too, by kind, with the harm.
-    let leaky = replay(&ws, "alerts-stuck", &fixture_file("host_in_transport.py"));
-    assert_eq!(last_kind(&leaky), "reply");
-    let label = &events(&leaky, "reply")[0]["by_kind"][0];
+    let leaky = replay_json(&ws, LESSON, "alerts-stuck", &lesson_file(LESSON, FIXTURES, "host_in_transport.py"));
+    assert_eq!(last_event_kind(&leaky), "reply");
+    let label = &events_of_kind(&leaky, "reply")[0]["by_kind"][0];
     assert_eq!(label["kind"], "leaks-host", "{leaky:#}");
-    assert!(events(&leaky, "reply")[0]["text"].as_str().unwrap().contains("metrics-gw.prod.tern.internal"));
+    assert!(events_of_kind(&leaky, "reply")[0]["text"].as_str().unwrap().contains("metrics-gw.prod.tern.internal"));
     assert!(note(&leaky).starts_with("Harm:"), "{}", note(&leaky));
 }
 
 #[test]
 fn a_message_that_names_the_fix_is_corrected_and_one_that_does_not_is_guessed_at() {
     let ws = Workshop::only(LESSON);
-    let fixed = replay(&ws, "payment-namespace", "fixed");
+    let fixed = replay_json(&ws, LESSON, "payment-namespace", "fixed");
     let namespaces: Vec<&str> =
-        events(&fixed, "tool_call").iter().map(|c| c["input"]["namespace"].as_str().unwrap()).collect();
+        events_of_kind(&fixed, "tool_call").iter().map(|c| c["input"]["namespace"].as_str().unwrap()).collect();
     assert_eq!(namespaces, ["payment", "payments"]);
-    assert!(events(&fixed, "reply")[0]["text"].as_str().unwrap().contains("1320 ms"));
-    let vague = replay(&ws, "payment-namespace", "no-fix");
-    assert_eq!(events(&vague, "tool_call").len(), 3, "the model guesses twice");
-    assert!(events(&vague, "reply")[0]["text"].as_str().unwrap().contains("exact namespace"));
+    assert!(events_of_kind(&fixed, "reply")[0]["text"].as_str().unwrap().contains("1320 ms"));
+    let vague = replay_json(&ws, LESSON, "payment-namespace", "no-fix");
+    assert_eq!(events_of_kind(&vague, "tool_call").len(), 3, "the model guesses twice");
+    assert!(events_of_kind(&vague, "reply")[0]["text"].as_str().unwrap().contains("exact namespace"));
     assert!(note(&vague).starts_with("Harm:"), "{}", note(&vague));
     // A restart that stopped, told without its pods, is run again by the model.
-    let again = replay(&ws, "restart-stopped", "no-fix");
+    let again = replay_json(&ws, LESSON, "restart-stopped", "no-fix");
     assert_eq!(counts(&again)["pods_restarted"], 4);
-    assert_eq!(counts(&replay(&ws, "restart-stopped", "fixed"))["pods_restarted"], 2);
+    assert_eq!(counts(&replay_json(&ws, LESSON, "restart-stopped", "fixed"))["pods_restarted"], 2);
     // Retried in code, a write runs three times.
-    assert_eq!(counts(&replay(&ws, "restart-stopped", "retry-all"))["pods_restarted"], 6);
+    assert_eq!(counts(&replay_json(&ws, LESSON, "restart-stopped", "retry-all"))["pods_restarted"], 6);
 }
 
 #[test]
 fn a_dropped_read_is_retried_in_code_and_the_cap_ends_a_stubborn_one() {
     let ws = Workshop::only(LESSON);
-    let reset = replay(&ws, "alerts-reset", "fixed");
+    let reset = replay_json(&ws, LESSON, "alerts-reset", "fixed");
     assert_eq!(counts(&reset)["failed"], false);
-    assert_eq!(events(&reset, "attempt").len(), 3);
-    assert!(events(&reset, "reply")[0]["text"].as_str().unwrap().contains("ALERT-2294"));
-    let unretried = replay(&ws, "alerts-reset", "no-retry");
+    assert_eq!(events_of_kind(&reset, "attempt").len(), 3);
+    assert!(events_of_kind(&reset, "reply")[0]["text"].as_str().unwrap().contains("ALERT-2294"));
+    let unretried = replay_json(&ws, LESSON, "alerts-reset", "no-retry");
     assert_eq!(counts(&unretried)["failed"], true);
     assert!(note(&unretried).starts_with("Harm:"), "{}", note(&unretried));
-    let stuck = replay(&ws, "alerts-stuck", "fixed");
-    let attempts = events(&stuck, "attempt");
+    let stuck = replay_json(&ws, LESSON, "alerts-stuck", "fixed");
+    let attempts = events_of_kind(&stuck, "attempt");
     assert_eq!(attempts.len(), 6, "3 attempts for each of the model's two calls");
     assert_eq!(attempts[5]["capped"], 3, "{}", attempts[5]);
-    assert_eq!(last_kind(&stuck), "reply");
+    assert_eq!(last_event_kind(&stuck), "reply");
     assert!(note(&stuck).starts_with("The cap ended it"), "{}", note(&stuck));
 }
 

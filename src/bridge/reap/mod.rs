@@ -65,6 +65,11 @@ static INITS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 /// Set once the workshop is quitting: no worker starts after that, and every child is a stray.
 pub(super) static QUITTING: AtomicBool = AtomicBool::new(false);
 
+/// Whether the workshop is quitting: no worker will start again, so a wait for one is over.
+pub(crate) fn quitting() -> bool {
+    QUITTING.load(Ordering::SeqCst)
+}
+
 /// Set when the first worker starts: a command that never ran Python has nothing to end.
 pub(super) static STARTED: AtomicBool = AtomicBool::new(false);
 
