@@ -13,6 +13,7 @@ pub(crate) mod error;
 pub mod events;
 pub(crate) mod expect;
 pub(crate) mod files;
+pub(crate) mod grade;
 pub(crate) mod grading;
 pub(crate) mod inert;
 pub(crate) mod kinds;
