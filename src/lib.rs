@@ -15,6 +15,7 @@ pub(crate) mod expect;
 pub(crate) mod files;
 pub(crate) mod grade;
 pub(crate) mod grading;
+pub(crate) mod hint;
 pub(crate) mod inert;
 pub(crate) mod kinds;
 pub(crate) mod lesson;

@@ -538,14 +538,14 @@ impl<'a> Session<'a> {
                 Some((check, None)) => format!("{} has no hint.", check.id),
                 Some((_, Some(spec))) if spec.hints.is_empty() => format!("{} has no hint.", spec.id),
                 Some((check, Some(spec))) => {
-                    let (shown, newest) = super::hint::next_step(self.ctx, &self.lesson.id, spec);
-                    let card = super::hint::Card {
+                    let (shown, newest) = crate::hint::steps::next_step(self.ctx, &self.lesson.id, spec);
+                    let card = crate::hint::card::Card {
                         check: spec,
                         failing: Some(check.message.as_str()),
                         shown,
                         newest,
                         lesson: &self.lesson.id,
-                        again: super::hint::Again::Key('h'),
+                        again: crate::hint::card::Again::Key('h'),
                     };
                     self.hint_card = Some(card.text(&self.ctx.styles, self.width()));
                     return;
