@@ -23,6 +23,7 @@ pub(crate) mod live;
 pub(crate) mod messages;
 pub(crate) mod model;
 pub(crate) mod next;
+pub(crate) mod on_save;
 pub(crate) mod output;
 pub mod player;
 pub(crate) mod progress;

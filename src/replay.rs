@@ -190,7 +190,9 @@ impl<'l> Replayer<'l> {
             return Err(e);
         }
         match model.failure {
-            Some(why) => Err(Error::Io(format!("{why} The replay stopped; nothing under recordings/ was changed."))),
+            Some(failure) => {
+                Err(Error::Model { failure, after: "The replay stopped; nothing under recordings/ was changed." })
+            }
             None => Ok(replay),
         }
     }

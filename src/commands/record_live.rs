@@ -57,7 +57,7 @@ pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &Re
         if let Some(failure) = model.failure.take() {
             let _ = printed
                 .and_then(|()| outln!("{} {name}: the model could not be asked", s.paint(s.bad, ctx.glyphs.fail)));
-            return Err(Error::Io(format!("{failure} {UNTOUCHED}")));
+            return Err(Error::Model { failure: failure.to_string(), after: UNTOUCHED });
         }
         let answered = std::mem::take(&mut model.answered);
         let broke = replay.events.iter().find_map(|e| match e {
