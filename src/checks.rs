@@ -338,7 +338,7 @@ fn answered_turn(
     let mut turn = Map::new();
     turn.insert("message".into(), message);
     if let Err(why) = crate::messages::check_request(&request) {
-        turn.insert("api_error".into(), Value::from(why));
+        turn.insert("api_error".into(), Value::from(why.to_string()));
     }
     Ok((Value::Object(turn), printed))
 }

@@ -105,7 +105,7 @@ pub(crate) struct Live {
 impl Live {
     /// The live model with these limits; an error when it cannot work (no key, bad settings).
     pub(crate) fn new(max_requests: Option<u32>, request_timeout: Option<f64>) -> Result<Live, Error> {
-        let settings = Settings::resolve(max_requests, request_timeout).map_err(Error::usage)?;
+        let settings = Settings::resolve(max_requests, request_timeout).map_err(|e| Error::usage(e.to_string()))?;
         Ok(Live { client: Client::new(settings), memo: HashMap::new() })
     }
 }

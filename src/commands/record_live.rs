@@ -27,7 +27,8 @@ pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &Re
             lesson.id, lesson.agent.model
         )));
     }
-    let settings = Settings::resolve(args.live.max_requests, args.live.request_timeout).map_err(Error::usage)?;
+    let settings = Settings::resolve(args.live.max_requests, args.live.request_timeout)
+        .map_err(|e| Error::usage(e.to_string()))?;
     let s = &ctx.styles;
     let replayer = Replayer::new(ctx.place(), lesson, args.timeout);
     let mut client = Client::new(settings);
