@@ -12,6 +12,7 @@ mod pages;
 mod quiz;
 mod record;
 mod record_live;
+mod record_runs;
 mod reset;
 mod solution;
 pub(crate) mod start;

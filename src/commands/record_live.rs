@@ -7,14 +7,16 @@ use std::path::PathBuf;
 
 use crate::cli::RecordArgs;
 use crate::commands::Context;
-use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
+use crate::error::{Error, EXIT_SUCCESS};
 use crate::events::Event;
 use crate::lesson::Lesson;
 use crate::live::{Client, LiveModel, Settings};
 use crate::model::ScriptRun;
 use crate::outln;
 use crate::recordings::{self, Entry};
-use crate::replay::{self, Replayer};
+use crate::replay::Replayer;
+
+use super::record_runs::{finish, prepare};
 
 use crate::render::count;
 
@@ -42,16 +44,7 @@ pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &Re
     let mut printed =
         outln!("Asking {} at {} ({} runs).", lesson.agent.model, client.settings().shown_base(), runs.len());
     for run in runs {
-        let runtime = crate::lesson::Runtime::parse(&run.runtime).ok_or_else(|| {
-            Error::corrupt(
-                &lesson.recordings_dir(&ctx.root).join("script.toml"),
-                format!("names an unknown runtime '{}': harness or sdk", run.runtime),
-            )
-        })?;
-        let ticket = replay::tickets(lesson, Some(&run.ticket), runtime)?[0];
-        let choice = super::scripted_code(ctx, lesson, &run.code)?;
-        let mut code = replayer.code(&choice)?;
-        code.label = run.code.clone();
+        let (runtime, ticket, mut code) = prepare(ctx, lesson, &replayer, run)?;
         let mut model = LiveModel::new(&mut client, &mut memo);
         let replay = replayer.run_with(ticket, runtime, &mut code, &mut model);
         let name = format!("{}/{} with {}", runtime.name(), ticket.id, run.code);
@@ -89,20 +82,11 @@ pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &Re
             )
         });
     }
-    if problems > 0 {
-        printed?;
-        outln!(
-            "\n{} not finish. {UNTOUCHED} Fix the code or the lesson and run this again.",
-            if problems == 1 { "1 run did".to_string() } else { format!("{problems} runs did") }
-        )?;
-        return Ok(EXIT_FAILED);
+    let not_done = format!("not finish. {UNTOUCHED} Fix the code or the lesson and run this again.");
+    let code = finish(ctx, printed, problems, &files, &not_done, |_, _| ", live".to_string())?;
+    if code != EXIT_SUCCESS {
+        return Ok(code);
     }
-    for (path, entries) in &files {
-        recordings::write_file(path, entries)
-            .map_err(|e| Error::io(format!("could not write {}", ctx.shown(path)), e))?;
-        printed = printed.and_then(|()| outln!("wrote {} ({}, live)", ctx.shown(path), count(entries.len(), "turn")));
-    }
-    printed?;
     outln!("{} sent to the API.", count(client.sent as usize, "request"))?;
     Ok(EXIT_SUCCESS)
 }
