@@ -23,12 +23,7 @@ use crate::render::count;
 const UNTOUCHED: &str = "Nothing was written: the recordings are as they were.";
 
 pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &RecordArgs) -> Result<i32, Error> {
-    if let Some(model) = args.model.as_deref().filter(|m| *m != lesson.agent.model) {
-        return Err(Error::usage(format!(
-            "--model {model} is not the model lessons/{}/lesson.toml names ({}); replays send that one, so turns recorded with {model} would never be found. Set agent.model = \"{model}\" there, then record again.",
-            lesson.id, lesson.agent.model
-        )));
-    }
+    same_model(lesson, args)?;
     let settings = Settings::resolve(args.live.max_requests, args.live.request_timeout)
         .map_err(|e| Error::usage(e.to_string()))?;
     let s = &ctx.styles;
@@ -64,12 +59,7 @@ pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &Re
             continue;
         }
         let target = recordings::file_for(&lesson.recordings_dir(&ctx.root), runtime.name(), &ticket.id);
-        let entries = files.entry(target).or_default();
-        for entry in answered {
-            if !entries.iter().any(|e| e.key == entry.key) {
-                entries.push(entry);
-            }
-        }
+        keep_new(files.entry(target).or_default(), answered);
         // A live model may choose differently from the authored script: said, not refused.
         let differs = (replay.verdict.tool_calls != run.tool_calls)
             .then(|| format!(" (the authored script says the tool runs {})", count(run.tool_calls, "time")));
@@ -89,4 +79,24 @@ pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &Re
     }
     outln!("{} sent to the API.", count(client.sent as usize, "request"))?;
     Ok(EXIT_SUCCESS)
+}
+
+/// `--model` may only name the model the lesson names: replays send that one.
+fn same_model(lesson: &Lesson, args: &RecordArgs) -> Result<(), Error> {
+    match args.model.as_deref().filter(|m| *m != lesson.agent.model) {
+        Some(model) => Err(Error::usage(format!(
+            "--model {model} is not the model lessons/{}/lesson.toml names ({}); replays send that one, so turns recorded with {model} would never be found. Set agent.model = \"{model}\" there, then record again.",
+            lesson.id, lesson.agent.model
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Add the turns answered to a file's, each request once.
+fn keep_new(entries: &mut Vec<Entry>, answered: Vec<Entry>) {
+    for entry in answered {
+        if !entries.iter().any(|e| e.key == entry.key) {
+            entries.push(entry);
+        }
+    }
 }

@@ -54,6 +54,9 @@ fn grade(
     })
 }
 
+/// The next steps at green, or why they could not be worked out (kept, so shared).
+pub(super) type DoorOrWhyNot = Result<crate::next::Door, Rc<Error>>;
+
 /// One lesson's watch: the file, the grading in progress, and what is on screen.
 pub(crate) struct Session<'a> {
     pub(super) ctx: &'a Context,
@@ -85,7 +88,7 @@ pub(crate) struct Session<'a> {
     pub(super) write_failed: Cell<Option<std::io::Error>>,
     /// What next, once green, at the width it was laid out for: worked out once per report (it
     /// reads the whole course), not on every redraw.
-    pub(super) door: RefCell<Option<(usize, Result<crate::next::Door, Rc<Error>>)>>,
+    pub(super) door: RefCell<Option<(usize, DoorOrWhyNot)>>,
 }
 
 impl<'a> Session<'a> {
