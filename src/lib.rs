@@ -53,7 +53,6 @@ use error::Error;
 pub fn run() -> i32 {
     signals::let_writes_past_the_file_size_limit_fail();
     let cleanup = bridge::Cleanup::for_this_process();
-    commands::check::warm_up_early(std::env::args_os().skip(1));
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
