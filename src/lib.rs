@@ -40,6 +40,7 @@ pub(crate) mod shorten;
 pub(crate) mod signals;
 pub(crate) mod story;
 pub(crate) mod watcher;
+pub(crate) mod work_file;
 pub(crate) mod workfiles;
 pub(crate) mod world;
 
