@@ -1,16 +1,14 @@
 //! `workshop check --watch`: grade once, then again on every save, until `q`.
 //!
-//! One event loop over one channel, as in the player: the file watcher, the key reader, a
-//! ticker and each finished grading send a [`Msg`]. Grading runs on a worker thread, so keys
-//! answer while the learner's code runs; a run that is no longer wanted (a newer save, `r`) is
-//! told to stop before its next call, and the per-call deadline bounds the call in progress. On
-//! `q` (or Ctrl-C, exit 130) the learner's Python is killed at once, and nothing is reported.
+//! The machinery is in `on_save`: one event loop over one channel, grading on a worker thread.
+//! This command sets up the terminal, the key reader and the ticker, and watches one lesson's
+//! file after another (`n`). On `q` (or Ctrl-C, exit 130) the learner's Python is killed at
+//! once, and nothing is reported.
 //!
 //! Keys: on a terminal, single keys (`r` re-run, `h` hint, `n` next lesson once green, `q`, Esc
-//! or Ctrl-C quit). When
-//! standard input is not a terminal (a script, an editor's task, a test) keys are read as lines
-//! and each line's first letter counts: `printf 'h\nq\n' | workshop check --watch`. End of input
-//! stops the keys, not the watching.
+//! or Ctrl-C quit). When standard input is not a terminal (a script, an editor's task, a test)
+//! keys are read as lines and each line's first letter counts: `printf 'h\nq\n' | workshop check
+//! --watch`. End of input stops the keys, not the watching.
 //!
 //! Output: on a terminal each redraw replaces the screen. Otherwise each redraw is printed in
 //! turn, starting with a marker line `── run N · why · HH:MM:SS · checked in T ms ──` and ending
