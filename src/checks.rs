@@ -52,6 +52,9 @@ pub struct CheckResult {
     pub task_id: Option<u32>,
     #[serde(skip)]
     pub hints: Vec<String>,
+    /// With `Status::Error`, why the check did not run, without the `not run: ` of `message`.
+    #[serde(skip)]
+    pub not_run: Option<String>,
 }
 
 impl CheckResult {
@@ -69,6 +72,7 @@ impl CheckResult {
             guidance: None,
             task_id: spec.task,
             hints: spec.hints.clone(),
+            not_run: None,
         }
     }
 }
@@ -93,7 +97,7 @@ struct Remembering<'c> {
     broken: HashMap<String, Call>,
     /// Per function: how many of its calls hung, and the first that did, in Python syntax.
     hangs: HashMap<String, (usize, String)>,
-    /// Why a call was refused during the current check, if one was.
+    /// Why a call was refused during the current check, if one was (said after `not run: `).
     refused: Option<String>,
 }
 
@@ -103,10 +107,11 @@ const HANGS_BEFORE_GIVING_UP: usize = 2;
 impl Code for Remembering<'_> {
     fn call(&mut self, function: &str, args: &[Value]) -> Call {
         if let Some((_, first)) = self.hangs.get(function).filter(|(n, _)| *n >= HANGS_BEFORE_GIVING_UP) {
-            let message = format!(
-                "not run: {function} hung twice in this run, so it is not called again; the first call that hung was {first}"
+            let reason = format!(
+                "{function} hung twice in this run, so it is not called again; the first call that hung was {first}"
             );
-            self.refused = Some(message.clone());
+            let message = format!("not run: {reason}");
+            self.refused = Some(reason);
             return Call { outcome: Outcome::Unavailable { message }, output: String::new(), dropped: 0 };
         }
         let key = format!("{function}{}", Value::from(args.to_vec()));
@@ -149,7 +154,8 @@ pub(crate) fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<Ch
             let mut result = CheckResult::new(spec, Status::Pass, String::new());
             if let Some(why) = refused {
                 result.status = Status::Error;
-                result.message = why;
+                result.message = format!("not run: {why}");
+                result.not_run = Some(why);
             } else if let Err(miss) = verdict {
                 result.status = Status::Fail;
                 result.message = miss.message;
@@ -346,7 +352,7 @@ fn answered_turn(
     let mut turn = Map::new();
     turn.insert("message".into(), message);
     if let Err(why) = crate::messages::check_request(&request) {
-        turn.insert("api_error".into(), Value::from(why));
+        turn.insert("api_error".into(), Value::from(why.to_string()));
     }
     Ok((Value::Object(turn), printed))
 }
@@ -431,15 +437,19 @@ impl Report {
     }
 
     pub fn not_loaded(lesson: &Lesson, file: String, error: &crate::bridge::LoadError) -> Report {
-        let why = match error.kind {
-            crate::bridge::LoadKind::Garbled => "not graded: an answer did not come from the workshop's runner",
-            _ => "not run: the file did not load",
+        let (why, not_run) = match error.kind {
+            crate::bridge::LoadKind::Garbled => ("not graded: an answer did not come from the workshop's runner", None),
+            _ => ("not run: the file did not load", Some("the file did not load")),
         };
         let checks: Vec<CheckResult> = lesson
             .checks
             .iter()
             // Nothing of a file that did not load was checked: no hint applies.
-            .map(|spec| CheckResult { hints: Vec::new(), ..CheckResult::new(spec, Status::Error, why.into()) })
+            .map(|spec| CheckResult {
+                hints: Vec::new(),
+                not_run: not_run.map(String::from),
+                ..CheckResult::new(spec, Status::Error, why.into())
+            })
             .collect();
         let total = checks.len();
         Report {

@@ -14,28 +14,39 @@ use crate::render::styles::ColorChoice;
 const MIN_TIMEOUT: f64 = 0.01;
 const MAX_TIMEOUT: f64 = 600.0;
 
+/// A flag's value that is not what the flag takes; clap shows it after the flag's name.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BadValue {
+    #[error("'{0}' is not a number of seconds, such as 1 or 2.5")]
+    NotSeconds(String),
+    #[error("{0} s is out of range: give at least {MIN_TIMEOUT} (10 ms) and at most {MAX_TIMEOUT}, such as 1 or 2.5")]
+    SecondsOutOfRange(String),
+    #[error("'{0}' is not a factor, such as 0.5 or 2")]
+    NotFactor(String),
+    #[error("{0} is out of range: give a factor above 0 and at most 100, such as 0.5 or 2")]
+    FactorOutOfRange(String),
+}
+
 /// `--timeout SECS`: seconds each call of the learner's code may take.
-fn parse_timeout(text: &str) -> Result<Duration, String> {
-    let secs: f64 =
-        text.trim().parse().map_err(|_| format!("'{text}' is not a number of seconds, such as 1 or 2.5"))?;
+fn parse_timeout(text: &str) -> Result<Duration, BadValue> {
+    let secs: f64 = text.trim().parse().map_err(|_| BadValue::NotSeconds(text.to_string()))?;
     if !(secs.is_finite() && (MIN_TIMEOUT..=MAX_TIMEOUT).contains(&secs)) {
-        return Err(format!(
-            "{text} s is out of range: give at least {MIN_TIMEOUT} (10 ms) and at most {MAX_TIMEOUT}, such as 1 or 2.5"
-        ));
+        return Err(BadValue::SecondsOutOfRange(text.to_string()));
     }
     Ok(Duration::from_secs_f64(secs))
 }
 
 /// `--speed X`: the player and the printed replay accept the same range.
-fn parse_speed(text: &str) -> Result<f64, String> {
-    let factor: f64 = text.trim().parse().map_err(|_| format!("'{text}' is not a factor, such as 0.5 or 2"))?;
+fn parse_speed(text: &str) -> Result<f64, BadValue> {
+    let factor: f64 = text.trim().parse().map_err(|_| BadValue::NotFactor(text.to_string()))?;
     if !(factor.is_finite() && factor > 0.0 && factor <= 100.0) {
-        return Err(format!("{text} is out of range: give a factor above 0 and at most 100, such as 0.5 or 2"));
+        return Err(BadValue::FactorOutOfRange(text.to_string()));
     }
     Ok(factor)
 }
 
-fn parse_code(text: &str) -> Result<CodeArg, String> {
+/// `--code`: any text is a choice or a path, resolved later against the lesson.
+fn parse_code(text: &str) -> Result<CodeArg, std::convert::Infallible> {
     Ok(CodeArg::parse(text))
 }
 

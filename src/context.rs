@@ -29,24 +29,7 @@ impl Context {
         let ctx = self;
         match given {
             Some(path) => ctx.given_file(path, "--file"),
-            None => {
-                let path = lesson.work_file(&ctx.root);
-                if let Some(what) = crate::files::not_regular(&path) {
-                    return Err(Error::usage(format!(
-                        "{} is {what}, not a file of code: put your code in a regular file there (./workshop start {} makes one where nothing is).",
-                        ctx.shown(&path),
-                        lesson.id
-                    )));
-                }
-                if !path.is_file() {
-                    return Err(Error::usage(format!(
-                        "{} does not exist yet: run ./workshop start {} first.",
-                        ctx.shown(&path),
-                        lesson.id
-                    )));
-                }
-                Ok(path)
-            }
+            None => crate::work_file::existing(&ctx.root, lesson).map_err(|e| e.error(lesson, |p| ctx.shown(p), "")),
         }
     }
 

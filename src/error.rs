@@ -25,8 +25,17 @@ pub enum Error {
     /// The learner's file could not be loaded.
     #[error(transparent)]
     Load(#[from] LoadError),
-    #[error("{0}")]
-    Io(String),
+    /// A file, folder or thread the command needs failed it; `what` says which, and the
+    /// message ends with what to do when the disk is full or a limit is in force.
+    #[error("{what}: {source}{}", next_step(.source))]
+    Io { what: String, source: std::io::Error },
+    /// The saved file cannot be watched for `check --watch`.
+    #[error("{0}. Try --poll, or run ./workshop check after each save.")]
+    Watch(#[from] crate::watcher::WatchError),
+    /// A model turn could not be had (from the live model, or the learner's own recordings), so
+    /// the run stopped; `after` says what was left as it was.
+    #[error("{failure} {after}")]
+    Model { failure: String, after: &'static str },
     /// Standard output could not be written (see `output`): a closed pipe ends the command quietly.
     #[error("could not write the output: {0}")]
     Output(std::io::Error),
@@ -42,7 +51,7 @@ impl Error {
     }
 
     pub fn io(what: impl std::fmt::Display, err: std::io::Error) -> Error {
-        Error::Io(format!("{what}: {err}{}", next_step(&err)))
+        Error::Io { what: what.to_string(), source: err }
     }
 
     /// Paths in the message relative to the workshop root, as every other message shows them.

@@ -14,7 +14,9 @@ pub mod events;
 pub(crate) mod expect;
 pub(crate) mod files;
 pub(crate) mod fnv;
+pub(crate) mod grade;
 pub(crate) mod grading;
+pub(crate) mod hint;
 pub(crate) mod inert;
 pub(crate) mod kinds;
 pub(crate) mod lesson;
@@ -22,6 +24,7 @@ pub(crate) mod live;
 pub(crate) mod messages;
 pub(crate) mod model;
 pub(crate) mod next;
+pub(crate) mod on_save;
 pub(crate) mod output;
 pub mod player;
 pub(crate) mod progress;
@@ -38,6 +41,7 @@ pub(crate) mod shorten;
 pub(crate) mod signals;
 pub(crate) mod story;
 pub(crate) mod watcher;
+pub(crate) mod work_file;
 pub(crate) mod workfiles;
 pub(crate) mod world;
 
@@ -51,7 +55,6 @@ use error::Error;
 pub fn run() -> i32 {
     signals::let_writes_past_the_file_size_limit_fail();
     let cleanup = bridge::Cleanup::for_this_process();
-    commands::check::warm_up_early(std::env::args_os().skip(1));
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -102,14 +102,89 @@ pub struct Cassette {
     by_kind: HashMap<String, usize>,
 }
 
+/// A recording file's text: a file that is not UTF-8 is named by the line where it stops being so.
+fn read_text(path: &Path, shown: &str, whose: Whose) -> Result<String, Error> {
+    match crate::files::read_data(path, crate::files::DATA_CAP) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
+            // Named by line, as every other problem in a recording is.
+            let bad = e.utf8_error().valid_up_to();
+            let bytes = e.as_bytes();
+            let line = bytes[..bad].iter().filter(|&&b| b == b'\n').count() + 1;
+            let column = bad - bytes[..bad].iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1) + 1;
+            let reason = format!("is not UTF-8 text (byte {column} of the line cannot be read)");
+            Error::Corrupt { path: format!("{shown}:{line}"), why: whose.why(reason, Some(RESTORE)) }
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::usage(format!(
+            "{shown} is missing, so this ticket has no recorded turns. Restore it (git checkout -- recordings) or make it with ./workshop record."
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Err(Error::Corrupt {
+            path: shown.to_string(),
+            why: whose.why(format!("cannot be read as a recording: {e}"), Some(&format!("{RECORD_AGAIN}."))),
+        }),
+        Err(e) => Err(Error::io(format!("could not read {shown}"), e)),
+    }
+}
+
+/// One line of a recording as a turn, checked: no credentials, its key its request's, both sides
+/// within the tool-use rules. A problem is its reason and, where one helps, its remedy.
+fn read_entry(line: &str) -> Result<Entry, (String, Option<&'static str>)> {
+    if let Some(what) = crate::secrets::scan(line) {
+        return Err((format!("holds {what}: recordings must never carry credentials. Delete the line and record it again; if the key is real, revoke it."), None));
+    }
+    let mut entry: Entry = serde_json::from_str(line).map_err(|e| {
+        let what = if e.is_eof() { "is cut off (truncated)" } else { "is not a valid recorded turn" };
+        (format!("{what}: {e}"), Some(RESTORE))
+    })?;
+    entry.provenance = entry.provenance.escaped();
+    if entry.key != key(&entry.request) {
+        return Err(("its key does not match its request: the request was edited by hand. Record it again with ./workshop record instead of editing it.".into(), None));
+    }
+    messages::check_request(&entry.request)
+        .map_err(|why| (format!("the recorded request breaks the tool-use rules: {why}"), Some(RECORD_AGAIN)))?;
+    let checked = if entry.refused() { Ok(()) } else { messages::check_response(&entry.response, &entry.request) };
+    checked.map_err(|why| (format!("the recorded response is not valid: {why}"), Some(RECORD_AGAIN)))?;
+    Ok(entry)
+}
+
 /// The file holding a ticket's turns in a runtime.
 pub fn file_for(dir: &Path, runtime: &str, ticket: &str) -> PathBuf {
     dir.join(runtime).join(format!("{ticket}.jsonl"))
 }
 
+/// Whose a recording file is: that decides what a problem in it tells the reader to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Whose {
+    /// The lesson's own recordings, in git: restore the file, or record it again.
+    Shipped,
+    /// The learner's kept turns from `watch --live`: git cannot restore them and `record` does
+    /// not make them, so the way out is to delete the file and ask again.
+    Own,
+}
+
+impl Whose {
+    /// A problem's words: what is wrong, then what to do about it.
+    fn why(self, reason: String, remedy: Option<&str>) -> String {
+        match (self, remedy) {
+            (Whose::Shipped, Some(remedy)) => format!("{reason}. {remedy}"),
+            (Whose::Shipped, None) => reason,
+            (Whose::Own, _) => format!(
+                "{}. This is your own kept recording (from watch --live): delete it, and run watch --live again to ask anew.",
+                reason.trim_end_matches('.')
+            ),
+        }
+    }
+}
+
+const RESTORE: &str = "Restore the file with git checkout, or record it again.";
+
 impl Cassette {
-    /// Load and validate one recording file. Every problem names the file and line.
+    /// Load and validate one of the lesson's recording files. Every problem names the file and line.
     pub fn load(root: &Path, path: &Path) -> Result<Cassette, Error> {
+        Cassette::load_as(root, path, Whose::Shipped)
+    }
+
+    /// Load and validate one recording file, shipped or the learner's own.
+    pub(crate) fn load_as(root: &Path, path: &Path, whose: Whose) -> Result<Cassette, Error> {
         let shown = crate::root::shown(root, path);
         let dir = path.parent().and_then(Path::parent).unwrap_or(path);
         if !dir.is_dir() {
@@ -118,59 +193,21 @@ impl Cassette {
                 crate::root::shown(root, dir)
             )));
         }
-        let text = match crate::files::read_data(path, crate::files::DATA_CAP) {
-            Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
-                // Named by line, as every other problem in a recording is.
-                let bad = e.utf8_error().valid_up_to();
-                let bytes = e.as_bytes();
-                let line = bytes[..bad].iter().filter(|&&b| b == b'\n').count() + 1;
-                let column = bad - bytes[..bad].iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1) + 1;
-                Error::Corrupt {
-                    path: format!("{shown}:{line}"),
-                    why: format!(
-                        "is not UTF-8 text (byte {column} of the line cannot be read). Restore the file with git checkout, or record it again."
-                    ),
-                }
-            })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(Error::usage(format!(
-                    "{shown} is missing, so this ticket has no recorded turns. Restore it (git checkout -- recordings) or make it with ./workshop record."
-                )))
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                return Err(Error::Corrupt {
-                    path: shown,
-                    why: format!("cannot be read as a recording: {e}. {RECORD_AGAIN}."),
-                })
-            }
-            Err(e) => return Err(Error::io(format!("could not read {shown}"), e)),
-        };
+        let text = read_text(path, &shown, whose)?;
         let mut cassette = Cassette::default();
         for (index, line) in text.lines().enumerate() {
-            let number = index + 1;
             if line.trim().is_empty() {
                 continue;
             }
-            let at = |why: String| Error::Corrupt { path: format!("{shown}:{number}"), why };
-            if let Some(what) = crate::secrets::scan(line) {
-                return Err(at(format!("holds {what}: recordings must never carry credentials. Delete the line and record it again; if the key is real, revoke it.")));
-            }
-            let mut entry: Entry = serde_json::from_str(line).map_err(|e| {
-                let what = if e.is_eof() { "is cut off (truncated)" } else { "is not a valid recorded turn" };
-                at(format!("{what}: {e}. Restore the file with git checkout, or record it again."))
-            })?;
-            entry.provenance = entry.provenance.escaped();
-            let expected = key(&entry.request);
-            if entry.key != expected {
-                return Err(at("its key does not match its request: the request was edited by hand. Record it again with ./workshop record instead of editing it.".into()));
-            }
-            messages::check_request(&entry.request)
-                .map_err(|why| at(format!("the recorded request breaks the tool-use rules: {why}. {RECORD_AGAIN}")))?;
-            let checked =
-                if entry.refused() { Ok(()) } else { messages::check_response(&entry.response, &entry.request) };
-            checked.map_err(|why| at(format!("the recorded response is not valid: {why}. {RECORD_AGAIN}")))?;
+            let number = index + 1;
+            let at = |reason: String, remedy: Option<&str>| Error::Corrupt {
+                path: format!("{shown}:{number}"),
+                why: whose.why(reason, remedy),
+            };
+            let entry = read_entry(line).map_err(|(reason, remedy)| at(reason, remedy))?;
             if let Some(first) = cassette.by_key.get(&entry.key) {
-                return Err(at(format!("records the same request as line {} again", cassette.turns[*first].line)));
+                let line = cassette.turns[*first].line;
+                return Err(at(format!("records the same request as line {line} again"), None));
             }
             cassette.by_key.insert(entry.key.clone(), cassette.turns.len());
             cassette.turns.push(Recorded { entry, file: path.to_path_buf(), line: number });

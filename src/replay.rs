@@ -45,25 +45,9 @@ impl CodeChoice {
         let path = match self {
             CodeChoice::Starter => lesson.starter_file(&at.root),
             CodeChoice::Solution => lesson.solution_path(),
-            CodeChoice::Yours => {
-                let path = lesson.work_file(&at.root);
-                if let Some(what) = crate::files::not_regular(&path) {
-                    return Err(Error::usage(format!(
-                        "{} is {what}, not a file of code: put your code in a regular file there, or pick --code starter or {}.",
-                        at.shown(&path),
-                        lesson.solution_label
-                    )));
-                }
-                if !path.is_file() {
-                    return Err(Error::usage(format!(
-                        "{} does not exist yet: run ./workshop start {} first, or pick --code starter or {}.",
-                        at.shown(&path),
-                        lesson.id,
-                        lesson.solution_label
-                    )));
-                }
-                path
-            }
+            CodeChoice::Yours => crate::work_file::existing(&at.root, lesson).map_err(|e| {
+                e.error(lesson, |p| at.shown(p), &format!(", or pick --code starter or {}", lesson.solution_label))
+            })?,
             CodeChoice::Path(path) => path.clone(),
             CodeChoice::Mistake(label) => match lesson.mistake(label) {
                 Some(mistake) => lesson.dir.join(&mistake.file),
@@ -105,7 +89,7 @@ pub(crate) struct Live {
 impl Live {
     /// The live model with these limits; an error when it cannot work (no key, bad settings).
     pub(crate) fn new(max_requests: Option<u32>, request_timeout: Option<f64>) -> Result<Live, Error> {
-        let settings = Settings::resolve(max_requests, request_timeout).map_err(Error::usage)?;
+        let settings = Settings::resolve(max_requests, request_timeout).map_err(|e| Error::usage(e.to_string()))?;
         Ok(Live { client: Client::new(settings), memo: HashMap::new() })
     }
 }
@@ -190,7 +174,9 @@ impl<'l> Replayer<'l> {
             return Err(e);
         }
         match model.failure {
-            Some(why) => Err(Error::Io(format!("{why} The replay stopped; nothing under recordings/ was changed."))),
+            Some(failure) => {
+                Err(Error::Model { failure, after: "The replay stopped; nothing under recordings/ was changed." })
+            }
             None => Ok(replay),
         }
     }

@@ -40,6 +40,22 @@ pub(crate) enum Change {
     Failed(String),
 }
 
+/// Why a file cannot be watched.
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    #[error("{} is not a file name", .0.display())]
+    NoFileName(PathBuf),
+    /// The folder holding the file could not be found.
+    #[error("cannot watch {}: {source}", .dir.display())]
+    Folder { dir: PathBuf, source: std::io::Error },
+    /// The watcher (native or polling) could not start.
+    #[error("cannot watch {}: {source}", .dir.display())]
+    Watcher { dir: PathBuf, source: notify::Error },
+    /// The thread that turns events into changes could not start.
+    #[error("cannot watch {}: {source}", .file.display())]
+    Thread { file: PathBuf, source: std::io::Error },
+}
+
 /// Watches until dropped.
 pub(crate) struct FileWatcher {
     /// The watcher, native or polling, held for its `Drop`, which stops it (and so the thread
@@ -49,10 +65,10 @@ pub(crate) struct FileWatcher {
 }
 
 /// The folder to watch and the name to look for in it.
-fn split(file: &Path) -> Result<(PathBuf, OsString), String> {
-    let name = file.file_name().ok_or_else(|| format!("{} is not a file name", file.display()))?.to_os_string();
+fn split(file: &Path) -> Result<(PathBuf, OsString), WatchError> {
+    let name = file.file_name().ok_or_else(|| WatchError::NoFileName(file.to_path_buf()))?.to_os_string();
     let parent = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let dir = parent.canonicalize().map_err(|e| format!("cannot watch {}: {e}", parent.display()))?;
+    let dir = parent.canonicalize().map_err(|source| WatchError::Folder { dir: parent.to_path_buf(), source })?;
     Ok((dir, name))
 }
 
@@ -87,20 +103,20 @@ pub(crate) fn watch(
     file: &Path,
     poll: bool,
     mut send: impl FnMut(Change) + Send + 'static,
-) -> Result<FileWatcher, String> {
+) -> Result<FileWatcher, WatchError> {
     let (dir, name) = split(file)?;
     let target = dir.join(&name);
-    let (tx, rx) = mpsc::channel::<Result<Step, String>>();
+    let (tx, rx) = mpsc::channel::<Result<Step, notify::Error>>();
     let handler = move |result: notify::Result<notify::Event>| {
         let _ = match result {
             Ok(event) => match step(&event, &name) {
                 Some(step) => tx.send(Ok(step)),
                 None => Ok(()),
             },
-            Err(e) => tx.send(Err(e.to_string())),
+            Err(e) => tx.send(Err(e)),
         };
     };
-    let failed = |e: notify::Error| format!("cannot watch {}: {e}", dir.display());
+    let failed = |source: notify::Error| WatchError::Watcher { dir: dir.clone(), source };
     let watcher: Box<dyn std::any::Any> = if poll {
         // Compare contents too: some network filesystems keep modification times to 2 s.
         let config = notify::Config::default().with_poll_interval(POLL_EVERY).with_compare_contents(true);
@@ -142,13 +158,13 @@ pub(crate) fn watch(
                         report(None);
                     }
                     Ok(Ok(Step::Begun)) => begun = Some(Instant::now()),
-                    Ok(Err(why)) => report(Some(why)),
+                    Ok(Err(why)) => report(Some(why.to_string())),
                     // The watcher was dropped.
                     Err(RecvTimeoutError::Disconnected) => return,
                 }
             }
         })
-        .map_err(|e| format!("cannot watch {}: {e}", file.display()))?;
+        .map_err(|source| WatchError::Thread { file: file.to_path_buf(), source })?;
     Ok(FileWatcher { _watcher: watcher, polling: poll })
 }
 

@@ -8,29 +8,12 @@ use crate::grading;
 use crate::output;
 use crate::render;
 
-/// Start Python at once for `workshop [--root DIR] [--color WHEN] [--ascii] check ...`, before the
-/// command line is even parsed: most of a check is the interpreter's start-up, and it then runs
-/// beside everything else. Not for `--watch` (it keeps its own ready) or `--edit` (the editor may
-/// take minutes), nor for help. A command line that turns out wrong ends the process, and that
-/// Python with it; a check asked for any other way warms up in `run`.
-pub(crate) fn warm_up_early(args: impl Iterator<Item = std::ffi::OsString>) {
-    let args: Vec<std::ffi::OsString> = args.collect();
-    if a_check_that_grades_at_once(args.iter().map(|a| a.to_str().unwrap_or(""))) {
-        crate::bridge::warm_up();
-    }
-}
-
-fn a_check_that_grades_at_once<'a>(mut words: impl Iterator<Item = &'a str>) -> bool {
-    let command = loop {
-        match words.next() {
-            Some("--root" | "--color") => {
-                words.next();
-            }
-            Some(global) if global == "--ascii" || global.starts_with("--root=") || global.starts_with("--color=") => {}
-            other => break other,
-        }
-    };
-    command == Some("check") && !words.any(|w| matches!(w, "--watch" | "--edit" | "--help" | "-h"))
+/// Whether Python is started at once, as soon as the command line is parsed and before the
+/// workshop is even found: most of a check is the interpreter's start-up, and it then runs beside
+/// everything else. Not for `--watch` (it keeps its own ready) or `--edit` (the editor may take
+/// minutes); help never gets here. A check asked for any other way warms up in `run`.
+pub(crate) fn grades_at_once(args: &CheckArgs) -> bool {
+    !args.watch && !args.edit
 }
 
 pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
@@ -90,7 +73,11 @@ mod tests {
 
     #[test]
     fn python_is_started_early_for_a_check_that_grades_at_once() {
-        let quick = |line: &str| a_check_that_grades_at_once(line.split_whitespace());
+        use clap::Parser;
+        let quick = |line: &str| {
+            let cli = crate::cli::Cli::try_parse_from(std::iter::once("workshop").chain(line.split_whitespace()));
+            matches!(cli.map(|c| c.command), Ok(Some(crate::cli::Command::Check(args))) if grades_at_once(&args))
+        };
         for line in [
             "check",
             "check lesson --file x.py --format json",

@@ -138,6 +138,13 @@ fn examine(ctx: &Context, lesson: &Lesson, limit: std::time::Duration) -> Result
         let text = format!("check {label} {word} as it should ({}/{} checks pass)", graded.passed, graded.total);
         exam.report(graded.status == want, text)?;
     }
+    text_and_quiz(&mut exam, lesson)?;
+    Ok(exam.found)
+}
+
+/// The lesson's text and its quiz: both there, the quiz loading.
+fn text_and_quiz(exam: &mut Exam<'_>, lesson: &Lesson) -> Result<(), Error> {
+    let ctx = exam.ctx;
     let text = lesson.dir.join("lesson.md");
     if !text.is_file() {
         exam.report(
@@ -170,7 +177,7 @@ fn examine(ctx: &Context, lesson: &Lesson, limit: std::time::Duration) -> Result
             }
         }
     }
-    Ok(exam.found)
+    Ok(())
 }
 
 /// Every ticket in every runtime with every code, from the shipped recordings; every recorded
@@ -181,23 +188,7 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
     for choice in &choices(lesson) {
         codes.push(replayer.code(choice)?);
     }
-    // Any other code the script records (a mistake file, by its path) replays the tickets it is
-    // scripted for, found as `record` finds it.
-    let mut others = Vec::new();
-    for run in script.iter().flat_map(|s| &s.runs) {
-        let choice = match super::scripted_code(exam.ctx, lesson, &run.code) {
-            Ok(choice) if choices(lesson).contains(&choice) => continue,
-            Ok(choice) => choice,
-            Err(e) => {
-                exam.found.corrupt += 1;
-                exam.report(false, e.relative_to(&exam.ctx.root).to_string())?;
-                continue;
-            }
-        };
-        let mut code = replayer.code(&choice)?;
-        code.label = run.code.clone();
-        others.push((run.runtime.clone(), run.ticket.clone(), code));
-    }
+    let mut others = scripted_others(exam, lesson, replayer, script.as_ref())?;
     for runtime in Runtime::ALL {
         for ticket in lesson.tickets_for(runtime.name()) {
             let cassette = match replayer.cassette(runtime, ticket) {
@@ -219,42 +210,90 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
                     return Err(e);
                 }
                 used.extend(keys);
-                let name = format!("{}/{} with {}", runtime.name(), ticket.id, code.label);
-                // Live turns are the model's own choices: the authored script's count does not bind them.
-                let live = replay.events.iter().any(|e| matches!(e.provenance(), Some(Provenance::Live { .. })));
-                let expected = script.as_ref().filter(|_| !live).and_then(|s| {
-                    s.runs
-                        .iter()
-                        .find(|r| r.runtime == runtime.name() && r.ticket == ticket.id && r.code == code.label)
-                        .map(|r| r.tool_calls)
-                });
-                match wrong(&replay, expected) {
-                    Some(why) => exam.report(false, format!("{name}: {why}"))?,
-                    None => exam.report(true, format!("{name}: {}", replay.verdict.text))?,
-                }
-                if let Some(why) = unanswerable(ticket, &code.label, &replay) {
-                    exam.report(false, format!("{name}: {why}"))?;
-                }
+                judge(exam, script.as_ref(), runtime, ticket, &code.label, &replay)?;
             }
-            for turn in &cassette.turns {
-                if !used.contains(&turn.entry.key) {
-                    exam.report(
-                        false,
-                        format!("{}: this recorded turn is never replayed", turn.place(&exam.ctx.root)),
-                    )?;
-                }
-            }
-            for (words, kind) in cassette.kinds_without_reply() {
-                exam.report(
-                    false,
-                    format!(
-                        "{}/{}: no recorded reply answers a {words} of the kind {kind}, so a learner's words of that kind stop at No recording. Script a run whose code sends such words, and record it; or drop the kind.",
-                        runtime.name(),
-                        ticket.id
-                    ),
-                )?;
-            }
+            unused(exam, runtime, ticket, &cassette, &used)?;
         }
+    }
+    Ok(())
+}
+
+/// Any other code the script records (a mistake file, by its path) replays the tickets it is
+/// scripted for, found as `record` finds it: (runtime, ticket, code).
+fn scripted_others(
+    exam: &mut Exam<'_>,
+    lesson: &Lesson,
+    replayer: &Replayer<'_>,
+    script: Option<&crate::model::Script>,
+) -> Result<Vec<(String, String, crate::replay::Coded)>, Error> {
+    let mut others = Vec::new();
+    for run in script.iter().flat_map(|s| &s.runs) {
+        let choice = match super::scripted_code(exam.ctx, lesson, &run.code) {
+            Ok(choice) if choices(lesson).contains(&choice) => continue,
+            Ok(choice) => choice,
+            Err(e) => {
+                exam.found.corrupt += 1;
+                exam.report(false, e.relative_to(&exam.ctx.root).to_string())?;
+                continue;
+            }
+        };
+        let mut code = replayer.code(&choice)?;
+        code.label = run.code.clone();
+        others.push((run.runtime.clone(), run.ticket.clone(), code));
+    }
+    Ok(others)
+}
+
+/// One replay's line: what is wrong with it, or its verdict; then whether its question can be asked.
+fn judge(
+    exam: &mut Exam<'_>,
+    script: Option<&crate::model::Script>,
+    runtime: Runtime,
+    ticket: &crate::lesson::Ticket,
+    label: &str,
+    replay: &crate::events::Replay,
+) -> Result<(), Error> {
+    let name = format!("{}/{} with {}", runtime.name(), ticket.id, label);
+    // Live turns are the model's own choices: the authored script's count does not bind them.
+    let live = replay.events.iter().any(|e| matches!(e.provenance(), Some(Provenance::Live { .. })));
+    let expected = script.filter(|_| !live).and_then(|s| {
+        s.runs
+            .iter()
+            .find(|r| r.runtime == runtime.name() && r.ticket == ticket.id && r.code == label)
+            .map(|r| r.tool_calls)
+    });
+    match wrong(replay, expected) {
+        Some(why) => exam.report(false, format!("{name}: {why}"))?,
+        None => exam.report(true, format!("{name}: {}", replay.verdict.text))?,
+    }
+    if let Some(why) = unanswerable(ticket, label, replay) {
+        exam.report(false, format!("{name}: {why}"))?;
+    }
+    Ok(())
+}
+
+/// Recorded turns no replay used, and kinds of words with no recorded reply.
+fn unused(
+    exam: &mut Exam<'_>,
+    runtime: Runtime,
+    ticket: &crate::lesson::Ticket,
+    cassette: &crate::recordings::Cassette,
+    used: &HashSet<String>,
+) -> Result<(), Error> {
+    for turn in &cassette.turns {
+        if !used.contains(&turn.entry.key) {
+            exam.report(false, format!("{}: this recorded turn is never replayed", turn.place(&exam.ctx.root)))?;
+        }
+    }
+    for (words, kind) in cassette.kinds_without_reply() {
+        exam.report(
+            false,
+            format!(
+                "{}/{}: no recorded reply answers a {words} of the kind {kind}, so a learner's words of that kind stop at No recording. Script a run whose code sends such words, and record it; or drop the kind.",
+                runtime.name(),
+                ticket.id
+            ),
+        )?;
     }
     Ok(())
 }

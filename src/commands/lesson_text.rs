@@ -31,9 +31,9 @@ pub(super) fn run(ctx: &Context, args: LessonArgs) -> Result<i32, Error> {
 
 /// Only a terminal reader gets a pager, and only for text that would scroll off the screen.
 fn needs_pager(text: &str) -> bool {
-    match terminal_size::terminal_size() {
-        Some((_, height)) => text.lines().count() >= usize::from(height.0),
-        None => false,
+    match crossterm::terminal::size() {
+        Ok((_, height)) => text.lines().count() >= usize::from(height),
+        Err(_) => false,
     }
 }
 

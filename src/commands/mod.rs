@@ -12,6 +12,7 @@ mod pages;
 mod quiz;
 mod record;
 mod record_live;
+mod record_runs;
 mod reset;
 mod solution;
 pub(crate) mod start;
@@ -30,6 +31,11 @@ use crate::render::styles::{self, Glyphs, Styles};
 use crate::replay::CodeChoice;
 
 pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
+    if let Some(Command::Check(args)) = &cli.command {
+        if check::grades_at_once(args) {
+            crate::bridge::warm_up();
+        }
+    }
     let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the current folder", e))?;
     let root = crate::root::find(cli.root.as_deref(), &cwd)?;
     if let Some(command) = command_from(&root, &cwd) {

@@ -6,13 +6,16 @@ use std::path::PathBuf;
 
 use crate::cli::RecordArgs;
 use crate::commands::Context;
-use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
+use crate::error::Error;
 use crate::events::Event;
+use crate::events::Replay;
 use crate::kinds::Kinds;
 use crate::model::{Script, ScriptModel, ScriptRun};
 use crate::outln;
 use crate::recordings::{self, Entry};
-use crate::replay::{self, Replayer};
+use crate::replay::Replayer;
+
+use super::record_runs::{finish, prepare};
 
 use crate::render::count;
 
@@ -37,16 +40,7 @@ pub(super) fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
     // the recording. The first failure to print is returned at the end.
     let mut printed = Ok(());
     for run in runs {
-        let runtime = crate::lesson::Runtime::parse(&run.runtime).ok_or_else(|| {
-            Error::corrupt(
-                &lesson.recordings_dir(&ctx.root).join("script.toml"),
-                format!("names an unknown runtime '{}': harness or sdk", run.runtime),
-            )
-        })?;
-        let ticket = replay::tickets(&lesson, Some(&run.ticket), runtime)?[0];
-        let choice = super::scripted_code(ctx, &lesson, &run.code)?;
-        let mut code = replayer.code(&choice)?;
-        code.label = run.code.clone();
+        let (runtime, ticket, mut code) = prepare(ctx, &lesson, &replayer, run)?;
         let mut model = ScriptModel::new(&script, run, &lesson.agent.server);
         let replay = replayer.run_with(ticket, runtime, &mut code, &mut model);
         // A world that broke is its author's error: nothing is recorded from it.
@@ -54,27 +48,7 @@ pub(super) fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
             return Err(e);
         }
         let name = format!("{}/{} with {}", runtime.name(), ticket.id, run.code);
-        let mut issues = Vec::new();
-        if let Some(Event::NoRecording { diff, .. }) =
-            replay.events.iter().find(|e| matches!(e, Event::NoRecording { .. }))
-        {
-            issues.push(format!("ran out of scripted turns ({diff})"));
-        }
-        if let Some(Event::CodeError { message, .. }) =
-            replay.events.iter().find(|e| matches!(e, Event::CodeError { .. }))
-        {
-            issues.push(message.clone());
-        }
-        if model.turns_left() > 0 {
-            issues.push(format!("the script has {} nothing asked for", count(model.turns_left(), "turn")));
-        }
-        if replay.verdict.tool_calls != run.tool_calls {
-            issues.push(format!(
-                "the tool ran {}; the script says {}",
-                count(replay.verdict.tool_calls, "time"),
-                run.tool_calls
-            ));
-        }
+        let mut issues = off_script(&replay, &model, run);
         let target = recordings::file_for(&lesson.recordings_dir(&ctx.root), runtime.name(), &ticket.id);
         let kinds = kinds_of.entry(target.clone()).or_insert_with(|| Kinds::for_ticket(&lesson.own_words, &ticket.id));
         let entries = files.entry(target).or_default();
@@ -88,23 +62,33 @@ pub(super) fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
                 printed.and_then(|()| outln!("{} {name}: {}", s.paint(s.bad, ctx.glyphs.fail), issues.join("; ")));
         }
     }
-    if problems > 0 {
-        printed?;
-        outln!(
-            "\n{} not go as scripted; no recording was written. Fix script.toml and run this again.",
-            if problems == 1 { "1 run did".to_string() } else { format!("{problems} runs did") }
-        )?;
-        return Ok(EXIT_FAILED);
+    let not_done = "not go as scripted; no recording was written. Fix script.toml and run this again.";
+    finish(ctx, printed, problems, &files, not_done, |path, entries| by_kind(kinds_of.get(path), entries))
+}
+
+/// How a run strayed from its script: turns it ran out of or left over, its code's error, a
+/// different number of tool calls.
+fn off_script(replay: &Replay, model: &ScriptModel, run: &ScriptRun) -> Vec<String> {
+    let mut issues = Vec::new();
+    if let Some(Event::NoRecording { diff, .. }) = replay.events.iter().find(|e| matches!(e, Event::NoRecording { .. }))
+    {
+        issues.push(format!("ran out of scripted turns ({diff})"));
     }
-    for (path, entries) in &files {
-        recordings::write_file(path, entries)
-            .map_err(|e| Error::io(format!("could not write {}", ctx.shown(path)), e))?;
-        let by_kind = by_kind(kinds_of.get(path), entries);
-        printed =
-            printed.and_then(|()| outln!("wrote {} ({}{by_kind})", ctx.shown(path), count(entries.len(), "turn")));
+    if let Some(Event::CodeError { message, .. }) = replay.events.iter().find(|e| matches!(e, Event::CodeError { .. }))
+    {
+        issues.push(message.clone());
     }
-    printed?;
-    Ok(EXIT_SUCCESS)
+    if model.turns_left() > 0 {
+        issues.push(format!("the script has {} nothing asked for", count(model.turns_left(), "turn")));
+    }
+    if replay.verdict.tool_calls != run.tool_calls {
+        issues.push(format!(
+            "the tool ran {}; the script says {}",
+            count(replay.verdict.tool_calls, "time"),
+            run.tool_calls
+        ));
+    }
+    issues
 }
 
 /// Add a run's recorded turns to its file's, each request once. Two runs that send one request,

@@ -7,27 +7,25 @@ use std::path::PathBuf;
 
 use crate::cli::RecordArgs;
 use crate::commands::Context;
-use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
+use crate::error::{Error, EXIT_SUCCESS};
 use crate::events::Event;
 use crate::lesson::Lesson;
 use crate::live::{Client, LiveModel, Settings};
 use crate::model::ScriptRun;
 use crate::outln;
 use crate::recordings::{self, Entry};
-use crate::replay::{self, Replayer};
+use crate::replay::Replayer;
+
+use super::record_runs::{finish, prepare};
 
 use crate::render::count;
 
 const UNTOUCHED: &str = "Nothing was written: the recordings are as they were.";
 
 pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &RecordArgs) -> Result<i32, Error> {
-    if let Some(model) = args.model.as_deref().filter(|m| *m != lesson.agent.model) {
-        return Err(Error::usage(format!(
-            "--model {model} is not the model lessons/{}/lesson.toml names ({}); replays send that one, so turns recorded with {model} would never be found. Set agent.model = \"{model}\" there, then record again.",
-            lesson.id, lesson.agent.model
-        )));
-    }
-    let settings = Settings::resolve(args.live.max_requests, args.live.request_timeout).map_err(Error::usage)?;
+    same_model(lesson, args)?;
+    let settings = Settings::resolve(args.live.max_requests, args.live.request_timeout)
+        .map_err(|e| Error::usage(e.to_string()))?;
     let s = &ctx.styles;
     let replayer = Replayer::new(ctx.place(), lesson, args.timeout);
     let mut client = Client::new(settings);
@@ -41,23 +39,14 @@ pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &Re
     let mut printed =
         outln!("Asking {} at {} ({} runs).", lesson.agent.model, client.settings().shown_base(), runs.len());
     for run in runs {
-        let runtime = crate::lesson::Runtime::parse(&run.runtime).ok_or_else(|| {
-            Error::corrupt(
-                &lesson.recordings_dir(&ctx.root).join("script.toml"),
-                format!("names an unknown runtime '{}': harness or sdk", run.runtime),
-            )
-        })?;
-        let ticket = replay::tickets(lesson, Some(&run.ticket), runtime)?[0];
-        let choice = super::scripted_code(ctx, lesson, &run.code)?;
-        let mut code = replayer.code(&choice)?;
-        code.label = run.code.clone();
+        let (runtime, ticket, mut code) = prepare(ctx, lesson, &replayer, run)?;
         let mut model = LiveModel::new(&mut client, &mut memo);
         let replay = replayer.run_with(ticket, runtime, &mut code, &mut model);
         let name = format!("{}/{} with {}", runtime.name(), ticket.id, run.code);
         if let Some(failure) = model.failure.take() {
             let _ = printed
                 .and_then(|()| outln!("{} {name}: the model could not be asked", s.paint(s.bad, ctx.glyphs.fail)));
-            return Err(Error::Io(format!("{failure} {UNTOUCHED}")));
+            return Err(Error::Model { failure: failure.to_string(), after: UNTOUCHED });
         }
         let answered = std::mem::take(&mut model.answered);
         let broke = replay.events.iter().find_map(|e| match e {
@@ -70,12 +59,7 @@ pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &Re
             continue;
         }
         let target = recordings::file_for(&lesson.recordings_dir(&ctx.root), runtime.name(), &ticket.id);
-        let entries = files.entry(target).or_default();
-        for entry in answered {
-            if !entries.iter().any(|e| e.key == entry.key) {
-                entries.push(entry);
-            }
-        }
+        keep_new(files.entry(target).or_default(), answered);
         // A live model may choose differently from the authored script: said, not refused.
         let differs = (replay.verdict.tool_calls != run.tool_calls)
             .then(|| format!(" (the authored script says the tool runs {})", count(run.tool_calls, "time")));
@@ -88,20 +72,31 @@ pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &Re
             )
         });
     }
-    if problems > 0 {
-        printed?;
-        outln!(
-            "\n{} not finish. {UNTOUCHED} Fix the code or the lesson and run this again.",
-            if problems == 1 { "1 run did".to_string() } else { format!("{problems} runs did") }
-        )?;
-        return Ok(EXIT_FAILED);
+    let not_done = format!("not finish. {UNTOUCHED} Fix the code or the lesson and run this again.");
+    let code = finish(ctx, printed, problems, &files, &not_done, |_, _| ", live".to_string())?;
+    if code != EXIT_SUCCESS {
+        return Ok(code);
     }
-    for (path, entries) in &files {
-        recordings::write_file(path, entries)
-            .map_err(|e| Error::io(format!("could not write {}", ctx.shown(path)), e))?;
-        printed = printed.and_then(|()| outln!("wrote {} ({}, live)", ctx.shown(path), count(entries.len(), "turn")));
-    }
-    printed?;
     outln!("{} sent to the API.", count(client.sent as usize, "request"))?;
     Ok(EXIT_SUCCESS)
+}
+
+/// `--model` may only name the model the lesson names: replays send that one.
+fn same_model(lesson: &Lesson, args: &RecordArgs) -> Result<(), Error> {
+    match args.model.as_deref().filter(|m| *m != lesson.agent.model) {
+        Some(model) => Err(Error::usage(format!(
+            "--model {model} is not the model lessons/{}/lesson.toml names ({}); replays send that one, so turns recorded with {model} would never be found. Set agent.model = \"{model}\" there, then record again.",
+            lesson.id, lesson.agent.model
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Add the turns answered to a file's, each request once.
+fn keep_new(entries: &mut Vec<Entry>, answered: Vec<Entry>) {
+    for entry in answered {
+        if !entries.iter().any(|e| e.key == entry.key) {
+            entries.push(entry);
+        }
+    }
 }

@@ -69,20 +69,7 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let mut replayer = Replayer::new(ctx.place(), &lesson, args.timeout).with_live(live);
     // Before the lesson is started, the fix is never shown alone: first what goes wrong.
     let compare = args.compare || (first_look(ctx, &lesson, &args.code) && args.format == Format::Text);
-    // Whose run is beside the starter's, said above the first cards (not before an error).
-    let mut note = String::new();
-    let mut said = None;
-    let codes = if compare {
-        let other = compared_with(ctx, &lesson, &args.code)?;
-        if args.format == Format::Text && args.code == CodeArg::Auto {
-            let words = said.insert(compare_note(ctx, &lesson, &other));
-            let lines = textwrap::wrap(words, crate::render::plain_words(ctx.width));
-            note = lines.iter().map(|l| ctx.styles.paint(ctx.styles.dim, l) + "\n").collect::<String>() + "\n";
-        }
-        vec![CodeChoice::Starter, other]
-    } else {
-        vec![super::code(ctx, &lesson, &args.code)?]
-    };
+    let (codes, note, said) = codes_and_note(ctx, &lesson, &args, compare)?;
     let mut coded: Vec<Coded> = codes.iter().map(|c| replayer.code(c)).collect::<Result<_, _>>()?;
 
     // A page is written instead of cards.
@@ -105,24 +92,8 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
         if text && i == 0 && !note.is_empty() {
             output::print(&note)?;
         }
-        if text {
-            match pacer.as_mut() {
-                Some(pacer) => {
-                    if i > 0 {
-                        pacer.show("\n")?;
-                    }
-                    if !print_paced(&one, &look, pacer)? {
-                        pacer.show("\n(replay ended)\n")?;
-                        break;
-                    }
-                }
-                None => {
-                    if i > 0 {
-                        output::line("")?;
-                    }
-                    print_all(&one, &look)?;
-                }
-            }
+        if text && !print_one(&one, i, &look, pacer.as_mut())? {
+            break;
         }
         shown.push(one);
     }
@@ -133,19 +104,68 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
         super::pages::replay(ctx, &lesson, &shown, &asked, to)?;
     }
     if args.format == Format::Json {
-        let values: Vec<serde_json::Value> = shown.iter().map(json_of).collect();
-        // One shape per question: an object for the ticket asked for, a list when none was.
-        let out = match (args.ticket.is_some(), values.as_slice()) {
-            (true, [one]) => one.clone(),
-            _ => serde_json::Value::Array(values),
-        };
-        output::line(&crate::inert::json(serde_json::to_string_pretty(&out).unwrap_or_default()))?;
+        print_json(&shown, args.ticket.is_some())?;
     }
     // A replay the code broke (did not load, raised, hung) could not run; one that reached a
     // request nobody recorded is an answer, and exits 0.
     let broke =
         shown.iter().flat_map(|s| &s.runs).any(|r| r.events.iter().any(|e| matches!(e, Event::CodeError { .. })));
     Ok(if broke { EXIT_COULD_NOT_RUN } else { EXIT_SUCCESS })
+}
+
+/// The codes replayed (the starter and another with `compare`), the note above the first cards
+/// (styled, empty for none) and its words, for the page.
+fn codes_and_note(
+    ctx: &Context,
+    lesson: &crate::lesson::Lesson,
+    args: &WatchArgs,
+    compare: bool,
+) -> Result<(Vec<CodeChoice>, String, Option<String>), Error> {
+    if !compare {
+        return Ok((vec![super::code(ctx, lesson, &args.code)?], String::new(), None));
+    }
+    // Whose run is beside the starter's, said above the first cards (not before an error).
+    let other = compared_with(ctx, lesson, &args.code)?;
+    let (mut note, mut said) = (String::new(), None);
+    if args.format == Format::Text && args.code == CodeArg::Auto {
+        let words = said.insert(compare_note(ctx, lesson, &other));
+        let lines = textwrap::wrap(words, crate::render::plain_words(ctx.width));
+        note = lines.iter().map(|l| ctx.styles.paint(ctx.styles.dim, l) + "\n").collect::<String>() + "\n";
+    }
+    Ok((vec![CodeChoice::Starter, other], note, said))
+}
+
+/// Print one ticket's cards, the `i`-th, paced or at once; false when the learner ended the replay.
+fn print_one(one: &Shown, i: usize, look: &Look, pacer: Option<&mut Pacer>) -> Result<bool, Error> {
+    match pacer {
+        Some(pacer) => {
+            if i > 0 {
+                pacer.show("\n")?;
+            }
+            if !print_paced(one, look, pacer)? {
+                pacer.show("\n(replay ended)\n")?;
+                return Ok(false);
+            }
+        }
+        None => {
+            if i > 0 {
+                output::line("")?;
+            }
+            print_all(one, look)?;
+        }
+    }
+    Ok(true)
+}
+
+/// The replays as JSON: an object for the ticket asked for, a list when none was.
+fn print_json(shown: &[Shown], one_asked: bool) -> Result<(), Error> {
+    let values: Vec<serde_json::Value> = shown.iter().map(json_of).collect();
+    // One shape per question: an object for the ticket asked for, a list when none was.
+    let out = match (one_asked, values.as_slice()) {
+        (true, [one]) => one.clone(),
+        _ => serde_json::Value::Array(values),
+    };
+    output::line(&crate::inert::json(serde_json::to_string_pretty(&out).unwrap_or_default()))
 }
 
 /// What `--compare` sets beside the starter. Unless `--code` says otherwise: the fix while the

@@ -26,6 +26,23 @@ pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 60.0;
 /// Why `--live` cannot work in a build without the `live` feature, and how to get one.
 pub(crate) const NOT_BUILT_IN: &str = "this workshop was built without the live model client. Build it in once with WORKSHOP_FEATURES=live ./workshop (the launcher keeps it from then on), or cargo build --release --features live, then run this again.";
 
+/// Why the live model cannot be asked with these settings: each says what to set.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Unset {
+    #[error("{NOT_BUILT_IN}")]
+    NotBuiltIn,
+    #[error("--live asks the model, which needs an API key: set {KEY_VAR} (export {KEY_VAR}=...) and run this again.")]
+    NoKey,
+    #[error("{BASE_VAR} must be an http:// or https:// address, such as {DEFAULT_BASE}.")]
+    BadBase,
+    #[error("{MAX_REQUESTS_VAR}={0} is not a whole number: give the most requests one command may send, such as 50.")]
+    BadMaxRequests(String),
+    #[error("the request cap is 0, so nothing could be asked: give --max-requests 1 or more.")]
+    NoRequests,
+    #[error("--request-timeout {0} is out of range: give seconds above 0 and at most 600, such as 60.")]
+    BadTimeout(f64),
+}
+
 /// What a live command needs to reach the API.
 #[derive(Debug, Clone)]
 pub(crate) struct Settings {
@@ -37,35 +54,29 @@ pub(crate) struct Settings {
 
 impl Settings {
     /// From the environment and the command's flags. Every problem says what to set.
-    pub(crate) fn resolve(max_requests: Option<u32>, timeout_secs: Option<f64>) -> Result<Settings, String> {
+    pub(crate) fn resolve(max_requests: Option<u32>, timeout_secs: Option<f64>) -> Result<Settings, Unset> {
         if !cfg!(feature = "live") {
-            return Err(NOT_BUILT_IN.into());
+            return Err(Unset::NotBuiltIn);
         }
-        let key = ApiKey::from_env().ok_or_else(|| {
-            format!("--live asks the model, which needs an API key: set {KEY_VAR} (export {KEY_VAR}=...) and run this again.")
-        })?;
+        let key = ApiKey::from_env().ok_or(Unset::NoKey)?;
         let base = std::env::var(BASE_VAR).ok().map(|b| b.trim().to_string()).filter(|b| !b.is_empty());
         let base = base.unwrap_or_else(|| DEFAULT_BASE.to_string()).trim_end_matches('/').to_string();
         if !(base.starts_with("https://") || base.starts_with("http://")) {
-            return Err(format!("{BASE_VAR} must be an http:// or https:// address, such as {DEFAULT_BASE}."));
+            return Err(Unset::BadBase);
         }
         let max_requests = match max_requests {
             Some(n) => n,
             None => match std::env::var(MAX_REQUESTS_VAR) {
-                Ok(text) => text.trim().parse().map_err(|_| {
-                    format!("{MAX_REQUESTS_VAR}={text} is not a whole number: give the most requests one command may send, such as 50.")
-                })?,
+                Ok(text) => text.trim().parse().map_err(|_| Unset::BadMaxRequests(text))?,
                 Err(_) => DEFAULT_MAX_REQUESTS,
             },
         };
         if max_requests == 0 {
-            return Err("the request cap is 0, so nothing could be asked: give --max-requests 1 or more.".into());
+            return Err(Unset::NoRequests);
         }
         let secs = timeout_secs.unwrap_or(DEFAULT_TIMEOUT_SECS);
         if !(secs.is_finite() && secs > 0.0 && secs <= 600.0) {
-            return Err(format!(
-                "--request-timeout {secs} is out of range: give seconds above 0 and at most 600, such as 60."
-            ));
+            return Err(Unset::BadTimeout(secs));
         }
         Ok(Settings { base, key, timeout: Duration::from_secs_f64(secs), max_requests })
     }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
-use crate::recordings::{self, Cassette, Entry};
+use crate::recordings::{self, Cassette, Entry, Whose};
 
 /// The learner's own recording file for a ticket in a runtime.
 pub(crate) fn file(root: &Path, lesson: &str, runtime: &str, ticket: &str) -> PathBuf {
@@ -18,20 +18,9 @@ pub(crate) fn load(root: &Path, path: &Path) -> Result<Vec<Entry>, Error> {
     if !path.is_file() {
         return Ok(Vec::new());
     }
-    match Cassette::load(root, path) {
-        Ok(cassette) => Ok(cassette.turns.into_iter().map(|t| t.entry).collect()),
-        // Not a shipped file: git cannot restore it and `record` does not make it.
-        Err(Error::Corrupt { path: shown, why }) => {
-            let why = why.split(". Restore").next().unwrap_or(&why).trim_end_matches('.').to_string();
-            Err(Error::Corrupt {
-                path: shown,
-                why: format!(
-                    "{why}. This is your own kept recording (from watch --live): delete it, and run watch --live again to ask anew."
-                ),
-            })
-        }
-        Err(other) => Err(other),
-    }
+    // Not a shipped file: git cannot restore it and `record` does not make it; its errors say so.
+    let cassette = Cassette::load_as(root, path, Whose::Own)?;
+    Ok(cassette.turns.into_iter().map(|t| t.entry).collect())
 }
 
 /// Keep one more turn: the whole file is written anew beside it and renamed over it, so an

@@ -28,26 +28,62 @@ pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> S
     }
     out.push('\n');
     if report.status == Status::Error {
-        let _ = writeln!(out, "{} could not load {}", styles.paint(styles.bad, glyphs.fail), report.file);
-        // The message can quote the learner's code or what it raised: shown inert.
-        for line in crate::inert::text(&report.message).lines() {
-            // Code quoted from the file keeps its shape; sentences wrap.
-            if line.starts_with(char::is_whitespace) {
-                let _ = writeln!(out, "    {line}");
-            } else {
-                let room = width.saturating_sub(4).max(20);
-                for piece in textwrap::wrap(line, textwrap::Options::new(room).break_words(true)) {
-                    let _ = writeln!(out, "    {piece}");
-                }
-            }
-        }
-        if !report.load_output.trim().is_empty() {
-            labelled(&mut out, styles, width, "printed", &printed(&report.load_output));
-        }
-        out.push('\n');
-        wrapped(&mut out, &format!("No check ran. Fix the file, then {}.", report.again), width);
+        not_loaded(&mut out, report, styles, glyphs, width);
         return out;
     }
+    check_lines(&mut out, report, styles, glyphs, width);
+    if let Some(first) = report.first_failure() {
+        out.push('\n');
+        expand(&mut out, first, styles, glyphs, width);
+        if !report.load_output.trim().is_empty() {
+            labelled(&mut out, styles, width, "at import", &printed(&report.load_output));
+        }
+    }
+    not_run(&mut out, report, styles, width);
+    out.push('\n');
+    let tally = format!("{}/{} passed", report.passed, report.total);
+    let (style, rest) = if report.passed == report.total {
+        (styles.good, ": every check is green.".to_string())
+    } else {
+        let first = report.first_failure().map(|c| c.id.as_str()).unwrap_or("");
+        (styles.bad, format!(". Next: fix {first} in {}, then {}.", report.file, report.again))
+    };
+    // Wrapped as plain text, then the tally painted, so colour codes never count as width.
+    let plain = format!("{tally}{rest}");
+    for (i, line) in textwrap::wrap(&plain, plain_words(width)).iter().enumerate() {
+        if i == 0 && line.starts_with(&tally) {
+            let _ = writeln!(out, "{}{}", styles.paint(style, &tally), &line[tally.len()..]);
+        } else {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    out
+}
+
+/// A file that did not load: why, what it printed, and that no check ran.
+fn not_loaded(out: &mut String, report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) {
+    let _ = writeln!(out, "{} could not load {}", styles.paint(styles.bad, glyphs.fail), report.file);
+    // The message can quote the learner's code or what it raised: shown inert.
+    for line in crate::inert::text(&report.message).lines() {
+        // Code quoted from the file keeps its shape; sentences wrap.
+        if line.starts_with(char::is_whitespace) {
+            let _ = writeln!(out, "    {line}");
+        } else {
+            let room = width.saturating_sub(4).max(20);
+            for piece in textwrap::wrap(line, textwrap::Options::new(room).break_words(true)) {
+                let _ = writeln!(out, "    {piece}");
+            }
+        }
+    }
+    if !report.load_output.trim().is_empty() {
+        labelled(out, styles, width, "printed", &printed(&report.load_output));
+    }
+    out.push('\n');
+    wrapped(out, &format!("No check ran. Fix the file, then {}.", report.again), width);
+}
+
+/// One line per check: its mark, id and name, the names lined up (or under the ids when narrow).
+fn check_lines(out: &mut String, report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) {
     let id_width = report.checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
     // The marks may be wider than one column ("ok" and "XX" in ASCII): the names line up after
     // the widest, and the wrapping counts it.
@@ -77,17 +113,13 @@ pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> S
             }
         }
     }
-    if let Some(first) = report.first_failure() {
-        out.push('\n');
-        expand(&mut out, first, styles, glyphs, width);
-        if !report.load_output.trim().is_empty() {
-            labelled(&mut out, styles, width, "at import", &printed(&report.load_output));
-        }
-    }
-    // Checks that could not run (a function given up on after it hung), grouped by why.
+}
+
+/// Checks that could not run (a function given up on after it hung), grouped by why.
+fn not_run(out: &mut String, report: &Report, styles: &Styles, width: usize) {
     let mut not_run: Vec<(&str, Vec<&str>)> = Vec::new();
     for check in report.checks.iter().filter(|c| c.status == Status::Error) {
-        let why = check.message.strip_prefix("not run: ").unwrap_or(&check.message);
+        let why = check.not_run.as_deref().unwrap_or(&check.message);
         match not_run.iter_mut().find(|(w, _)| *w == why) {
             Some((_, ids)) => ids.push(&check.id),
             None => not_run.push((why, vec![&check.id])),
@@ -95,32 +127,8 @@ pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> S
     }
     for (why, ids) in not_run {
         out.push('\n');
-        labelled(
-            &mut out,
-            styles,
-            width,
-            "not run",
-            &format!("{}: {}", ids.join(", "), shorten_text(why, MESSAGE_CHARS)),
-        );
+        labelled(out, styles, width, "not run", &format!("{}: {}", ids.join(", "), shorten_text(why, MESSAGE_CHARS)));
     }
-    out.push('\n');
-    let tally = format!("{}/{} passed", report.passed, report.total);
-    let (style, rest) = if report.passed == report.total {
-        (styles.good, ": every check is green.".to_string())
-    } else {
-        let first = report.first_failure().map(|c| c.id.as_str()).unwrap_or("");
-        (styles.bad, format!(". Next: fix {first} in {}, then {}.", report.file, report.again))
-    };
-    // Wrapped as plain text, then the tally painted, so colour codes never count as width.
-    let plain = format!("{tally}{rest}");
-    for (i, line) in textwrap::wrap(&plain, plain_words(width)).iter().enumerate() {
-        if i == 0 && line.starts_with(&tally) {
-            let _ = writeln!(out, "{}{}", styles.paint(style, &tally), &line[tally.len()..]);
-        } else {
-            let _ = writeln!(out, "{line}");
-        }
-    }
-    out
 }
 
 fn wrapped(out: &mut String, text: &str, width: usize) {

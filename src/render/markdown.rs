@@ -5,22 +5,21 @@
 //! aligned columns (or, when they cannot fit, one record per row).
 
 use owo_colors::Style;
-use pulldown_cmark::{Alignment, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use textwrap::core::display_width;
 
 use crate::render::styles::Styles;
+
+mod table;
+
+use table::Table;
 
 /// Code blocks are indented by this much, so they stand apart from the prose.
 const CODE_INDENT: &str = "    ";
 /// Inside a code span a space must not become a line break; this stands in for it while wrapping.
 const KEEP_TOGETHER: char = '\u{a0}';
-/// Between two table columns.
-const GAP: &str = "  ";
 /// Narrower than this, text inside a list or a quote is wrapped to this anyway.
 const MIN_INNER: usize = 10;
-/// A table column is not squeezed below this (or its widest cell, if narrower): a column of a
-/// few letters a line is harder to read than one record per row.
-const MIN_COLUMN: usize = 12;
 
 /// A block of the document, its inline text already styled.
 #[derive(Debug)]
@@ -38,13 +37,6 @@ enum Block {
     Quote(Vec<Block>),
     Table(Table),
     Rule,
-}
-
-#[derive(Debug, Default)]
-struct Table {
-    aligns: Vec<Alignment>,
-    head: Vec<String>,
-    rows: Vec<Vec<String>>,
 }
 
 /// Render Markdown to terminal text, wrapped to `width` columns. What the author wrote can hold
@@ -370,97 +362,6 @@ impl Layout<'_> {
         }
         lines
     }
-
-    /// Aligned columns, their cells wrapped when the table is wider than the text; a record per
-    /// row when even that cannot fit.
-    fn table(&self, table: &Table, width: usize) -> Vec<String> {
-        let columns = table.rows.iter().map(Vec::len).chain([table.head.len()]).max().unwrap_or(0);
-        if columns == 0 {
-            return Vec::new();
-        }
-        let cell = |row: &[String], c: usize| row.get(c).map(String::as_str).unwrap_or("").to_string();
-        let all: Vec<Vec<String>> = std::iter::once(&table.head)
-            .chain(&table.rows)
-            .map(|row| (0..columns).map(|c| cell(row, c)).collect())
-            .collect();
-        let natural: Vec<usize> =
-            (0..columns).map(|c| all.iter().map(|row| display_width(&row[c])).max().unwrap_or(0)).collect();
-        let floor: Vec<usize> = (0..columns)
-            .map(|c| {
-                let word = all.iter().flat_map(|row| row[c].split(' ').map(display_width)).max().unwrap_or(0);
-                word.max(natural[c].min(MIN_COLUMN)).max(1)
-            })
-            .collect();
-        let gaps = GAP.len() * (columns - 1);
-        if floor.iter().sum::<usize>() + gaps > width {
-            return self.records(&all, width);
-        }
-        // Narrow the widest column that can still give, one column at a time, until it fits.
-        let mut widths = natural.clone();
-        while widths.iter().sum::<usize>() + gaps > width {
-            let Some(c) = (0..columns).filter(|&c| widths[c] > floor[c]).max_by_key(|&c| widths[c]) else { break };
-            widths[c] -= 1;
-        }
-        let wrapped: Vec<Vec<Vec<String>>> =
-            all.iter().map(|row| (0..columns).map(|c| wrap(&row[c], widths[c].max(1), "", "")).collect()).collect();
-        // A column as wide as its widest line once wrapped, which may be less than it was given.
-        let widths: Vec<usize> = (0..columns)
-            .map(|c| wrapped.iter().flat_map(|row| row[c].iter().map(|l| display_width(l))).max().unwrap_or(0))
-            .collect();
-        let aligned = |cells: &[Vec<String>], strong: bool| -> Vec<String> {
-            let height = cells.iter().map(Vec::len).max().unwrap_or(1).max(1);
-            (0..height)
-                .map(|n| {
-                    let parts: Vec<String> = (0..columns)
-                        .map(|c| {
-                            let text = cells[c].get(n).map(String::as_str).unwrap_or("");
-                            let padded = pad(text, widths[c], table.aligns.get(c).copied().unwrap_or(Alignment::None));
-                            if strong {
-                                self.styles.paint(self.styles.strong, padded)
-                            } else {
-                                padded
-                            }
-                        })
-                        .collect();
-                    parts.join(GAP)
-                })
-                .collect()
-        };
-        let mut lines = aligned(&wrapped[0], true);
-        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-        lines.push(self.styles.paint(self.styles.dim, rule.join(GAP)));
-        let body: Vec<Vec<String>> = wrapped[1..].iter().map(|row| aligned(row, false)).collect();
-        // Rows that take several lines are set apart, so a reader sees where each one ends.
-        let apart = body.iter().any(|row| row.len() > 1);
-        for (i, row) in body.into_iter().enumerate() {
-            if apart && i > 0 {
-                lines.push(String::new());
-            }
-            lines.extend(row);
-        }
-        lines
-    }
-
-    /// A table too wide for the text: each row as "heading: cell" lines, rows set apart.
-    fn records(&self, all: &[Vec<String>], width: usize) -> Vec<String> {
-        let (head, rows) = all.split_first().map(|(h, r)| (h.as_slice(), r)).unwrap_or((&[], &[]));
-        let mut lines = Vec::new();
-        for (i, row) in rows.iter().enumerate() {
-            if i > 0 {
-                lines.push(String::new());
-            }
-            for (c, text) in row.iter().enumerate() {
-                let label = head.get(c).map(|h| strip_ansi(h)).unwrap_or_default();
-                let line = if label.trim().is_empty() {
-                    text.clone()
-                } else {
-                    format!("{}: {text}", self.styles.paint(self.styles.strong, label.trim()))
-                };
-                lines.extend(wrap(&line, width, "", "  "));
-            }
-        }
-        lines
-    }
 }
 
 /// Wrap styled text to a width; code spans stay whole.
@@ -471,16 +372,6 @@ fn wrap(text: &str, width: usize, first: &str, rest: &str) -> Vec<String> {
         .word_splitter(textwrap::WordSplitter::NoHyphenation)
         .break_words(false);
     textwrap::wrap(text, options).into_iter().map(|line| line.replace(KEEP_TOGETHER, " ")).collect()
-}
-
-/// A cell's text padded to its column's width, as the column is aligned.
-fn pad(text: &str, width: usize, align: Alignment) -> String {
-    let room = width.saturating_sub(display_width(text));
-    match align {
-        Alignment::Right => format!("{}{text}", " ".repeat(room)),
-        Alignment::Center => format!("{}{text}{}", " ".repeat(room / 2), " ".repeat(room - room / 2)),
-        Alignment::Left | Alignment::None => format!("{text}{}", " ".repeat(room)),
-    }
 }
 
 #[cfg(test)]

@@ -128,5 +128,5 @@ pub fn width() -> usize {
     if !std::io::stdout().is_terminal() {
         return 80;
     }
-    terminal_size::terminal_size().map(|(w, _)| usize::from(w.0).clamp(40, 100)).unwrap_or(80)
+    crossterm::terminal::size().map(|(w, _)| usize::from(w).clamp(40, 100)).unwrap_or(80)
 }

@@ -183,7 +183,7 @@ impl Conversation<'_, '_> {
     /// Send the conversation so far, and act on the model's turn.
     fn turn(&mut self, model: &mut dyn Model) -> Next {
         let body = request(self.lesson, self.ticket, self.runtime, &self.messages);
-        if let Err(message) = crate::messages::check_request(&body) {
+        if let Err(message) = crate::messages::check_request(&body).map_err(|e| e.to_string()) {
             self.turn.push(Event::ApiError { status: 400, error_type: "invalid_request_error".into(), message });
             return Next::Stop;
         }

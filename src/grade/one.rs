@@ -1,0 +1,69 @@
+//! Grading one submission: a fresh private folder holding a copy of it, and `check`'s grading,
+//! sandboxed.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::bridge::sandbox::{Folder, Interpreter, Limits};
+use crate::bridge::{LoadError, LoadKind};
+use crate::checks::Report;
+use crate::error::Error;
+use crate::lesson::Lesson;
+
+use super::submission::Submission;
+
+/// Grade one file: a fresh private folder holding a copy of it, and `check`'s grading, sandboxed.
+pub(crate) fn grade_one(
+    lesson: &Lesson,
+    sub: &Submission,
+    python: &Interpreter,
+    limit: Duration,
+    limits: Limits,
+) -> Result<Report, Error> {
+    let unread = |message: String| {
+        let error = LoadError::new(LoadKind::Unreadable, message);
+        Ok(Report::not_loaded(lesson, sub.shown.clone(), &error))
+    };
+    let source = match &sub.source {
+        Ok(source) => source,
+        Err(why) => return unread(why.to_string()),
+    };
+    let folder = Folder::new()
+        .map_err(|e| Error::io("could not make a temporary folder to grade in (is the temp folder full?)", e))?;
+    let file = folder
+        .write(&sub.name, source)
+        .map_err(|e| Error::io(format!("could not copy {} to grade it", sub.shown), e))?;
+    let sandbox = python.sandbox(folder.path().to_path_buf(), &[sub.name.as_os_str()], limits);
+    let graded = crate::grading::grade_sandboxed(lesson, &file, &sub.shown, limit, python.executable.clone(), sandbox);
+    let mut report = match graded {
+        Ok(report) => report,
+        // Python ran for this grading's start, so what ended it before it said hello is this
+        // file's neighbours or the machine, not a missing Python: this file's error, not the run's.
+        Err(e) => {
+            // Only a Python that would not start ends a grading early, so the reason is its own.
+            let why = e.no_python.as_deref().map_or(e.message.as_str(), |n| n.reason.as_str());
+            return unread(format!(
+                "{}: its Python ended before it started the runner ({why}); grade this file again on its own.",
+                sub.shown
+            ));
+        }
+    };
+    relabel(&mut report, folder.path(), &sub.shown);
+    drop(folder);
+    Ok(report)
+}
+
+/// Messages name the file as shown, not the private copy it was graded from.
+fn relabel(report: &mut Report, dir: &Path, shown: &str) {
+    let Some(dir) = dir.to_str() else { return };
+    let parent = Path::new(shown).parent().and_then(Path::to_str).filter(|p| !p.is_empty()).unwrap_or(".");
+    let fix = |text: &mut String| {
+        if text.contains(dir) {
+            *text = text.replace(dir, parent);
+        }
+    };
+    fix(&mut report.message);
+    for check in &mut report.checks {
+        fix(&mut check.message);
+    }
+}
