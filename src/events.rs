@@ -336,19 +336,7 @@ pub struct Counts {
     pub world: serde_json::Map<String, Value>,
 }
 
-/// The ways a run can end, as `ends` names them.
-pub const ENDINGS: [&str; 5] = ["reply", "no_recording", "api_error", "code_error", "none"];
-
 impl Counts {
-    /// The counts a note or a prediction may name, besides the world's own counts:
-    /// the fields above, as `value` writes them.
-    pub fn keys() -> Vec<String> {
-        match Counts::default().value() {
-            Value::Object(map) => map.keys().cloned().collect(),
-            _ => Vec::new(),
-        }
-    }
-
     /// The counts as one object, the keys a note's `when` names.
     pub fn value(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)

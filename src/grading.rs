@@ -34,14 +34,7 @@ impl Code for Stoppable<'_> {
 
 /// How a code file of a lesson is run.
 fn config(lesson: &Lesson, file: &Path, shown: &str, limit: Duration) -> BridgeConfig {
-    BridgeConfig {
-        python: BridgeConfig::learner_python(),
-        file: file.to_path_buf(),
-        shown_as: shown.to_string(),
-        functions: lesson.function_specs(),
-        timeout: limit,
-        sandbox: None,
-    }
+    lesson.python_for(file, shown, limit)
 }
 
 /// As `grade`, to the end, for an untrusted file: `python` (found once by `Interpreter`) started
@@ -56,17 +49,6 @@ pub(crate) fn grade_sandboxed(
 ) -> Result<Report, LoadError> {
     let cfg = BridgeConfig { python, sandbox: Some(sandbox), ..config(lesson, file, shown, limit) };
     run(lesson, cfg, &AtomicBool::new(false), None)
-}
-
-/// Start Python with a code file of a lesson loaded.
-pub(crate) fn open(
-    lesson: &Lesson,
-    file: &Path,
-    shown: &str,
-    limit: Duration,
-    stop: Stop,
-) -> Result<Bridge, LoadError> {
-    Bridge::start_stoppable(config(lesson, file, shown, limit), stop)
 }
 
 /// A Python process started now, the runner imported, to grade a later version of `file` with

@@ -127,7 +127,7 @@ impl<'l> Replayer<'l> {
 
     /// As `open`, for a caller that may have to end Python from another thread (see `Stop`).
     pub(crate) fn open_stoppable(&self, file: &Path, stop: Stop) -> Result<Bridge, LoadError> {
-        crate::grading::open(self.lesson, file, &self.at.shown(file), self.limit, stop)
+        Bridge::start_stoppable(self.lesson.python_for(file, &self.at.shown(file), self.limit), stop)
     }
 
     /// A code choice, its file found and its Python started.

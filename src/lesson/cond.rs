@@ -3,6 +3,24 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+/// The ways a run can end, as a condition's `ends` names them (`events::Counts::ends`).
+pub(crate) const ENDINGS: [&str; 5] = ["reply", "no_recording", "api_error", "code_error", "none"];
+
+/// The counts a note or a prediction may name, besides the world's own counts: the fields of
+/// `events::Counts` as a run writes them (a test there keeps the two lists the same).
+pub(crate) const COUNT_KEYS: [&str; 10] = [
+    "attempts",
+    "reads",
+    "retries",
+    "wasted_retries",
+    "blind_retries",
+    "bare_failures",
+    "reports",
+    "leaks",
+    "failed",
+    "ends",
+];
+
 /// What one count must be: a number (`1`), a comparison (`">=1"`, `"<3"`, `"!=2"`), a yes or
 /// no (`failed = true`), or a word (`ends = "reply"`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -46,8 +64,8 @@ impl Cond {
         match (key, self) {
             ("failed", Cond::Bool(_)) => None,
             ("failed", _) => Some("failed is true or false".into()),
-            ("ends", Cond::Text(word)) if crate::events::ENDINGS.contains(&word.as_str()) => None,
-            ("ends", _) => Some(format!("ends is one of {}", crate::events::ENDINGS.join(", "))),
+            ("ends", Cond::Text(word)) if ENDINGS.contains(&word.as_str()) => None,
+            ("ends", _) => Some(format!("ends is one of {}", ENDINGS.join(", "))),
             (_, Cond::Number(n)) if *n >= 0 => None,
             (_, Cond::Text(text)) if Cond::comparison(text).is_some() => None,
             _ => Some(format!("{key} is a count: give a number such as 1, or a comparison such as \">=1\"")),
@@ -59,6 +77,14 @@ impl Cond {
 mod tests {
     use super::Cond;
     use serde_json::json;
+
+    #[test]
+    fn the_counts_a_lesson_may_name_are_the_counts_a_run_writes() {
+        let written = crate::events::Counts::default().value();
+        let written: Vec<&str> =
+            written.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
+        assert_eq!(written, super::COUNT_KEYS);
+    }
 
     #[test]
     fn a_condition_holds_of_a_number_a_comparison_a_yes_or_no_and_a_word() {

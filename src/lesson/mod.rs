@@ -13,6 +13,7 @@ mod nowhere;
 mod paths;
 mod predict;
 mod problems;
+mod running;
 mod ticket;
 mod validate;
 mod world_checks;

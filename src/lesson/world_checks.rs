@@ -86,7 +86,7 @@ impl Lesson {
     fn check_outcomes(&self, problems: &mut Problems, world: &PythonWorld) {
         for ticket in &self.tickets {
             let at = format!("id = \"{}\"", ticket.id);
-            let mut known = crate::events::Counts::keys();
+            let mut known: Vec<String> = super::cond::COUNT_KEYS.iter().map(|k| k.to_string()).collect();
             known.extend(world.counted(&ticket.id));
             let notes = ticket.notes.list().iter().map(|n| ("a note", &n.when));
             let choices = ticket.predict.iter().flat_map(|p| &p.choices).map(|c| ("a choice of its question", &c.when));
