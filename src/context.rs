@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 use crate::lesson::{self, Lesson};
-use crate::progress::Progress;
+use crate::course::progress::Progress;
 use crate::render::styles::{Glyphs, Styles};
 
 /// What every command needs, decided once.
@@ -29,7 +29,7 @@ impl Context {
         let ctx = self;
         match given {
             Some(path) => ctx.given_file(path, "--file"),
-            None => crate::work_file::existing(&ctx.root, lesson).map_err(|e| e.error(lesson, |p| ctx.shown(p), "")),
+            None => crate::course::work_file::existing(&ctx.root, lesson).map_err(|e| e.error(lesson, |p| ctx.shown(p), "")),
         }
     }
 
@@ -55,8 +55,8 @@ impl Context {
     }
 
     /// The root and the current folder, for domain code.
-    pub fn place(&self) -> crate::root::Where {
-        crate::root::Where { root: self.root.clone(), cwd: self.cwd.clone() }
+    pub fn place(&self) -> crate::course::root::Where {
+        crate::course::root::Where { root: self.root.clone(), cwd: self.cwd.clone() }
     }
 
     /// The lesson named, or the one to assume when none is: the only lesson, or the only one started.

@@ -31,7 +31,7 @@ pub enum Error {
     Io { what: String, source: std::io::Error },
     /// The saved file cannot be watched for `check --watch`.
     #[error("{0}. Try --poll, or run ./workshop check after each save.")]
-    Watch(#[from] crate::watcher::WatchError),
+    Watch(#[from] crate::saves::WatchError),
     /// A model turn could not be had (from the live model, or the learner's own recordings), so
     /// the run stopped; `after` says what was left as it was.
     #[error("{failure} {after}")]

@@ -58,7 +58,7 @@ pub(crate) fn open_lock_file(path: &Path) -> io::Result<File> {
     let refuse = |what: &str| {
         io::Error::other(format!(
             "{} is {what}, not a lock file: remove it (the workshop makes it again)",
-            crate::inert::path(path)
+            crate::text::inert::path(path)
         ))
     };
     let opened = std::fs::OpenOptions::new()

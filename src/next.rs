@@ -4,7 +4,7 @@
 use crate::context::Context;
 use crate::error::Error;
 use crate::lesson::{self, Lesson};
-use crate::progress::{LessonProgress, Progress};
+use crate::course::progress::{LessonProgress, Progress};
 use crate::render::steps::Step;
 
 /// How far the learner is in one lesson.
@@ -118,7 +118,7 @@ fn standing(ctx: &Context, lesson: &Lesson, entry: &LessonProgress) -> Standing 
     };
     let green_now = checked.is_some_and(|(p, t)| p == t && t > 0);
     if entry.green {
-        if !crate::workfiles::edited(&ctx.place(), lesson) && lesson.work_file(&ctx.root).is_file() {
+        if !crate::course::workfiles::edited(&ctx.place(), lesson) && lesson.work_file(&ctx.root).is_file() {
             return Standing::DoneBeforeReset;
         }
         return match checked {
@@ -143,7 +143,7 @@ pub(crate) fn door(ctx: &Context, lesson: &Lesson) -> Result<Door, Error> {
         command: format!("./workshop watch {} --compare", lesson.id),
         why: "your code replayed beside the starter".into(),
     }];
-    if let Ok(quiz) = crate::quiz::Quiz::load(lesson) {
+    if let Ok(quiz) = crate::lesson::quiz::Quiz::load(lesson) {
         let last = course.lessons.iter().find(|(l, _, _)| l.id == lesson.id).and_then(|(_, _, p)| p.quiz);
         let why = match last {
             Some((right, of)) => format!("test yourself (last score {right}/{of})"),

@@ -54,6 +54,6 @@ fn cached_runner() -> Option<String> {
     }
     cache::vet(&dir, &module);
     let _ = CACHED.set((dir.clone(), module.clone()));
-    let dir = crate::pyrepr::string(dir.to_str()?);
+    let dir = crate::text::pyrepr::string(dir.to_str()?);
     Some(format!("import sys; sys.path.insert(0, {dir}); import {module}"))
 }

@@ -4,7 +4,7 @@ use crate::checks::{Report, Status};
 use crate::cli::{CheckArgs, CheckFormat};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
-use crate::grading;
+use crate::checks::one_file;
 use crate::output;
 use crate::render;
 
@@ -24,14 +24,14 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         // Python starts now, while the lesson is read: most of a check is its start-up.
         crate::bridge::warm_up();
     }
-    crate::sample_key::choose(false)?;
+    crate::checks::sample_key::choose(false)?;
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let limit = args.timeout;
     let file = ctx.learner_file(&lesson, args.file.as_deref())?;
     if args.edit {
-        crate::editor::open(&file, &ctx.shown(&file))?;
+        crate::terminal::editor::open(&file, &ctx.shown(&file))?;
     }
-    let mut report = match grading::to_the_end(&ctx.place(), &lesson, &file, limit) {
+    let mut report = match one_file::to_the_end(&ctx.place(), &lesson, &file, limit) {
         // An autograder reads stdout: even with no Python it gets a report it can parse.
         Err(Error::Load(e)) if args.format != CheckFormat::Text => {
             crate::errln!("error: {e}");
@@ -41,7 +41,7 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     };
     if let Some(typed) = &args.file {
         // Suggest the command as it was typed, so it works from where the learner is.
-        report.again = format!("run ./workshop check {} --file {} again", lesson.id, crate::inert::path(typed));
+        report.again = format!("run ./workshop check {} --file {} again", lesson.id, crate::text::inert::path(typed));
     }
     let shown = match args.format {
         CheckFormat::Text => output::print(&render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
@@ -49,14 +49,14 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         CheckFormat::Exercism => output::line(&render::exercism::results(&report, &lesson)),
     };
     // The grade counts even when nobody read all of it (`check | head -1`).
-    if let Err(e) = grading::save_progress(&ctx.root, &lesson, &file, &report) {
+    if let Err(e) = one_file::save_progress(&ctx.root, &lesson, &file, &report) {
         crate::errln!("warning: progress was not saved ({e}{}); the grade above stands.", crate::error::next_step(&e));
     }
     shown?;
     // Green is a door: what to do next, when the file graded is the learner's own.
     if args.format == CheckFormat::Text
         && report.status == Status::Pass
-        && grading::is_work_file(&ctx.root, &lesson, &file)
+        && one_file::is_work_file(&ctx.root, &lesson, &file)
     {
         output::print(&format!("\nWhat next:\n{}", crate::next::door(ctx, &lesson)?.text))?;
     }

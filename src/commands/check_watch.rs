@@ -25,8 +25,8 @@ use crate::on_save::keys::{key_of, read_lines};
 use crate::on_save::msg::{Ended, Msg};
 use crate::on_save::output::Output;
 use crate::on_save::session::Session;
-use crate::player::terminal;
-use crate::watcher;
+use crate::terminal::player::terminal;
+use crate::saves;
 
 /// How often the loop looks at the file itself, to notice saves whose events never came.
 const LOOK_EVERY: Duration = Duration::from_millis(500);
@@ -67,7 +67,7 @@ pub(super) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     let (mut runs, mut notes) = (0, Vec::new());
     let result = loop {
         let to_loop = tx.clone();
-        let watching = watcher::watch(&file, args.poll, move |change| {
+        let watching = saves::watch(&file, args.poll, move |change| {
             let _ = to_loop.send(Msg::File(change));
         })?;
         let mut session = Session::new(ctx, &lesson, file.clone(), limit, watching.polling, output, tx.clone());

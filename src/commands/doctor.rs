@@ -8,11 +8,11 @@ use crate::checks::Status;
 use crate::cli::DoctorArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
-use crate::events::Event;
+use crate::replay::events::Event;
 use crate::lesson::Runtime;
 use crate::lesson::{self, Lesson};
 use crate::outln;
-use crate::recordings::Provenance;
+use crate::replay::recordings::Provenance;
 use crate::replay::{CodeChoice, Replayer};
 
 /// The codes doctor replays: the starter, the fix, and the lesson's named mistakes.
@@ -132,7 +132,7 @@ fn examine(ctx: &Context, lesson: &Lesson, limit: std::time::Duration) -> Result
     });
     for (code, want) in graded {
         let file = code.file(&ctx.place(), lesson)?;
-        let graded = crate::grading::to_the_end(&ctx.place(), lesson, &file, limit)?;
+        let graded = crate::checks::one_file::to_the_end(&ctx.place(), lesson, &file, limit)?;
         let word = if want == Status::Pass { "passes" } else { "fails" };
         let label = code.label(&ctx.place(), lesson);
         let text = format!("check {label} {word} as it should ({}/{} checks pass)", graded.passed, graded.total);
@@ -156,17 +156,17 @@ fn text_and_quiz(exam: &mut Exam<'_>, lesson: &Lesson) -> Result<(), Error> {
             ),
         )?;
     }
-    if !crate::quiz::path(lesson).is_file() {
+    if !crate::lesson::quiz::path(lesson).is_file() {
         exam.report(
             false,
             format!(
                 "{} is missing, so ./workshop quiz {} has no questions. Add a few, each naming the ## heading of lesson.md it asks about (see lessons/README.md).",
-                ctx.shown(&crate::quiz::path(lesson)),
+                ctx.shown(&crate::lesson::quiz::path(lesson)),
                 lesson.id
             ),
         )?;
     } else {
-        match crate::quiz::Quiz::load(lesson) {
+        match crate::lesson::quiz::Quiz::load(lesson) {
             Ok(quiz) => {
                 let questions = crate::render::count(quiz.questions.len(), "question");
                 exam.report(true, format!("quiz: {questions}, each naming the section of lesson.md it asks about"))?;
@@ -183,7 +183,7 @@ fn text_and_quiz(exam: &mut Exam<'_>, lesson: &Lesson) -> Result<(), Error> {
 /// Every ticket in every runtime with every code, from the shipped recordings; every recorded
 /// turn must be used.
 fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> Result<(), Error> {
-    let script = crate::model::Script::load(&exam.ctx.root, &lesson.recordings_dir(&exam.ctx.root))?;
+    let script = crate::replay::turns::Script::load(&exam.ctx.root, &lesson.recordings_dir(&exam.ctx.root))?;
     let mut codes = Vec::new();
     for choice in &choices(lesson) {
         codes.push(replayer.code(choice)?);
@@ -224,7 +224,7 @@ fn scripted_others(
     exam: &mut Exam<'_>,
     lesson: &Lesson,
     replayer: &Replayer<'_>,
-    script: Option<&crate::model::Script>,
+    script: Option<&crate::replay::turns::Script>,
 ) -> Result<Vec<(String, String, crate::replay::Coded)>, Error> {
     let mut others = Vec::new();
     for run in script.iter().flat_map(|s| &s.runs) {
@@ -247,11 +247,11 @@ fn scripted_others(
 /// One replay's line: what is wrong with it, or its verdict; then whether its question can be asked.
 fn judge(
     exam: &mut Exam<'_>,
-    script: Option<&crate::model::Script>,
+    script: Option<&crate::replay::turns::Script>,
     runtime: Runtime,
     ticket: &crate::lesson::Ticket,
     label: &str,
-    replay: &crate::events::Replay,
+    replay: &crate::replay::events::Replay,
 ) -> Result<(), Error> {
     let name = format!("{}/{} with {}", runtime.name(), ticket.id, label);
     // Live turns are the model's own choices: the authored script's count does not bind them.
@@ -277,7 +277,7 @@ fn unused(
     exam: &mut Exam<'_>,
     runtime: Runtime,
     ticket: &crate::lesson::Ticket,
-    cassette: &crate::recordings::Cassette,
+    cassette: &crate::replay::recordings::Cassette,
     used: &HashSet<String>,
 ) -> Result<(), Error> {
     for turn in &cassette.turns {
@@ -300,11 +300,11 @@ fn unused(
 
 /// Why a ticket's own question about this run could not be asked: the player asks it only when
 /// exactly one of its choices holds of the run.
-fn unanswerable(ticket: &crate::lesson::Ticket, label: &str, replay: &crate::events::Replay) -> Option<String> {
+fn unanswerable(ticket: &crate::lesson::Ticket, label: &str, replay: &crate::replay::events::Replay) -> Option<String> {
     let predict = ticket.predict.as_ref().filter(|p| p.code == label)?;
     let facts = replay.verdict.counts.value();
     let right: Vec<&str> =
-        predict.choices.iter().filter(|c| crate::story::holds(&c.when, &facts)).map(|c| c.says.as_str()).collect();
+        predict.choices.iter().filter(|c| crate::replay::story::holds(&c.when, &facts)).map(|c| c.says.as_str()).collect();
     match right.as_slice() {
         [_] => None,
         [] => Some(format!(
@@ -320,7 +320,7 @@ fn unanswerable(ticket: &crate::lesson::Ticket, label: &str, replay: &crate::eve
 
 /// What is wrong with a replay, if anything: it stopped, ran the tools another number of times
 /// than the script says, or ended without a reply.
-fn wrong(replay: &crate::events::Replay, expected: Option<usize>) -> Option<String> {
+fn wrong(replay: &crate::replay::events::Replay, expected: Option<usize>) -> Option<String> {
     let stopped = replay.events.iter().find_map(|e| match e {
         Event::NoRecording { closest, .. } => {
             Some(format!("a request has no recording (closest: {})", closest.as_deref().unwrap_or("none")))

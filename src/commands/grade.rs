@@ -41,7 +41,7 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
         }
         None => files,
     };
-    let key = crate::sample_key::choose(true)?;
+    let key = crate::checks::sample_key::choose(true)?;
     let mut python = find_python()?;
     reachable_temp()?;
     let isolation = isolate(&mut python, args.sandbox)?;

@@ -37,7 +37,7 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
         }
     }
     let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the current folder", e))?;
-    let root = crate::root::find(cli.root.as_deref(), &cwd)?;
+    let root = crate::course::root::find(cli.root.as_deref(), &cwd)?;
     if let Some(command) = command_from(&root, &cwd) {
         crate::output::set_command(command);
     }

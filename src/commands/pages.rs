@@ -6,11 +6,11 @@ use std::path::Path;
 
 use crate::commands::Context;
 use crate::error::Error;
-use crate::events::Replay;
+use crate::replay::events::Replay;
 use crate::lesson::{Lesson, Runtime};
 use crate::output;
-use crate::player::predict::Question;
-use crate::player::source::{prediction, Prediction};
+use crate::terminal::player::predict::Question;
+use crate::terminal::player::source::{prediction, Prediction};
 use crate::render::html;
 use crate::replay::CodeChoice;
 

@@ -7,8 +7,8 @@ use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::Lesson;
 use crate::output;
-use crate::progress::Progress;
-use crate::quiz::{self, Picks, Quiz};
+use crate::course::progress::Progress;
+use crate::lesson::quiz::{self, Picks, Quiz};
 use crate::render::quiz as show;
 
 pub(super) fn run(ctx: &Context, args: QuizArgs) -> Result<i32, Error> {

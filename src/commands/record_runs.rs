@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::{Lesson, Runtime, Ticket};
-use crate::model::ScriptRun;
+use crate::replay::turns::ScriptRun;
 use crate::outln;
-use crate::recordings::{self, Entry};
+use crate::replay::recordings::{self, Entry};
 use crate::render::count;
 use crate::replay::{self, Coded, Replayer};
 

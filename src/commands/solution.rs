@@ -7,7 +7,7 @@ use crate::cli::SolutionArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
 use crate::output;
-use crate::progress::Progress;
+use crate::course::progress::Progress;
 use crate::render::solution as diff;
 
 pub(super) fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {

@@ -5,9 +5,9 @@ use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::Lesson;
 use crate::outln;
-use crate::progress::Progress;
+use crate::course::progress::Progress;
 use crate::render::steps::{self, Step};
-use crate::workfiles;
+use crate::course::workfiles;
 
 /// Put the starter in place (see `workfiles::put_starter`) and note the lesson as the one started
 /// last. Returns the backups made of the learner's edited files.
@@ -59,7 +59,7 @@ pub(crate) fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
     crate::output::print(&steps::text(&steps, true, s, ctx.width))?;
     if args.edit {
         let file = lesson.work_file(&ctx.root);
-        crate::editor::open(&file, &ctx.shown(&file))?;
+        crate::terminal::editor::open(&file, &ctx.shown(&file))?;
     }
     Ok(EXIT_SUCCESS)
 }

@@ -9,7 +9,7 @@ use crate::cli::CodeArg;
 use crate::cli::{Format, WatchArgs};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_SUCCESS};
-use crate::events::{self, Event, Replay};
+use crate::replay::events::{self, Event, Replay};
 use crate::output;
 use crate::render::cards::{self, Look};
 use crate::replay::{self, CodeChoice, Coded, Live, Replayer};
@@ -43,7 +43,7 @@ pub(crate) fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
         let compare = args.compare || first_look(ctx, &lesson, &args.code);
         let code =
             if compare { compared_with(ctx, &lesson, &args.code)? } else { super::code(ctx, &lesson, &args.code)? };
-        let config = crate::player::Config {
+        let config = crate::terminal::player::Config {
             compare,
             code,
             runtime: args.runtime,
@@ -52,7 +52,7 @@ pub(crate) fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
             expand: args.expand,
             limit: args.timeout,
         };
-        return crate::player::run(ctx, lesson, config);
+        return crate::terminal::player::run(ctx, lesson, config);
     }
     plain(ctx, args)
 }
@@ -165,14 +165,14 @@ fn print_json(shown: &[Shown], one_asked: bool) -> Result<(), Error> {
         (true, [one]) => one.clone(),
         _ => serde_json::Value::Array(values),
     };
-    output::line(&crate::inert::json(serde_json::to_string_pretty(&out).unwrap_or_default()))
+    output::line(&crate::text::inert::json(serde_json::to_string_pretty(&out).unwrap_or_default()))
 }
 
 /// What `--compare` sets beside the starter. Unless `--code` says otherwise: the fix while the
 /// learner's file is still the starter (or not there), yours once it differs.
 fn compared_with(ctx: &Context, lesson: &crate::lesson::Lesson, code: &CodeArg) -> Result<CodeChoice, Error> {
     Ok(match code {
-        CodeArg::Auto if crate::workfiles::edited(&ctx.place(), lesson) => CodeChoice::Yours,
+        CodeArg::Auto if crate::course::workfiles::edited(&ctx.place(), lesson) => CodeChoice::Yours,
         CodeArg::Auto => CodeChoice::Solution,
         other => match super::code(ctx, lesson, other)? {
             CodeChoice::Starter => CodeChoice::Solution,
@@ -244,8 +244,8 @@ fn key_of(event: crossterm::event::Event) -> Option<Key> {
 /// terminal is raw meanwhile (with keys on a terminal), so keys are read, not echoed.
 struct Pacer {
     keys: Option<std::sync::mpsc::Receiver<Key>>,
-    _reader: Option<crate::player::terminal::Worker>,
-    _screen: Option<crate::player::terminal::Screen>,
+    _reader: Option<crate::terminal::player::terminal::Worker>,
+    _screen: Option<crate::terminal::player::terminal::Screen>,
     speed: f64,
     quit: bool,
 }
@@ -257,9 +257,9 @@ impl Pacer {
             return pacer;
         }
         // Without a raw terminal the replay still plays, only without keys.
-        if let Ok(screen) = crate::player::terminal::Screen::enter(false) {
+        if let Ok(screen) = crate::terminal::player::terminal::Screen::enter(false) {
             let (tx, rx) = std::sync::mpsc::channel();
-            if let Ok(reader) = crate::player::terminal::read_events(tx, key_of) {
+            if let Ok(reader) = crate::terminal::player::terminal::read_events(tx, key_of) {
                 pacer._screen = Some(screen);
                 pacer._reader = Some(reader);
                 pacer.keys = Some(rx);

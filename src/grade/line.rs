@@ -11,13 +11,13 @@ pub(crate) fn line(report: &Report, lesson: &Lesson, format: GradeFormat, first:
         GradeFormat::Jsonl => {
             let json = serde_json::to_string(&crate::render::check::shortened(report))
                 .unwrap_or_else(|e| format!("{{\"status\": \"error\", \"message\": \"{e}\"}}"));
-            format!("{}\n", crate::inert::json(json))
+            format!("{}\n", crate::text::inert::json(json))
         }
         GradeFormat::Exercism => {
             let value = crate::render::exercism::results_value(report, |id| lesson.check(id).and_then(|c| c.task));
             let json = serde_json::to_string(&value)
                 .unwrap_or_else(|e| format!("{{\"version\": 3, \"status\": \"error\", \"message\": \"{e}\"}}"));
-            format!("{}\n", crate::inert::json(json))
+            format!("{}\n", crate::text::inert::json(json))
         }
         // The page needs every report, so it is written once all are in.
         GradeFormat::Html => String::new(),
@@ -57,7 +57,7 @@ fn csv_row(fields: &[String]) -> String {
     let cells: Vec<String> = fields
         .iter()
         .map(|f| {
-            let mut cell = crate::inert::one_line(f).into_owned();
+            let mut cell = crate::text::inert::one_line(f).into_owned();
             if cell.starts_with(['=', '+', '-', '@']) {
                 cell.insert(0, '\'');
             }

@@ -3,7 +3,7 @@
 
 use crate::context::Context;
 use crate::lesson::CheckSpec;
-use crate::progress::Progress;
+use crate::course::progress::Progress;
 
 /// Show one more hint step of `check` than before (kept in progress, so `hint` and `h` in
 /// `check --watch` count together): how many steps to show, and the one that is new, if any.

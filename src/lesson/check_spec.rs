@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::expect::Expectations;
+use crate::lesson::expect::Expectations;
 
 /// A declared check: calls of a learner function with expectations on what it returns, or a
 /// ticket's probe taken through the real harness with expectations on what the run did.

@@ -80,7 +80,7 @@ mod tests {
 
     #[test]
     fn the_counts_a_lesson_may_name_are_the_counts_a_run_writes() {
-        let written = crate::events::Counts::default().value();
+        let written = crate::replay::events::Counts::default().value();
         let written: Vec<&str> =
             written.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
         assert_eq!(written, super::COUNT_KEYS);

@@ -7,12 +7,15 @@
 mod agent;
 mod check_spec;
 mod cond;
+pub(crate) mod expect;
 mod hooks;
+pub(crate) mod kinds;
 mod load;
 mod nowhere;
 mod paths;
 mod predict;
 mod problems;
+pub(crate) mod quiz;
 mod running;
 mod ticket;
 mod validate;
@@ -77,9 +80,9 @@ pub struct Lesson {
     #[serde(default)]
     pub samples: BTreeMap<String, Sample>,
     pub tickets: Vec<Ticket>,
-    /// Words in requests that replies depend on only by their kind (`crate::kinds`).
+    /// Words in requests that replies depend on only by their kind (`crate::lesson::kinds`).
     #[serde(default)]
-    pub own_words: Vec<crate::kinds::Words>,
+    pub own_words: Vec<crate::lesson::kinds::Words>,
     pub checks: Vec<CheckSpec>,
     /// The player's question before a starter replay.
     #[serde(default)]

@@ -4,7 +4,7 @@
 use super::check_spec::sample_refs;
 use super::problems::Problems;
 use super::Lesson;
-use crate::expect::Expect;
+use crate::lesson::expect::Expect;
 use crate::world::python::PythonWorld;
 use crate::world::Place;
 

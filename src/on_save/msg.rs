@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use crate::checks::Report;
 use crate::error::Error;
-use crate::watcher::Change;
+use crate::saves::Change;
 
 use super::keys::Key;
 

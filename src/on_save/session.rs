@@ -14,7 +14,7 @@ use crate::checks::{Report, Status};
 use crate::context::Context;
 use crate::error::Error;
 use crate::lesson::Lesson;
-use crate::watcher::{Change, Fingerprint, Staleness};
+use crate::saves::{Change, Fingerprint, Staleness};
 
 use super::keys::Key;
 use super::msg::{Ended, Msg};
@@ -46,7 +46,7 @@ fn grade(
     spare: &SpareSlot,
 ) -> Option<Result<Report, Error>> {
     let taken = spare.lock().ok().and_then(|mut s| s.take());
-    let graded = crate::grading::grade_with_spare(lesson, file, &ctx.shown(file), limit, stop, taken);
+    let graded = crate::checks::one_file::grade_with_spare(lesson, file, &ctx.shown(file), limit, stop, taken);
     // A world that broke is its author's error, never a grade of the learner's file.
     graded.map(|r| match lesson.world_error() {
         Some(e) => Err(e),
@@ -243,7 +243,7 @@ impl<'a> Session<'a> {
             if !stop.load(Ordering::SeqCst) {
                 if let Ok(mut slot) = spare.lock() {
                     if slot.is_none() {
-                        *slot = crate::grading::spare(lesson, &file, &ctx.shown(&file), limit);
+                        *slot = crate::checks::one_file::spare(lesson, &file, &ctx.shown(&file), limit);
                     }
                 }
             }
@@ -322,7 +322,7 @@ impl<'a> Session<'a> {
     }
 
     fn save_progress(&self, report: &Report) {
-        if let Err(e) = crate::grading::save_progress(&self.ctx.root, self.lesson, &self.file, report) {
+        if let Err(e) = crate::checks::one_file::save_progress(&self.ctx.root, self.lesson, &self.file, report) {
             self.show(&format!("warning: progress was not saved ({e}); the grade stands.\n"));
         }
     }

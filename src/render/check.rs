@@ -4,9 +4,9 @@ use std::fmt::Write as _;
 
 use super::plain_words;
 use crate::checks::{CheckResult, Report, Status};
-use crate::pyrepr;
+use crate::text::pyrepr;
 use crate::render::styles::{Glyphs, Styles};
-use crate::shorten::{shorten, shorten_text};
+use crate::text::shorten::{shorten, shorten_text};
 
 const LABEL_WIDTH: usize = 10;
 /// Lines of the learner's output shown in text; the JSON report keeps all that was captured.
@@ -64,7 +64,7 @@ pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> S
 fn not_loaded(out: &mut String, report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) {
     let _ = writeln!(out, "{} could not load {}", styles.paint(styles.bad, glyphs.fail), report.file);
     // The message can quote the learner's code or what it raised: shown inert.
-    for line in crate::inert::text(&report.message).lines() {
+    for line in crate::text::inert::text(&report.message).lines() {
         // Code quoted from the file keeps its shape; sentences wrap.
         if line.starts_with(char::is_whitespace) {
             let _ = writeln!(out, "    {line}");
@@ -197,7 +197,7 @@ fn printed(output: &str) -> String {
 /// `  label     text`, the text wrapped under itself. The text is the learner's (what they
 /// printed, what they raised), so control characters in it are shown escaped, never sent.
 fn labelled(out: &mut String, styles: &Styles, width: usize, label: &str, text: &str) {
-    let text = crate::inert::text(text);
+    let text = crate::text::inert::text(text);
     let indent = " ".repeat(LABEL_WIDTH + 2);
     let room = width.saturating_sub(indent.len()).max(20);
     let mut first = true;
@@ -220,7 +220,7 @@ fn labelled(out: &mut String, styles: &Styles, width: usize, label: &str, text: 
 /// how much was cut), so the report of any file stays small.
 pub fn json(report: &Report) -> String {
     serde_json::to_string_pretty(&shortened(report))
-        .map(crate::inert::json)
+        .map(crate::text::inert::json)
         .unwrap_or_else(|e| format!("{{\"status\": \"error\", \"message\": \"{e}\"}}"))
 }
 

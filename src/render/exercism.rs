@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use crate::checks::{CheckResult, Report, Status};
 use crate::lesson::Lesson;
-use crate::pyrepr;
+use crate::text::pyrepr;
 
 /// The interface's limit on a test's `output`, in characters.
 pub const OUTPUT_LIMIT: usize = 500;
@@ -36,7 +36,7 @@ pub fn results_value(report: &Report, task: impl Fn(&str) -> Option<u32>) -> Val
             message.push_str("\n\nPrinted while loading:\n");
             message.push_str(report.load_output.trim_end());
         }
-        top.insert("message".into(), json!(crate::shorten::shorten_text(&message, MESSAGE_LIMIT - 40)));
+        top.insert("message".into(), json!(crate::text::shorten::shorten_text(&message, MESSAGE_LIMIT - 40)));
     }
     let tests: Vec<Value> = report.checks.iter().map(|c| test(c, task(&c.id))).collect();
     top.insert("tests".into(), Value::Array(tests));

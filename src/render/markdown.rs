@@ -44,7 +44,7 @@ enum Block {
 /// are shown escaped, code blocks included, before any styling of ours is added.
 pub fn render(markdown: &str, styles: &Styles, width: usize) -> String {
     let markdown = markdown.replace("\r\n", "\n");
-    let blocks = Reader::new(styles).read(&crate::inert::text(&markdown));
+    let blocks = Reader::new(styles).read(&crate::text::inert::text(&markdown));
     let lines = Layout { styles }.blocks(&blocks, width.max(20), false, 0);
     let mut out = String::new();
     for line in lines {

@@ -18,5 +18,5 @@ pub(crate) fn plain_words(width: usize) -> textwrap::Options<'static> {
 
 /// `1 problem`, `2 problems`: a count with its noun.
 pub fn count(n: usize, word: &str) -> String {
-    crate::story::plural(n, word, &format!("{word}s"))
+    crate::replay::story::plural(n, word, &format!("{word}s"))
 }

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use crate::quiz::{Picks, Question, Quiz};
+use crate::lesson::quiz::{Picks, Question, Quiz};
 use crate::render::styles::{Glyphs, Styles};
 
 /// Options are indented under the question; their explanations hang under the option text.

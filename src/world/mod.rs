@@ -153,7 +153,7 @@ mod tests {
     use super::*;
     use crate::bridge::{Call, Outcome};
     use crate::lesson::{Lesson, Runtime};
-    use crate::runtime::harness::Code;
+    use crate::replay::runtime::harness::Code;
 
     #[test]
     fn templates_fill_their_fields() {
@@ -279,16 +279,16 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
     fn a_run_in_a_second_world_is_judged_and_summarised_by_that_world() {
         let lesson = bells();
         let ticket = lesson.ticket("noon").unwrap();
-        let mut model = crate::model::tests_support::Scripted::new(vec![
+        let mut model = crate::replay::turns::tests_support::Scripted::new(vec![
             json!([{"type": "tool_use", "id": "toolu_1", "name": "pull_rope", "input": {}}]),
             json!([{"type": "text", "text": "It is noon."}]),
         ]);
-        let replay = crate::runtime::run(&lesson, ticket, Runtime::Harness, "mine", &mut Ropes, &mut model);
+        let replay = crate::replay::runtime::run(&lesson, ticket, Runtime::Harness, "mine", &mut Ropes, &mut model);
         let summaries: Vec<&str> = replay
             .events
             .iter()
             .filter_map(|e| match e {
-                crate::events::Event::Attempt { summary, .. } => summary.as_deref(),
+                crate::replay::events::Event::Attempt { summary, .. } => summary.as_deref(),
                 _ => None,
             })
             .collect();
@@ -298,7 +298,7 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
     }
 
     /// The `tool_result` blocks of every request a scripted model was sent, in order.
-    fn results_sent(model: &crate::model::tests_support::Scripted) -> Vec<Value> {
+    fn results_sent(model: &crate::replay::turns::tests_support::Scripted) -> Vec<Value> {
         let last = model.requests.last().expect("a request was sent");
         let messages = last["messages"].as_array().cloned().unwrap_or_default();
         messages
@@ -315,23 +315,23 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
             let manifest = MANIFEST.replace("flag = \"down\"", &format!("flag = \"{flag}\""));
             let lesson = load(&manifest).unwrap();
             let ticket = lesson.ticket("noon").unwrap();
-            let mut model = crate::model::tests_support::Scripted::new(vec![
+            let mut model = crate::replay::turns::tests_support::Scripted::new(vec![
                 json!([{"type": "tool_use", "id": "toolu_1", "name": "mcp__support__pull_rope", "input": {}}]),
                 json!([{"type": "text", "text": "The bell is quiet."}]),
             ]);
             let mut code = code;
-            crate::runtime::run(&lesson, ticket, Runtime::Sdk, "mine", &mut code, &mut model);
+            crate::replay::runtime::run(&lesson, ticket, Runtime::Sdk, "mine", &mut code, &mut model);
             let results = results_sent(&model);
             assert_eq!(results.len(), 1, "{results:?}");
             assert_eq!(results[0]["is_error"], Value::Bool(true), "flag {flag}: {results:?}");
         }
         // A result that does not set the lesson's flag is not flagged, whatever else it says.
         let lesson = load(&MANIFEST.replace("flag = \"down\"", "flag = \"is_error\"")).unwrap();
-        let mut model = crate::model::tests_support::Scripted::new(vec![
+        let mut model = crate::replay::turns::tests_support::Scripted::new(vec![
             json!([{"type": "tool_use", "id": "toolu_1", "name": "mcp__support__pull_rope", "input": {}}]),
             json!([{"type": "text", "text": "The bell is quiet."}]),
         ]);
-        crate::runtime::run(&lesson, lesson.ticket("noon").unwrap(), Runtime::Sdk, "mine", &mut Ropes, &mut model);
+        crate::replay::runtime::run(&lesson, lesson.ticket("noon").unwrap(), Runtime::Sdk, "mine", &mut Ropes, &mut model);
         assert_eq!(results_sent(&model)[0].get("is_error"), None);
     }
 }

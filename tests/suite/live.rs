@@ -345,8 +345,8 @@ mod with_the_client {
             assert_eq!(request.headers["content-type"], "application/json");
             assert!(!request.headers.contains_key("x-api-key"));
             let body: Value = serde_json::from_str(&request.body).unwrap();
-            assert_eq!(request.body, workshop::recordings::canonical(&body), "the body is canonical JSON");
-            assert_eq!(turn["key"], workshop::recordings::key(&body));
+            assert_eq!(request.body, workshop::testing::canonical(&body), "the body is canonical JSON");
+            assert_eq!(turn["key"], workshop::testing::key(&body));
             assert_eq!(turn["request"], body);
             let provenance = &turn["provenance"];
             assert_eq!(provenance["source"], "live");

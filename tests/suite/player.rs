@@ -13,10 +13,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
-use workshop::context::Context;
-use workshop::player::{self, App, Flow, LessonSource, Msg, Options, Source, Theme};
-use workshop::render::styles::{Glyphs, Styles};
-use workshop::Runtime;
+use workshop::testing::player::{self, App, Flow, LessonSource, Msg, Options, Source, Theme};
+use workshop::testing::{Context, Glyphs, Runtime, Styles};
 
 fn context(ws: &Workshop) -> Context {
     Context {
@@ -700,7 +698,7 @@ fn bench_keys<B: ratatui::backend::Backend>(
             flow = app.update(results.recv().unwrap());
         }
         if flow == Flow::Redraw {
-            term.draw(|frame| player::ui::draw(frame, app, theme)).unwrap();
+            term.draw(|frame| player::draw(frame, app, theme)).unwrap();
         }
         times.push(began.elapsed());
     }

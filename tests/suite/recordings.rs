@@ -170,7 +170,7 @@ fn the_rule_breaking_fixtures_keep_keys_that_match_their_requests() {
         let text = std::fs::read_to_string(watch_fixture(&format!("recordings/{fixture}"))).unwrap();
         for line in text.lines() {
             let turn: Value = serde_json::from_str(line).unwrap();
-            assert_eq!(turn["key"], workshop::recordings::key(&turn["request"]), "{fixture}");
+            assert_eq!(turn["key"], workshop::testing::key(&turn["request"]), "{fixture}");
         }
     }
 }
@@ -238,7 +238,7 @@ fn every_recorded_turn_is_authored() {
                 let turn: Value = serde_json::from_str(line).unwrap();
                 let place = format!("{}:{}", entry.path().display(), i + 1);
                 assert_eq!(turn["provenance"]["source"], "authored", "{place}");
-                assert_eq!(turn["key"], workshop::recordings::key(&turn["request"]), "{place}");
+                assert_eq!(turn["key"], workshop::testing::key(&turn["request"]), "{place}");
                 assert!(!line.to_lowercase().contains("x-api-key"), "{place}: a header in a recording");
             }
         }

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::words::{attempt_said, attempt_words, failure_body, verify_label, verify_words, BLOCK_LABEL};
 use super::{card, note, raw, shortened, Look};
-use crate::events::{Event, Told, Tone};
+use crate::replay::events::{Event, Told, Tone};
 use crate::render::styled::Line;
 use crate::render::styles::Role;
 

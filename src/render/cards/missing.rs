@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::changes::word_changes;
 use super::words::unanswered;
 use super::{card, raw, Look, LABEL};
-use crate::events::Event;
+use crate::replay::events::Event;
 use crate::render::styled::Line;
 use crate::render::styles::{Glyphs, Role};
 
@@ -62,7 +62,7 @@ fn no_recording(
     if let Some(place) = closest {
         card(out, look, 0, "Closest", Role::Label, &format!("{place} (-)"));
     }
-    let lines: Vec<String> = crate::inert::text(diff).lines().map(String::from).collect();
+    let lines: Vec<String> = crate::text::inert::text(diff).lines().map(String::from).collect();
     let shown = if look.expand {
         lines.iter().flat_map(|l| diff_rows(l, room)).collect()
     } else {

@@ -11,8 +11,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::events::{Event, Replay, Told, Verdict};
-use crate::kinds::ByKind;
+use crate::replay::events::{Event, Replay, Told, Verdict};
+use crate::lesson::kinds::ByKind;
 use crate::render::styled::{ansi, Line};
 use crate::render::styles::{Glyphs, Role, Styles};
 pub(crate) use attempt::{behind, Behind};
@@ -40,7 +40,7 @@ pub struct Look {
 /// learner's (what their code printed, raised or put in a message), so its control characters
 /// are shown escaped, never sent to the terminal.
 fn card(out: &mut Vec<Line>, look: &Look, indent: usize, label: &str, label_role: Role, text: &str) {
-    let text = crate::inert::text(text);
+    let text = crate::text::inert::text(text);
     let pad = " ".repeat(indent);
     let label_width = LABEL.saturating_sub(indent).max(label.chars().count() + 1);
     let room = look.width.saturating_sub(indent + label_width).max(20);
@@ -66,7 +66,7 @@ fn card(out: &mut Vec<Line>, look: &Look, indent: usize, label: &str, label_role
 
 /// Raw JSON under a card, indented, never wrapped mid-token.
 fn raw(out: &mut Vec<Line>, look: &Look, label: &str, value: &Value) {
-    let pretty = crate::inert::json(serde_json::to_string_pretty(value).unwrap_or_default());
+    let pretty = crate::text::inert::json(serde_json::to_string_pretty(value).unwrap_or_default());
     let pad = " ".repeat(LABEL);
     note(out, look, label);
     // Long lines (a tool message inside a JSON string) wrap at word boundaries, under themselves.

@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
-use crate::events::{Detail, Event, Tone};
-use crate::kinds::{ByKind, Unanswered};
-use crate::recordings::Provenance;
+use crate::replay::events::{Detail, Event, Tone};
+use crate::lesson::kinds::{ByKind, Unanswered};
+use crate::replay::recordings::Provenance;
 
 /// Who wrote the replies of a replay, in one line.
 pub fn provenance_line(events: &[Event]) -> String {
@@ -77,7 +77,7 @@ pub(crate) fn attempt_words(
 /// words, else the result itself.
 pub(crate) fn attempt_said(details: &[Detail], message: Option<&str>, summary: Option<&str>, output: &Value) -> String {
     failure_body(details, message)
-        .unwrap_or_else(|| summary.map_or_else(|| crate::recordings::canonical(output), str::to_string))
+        .unwrap_or_else(|| summary.map_or_else(|| crate::replay::recordings::canonical(output), str::to_string))
 }
 
 /// A failure's body: what it says of itself (from the lesson's keys), then its message.

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 /// Text as HTML, for element content and quoted attributes alike: `& < > " '` as entities, and
 /// control characters shown escaped (`\x1b`), as the cards show them.
 pub(crate) fn esc(text: &str) -> String {
-    let text = crate::inert::text(text);
+    let text = crate::text::inert::text(text);
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     for c in text.chars() {
         match c {
@@ -32,7 +32,7 @@ pub(crate) fn esc(text: &str) -> String {
 
 /// A JSON value as the cards' raw view shows it, pretty and escaped, in a `<pre>`.
 pub(crate) fn json_block(value: &serde_json::Value) -> String {
-    let pretty = crate::inert::json(serde_json::to_string_pretty(value).unwrap_or_default());
+    let pretty = crate::text::inert::json(serde_json::to_string_pretty(value).unwrap_or_default());
     format!("<pre>{}</pre>", esc(&pretty))
 }
 

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::{esc, json_block};
-use crate::events::{Event, Replay, Told, Tone, Verdict};
+use crate::replay::events::{Event, Replay, Told, Tone, Verdict};
 use crate::render::cards;
 
 /// A ticket's question before its replay, as the player asks it, with the answer the run bears
@@ -203,7 +203,7 @@ fn dim(words: &str) -> String {
     format!("<p class=\"text dim\">{}</p>", esc(words))
 }
 
-fn badge(provenance: &crate::recordings::Provenance) -> String {
+fn badge(provenance: &crate::replay::recordings::Provenance) -> String {
     format!("<span class=\"prov\">{}</span>", esc(&provenance.tag()))
 }
 
@@ -273,7 +273,7 @@ fn report_card(report: &Value) -> String {
 }
 
 /// The model's reply, with each turn replayed by kind and both of its sentences.
-fn reply(words: &str, provenance: &crate::recordings::Provenance, by_kind: &[crate::kinds::ByKind]) -> String {
+fn reply(words: &str, provenance: &crate::replay::recordings::Provenance, by_kind: &[crate::lesson::kinds::ByKind]) -> String {
     let mut body = format!("{}<p>{}</p>", text(words), badge(provenance));
     for swap in by_kind {
         body.push_str(&format!("<p class=\"text\"><strong>By kind</strong> {}</p>", esc(&cards::by_kind_words(swap))));

@@ -1,0 +1,144 @@
+//! Grading one file: start Python with it, run the lesson's checks, make the report. One function
+//! serves `check`, `check --watch`, `hint`, `doctor` and `grade`; a stop flag ends it early (a
+//! newer save, or `q`), answering every call still to come at once, unrun.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::bridge::sandbox::Sandbox;
+use crate::bridge::{Bridge, BridgeConfig, Call, LoadError, LoadKind, Outcome, Spare, Stop};
+use crate::checks::{self, Report, Status};
+use crate::error::Error;
+use crate::lesson::Lesson;
+use crate::course::progress::Progress;
+use crate::replay::runtime::harness::Code;
+
+/// The learner's code, until told to stop.
+struct Stoppable<'a> {
+    bridge: &'a mut Bridge,
+    stop: &'a AtomicBool,
+}
+
+impl Code for Stoppable<'_> {
+    fn call(&mut self, function: &str, args: &[Value]) -> Call {
+        if self.stop.load(Ordering::SeqCst) {
+            let message = "not run: the grading was stopped".into();
+            return Call { outcome: Outcome::Unavailable { message }, output: String::new(), dropped: 0 };
+        }
+        self.bridge.call(function, args)
+    }
+}
+
+/// How a code file of a lesson is run.
+fn config(lesson: &Lesson, file: &Path, shown: &str, limit: Duration) -> BridgeConfig {
+    lesson.python_for(file, shown, limit)
+}
+
+/// As `grade`, to the end, for an untrusted file: `python` (found once by `Interpreter`) started
+/// in `sandbox`.
+pub(crate) fn grade_sandboxed(
+    lesson: &Lesson,
+    file: &Path,
+    shown: &str,
+    limit: Duration,
+    python: std::ffi::OsString,
+    sandbox: Sandbox,
+) -> Result<Report, LoadError> {
+    let cfg = BridgeConfig { python, sandbox: Some(sandbox), ..config(lesson, file, shown, limit) };
+    run(lesson, cfg, &AtomicBool::new(false), None)
+}
+
+/// A Python process started now, the runner imported, to grade a later version of `file` with
+/// `grade_with_spare` (`check --watch` keeps one ready while the learner edits).
+pub(crate) fn spare(lesson: &Lesson, file: &Path, shown: &str, limit: Duration) -> Option<Spare> {
+    Spare::start(&config(lesson, file, shown, limit))
+}
+
+/// Grade a file. `Err` only when no Python could be started; a file that does not load is a
+/// report with status `error`. `None` when stopped before the end.
+pub(crate) fn grade(
+    lesson: &Lesson,
+    file: &Path,
+    shown: &str,
+    limit: Duration,
+    stop: &AtomicBool,
+) -> Option<Result<Report, LoadError>> {
+    grade_with_spare(lesson, file, shown, limit, stop, None)
+}
+
+/// As `grade`, loading the file in `spare` when there is one.
+pub(crate) fn grade_with_spare(
+    lesson: &Lesson,
+    file: &Path,
+    shown: &str,
+    limit: Duration,
+    stop: &AtomicBool,
+    spare: Option<Spare>,
+) -> Option<Result<Report, LoadError>> {
+    let result = run(lesson, config(lesson, file, shown, limit), stop, spare);
+    (!stop.load(Ordering::SeqCst)).then_some(result)
+}
+
+fn run(lesson: &Lesson, cfg: BridgeConfig, stop: &AtomicBool, spare: Option<Spare>) -> Result<Report, LoadError> {
+    let seed = checks::seed_for(&std::fs::read(&cfg.file).unwrap_or_default(), crate::checks::sample_key::current());
+    let shown = cfg.shown_as.clone();
+    let shown = shown.as_str();
+    match Bridge::start_with_spare(cfg, Stop::default(), spare) {
+        Ok(mut bridge) => {
+            let results = checks::run_all(lesson, &mut Stoppable { bridge: &mut bridge, stop }, seed);
+            // An answer the runner did not write makes no grade, whichever check it decided.
+            if let Err(e) = bridge.confirm() {
+                return Ok(Report::not_loaded(lesson, shown.to_string(), &e));
+            }
+            let mut report = Report::graded(lesson, shown.to_string(), results);
+            report.load_output = std::mem::take(&mut bridge.load_output);
+            Ok(report)
+        }
+        Err(e) if e.kind == LoadKind::NoPython => Err(e),
+        Err(e) => Ok(Report::not_loaded(lesson, shown.to_string(), &e)),
+    }
+}
+
+/// Grade a file to the end.
+pub(crate) fn to_the_end(
+    at: &crate::course::root::Where,
+    lesson: &Lesson,
+    file: &std::path::Path,
+    limit: Duration,
+) -> Result<Report, Error> {
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let graded = match grade(lesson, file, &at.shown(file), limit, &never) {
+        Some(result) => result.map_err(Error::Load),
+        None => Err(Error::usage("the grading was stopped")),
+    };
+    // A world that broke is its author's error, never a grade of the learner's file.
+    match lesson.world_error() {
+        Some(e) => Err(e),
+        None => graded,
+    }
+}
+
+/// Whether `file` is the learner's own work file of the lesson, however it was named (`--file`, `..`).
+pub(crate) fn is_work_file(root: &Path, lesson: &Lesson, file: &Path) -> bool {
+    let work = lesson.work_file(root);
+    match (file.canonicalize(), work.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => file == work,
+    }
+}
+
+/// Record a grade in progress when it is of the learner's own work file and the file loaded.
+pub(crate) fn save_progress(root: &Path, lesson: &Lesson, file: &Path, report: &Report) -> std::io::Result<()> {
+    if !is_work_file(root, lesson, file) || report.status == Status::Error {
+        return Ok(());
+    }
+    Progress::update(root, &lesson.id, |p| {
+        p.started = true;
+        p.passed = Some(report.passed);
+        p.total = Some(report.total);
+        p.green |= report.status == Status::Pass;
+    })
+}

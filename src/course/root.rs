@@ -1,0 +1,56 @@
+//! Finding the workshop root: the folder that holds `lessons/`.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+
+/// `--root` / `WORKSHOP_ROOT` when given (it must hold `lessons/`), else the nearest folder at or
+/// above `cwd` that holds `lessons/`.
+pub(crate) fn find(given: Option<&Path>, cwd: &Path) -> Result<PathBuf, Error> {
+    if let Some(dir) = given {
+        let dir = cwd.join(dir);
+        if dir.join("lessons").is_dir() {
+            return Ok(dir);
+        }
+        return Err(Error::usage(format!(
+            "{} is not a workshop: it has no lessons/ folder. Point --root (or WORKSHOP_ROOT) at the folder you cloned.",
+            crate::text::inert::path(&dir)
+        )));
+    }
+    cwd.ancestors().find(|dir| dir.join("lessons").is_dir()).map(Path::to_path_buf).ok_or_else(|| {
+        Error::usage(format!(
+            "no workshop here: neither {} nor a folder above it has lessons/. Run this inside the cloned workshop, or pass --root DIR.",
+            crate::text::inert::path(cwd)
+        ))
+    })
+}
+
+/// `path` relative to the root when it is inside it, for messages (escaped: see `inert::path`).
+pub(crate) fn shown(root: &Path, path: &Path) -> String {
+    crate::text::inert::path(path.strip_prefix(root).unwrap_or(path))
+}
+
+/// Where a command runs: the workshop root and the learner's current folder. Domain code takes
+/// this (never the command's whole context) to find files and to name them in messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Where {
+    pub root: PathBuf,
+    pub cwd: PathBuf,
+}
+
+impl Where {
+    /// A path for messages: relative to the root when run there; from a folder inside the root,
+    /// relative to that folder, so the path works where the learner is.
+    pub fn shown(&self, path: &Path) -> String {
+        if self.cwd != self.root {
+            if let (Ok(inside), Ok(rel)) = (self.cwd.strip_prefix(&self.root), path.strip_prefix(&self.root)) {
+                if let Ok(here) = path.strip_prefix(&self.cwd) {
+                    return crate::text::inert::path(here);
+                }
+                let up = "../".repeat(inside.components().count());
+                return format!("{up}{}", crate::text::inert::path(rel));
+            }
+        }
+        shown(&self.root, path)
+    }
+}

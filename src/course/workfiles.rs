@@ -1,0 +1,186 @@
+//! The learner's work folder: putting the starter in place without ever losing an edit. Shared
+//! by `start` and `reset`. An edited file is moved to a timestamped backup beside it (never over
+//! an existing file), the starter is placed only where nothing is (a save meanwhile wins), and two
+//! runs at once take turns on a lock of the folder.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::files::{self, Found};
+use crate::lesson::Lesson;
+use crate::course::root::Where;
+
+/// Put the lesson's starter files in `work/<lesson>/`. Edited files are refused unless `force`,
+/// and then kept as backups, whose paths are returned. `command` names the command in messages.
+pub(crate) fn put_starter(at: &Where, lesson: &Lesson, force: bool, command: &str) -> Result<Vec<PathBuf>, Error> {
+    let starter = lesson.starter_dir(&at.root);
+    let files = starter_files(&starter)?;
+    if files.is_empty() {
+        return Err(Error::corrupt(&starter, "has no files to copy: restore it with git checkout"));
+    }
+    let work = lesson.work_dir(&at.root);
+    std::fs::create_dir_all(&work).map_err(|e| Error::io(format!("could not make {}", at.shown(&work)), e))?;
+    // Two `start`s at once take turns, so the second compares with what the first left.
+    let _lock = files::lock_folder(&work).map_err(|e| Error::io(format!("could not lock {}", at.shown(&work)), e))?;
+    let mut edited = Vec::new();
+    let mut missing = Vec::new();
+    for rel in &files {
+        let mine = work.join(rel);
+        let theirs = std::fs::read(starter.join(rel)).map_err(|e| Error::io(at.shown(&starter.join(rel)), e))?;
+        // A file longer than the starter is not the starter: no need to read all of it.
+        let cap = theirs.len() as u64;
+        match files::read_regular(&mine, cap).map_err(|e| Error::io(format!("could not read {}", at.shown(&mine)), e))? {
+            Found::Nothing => missing.push(rel),
+            Found::Bytes(bytes) if bytes == theirs => {}
+            Found::Bytes(_) | Found::TooBig(_) => edited.push(rel),
+            Found::NotRegular(what) => {
+                return Err(Error::usage(format!(
+                    "{} is {what}, not a regular file, so {command} cannot tell whether it holds your edits. Move it away (or delete it if it is not yours), then run ./workshop {command} {} again.",
+                    at.shown(&mine),
+                    lesson.id
+                )))
+            }
+        }
+    }
+    if !edited.is_empty() && !force {
+        let names: Vec<String> = edited.iter().map(|rel| at.shown(&work.join(rel))).collect();
+        return Err(Error::Refused(format!(
+            "{} has your edits, so {command} left it alone. Keep working on it, or run ./workshop {command} {} --force (or ./workshop reset {}) to begin again: your version is kept as a copy beside it.",
+            names.join(", "),
+            lesson.id,
+            lesson.id
+        )));
+    }
+    let mut kept = Vec::new();
+    for rel in &edited {
+        let mine = work.join(rel);
+        // Moved, not copied: whatever is there now (a save since the comparison included) is kept.
+        let backup =
+            keep_copy(&mine).map_err(|e| Error::io(format!("could not keep a copy of {}", at.shown(&mine)), e))?;
+        kept.push(backup);
+    }
+    for rel in edited.iter().chain(&missing) {
+        let mine = work.join(rel);
+        match place(&starter.join(rel), &mine) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(Error::Refused(format!(
+                    "{} was saved while {command} ran, so it was left as it is. Run ./workshop {command} {} again to begin from the starter.",
+                    at.shown(&mine),
+                    lesson.id
+                )))
+            }
+            Err(e) => return Err(Error::io(format!("could not write {}", at.shown(&mine)), e)),
+        }
+    }
+    Ok(kept)
+}
+
+/// Whether the learner's work file differs from the starter (false when there is none). What is
+/// not a regular file (a FIFO) counts as edited, so `put_starter` looks at it and says what it is.
+pub(crate) fn edited(at: &Where, lesson: &Lesson) -> bool {
+    let Ok(theirs) = files::read_data(&lesson.starter_file(&at.root), files::DATA_CAP) else { return false };
+    match files::read_regular(&lesson.work_file(&at.root), theirs.len() as u64) {
+        Ok(Found::Bytes(mine)) => mine != theirs,
+        Ok(Found::NotRegular(_) | Found::TooBig(_)) => true,
+        Ok(Found::Nothing) | Err(_) => false,
+    }
+}
+
+/// The starter's files, relative to its folder, sorted.
+fn starter_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut found = Vec::new();
+    let mut pending = vec![PathBuf::new()];
+    while let Some(rel) = pending.pop() {
+        let entries = std::fs::read_dir(dir.join(&rel))
+            .map_err(|e| Error::corrupt(&dir.join(&rel), format!("cannot be read: {e}")))?;
+        for entry in entries.flatten() {
+            let path = rel.join(entry.file_name());
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => pending.push(path),
+                Ok(t) if t.is_file() => found.push(path),
+                _ => {}
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Move the learner's file to `errors.backup-2026-11-30T07-37-45Z.py` (or `…Z-2.py`, and so on),
+/// never over an existing file: the move itself refuses, so two runs in one second cannot pick
+/// the same name.
+fn keep_copy(path: &Path) -> std::io::Result<PathBuf> {
+    keep_copy_as(path, backup_names(path))
+}
+
+fn keep_copy_as(path: &Path, names: impl Iterator<Item = PathBuf>) -> std::io::Result<PathBuf> {
+    for candidate in names {
+        match files::rename_noreplace(path, &candidate) {
+            Ok(()) => return Ok(candidate),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("no free name for the copy"))
+}
+
+/// `errors.py` → `errors.backup-<UTC time>.py`, then `-2`, `-3`, … (at most 1000 names).
+fn backup_names(path: &Path) -> impl Iterator<Item = PathBuf> + '_ {
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string().replace(':', "-");
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let ext = path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    (1..=1000).map(move |n| {
+        let suffix = if n == 1 { String::new() } else { format!("-{n}") };
+        path.with_file_name(format!("{stem}.backup-{stamp}{suffix}{ext}"))
+    })
+}
+
+/// Put a copy of `from` at `to`, which must not exist: a file saved there meanwhile is never
+/// replaced (`AlreadyExists`).
+fn place(from: &Path, to: &Path) -> std::io::Result<()> {
+    if let Some(dir) = to.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let temp = to.with_file_name(format!(
+        ".{}.tmp-{}",
+        to.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+        std::process::id()
+    ));
+    // A copy cut short (the disk full, a file-size limit) leaves no part of itself behind.
+    std::fs::copy(from, &temp).and_then(|_| files::rename_noreplace(&temp, to)).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temp);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_never_replaces_a_file_with_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let mine = dir.path().join("errors.py");
+        let taken = dir.path().join("errors.backup-x.py");
+        std::fs::write(&mine, "edit").unwrap();
+        std::fs::write(&taken, "earlier copy").unwrap();
+        // The first name offered is taken (as by another run in the same second): the next is used.
+        let names = [taken.clone(), dir.path().join("errors.backup-x-2.py")];
+        let kept = keep_copy_as(&mine, names.into_iter()).unwrap();
+        assert_eq!(kept, dir.path().join("errors.backup-x-2.py"));
+        assert_eq!(std::fs::read_to_string(&taken).unwrap(), "earlier copy");
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), "edit");
+        assert!(!mine.exists());
+    }
+
+    #[test]
+    fn placing_never_replaces_a_file_saved_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("starter.py"), dir.path().join("errors.py"));
+        std::fs::write(&from, "starter").unwrap();
+        std::fs::write(&to, "saved meanwhile").unwrap();
+        assert_eq!(place(&from, &to).unwrap_err().kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read_to_string(&to).unwrap(), "saved meanwhile");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no temp file left");
+    }
+}

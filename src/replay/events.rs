@@ -1,0 +1,414 @@
+//! A replay as a stream of events: the interface between the runtimes that make a run and
+//! everything that shows one (the cards, the JSON, the player). An event is a fact, pushed once
+//! and never edited; the story's judgement of the events (how each try went) is kept beside
+//! them, by event index. Knows nothing of terminals.
+
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+use crate::lesson::kinds::{ByKind, Unanswered};
+use crate::replay::recordings::Provenance;
+
+/// How an attempt went, which decides its card's colour: the story's judgement, known once the
+/// run is over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tone {
+    /// It worked.
+    Worked,
+    /// A transient failure, and it was retried.
+    Retried,
+    /// It was retried (or was a retry) although a retry could not have helped.
+    Wasted,
+    /// A failure reported and not retried.
+    Reported,
+    /// Retried although nothing said it was safe, and the retry went through: a gamble.
+    Blind,
+    /// An uncertain failure that a read settled: it had gone through.
+    Settled,
+    /// An uncertain failure retried after a read of the same object found nothing: known safe.
+    Checked,
+    /// A failure not retried whose result never reached the model: the API refused the request
+    /// that was to carry it.
+    Dropped,
+}
+
+/// One thing a failed try says (or does not say) of itself, in the terms the lesson's failures
+/// use. A fact: its words come from rendering (`render::words`), in the JSON too.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// The failure's category, when it gives one.
+    Category(Option<String>),
+    /// The failure's retry flag, when it gives one.
+    Retryable(Option<bool>),
+    /// The tool of the read the failure names, when it names one.
+    Verify(Option<String>),
+    /// Where the runtime itself shapes failures: the kind of failure it was.
+    Kind(String),
+}
+
+impl Serialize for Detail {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    Customer {
+        text: String,
+    },
+    /// The model asks for a tool.
+    ToolCall {
+        id: String,
+        tool: String,
+        input: Value,
+        /// The call in words, from the tool's `says`: "looks up order 2031".
+        words: String,
+        /// Text the model wrote before the call, if any.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        preface: Option<String>,
+        provenance: Provenance,
+        /// The turn was recorded for other words of the same kind as this run's (`kinds`).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        by_kind: Vec<ByKind>,
+    },
+    /// One execution of the tool.
+    Attempt {
+        tool_use_id: String,
+        number: u32,
+        output: Value,
+        failed: bool,
+        /// What the result claims, read from its `error` object.
+        category: Option<String>,
+        retryable: Option<bool>,
+        message: Option<String>,
+        /// What the failure says of itself, by the keys the lesson defines (its category, its
+        /// retry flag); empty for a success.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        details: Vec<Detail>,
+        /// The category the world itself failed the call with.
+        cause: Option<String>,
+        /// A successful result in words, where the world knows its shape.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
+        /// The world's own lines about the attempt ("Dana was asked to approve: declined").
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        said: Vec<String>,
+        /// The harness waited and tried the call again. (The model calling it again is the
+        /// story's to judge: see `Judged::retried`.)
+        retried: bool,
+        /// The MCP `CallToolResult` the SDK runtime sent, in wire form.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        wire: Option<Value>,
+        /// What the code printed during the attempt.
+        #[serde(skip_serializing_if = "String::is_empty")]
+        printed: String,
+        /// What the learner's decision function answered about this failure, when asked.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        answer: Option<Value>,
+        /// The failure carries nothing a reader can act on: no category, no retry flag, no
+        /// message, no read to run (the starter's bare `Error`).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        bare: bool,
+        /// For a call the model made to check an earlier failure (the read the world named
+        /// for it): the id of that failed call.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        read_of: Option<String>,
+        /// For such a read that answered: whether it found what it looked for.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        found: Option<bool>,
+        /// The `tool_result` block this attempt's MCP result became (SDK runtime).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        block: Option<Value>,
+        /// The world's internal text of this failure (a traceback) reached the model.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        leaked: bool,
+        /// This try failed with every attempt the harness allows used (this many): the cap,
+        /// not a decision, is why it was not tried again.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        capped: Option<u32>,
+    },
+    /// One try of the read the harness ran, because a failure named it, to learn whether the
+    /// call went through. A read that fails and is tried again is one event per try.
+    Verify {
+        tool_use_id: String,
+        tool: String,
+        input: Value,
+        /// Which try of the read this is, from 1.
+        number: u32,
+        /// Whether this try failed (a read can time out too).
+        failed: bool,
+        /// Another try of the read follows.
+        retried: bool,
+        /// What it found; `None` when this try failed.
+        found: Option<bool>,
+        message: Option<String>,
+        /// What a failed try says of itself, by the keys the lesson defines.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        details: Vec<Detail>,
+        /// The category the world failed this try with.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cause: Option<String>,
+        output: Value,
+        /// When the read's answer is what the model is given for the call: that `tool_result` block.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        wire: Option<Value>,
+    },
+    /// What a subagent passed up to its coordinator when its work failed.
+    Report {
+        tool_use_id: String,
+        /// The four labelled parts: failed, tried, partial, next.
+        report: Value,
+    },
+    /// Text the code under replay put in the message that answers a turn's tool calls (a
+    /// customer's note): the model reads it with the results, so it has a card of its own.
+    Note {
+        text: String,
+        /// Whether it comes after every `tool_result` of its message, as the API wants.
+        after_results: bool,
+    },
+    /// The harness's backoff before the next attempt.
+    Wait {
+        ms: u64,
+    },
+    Reply {
+        text: String,
+        provenance: Provenance,
+        /// The turn was recorded for other words of the same kind as this run's (`kinds`).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        by_kind: Vec<ByKind>,
+    },
+    /// The run asked for a model turn nobody recorded. The replay stops here.
+    NoRecording {
+        /// The new message the model would have been sent.
+        sent: Value,
+        /// `recordings/...:line` of the closest recorded request.
+        closest: Option<String>,
+        /// A labelled diff: the closest recorded request against this one.
+        diff: String,
+        /// Why the replay stops.
+        explanation: String,
+        /// How to get a reply for this request.
+        next: String,
+        /// The words of the request that replies depend on by kind: which kind they are of,
+        /// and which kinds are recorded.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        words: Vec<Unanswered>,
+    },
+    /// The API refused the request (a broken tool-use rule): what it would answer. The run ends.
+    ApiError {
+        status: u16,
+        /// The API's error type, such as `invalid_request_error`.
+        error_type: String,
+        message: String,
+    },
+    /// The code under replay failed (did not load, raised, hung). The replay stops here.
+    CodeError {
+        message: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        call: Option<String>,
+        #[serde(skip_serializing_if = "String::is_empty")]
+        printed: String,
+    },
+}
+
+impl Event {
+    /// The model turn's provenance, on the events that are model turns.
+    pub fn provenance(&self) -> Option<&Provenance> {
+        match self {
+            Event::ToolCall { provenance, .. } | Event::Reply { provenance, .. } => Some(provenance),
+            _ => None,
+        }
+    }
+}
+
+/// The story's judgement of one attempt: how it went, and whether it was tried again (by the
+/// harness, or by the model calling the same tool with the same input).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Judged {
+    pub tone: Tone,
+    pub retried: bool,
+}
+
+/// The story's judgement of a run, by event index: `Some` for each attempt.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Judgement(pub Vec<Option<Judged>>);
+
+/// An event with the story's judgement of it, as everything that shows a run reads it: the
+/// cards, the page, the JSON. Reads as its event otherwise.
+#[derive(Clone, Copy, Debug)]
+pub struct Told<'r> {
+    pub event: &'r Event,
+    pub judged: Option<Judged>,
+}
+
+impl std::ops::Deref for Told<'_> {
+    type Target = Event;
+    fn deref(&self) -> &Event {
+        self.event
+    }
+}
+
+impl Told<'_> {
+    /// How the attempt went; `Reported` for an event the story did not judge.
+    pub fn tone(&self) -> Tone {
+        self.judged.map_or(Tone::Reported, |j| j.tone)
+    }
+
+    /// Whether the attempt was tried again, as the story judged it.
+    pub fn retried(&self) -> bool {
+        self.judged.map_or(matches!(self.event, Event::Attempt { retried: true, .. }), |j| j.retried)
+    }
+
+    /// The event as the JSON gives it: its facts, with an attempt's judgement (`retried`, and
+    /// `tone` after it) in place.
+    pub fn value(&self) -> Value {
+        let value = serde_json::to_value(self.event).unwrap_or(Value::Null);
+        let Some(judged) = self.judged else {
+            return value;
+        };
+        let map = match value {
+            Value::Object(map) => map,
+            other => return other,
+        };
+        let mut out = serde_json::Map::new();
+        for (key, field) in map {
+            if key == "retried" {
+                out.insert(key, Value::Bool(judged.retried));
+                out.insert("tone".into(), serde_json::to_value(judged.tone).unwrap_or(Value::Null));
+            } else {
+                out.insert(key, field);
+            }
+        }
+        Value::Object(out)
+    }
+
+    /// The event as its card shows it, without the ids that name the same call differently in
+    /// two runs: two runs share an event only where they did the same thing *and* their cards
+    /// say the same of it (how a try is judged, whether its result was sent, what was printed).
+    pub fn signature(&self) -> Value {
+        let mut value = self.value();
+        if let Value::Object(map) = &mut value {
+            for id in ["id", "tool_use_id", "read_of"] {
+                map.remove(id);
+            }
+        }
+        value
+    }
+}
+
+impl Serialize for Told<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value().serialize(serializer)
+    }
+}
+
+/// What a run did, counted: the facts its verdict and its note are judged by.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Tries of the calls the model made, reads aside.
+    pub attempts: usize,
+    /// Reads run to settle a failure (by the harness, or by the model calling the read the
+    /// failure's world named); a read tried again after it failed is one read.
+    pub reads: usize,
+    /// Tries that followed a failed try of the same call, reads included.
+    pub retries: usize,
+    /// Retries that followed a failure no retry could fix.
+    pub wasted_retries: usize,
+    /// Retries nothing showed to be safe (neither the failure's kind nor a read).
+    pub blind_retries: usize,
+    /// Failed tries whose result says nothing (no category, flag, message or read).
+    pub bare_failures: usize,
+    /// Reports a subagent passed up about its failed task.
+    pub reports: usize,
+    /// Failures whose internal text (a traceback) reached the model.
+    pub leaks: usize,
+    /// Whether a call ended in a failure that nothing settled.
+    pub failed: bool,
+    /// How the run ended: `reply`, `no_recording`, `api_error`, `code_error`, or
+    /// `none` (no event ended it).
+    pub ends: String,
+    /// What the run did to its world, as the world counts it (its `counts()`).
+    #[serde(flatten)]
+    pub world: serde_json::Map<String, Value>,
+}
+
+impl Counts {
+    /// The counts as one object, the keys a note's `when` names.
+    pub fn value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// The one-line summary under a replay.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    /// How many times a tool ran.
+    pub tool_calls: usize,
+    /// Retries that followed a failure no retry could fix.
+    pub wasted_retries: usize,
+    pub text: String,
+    /// Why the replay stopped before a reply: `no_recording` or `code_error`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// What the run did to its world, as the world counts it (its `counts()`).
+    #[serde(flatten)]
+    pub effects: serde_json::Map<String, Value>,
+    /// Whether the run did its world harm (the world's sentences are in `text`).
+    #[serde(skip)]
+    pub harmed: bool,
+    /// The lesson's note on what this run did: the first of the ticket's notes whose `when`
+    /// holds of the counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// What the run did, counted.
+    pub counts: Counts,
+}
+
+/// A replayed run of one ticket: its events and the story's judgement of them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replay {
+    pub lesson: String,
+    pub ticket: String,
+    pub code: String,
+    pub runtime: String,
+    pub events: Vec<Event>,
+    pub judgement: Judgement,
+    pub verdict: Verdict,
+}
+
+impl Replay {
+    /// Each event with the story's judgement of it.
+    pub fn told(&self) -> Vec<Told<'_>> {
+        (0..self.events.len()).filter_map(|i| self.told_at(i)).collect()
+    }
+
+    /// One event, by its index, with the story's judgement of it.
+    pub fn told_at(&self, index: usize) -> Option<Told<'_>> {
+        let judged = self.judgement.0.get(index).copied().flatten();
+        self.events.get(index).map(|event| Told { event, judged })
+    }
+}
+
+impl Serialize for Replay {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = serializer.serialize_struct("Replay", 6)?;
+        out.serialize_field("lesson", &self.lesson)?;
+        out.serialize_field("ticket", &self.ticket)?;
+        out.serialize_field("code", &self.code)?;
+        out.serialize_field("runtime", &self.runtime)?;
+        out.serialize_field("events", &self.told())?;
+        out.serialize_field("verdict", &self.verdict)?;
+        out.end()
+    }
+}
+
+/// The index of the first event where two runs differ; `None` when they never do.
+pub fn split_point(a: &Replay, b: &Replay) -> Option<usize> {
+    let (a, b) = (a.told(), b.told());
+    let common = a.iter().zip(&b).take_while(|(x, y)| x.signature() == y.signature()).count();
+    (common < a.len().max(b.len())).then_some(common)
+}

@@ -1,0 +1,320 @@
+//! Recordings: the model's side of a run, replayed by the canonical request.
+//!
+//! A file is `recordings/<lesson>/<runtime>/<ticket>.jsonl`, one recorded turn a line:
+//! `{"key", "provenance", "request", "response"}`. The key is SHA-256 over a format version and
+//! the request as canonical JSON (sorted keys, no insignificant whitespace), so a request with no
+//! recording is found out at once, and a hand edit that changes a request breaks its key.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::lesson::kinds::{ByKind, Kinds, Unanswered};
+use crate::replay::messages;
+
+pub use crate::text::canonical::{canonical, canonical_pretty, key, KEY_FORMAT};
+
+/// An id in the API's shape (`toolu_01…`, `msg_01…`) drawn from `seed`: the same seed gives the
+/// same id every time, so what is recorded with it stays the same.
+pub(crate) fn api_id(prefix: &str, seed: &Value) -> String {
+    let digest = key(seed);
+    let tail: String = digest.trim_start_matches("v1:").chars().take(24).collect();
+    format!("{prefix}_01{tail}")
+}
+
+const RECORD_AGAIN: &str =
+    "Restore the file with git checkout, or make it again with ./workshop record; do not edit recordings by hand";
+
+/// Where a recorded turn came from. Shown by the player on every turn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "source", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Provenance {
+    /// Written by the lesson's authors. Never presented as a model run.
+    Authored { by: String, written: String },
+    /// Captured from the API.
+    Live { model: String, date: String, request_id: String },
+}
+
+impl Provenance {
+    /// With every control character in its words shown escaped (`\x1b`, `\n`): a server's
+    /// `model` field (or a recording written by hand) reaches the terminal in one-line headers.
+    pub fn escaped(self) -> Provenance {
+        let clean = |s: String| crate::text::inert::one_line(&s).into_owned();
+        match self {
+            Provenance::Authored { by, written } => Provenance::Authored { by: clean(by), written: clean(written) },
+            Provenance::Live { model, date, request_id } => {
+                Provenance::Live { model: clean(model), date: clean(date), request_id: clean(request_id) }
+            }
+        }
+    }
+
+    /// A short tag for a card: `authored` or `live · model · date`.
+    pub fn tag(&self) -> String {
+        match self {
+            Provenance::Authored { .. } => "authored".into(),
+            Provenance::Live { model, date, .. } => format!("live · {model} · {date}"),
+        }
+    }
+}
+
+/// One recorded turn.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub key: String,
+    pub provenance: Provenance,
+    pub request: Value,
+    pub response: Value,
+}
+
+impl Entry {
+    /// Whether what was recorded is the API's refusal (`{"type": "error", ...}`), not a reply.
+    pub(crate) fn refused(&self) -> bool {
+        self.response.get("type").and_then(Value::as_str) == Some("error")
+    }
+}
+
+/// A recorded turn and the file line it came from.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    pub entry: Entry,
+    pub file: PathBuf,
+    pub line: usize,
+}
+
+impl Recorded {
+    pub fn place(&self, root: &Path) -> String {
+        format!("{}:{}", crate::course::root::shown(root, &self.file), self.line)
+    }
+}
+
+/// The recorded turns of one ticket in one runtime.
+#[derive(Clone, Debug, Default)]
+pub struct Cassette {
+    pub turns: Vec<Recorded>,
+    by_key: HashMap<String, usize>,
+    /// The words of this ticket's requests that replies depend on only by kind.
+    kinds: Kinds,
+    /// The turns by the key of their request with those words replaced by their kind.
+    by_kind: HashMap<String, usize>,
+}
+
+/// A recording file's text: a file that is not UTF-8 is named by the line where it stops being so.
+fn read_text(path: &Path, shown: &str, whose: Whose) -> Result<String, Error> {
+    match crate::files::read_data(path, crate::files::DATA_CAP) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
+            // Named by line, as every other problem in a recording is.
+            let bad = e.utf8_error().valid_up_to();
+            let bytes = e.as_bytes();
+            let line = bytes[..bad].iter().filter(|&&b| b == b'\n').count() + 1;
+            let column = bad - bytes[..bad].iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1) + 1;
+            let reason = format!("is not UTF-8 text (byte {column} of the line cannot be read)");
+            Error::Corrupt { path: format!("{shown}:{line}"), why: whose.why(reason, Some(RESTORE)) }
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::usage(format!(
+            "{shown} is missing, so this ticket has no recorded turns. Restore it (git checkout -- recordings) or make it with ./workshop record."
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Err(Error::Corrupt {
+            path: shown.to_string(),
+            why: whose.why(format!("cannot be read as a recording: {e}"), Some(&format!("{RECORD_AGAIN}."))),
+        }),
+        Err(e) => Err(Error::io(format!("could not read {shown}"), e)),
+    }
+}
+
+/// One line of a recording as a turn, checked: no credentials, its key its request's, both sides
+/// within the tool-use rules. A problem is its reason and, where one helps, its remedy.
+fn read_entry(line: &str) -> Result<Entry, (String, Option<&'static str>)> {
+    if let Some(what) = crate::secrets::scan(line) {
+        return Err((format!("holds {what}: recordings must never carry credentials. Delete the line and record it again; if the key is real, revoke it."), None));
+    }
+    let mut entry: Entry = serde_json::from_str(line).map_err(|e| {
+        let what = if e.is_eof() { "is cut off (truncated)" } else { "is not a valid recorded turn" };
+        (format!("{what}: {e}"), Some(RESTORE))
+    })?;
+    entry.provenance = entry.provenance.escaped();
+    if entry.key != key(&entry.request) {
+        return Err(("its key does not match its request: the request was edited by hand. Record it again with ./workshop record instead of editing it.".into(), None));
+    }
+    messages::check_request(&entry.request)
+        .map_err(|why| (format!("the recorded request breaks the tool-use rules: {why}"), Some(RECORD_AGAIN)))?;
+    let checked = if entry.refused() { Ok(()) } else { messages::check_response(&entry.response, &entry.request) };
+    checked.map_err(|why| (format!("the recorded response is not valid: {why}"), Some(RECORD_AGAIN)))?;
+    Ok(entry)
+}
+
+/// The file holding a ticket's turns in a runtime.
+pub fn file_for(dir: &Path, runtime: &str, ticket: &str) -> PathBuf {
+    dir.join(runtime).join(format!("{ticket}.jsonl"))
+}
+
+/// Whose a recording file is: that decides what a problem in it tells the reader to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Whose {
+    /// The lesson's own recordings, in git: restore the file, or record it again.
+    Shipped,
+    /// The learner's kept turns from `watch --live`: git cannot restore them and `record` does
+    /// not make them, so the way out is to delete the file and ask again.
+    Own,
+}
+
+impl Whose {
+    /// A problem's words: what is wrong, then what to do about it.
+    fn why(self, reason: String, remedy: Option<&str>) -> String {
+        match (self, remedy) {
+            (Whose::Shipped, Some(remedy)) => format!("{reason}. {remedy}"),
+            (Whose::Shipped, None) => reason,
+            (Whose::Own, _) => format!(
+                "{}. This is your own kept recording (from watch --live): delete it, and run watch --live again to ask anew.",
+                reason.trim_end_matches('.')
+            ),
+        }
+    }
+}
+
+const RESTORE: &str = "Restore the file with git checkout, or record it again.";
+
+impl Cassette {
+    /// Load and validate one of the lesson's recording files. Every problem names the file and line.
+    pub fn load(root: &Path, path: &Path) -> Result<Cassette, Error> {
+        Cassette::load_as(root, path, Whose::Shipped)
+    }
+
+    /// Load and validate one recording file, shipped or the learner's own.
+    pub(crate) fn load_as(root: &Path, path: &Path, whose: Whose) -> Result<Cassette, Error> {
+        let shown = crate::course::root::shown(root, path);
+        let dir = path.parent().and_then(Path::parent).unwrap_or(path);
+        if !dir.is_dir() {
+            return Err(Error::usage(format!(
+                "there are no recordings for this lesson: {} is missing. Restore it (git checkout -- recordings) or make it with ./workshop record.",
+                crate::course::root::shown(root, dir)
+            )));
+        }
+        let text = read_text(path, &shown, whose)?;
+        let mut cassette = Cassette::default();
+        for (index, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let number = index + 1;
+            let at = |reason: String, remedy: Option<&str>| Error::Corrupt {
+                path: format!("{shown}:{number}"),
+                why: whose.why(reason, remedy),
+            };
+            let entry = read_entry(line).map_err(|(reason, remedy)| at(reason, remedy))?;
+            if let Some(first) = cassette.by_key.get(&entry.key) {
+                let line = cassette.turns[*first].line;
+                return Err(at(format!("records the same request as line {line} again"), None));
+            }
+            cassette.by_key.insert(entry.key.clone(), cassette.turns.len());
+            cassette.turns.push(Recorded { entry, file: path.to_path_buf(), line: number });
+        }
+        Ok(cassette)
+    }
+
+    pub fn find(&self, key: &str) -> Option<&Recorded> {
+        self.by_key.get(key).map(|&i| &self.turns[i])
+    }
+
+    /// The same turns, also found by kind. Two turns whose requests are alike but for words of
+    /// one kind must record one reply: otherwise a replay could not tell which to give.
+    pub(crate) fn with_kinds(mut self, root: &Path, kinds: Kinds) -> Result<Cassette, Error> {
+        for (i, turn) in self.turns.iter().enumerate() {
+            let Some(key) = kinds.key(&turn.entry.request) else { continue };
+            if let Some(&first) = self.by_kind.get(&key) {
+                let other = &self.turns[first];
+                if other.entry.response != turn.entry.response {
+                    return Err(Error::Corrupt {
+                        path: turn.place(root),
+                        why: format!(
+                            "records another reply for words of the same kind as line {}, so a replay could not tell which to give. Give the lesson's kinds (own_words) a narrower `when`, or drop one of the two runs from script.toml and record again.",
+                            other.line
+                        ),
+                    });
+                }
+                continue;
+            }
+            self.by_kind.insert(key, i);
+        }
+        self.kinds = kinds;
+        Ok(self)
+    }
+
+    /// The turn recorded for other words of the same kind as this request's, and the words
+    /// that differ.
+    pub(crate) fn find_kind(&self, request: &Value) -> Option<(&Recorded, Vec<ByKind>)> {
+        let key = self.kinds.key(request)?;
+        let found = &self.turns[*self.by_kind.get(&key)?];
+        Some((found, self.kinds.swaps(request, &found.entry.request)))
+    }
+
+    /// The lesson's kinds for this ticket that no recorded turn has a reply for.
+    pub(crate) fn kinds_without_reply(&self) -> Vec<(String, String)> {
+        self.kinds.unrecorded(self.turns.iter().map(|t| &t.entry.request))
+    }
+
+    /// The words of a request that replies depend on by kind, with the kinds recorded for them.
+    pub(crate) fn unanswered(&self, request: &Value) -> Vec<Unanswered> {
+        self.kinds.unanswered(request, self.turns.iter().map(|t| &t.entry.request))
+    }
+
+    /// The recorded request most like `request`, by the share of lines they have in common,
+    /// and among those alike line for line, of characters (one changed line can differ by a
+    /// word or by a whole key).
+    pub fn closest(&self, request: &Value) -> Option<&Recorded> {
+        let mine = canonical_pretty(request);
+        let scored: Vec<(f32, String, &Recorded)> = self
+            .turns
+            .iter()
+            .map(|t| {
+                let theirs = canonical_pretty(&t.entry.request);
+                (similar::TextDiff::from_lines(&theirs, &mine).ratio(), theirs, t)
+            })
+            .collect();
+        let best = scored.iter().map(|(r, _, _)| *r).fold(f32::MIN, f32::max);
+        let chars = |theirs: &str| similar::TextDiff::from_chars(theirs, &mine).ratio();
+        scored
+            .iter()
+            .filter(|(r, _, _)| *r == best)
+            .map(|(_, theirs, t)| (chars(theirs), *t))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, t)| t)
+    }
+}
+
+/// Write turns as a recording file: one canonical JSON line each, in the order given.
+pub fn write_file(path: &Path, entries: &[Entry]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut text = String::new();
+    for entry in entries {
+        let value = serde_json::to_value(entry).map_err(std::io::Error::other)?;
+        text.push_str(&canonical(&value));
+        text.push('\n');
+    }
+    let temp = path.with_extension("jsonl.tmp");
+    // A write cut short (the disk full, a file-size limit) leaves no temporary file behind.
+    std::fs::write(&temp, text).and_then(|()| std::fs::rename(&temp, path)).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temp);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_key_ignores_key_order_and_whitespace() {
+        let a: Value = serde_json::from_str(r#"{"b": 1, "a": {"y": [1, 2], "x": "s"}}"#).unwrap();
+        let b: Value = serde_json::from_str("{\"a\":{\"x\":\"s\",\"y\":[1,2]},\"b\":1}").unwrap();
+        assert_eq!(canonical(&a), r#"{"a":{"x":"s","y":[1,2]},"b":1}"#);
+        assert_eq!(key(&a), key(&b));
+        assert_ne!(key(&a), key(&json!({"a": {"x": "s", "y": [2, 1]}, "b": 1})));
+        assert!(key(&a).starts_with("v1:"));
+    }
+}

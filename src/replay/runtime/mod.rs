@@ -1,0 +1,336 @@
+//! The two runtimes around the model. `harness`: our code runs each tool call and acts on what
+//! the lesson's hooks say. `sdk`: the tools are an MCP server and the model decides. Both send
+//! Messages API requests; every request is held to the API's tool-use rules whoever built it,
+//! so a broken rule ends the run with the 400 the API would give. Both stop after the lesson's
+//! turn limit.
+
+mod answer;
+mod facts;
+pub(crate) mod harness;
+pub(crate) mod sdk;
+mod sent;
+
+use serde_json::{json, Value};
+
+use crate::bridge::LoadError;
+use crate::replay::events::{Event, Replay};
+use crate::lesson::{Lesson, Runtime, Ticket};
+use crate::replay::turns::{Model, Turn};
+use crate::replay::recordings::canonical;
+use crate::world::World;
+pub(crate) use answer::{answer_message, sent_as, Answered};
+use harness::{Backoff, Code, Harness, Mode, Policy, ToolRun};
+
+/// The request body the runtime sends for this conversation so far.
+pub(crate) fn request(lesson: &Lesson, ticket: &Ticket, runtime: Runtime, messages: &[Value]) -> Value {
+    let (system, tools) = match runtime {
+        Runtime::Harness => (
+            &lesson.agent.harness_system,
+            lesson.tools_for(ticket).into_iter().map(|t| t.definition(&t.name)).collect(),
+        ),
+        Runtime::Sdk => (&lesson.agent.sdk_system, sdk::tool_definitions(lesson, ticket)),
+    };
+    json!({
+        "model": lesson.agent.model,
+        "max_tokens": lesson.agent.max_tokens,
+        "system": system.trim(),
+        "tools": tools,
+        "messages": messages,
+    })
+}
+
+/// A tool call in words, for its card: the tool's `says`, filled from its input.
+pub(crate) fn words(lesson: &Lesson, tool: &str, input: &Value) -> String {
+    let plain = sdk::unqualified(&lesson.agent.server, tool).unwrap_or(tool);
+    let Some(found) = lesson.tool(plain) else {
+        return format!("calls {plain}");
+    };
+    let mut fields: Vec<(String, String)> = Vec::new();
+    if let Some(object) = input.as_object() {
+        for (key, value) in object {
+            let shown = value.as_str().map(String::from).unwrap_or_else(|| value.to_string());
+            fields.push((key.clone(), shown));
+        }
+    }
+    let text = crate::world::fill(&found.says, &fields);
+    if text.contains('{') {
+        // A field the call left out: say so rather than show the template.
+        return found.says_bare.clone().unwrap_or_else(|| format!("calls {plain} without all of its input"));
+    }
+    text
+}
+
+fn text_of(content: &[Value]) -> String {
+    let parts: Vec<&str> = content
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+    parts.join("\n\n")
+}
+
+/// The replay of a ticket whose code could not be loaded.
+pub(crate) fn not_loaded(lesson: &Lesson, ticket: &Ticket, code: &str, runtime: Runtime, error: &LoadError) -> Replay {
+    let mut events = vec![Event::Customer { text: ticket.text.clone() }];
+    events.push(Event::CodeError { message: error.message.clone(), call: None, printed: error.output.clone() });
+    finish(lesson, ticket, code, runtime, events, &Default::default())
+}
+
+fn finish(
+    lesson: &Lesson,
+    ticket: &Ticket,
+    code: &str,
+    runtime: Runtime,
+    events: Vec<Event>,
+    effects: &crate::world::Effects,
+) -> Replay {
+    let place = lesson.place();
+    let judgement = crate::replay::story::judgement(&events, place, runtime);
+    let mut verdict = crate::replay::story::verdict(&events, place, effects);
+    verdict.note = crate::replay::story::note(ticket.notes.list(), &verdict.counts).map(String::from);
+    Replay {
+        lesson: lesson.id.clone(),
+        ticket: ticket.id.clone(),
+        code: code.to_string(),
+        runtime: runtime.name().to_string(),
+        events,
+        judgement,
+        verdict,
+    }
+}
+
+/// How one turn ended.
+enum Next {
+    /// The model answered with text: the run is over.
+    Done,
+    /// The model called tools and they ran: these messages answer them (one, unless the
+    /// lesson's answer hook built several).
+    Answer(Vec<Value>),
+    /// The run stopped early (no recording, a fault, a refused request).
+    Stop,
+}
+
+/// One run of a ticket in progress.
+struct Conversation<'r, 'l> {
+    lesson: &'l Lesson,
+    ticket: &'l Ticket,
+    runtime: Runtime,
+    policy: Policy<'l>,
+    world: Box<dyn World + 'l>,
+    backoff: Backoff,
+    code: &'r mut dyn Code,
+    messages: Vec<Value>,
+    /// The run's events so far: each pushed once, when its turn is over, and never edited.
+    events: Vec<Event>,
+    /// The events of the turn in progress, pushed to `events` once what the message that
+    /// answers the turn sent is known.
+    turn: Vec<Event>,
+    /// Whether the ticket's follow-up text has gone to the model yet.
+    followed_up: bool,
+    /// The reads the world named for failed calls so far (the call's id, the read), so that
+    /// a model that makes that read is seen to check the failure.
+    named_reads: Vec<(String, Value)>,
+}
+
+/// Run one ticket: the model's turns from `model`, the tools and the harness for real.
+pub(crate) fn run(
+    lesson: &Lesson,
+    ticket: &Ticket,
+    runtime: Runtime,
+    code_label: &str,
+    code: &mut dyn Code,
+    model: &mut dyn Model,
+) -> Replay {
+    let mut c = Conversation {
+        lesson,
+        ticket,
+        runtime,
+        policy: Policy::of(lesson),
+        world: lesson.place().start(&ticket.id),
+        backoff: Backoff::seeded(&format!("{}/{}", lesson.id, ticket.id)),
+        code,
+        messages: vec![json!({"role": "user", "content": ticket.text})],
+        events: vec![Event::Customer { text: ticket.text.clone() }],
+        turn: Vec::new(),
+        followed_up: false,
+        named_reads: Vec::new(),
+    };
+    let mut answered = false;
+    for _ in 0..lesson.agent.max_turns {
+        let next = c.turn(model);
+        c.events.append(&mut c.turn);
+        match next {
+            // Over either way: a stop has said why in its own event.
+            Next::Done | Next::Stop => {
+                answered = true;
+                break;
+            }
+            Next::Answer(messages) => c.messages.extend(messages),
+        }
+    }
+    if !answered {
+        c.events.push(Event::CodeError {
+            message: format!("the agent stopped after {} model turns without a final reply", lesson.agent.max_turns),
+            call: None,
+            printed: String::new(),
+        });
+    }
+    let effects = c.world.effects();
+    finish(lesson, ticket, code_label, runtime, c.events, &effects)
+}
+
+impl Conversation<'_, '_> {
+    /// Send the conversation so far, and act on the model's turn.
+    fn turn(&mut self, model: &mut dyn Model) -> Next {
+        let body = request(self.lesson, self.ticket, self.runtime, &self.messages);
+        if let Err(message) = crate::replay::messages::check_request(&body).map_err(|e| e.to_string()) {
+            self.turn.push(Event::ApiError { status: 400, error_type: "invalid_request_error".into(), message });
+            return Next::Stop;
+        }
+        let (response, provenance, mut by_kind) = match model.respond(&body) {
+            Turn::Reply { response, provenance, by_kind } => (response, provenance, by_kind),
+            Turn::Refused { status, error_type, message } => {
+                self.turn.push(Event::ApiError { status, error_type, message });
+                return Next::Stop;
+            }
+            Turn::Missing { closest, diff, words } => {
+                let sent = self.messages.last().and_then(|m| m.get("content")).cloned().unwrap_or(Value::Null);
+                let (explanation, next) = no_recording();
+                self.turn.push(Event::NoRecording { sent, closest, diff, explanation, next, words });
+                return Next::Stop;
+            }
+        };
+        let content: Vec<Value> = response.get("content").and_then(Value::as_array).cloned().unwrap_or_default();
+        let calls: Vec<Value> =
+            content.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")).cloned().collect();
+        let text = text_of(&content);
+        if calls.is_empty() {
+            self.turn.push(Event::Reply { text, provenance, by_kind });
+            return Next::Done;
+        }
+        let mut preface = (!text.trim().is_empty()).then_some(text);
+        let mut results = Vec::new();
+        for call in &calls {
+            let id = call.get("id").and_then(Value::as_str).unwrap_or("").to_string();
+            let tool = call.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+            let input = call.get("input").cloned().unwrap_or(Value::Null);
+            self.turn.push(Event::ToolCall {
+                id: id.clone(),
+                tool: tool.clone(),
+                input: input.clone(),
+                words: words(self.lesson, &tool, &input),
+                preface: preface.take(),
+                provenance: provenance.clone(),
+                // The turn's label goes on its first card.
+                by_kind: std::mem::take(&mut by_kind),
+            });
+            match self.call_tool(&id, &tool, &input) {
+                Some(result) => results.push(result),
+                None => return Next::Stop,
+            }
+        }
+        self.messages.push(json!({"role": "assistant", "content": content}));
+        match self.answer(&calls, results) {
+            Some(messages) => Next::Answer(messages),
+            None => Next::Stop,
+        }
+    }
+
+    /// Run one tool call in this runtime and record its attempts. `None`: the learner's code
+    /// failed, and the run stops.
+    fn call_tool(&mut self, id: &str, tool: &str, input: &Value) -> Option<Answered> {
+        let lesson = self.lesson;
+        let delegated = lesson.tool(tool).and_then(|t| t.runs.clone());
+        let mut harness = Harness {
+            world: self.world.as_mut(),
+            policy: self.policy,
+            code: &mut *self.code,
+            backoff: &mut self.backoff,
+        };
+        let (run, wire) = match (self.runtime, &delegated) {
+            (Runtime::Harness, Some(task)) => {
+                (harness.run(Mode::Full(lesson.harness.subagent_attempts), task, input, true), None)
+            }
+            (Runtime::Harness, None) => (harness.run_tool(tool, input), None),
+            (Runtime::Sdk, _) => {
+                let (run, result) = sdk::call_tool(&mut harness, &lesson.agent.server, tool, input);
+                (run, Some(result))
+            }
+        };
+        let prior = match self.runtime {
+            Runtime::Sdk => facts::earlier_attempts(self.events.iter().chain(&self.turn), tool, input),
+            Runtime::Harness => 0,
+        };
+        let wire_value = wire.as_ref().and_then(|w| serde_json::to_value(w).ok());
+        let plain = sdk::unqualified(&lesson.agent.server, tool).unwrap_or(tool);
+        self.push_attempts(id, &run, prior, wire_value, plain);
+        if let Some(fault) = &run.fault {
+            self.push_fault(fault);
+            return None;
+        }
+        let mut result = run.result().cloned().unwrap_or(Value::Null);
+        if delegated.is_some() && run.is_error() {
+            if let Some(report) = self.subagent_report(&run, input) {
+                self.turn.push(Event::Report { tool_use_id: id.to_string(), report: report["report"].clone() });
+                result = report;
+            }
+        }
+        let (content, is_error) = match wire {
+            Some(wire) => (Value::from(wire.content), wire.is_error),
+            None => (Value::from(canonical(&result)), run.is_error()),
+        };
+        Some(Answered { id: id.to_string(), run, result, content, is_error })
+    }
+
+    /// What a subagent passes up when its task failed: the world's report, under the lesson's
+    /// failure flag.
+    fn subagent_report(&self, run: &ToolRun, input: &Value) -> Option<Value> {
+        let seen = self.policy.seen(run.result()?);
+        let report = self.world.report(&seen, run.attempts.len(), input)?;
+        let mut wrapped = serde_json::Map::new();
+        if let Some(flag) = self.lesson.failure.as_ref().and_then(|f| f.flag.clone()) {
+            wrapped.insert(flag, Value::Bool(true));
+        }
+        wrapped.insert("report".into(), report);
+        Some(Value::Object(wrapped))
+    }
+
+    /// The user message that answers a turn. `None`: the learner's code failed.
+    fn answer(&mut self, calls: &[Value], results: Vec<Answered>) -> Option<Vec<Value>> {
+        let note = (!self.followed_up).then(|| self.ticket.follow_up.clone()).flatten();
+        self.followed_up = true;
+        let built = answer_message(self.lesson, self.runtime, self.policy, &mut *self.code, calls, &results, note);
+        let (message, printed) = match built {
+            Ok(built) => built,
+            Err(fault) => {
+                self.push_fault(&fault);
+                return None;
+            }
+        };
+        let messages = sent_as(message);
+        let turn = std::mem::take(&mut self.turn);
+        let place = self.lesson.place();
+        self.turn = sent::complete(turn, &results, &messages, &printed, self.runtime, place);
+        self.turn.extend(facts::notes(&messages));
+        Some(messages)
+    }
+
+    fn push_fault(&mut self, fault: &harness::Fault) {
+        self.turn.push(Event::CodeError {
+            message: fault.call.outcome.problem().unwrap_or_default(),
+            call: Some(crate::text::pyrepr::call(&fault.function, &fault.args)),
+            printed: fault.call.shown_output(),
+        });
+    }
+}
+
+/// What a card says when the run asked for a model turn nobody recorded: why the replay stops,
+/// and how to get a reply.
+fn no_recording() -> (String, String) {
+    (
+        "No recorded reply answers this request, so the replay stops here.".to_string(),
+        "--live with ANTHROPIC_API_KEY set asks the model and keeps its reply under work/; an author \
+records one with ./workshop record."
+            .to_string(),
+    )
+}

@@ -1,0 +1,94 @@
+//! What the message that answers a turn sent for each call: the `tool_result` block the model
+//! receives, shown under the try it came from, and whether it gave away a failure's internal
+//! text. Worked out before the turn's events are pushed, so no event is edited afterwards.
+
+use serde_json::Value;
+
+use super::answer::Answered;
+use crate::replay::events::Event;
+use crate::lesson::Runtime;
+use crate::world::Place;
+
+/// The turn's events, completed with what the answering message sent: the block under each
+/// call's last attempt (or the read that settled it), a leak marked on the attempt it came from,
+/// and what the answer hook printed on the turn's last attempt.
+pub(super) fn complete(
+    mut turn: Vec<Event>,
+    results: &[Answered],
+    messages: &[Value],
+    printed: &str,
+    runtime: Runtime,
+    place: &dyn Place,
+) -> Vec<Event> {
+    if !printed.is_empty() {
+        let last = turn.iter_mut().rev().find_map(|e| match e {
+            Event::Attempt { printed, .. } => Some(printed),
+            _ => None,
+        });
+        if let Some(last) = last {
+            last.push_str(printed);
+        }
+    }
+    let blocks: Vec<&Value> =
+        messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)).flatten().collect();
+    for answered in results {
+        let block = blocks
+            .iter()
+            .find(|b| b.get("tool_use_id").and_then(Value::as_str) == Some(answered.id.as_str()))
+            .map(|b| (*b).clone());
+        if leaked(answered, block.as_ref(), place) {
+            let last = turn.iter_mut().rev().find_map(|e| match e {
+                Event::Attempt { tool_use_id, leaked, .. } if *tool_use_id == answered.id => Some(leaked),
+                _ => None,
+            });
+            if let Some(slot) = last {
+                *slot = true;
+            }
+        }
+        let settled = answered.run.settled.is_some();
+        let last = turn.iter_mut().rev().find_map(|e| match e {
+            Event::Verify { tool_use_id, wire, .. } if settled && *tool_use_id == answered.id => Some(wire),
+            Event::Attempt { tool_use_id, wire, block, .. } if *tool_use_id == answered.id => {
+                Some(if runtime == Runtime::Sdk { block } else { wire })
+            }
+            _ => None,
+        });
+        if let Some(slot) = last {
+            *slot = block;
+        }
+    }
+    turn
+}
+
+/// Whether the block sent for a call passed on the world's internal text of its failure as it was.
+fn leaked(answered: &Answered, block: Option<&Value>, place: &dyn Place) -> bool {
+    let cause = answered.run.attempts.last().and_then(|a| a.cause.as_ref());
+    let internal = cause.filter(|c| place.internal(&c.category));
+    internal.is_some_and(|c| block.is_some_and(|b| gives_away(&block_text(b), &c.message)))
+}
+
+/// Whether text sent to the model gives away a failure's internal text: all of it, or one of its
+/// telling words (a host, a path, a credential: eight characters or more with a `.`, `-` or `/`
+/// inside), so a sentence that keeps only the host name still counts.
+fn gives_away(text: &str, internal: &str) -> bool {
+    let internal = internal.trim();
+    if text.contains(internal) {
+        return true;
+    }
+    internal
+        .split(|c: char| c.is_whitespace() || "\"'(),=@:".contains(c))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| w.chars().count() >= 8 && w.contains(['.', '-', '/']))
+        .any(|w| text.contains(w))
+}
+
+/// The text a `tool_result` block gives the model: its content string, or its text blocks.
+fn block_text(block: &Value) -> String {
+    match block.get("content") {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(parts)) => {
+            parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+        }
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,529 @@
+//! The story of a run, judged from its events: how each try went (its tone), what the run did
+//! (its counts), the verdict under the replay and the lesson's note on it. Judged by what
+//! happened (the world's truth about each failure, the reads between tries), never by which code
+//! ran, in either runtime.
+
+use serde_json::{json, Value};
+
+use crate::replay::events::{self, Counts, Event, Judgement, Tone, Verdict};
+use crate::lesson::{Cond, Note, Runtime};
+use crate::world::{Effects, Place};
+
+/// How a failed try is judged, once the run is over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Judged {
+    /// Tried again, and the failure was one a retry can fix.
+    Sound,
+    /// Tried again after a read of the same object found nothing: known to be safe.
+    Checked,
+    /// Tried again although no retry could help: the same failure came back, or a read had
+    /// shown the call went through.
+    Wasted,
+    /// Tried again with nothing to show it was safe.
+    Blind,
+    /// Not tried again: a read showed it had gone through.
+    Settled,
+    /// Not tried again, and it failed the same way as the try before it.
+    Again,
+    /// Not tried again: the failure went back as it was.
+    Reported,
+    /// Not tried again, and its result never reached the model: the API refused the request.
+    Dropped,
+}
+
+/// One execution of a tool in the run: an attempt of a call the model made, or a try of a
+/// read the harness ran.
+#[derive(Clone, Debug)]
+struct Try {
+    /// The event's index.
+    at: usize,
+    /// The call it is a try of: the tool and its input.
+    key: Value,
+    /// The model's call this try answers, or for a harness read, the call it checks.
+    id: String,
+    failed: bool,
+    cause: Option<String>,
+    /// A read run to settle a failure: whose call it checks.
+    read_of: Option<String>,
+    found: Option<bool>,
+    /// What the failure claimed about a retry.
+    claimed: Option<bool>,
+}
+
+impl Try {
+    fn is_read(&self) -> bool {
+        self.read_of.is_some()
+    }
+}
+
+fn tries(events: &[Event]) -> Vec<Try> {
+    let call_of = |id: &str| {
+        events.iter().find_map(|e| match e {
+            Event::ToolCall { id: i, tool, input, .. } if i == id => Some(json!([tool, input])),
+            _ => None,
+        })
+    };
+    events
+        .iter()
+        .enumerate()
+        .filter_map(|(at, e)| match e {
+            Event::Attempt { tool_use_id, failed, cause, read_of, found, retryable, .. } => Some(Try {
+                at,
+                key: call_of(tool_use_id).unwrap_or(Value::Null),
+                id: tool_use_id.clone(),
+                failed: *failed,
+                cause: cause.clone(),
+                read_of: read_of.clone(),
+                found: *found,
+                claimed: *retryable,
+            }),
+            Event::Verify { tool_use_id, tool, input, failed, found, cause, .. } => Some(Try {
+                at,
+                key: json!(["read", tool, input]),
+                id: tool_use_id.clone(),
+                failed: *failed,
+                cause: cause.clone(),
+                read_of: Some(tool_use_id.clone()),
+                found: *found,
+                claimed: None,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What the reads of a call found between two of its tries: `Some(found)` from the last read
+/// that answered, `None` when no read answered (or none ran).
+fn read_between(all: &[Try], of: &str, from: usize, to: usize) -> Option<bool> {
+    all.iter()
+        .filter(|t| t.at > from && t.at < to && t.read_of.as_deref() == Some(of))
+        .filter_map(|t| t.found)
+        .next_back()
+}
+
+/// Whether the run's next request after this event, the one that would carry its result, was
+/// refused by the API: the first model turn, refusal or stop after it is the refusal.
+fn refused_after(events: &[Event], at: usize) -> bool {
+    let next = events[at + 1..].iter().find(|e| {
+        matches!(
+            e,
+            Event::ToolCall { .. }
+                | Event::Reply { .. }
+                | Event::ApiError { .. }
+                | Event::NoRecording { .. }
+                | Event::CodeError { .. }
+        )
+    });
+    matches!(next, Some(Event::ApiError { .. }))
+}
+
+/// Each failed try with its judgement.
+fn judge(all: &[Try], place: &dyn Place, events: &[Event]) -> Vec<(usize, Judged)> {
+    let mut out = Vec::new();
+    for (n, t) in all.iter().enumerate() {
+        if !t.failed {
+            continue;
+        }
+        let next = all[n + 1..].iter().find(|u| u.key == t.key);
+        let previous = all[..n].iter().rev().find(|u| u.key == t.key);
+        let helps = t.cause.as_ref().is_some_and(|c| place.retry_helps(c));
+        let found = if t.is_read() { None } else { read_between(all, &t.id, t.at, next.map_or(usize::MAX, |u| u.at)) };
+        let judged = match next {
+            Some(_) if found == Some(false) => Judged::Checked,
+            Some(_) if found == Some(true) => Judged::Wasted,
+            Some(_) if helps => Judged::Sound,
+            Some(u) if u.failed && u.cause == t.cause => Judged::Wasted,
+            Some(_) => Judged::Blind,
+            None if found == Some(true) => Judged::Settled,
+            None if !helps && previous.is_some_and(|p| p.failed && p.cause == t.cause) => Judged::Again,
+            None if refused_after(events, t.at) => Judged::Dropped,
+            None => Judged::Reported,
+        };
+        out.push((t.at, judged));
+    }
+    out
+}
+
+/// The story's judgement of every attempt, once the run is over: whether it was retried, and
+/// how that went, is known only then. Kept beside the events, which stay as they happened.
+pub(crate) fn judgement(events: &[Event], place: &dyn Place, runtime: Runtime) -> Judgement {
+    let all = tries(events);
+    let judged = judge(&all, place, events);
+    let model_retried = match runtime {
+        Runtime::Sdk => model_retries(events),
+        Runtime::Harness => Vec::new(),
+    };
+    let out = events
+        .iter()
+        .enumerate()
+        .map(|(at, event)| {
+            let Event::Attempt { failed, retried, .. } = event else {
+                return None;
+            };
+            let tone = match judged.iter().find(|(i, _)| *i == at).map(|(_, j)| *j) {
+                _ if !failed => Tone::Worked,
+                Some(Judged::Sound) => Tone::Retried,
+                Some(Judged::Checked) => Tone::Checked,
+                Some(Judged::Wasted | Judged::Again) => Tone::Wasted,
+                Some(Judged::Blind) => Tone::Blind,
+                Some(Judged::Settled) => Tone::Settled,
+                Some(Judged::Reported) | None => Tone::Reported,
+                Some(Judged::Dropped) => Tone::Dropped,
+            };
+            Some(events::Judged { tone, retried: *retried || model_retried.contains(&at) })
+        })
+        .collect();
+    Judgement(out)
+}
+
+/// In the SDK runtime a retry is the model calling the same tool with the same input again:
+/// the attempts so retried, each the last attempt of a same call before the call that repeats
+/// it.
+fn model_retries(events: &[Event]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (at, event) in events.iter().enumerate() {
+        let Event::ToolCall { tool, input, .. } = event else {
+            continue;
+        };
+        let mut same_call = false;
+        let mut last_attempt = None;
+        for (i, earlier) in events[..at].iter().enumerate() {
+            match earlier {
+                Event::ToolCall { tool: t, input: x, .. } => same_call = t == tool && x == input,
+                Event::Attempt { .. } if same_call => last_attempt = Some(i),
+                _ => {}
+            }
+        }
+        out.extend(last_attempt);
+    }
+    out
+}
+
+/// `1 retry`, `2 retries`: a count with its noun (`render::count` for a noun whose plural is
+/// its `s` form).
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// "once", "twice", "3 times".
+fn times(n: usize) -> String {
+    match n {
+        1 => "once".into(),
+        2 => "twice".into(),
+        n => format!("{n} times"),
+    }
+}
+
+/// How the run ended, and why it stopped early when it did.
+fn ending(events: &[Event]) -> (&'static str, Option<&'static str>) {
+    match events.last() {
+        Some(Event::Reply { .. }) => ("reply", None),
+        Some(Event::NoRecording { .. }) => ("no_recording", Some("no recorded reply for this request")),
+        Some(Event::ApiError { status: 400, .. }) => ("api_error", Some("the API refused the request (400)")),
+        Some(Event::ApiError { .. }) => ("api_error", Some("the API refused the request")),
+        Some(Event::CodeError { .. }) => ("code_error", Some("the code under replay failed")),
+        _ => ("none", None),
+    }
+}
+
+/// Count what the run did, and say it in a line that agrees with itself.
+pub(crate) fn verdict(events: &[Event], place: &dyn Place, effects: &Effects) -> Verdict {
+    let all = tries(events);
+    let judged = judge(&all, place, events);
+    let (ends, stopped) = ending(events);
+    let counts = counts(events, &all, &judged, ends, effects);
+    let head = head(events, &all, &counts);
+    let mut text = match stopped {
+        Some(why) => format!("{head}, then the replay stopped: {why}."),
+        None => told(events, &all, &judged, &counts, head),
+    };
+    for harm in &effects.harms {
+        text.push(' ');
+        text.push_str(harm);
+    }
+    Verdict {
+        tool_calls: events.iter().filter(|e| matches!(e, Event::Attempt { .. })).count(),
+        wasted_retries: counts.wasted_retries,
+        text,
+        stopped: stopped.map(|_| ends.to_string()),
+        effects: effects.detail.clone(),
+        harmed: !effects.harms.is_empty(),
+        note: None,
+        counts,
+    }
+}
+
+/// Whether the `n`th try followed a failed try of the same call.
+fn retry_of(all: &[Try], n: usize) -> bool {
+    all[..n].iter().rev().find(|u| u.key == all[n].key).is_some_and(|u| u.failed)
+}
+
+/// The tries of the calls the model made, reads aside.
+fn calls(all: &[Try]) -> Vec<&Try> {
+    all.iter().filter(|t| !t.is_read()).collect()
+}
+
+/// The different calls made (a tool and its input), in the order first made.
+fn keys<'t>(calls: &[&'t Try]) -> Vec<&'t Value> {
+    let mut keys: Vec<&Value> = Vec::new();
+    for t in calls {
+        if !keys.contains(&&t.key) {
+            keys.push(&t.key);
+        }
+    }
+    keys
+}
+
+/// Tries of reads that followed a failed try of the same read, and all tries of reads.
+fn read_tries(all: &[Try]) -> (usize, usize) {
+    let retried = (0..all.len()).filter(|&n| all[n].is_read() && retry_of(all, n)).count();
+    (retried, all.iter().filter(|t| t.is_read()).count())
+}
+
+fn count(judged: &[(usize, Judged)], j: Judged) -> usize {
+    judged.iter().filter(|(_, x)| *x == j).count()
+}
+
+/// What the run did, counted.
+fn counts(events: &[Event], all: &[Try], judged: &[(usize, Judged)], ends: &str, effects: &Effects) -> Counts {
+    let calls = calls(all);
+    let keys = keys(&calls);
+    let (read_retries, read_tries) = read_tries(all);
+    let settled: Vec<usize> = judged.iter().filter(|(_, j)| *j == Judged::Settled).map(|(at, _)| *at).collect();
+    Counts {
+        attempts: calls.len(),
+        reads: read_tries - read_retries,
+        retries: (0..all.len()).filter(|&n| retry_of(all, n)).count(),
+        wasted_retries: count(judged, Judged::Wasted),
+        blind_retries: count(judged, Judged::Blind),
+        bare_failures: events.iter().filter(|e| matches!(e, Event::Attempt { bare: true, .. })).count(),
+        reports: events.iter().filter(|e| matches!(e, Event::Report { .. })).count(),
+        leaks: events.iter().filter(|e| matches!(e, Event::Attempt { leaked: true, .. })).count(),
+        // A call whose last try failed, unless a read showed it had gone through.
+        failed: keys.iter().any(|key| {
+            calls.iter().rev().find(|t| t.key == **key).is_some_and(|t| t.failed && !settled.contains(&t.at))
+        }),
+        ends: ends.to_string(),
+        world: effects.counts.clone(),
+    }
+}
+
+/// The verdict's opening: how often the tool was tried (or the calls and retries, for several
+/// calls), and how often a read ran.
+fn head(events: &[Event], all: &[Try], counts: &Counts) -> String {
+    let calls = calls(all);
+    let called = events.iter().any(|e| matches!(e, Event::ToolCall { .. }));
+    let mut head = match (keys(&calls).len(), calls.len()) {
+        (0, _) if called => "The tool was called, but no attempt finished".to_string(),
+        (0, _) => "The tool never ran".to_string(),
+        (1, n) => format!("Tried {}", times(n)),
+        // Counted as the cards number them: a call is a card of its own (the model asking
+        // again for the same thing too), a retry an attempt after the first of one call.
+        (_, _) => {
+            let mut ids: Vec<&str> = calls.iter().map(|t| t.id.as_str()).collect();
+            ids.dedup();
+            let call_retries = events
+                .iter()
+                .filter(|e| matches!(e, Event::Attempt { number, read_of: None, .. } if *number > 1))
+                .count();
+            format!("{}, {}", plural(ids.len(), "call", "calls"), plural(call_retries, "retry", "retries"))
+        }
+    };
+    let (read_retries, read_tries) = read_tries(all);
+    if counts.reads > 0 {
+        head.push_str(&format!(" and read {}", times(counts.reads)));
+        if read_retries > 0 {
+            head.push_str(&format!(", in {} tries", read_tries));
+        }
+    }
+    head
+}
+
+/// The rest of the verdict of a run that was not stopped: the one thing most worth saying
+/// about how its failures were handled.
+fn told(events: &[Event], all: &[Try], judged: &[(usize, Judged)], counts: &Counts, head: String) -> String {
+    let calls = calls(all);
+    let called = events.iter().any(|e| matches!(e, Event::ToolCall { .. }));
+    let last_worked = calls.last().is_some_and(|t| !t.failed);
+    let blind_claimed =
+        judged.iter().any(|(at, j)| *j == Judged::Blind && all.iter().any(|t| t.at == *at && t.claimed == Some(true)));
+    if counts.wasted_retries > 0 {
+        format!("{head}. {} could not have helped.", plural(counts.wasted_retries, "retry", "retries"))
+    } else if counts.blind_retries > 0 && blind_claimed {
+        format!("{head}: the error said a retry could help, but nothing showed this failure was safe to repeat.")
+    } else if counts.blind_retries > 0 && last_worked {
+        format!("{head}: the retry went through, but nothing said it was safe to repeat.")
+    } else if counts.blind_retries > 0 {
+        format!("{head}: a retry was made although nothing said it was safe to repeat.")
+    } else if count(judged, Judged::Checked) > 0 {
+        format!("{head}: the read found nothing, so the retry was known to be safe.")
+    } else if count(judged, Judged::Settled) > 0 {
+        format!("{head}: the read showed it had gone through, so nothing was repeated.")
+    } else if keys(&calls).len() > 1 {
+        format!("{head}: {}.", came_back(events, all))
+    } else if count(judged, Judged::Sound) > 0 && last_worked {
+        format!("{head}: the retry got it through.")
+    } else if calls.is_empty() && !called {
+        format!("{head}; the agent answered directly.")
+    } else {
+        format!("{head}, then explained the result.")
+    }
+}
+
+/// For a run that made several different calls (a coordinator's subagents): what came back to
+/// the agent: every result, results and a report of what failed, results and failures that
+/// say what happened, or failures that say nothing at all.
+fn came_back(events: &[Event], all: &[Try]) -> String {
+    let ids: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCall { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+        .filter(|id| all.iter().any(|t| t.id == *id && !t.is_read()))
+        .collect();
+    let (mut worked, mut reported, mut told, mut bare) = (0, 0, 0, 0);
+    for id in ids {
+        let last = events.iter().rev().find_map(|e| match e {
+            Event::Attempt { tool_use_id, failed, bare, .. } if tool_use_id == id => Some((*failed, *bare)),
+            _ => None,
+        });
+        let has_report = events.iter().any(|e| matches!(e, Event::Report { tool_use_id, .. } if tool_use_id == id));
+        match (last, has_report) {
+            (Some((false, _)), _) => worked += 1,
+            (_, true) => reported += 1,
+            (Some((true, false)), _) => told += 1,
+            _ => bare += 1,
+        }
+    }
+    let results = plural(worked, "result", "results");
+    match (reported, told, bare) {
+        (0, 0, 0) => "every result came back".to_string(),
+        (r, 0, 0) => format!("{results} and {} of what failed, in four parts", plural(r, "report", "reports")),
+        (_, t, 0) => {
+            format!("{results}; {} came back saying what happened", plural(t, "failure", "failures"))
+        }
+        (_, _, b) => format!(
+            "{results}; {} came back with nothing that says what happened or what to do",
+            plural(b, "failure", "failures")
+        ),
+    }
+}
+
+/// The first of a ticket's notes whose conditions all hold of what the run did.
+pub(crate) fn note<'n>(notes: &'n [Note], counts: &Counts) -> Option<&'n str> {
+    let facts = counts.value();
+    notes.iter().find(|n| holds(&n.when, &facts)).map(|n| n.says.trim())
+}
+
+/// Whether every condition holds of the facts (a run's counts).
+pub(crate) fn holds(when: &std::collections::BTreeMap<String, Cond>, facts: &Value) -> bool {
+    when.iter().all(|(key, cond)| cond.holds(facts.get(key)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::recordings::Provenance;
+
+    /// A world where only a timeout is worth retrying; the verdict never starts a run in it.
+    #[derive(Debug)]
+    struct Timeouts;
+
+    impl Place for Timeouts {
+        fn start(&self, _ticket: &str) -> Box<dyn crate::world::World + '_> {
+            unreachable!("a verdict is judged from events, without a run")
+        }
+        fn message(&self, _key: &str) -> Option<&str> {
+            None
+        }
+        fn retry_helps(&self, category: &str) -> bool {
+            category == "transient"
+        }
+        fn draw_fields(&self, _draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)> {
+            Vec::new()
+        }
+        fn summary(&self, _output: &Value) -> Option<String> {
+            None
+        }
+    }
+
+    fn authored() -> Provenance {
+        Provenance::Authored { by: "tests".into(), written: "2026-12-01".into() }
+    }
+
+    fn call() -> Event {
+        Event::ToolCall {
+            id: "toolu_1".into(),
+            tool: "process_refund".into(),
+            input: json!({"order_id": "0871"}),
+            words: "refunds order 0871".into(),
+            preface: None,
+            provenance: authored(),
+            by_kind: Vec::new(),
+        }
+    }
+
+    /// A try of `toolu_1`: failed with `cause` (claiming what `retryable` says), or worked.
+    fn attempt(number: u32, cause: Option<&str>, retryable: Option<bool>) -> Event {
+        Event::Attempt {
+            tool_use_id: "toolu_1".into(),
+            number,
+            output: json!({}),
+            failed: cause.is_some(),
+            category: cause.map(String::from),
+            retryable,
+            message: None,
+            details: Vec::new(),
+            cause: cause.map(String::from),
+            summary: None,
+            retried: false,
+            wire: None,
+            printed: String::new(),
+            answer: None,
+            bare: false,
+            read_of: None,
+            found: None,
+            block: None,
+            leaked: false,
+            capped: None,
+            said: Vec::new(),
+        }
+    }
+
+    fn reply() -> Event {
+        Event::Reply { text: "Done.".into(), provenance: authored(), by_kind: Vec::new() }
+    }
+
+    fn text(events: &[Event]) -> String {
+        verdict(events, &Timeouts, &Effects::default()).text
+    }
+
+    #[test]
+    fn a_retry_nothing_said_was_safe_is_told_apart_from_one_the_error_invited() {
+        // A business refusal (no retry can fix it) that said nothing of retrying, tried again.
+        let went_through = [call(), attempt(1, Some("business"), None), attempt(2, None, None), reply()];
+        assert_eq!(text(&went_through), "Tried twice: the retry went through, but nothing said it was safe to repeat.");
+        let failed_again =
+            [call(), attempt(1, Some("business"), Some(false)), attempt(2, Some("validation"), None), reply()];
+        assert_eq!(text(&failed_again), "Tried twice: a retry was made although nothing said it was safe to repeat.");
+        let invited = [call(), attempt(1, Some("business"), Some(true)), attempt(2, None, None), reply()];
+        assert_eq!(
+            text(&invited),
+            "Tried twice: the error said a retry could help, but nothing showed this failure was safe to repeat."
+        );
+    }
+
+    #[test]
+    fn a_run_without_a_finished_attempt_says_whether_the_tool_was_called() {
+        assert_eq!(text(&[reply()]), "The tool never ran; the agent answered directly.");
+        assert_eq!(
+            text(&[call(), reply()]),
+            "The tool was called, but no attempt finished, then explained the result."
+        );
+    }
+}

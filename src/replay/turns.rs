@@ -1,0 +1,289 @@
+//! Where the model's turns come from: recordings (replay), or an authored script (when lesson
+//! authors make recordings). Either way the harness and the tools around it run for real.
+
+use std::collections::{HashSet, VecDeque};
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::lesson::kinds::{ByKind, Unanswered};
+use crate::replay::recordings::{self, Cassette, Entry, Provenance};
+
+/// The model's answer to one request.
+pub(crate) enum Turn {
+    Reply {
+        response: Value,
+        provenance: Provenance,
+        /// When the reply was recorded for other words of the same kind: those words and these.
+        by_kind: Vec<ByKind>,
+    },
+    /// The API refused the request: a recorded error response (`{"type": "error", ...}`).
+    Refused { status: u16, error_type: String, message: String },
+    /// Nobody recorded a reply to this request.
+    Missing {
+        closest: Option<String>,
+        diff: String,
+        /// The words of the request that replies depend on by kind, and the kinds recorded.
+        words: Vec<Unanswered>,
+    },
+}
+
+impl Turn {
+    /// A recorded turn: the model's reply, or the API's refusal when that is what was recorded.
+    pub(crate) fn recorded(entry: &Entry) -> Turn {
+        let response = &entry.response;
+        if entry.refused() {
+            let error = response.get("error");
+            let text = |k: &str| error.and_then(|e| e.get(k)).and_then(Value::as_str).unwrap_or("").to_string();
+            let status =
+                response.get("status").and_then(Value::as_u64).and_then(|s| u16::try_from(s).ok()).unwrap_or(400);
+            return Turn::Refused { status, error_type: text("type"), message: text("message") };
+        }
+        Turn::Reply { response: response.clone(), provenance: entry.provenance.clone(), by_kind: Vec::new() }
+    }
+
+    /// Nothing answers, and nothing is known of why.
+    pub(crate) fn missing(diff: String) -> Turn {
+        Turn::Missing { closest: None, diff, words: Vec::new() }
+    }
+}
+
+pub(crate) trait Model {
+    fn respond(&mut self, request: &Value) -> Turn;
+}
+
+/// Replays recorded turns, strictly by the request's key.
+pub(crate) struct ReplayModel<'c> {
+    cassette: &'c Cassette,
+    root: PathBuf,
+    /// Keys of the turns replayed so far.
+    pub used: HashSet<String>,
+}
+
+impl<'c> ReplayModel<'c> {
+    pub(crate) fn new(cassette: &'c Cassette, root: PathBuf) -> ReplayModel<'c> {
+        ReplayModel { cassette, root, used: HashSet::new() }
+    }
+}
+
+impl ReplayModel<'_> {
+    /// The recorded turn for the request with this key, if there is one.
+    pub(crate) fn find(&mut self, key: &str) -> Option<Turn> {
+        let found = self.cassette.find(key)?;
+        self.used.insert(key.to_string());
+        Some(Turn::recorded(&found.entry))
+    }
+
+    /// The turn recorded for other words of the same kind as this request's, labelled so.
+    pub(crate) fn find_kind(&mut self, request: &Value) -> Option<Turn> {
+        let (found, swaps) = self.cassette.find_kind(request)?;
+        self.used.insert(found.entry.key.clone());
+        let mut turn = Turn::recorded(&found.entry);
+        if let Turn::Reply { by_kind, .. } = &mut turn {
+            *by_kind = swaps;
+        }
+        Some(turn)
+    }
+
+    /// The request is not recorded: the closest recorded one, and how the two differ.
+    pub(crate) fn missing(&self, request: &Value) -> Turn {
+        let words = self.cassette.unanswered(request);
+        let Some(closest) = self.cassette.closest(request) else {
+            return Turn::Missing { closest: None, diff: String::new(), words };
+        };
+        let place = closest.place(&self.root);
+        let recorded = recordings::canonical_pretty(&closest.entry.request);
+        let mine = recordings::canonical_pretty(request);
+        let diff = similar::TextDiff::from_lines(&recorded, &mine)
+            .unified_diff()
+            .context_radius(3)
+            .header(&format!("recorded request ({place})"), "your run's request")
+            .to_string();
+        Turn::Missing { closest: Some(place), diff, words }
+    }
+}
+
+impl Model for ReplayModel<'_> {
+    fn respond(&mut self, request: &Value) -> Turn {
+        let key = recordings::key(request);
+        self.find(&key).or_else(|| self.find_kind(request)).unwrap_or_else(|| self.missing(request))
+    }
+}
+
+/// A tool's name as an MCP server offers it to the model: `mcp__<server>__<tool>`.
+pub(crate) fn qualified(server: &str, tool: &str) -> String {
+    format!("mcp__{server}__{tool}")
+}
+
+/// The plain tool name of a qualified one, when it is this server's.
+pub(crate) fn unqualified<'n>(server: &str, name: &'n str) -> Option<&'n str> {
+    name.strip_prefix("mcp__")?.strip_prefix(server)?.strip_prefix("__")
+}
+
+/// One authored model turn: optional text, then optional tool calls.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ScriptTurn {
+    #[serde(default)]
+    pub say: Option<String>,
+    #[serde(default)]
+    pub call: Vec<ScriptCall>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ScriptCall {
+    /// The plain tool name; the SDK runtime qualifies it.
+    pub tool: String,
+    pub input: Value,
+}
+
+/// One combination the authors scripted, and the tool runs it must show.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ScriptRun {
+    pub runtime: String,
+    pub ticket: String,
+    pub code: String,
+    pub tool_calls: usize,
+    pub turns: Vec<ScriptTurn>,
+}
+
+/// `recordings/<lesson>/script.toml`: the authored side of every recorded run.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Script {
+    pub by: String,
+    pub written: String,
+    #[serde(rename = "run")]
+    pub runs: Vec<ScriptRun>,
+}
+
+impl Script {
+    /// The script in a lesson's recordings folder, if it has one.
+    pub(crate) fn load(
+        root: &std::path::Path,
+        recordings: &std::path::Path,
+    ) -> Result<Option<Script>, crate::error::Error> {
+        let path = recordings.join("script.toml");
+        let shown = |p: &std::path::Path| crate::course::root::shown(root, p);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let text = crate::files::read_data_text(&path, crate::files::DATA_CAP)
+            .map_err(|e| crate::error::Error::io(shown(&path), e))?;
+        toml::from_str(&text).map(Some).map_err(|e| {
+            let line = e.span().map_or(1, |span| text.get(..span.start).unwrap_or(&text).matches('\n').count() + 1);
+            crate::error::Error::Corrupt {
+                path: format!("{}:{line}", shown(&path)),
+                why: format!(
+                    "is not a valid script: {}. Fix it, or restore it with git checkout.",
+                    e.message().trim().trim_end_matches('.').replace('\n', "; ")
+                ),
+            }
+        })
+    }
+}
+
+/// Answers each request with the next authored turn, and keeps what it answered as recordings.
+pub(crate) struct ScriptModel {
+    turns: VecDeque<ScriptTurn>,
+    /// The MCP server's name, in the sdk runtime.
+    server: Option<String>,
+    provenance: Provenance,
+    seed: String,
+    count: usize,
+    pub recorded: Vec<Entry>,
+}
+
+impl ScriptModel {
+    pub(crate) fn new(script: &Script, run: &ScriptRun, server: &str) -> ScriptModel {
+        ScriptModel {
+            turns: run.turns.iter().cloned().collect(),
+            server: (run.runtime == "sdk").then(|| server.to_string()),
+            provenance: Provenance::Authored { by: script.by.clone(), written: script.written.clone() },
+            seed: format!("{}/{}", run.runtime, run.ticket),
+            count: 0,
+            recorded: Vec::new(),
+        }
+    }
+
+    pub(crate) fn turns_left(&self) -> usize {
+        self.turns.len()
+    }
+
+    /// An id in the API's shape, the same for the same run and turn every time it is recorded.
+    fn id(&mut self, prefix: &str, request: &Value) -> String {
+        self.count += 1;
+        let turn = request.get("messages").and_then(Value::as_array).map_or(0, |m| m.len());
+        recordings::api_id(prefix, &json!([self.seed, self.count, turn]))
+    }
+}
+
+impl Model for ScriptModel {
+    fn respond(&mut self, request: &Value) -> Turn {
+        let Some(turn) = self.turns.pop_front() else {
+            return Turn::missing("the script has no more turns for this run".into());
+        };
+        let mut content = Vec::new();
+        if let Some(text) = &turn.say {
+            content.push(json!({"type": "text", "text": text.trim()}));
+        }
+        for call in &turn.call {
+            let name = match &self.server {
+                Some(server) => qualified(server, &call.tool),
+                None => call.tool.clone(),
+            };
+            let id = self.id("toolu", request);
+            content.push(json!({"type": "tool_use", "id": id, "name": name, "input": call.input}));
+        }
+        let stop = if turn.call.is_empty() { "end_turn" } else { "tool_use" };
+        let response = json!({
+            "id": self.id("msg", request),
+            "type": "message",
+            "role": "assistant",
+            "model": request.get("model").cloned().unwrap_or(Value::Null),
+            "content": content,
+            "stop_reason": stop,
+        });
+        self.recorded.push(Entry {
+            key: recordings::key(request),
+            provenance: self.provenance.clone(),
+            request: request.clone(),
+            response: response.clone(),
+        });
+        Turn::Reply { response, provenance: self.provenance.clone(), by_kind: Vec::new() }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+
+    /// A model that answers each request with the next of these contents, in order.
+    pub(crate) struct Scripted {
+        turns: VecDeque<Value>,
+        /// Every request it was sent, in order.
+        pub(crate) requests: Vec<Value>,
+    }
+
+    impl Scripted {
+        pub(crate) fn new(turns: Vec<Value>) -> Scripted {
+            Scripted { turns: turns.into(), requests: Vec::new() }
+        }
+    }
+
+    impl Model for Scripted {
+        fn respond(&mut self, request: &Value) -> Turn {
+            self.requests.push(request.clone());
+            let Some(content) = self.turns.pop_front() else {
+                return Turn::missing(String::new());
+            };
+            let calls = content.as_array().is_some_and(|c| c.iter().any(|b| b["type"] == "tool_use"));
+            let response = json!({"role": "assistant", "content": content, "stop_reason": if calls { "tool_use" } else { "end_turn" }});
+            let provenance = Provenance::Authored { by: "a test".into(), written: "today".into() };
+            Turn::Reply { response, provenance, by_kind: Vec::new() }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! JSON values written the way Python prints them, because the learner writes Python.
+
+use serde_json::Value;
+
+/// Python's truthiness of a JSON value, as an `if` in the learner's code reads it.
+pub(crate) fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
+/// `repr()` of the Python value a JSON value decodes to.
+pub(crate) fn repr(value: &Value) -> String {
+    let mut out = String::new();
+    write(value, &mut out);
+    out
+}
+
+fn write(value: &Value, out: &mut String) {
+    match value {
+        Value::Null => out.push_str("None"),
+        Value::Bool(true) => out.push_str("True"),
+        Value::Bool(false) => out.push_str("False"),
+        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::String(s) => out.push_str(&string(s)),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&string(key));
+                out.push_str(": ");
+                write(item, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// A Python string literal: single quotes unless the text has one and no double quote.
+pub(crate) fn string(text: &str) -> String {
+    let quote = if text.contains('\'') && !text.contains('"') { '"' } else { '\'' };
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push(quote);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => match crate::text::inert::escape(c) {
+                Some(escaped) => out.push_str(&escaped),
+                None => out.push(c),
+            },
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// `name(arg, arg)`.
+pub(crate) fn call(function: &str, args: &[Value]) -> String {
+    let args: Vec<String> = args.iter().map(repr).collect();
+    format!("{function}({})", args.join(", "))
+}
+
+/// `name(key='value')`: a tool call with its input as keyword arguments.
+pub(crate) fn keyword_call(function: &str, input: &Value) -> String {
+    let args: Vec<String> = match input.as_object() {
+        Some(map) => map.iter().map(|(k, v)| format!("{k}={}", repr(v))).collect(),
+        None if input.is_null() => Vec::new(),
+        None => vec![repr(input)],
+    };
+    format!("{function}({})", args.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn writes_python_literals() {
+        assert_eq!(
+            repr(&json!({"isError": true, "e": null, "n": [1, 2.5]})),
+            "{'isError': True, 'e': None, 'n': [1, 2.5]}"
+        );
+        assert_eq!(string("it's"), "\"it's\"");
+        assert_eq!(string("a'b\"c\n"), "'a\\'b\"c\\n'");
+        assert_eq!(keyword_call("process_refund", &json!({"order_id": "0871"})), "process_refund(order_id='0871')");
+        assert_eq!(keyword_call("lookup_orders", &json!({})), "lookup_orders()");
+    }
+}
