@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::course::progress::Progress;
 use crate::error::Error;
 use crate::lesson::{self, Lesson};
-use crate::course::progress::Progress;
 use crate::render::styles::{Glyphs, Styles};
 
 /// What every command needs, decided once.
@@ -29,7 +29,9 @@ impl Context {
         let ctx = self;
         match given {
             Some(path) => ctx.given_file(path, "--file"),
-            None => crate::course::work_file::existing(&ctx.root, lesson).map_err(|e| e.error(lesson, |p| ctx.shown(p), "")),
+            None => {
+                crate::course::work_file::existing(&ctx.root, lesson).map_err(|e| e.error(lesson, |p| ctx.shown(p), ""))
+            }
         }
     }
 

@@ -2,9 +2,9 @@
 //! the progress file, and shared by the greeting, `list`, and the door a green `check` opens.
 
 use crate::context::Context;
+use crate::course::progress::{LessonProgress, Progress};
 use crate::error::Error;
 use crate::lesson::{self, Lesson};
-use crate::course::progress::{LessonProgress, Progress};
 use crate::render::steps::Step;
 
 /// How far the learner is in one lesson.

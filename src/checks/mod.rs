@@ -15,13 +15,13 @@ use serde_json::{json, Map, Value};
 use crate::bridge::{Call, Outcome};
 use crate::lesson::expect::{expected_shape, first_difference, Expect};
 use crate::lesson::{CheckSpec, Lesson, Runtime, Ticket};
-use crate::text::pyrepr;
 use crate::replay::runtime::harness::{call_value, Backoff, Code, Fault, Harness, Policy, ToolRun};
 use crate::replay::runtime::{answer_message, Answered};
+use crate::text::pyrepr;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub(crate) enum Status {
     Pass,
     Fail,
     Error,
@@ -29,14 +29,14 @@ pub enum Status {
 
 /// A likely mistake recognised in what the code returned.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Advice {
+pub(crate) struct Advice {
     pub mistake: String,
     pub says: String,
 }
 
 /// The verdict of one check.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CheckResult {
+pub(crate) struct CheckResult {
     pub id: String,
     pub name: String,
     pub status: Status,
@@ -398,7 +398,7 @@ fn fault_miss(fault: &Fault, output: String) -> Box<Miss> {
 
 /// The whole grading of one file, as `check` prints it and autograders read it.
 #[derive(Clone, Debug, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     pub lesson: String,
     pub file: String,
     /// `error` only when the file could not be loaded.
@@ -416,7 +416,7 @@ pub struct Report {
 }
 
 impl Report {
-    pub fn graded(lesson: &Lesson, file: String, checks: Vec<CheckResult>) -> Report {
+    pub(crate) fn graded(lesson: &Lesson, file: String, checks: Vec<CheckResult>) -> Report {
         let passed = checks.iter().filter(|c| c.status == Status::Pass).count();
         let total = checks.len();
         let (status, message) = if passed == total {
@@ -439,7 +439,7 @@ impl Report {
         }
     }
 
-    pub fn not_loaded(lesson: &Lesson, file: String, error: &crate::bridge::LoadError) -> Report {
+    pub(crate) fn not_loaded(lesson: &Lesson, file: String, error: &crate::bridge::LoadError) -> Report {
         let (why, not_run) = match error.kind {
             crate::bridge::LoadKind::Garbled => ("not graded: an answer did not come from the workshop's runner", None),
             _ => ("not run: the file did not load", Some("the file did not load")),
@@ -468,7 +468,7 @@ impl Report {
         }
     }
 
-    pub fn first_failure(&self) -> Option<&CheckResult> {
+    pub(crate) fn first_failure(&self) -> Option<&CheckResult> {
         self.checks.iter().find(|c| c.status == Status::Fail)
     }
 }

@@ -11,9 +11,9 @@ use serde_json::Value;
 use crate::bridge::sandbox::Sandbox;
 use crate::bridge::{Bridge, BridgeConfig, Call, LoadError, LoadKind, Outcome, Spare, Stop};
 use crate::checks::{self, Report, Status};
+use crate::course::progress::Progress;
 use crate::error::Error;
 use crate::lesson::Lesson;
-use crate::course::progress::Progress;
 use crate::replay::runtime::harness::Code;
 
 /// The learner's code, until told to stop.

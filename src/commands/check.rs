@@ -1,10 +1,10 @@
 //! `workshop check`: grade the learner's file and say what to do next.
 
+use crate::checks::one_file;
 use crate::checks::{Report, Status};
 use crate::cli::{CheckArgs, CheckFormat};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
-use crate::checks::one_file;
 use crate::output;
 use crate::render;
 

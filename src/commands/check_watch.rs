@@ -25,8 +25,8 @@ use crate::on_save::keys::{key_of, read_lines};
 use crate::on_save::msg::{Ended, Msg};
 use crate::on_save::output::Output;
 use crate::on_save::session::Session;
-use crate::terminal::player::terminal;
 use crate::saves;
+use crate::terminal::player::terminal;
 
 /// How often the loop looks at the file itself, to notice saves whose events never came.
 const LOOK_EVERY: Duration = Duration::from_millis(500);

@@ -8,10 +8,10 @@ use crate::checks::Status;
 use crate::cli::DoctorArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
-use crate::replay::events::Event;
 use crate::lesson::Runtime;
 use crate::lesson::{self, Lesson};
 use crate::outln;
+use crate::replay::events::Event;
 use crate::replay::recordings::Provenance;
 use crate::replay::{CodeChoice, Replayer};
 
@@ -303,8 +303,12 @@ fn unused(
 fn unanswerable(ticket: &crate::lesson::Ticket, label: &str, replay: &crate::replay::events::Replay) -> Option<String> {
     let predict = ticket.predict.as_ref().filter(|p| p.code == label)?;
     let facts = replay.verdict.counts.value();
-    let right: Vec<&str> =
-        predict.choices.iter().filter(|c| crate::replay::story::holds(&c.when, &facts)).map(|c| c.says.as_str()).collect();
+    let right: Vec<&str> = predict
+        .choices
+        .iter()
+        .filter(|c| crate::replay::story::holds(&c.when, &facts))
+        .map(|c| c.says.as_str())
+        .collect();
     match right.as_slice() {
         [_] => None,
         [] => Some(format!(

@@ -6,13 +6,13 @@ use std::path::Path;
 
 use crate::commands::Context;
 use crate::error::Error;
-use crate::replay::events::Replay;
 use crate::lesson::{Lesson, Runtime};
 use crate::output;
+use crate::render::html;
+use crate::replay::events::Replay;
+use crate::replay::CodeChoice;
 use crate::terminal::player::predict::Question;
 use crate::terminal::player::source::{prediction, Prediction};
-use crate::render::html;
-use crate::replay::CodeChoice;
 
 /// One ticket's runs as `watch` made them, and where two split.
 pub(super) struct Shown<'a> {

@@ -4,11 +4,11 @@ use std::io::BufRead;
 
 use crate::cli::{Format, QuizArgs};
 use crate::commands::Context;
+use crate::course::progress::Progress;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
+use crate::lesson::quiz::{self, Picks, Quiz};
 use crate::lesson::Lesson;
 use crate::output;
-use crate::course::progress::Progress;
-use crate::lesson::quiz::{self, Picks, Quiz};
 use crate::render::quiz as show;
 
 pub(super) fn run(ctx: &Context, args: QuizArgs) -> Result<i32, Error> {

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use crate::cli::RecordArgs;
 use crate::commands::Context;
 use crate::error::Error;
+use crate::lesson::kinds::Kinds;
+use crate::outln;
 use crate::replay::events::Event;
 use crate::replay::events::Replay;
-use crate::lesson::kinds::Kinds;
-use crate::replay::turns::{Script, ScriptModel, ScriptRun};
-use crate::outln;
 use crate::replay::recordings::{self, Entry};
+use crate::replay::turns::{Script, ScriptModel, ScriptRun};
 use crate::replay::Replayer;
 
 use super::record_runs::{finish, prepare};

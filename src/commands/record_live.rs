@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use crate::cli::RecordArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_SUCCESS};
-use crate::replay::events::Event;
 use crate::lesson::Lesson;
-use crate::replay::live::{Client, LiveModel, Settings};
-use crate::replay::turns::ScriptRun;
 use crate::outln;
+use crate::replay::events::Event;
+use crate::replay::live::{Client, LiveModel, Settings};
 use crate::replay::recordings::{self, Entry};
+use crate::replay::turns::ScriptRun;
 use crate::replay::Replayer;
 
 use super::record_runs::{finish, prepare};

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::{Lesson, Runtime, Ticket};
-use crate::replay::turns::ScriptRun;
 use crate::outln;
-use crate::replay::recordings::{self, Entry};
 use crate::render::count;
+use crate::replay::recordings::{self, Entry};
+use crate::replay::turns::ScriptRun;
 use crate::replay::{self, Coded, Replayer};
 
 /// A scripted run's runtime, ticket and code, ready for `Replayer::run_with`.

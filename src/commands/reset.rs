@@ -5,7 +5,7 @@ use std::io::BufRead;
 use crate::cli::ResetArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
-use crate::{outln, output, course::workfiles};
+use crate::{course::workfiles, outln, output};
 
 pub(super) fn run(ctx: &Context, args: ResetArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;

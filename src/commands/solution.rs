@@ -5,9 +5,9 @@ use std::io::BufRead;
 
 use crate::cli::SolutionArgs;
 use crate::commands::Context;
+use crate::course::progress::Progress;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
 use crate::output;
-use crate::course::progress::Progress;
 use crate::render::solution as diff;
 
 pub(super) fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {

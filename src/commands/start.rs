@@ -2,12 +2,12 @@
 
 use crate::cli::StartArgs;
 use crate::commands::Context;
+use crate::course::progress::Progress;
+use crate::course::workfiles;
 use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::Lesson;
 use crate::outln;
-use crate::course::progress::Progress;
 use crate::render::steps::{self, Step};
-use crate::course::workfiles;
 
 /// Put the starter in place (see `workfiles::put_starter`) and note the lesson as the one started
 /// last. Returns the backups made of the learner's edited files.

@@ -9,9 +9,9 @@ use crate::cli::CodeArg;
 use crate::cli::{Format, WatchArgs};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_SUCCESS};
-use crate::replay::events::{self, Event, Replay};
 use crate::output;
 use crate::render::cards::{self, Look};
+use crate::replay::events::{self, Event, Replay};
 use crate::replay::{self, CodeChoice, Coded, Live, Replayer};
 
 /// How long a card stays alone on screen before the next, at speed 1.

@@ -5,10 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::course::root::Where;
 use crate::error::Error;
 use crate::files::{self, Found};
 use crate::lesson::Lesson;
-use crate::course::root::Where;
 
 /// Put the lesson's starter files in `work/<lesson>/`. Edited files are refused unless `force`,
 /// and then kept as backups, whose paths are returned. `command` names the command in messages.

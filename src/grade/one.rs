@@ -34,7 +34,8 @@ pub(crate) fn grade_one(
         .write(&sub.name, source)
         .map_err(|e| Error::io(format!("could not copy {} to grade it", sub.shown), e))?;
     let sandbox = python.sandbox(folder.path().to_path_buf(), &[sub.name.as_os_str()], limits);
-    let graded = crate::checks::one_file::grade_sandboxed(lesson, &file, &sub.shown, limit, python.executable.clone(), sandbox);
+    let graded =
+        crate::checks::one_file::grade_sandboxed(lesson, &file, &sub.shown, limit, python.executable.clone(), sandbox);
     let mut report = match graded {
         Ok(report) => report,
         // Python ran for this grading's start, so what ended it before it said hello is this

@@ -112,7 +112,8 @@ fn not_loaded(out: &mut String, reports: &[Report]) {
     let _ = writeln!(out, "files that did not load (no check ran):");
     for report in errors.iter().take(10) {
         let first: String = report.message.lines().next().unwrap_or("").chars().take(300).collect();
-        let _ = writeln!(out, "  {}: {}", crate::text::inert::one_line(&report.file), crate::text::inert::one_line(&first));
+        let _ =
+            writeln!(out, "  {}: {}", crate::text::inert::one_line(&report.file), crate::text::inert::one_line(&first));
     }
     if errors.len() > 10 {
         let _ = writeln!(out, "  … and {} more (see their lines on stdout)", errors.len() - 10);

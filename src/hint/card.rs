@@ -53,7 +53,14 @@ impl Card<'_> {
             wrap(out, &check.name, width, ("  ", "  "), styles.dim, styles);
         }
         if let Some(why) = self.failing.filter(|w| !w.is_empty()) {
-            wrap(out, &format!("failing now: {}", crate::text::inert::text(why)), width, ("  ", "  "), styles.dim, styles);
+            wrap(
+                out,
+                &format!("failing now: {}", crate::text::inert::text(why)),
+                width,
+                ("  ", "  "),
+                styles.dim,
+                styles,
+            );
         }
         out.push('\n');
     }

@@ -2,8 +2,8 @@
 //! together.
 
 use crate::context::Context;
-use crate::lesson::CheckSpec;
 use crate::course::progress::Progress;
+use crate::lesson::CheckSpec;
 
 /// Show one more hint step of `check` than before (kept in progress, so `hint` and `h` in
 /// `check --watch` count together): how many steps to show, and the one that is new, if any.

@@ -11,13 +11,13 @@ use crate::lesson::Lesson;
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Quiz {
+pub(crate) struct Quiz {
     pub questions: Vec<Question>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Question {
+pub(crate) struct Question {
     pub prompt: String,
     pub options: Vec<Choice>,
     /// The letters of every right option: one for a single-answer question, more for a multi-answer one.
@@ -29,7 +29,7 @@ pub struct Question {
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Choice {
+pub(crate) struct Choice {
     pub letter: char,
     pub text: String,
     /// Why this option is right or wrong: shown after the learner answers.
@@ -82,7 +82,7 @@ pub(crate) fn path(lesson: &Lesson) -> PathBuf {
 
 impl Quiz {
     /// Load the quiz of a lesson. A lesson without a quiz file is a usage error that says so.
-    pub fn load(lesson: &Lesson) -> Result<Quiz, Error> {
+    pub(crate) fn load(lesson: &Lesson) -> Result<Quiz, Error> {
         let path = path(lesson);
         if !path.is_file() {
             return Err(Error::usage(format!(
@@ -117,7 +117,7 @@ impl Quiz {
 
     /// The sections to read again after these answers: each with the numbers of the questions
     /// answered wrong, in the order the questions first name them.
-    pub fn to_reread(&self, picks: &[Picks]) -> Vec<(String, Vec<usize>)> {
+    pub(crate) fn to_reread(&self, picks: &[Picks]) -> Vec<(String, Vec<usize>)> {
         let mut sections: Vec<(String, Vec<usize>)> = Vec::new();
         for (i, (q, p)) in self.questions.iter().zip(picks).enumerate() {
             if q.is_right(p) {
@@ -131,7 +131,7 @@ impl Quiz {
         sections
     }
 
-    pub fn parse(text: &str, path: &Path) -> Result<Quiz, Error> {
+    pub(crate) fn parse(text: &str, path: &Path) -> Result<Quiz, Error> {
         let quiz: Quiz = toml::from_str(text).map_err(|e| {
             let at = e
                 .span()
@@ -188,23 +188,23 @@ impl Question {
         Ok(())
     }
 
-    pub fn option(&self, letter: char) -> Option<&Choice> {
+    pub(crate) fn option(&self, letter: char) -> Option<&Choice> {
         self.options.iter().find(|o| o.letter == letter)
     }
 
     /// The option letters, for messages: "A-D".
-    pub fn letters(&self) -> String {
+    pub(crate) fn letters(&self) -> String {
         match (self.options.first(), self.options.last()) {
             (Some(first), Some(last)) => format!("{}-{}", first.letter, last.letter),
             _ => String::new(),
         }
     }
 
-    pub fn answer_set(&self) -> Picks {
+    pub(crate) fn answer_set(&self) -> Picks {
         self.answer.iter().copied().collect()
     }
 
-    pub fn is_right(&self, picks: &Picks) -> bool {
+    pub(crate) fn is_right(&self, picks: &Picks) -> bool {
         *picks == self.answer_set()
     }
 

@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use super::plain_words;
 use crate::checks::{CheckResult, Report, Status};
-use crate::text::pyrepr;
 use crate::render::styles::{Glyphs, Styles};
+use crate::text::pyrepr;
 use crate::text::shorten::{shorten, shorten_text};
 
 const LABEL_WIDTH: usize = 10;
@@ -15,7 +15,7 @@ const PRINTED_LINES: usize = 20;
 const MESSAGE_CHARS: usize = 2_000;
 
 /// The report as a learner reads it.
-pub fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> String {
+pub(crate) fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> String {
     let mut out = String::new();
     let header = format!("{} {} {}", report.lesson, glyphs.dot, report.file);
     for (i, line) in textwrap::wrap(&header, textwrap::Options::new(width.max(20)).break_words(true)).iter().enumerate()
@@ -218,7 +218,7 @@ fn labelled(out: &mut String, styles: &Styles, width: usize, label: &str, text: 
 
 /// The report as JSON, for autograders. Values and messages are shortened (with markers saying
 /// how much was cut), so the report of any file stays small.
-pub fn json(report: &Report) -> String {
+pub(crate) fn json(report: &Report) -> String {
     serde_json::to_string_pretty(&shortened(report))
         .map(crate::text::inert::json)
         .unwrap_or_else(|e| format!("{{\"status\": \"error\", \"message\": \"{e}\"}}"))
@@ -226,7 +226,7 @@ pub fn json(report: &Report) -> String {
 
 /// The report as machines get it (`check --format json`, every line of `grade`, the Exercism
 /// results): values and messages shortened, each cut marked, so no file's report is large.
-pub fn shortened(report: &Report) -> Report {
+pub(crate) fn shortened(report: &Report) -> Report {
     let mut shown = report.clone();
     shown.message = shorten_text(&report.message, MESSAGE_CHARS);
     for check in &mut shown.checks {

@@ -9,22 +9,22 @@ use crate::lesson::Lesson;
 use crate::text::pyrepr;
 
 /// The interface's limit on a test's `output`, in characters.
-pub const OUTPUT_LIMIT: usize = 500;
+pub(crate) const OUTPUT_LIMIT: usize = 500;
 
 /// The results object, pretty-printed.
-pub fn results(report: &Report, lesson: &Lesson) -> String {
+pub(crate) fn results(report: &Report, lesson: &Lesson) -> String {
     let value = results_value(report, |id| lesson.check(id).and_then(|t| t.task));
     serde_json::to_string_pretty(&value)
         .unwrap_or_else(|e| format!("{{\"version\": 3, \"status\": \"error\", \"message\": \"{e}\"}}"))
 }
 
 /// The interface's limit on the top-level `message`, in characters.
-pub const MESSAGE_LIMIT: usize = 65_535;
+pub(crate) const MESSAGE_LIMIT: usize = 65_535;
 
 /// The results object; `task` gives a check's task number, when the lesson groups its checks.
 /// Values and messages are shortened as in `check --format json`, so a file that returns
 /// megabytes still gets a small object.
-pub fn results_value(report: &Report, task: impl Fn(&str) -> Option<u32>) -> Value {
+pub(crate) fn results_value(report: &Report, task: impl Fn(&str) -> Option<u32>) -> Value {
     let report = &crate::render::check::shortened(report);
     let mut top = Map::new();
     top.insert("version".into(), json!(3));

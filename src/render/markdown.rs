@@ -42,7 +42,7 @@ enum Block {
 /// Render Markdown to terminal text, wrapped to `width` columns. What the author wrote can hold
 /// characters that would act on the terminal (an escape sequence, one that reorders text): they
 /// are shown escaped, code blocks included, before any styling of ours is added.
-pub fn render(markdown: &str, styles: &Styles, width: usize) -> String {
+pub(crate) fn render(markdown: &str, styles: &Styles, width: usize) -> String {
     let markdown = markdown.replace("\r\n", "\n");
     let blocks = Reader::new(styles).read(&crate::text::inert::text(&markdown));
     let lines = Layout { styles }.blocks(&blocks, width.max(20), false, 0);

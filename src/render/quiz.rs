@@ -23,7 +23,7 @@ fn wrap_into(out: &mut String, text: &str, width: usize, first: &str, rest: &str
 }
 
 /// How many letters to pick, said in words.
-pub fn how_many(question: &Question) -> String {
+pub(crate) fn how_many(question: &Question) -> String {
     match question.answer.len() {
         1 => "pick one".to_string(),
         n => format!("pick {n}"),
@@ -35,7 +35,7 @@ fn joined(letters: impl IntoIterator<Item = char>) -> String {
 }
 
 /// A question as asked: its number, prompt and lettered options.
-pub fn question(q: &Question, number: usize, total: usize, styles: &Styles, width: usize) -> String {
+pub(crate) fn question(q: &Question, number: usize, total: usize, styles: &Styles, width: usize) -> String {
     let mut out = String::new();
     let head = format!("Question {number} of {total}");
     let _ = writeln!(
@@ -55,7 +55,14 @@ pub fn question(q: &Question, number: usize, total: usize, styles: &Styles, widt
 }
 
 /// The verdict on one answer: right or wrong, then every option with why it is right or wrong.
-pub fn feedback(q: &Question, number: usize, picks: &Picks, styles: &Styles, glyphs: Glyphs, width: usize) -> String {
+pub(crate) fn feedback(
+    q: &Question,
+    number: usize,
+    picks: &Picks,
+    styles: &Styles,
+    glyphs: Glyphs,
+    width: usize,
+) -> String {
     let mut out = String::new();
     let right = q.is_right(picks);
     let verdict = if right {
@@ -93,7 +100,7 @@ pub fn feedback(q: &Question, number: usize, picks: &Picks, styles: &Styles, gly
 
 /// The sections of the lesson's text that teach what was answered wrong, before the score line:
 /// `Read again (./workshop lesson <id>):` and one section a line, with its questions.
-pub fn reread(sections: &[(String, Vec<usize>)], lesson: &str, width: usize) -> String {
+pub(crate) fn reread(sections: &[(String, Vec<usize>)], lesson: &str, width: usize) -> String {
     if sections.is_empty() {
         return String::new();
     }
@@ -113,13 +120,13 @@ pub fn reread(sections: &[(String, Vec<usize>)], lesson: &str, width: usize) -> 
 }
 
 /// The final line, in a fixed form scripts can read: `score N/M`.
-pub fn score_line(score: usize, total: usize, styles: &Styles) -> String {
+pub(crate) fn score_line(score: usize, total: usize, styles: &Styles) -> String {
     let style = if score == total { styles.good } else { styles.strong };
     format!("{}\n", styles.paint(style, format!("score {score}/{total}")))
 }
 
 /// The questions without their answers, for reading off a terminal.
-pub fn listing(quiz: &Quiz, styles: &Styles, width: usize) -> String {
+pub(crate) fn listing(quiz: &Quiz, styles: &Styles, width: usize) -> String {
     let total = quiz.questions.len();
     quiz.questions
         .iter()
@@ -130,7 +137,7 @@ pub fn listing(quiz: &Quiz, styles: &Styles, width: usize) -> String {
 }
 
 /// `{"questions": [{"prompt", "options": [{"letter", "text", "explanation"}], "answer": ["C"]}]}`
-pub fn questions_json(quiz: &Quiz) -> Value {
+pub(crate) fn questions_json(quiz: &Quiz) -> Value {
     let questions: Vec<Value> = quiz
         .questions
         .iter()
@@ -152,7 +159,7 @@ pub fn questions_json(quiz: &Quiz) -> Value {
 
 /// The grading of `--answers` for machines: each answer, whether it is right, the sections to
 /// read again, and the score.
-pub fn results_json(quiz: &Quiz, picks: &[Picks], score: usize) -> Value {
+pub(crate) fn results_json(quiz: &Quiz, picks: &[Picks], score: usize) -> Value {
     let results: Vec<Value> = quiz
         .questions
         .iter()

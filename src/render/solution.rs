@@ -24,7 +24,7 @@ struct Kept {
 
 /// The comment lines of the starter's notes to the learner: each `TODO(workshop)` line and the
 /// comment lines that continue it at its indent, trimmed.
-pub fn notes_of(starter: &str) -> HashSet<String> {
+pub(crate) fn notes_of(starter: &str) -> HashSet<String> {
     let lines: Vec<&str> = starter.lines().collect();
     let mut notes = HashSet::new();
     let mut i = 0;
@@ -93,14 +93,14 @@ fn range(numbers: &[usize], range: std::ops::Range<usize>) -> String {
 }
 
 /// The two sides of the diff, and the starter's notes (`notes_of`) to leave out of them.
-pub struct Sides<'a> {
+pub(crate) struct Sides<'a> {
     pub yours: &'a str,
     pub reference: &'a str,
     pub notes: &'a HashSet<String>,
 }
 
 /// A unified diff from `yours` to `reference`, headed `--- <yours_label>` / `+++ <reference_label>`.
-pub fn unified(sides: &Sides<'_>, yours_label: &str, reference_label: &str, styles: &Styles) -> String {
+pub(crate) fn unified(sides: &Sides<'_>, yours_label: &str, reference_label: &str, styles: &Styles) -> String {
     let (mine, theirs) = (kept(sides.yours, sides.notes), kept(sides.reference, sides.notes));
     let diff = TextDiff::from_lines(&mine.text, &theirs.text);
     let mut out = String::new();

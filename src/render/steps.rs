@@ -4,14 +4,14 @@
 use crate::render::styles::Styles;
 
 /// One step: a short word (`read`, `quiz`), the command, and what it gives.
-pub struct Step {
+pub(crate) struct Step {
     pub word: &'static str,
     pub command: String,
     pub why: String,
 }
 
 /// The steps as lines, numbered (`1. read ...`) when `numbered`, indented by two spaces.
-pub fn text(steps: &[Step], numbered: bool, styles: &Styles, width: usize) -> String {
+pub(crate) fn text(steps: &[Step], numbered: bool, styles: &Styles, width: usize) -> String {
     let s = styles;
     let wide = steps.iter().map(|step| step.command.chars().count()).max().unwrap_or(0);
     let longest = steps.iter().map(|step| step.why.chars().count()).max().unwrap_or(0);

@@ -6,45 +6,40 @@ use crate::render::styles::{Role, Styles};
 
 /// A run of text in one role.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Span {
+pub(crate) struct Span {
     pub text: String,
     pub role: Role,
 }
 
 /// One line on screen.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Line {
+pub(crate) struct Line {
     pub spans: Vec<Span>,
 }
 
 impl Line {
     /// A line of plain text.
-    pub fn plain(text: impl Into<String>) -> Line {
+    pub(crate) fn plain(text: impl Into<String>) -> Line {
         Line::default().with(Role::Plain, text)
     }
 
     /// A line of text in one role.
-    pub fn styled(role: Role, text: impl Into<String>) -> Line {
+    pub(crate) fn styled(role: Role, text: impl Into<String>) -> Line {
         Line::default().with(role, text)
     }
 
     /// This line with a span added; plain text that is empty adds nothing.
-    pub fn with(mut self, role: Role, text: impl Into<String>) -> Line {
+    pub(crate) fn with(mut self, role: Role, text: impl Into<String>) -> Line {
         let text = text.into();
         if role != Role::Plain || !text.is_empty() {
             self.spans.push(Span { text, role });
         }
         self
     }
-
-    /// The line's text, without its roles.
-    pub fn text(&self) -> String {
-        self.spans.iter().map(|s| s.text.as_str()).collect()
-    }
 }
 
 /// The lines as a terminal shows them: each span painted in its role's style, each line ended.
-pub fn ansi(lines: &[Line], styles: &Styles) -> String {
+pub(crate) fn ansi(lines: &[Line], styles: &Styles) -> String {
     let mut out = String::new();
     for line in lines {
         for span in &line.spans {

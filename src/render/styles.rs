@@ -119,7 +119,7 @@ impl Glyphs {
 
 /// The width to wrap to: `COLUMNS`, else the terminal's, clamped to a readable range; 80 when
 /// not a terminal.
-pub fn width() -> usize {
+pub(crate) fn width() -> usize {
     use std::io::IsTerminal;
     // COLUMNS, when set, wins: it is how a user (or a test) asks for a width.
     if let Some(columns) = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok()) {

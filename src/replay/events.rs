@@ -407,7 +407,7 @@ impl Serialize for Replay {
 }
 
 /// The index of the first event where two runs differ; `None` when they never do.
-pub fn split_point(a: &Replay, b: &Replay) -> Option<usize> {
+pub(crate) fn split_point(a: &Replay, b: &Replay) -> Option<usize> {
     let (a, b) = (a.told(), b.told());
     let common = a.iter().zip(&b).take_while(|(x, y)| x.signature() == y.signature()).count();
     (common < a.len().max(b.len())).then_some(common)

@@ -17,13 +17,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::bridge::{Bridge, LoadError, Stop};
+use crate::course::root::Where;
 use crate::error::Error;
-use crate::replay::events::Replay;
 use crate::lesson::{Lesson, Runtime, Ticket};
+use crate::replay::events::Replay;
 use crate::replay::live::{own, Client, Layered, LiveModel, Settings};
 use crate::replay::turns::{Model, ReplayModel};
 use recordings::{Cassette, Entry};
-use crate::course::root::Where;
 
 /// Whose functions the tools use.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use crate::error::Error;
 use crate::lesson::kinds::{ByKind, Kinds, Unanswered};
 use crate::replay::messages;
 
-pub use crate::text::canonical::{canonical, canonical_pretty, key, KEY_FORMAT};
+pub(crate) use crate::text::canonical::{canonical, canonical_pretty, key};
 
 /// An id in the API's shape (`toolu_01…`, `msg_01…`) drawn from `seed`: the same seed gives the
 /// same id every time, so what is recorded with it stays the same.
@@ -63,7 +63,7 @@ impl Provenance {
 /// One recorded turn.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub key: String,
     pub provenance: Provenance,
     pub request: Value,
@@ -79,21 +79,21 @@ impl Entry {
 
 /// A recorded turn and the file line it came from.
 #[derive(Clone, Debug)]
-pub struct Recorded {
+pub(crate) struct Recorded {
     pub entry: Entry,
     pub file: PathBuf,
     pub line: usize,
 }
 
 impl Recorded {
-    pub fn place(&self, root: &Path) -> String {
+    pub(crate) fn place(&self, root: &Path) -> String {
         format!("{}:{}", crate::course::root::shown(root, &self.file), self.line)
     }
 }
 
 /// The recorded turns of one ticket in one runtime.
 #[derive(Clone, Debug, Default)]
-pub struct Cassette {
+pub(crate) struct Cassette {
     pub turns: Vec<Recorded>,
     by_key: HashMap<String, usize>,
     /// The words of this ticket's requests that replies depend on only by kind.
@@ -147,7 +147,7 @@ fn read_entry(line: &str) -> Result<Entry, (String, Option<&'static str>)> {
 }
 
 /// The file holding a ticket's turns in a runtime.
-pub fn file_for(dir: &Path, runtime: &str, ticket: &str) -> PathBuf {
+pub(crate) fn file_for(dir: &Path, runtime: &str, ticket: &str) -> PathBuf {
     dir.join(runtime).join(format!("{ticket}.jsonl"))
 }
 
@@ -179,7 +179,7 @@ const RESTORE: &str = "Restore the file with git checkout, or record it again.";
 
 impl Cassette {
     /// Load and validate one of the lesson's recording files. Every problem names the file and line.
-    pub fn load(root: &Path, path: &Path) -> Result<Cassette, Error> {
+    pub(crate) fn load(root: &Path, path: &Path) -> Result<Cassette, Error> {
         Cassette::load_as(root, path, Whose::Shipped)
     }
 
@@ -215,7 +215,7 @@ impl Cassette {
         Ok(cassette)
     }
 
-    pub fn find(&self, key: &str) -> Option<&Recorded> {
+    pub(crate) fn find(&self, key: &str) -> Option<&Recorded> {
         self.by_key.get(key).map(|&i| &self.turns[i])
     }
 
@@ -264,7 +264,7 @@ impl Cassette {
     /// The recorded request most like `request`, by the share of lines they have in common,
     /// and among those alike line for line, of characters (one changed line can differ by a
     /// word or by a whole key).
-    pub fn closest(&self, request: &Value) -> Option<&Recorded> {
+    pub(crate) fn closest(&self, request: &Value) -> Option<&Recorded> {
         let mine = canonical_pretty(request);
         let scored: Vec<(f32, String, &Recorded)> = self
             .turns
@@ -286,7 +286,7 @@ impl Cassette {
 }
 
 /// Write turns as a recording file: one canonical JSON line each, in the order given.
-pub fn write_file(path: &Path, entries: &[Entry]) -> std::io::Result<()> {
+pub(crate) fn write_file(path: &Path, entries: &[Entry]) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }

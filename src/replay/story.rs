@@ -5,8 +5,8 @@
 
 use serde_json::{json, Value};
 
-use crate::replay::events::{self, Counts, Event, Judgement, Tone, Verdict};
 use crate::lesson::{Cond, Note, Runtime};
+use crate::replay::events::{self, Counts, Event, Judgement, Tone, Verdict};
 use crate::world::{Effects, Place};
 
 /// How a failed try is judged, once the run is over.

@@ -6,7 +6,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// Bumped whenever the key's recipe changes; old keys then stop matching instead of lying.
-pub const KEY_FORMAT: &str = "workshop-recording-v1";
+pub(crate) const KEY_FORMAT: &str = "workshop-recording-v1";
 
 /// JSON with object keys sorted and no insignificant whitespace.
 pub fn canonical(value: &Value) -> String {
@@ -46,7 +46,7 @@ fn write_canonical(value: &Value, out: &mut String) {
 }
 
 /// Canonical JSON, indented: for showing requests and diffing them line by line.
-pub fn canonical_pretty(value: &Value) -> String {
+pub(crate) fn canonical_pretty(value: &Value) -> String {
     fn sort(v: &Value) -> Value {
         match v {
             Value::Object(map) => {

@@ -331,7 +331,14 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
             json!([{"type": "tool_use", "id": "toolu_1", "name": "mcp__support__pull_rope", "input": {}}]),
             json!([{"type": "text", "text": "The bell is quiet."}]),
         ]);
-        crate::replay::runtime::run(&lesson, lesson.ticket("noon").unwrap(), Runtime::Sdk, "mine", &mut Ropes, &mut model);
+        crate::replay::runtime::run(
+            &lesson,
+            lesson.ticket("noon").unwrap(),
+            Runtime::Sdk,
+            "mine",
+            &mut Ropes,
+            &mut model,
+        );
         assert_eq!(results_sent(&model)[0].get("is_error"), None);
     }
 }

@@ -235,8 +235,14 @@ fn http(port: u16, method: &str, path: &str, body: Option<String>) -> std::io::R
 fn both_pages_work_in_a_real_browser() {
     let Some(browser) = Browser::start() else { return };
     let ws = Workshop::lesson5();
+    let cards = replay_page(&browser, &ws);
+    hostile_replay_page(&browser, &ws);
+    class_page(&browser, &ws);
+    without_javascript(&browser, &ws, cards);
+}
 
-    // The replay page: every ticket, the starter beside the fix.
+/// The replay page: every ticket, the starter beside the fix. Returns how many cards it has.
+fn replay_page(browser: &Browser, ws: &Workshop) -> usize {
     let made = ws.run(&["watch", "--compare", "--html", "replay.html"]);
     assert_eq!(made.code, 0, "{}", made.stderr);
     let json = ws.run(&["watch", "--compare", "--format", "json"]).json();
@@ -264,8 +270,12 @@ fn both_pages_work_in_a_real_browser() {
     browser.assert_fits(390, "replay page");
     browser.assert_quiet_console("replay page, after the clicks");
 
-    // A hostile file name and hostile output stay text, and run nothing.
-    let code = hostile_file(&ws);
+    cards_of(&json)
+}
+
+/// A hostile file name and hostile output stay text, and run nothing.
+fn hostile_replay_page(browser: &Browser, ws: &Workshop) {
+    let code = hostile_file(ws);
     let made = ws.run(&["watch", "--ticket", "old-order", "--code", &code, "--html", "hostile.html"]);
     assert_eq!(made.code, 0, "{}", made.stderr);
     browser.open(&ws.path("hostile.html"));
@@ -275,11 +285,13 @@ fn both_pages_work_in_a_real_browser() {
     let text = browser.js("return document.body.innerText");
     assert!(text.as_str().unwrap().contains(HOSTILE), "the name reads as text");
     assert!(text.as_str().unwrap().contains("<script>alert('printed')</script>"), "the printed markup reads as text");
+}
 
-    // The class page: a row per file that ran, the one that could not run, and the controls.
-    let folder = class(&ws);
+/// The class page: a row per file that ran, the one that could not run, and the controls.
+fn class_page(browser: &Browser, ws: &Workshop) {
+    let folder = class(ws);
     let graded =
-        crate::common::run(crate::grade::command(&ws, &["grade", folder, "--format", "html", "--sandbox", "none"]));
+        crate::common::run(crate::grade::command(ws, &["grade", folder, "--format", "html", "--sandbox", "none"]));
     assert!(graded.stderr.contains("graded 5 files"), "{}", graded.stderr);
     ws.write("class.html", &graded.stdout);
     browser.open(&ws.path("class.html"));
@@ -309,14 +321,16 @@ fn both_pages_work_in_a_real_browser() {
     browser.assert_schemes("class page");
     browser.assert_fits(390, "class page");
     browser.assert_quiet_console("class page, after sorting and filtering");
+}
 
-    // Without JavaScript: every card is there, and the controls the script adds stay hidden.
+/// Without JavaScript: every card is there, and the controls the script adds stay hidden.
+fn without_javascript(browser: &Browser, ws: &Workshop, cards: usize) {
     let off = json!({"cmd": "Emulation.setScriptExecutionDisabled", "params": {"value": true}});
     browser.call("POST", "/session/{s}/goog/cdp/execute", Some(off));
     browser.open(&ws.path("replay.html"));
-    let cards =
+    let found =
         browser.call("POST", "/session/{s}/elements", Some(json!({"using": "css selector", "value": "li.card"})));
-    assert_eq!(cards.as_array().unwrap().len(), cards_of(&json), "the cards without the script");
+    assert_eq!(found.as_array().unwrap().len(), cards, "the cards without the script");
     let tools = browser.element("#tools");
     let shown = browser.call("GET", &format!("/session/{{s}}/element/{tools}/displayed"), None);
     assert_eq!(shown, json!(false), "no control that needs the script");

@@ -178,7 +178,12 @@ fn a_class_is_graded_with_checks_verdicts_no_secrets_and_a_summary_of_what_fails
         assert!(statuses.contains(&status), "the class has a {status}: {statuses:?}");
     }
 
-    // No secret reaches a file's code, and the environment it saw is the sandbox's.
+    no_secret_and_the_sandboxes_environment(&run, &graded);
+    the_summary_counts_and_ranks_the_failing_checks(&run, &graded, &statuses);
+}
+
+/// No secret reaches a file's code, and the environment it saw is the sandbox's.
+fn no_secret_and_the_sandboxes_environment(run: &Run, graded: &[Value]) {
     for secret in [TOKEN, API_KEY, "GITHUB_TOKEN", "ANTHROPIC_API_KEY"] {
         assert!(!run.stdout.contains(secret), "{secret} leaked into stdout");
         assert!(!run.stderr.contains(secret), "{secret} leaked into stderr");
@@ -194,15 +199,17 @@ fn a_class_is_graded_with_checks_verdicts_no_secrets_and_a_summary_of_what_fails
     if run.stderr.contains("sandbox: bubblewrap") {
         assert!(printed.contains("no class folder: No such file or directory"), "{printed}");
     }
+}
 
-    // The summary: counts, then the checks by how many files fail them, most first.
+/// The summary: counts, then the checks by how many files fail them, most first.
+fn the_summary_counts_and_ranks_the_failing_checks(run: &Run, graded: &[Value], statuses: &[&str]) {
     let count = |s: &str| statuses.iter().filter(|x| **x == s).count();
     let stderr = summary(&run.stderr);
     assert!(stderr.starts_with("graded 33 files in "), "{}", run.stderr);
     let tally = format!(": {} pass, {} fail, {} error\n", count("pass"), count("fail"), count("error"));
     assert!(stderr.lines().next().unwrap().ends_with(tally.trim_end()), "{}", run.stderr);
     let mut fails: BTreeMap<String, usize> = BTreeMap::new();
-    for report in &graded {
+    for report in graded {
         for check in report["checks"].as_array().unwrap() {
             *fails.entry(check["id"].as_str().unwrap().to_string()).or_default() +=
                 usize::from(check["status"] == "fail");

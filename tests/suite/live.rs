@@ -176,27 +176,7 @@ mod with_the_client {
     fn serve(stream: TcpStream, log: &Mutex<Vec<Seen>>, plan: &Mutex<Vec<Act>>) {
         let mut reader = BufReader::new(stream.try_clone().unwrap());
         let mut out = stream;
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            assert!(line.starts_with("POST /v1/messages HTTP/1.1"), "{line}");
-            let mut headers = BTreeMap::new();
-            loop {
-                let mut h = String::new();
-                reader.read_line(&mut h).unwrap();
-                let h = h.trim_end();
-                if h.is_empty() {
-                    break;
-                }
-                let (name, value) = h.split_once(':').unwrap();
-                headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_string());
-            }
-            let length: usize = headers.get("content-length").map_or(0, |v| v.parse().unwrap());
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            let body = String::from_utf8(body).unwrap();
+        while let Some((headers, body)) = read_request(&mut reader) {
             let token = headers.get("authorization").and_then(|a| a.strip_prefix("Bearer ")).unwrap_or("").to_string();
             let number = {
                 let mut log = log.lock().unwrap();
@@ -211,52 +191,77 @@ mod with_the_client {
                     plan.remove(0)
                 }
             };
-            let mut request_id = format!("req_standin_{number}");
             let request: Value = serde_json::from_str(&body).unwrap();
-            let (status, text, extra) = match act {
-                Act::Drop => return,
-                Act::Stall => {
-                    std::thread::sleep(std::time::Duration::from_secs(3));
-                    return;
-                }
-                Act::Status(status, kind, message, extra) => {
-                    (status, json!({"type": "error", "error": {"type": kind, "message": message}}).to_string(), extra)
-                }
-                Act::Model => (200, model_reply(&request, number).to_string(), vec![]),
-                Act::EchoInText => {
-                    let mut reply = model_reply(&request, number);
-                    let echo = json!({"type": "text", "text": format!("Your token is {token}.")});
-                    reply["content"].as_array_mut().unwrap().insert(0, echo);
-                    (200, reply.to_string(), vec![])
-                }
-                Act::EchoInRequestId => {
-                    request_id = token.clone();
-                    (200, model_reply(&request, number).to_string(), vec![])
-                }
-                Act::KeyShaped => {
-                    let mut reply = model_reply(&request, number);
-                    let echo = json!({"type": "text", "text": format!("Try {OTHER_KEY}.")});
-                    reply["content"].as_array_mut().unwrap().insert(0, echo);
-                    (200, reply.to_string(), vec![])
-                }
-                Act::ModelNamed(name) => {
-                    let mut reply = model_reply(&request, number);
-                    reply["model"] = json!(name);
-                    (200, reply.to_string(), vec![])
-                }
-            };
-            let mut head = format!(
-                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nrequest-id: {request_id}\r\n",
-                text.len()
-            );
-            for (name, value) in extra {
-                head.push_str(&format!("{name}: {value}\r\n"));
-            }
-            head.push_str("\r\n");
-            if out.write_all(head.as_bytes()).and_then(|_| out.write_all(text.as_bytes())).is_err() {
+            let Some(answer) = answer(act, &request, number, &token) else { return };
+            if out.write_all(answer.as_bytes()).is_err() {
                 return;
             }
         }
+    }
+
+    /// One request's headers (names in lower case) and body; `None` once the client has gone.
+    fn read_request(reader: &mut BufReader<TcpStream>) -> Option<(BTreeMap<String, String>, String)> {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return None;
+        }
+        assert!(line.starts_with("POST /v1/messages HTTP/1.1"), "{line}");
+        let mut headers = BTreeMap::new();
+        loop {
+            let mut h = String::new();
+            reader.read_line(&mut h).unwrap();
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            let (name, value) = h.split_once(':').unwrap();
+            headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_string());
+        }
+        let length: usize = headers.get("content-length").map_or(0, |v| v.parse().unwrap());
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        Some((headers, String::from_utf8(body).unwrap()))
+    }
+
+    /// The whole response `act` gives to the request numbered `number`; `None` to hang up.
+    fn answer(act: Act, request: &Value, number: usize, token: &str) -> Option<String> {
+        let mut request_id = format!("req_standin_{number}");
+        let with_text = |text: String| {
+            let mut reply = model_reply(request, number);
+            reply["content"].as_array_mut().unwrap().insert(0, json!({"type": "text", "text": text}));
+            reply.to_string()
+        };
+        let (status, text, extra) = match act {
+            Act::Drop => return None,
+            Act::Stall => {
+                std::thread::sleep(std::time::Duration::from_secs(3));
+                return None;
+            }
+            Act::Status(status, kind, message, extra) => {
+                (status, json!({"type": "error", "error": {"type": kind, "message": message}}).to_string(), extra)
+            }
+            Act::Model => (200, model_reply(request, number).to_string(), vec![]),
+            Act::EchoInText => (200, with_text(format!("Your token is {token}.")), vec![]),
+            Act::EchoInRequestId => {
+                request_id = token.to_string();
+                (200, model_reply(request, number).to_string(), vec![])
+            }
+            Act::KeyShaped => (200, with_text(format!("Try {OTHER_KEY}.")), vec![]),
+            Act::ModelNamed(name) => {
+                let mut reply = model_reply(request, number);
+                reply["model"] = json!(name);
+                (200, reply.to_string(), vec![])
+            }
+        };
+        let mut head = format!(
+            "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nrequest-id: {request_id}\r\n",
+            text.len()
+        );
+        for (name, value) in extra {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str("\r\n");
+        Some(head + &text)
     }
 
     /// A plausible model: on the customer's message it calls the refund tool with the order id

@@ -6,9 +6,9 @@ use serde_json::Value;
 
 use super::words::{attempt_said, attempt_words, failure_body, verify_label, verify_words, BLOCK_LABEL};
 use super::{card, note, raw, shortened, Look};
-use crate::replay::events::{Event, Told, Tone};
 use crate::render::styled::Line;
 use crate::render::styles::Role;
+use crate::replay::events::{Event, Told, Tone};
 
 fn tone_role(tone: Tone) -> Role {
     match tone {

@@ -7,9 +7,9 @@ use serde_json::Value;
 use super::changes::word_changes;
 use super::words::unanswered;
 use super::{card, raw, Look, LABEL};
-use crate::replay::events::Event;
 use crate::render::styled::Line;
 use crate::render::styles::{Glyphs, Role};
+use crate::replay::events::Event;
 
 /// Most screen lines a compact card gives what the model would be sent, and each changed line
 /// of the diff.

@@ -11,13 +11,13 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::replay::events::{Event, Replay, Told, Verdict};
 use crate::lesson::kinds::ByKind;
 use crate::render::styled::{ansi, Line};
 use crate::render::styles::{Glyphs, Role, Styles};
+use crate::replay::events::{Event, Replay, Told, Verdict};
 pub(crate) use attempt::{behind, Behind};
 pub(crate) use changes::word_changes;
-pub use words::provenance_line;
+pub(crate) use words::provenance_line;
 pub(crate) use words::{
     attempt_said, attempt_words, by_kind_words, failure_body, note_words, unanswered, verify_label, verify_words,
     API_REFUSES,
@@ -27,7 +27,7 @@ const LABEL: usize = 14;
 
 /// How to draw cards.
 #[derive(Clone, Copy, Debug)]
-pub struct Look {
+pub(crate) struct Look {
     pub styles: Styles,
     pub glyphs: Glyphs,
     pub width: usize,
@@ -84,7 +84,7 @@ fn raw(out: &mut Vec<Line>, look: &Look, label: &str, value: &Value) {
     }
 }
 
-pub fn header(replay: &Replay, look: &Look) -> String {
+pub(crate) fn header(replay: &Replay, look: &Look) -> String {
     let s = &look.styles;
     let parts = [
         (String::new(), replay.lesson.as_str()),
@@ -117,12 +117,12 @@ pub fn header(replay: &Replay, look: &Look) -> String {
 }
 
 /// One event as a card, as the terminal shows it.
-pub fn event(ev: &Told<'_>, look: &Look) -> String {
+pub(crate) fn event(ev: &Told<'_>, look: &Look) -> String {
     ansi(&event_lines(ev, look), &look.styles)
 }
 
 /// One event as a card: its styled lines.
-pub fn event_lines(ev: &Told<'_>, look: &Look) -> Vec<Line> {
+pub(crate) fn event_lines(ev: &Told<'_>, look: &Look) -> Vec<Line> {
     let mut out = Vec::new();
     match ev.event {
         Event::Customer { text } => card(&mut out, look, 0, "Customer", Role::Label, text),
@@ -198,12 +198,12 @@ fn note(out: &mut Vec<Line>, look: &Look, text: &str) {
 
 /// The verdict line. A replay that stopped early is never green: red when the code failed,
 /// yellow when no recording answered.
-pub fn verdict(v: &Verdict, look: &Look) -> String {
+pub(crate) fn verdict(v: &Verdict, look: &Look) -> String {
     ansi(&verdict_lines(v, look), &look.styles)
 }
 
 /// The verdict line, and the lesson's note under it: their styled lines.
-pub fn verdict_lines(v: &Verdict, look: &Look) -> Vec<Line> {
+pub(crate) fn verdict_lines(v: &Verdict, look: &Look) -> Vec<Line> {
     let style = match v.stopped.as_deref() {
         Some("code_error") => Role::Bad,
         Some(_) => Role::Warn,
@@ -219,12 +219,12 @@ pub fn verdict_lines(v: &Verdict, look: &Look) -> Vec<Line> {
 }
 
 /// The verdict of a whole run.
-pub fn run_verdict(run: &Replay, look: &Look) -> String {
+pub(crate) fn run_verdict(run: &Replay, look: &Look) -> String {
     verdict(&run.verdict, look)
 }
 
 /// A whole replay, as printed without pacing.
-pub fn replay(replay: &Replay, look: &Look) -> String {
+pub(crate) fn replay(replay: &Replay, look: &Look) -> String {
     let mut out = header(replay, look);
     out.push('\n');
     for ev in &replay.told() {
@@ -266,12 +266,12 @@ fn rule_glyph(look: &Look) -> &'static str {
 }
 
 /// The marker drawn where two runs split.
-pub fn split_marker(look: &Look, split: Option<usize>) -> String {
+pub(crate) fn split_marker(look: &Look, split: Option<usize>) -> String {
     ansi(&split_marker_lines(look, split), &look.styles)
 }
 
 /// The marker drawn where two runs split: its styled line.
-pub fn split_marker_lines(look: &Look, split: Option<usize>) -> Vec<Line> {
+pub(crate) fn split_marker_lines(look: &Look, split: Option<usize>) -> Vec<Line> {
     let text = match split {
         Some(_) => " the runs split here ",
         None => " the runs never split ",
@@ -282,7 +282,7 @@ pub fn split_marker_lines(look: &Look, split: Option<usize>) -> Vec<Line> {
 }
 
 /// Two runs of one ticket: what they share once, the marker, then each run's own part.
-pub fn compare(a: &Replay, b: &Replay, split: Option<usize>, look: &Look) -> String {
+pub(crate) fn compare(a: &Replay, b: &Replay, split: Option<usize>, look: &Look) -> String {
     let s = &look.styles;
     let dot = look.glyphs.dot;
     let mut out = String::new();

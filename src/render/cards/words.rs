@@ -4,12 +4,12 @@
 
 use serde_json::Value;
 
-use crate::replay::events::{Detail, Event, Tone};
 use crate::lesson::kinds::{ByKind, Unanswered};
+use crate::replay::events::{Detail, Event, Tone};
 use crate::replay::recordings::Provenance;
 
 /// Who wrote the replies of a replay, in one line.
-pub fn provenance_line(events: &[Event]) -> String {
+pub(crate) fn provenance_line(events: &[Event]) -> String {
     let mut authored = false;
     let mut live: Vec<String> = Vec::new();
     for p in events.iter().filter_map(Event::provenance) {

@@ -10,7 +10,7 @@ use super::esc;
 use crate::checks::{CheckResult, Report, Status};
 
 /// What the page shows beside the reports.
-pub struct Class<'a> {
+pub(crate) struct Class<'a> {
     pub lesson: &'a str,
     pub title: &'a str,
     pub reports: &'a [Report],
@@ -65,7 +65,7 @@ var d=key==='score'?Number(a)-Number(c):a.localeCompare(c);return up?d:-d;});
 rows.forEach(function(r){body.appendChild(r);});});});
 })();"#;
 
-pub fn page(class: &Class) -> String {
+pub(crate) fn page(class: &Class) -> String {
     let shortened: Vec<Report> = class.reports.iter().map(crate::render::check::shortened).collect();
     let reports = shortened.as_slice();
     let count = |s: Status| reports.iter().filter(|r| r.status == s).count();

@@ -7,8 +7,8 @@
 //! - `replay.rs`: the replay page (tickets, cards, expanders, the split, verdicts, predictions).
 //! - `class.rs`: the class page (a bar per check, the files by score, what could not run).
 
-pub mod class;
-pub mod replay;
+pub(crate) mod class;
+pub(crate) mod replay;
 
 use sha2::{Digest, Sha256};
 

@@ -8,13 +8,13 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::{esc, json_block};
-use crate::replay::events::{Event, Replay, Told, Tone, Verdict};
 use crate::render::cards;
+use crate::replay::events::{Event, Replay, Told, Tone, Verdict};
 
 /// A ticket's question before its replay, as the player asks it, with the answer the run bears
 /// out; drawn with the answer folded away until the reader opens it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Question {
+pub(crate) struct Question {
     pub ask: String,
     /// What the reader knows about the code and runtime before guessing.
     pub context: String,
@@ -26,14 +26,14 @@ pub struct Question {
 }
 
 /// One ticket: its runs (one, or two compared), where two split, and its question.
-pub struct Ticket<'a> {
+pub(crate) struct Ticket<'a> {
     pub runs: &'a [Replay],
     pub split: Option<usize>,
     pub question: Option<Question>,
 }
 
 /// The whole replay.
-pub struct Page<'a> {
+pub(crate) struct Page<'a> {
     pub lesson: &'a str,
     pub title: &'a str,
     /// Whose run stands beside the starter's, when the comparison was chosen for the reader.
@@ -78,7 +78,7 @@ document.getElementById('close-all').addEventListener('click',function(){set(fal
 tools.hidden=false;
 })();"#;
 
-pub fn page(page: &Page) -> String {
+pub(crate) fn page(page: &Page) -> String {
     let mut body = String::from("<main>\n<header>\n");
     let _ = writeln!(body, "<h1>{} <span class=\"dim\">{}</span></h1>", esc(page.title), esc(page.lesson));
     if let Some(note) = page.note {
@@ -273,7 +273,11 @@ fn report_card(report: &Value) -> String {
 }
 
 /// The model's reply, with each turn replayed by kind and both of its sentences.
-fn reply(words: &str, provenance: &crate::replay::recordings::Provenance, by_kind: &[crate::lesson::kinds::ByKind]) -> String {
+fn reply(
+    words: &str,
+    provenance: &crate::replay::recordings::Provenance,
+    by_kind: &[crate::lesson::kinds::ByKind],
+) -> String {
     let mut body = format!("{}<p>{}</p>", text(words), badge(provenance));
     for swap in by_kind {
         body.push_str(&format!("<p class=\"text\"><strong>By kind</strong> {}</p>", esc(&cards::by_kind_words(swap))));

@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use super::own;
 use super::{Client, Failure};
-use crate::replay::turns::{Model, ReplayModel, Turn};
 use crate::replay::recordings::{self, Entry, Provenance};
+use crate::replay::turns::{Model, ReplayModel, Turn};
 use crate::secrets;
 
 /// Answers requests from the API, remembering every answer by its key.

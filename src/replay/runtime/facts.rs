@@ -6,8 +6,8 @@ use serde_json::{json, Value};
 
 use super::harness::{self, ToolRun};
 use super::Conversation;
-use crate::replay::events::{Detail, Event};
 use crate::lesson::Runtime;
+use crate::replay::events::{Detail, Event};
 
 impl Conversation<'_, '_> {
     /// What a failure's card says of it: the fields the lesson's failures carry (or lack), or,

@@ -13,10 +13,10 @@ mod sent;
 use serde_json::{json, Value};
 
 use crate::bridge::LoadError;
-use crate::replay::events::{Event, Replay};
 use crate::lesson::{Lesson, Runtime, Ticket};
-use crate::replay::turns::{Model, Turn};
+use crate::replay::events::{Event, Replay};
 use crate::replay::recordings::canonical;
+use crate::replay::turns::{Model, Turn};
 use crate::world::World;
 pub(crate) use answer::{answer_message, sent_as, Answered};
 use harness::{Backoff, Code, Harness, Mode, Policy, ToolRun};

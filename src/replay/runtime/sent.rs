@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::answer::Answered;
-use crate::replay::events::Event;
 use crate::lesson::Runtime;
+use crate::replay::events::Event;
 use crate::world::Place;
 
 /// The turn's events, completed with what the answering message sent: the block under each

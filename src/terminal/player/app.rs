@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crossterm::event::{Event as TermEvent, KeyEvent};
 
-use crate::replay::events::{self, Event, Replay, Told};
 use crate::lesson::Runtime;
+use crate::replay::events::{self, Event, Replay, Told};
 use crate::terminal::player::keys::{self, Action};
 use crate::terminal::player::predict::{Guess, Question};
 use crate::terminal::player::source::{Key, Prediction, Replayed, Source};
@@ -111,7 +111,7 @@ impl Show {
 }
 
 /// Whether a card has raw JSON that `e` can show.
-pub fn has_raw(event: &Event) -> bool {
+pub(crate) fn has_raw(event: &Event) -> bool {
     match event {
         Event::ToolCall { .. } | Event::Attempt { .. } | Event::Verify { .. } => true,
         // A turn replayed by kind: both sentences.
@@ -121,7 +121,7 @@ pub fn has_raw(event: &Event) -> bool {
 }
 
 /// How long an item stays the newest on screen at speed 1.
-pub fn pace(show: &Show, item: Item) -> Duration {
+pub(crate) fn pace(show: &Show, item: Item) -> Duration {
     Duration::from_millis(match item {
         Item::Event { .. } => match show.event(item) {
             Some(Event::Customer { .. }) => 700,
@@ -155,8 +155,8 @@ pub struct Options {
 /// The note for keys that need cards while there are none yet.
 const STILL_REPLAYING: &str = "Still replaying: the cards come when it is done.";
 
-pub const MIN_SPEED: f64 = 0.125;
-pub const MAX_SPEED: f64 = 64.0;
+pub(crate) const MIN_SPEED: f64 = 0.125;
+pub(crate) const MAX_SPEED: f64 = 64.0;
 
 pub struct App<S: Source> {
     pub source: S,

@@ -3,7 +3,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     Quit,
     PreviousTicket,
     NextTicket,
@@ -29,7 +29,7 @@ pub enum Action {
 }
 
 /// The keys as the help screen lists them.
-pub const HELP: &[(&str, &str)] = &[
+pub(crate) const HELP: &[(&str, &str)] = &[
     ("← → ↑ ↓ or j k", "previous / next ticket"),
     ("c", "code: starter, the fix, yours"),
     ("r", "runtime: harness, sdk"),
@@ -44,7 +44,7 @@ pub const HELP: &[(&str, &str)] = &[
 ];
 
 /// What a key event means. Releases (sent by some terminals) mean nothing.
-pub fn action(key: KeyEvent) -> Option<Action> {
+pub(crate) fn action(key: KeyEvent) -> Option<Action> {
     if key.kind == KeyEventKind::Release {
         return None;
     }

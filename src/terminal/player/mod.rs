@@ -12,14 +12,14 @@
 //! - `unplayable.rs`: why there is no replay to show.
 //! - `terminal.rs`: raw mode as a guard, the panic hook, the reader and ticker threads.
 
-pub mod app;
-pub mod keys;
-pub mod predict;
-pub mod source;
-pub mod spans;
-pub mod terminal;
-pub mod ui;
-pub mod unplayable;
+pub(crate) mod app;
+pub(crate) mod keys;
+pub(crate) mod predict;
+pub(crate) mod source;
+pub(crate) mod spans;
+pub(crate) mod terminal;
+pub(crate) mod ui;
+pub(crate) mod unplayable;
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -38,7 +38,7 @@ use crate::lesson::Runtime;
 use crate::replay::CodeChoice;
 
 /// How the player starts, decided by the command that opens it.
-pub struct Config {
+pub(crate) struct Config {
     pub code: CodeChoice,
     pub runtime: Runtime,
     pub compare: bool,
@@ -50,7 +50,7 @@ pub struct Config {
 }
 
 /// How often time moves the replay on: often enough to look smooth, rare enough to cost nothing.
-pub const TICK: Duration = Duration::from_millis(40);
+pub(crate) const TICK: Duration = Duration::from_millis(40);
 
 /// Draw, then for each message update and redraw when something changed, until quit (true) or
 /// the messages end (false).
@@ -73,7 +73,7 @@ pub fn drive<B: Backend, S: Source>(
     Ok(false)
 }
 
-pub fn run(ctx: &Context, lesson: Lesson, config: Config) -> Result<i32, Error> {
+pub(crate) fn run(ctx: &Context, lesson: Lesson, config: Config) -> Result<i32, Error> {
     let Config { code: choice, runtime, compare, speed, predict, expand, limit } = config;
     // Yours before `start` is refused up front, as the plain replay refuses it.
     choice.file(&ctx.place(), &lesson)?;

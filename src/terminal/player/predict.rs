@@ -2,8 +2,8 @@
 //! one key and judged against the run itself: how many times a tool ran (the lesson's question),
 //! or which of a ticket's own choices holds of the run's counts.
 
-use crate::replay::events::Replay;
 use crate::lesson::TicketPredict;
+use crate::replay::events::Replay;
 
 /// One answer the learner can pick: its key, its words, and whether the run bears it out.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,7 +59,7 @@ impl Guess {
     }
 }
 
-pub fn times(n: usize) -> String {
+pub(crate) fn times(n: usize) -> String {
     match n {
         0 => "not at all".into(),
         1 => "once".into(),

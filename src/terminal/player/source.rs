@@ -12,12 +12,12 @@ use std::time::{Duration, SystemTime};
 
 use crate::bridge::{Bridge, LoadError, Stop};
 use crate::context::Context;
-use crate::replay::events::Replay;
 use crate::lesson::Runtime;
 use crate::lesson::{Lesson, TicketPredict};
+use crate::replay::events::Replay;
+use crate::replay::{CodeChoice, Replayer};
 use crate::terminal::player::app::Msg;
 use crate::terminal::player::unplayable::Unplayable;
-use crate::replay::{CodeChoice, Replayer};
 
 /// A ticket as the list shows it.
 #[derive(Clone, Debug)]

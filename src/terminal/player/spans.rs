@@ -9,7 +9,7 @@ use crate::render::styled;
 use crate::render::styles::Role;
 
 /// The style a card's role is drawn in: the colours `Styles::colored` paints on a terminal.
-pub fn style(role: Role, color: bool) -> Style {
+pub(crate) fn style(role: Role, color: bool) -> Style {
     if !color {
         return Style::default();
     }
@@ -29,7 +29,7 @@ pub fn style(role: Role, color: bool) -> Style {
 
 /// Styled lines as ratatui lines. A tab is four spaces; any other control character is shown
 /// escaped, never drawn (the cards have already escaped the learner's).
-pub fn lines(lines: &[styled::Line], color: bool) -> Vec<Line<'static>> {
+pub(crate) fn lines(lines: &[styled::Line], color: bool) -> Vec<Line<'static>> {
     lines
         .iter()
         .map(|line| {

@@ -19,12 +19,12 @@ static ALTERNATE: AtomicBool = AtomicBool::new(false);
 static HOOK: Once = Once::new();
 
 /// Raw mode, and for the player the alternate screen, until dropped.
-pub struct Screen(());
+pub(crate) struct Screen(());
 
 impl Screen {
     /// Take over the terminal. `alternate`: draw on the alternate screen (the player), or stay on
     /// the normal one so the last report is still there after quitting (`check --watch`).
-    pub fn enter(alternate: bool) -> io::Result<Screen> {
+    pub(crate) fn enter(alternate: bool) -> io::Result<Screen> {
         install_panic_hook();
         ALTERNATE.store(alternate, Ordering::SeqCst);
         ACTIVE.store(true, Ordering::SeqCst);
@@ -45,7 +45,7 @@ impl Drop for Screen {
 }
 
 /// Put the terminal back as it was. Safe to call twice: only the first call after `enter` acts.
-pub fn restore() {
+pub(crate) fn restore() {
     #[cfg(test)]
     if let Some(done) = tests::into_sink(restore_to::<Vec<u8>>) {
         return done;
@@ -67,7 +67,7 @@ fn restore_to<W: Write>(out: &mut W) {
 
 /// As `restore`, from the signal thread while another thread may hold stdout's lock (a redraw
 /// blocked on a slow terminal): the escape sequences are written straight to the descriptor.
-pub fn restore_after_signal() {
+pub(crate) fn restore_after_signal() {
     if !ACTIVE.swap(false, Ordering::SeqCst) {
         return;
     }
@@ -96,7 +96,7 @@ fn install_panic_hook() {
 }
 
 /// A background thread stopped and joined when this is dropped.
-pub struct Worker {
+pub(crate) struct Worker {
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<()>>,
 }
@@ -121,7 +121,7 @@ fn spawn(name: &str, body: impl FnOnce(Arc<AtomicBool>) + Send + 'static) -> io:
 const POLL: Duration = Duration::from_millis(30);
 
 /// Read terminal events (keys, resizes) and send what `map` makes of them.
-pub fn read_events<M: Send + 'static>(
+pub(crate) fn read_events<M: Send + 'static>(
     tx: Sender<M>,
     map: impl Fn(Event) -> Option<M> + Send + 'static,
 ) -> io::Result<Worker> {
@@ -146,7 +146,7 @@ pub fn read_events<M: Send + 'static>(
 }
 
 /// Send `make(elapsed)` every `every`, with the time that really passed since the last one.
-pub fn tick<M: Send + 'static>(
+pub(crate) fn tick<M: Send + 'static>(
     tx: Sender<M>,
     every: Duration,
     make: impl Fn(Duration) -> M + Send + 'static,

@@ -16,19 +16,19 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 use ratatui::Frame;
 
 use crate::lesson::Runtime;
+use crate::render::cards::{self, Look};
+use crate::render::styles::{Glyphs, Styles};
 use crate::terminal::player::app::{App, Item, Show};
 use crate::terminal::player::keys;
 use crate::terminal::player::predict::Question;
 use crate::terminal::player::source::Source;
 use crate::terminal::player::spans;
-use crate::render::cards::{self, Look};
-use crate::render::styles::{Glyphs, Styles};
 
 /// Below this the player says how big it needs to be instead of drawing.
-pub const MIN_WIDTH: u16 = 50;
-pub const MIN_HEIGHT: u16 = 14;
+pub(crate) const MIN_WIDTH: u16 = 50;
+pub(crate) const MIN_HEIGHT: u16 = 14;
 /// From this width on, the tickets get a list of their own on the left.
-pub const WIDE: u16 = 110;
+pub(crate) const WIDE: u16 = 110;
 const SIDEBAR: u16 = 26;
 
 /// How to paint: the cards' styles and glyphs, and whether the player's own frame uses colour.
