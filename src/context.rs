@@ -53,11 +53,11 @@ impl Context {
     /// A path for messages: relative to the root when run there; from a folder inside the root, relative to that
     /// folder, so the path works where the learner is.
     pub fn shown(&self, path: &Path) -> String {
-        self.place().shown(path)
+        self.at().shown(path)
     }
 
     /// The root and the current folder, for domain code.
-    pub fn place(&self) -> crate::course::root::Where {
+    pub fn at(&self) -> crate::course::root::Where {
         crate::course::root::Where { root: self.root.clone(), cwd: self.cwd.clone() }
     }
 

@@ -57,7 +57,7 @@ pub enum WatchError {
 }
 
 /// Watches until dropped.
-pub(crate) struct FileWatcher {
+pub(crate) struct Listener {
     /// The watcher, native or polling, held for its `Drop`, which stops it (and so the thread
     /// that turns its events into changes).
     _watcher: Box<dyn std::any::Any>,
@@ -99,11 +99,11 @@ fn step(event: &notify::Event, name: &OsString) -> Option<Step> {
 }
 
 /// Watch `file` and call `send` once per save (or deletion) of it.
-pub(crate) fn watch(
+pub(crate) fn listen(
     file: &Path,
     poll: bool,
     mut send: impl FnMut(Change) + Send + 'static,
-) -> Result<FileWatcher, WatchError> {
+) -> Result<Listener, WatchError> {
     let (dir, name) = split(file)?;
     let target = dir.join(&name);
     let (tx, rx) = mpsc::channel::<Result<Step, notify::Error>>();
@@ -165,7 +165,7 @@ pub(crate) fn watch(
             }
         })
         .map_err(|source| WatchError::Thread { file: file.to_path_buf(), source })?;
-    Ok(FileWatcher { _watcher: watcher, polling: poll })
+    Ok(Listener { _watcher: watcher, polling: poll })
 }
 
 /// What the file looks like on disk, cheaply: enough to tell that it changed.

@@ -183,15 +183,15 @@ pub(crate) struct Samples {
 impl Samples {
     pub(crate) fn draw(lesson: &Lesson, seed: u64) -> Samples {
         let mut rng = Backoff::from_seed(seed);
-        let place = lesson.place();
-        let drawn = place.draw_fields(&mut |n| rng.below(n));
+        let setting = lesson.setting();
+        let drawn = setting.draw_fields(&mut |n| rng.below(n));
         let mut values: HashMap<String, String> = drawn.iter().cloned().collect();
         for (name, sample) in &lesson.samples {
             // What the sample gives itself wins over what was drawn.
             let mut fields: Vec<(String, String)> =
                 drawn.iter().filter(|(k, _)| !sample.fields.contains_key(k)).cloned().collect();
             fields.extend(sample.fields.clone());
-            let template = place.message(&sample.message).unwrap_or("");
+            let template = setting.message(&sample.message).unwrap_or("");
             values.insert(name.clone(), crate::world::fill(template, &fields));
         }
         Samples { values }
@@ -266,7 +266,7 @@ fn advice(spec: &CheckSpec, got: &Value, args: &[Value], samples: &Samples) -> O
 }
 
 fn ticket_check(spec: &CheckSpec, lesson: &Lesson, ticket: &Ticket, samples: &Samples, code: &mut dyn Code) -> Verdict {
-    let mut world = lesson.place().start(&ticket.id);
+    let mut world = lesson.setting().start(&ticket.id);
     let mut backoff = Backoff::seeded(&ticket.id);
     let policy = Policy::of(lesson);
     let probes = ticket.probes();

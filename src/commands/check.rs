@@ -18,7 +18,7 @@ pub(crate) fn grades_at_once(args: &CheckArgs) -> bool {
 
 pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     if args.watch {
-        return super::check_watch::run(ctx, args);
+        return super::check_on_save::run(ctx, args);
     }
     if !args.edit {
         // Python starts now, while the lesson is read: most of a check is its start-up.
@@ -31,7 +31,7 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     if args.edit {
         crate::terminal::editor::open(&file, &ctx.shown(&file))?;
     }
-    let mut report = match one_file::to_the_end(&ctx.place(), &lesson, &file, limit) {
+    let mut report = match one_file::to_the_end(&ctx.at(), &lesson, &file, limit) {
         // An autograder reads stdout: even with no Python it gets a report it can parse.
         Err(Error::Load(e)) if args.format != CheckFormat::Text => {
             crate::errln!("error: {e}");

@@ -111,7 +111,7 @@ fn examine(ctx: &Context, lesson: &Lesson, limit: std::time::Duration) -> Result
     let s = &ctx.styles;
     let mut exam = Exam { ctx, found: Findings::default() };
     outln!("{}", s.paint(s.strong, &lesson.id))?;
-    let replayer = Replayer::new(ctx.place(), lesson, limit);
+    let replayer = Replayer::new(ctx.at(), lesson, limit);
     let dir = lesson.recordings_dir(&ctx.root);
     if dir.is_dir() {
         replay_all(&mut exam, lesson, &replayer)?;
@@ -131,10 +131,10 @@ fn examine(ctx: &Context, lesson: &Lesson, limit: std::time::Duration) -> Result
         (c, want)
     });
     for (code, want) in graded {
-        let file = code.file(&ctx.place(), lesson)?;
-        let graded = crate::checks::one_file::to_the_end(&ctx.place(), lesson, &file, limit)?;
+        let file = code.file(&ctx.at(), lesson)?;
+        let graded = crate::checks::one_file::to_the_end(&ctx.at(), lesson, &file, limit)?;
         let word = if want == Status::Pass { "passes" } else { "fails" };
-        let label = code.label(&ctx.place(), lesson);
+        let label = code.label(&ctx.at(), lesson);
         let text = format!("check {label} {word} as it should ({}/{} checks pass)", graded.passed, graded.total);
         exam.report(graded.status == want, text)?;
     }
@@ -251,7 +251,7 @@ fn judge(
     runtime: Runtime,
     ticket: &crate::lesson::Ticket,
     label: &str,
-    replay: &crate::replay::events::Replay,
+    replay: &crate::replay::events::Run,
 ) -> Result<(), Error> {
     let name = format!("{}/{} with {}", runtime.name(), ticket.id, label);
     // Live turns are the model's own choices: the authored script's count does not bind them.
@@ -282,7 +282,7 @@ fn unused(
 ) -> Result<(), Error> {
     for turn in &cassette.turns {
         if !used.contains(&turn.entry.key) {
-            exam.report(false, format!("{}: this recorded turn is never replayed", turn.place(&exam.ctx.root)))?;
+            exam.report(false, format!("{}: this recorded turn is never replayed", turn.file_line(&exam.ctx.root)))?;
         }
     }
     for (words, kind) in cassette.kinds_without_reply() {
@@ -300,7 +300,7 @@ fn unused(
 
 /// Why a ticket's own question about this run could not be asked: the player asks it only when
 /// exactly one of its choices holds of the run.
-fn unanswerable(ticket: &crate::lesson::Ticket, label: &str, replay: &crate::replay::events::Replay) -> Option<String> {
+fn unanswerable(ticket: &crate::lesson::Ticket, label: &str, replay: &crate::replay::events::Run) -> Option<String> {
     let predict = ticket.predict.as_ref().filter(|p| p.code == label)?;
     let facts = replay.verdict.counts.value();
     let right: Vec<&str> = predict
@@ -324,7 +324,7 @@ fn unanswerable(ticket: &crate::lesson::Ticket, label: &str, replay: &crate::rep
 
 /// What is wrong with a replay, if anything: it stopped, ran the tools another number of times
 /// than the script says, or ended without a reply.
-fn wrong(replay: &crate::replay::events::Replay, expected: Option<usize>) -> Option<String> {
+fn wrong(replay: &crate::replay::events::Run, expected: Option<usize>) -> Option<String> {
     let stopped = replay.events.iter().find_map(|e| match e {
         Event::NoRecording { closest, .. } => {
             Some(format!("a request has no recording (closest: {})", closest.as_deref().unwrap_or("none")))

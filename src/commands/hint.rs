@@ -59,7 +59,7 @@ fn named_check<'l>(lesson: &'l Lesson, id: &str) -> Result<&'l CheckSpec, Error>
 fn first_failing<'l>(ctx: &Context, lesson: &'l Lesson) -> Result<Option<(&'l CheckSpec, String)>, Error> {
     let file = ctx.learner_file(lesson, None)?;
     let limit = std::time::Duration::from_secs_f64(GRADE_TIMEOUT_SECS);
-    let report = crate::checks::one_file::to_the_end(&ctx.place(), lesson, &file, limit)?;
+    let report = crate::checks::one_file::to_the_end(&ctx.at(), lesson, &file, limit)?;
     if report.status == Status::Error {
         return Err(Error::usage(format!(
             "{} does not load, so no check could run: {}\nRun ./workshop check {} to see where, fix that first, then ask again.",

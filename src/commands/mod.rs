@@ -1,7 +1,7 @@
 //! The commands. Each is thin: resolve its input, call the lesson machinery, render, pick an exit code.
 
 pub(crate) mod check;
-mod check_watch;
+mod check_on_save;
 mod completions;
 mod doctor;
 mod grade;

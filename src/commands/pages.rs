@@ -9,14 +9,14 @@ use crate::error::Error;
 use crate::lesson::{Lesson, Runtime};
 use crate::output;
 use crate::render::html;
-use crate::replay::events::Replay;
+use crate::replay::events::Run;
 use crate::replay::CodeChoice;
 use crate::terminal::player::predict::Question;
 use crate::terminal::player::source::{prediction, Prediction};
 
 /// One ticket's runs as `watch` made them, and where two split.
 pub(super) struct Shown<'a> {
-    pub runs: &'a [Replay],
+    pub runs: &'a [Run],
     pub split: Option<usize>,
 }
 
@@ -44,7 +44,7 @@ pub(super) fn replay(ctx: &Context, lesson: &Lesson, shown: &[Shown], asked: &As
 
 /// The player's question for a ticket, when one of the runs shown is the run it asks about:
 /// the lesson's count before a starter run, or the ticket's own before the run of its code.
-fn question(lesson: &Lesson, runs: &[Replay], asked: &Asked) -> Option<html::replay::Question> {
+fn question(lesson: &Lesson, runs: &[Run], asked: &Asked) -> Option<html::replay::Question> {
     let ticket = lesson.tickets.iter().position(|t| Some(t.id.as_str()) == runs.first().map(|r| r.ticket.as_str()))?;
     // The player counts codes as 0 the starter and 1 the reference fix.
     let index = |c: &CodeChoice| match c {

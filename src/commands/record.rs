@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::lesson::kinds::Kinds;
 use crate::outln;
 use crate::replay::events::Event;
-use crate::replay::events::Replay;
+use crate::replay::events::Run;
 use crate::replay::recordings::{self, Entry};
 use crate::replay::turns::{Script, ScriptModel, ScriptRun};
 use crate::replay::Replayer;
@@ -32,7 +32,7 @@ pub(super) fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
         return super::record_live::run(ctx, &lesson, &runs, &args);
     }
     let s = &ctx.styles;
-    let replayer = Replayer::new(ctx.place(), &lesson, args.timeout);
+    let replayer = Replayer::new(ctx.at(), &lesson, args.timeout);
     let mut files: BTreeMap<PathBuf, Vec<Entry>> = BTreeMap::new();
     let mut kinds_of: BTreeMap<PathBuf, Kinds> = BTreeMap::new();
     let mut problems = 0;
@@ -68,7 +68,7 @@ pub(super) fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
 
 /// How a run strayed from its script: turns it ran out of or left over, its code's error, a
 /// different number of tool calls.
-fn off_script(replay: &Replay, model: &ScriptModel, run: &ScriptRun) -> Vec<String> {
+fn off_script(replay: &Run, model: &ScriptModel, run: &ScriptRun) -> Vec<String> {
     let mut issues = Vec::new();
     if let Some(Event::NoRecording { diff, .. }) = replay.events.iter().find(|e| matches!(e, Event::NoRecording { .. }))
     {

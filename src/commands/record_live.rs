@@ -27,7 +27,7 @@ pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &Re
     let settings = Settings::resolve(args.live.max_requests, args.live.request_timeout)
         .map_err(|e| Error::usage(e.to_string()))?;
     let s = &ctx.styles;
-    let replayer = Replayer::new(ctx.place(), lesson, args.timeout);
+    let replayer = Replayer::new(ctx.at(), lesson, args.timeout);
     let mut client = Client::new(settings);
     // One answer per request across runs: the starter and the solution run of a ticket open
     // with the same request, and it is asked once.

@@ -12,7 +12,7 @@ use crate::render::steps::{self, Step};
 /// Put the starter in place (see `workfiles::put_starter`) and note the lesson as the one started
 /// last. Returns the backups made of the learner's edited files.
 pub(crate) fn begin(ctx: &Context, lesson: &Lesson, force: bool) -> Result<Vec<std::path::PathBuf>, Error> {
-    let kept = workfiles::put_starter(&ctx.place(), lesson, force, "start")?;
+    let kept = workfiles::put_starter(&ctx.at(), lesson, force, "start")?;
     mark_started(ctx, lesson);
     Ok(kept)
 }

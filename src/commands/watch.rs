@@ -11,7 +11,7 @@ use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_SUCCESS};
 use crate::output;
 use crate::render::cards::{self, Look};
-use crate::replay::events::{self, Event, Replay};
+use crate::replay::events::{self, Event, Run};
 use crate::replay::{self, CodeChoice, Coded, Live, Replayer};
 
 /// How long a card stays alone on screen before the next, at speed 1.
@@ -28,7 +28,7 @@ fn pause(event: &Event) -> Duration {
 
 /// One ticket replayed with every code asked for.
 struct Shown {
-    runs: Vec<Replay>,
+    runs: Vec<Run>,
     split: Option<usize>,
 }
 
@@ -66,7 +66,7 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
         true => Some(Live::new(args.live.max_requests, args.live.request_timeout)?),
         false => None,
     };
-    let mut replayer = Replayer::new(ctx.place(), &lesson, args.timeout).with_live(live);
+    let mut replayer = Replayer::new(ctx.at(), &lesson, args.timeout).with_live(live);
     // Before the lesson is started, the fix is never shown alone: first what goes wrong.
     let compare = args.compare || (first_look(ctx, &lesson, &args.code) && args.format == Format::Text);
     let (codes, note, said) = codes_and_note(ctx, &lesson, &args, compare)?;
@@ -80,7 +80,7 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let mut shown = Vec::new();
     for (i, ticket) in chosen.iter().enumerate() {
         let cassette = replayer.cassette(runtime, ticket)?;
-        let mut runs: Vec<Replay> = Vec::new();
+        let mut runs: Vec<Run> = Vec::new();
         for code in coded.iter_mut() {
             runs.push(replayer.replay(ticket, runtime, code, &cassette)?);
         }
@@ -172,7 +172,7 @@ fn print_json(shown: &[Shown], one_asked: bool) -> Result<(), Error> {
 /// learner's file is still the starter (or not there), yours once it differs.
 fn compared_with(ctx: &Context, lesson: &crate::lesson::Lesson, code: &CodeArg) -> Result<CodeChoice, Error> {
     Ok(match code {
-        CodeArg::Auto if crate::course::workfiles::edited(&ctx.place(), lesson) => CodeChoice::Yours,
+        CodeArg::Auto if crate::course::workfiles::edited(&ctx.at(), lesson) => CodeChoice::Yours,
         CodeArg::Auto => CodeChoice::Solution,
         other => match super::code(ctx, lesson, other)? {
             CodeChoice::Starter => CodeChoice::Solution,

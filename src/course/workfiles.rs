@@ -61,7 +61,7 @@ pub(crate) fn put_starter(at: &Where, lesson: &Lesson, force: bool, command: &st
     }
     for rel in edited.iter().chain(&missing) {
         let mine = work.join(rel);
-        match place(&starter.join(rel), &mine) {
+        match copy_in(&starter.join(rel), &mine) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                 return Err(Error::Refused(format!(
@@ -138,7 +138,7 @@ fn backup_names(path: &Path) -> impl Iterator<Item = PathBuf> + '_ {
 
 /// Put a copy of `from` at `to`, which must not exist: a file saved there meanwhile is never
 /// replaced (`AlreadyExists`).
-fn place(from: &Path, to: &Path) -> std::io::Result<()> {
+fn copy_in(from: &Path, to: &Path) -> std::io::Result<()> {
     if let Some(dir) = to.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -179,7 +179,7 @@ mod tests {
         let (from, to) = (dir.path().join("starter.py"), dir.path().join("errors.py"));
         std::fs::write(&from, "starter").unwrap();
         std::fs::write(&to, "saved meanwhile").unwrap();
-        assert_eq!(place(&from, &to).unwrap_err().kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(copy_in(&from, &to).unwrap_err().kind(), std::io::ErrorKind::AlreadyExists);
         assert_eq!(std::fs::read_to_string(&to).unwrap(), "saved meanwhile");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no temp file left");
     }

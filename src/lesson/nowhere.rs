@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::world::Place;
+use crate::world::Setting;
 
 /// The world of a lesson that has none loaded: no messages, nothing helps, nothing to say.
 #[derive(Debug)]
@@ -10,7 +10,7 @@ pub(super) struct Nowhere;
 
 pub(super) static NOWHERE: Nowhere = Nowhere;
 
-impl Place for Nowhere {
+impl Setting for Nowhere {
     fn start(&self, _ticket: &str) -> Box<dyn crate::world::World + '_> {
         Box::new(Nowhere)
     }

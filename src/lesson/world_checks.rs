@@ -6,7 +6,7 @@ use super::problems::Problems;
 use super::Lesson;
 use crate::lesson::expect::Expect;
 use crate::world::python::PythonWorld;
-use crate::world::Place;
+use crate::world::Setting;
 
 impl Lesson {
     /// The problems of the lesson's data its world finds: tools that do what it cannot, samples

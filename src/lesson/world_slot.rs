@@ -10,7 +10,7 @@ use super::problems::Problems;
 use super::Lesson;
 use crate::error::Error;
 use crate::world::python::{PythonWorld, Refused};
-use crate::world::{Place, TicketKeys};
+use crate::world::{Setting, TicketKeys};
 
 impl Lesson {
     /// The lesson once its world has loaded and checked the lesson's data: for a caller that
@@ -30,7 +30,7 @@ impl Lesson {
     }
 
     /// The lesson's world, loaded (nowhere when it could not be: `world_error` says why).
-    pub(crate) fn place(&self) -> &dyn Place {
+    pub(crate) fn setting(&self) -> &dyn Setting {
         match self.world() {
             Ok(Some(world)) => world,
             _ => &NOWHERE,

@@ -370,7 +370,7 @@ pub struct Verdict {
 
 /// A replayed run of one ticket: its events and the story's judgement of them.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Replay {
+pub struct Run {
     pub lesson: String,
     pub ticket: String,
     pub code: String,
@@ -380,7 +380,7 @@ pub struct Replay {
     pub verdict: Verdict,
 }
 
-impl Replay {
+impl Run {
     /// Each event with the story's judgement of it.
     pub fn told(&self) -> Vec<Told<'_>> {
         (0..self.events.len()).filter_map(|i| self.told_at(i)).collect()
@@ -393,9 +393,9 @@ impl Replay {
     }
 }
 
-impl Serialize for Replay {
+impl Serialize for Run {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = serializer.serialize_struct("Replay", 6)?;
+        let mut out = serializer.serialize_struct("Run", 6)?;
         out.serialize_field("lesson", &self.lesson)?;
         out.serialize_field("ticket", &self.ticket)?;
         out.serialize_field("code", &self.code)?;
@@ -407,7 +407,7 @@ impl Serialize for Replay {
 }
 
 /// The index of the first event where two runs differ; `None` when they never do.
-pub(crate) fn split_point(a: &Replay, b: &Replay) -> Option<usize> {
+pub(crate) fn split_point(a: &Run, b: &Run) -> Option<usize> {
     let (a, b) = (a.told(), b.told());
     let common = a.iter().zip(&b).take_while(|(x, y)| x.signature() == y.signature()).count();
     (common < a.len().max(b.len())).then_some(common)

@@ -20,9 +20,9 @@ use crate::bridge::{Bridge, LoadError, Stop};
 use crate::course::root::Where;
 use crate::error::Error;
 use crate::lesson::{Lesson, Runtime, Ticket};
-use crate::replay::events::Replay;
+use crate::replay::events::Run;
 use crate::replay::live::{own, Client, Layered, LiveModel, Settings};
-use crate::replay::turns::{Model, ReplayModel};
+use crate::replay::turns::{Model, RecordedModel};
 use recordings::{Cassette, Entry};
 
 /// Whose functions the tools use.
@@ -153,13 +153,7 @@ impl<'l> Replayer<'l> {
     }
 
     /// Run a ticket with the model's turns from any model (an author's script, the live API).
-    pub(crate) fn run_with(
-        &self,
-        ticket: &Ticket,
-        runtime: Runtime,
-        code: &mut Coded,
-        model: &mut dyn Model,
-    ) -> Replay {
+    pub(crate) fn run_with(&self, ticket: &Ticket, runtime: Runtime, code: &mut Coded, model: &mut dyn Model) -> Run {
         run_code(self.lesson, ticket, runtime, &code.label, &mut code.bridge, model)
     }
 
@@ -171,11 +165,11 @@ impl<'l> Replayer<'l> {
         label: &str,
         bridge: &mut Result<Bridge, LoadError>,
         shipped: &Cassette,
-    ) -> Result<Replay, Error> {
+    ) -> Result<Run, Error> {
         let file = own::file(&self.at.root, &self.lesson.id, runtime.name(), &ticket.id);
         let mut entries = own::load(&self.at.root, &file)?;
         let asker = self.live.as_mut().map(|l| LiveModel::new(&mut l.client, &mut l.memo));
-        let mut model = Layered::new(ReplayModel::new(shipped, self.at.root.clone()), &mut entries, file, asker);
+        let mut model = Layered::new(RecordedModel::new(shipped, self.at.root.clone()), &mut entries, file, asker);
         let replay = run_code(self.lesson, ticket, runtime, label, bridge, &mut model);
         // A world that broke is its author's error, whatever the replay then showed.
         if let Some(e) = self.lesson.world_error() {
@@ -197,8 +191,8 @@ impl<'l> Replayer<'l> {
         runtime: Runtime,
         code: &mut Coded,
         shipped: &Cassette,
-    ) -> (Replay, HashSet<String>) {
-        let mut model = ReplayModel::new(shipped, self.at.root.clone());
+    ) -> (Run, HashSet<String>) {
+        let mut model = RecordedModel::new(shipped, self.at.root.clone());
         let replay = self.run_with(ticket, runtime, code, &mut model);
         (replay, model.used)
     }
@@ -212,7 +206,7 @@ impl<'l> Replayer<'l> {
         runtime: Runtime,
         code: &mut Coded,
         shipped: &Cassette,
-    ) -> Result<Replay, Error> {
+    ) -> Result<Run, Error> {
         self.replay_with(ticket, runtime, &code.label, &mut code.bridge, shipped)
     }
 }
@@ -225,7 +219,7 @@ fn run_code(
     label: &str,
     bridge: &mut Result<Bridge, LoadError>,
     model: &mut dyn Model,
-) -> Replay {
+) -> Run {
     match bridge {
         Ok(bridge) => crate::replay::runtime::run(lesson, ticket, runtime, label, bridge, model),
         Err(error) => crate::replay::runtime::not_loaded(lesson, ticket, label, runtime, error),

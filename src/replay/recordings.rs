@@ -86,7 +86,7 @@ pub(crate) struct Recorded {
 }
 
 impl Recorded {
-    pub(crate) fn place(&self, root: &Path) -> String {
+    pub(crate) fn file_line(&self, root: &Path) -> String {
         format!("{}:{}", crate::course::root::shown(root, &self.file), self.line)
     }
 }
@@ -228,7 +228,7 @@ impl Cassette {
                 let other = &self.turns[first];
                 if other.entry.response != turn.entry.response {
                     return Err(Error::Corrupt {
-                        path: turn.place(root),
+                        path: turn.file_line(root),
                         why: format!(
                             "records another reply for words of the same kind as line {}, so a replay could not tell which to give. Give the lesson's kinds (own_words) a narrower `when`, or drop one of the two runs from script.toml and record again.",
                             other.line

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use crate::lesson::{Cond, Note, Runtime};
 use crate::replay::events::{self, Counts, Event, Judgement, Tone, Verdict};
-use crate::world::{Effects, Place};
+use crate::world::{Effects, Setting};
 
 /// How a failed try is judged, once the run is over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,7 +118,7 @@ fn refused_after(events: &[Event], at: usize) -> bool {
 }
 
 /// Each failed try with its judgement.
-fn judge(all: &[Try], place: &dyn Place, events: &[Event]) -> Vec<(usize, Judged)> {
+fn judge(all: &[Try], setting: &dyn Setting, events: &[Event]) -> Vec<(usize, Judged)> {
     let mut out = Vec::new();
     for (n, t) in all.iter().enumerate() {
         if !t.failed {
@@ -126,7 +126,7 @@ fn judge(all: &[Try], place: &dyn Place, events: &[Event]) -> Vec<(usize, Judged
         }
         let next = all[n + 1..].iter().find(|u| u.key == t.key);
         let previous = all[..n].iter().rev().find(|u| u.key == t.key);
-        let helps = t.cause.as_ref().is_some_and(|c| place.retry_helps(c));
+        let helps = t.cause.as_ref().is_some_and(|c| setting.retry_helps(c));
         let found = if t.is_read() { None } else { read_between(all, &t.id, t.at, next.map_or(usize::MAX, |u| u.at)) };
         let judged = match next {
             Some(_) if found == Some(false) => Judged::Checked,
@@ -146,9 +146,9 @@ fn judge(all: &[Try], place: &dyn Place, events: &[Event]) -> Vec<(usize, Judged
 
 /// The story's judgement of every attempt, once the run is over: whether it was retried, and
 /// how that went, is known only then. Kept beside the events, which stay as they happened.
-pub(crate) fn judgement(events: &[Event], place: &dyn Place, runtime: Runtime) -> Judgement {
+pub(crate) fn judgement(events: &[Event], setting: &dyn Setting, runtime: Runtime) -> Judgement {
     let all = tries(events);
-    let judged = judge(&all, place, events);
+    let judged = judge(&all, setting, events);
     let model_retried = match runtime {
         Runtime::Sdk => model_retries(events),
         Runtime::Harness => Vec::new(),
@@ -231,9 +231,9 @@ fn ending(events: &[Event]) -> (&'static str, Option<&'static str>) {
 }
 
 /// Count what the run did, and say it in a line that agrees with itself.
-pub(crate) fn verdict(events: &[Event], place: &dyn Place, effects: &Effects) -> Verdict {
+pub(crate) fn verdict(events: &[Event], setting: &dyn Setting, effects: &Effects) -> Verdict {
     let all = tries(events);
-    let judged = judge(&all, place, events);
+    let judged = judge(&all, setting, events);
     let (ends, stopped) = ending(events);
     let counts = counts(events, &all, &judged, ends, effects);
     let head = head(events, &all, &counts);
@@ -434,7 +434,7 @@ mod tests {
     #[derive(Debug)]
     struct Timeouts;
 
-    impl Place for Timeouts {
+    impl Setting for Timeouts {
         fn start(&self, _ticket: &str) -> Box<dyn crate::world::World + '_> {
             unreachable!("a verdict is judged from events, without a run")
         }

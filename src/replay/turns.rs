@@ -54,20 +54,20 @@ pub(crate) trait Model {
 }
 
 /// Replays recorded turns, strictly by the request's key.
-pub(crate) struct ReplayModel<'c> {
+pub(crate) struct RecordedModel<'c> {
     cassette: &'c Cassette,
     root: PathBuf,
     /// Keys of the turns replayed so far.
     pub used: HashSet<String>,
 }
 
-impl<'c> ReplayModel<'c> {
-    pub(crate) fn new(cassette: &'c Cassette, root: PathBuf) -> ReplayModel<'c> {
-        ReplayModel { cassette, root, used: HashSet::new() }
+impl<'c> RecordedModel<'c> {
+    pub(crate) fn new(cassette: &'c Cassette, root: PathBuf) -> RecordedModel<'c> {
+        RecordedModel { cassette, root, used: HashSet::new() }
     }
 }
 
-impl ReplayModel<'_> {
+impl RecordedModel<'_> {
     /// The recorded turn for the request with this key, if there is one.
     pub(crate) fn find(&mut self, key: &str) -> Option<Turn> {
         let found = self.cassette.find(key)?;
@@ -92,7 +92,7 @@ impl ReplayModel<'_> {
         let Some(closest) = self.cassette.closest(request) else {
             return Turn::Missing { closest: None, diff: String::new(), words };
         };
-        let place = closest.place(&self.root);
+        let place = closest.file_line(&self.root);
         let recorded = recordings::canonical_pretty(&closest.entry.request);
         let mine = recordings::canonical_pretty(request);
         let diff = similar::TextDiff::from_lines(&recorded, &mine)
@@ -104,7 +104,7 @@ impl ReplayModel<'_> {
     }
 }
 
-impl Model for ReplayModel<'_> {
+impl Model for RecordedModel<'_> {
     fn respond(&mut self, request: &Value) -> Turn {
         let key = recordings::key(request);
         self.find(&key).or_else(|| self.find_kind(request)).unwrap_or_else(|| self.missing(request))

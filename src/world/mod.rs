@@ -5,7 +5,7 @@
 //! a run cannot be forged by learner code.
 //!
 //! A lesson names its world in `setting`; loading the lesson starts that world and hands it the
-//! lesson's `[world]` table and each ticket's world keys to check, and keeps a `Place`: the loaded
+//! lesson's `[world]` table and each ticket's world keys to check, and keeps a `Setting`: the loaded
 //! world, from which every run starts a fresh `World`.
 
 pub(crate) mod python;
@@ -103,7 +103,7 @@ pub(crate) struct Effects {
 }
 
 /// A lesson's loaded world, shared by all its runs.
-pub(crate) trait Place: Send + Sync + Debug {
+pub(crate) trait Setting: Send + Sync + Debug {
     /// A fresh world for one run of a ticket.
     fn start(&self, ticket: &str) -> Box<dyn World + '_>;
     /// One of the world's message templates.

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::{Effects, Fail, Failure, Halt, Place, Problem, Seen, TicketKeys, Tool, World};
+use super::{Effects, Fail, Failure, Halt, Problem, Seen, Setting, TicketKeys, Tool, World};
 use crate::bridge::{Bridge, BridgeConfig, Outcome, Stop};
 
 const HOST: &str = include_str!("host.py");
@@ -343,7 +343,7 @@ enum Opened {
     Lost,
 }
 
-impl Place for PythonWorld {
+impl Setting for PythonWorld {
     fn start(&self, ticket: &str) -> Box<dyn World + '_> {
         let number = self.value("start", &[Value::from(ticket)]).unwrap_or(Value::Null);
         Box::new(PythonRun { world: self, number, said: Vec::new() })

@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::lesson::kinds::ByKind;
 use crate::render::styled::{ansi, Line};
 use crate::render::styles::{Glyphs, Role, Styles};
-use crate::replay::events::{Event, Replay, Told, Verdict};
+use crate::replay::events::{Event, Run, Told, Verdict};
 pub(crate) use attempt::{behind, Behind};
 pub(crate) use changes::word_changes;
 pub(crate) use words::provenance_line;
@@ -84,7 +84,7 @@ fn raw(out: &mut Vec<Line>, look: &Look, label: &str, value: &Value) {
     }
 }
 
-pub(crate) fn header(replay: &Replay, look: &Look) -> String {
+pub(crate) fn header(replay: &Run, look: &Look) -> String {
     let s = &look.styles;
     let parts = [
         (String::new(), replay.lesson.as_str()),
@@ -219,12 +219,12 @@ pub(crate) fn verdict_lines(v: &Verdict, look: &Look) -> Vec<Line> {
 }
 
 /// The verdict of a whole run.
-pub(crate) fn run_verdict(run: &Replay, look: &Look) -> String {
+pub(crate) fn run_verdict(run: &Run, look: &Look) -> String {
     verdict(&run.verdict, look)
 }
 
 /// A whole replay, as printed without pacing.
-pub(crate) fn replay(replay: &Replay, look: &Look) -> String {
+pub(crate) fn replay(replay: &Run, look: &Look) -> String {
     let mut out = header(replay, look);
     out.push('\n');
     for ev in &replay.told() {
@@ -282,7 +282,7 @@ pub(crate) fn split_marker_lines(look: &Look, split: Option<usize>) -> Vec<Line>
 }
 
 /// Two runs of one ticket: what they share once, the marker, then each run's own part.
-pub(crate) fn compare(a: &Replay, b: &Replay, split: Option<usize>, look: &Look) -> String {
+pub(crate) fn compare(a: &Run, b: &Run, split: Option<usize>, look: &Look) -> String {
     let s = &look.styles;
     let dot = look.glyphs.dot;
     let mut out = String::new();

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{esc, json_block};
 use crate::render::cards;
-use crate::replay::events::{Event, Replay, Told, Tone, Verdict};
+use crate::replay::events::{Event, Run, Told, Tone, Verdict};
 
 /// A ticket's question before its replay, as the player asks it, with the answer the run bears
 /// out; drawn with the answer folded away until the reader opens it.
@@ -27,7 +27,7 @@ pub(crate) struct Question {
 
 /// One ticket: its runs (one, or two compared), where two split, and its question.
 pub(crate) struct Ticket<'a> {
-    pub runs: &'a [Replay],
+    pub runs: &'a [Run],
     pub split: Option<usize>,
     pub question: Option<Question>,
 }

@@ -9,7 +9,7 @@
 pub(crate) mod client;
 #[cfg(feature = "live")]
 mod http;
-pub(crate) mod model;
+pub(crate) mod layered;
 #[cfg(not(feature = "live"))]
 mod offline;
 pub(crate) mod own;
@@ -18,6 +18,6 @@ pub(crate) mod retry;
 pub(crate) use client::{Failure, Settings};
 #[cfg(feature = "live")]
 pub(crate) use http::Client;
-pub(crate) use model::{Layered, LiveModel};
+pub(crate) use layered::{Layered, LiveModel};
 #[cfg(not(feature = "live"))]
 pub(crate) use offline::Client;

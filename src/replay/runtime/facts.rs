@@ -61,7 +61,7 @@ impl Conversation<'_, '_> {
         wire: Option<Value>,
         tool: &str,
     ) {
-        let place = self.lesson.place();
+        let setting = self.lesson.setting();
         for (i, attempt) in run.attempts.iter().enumerate() {
             // The last try failed with every attempt the harness allows used: the cap ended it.
             let capped =
@@ -92,7 +92,7 @@ impl Conversation<'_, '_> {
                 message,
                 details,
                 cause: attempt.cause.as_ref().map(|c| c.category.clone()),
-                summary: (!attempt.failed).then(|| place.summary(&attempt.result)).flatten(),
+                summary: (!attempt.failed).then(|| setting.summary(&attempt.result)).flatten(),
                 said: attempt.said.clone(),
                 retried: attempt.wait.is_some(),
                 wire: wire.clone(),

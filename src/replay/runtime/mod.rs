@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use crate::bridge::LoadError;
 use crate::lesson::{Lesson, Runtime, Ticket};
-use crate::replay::events::{Event, Replay};
+use crate::replay::events::{Event, Run};
 use crate::replay::recordings::canonical;
 use crate::replay::turns::{Model, Turn};
 use crate::world::World;
@@ -70,7 +70,7 @@ fn text_of(content: &[Value]) -> String {
 }
 
 /// The replay of a ticket whose code could not be loaded.
-pub(crate) fn not_loaded(lesson: &Lesson, ticket: &Ticket, code: &str, runtime: Runtime, error: &LoadError) -> Replay {
+pub(crate) fn not_loaded(lesson: &Lesson, ticket: &Ticket, code: &str, runtime: Runtime, error: &LoadError) -> Run {
     let mut events = vec![Event::Customer { text: ticket.text.clone() }];
     events.push(Event::CodeError { message: error.message.clone(), call: None, printed: error.output.clone() });
     finish(lesson, ticket, code, runtime, events, &Default::default())
@@ -83,12 +83,12 @@ fn finish(
     runtime: Runtime,
     events: Vec<Event>,
     effects: &crate::world::Effects,
-) -> Replay {
-    let place = lesson.place();
-    let judgement = crate::replay::story::judgement(&events, place, runtime);
-    let mut verdict = crate::replay::story::verdict(&events, place, effects);
+) -> Run {
+    let setting = lesson.setting();
+    let judgement = crate::replay::story::judgement(&events, setting, runtime);
+    let mut verdict = crate::replay::story::verdict(&events, setting, effects);
     verdict.note = crate::replay::story::note(ticket.notes.list(), &verdict.counts).map(String::from);
-    Replay {
+    Run {
         lesson: lesson.id.clone(),
         ticket: ticket.id.clone(),
         code: code.to_string(),
@@ -140,13 +140,13 @@ pub(crate) fn run(
     code_label: &str,
     code: &mut dyn Code,
     model: &mut dyn Model,
-) -> Replay {
+) -> Run {
     let mut c = Conversation {
         lesson,
         ticket,
         runtime,
         policy: Policy::of(lesson),
-        world: lesson.place().start(&ticket.id),
+        world: lesson.setting().start(&ticket.id),
         backoff: Backoff::seeded(&format!("{}/{}", lesson.id, ticket.id)),
         code,
         messages: vec![json!({"role": "user", "content": ticket.text})],
@@ -309,8 +309,8 @@ impl Conversation<'_, '_> {
         };
         let messages = sent_as(message);
         let turn = std::mem::take(&mut self.turn);
-        let place = self.lesson.place();
-        self.turn = sent::complete(turn, &results, &messages, &printed, self.runtime, place);
+        let setting = self.lesson.setting();
+        self.turn = sent::complete(turn, &results, &messages, &printed, self.runtime, setting);
         self.turn.extend(facts::notes(&messages));
         Some(messages)
     }

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::answer::Answered;
 use crate::lesson::Runtime;
 use crate::replay::events::Event;
-use crate::world::Place;
+use crate::world::Setting;
 
 /// The turn's events, completed with what the answering message sent: the block under each
 /// call's last attempt (or the read that settled it), a leak marked on the attempt it came from,
@@ -18,7 +18,7 @@ pub(super) fn complete(
     messages: &[Value],
     printed: &str,
     runtime: Runtime,
-    place: &dyn Place,
+    setting: &dyn Setting,
 ) -> Vec<Event> {
     if !printed.is_empty() {
         let last = turn.iter_mut().rev().find_map(|e| match e {
@@ -36,7 +36,7 @@ pub(super) fn complete(
             .iter()
             .find(|b| b.get("tool_use_id").and_then(Value::as_str) == Some(answered.id.as_str()))
             .map(|b| (*b).clone());
-        if leaked(answered, block.as_ref(), place) {
+        if leaked(answered, block.as_ref(), setting) {
             let last = turn.iter_mut().rev().find_map(|e| match e {
                 Event::Attempt { tool_use_id, leaked, .. } if *tool_use_id == answered.id => Some(leaked),
                 _ => None,
@@ -61,9 +61,9 @@ pub(super) fn complete(
 }
 
 /// Whether the block sent for a call passed on the world's internal text of its failure as it was.
-fn leaked(answered: &Answered, block: Option<&Value>, place: &dyn Place) -> bool {
+fn leaked(answered: &Answered, block: Option<&Value>, setting: &dyn Setting) -> bool {
     let cause = answered.run.attempts.last().and_then(|a| a.cause.as_ref());
-    let internal = cause.filter(|c| place.internal(&c.category));
+    let internal = cause.filter(|c| setting.internal(&c.category));
     internal.is_some_and(|c| block.is_some_and(|b| gives_away(&block_text(b), &c.message)))
 }
 

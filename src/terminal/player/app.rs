@@ -7,7 +7,7 @@ use std::time::Duration;
 use crossterm::event::{Event as TermEvent, KeyEvent};
 
 use crate::lesson::Runtime;
-use crate::replay::events::{self, Event, Replay, Told};
+use crate::replay::events::{self, Event, Run, Told};
 use crate::terminal::player::keys::{self, Action};
 use crate::terminal::player::predict::{Guess, Question};
 use crate::terminal::player::source::{Key, Prediction, Replayed, Source};
@@ -61,13 +61,13 @@ pub enum Item {
 /// The replay (or the two) on screen, laid out as items.
 #[derive(Clone, Debug)]
 pub struct Show {
-    pub runs: Vec<Replay>,
+    pub runs: Vec<Run>,
     pub split: Option<usize>,
     pub items: Vec<Item>,
 }
 
 impl Show {
-    fn new(runs: Vec<Replay>) -> Show {
+    fn new(runs: Vec<Run>) -> Show {
         let mut items = Vec::new();
         let split = match runs.as_slice() {
             [a, b] => events::split_point(a, b),
@@ -167,7 +167,7 @@ pub struct App<S: Source> {
     /// What is on screen, or why nothing could be replayed.
     pub show: Result<Show, Unplayable>,
     /// While the worker computes: the replays the next show needs, those already here filled.
-    pending: Vec<(Key, Option<Replay>)>,
+    pending: Vec<(Key, Option<Run>)>,
     /// How many items are revealed.
     pub shown: usize,
     /// Time spent on the newest item, scaled by speed.
@@ -284,7 +284,7 @@ impl<S: Source> App<S> {
     }
 
     /// Show these runs and start revealing from the top.
-    fn present(&mut self, runs: Result<Vec<Replay>, Unplayable>) {
+    fn present(&mut self, runs: Result<Vec<Run>, Unplayable>) {
         if self.note.as_deref() == Some(STILL_REPLAYING) {
             self.note = None;
         }

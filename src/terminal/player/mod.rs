@@ -76,7 +76,7 @@ pub fn drive<B: Backend, S: Source>(
 pub(crate) fn run(ctx: &Context, lesson: Lesson, config: Config) -> Result<i32, Error> {
     let Config { code: choice, runtime, compare, speed, predict, expand, limit } = config;
     // Yours before `start` is refused up front, as the plain replay refuses it.
-    choice.file(&ctx.place(), &lesson)?;
+    choice.file(&ctx.at(), &lesson)?;
     // A file given by path, or one of the lesson's mistakes, joins the three usual choices.
     let extra = match &choice {
         CodeChoice::Path(_) | CodeChoice::Mistake(_) => Some(choice.clone()),

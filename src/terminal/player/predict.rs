@@ -3,7 +3,7 @@
 //! or which of a ticket's own choices holds of the run's counts.
 
 use crate::lesson::TicketPredict;
-use crate::replay::events::Replay;
+use crate::replay::events::Run;
 
 /// One answer the learner can pick: its key, its words, and whether the run bears it out.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,7 +82,7 @@ fn counts(actual: usize) -> Vec<usize> {
 
 impl Question {
     /// The lesson's question for a run: how many times a tool ran.
-    pub fn for_run(run: &Replay, index: usize, ask: &str, context: &str) -> Question {
+    pub fn for_run(run: &Run, index: usize, ask: &str, context: &str) -> Question {
         let actual = run.verdict.tool_calls;
         let choices = counts(actual)
             .into_iter()
@@ -101,7 +101,7 @@ impl Question {
 
     /// A ticket's own question for a run, its choices judged by the run's counts. `None` when
     /// not exactly one choice holds of the run: a question with no right answer is not asked.
-    pub fn for_ticket(run: &Replay, index: usize, predict: &TicketPredict, context: &str) -> Option<Question> {
+    pub fn for_ticket(run: &Run, index: usize, predict: &TicketPredict, context: &str) -> Option<Question> {
         let facts = run.verdict.counts.value();
         let choices: Vec<Choice> = predict
             .choices

@@ -14,7 +14,7 @@ use crate::bridge::{Bridge, LoadError, Stop};
 use crate::context::Context;
 use crate::lesson::Runtime;
 use crate::lesson::{Lesson, TicketPredict};
-use crate::replay::events::Replay;
+use crate::replay::events::Run;
 use crate::replay::{CodeChoice, Replayer};
 use crate::terminal::player::app::Msg;
 use crate::terminal::player::unplayable::Unplayable;
@@ -89,7 +89,7 @@ pub struct Replayed {
     pub key: Key,
     /// The code file's modification time when it ran: a save since makes the replay stale.
     pub stamp: Option<SystemTime>,
-    pub replay: Result<Replay, Unplayable>,
+    pub replay: Result<Run, Unplayable>,
 }
 
 /// What the player needs to replay a ticket.
@@ -105,7 +105,7 @@ pub trait Source {
     /// Whether this code can run now, or why not (yours, before `start`).
     fn available(&self, code: usize) -> Result<(), Unplayable>;
     /// A replay computed before for the code file as it is now, at once.
-    fn cached(&self, key: Key) -> Option<Replay>;
+    fn cached(&self, key: Key) -> Option<Run>;
     /// Ask for these replays; each comes back later on the player's channel as
     /// `Msg::Replayed`. Asking again drops whatever was asked before and not yet started.
     fn request(&mut self, keys: Vec<Key>);
@@ -126,7 +126,7 @@ pub struct LessonSource<'c> {
     labels: Vec<String>,
     tickets: Vec<TicketInfo>,
     /// Replays are deterministic, so each one is run once per file version.
-    cache: HashMap<Key, (Option<SystemTime>, Replay)>,
+    cache: HashMap<Key, (Option<SystemTime>, Run)>,
     worker: Worker,
 }
 
@@ -145,7 +145,7 @@ impl<'c> LessonSource<'c> {
     ) -> std::io::Result<LessonSource<'c>> {
         let mut choices = vec![CodeChoice::Starter, CodeChoice::Solution, CodeChoice::Yours];
         choices.extend(extra);
-        let labels: Vec<String> = choices.iter().map(|c| c.label(&ctx.place(), &lesson)).collect();
+        let labels: Vec<String> = choices.iter().map(|c| c.label(&ctx.at(), &lesson)).collect();
         let tickets = lesson
             .tickets
             .iter()
@@ -175,7 +175,7 @@ impl<'c> LessonSource<'c> {
     }
 
     fn file_stamp(&self, code: usize) -> Option<SystemTime> {
-        let file = self.choices.get(code)?.file(&self.ctx.place(), &self.lesson).ok()?;
+        let file = self.choices.get(code)?.file(&self.ctx.at(), &self.lesson).ok()?;
         stamp(&file)
     }
 }
@@ -202,10 +202,10 @@ impl Source for LessonSource<'_> {
         if *choice == CodeChoice::Yours && !self.lesson.work_file(&self.ctx.root).is_file() {
             return Err(Unplayable::NoCopy { lesson: self.lesson.id.clone() });
         }
-        choice.file(&self.ctx.place(), &self.lesson).map(|_| ()).map_err(Unplayable::from)
+        choice.file(&self.ctx.at(), &self.lesson).map(|_| ()).map_err(Unplayable::from)
     }
 
-    fn cached(&self, key: Key) -> Option<Replay> {
+    fn cached(&self, key: Key) -> Option<Run> {
         let (when, replay) = self.cache.get(&key)?;
         (*when == self.file_stamp(key.code)).then(|| replay.clone())
     }
@@ -315,7 +315,7 @@ impl Runner {
     fn warm(&mut self) {
         let wanted: Vec<(usize, PathBuf)> = (0..self.choices.len())
             .filter(|code| !self.loaded.contains_key(code))
-            .filter_map(|code| Some((code, self.choices[code].file(&self.ctx.place(), &self.lesson).ok()?)))
+            .filter_map(|code| Some((code, self.choices[code].file(&self.ctx.at(), &self.lesson).ok()?)))
             .collect();
         let (ctx, lesson, limit, stop) = (&self.ctx, &self.lesson, self.limit, &self.stop);
         let opened: Vec<(usize, Loaded)> = std::thread::scope(|scope| {
@@ -324,7 +324,7 @@ impl Runner {
                 .map(|(code, file)| {
                     let start = move || Loaded {
                         stamp: stamp(&file),
-                        bridge: Replayer::new(ctx.place(), lesson, limit).open_stoppable(&file, stop.clone()),
+                        bridge: Replayer::new(ctx.at(), lesson, limit).open_stoppable(&file, stop.clone()),
                     };
                     (code, std::thread::Builder::new().name("player-python".into()).spawn_scoped(scope, start))
                 })
@@ -339,7 +339,7 @@ impl Runner {
     fn play(&mut self, key: Key) -> Option<Replayed> {
         let failed = |why: Unplayable| Some(Replayed { key, stamp: None, replay: Err(why) });
         let Some(choice) = self.choices.get(key.code) else { return failed(Unplayable::NoSuchCode) };
-        let file = match choice.file(&self.ctx.place(), &self.lesson) {
+        let file = match choice.file(&self.ctx.at(), &self.lesson) {
             Ok(file) => file,
             Err(e) => return failed(e.into()),
         };
@@ -348,7 +348,7 @@ impl Runner {
             return None;
         }
         let Some(ticket) = self.lesson.tickets.get(key.ticket) else { return failed(Unplayable::NoSuchTicket) };
-        let mut replayer = Replayer::new(self.ctx.place(), &self.lesson, self.limit);
+        let mut replayer = Replayer::new(self.ctx.at(), &self.lesson, self.limit);
         let cassette = match replayer.cassette(key.runtime, ticket) {
             Ok(cassette) => cassette,
             Err(e) => return failed(e.into()),

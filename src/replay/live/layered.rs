@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::own;
 use super::{Client, Failure};
 use crate::replay::recordings::{self, Entry, Provenance};
-use crate::replay::turns::{Model, ReplayModel, Turn};
+use crate::replay::turns::{Model, RecordedModel, Turn};
 use crate::secrets;
 
 /// Answers requests from the API, remembering every answer by its key.
@@ -86,7 +86,7 @@ fn today() -> String {
 
 /// What `watch` replays with: the shipped turns first, then the learner's own, then the API.
 pub(crate) struct Layered<'a> {
-    pub shipped: ReplayModel<'a>,
+    pub shipped: RecordedModel<'a>,
     own: &'a mut Vec<Entry>,
     own_file: PathBuf,
     live: Option<LiveModel<'a>>,
@@ -96,7 +96,7 @@ pub(crate) struct Layered<'a> {
 
 impl<'a> Layered<'a> {
     pub(crate) fn new(
-        shipped: ReplayModel<'a>,
+        shipped: RecordedModel<'a>,
         own: &'a mut Vec<Entry>,
         own_file: PathBuf,
         live: Option<LiveModel<'a>>,

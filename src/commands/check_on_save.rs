@@ -67,7 +67,7 @@ pub(super) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     let (mut runs, mut notes) = (0, Vec::new());
     let result = loop {
         let to_loop = tx.clone();
-        let watching = saves::watch(&file, args.poll, move |change| {
+        let watching = saves::listen(&file, args.poll, move |change| {
             let _ = to_loop.send(Msg::File(change));
         })?;
         let mut session = Session::new(ctx, &lesson, file.clone(), limit, watching.polling, output, tx.clone());
