@@ -66,26 +66,10 @@ fn workshop() -> Workshop {
     Workshop::new()
 }
 
-/// A learner file by name: `@name` is one of the lesson's mistakes (inside every root), any other
-/// name a test fixture, read from the repository where it is.
-fn fixture_file(name: &str) -> String {
-    match name.strip_prefix('@') {
-        Some(mistake) => format!("{MISTAKES}/{mistake}"),
-        None => repo().join(FIXTURES).join(name).display().to_string(),
-    }
-}
-
-fn grade(ws: &Workshop, file: &str) -> (Run, Value) {
-    let run = ws.run(&["check", LESSON, "--file", file, "--format", "json"]);
-    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
-    let report = run.json();
-    (run, report)
-}
-
 #[test]
 fn the_checks_run_in_their_declared_order() {
     let ws = workshop();
-    let (_, report) = grade(&ws, SOLUTION);
+    let (_, report) = check_report(&ws, LESSON, SOLUTION);
     let ids: Vec<&str> = report["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ALL);
     assert_eq!(report["lesson"], LESSON);
@@ -94,7 +78,7 @@ fn the_checks_run_in_their_declared_order() {
 #[test]
 fn the_solution_passes_every_check() {
     let ws = workshop();
-    let (run, report) = grade(&ws, SOLUTION);
+    let (run, report) = check_report(&ws, LESSON, SOLUTION);
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(report["status"], "pass");
     assert_eq!(ids_with(&report, "pass"), ALL);
@@ -103,7 +87,7 @@ fn the_solution_passes_every_check() {
 #[test]
 fn the_starter_fails_the_checks_of_the_rules_it_breaks_and_names_them() {
     let ws = workshop();
-    let (run, report) = grade(&ws, STARTER);
+    let (run, report) = check_report(&ws, LESSON, STARTER);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(report["status"], "fail");
     assert_eq!(ids_with(&report, "fail"), STARTER_FAILS);
@@ -125,7 +109,7 @@ fn the_starter_fails_the_checks_of_the_rules_it_breaks_and_names_them() {
 fn each_rule_broken_on_its_own_fails_exactly_the_check_that_names_it() {
     let ws = workshop();
     for (file, failing, mistake) in ONE_RULE_BROKEN {
-        let (run, report) = grade(&ws, &fixture_file(file));
+        let (run, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, file));
         assert_eq!(run.code, 1, "{file}: {}", run.stdout);
         assert_eq!(ids_with(&report, "fail"), [failing], "{file}");
         assert_eq!(ids_with(&report, "error"), Vec::<String>::new(), "{file}");
@@ -138,7 +122,7 @@ fn each_rule_broken_on_its_own_fails_exactly_the_check_that_names_it() {
 fn files_valid_in_another_style_pass_every_check() {
     let ws = workshop();
     for file in OTHER_STYLES {
-        let (run, report) = grade(&ws, &fixture_file(file));
+        let (run, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, file));
         assert_eq!(run.code, 0, "{file}: {}", run.stdout);
         assert_eq!(ids_with(&report, "pass"), ALL, "{file}");
     }
@@ -155,7 +139,7 @@ fn a_hard_coded_crash_filter_does_not_pass_the_crash_check() {
     );
     assert_ne!(filtered, solution, "the solution's crash line moved");
     ws.write("learners/filtered.py", &filtered);
-    let (_, report) = grade(&ws, "learners/filtered.py");
+    let (_, report) = check_report(&ws, LESSON, "learners/filtered.py");
     assert_eq!(ids_with(&report, "fail"), ["crash-kept-out"]);
 }
 
@@ -175,7 +159,7 @@ fn one_message_per_result_is_named_by_the_first_check() {
     // answer returns a list of messages: no check can read it as one message, and the first one
     // to fix names the mistake.
     let ws = workshop();
-    let (run, report) = grade(&ws, &fixture_file("@message_per_result.py"));
+    let (run, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, "@message_per_result.py"));
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(report["message"], "2 of 12 checks pass; the first to fix is one-message");
     let first = check(&report, "one-message");
@@ -226,7 +210,7 @@ fn doctor_replays_every_scripted_code_and_grades_starter_and_fix() {
 #[test]
 fn doctor_says_a_scripted_mistake_file_that_is_gone_is_missing() {
     let ws = workshop();
-    std::fs::remove_file(ws.path(&fixture_file("@note_first.py"))).unwrap();
+    std::fs::remove_file(ws.path(&lesson_file(LESSON, FIXTURES, "@note_first.py"))).unwrap();
     let run = ws.run(&["doctor", LESSON]);
     assert_eq!(run.code, 2, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
     assert!(
@@ -256,86 +240,72 @@ fn record_finds_the_scripts_mistake_files_from_the_root_wherever_it_runs() {
     assert_eq!(std::fs::read_to_string(ws.path("recordings/tool-results/harness/two-parcels.jsonl")).unwrap(), before);
 }
 
-/// One replay of a ticket as JSON.
-fn replay(ws: &Workshop, ticket: &str, code: &str) -> Value {
-    let run = ws.run(&["watch", LESSON, "--ticket", ticket, "--code", code, "--format", "json"]);
-    assert_eq!(run.code, 0, "{code}: {}", run.stderr);
-    run.json()
-}
-
-fn events<'a>(replay: &'a Value, kind: &str) -> Vec<&'a Value> {
-    replay["events"].as_array().unwrap().iter().filter(|e| e["kind"] == kind).collect()
-}
-
-fn last_kind(replay: &Value) -> &str {
-    replay["events"].as_array().unwrap().last().unwrap()["kind"].as_str().unwrap()
-}
-
 #[test]
 fn two_parcels_stops_at_the_apis_400_with_the_starter_and_answers_both_with_the_fix() {
     let ws = workshop();
-    let starter = replay(&ws, "two-parcels", "starter");
-    assert_eq!(last_kind(&starter), "api_error", "{starter}");
+    let starter = replay_json(&ws, LESSON, "two-parcels", "starter");
+    assert_eq!(last_event_kind(&starter), "api_error", "{starter}");
     assert_eq!(starter["verdict"]["stopped"], "api_error");
     assert_eq!(starter["verdict"]["tool_calls"], 2, "both lookups ran before the refusal");
-    let calls = events(&starter, "tool_call");
-    let refused = events(&starter, "api_error")[0];
+    let calls = events_of_kind(&starter, "tool_call");
+    let refused = events_of_kind(&starter, "api_error")[0];
     assert_eq!(refused["status"], 400);
     let second = calls[1]["id"].as_str().unwrap();
     let message = refused["message"].as_str().unwrap();
     assert!(message.contains(second) && !message.contains(calls[0]["id"].as_str().unwrap()), "{message}");
-    assert!(events(&starter, "reply").is_empty());
+    assert!(events_of_kind(&starter, "reply").is_empty());
 
-    let fixed = replay(&ws, "two-parcels", "fixed");
-    assert_eq!(last_kind(&fixed), "reply", "{fixed}");
+    let fixed = replay_json(&ws, LESSON, "two-parcels", "fixed");
+    assert_eq!(last_event_kind(&fixed), "reply", "{fixed}");
     assert_eq!(fixed["verdict"]["tool_calls"], 3);
-    let attempts = events(&fixed, "attempt");
+    let attempts = events_of_kind(&fixed, "attempt");
     // The slow lookup's block, as the model received it: flagged, with the tool's own words.
     let slow = &attempts[1]["wire"];
     assert_eq!(slow["is_error"], true, "{slow}");
     assert!(slow["content"].as_str().unwrap().starts_with("The order service took too long"), "{slow}");
     assert!(attempts[0]["wire"].get("is_error").is_none(), "{}", attempts[0]["wire"]);
-    let reply = events(&fixed, "reply")[0]["text"].as_str().unwrap();
+    let reply = events_of_kind(&fixed, "reply")[0]["text"].as_str().unwrap();
     assert!(reply.contains("2031") && reply.contains("2044"), "{reply}");
 }
 
 #[test]
 fn one_message_per_result_replays_as_the_apis_400_for_the_second_call() {
     let ws = workshop();
-    let split = replay(&ws, "two-parcels", &fixture_file("@message_per_result.py"));
-    assert_eq!(last_kind(&split), "api_error", "{split}");
-    let second = events(&split, "tool_call")[1]["id"].as_str().unwrap().to_string();
-    assert!(events(&split, "api_error")[0]["message"].as_str().unwrap().contains(&second), "{split}");
+    let split = replay_json(&ws, LESSON, "two-parcels", &lesson_file(LESSON, FIXTURES, "@message_per_result.py"));
+    assert_eq!(last_event_kind(&split), "api_error", "{split}");
+    let second = events_of_kind(&split, "tool_call")[1]["id"].as_str().unwrap().to_string();
+    assert!(events_of_kind(&split, "api_error")[0]["message"].as_str().unwrap().contains(&second), "{split}");
 }
 
 #[test]
 fn hash_ids_is_corrected_by_the_model_only_when_the_tools_message_reaches_it() {
     let ws = workshop();
-    let fixed = replay(&ws, "hash-ids", "fixed");
+    let fixed = replay_json(&ws, LESSON, "hash-ids", "fixed");
     assert_eq!(fixed["verdict"]["tool_calls"], 4);
-    let ids: Vec<&str> = events(&fixed, "tool_call").iter().map(|c| c["input"]["order_id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> =
+        events_of_kind(&fixed, "tool_call").iter().map(|c| c["input"]["order_id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["#1204", "#1207", "1204", "1207"]);
-    let first = events(&fixed, "attempt")[0];
+    let first = events_of_kind(&fixed, "attempt")[0];
     assert_eq!(first["details"], serde_json::json!(["invalid_input"]), "{first}");
     assert!(first["wire"]["content"].as_str().unwrap().contains("call again with the digits alone"), "{first}");
     // Hidden like a crash, the correction never reaches the model: it sends Tomás away instead.
-    let hidden = replay(&ws, "hash-ids", &fixture_file("@invalid_as_crash.py"));
+    let hidden = replay_json(&ws, LESSON, "hash-ids", &lesson_file(LESSON, FIXTURES, "@invalid_as_crash.py"));
     assert_eq!(hidden["verdict"]["tool_calls"], 2);
-    assert_eq!(last_kind(&hidden), "reply");
-    assert!(events(&hidden, "reply")[0]["text"].as_str().unwrap().contains("try again a little later"));
+    assert_eq!(last_event_kind(&hidden), "reply");
+    assert!(events_of_kind(&hidden, "reply")[0]["text"].as_str().unwrap().contains("try again a little later"));
 }
 
 #[test]
 fn crash_trace_reaches_the_model_with_the_starter_and_never_with_the_fix() {
     let ws = workshop();
-    let starter = replay(&ws, "crash-trace", "starter");
-    let sent = &events(&starter, "attempt")[0]["wire"];
+    let starter = replay_json(&ws, LESSON, "crash-trace", "starter");
+    let sent = &events_of_kind(&starter, "attempt")[0]["wire"];
     assert!(sent["content"].as_str().unwrap().contains(PASSWORD), "{sent}");
     assert!(sent.get("is_error").is_none(), "the starter does not flag it: {sent}");
-    assert!(events(&starter, "reply")[0]["text"].as_str().unwrap().contains("orders-db.lumen.internal"));
+    assert!(events_of_kind(&starter, "reply")[0]["text"].as_str().unwrap().contains("orders-db.lumen.internal"));
 
-    let fixed = replay(&ws, "crash-trace", "fixed");
-    let sent = &events(&fixed, "attempt")[0]["wire"];
+    let fixed = replay_json(&ws, LESSON, "crash-trace", "fixed");
+    let sent = &events_of_kind(&fixed, "attempt")[0]["wire"];
     assert_eq!(sent["is_error"], true, "{sent}");
     for secret in [PASSWORD, "postgresql://", "orders-db.lumen.internal", "Traceback"] {
         assert!(!sent.to_string().contains(secret), "{secret} sent: {sent}");
@@ -350,12 +320,12 @@ fn crash_trace_reaches_the_model_with_the_starter_and_never_with_the_fix() {
 #[test]
 fn follow_up_pays_either_way_and_only_the_fix_tells_the_model_with_the_note_after_the_result() {
     let ws = workshop();
-    let starter = replay(&ws, "follow-up", "starter");
+    let starter = replay_json(&ws, LESSON, "follow-up", "starter");
     assert_eq!(starter["verdict"]["stopped"], "api_error");
     assert_eq!(starter["verdict"]["refunds_paid"]["0990"], 1, "the refund was paid before the refusal");
-    let fixed = replay(&ws, "follow-up", "fixed");
-    assert_eq!(last_kind(&fixed), "reply");
-    assert!(events(&fixed, "reply")[0]["text"].as_str().unwrap().contains("cancelled card"));
+    let fixed = replay_json(&ws, LESSON, "follow-up", "fixed");
+    assert_eq!(last_event_kind(&fixed), "reply");
+    assert!(events_of_kind(&fixed, "reply")[0]["text"].as_str().unwrap().contains("cancelled card"));
     // The request the model answered: the result first, then the customer's note as text.
     let recorded = ws.read("recordings/tool-results/harness/follow-up.jsonl");
     let answered = recorded
@@ -418,7 +388,7 @@ fn crash_text_anywhere_in_the_message_fails_the_crash_check() {
     for (name, text) in [("trailing.py", &trailing), ("smuggled.py", &smuggled)] {
         assert_ne!(text, &solution, "the solution's last line moved");
         ws.write(&format!("learners/{name}"), text);
-        let (_, report) = grade(&ws, &format!("learners/{name}"));
+        let (_, report) = check_report(&ws, LESSON, &format!("learners/{name}"));
         assert!(ids_with(&report, "fail").contains(&"crash-kept-out".to_string()), "{name}: {report}");
     }
 }
