@@ -4,22 +4,63 @@
 
 use crate::common::*;
 
+use std::collections::BTreeMap;
+
 /// The cards of a replay printed alone: everything after its header.
-fn cards_alone(run: &Run) -> &str {
-    let at = run.stdout.find("\n\n").unwrap_or_else(|| panic!("no header: {}", run.stdout));
-    &run.stdout[at + 2..]
+fn cards_alone(part: &str) -> &str {
+    let at = part.find("\n\n").unwrap_or_else(|| panic!("no header: {part}"));
+    &part[at + 2..]
 }
 
 /// The cards `--compare` shows once, before the marker where the runs split.
-fn shared(run: &Run) -> &str {
-    let start = run.stdout.find("\n\n").unwrap() + 2;
+fn shared(part: &str) -> &str {
+    let start = part.find("\n\n").unwrap() + 2;
     let marker = ["the runs split here", "the runs never split"]
         .iter()
-        .filter_map(|m| run.stdout.find(m))
+        .filter_map(|m| part.find(m))
         .min()
-        .unwrap_or_else(|| panic!("no split marker: {}", run.stdout));
-    let line = run.stdout[..marker].rfind('\n').unwrap() + 1;
-    &run.stdout[start..line.max(start)]
+        .unwrap_or_else(|| panic!("no split marker: {part}"));
+    let line = part[..marker].rfind('\n').unwrap() + 1;
+    &part[start..line.max(start)]
+}
+
+/// A `watch` of every ticket cut into each ticket's part, header first, by the ticket's id.
+fn by_ticket<'r>(stdout: &'r str, lesson: &str) -> BTreeMap<String, &'r str> {
+    let head = format!("{lesson} · ticket ");
+    let starts: Vec<usize> =
+        stdout.match_indices(&head).map(|(at, _)| at).filter(|&at| at == 0 || stdout[..at].ends_with('\n')).collect();
+    let mut parts = BTreeMap::new();
+    for (i, &at) in starts.iter().enumerate() {
+        let part = &stdout[at..starts.get(i + 1).copied().unwrap_or(stdout.len())];
+        let id = part[head.len()..].split_whitespace().next().unwrap().to_string();
+        parts.insert(id, part);
+    }
+    parts
+}
+
+/// The lesson's tickets that replay in `runtime`.
+fn tickets_in(ws: &Workshop, lesson: &str, runtime: &str) -> Vec<String> {
+    let manifest: toml::Value = toml::from_str(&ws.read(&format!("lessons/{lesson}/lesson.toml"))).unwrap();
+    let mut ids: Vec<String> = manifest["tickets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| {
+            t.get("runtimes").is_none_or(|list| list.as_array().unwrap().iter().any(|r| r.as_str() == Some(runtime)))
+        })
+        .map(|t| t["id"].as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// The code under comparison: the fix, then every mistake file of the lesson.
+fn codes_of(ws: &Workshop, lesson: &str) -> Vec<String> {
+    let mut mistakes: Vec<String> = std::fs::read_dir(ws.path(&format!("lessons/{lesson}/mistakes")))
+        .map(|d| d.map(|e| format!("lessons/{lesson}/mistakes/{}", e.unwrap().file_name().to_string_lossy())).collect())
+        .unwrap_or_default();
+    mistakes.sort();
+    std::iter::once("solution".to_string()).chain(mistakes).collect()
 }
 
 #[test]
@@ -27,48 +68,35 @@ fn no_card_before_the_split_differs_from_the_same_card_in_either_run_alone() {
     let ws = Workshop::new();
     let mut compared = 0;
     for lesson in ["tool-results", "structured-errors", "uncertain-state"] {
-        let manifest: toml::Value = toml::from_str(&ws.read(&format!("lessons/{lesson}/lesson.toml"))).unwrap();
-        let mut codes = vec!["solution".to_string()];
-        let mut mistakes: Vec<String> = std::fs::read_dir(ws.path(&format!("lessons/{lesson}/mistakes")))
-            .map(|d| {
-                d.map(|e| format!("lessons/{lesson}/mistakes/{}", e.unwrap().file_name().to_string_lossy())).collect()
-            })
-            .unwrap_or_default();
-        mistakes.sort();
-        codes.extend(mistakes);
-        for ticket in manifest["tickets"].as_array().unwrap() {
-            let id = ticket["id"].as_str().unwrap();
-            let runtimes: Vec<&str> = match ticket.get("runtimes") {
-                Some(list) => list.as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect(),
-                None => vec!["harness", "sdk"],
+        for runtime in ["harness", "sdk"] {
+            let tickets = tickets_in(&ws, lesson, runtime);
+            if tickets.is_empty() {
+                continue;
+            }
+            // Every ticket in one command; each ticket's part is what `--ticket` alone prints.
+            let watch = |code: &str, compare: bool| {
+                let mut args = vec!["watch", lesson, "--runtime", runtime, "--code", code, "--no-anim"];
+                if compare {
+                    args.push("--compare");
+                }
+                let run = ws.run(&args);
+                assert!(run.code == 0 || run.code == 1, "{args:?}: exit {}\n{}\n{}", run.code, run.stdout, run.stderr);
+                let parts: BTreeMap<String, String> =
+                    by_ticket(&run.stdout, lesson).into_iter().map(|(id, part)| (id, part.to_string())).collect();
+                assert_eq!(parts.keys().cloned().collect::<Vec<_>>(), tickets, "{args:?}: every ticket, once");
+                parts
             };
-            for runtime in runtimes {
-                let watch = |code: &str, compare: bool| {
-                    let mut args =
-                        vec!["watch", lesson, "--ticket", id, "--runtime", runtime, "--code", code, "--no-anim"];
-                    if compare {
-                        args.push("--compare");
-                    }
-                    let run = ws.run(&args);
-                    assert!(
-                        run.code == 0 || run.code == 1,
-                        "{args:?}: exit {}\n{}\n{}",
-                        run.code,
-                        run.stdout,
-                        run.stderr
-                    );
-                    run
-                };
-                let starter = watch("starter", false);
-                for code in &codes {
-                    let both = watch(code, true);
-                    let alone = watch(code, false);
-                    let once = shared(&both);
-                    for (name, run) in [("starter", &starter), (code.as_str(), &alone)] {
+            let starter = watch("starter", false);
+            for code in codes_of(&ws, lesson) {
+                let both = watch(&code, true);
+                let alone = watch(&code, false);
+                for id in &tickets {
+                    let once = shared(&both[id]);
+                    for (name, part) in [("starter", &starter[id]), (code.as_str(), &alone[id])] {
                         assert!(
-                            cards_alone(run).starts_with(once),
+                            cards_alone(part).starts_with(once),
                             "{lesson} {id} {runtime}: starter against {code}: a card before the split differs from {name} alone.\nshared:\n{once}\n{name} alone:\n{}",
-                            cards_alone(run)
+                            cards_alone(part)
                         );
                     }
                     compared += 1;
