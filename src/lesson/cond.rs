@@ -7,7 +7,7 @@ use serde_json::Value;
 pub(crate) const ENDINGS: [&str; 5] = ["reply", "no_recording", "api_error", "code_error", "none"];
 
 /// The counts a note or a prediction may name, besides the world's own counts: the fields of
-/// `events::Counts` as a run writes them (a test there keeps the two lists the same).
+/// `events::Counts` as a run writes them (a test below keeps the two lists the same).
 pub(crate) const COUNT_KEYS: [&str; 10] = [
     "attempts",
     "reads",
