@@ -40,18 +40,19 @@ pub(crate) fn grade_one(
         Ok(report) => report,
         // Python ran for this grading's start, so what ended it before it said hello is this
         // file's neighbours or the machine, not a missing Python: this file's error, not the run's.
-        Err(e) => {
-            // Only a Python that would not start ends a grading early, so the reason is its own.
-            let why = e.no_python.as_deref().map_or(e.message.as_str(), |n| n.reason.as_str());
-            return unread(format!(
-                "{}: its Python ended before it started the runner ({why}); grade this file again on its own.",
-                sub.shown
-            ));
-        }
+        Err(e) => return unread(ended_early(&sub.shown, &e)),
     };
     relabel(&mut report, folder.path(), &sub.shown);
     drop(folder);
     Ok(report)
+}
+
+/// Why a file has no grade when its Python ended before the runner said hello. Only a Python that
+/// would not start ends a grading early, so the reason is the interpreter's, without its remedy
+/// (Python ran for this grading's start: installing it is not the way out).
+fn ended_early(shown: &str, e: &LoadError) -> String {
+    let why = e.no_python.as_deref().map_or(e.message.as_str(), |n| n.reason.as_str());
+    format!("{shown}: its Python ended before it started the runner ({why}); grade this file again on its own.")
 }
 
 /// Messages name the file as shown, not the private copy it was graded from.
@@ -66,5 +67,20 @@ fn relabel(report: &mut Report, dir: &Path, shown: &str) {
     fix(&mut report.message);
     for check in &mut report.checks {
         fix(&mut check.message);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bridge::NoPython;
+
+    #[test]
+    fn a_python_that_ended_early_is_named_by_its_reason_alone() {
+        let e = LoadError::from(NoPython::new(std::ffi::OsStr::new("/usr/bin/python3"), "it was killed by signal 9"));
+        assert_eq!(
+            ended_early("class/a.py", &e),
+            "class/a.py: its Python ended before it started the runner (it was killed by signal 9); grade this file again on its own."
+        );
     }
 }
