@@ -118,7 +118,7 @@ fn standing(ctx: &Context, lesson: &Lesson, entry: &LessonProgress) -> Standing 
     };
     let green_now = checked.is_some_and(|(p, t)| p == t && t > 0);
     if entry.green {
-        if !crate::course::workfiles::edited(&ctx.at(), lesson) && lesson.work_file(&ctx.root).is_file() {
+        if !crate::course::starter::edited(&ctx.at(), lesson) && lesson.work_file(&ctx.root).is_file() {
             return Standing::DoneBeforeReset;
         }
         return match checked {

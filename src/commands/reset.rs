@@ -5,12 +5,12 @@ use std::io::BufRead;
 use crate::cli::ResetArgs;
 use crate::commands::Context;
 use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
-use crate::{course::workfiles, outln, output};
+use crate::{course::starter, outln, output};
 
 pub(super) fn run(ctx: &Context, args: ResetArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let file = lesson.work_file(&ctx.root);
-    if !workfiles::edited(&ctx.at(), &lesson) && file.is_file() {
+    if !starter::edited(&ctx.at(), &lesson) && file.is_file() {
         outln!("{} is already the starter: nothing to reset.", ctx.shown(&file))?;
         return Ok(EXIT_SUCCESS);
     }
@@ -26,7 +26,7 @@ pub(super) fn run(ctx: &Context, args: ResetArgs) -> Result<i32, Error> {
             return Ok(EXIT_FAILED);
         }
     }
-    let kept = workfiles::put_starter(&ctx.at(), &lesson, true, "reset")?;
+    let kept = starter::put_starter(&ctx.at(), &lesson, true, "reset")?;
     for backup in &kept {
         outln!("kept     your previous version as {}", ctx.shown(backup))?;
     }

@@ -3,16 +3,16 @@
 use crate::cli::StartArgs;
 use crate::commands::Context;
 use crate::course::progress::Progress;
-use crate::course::workfiles;
+use crate::course::starter;
 use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::Lesson;
 use crate::outln;
 use crate::render::steps::{self, Step};
 
-/// Put the starter in place (see `workfiles::put_starter`) and note the lesson as the one started
+/// Put the starter in place (see `starter::put_starter`) and note the lesson as the one started
 /// last. Returns the backups made of the learner's edited files.
 pub(crate) fn begin(ctx: &Context, lesson: &Lesson, force: bool) -> Result<Vec<std::path::PathBuf>, Error> {
-    let kept = workfiles::put_starter(&ctx.at(), lesson, force, "start")?;
+    let kept = starter::put_starter(&ctx.at(), lesson, force, "start")?;
     mark_started(ctx, lesson);
     Ok(kept)
 }

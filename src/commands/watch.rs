@@ -172,7 +172,7 @@ fn print_json(shown: &[Shown], one_asked: bool) -> Result<(), Error> {
 /// learner's file is still the starter (or not there), yours once it differs.
 fn compared_with(ctx: &Context, lesson: &crate::lesson::Lesson, code: &CodeArg) -> Result<CodeChoice, Error> {
     Ok(match code {
-        CodeArg::Auto if crate::course::workfiles::edited(&ctx.at(), lesson) => CodeChoice::Yours,
+        CodeArg::Auto if crate::course::starter::edited(&ctx.at(), lesson) => CodeChoice::Yours,
         CodeArg::Auto => CodeChoice::Solution,
         other => match super::code(ctx, lesson, other)? {
             CodeChoice::Starter => CodeChoice::Solution,

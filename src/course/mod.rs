@@ -3,5 +3,5 @@
 
 pub(crate) mod progress;
 pub(crate) mod root;
+pub(crate) mod starter;
 pub(crate) mod work_file;
-pub(crate) mod workfiles;
