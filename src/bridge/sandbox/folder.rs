@@ -60,6 +60,9 @@ impl Folder {
 impl Drop for Folder {
     fn drop(&mut self) {
         let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+        // Removed under the lock, before the list forgets it: a quit meanwhile waits for this, so
+        // the workshop can never exit between the list letting go and the folder going.
+        let _ = std::fs::remove_dir_all(self.dir.path());
         if let Some(list) = folders.as_mut() {
             list.retain(|f| f != self.dir.path());
         }
