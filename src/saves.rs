@@ -7,9 +7,10 @@
 //!
 //! A save is over when the file is closed after writing (inotify's `IN_CLOSE_WRITE`) or renamed
 //! into place: then it is reported at once, as one [`Change`], however many writes it took and
-//! however long the editor paused between truncating the file and writing it. Events that say a
-//! save is under way (a write, a creation, a deletion) are reported after [`QUIET`] without
-//! another, for editors and filesystems that never say a save is over.
+//! however long the editor paused between truncating the file and writing it. Events after which
+//! no close comes (a deletion, a rename away, new times) are reported after [`QUIET`] without
+//! another; so are writes, where the watcher does not report closes (not inotify) and with
+//! `--poll`.
 //!
 //! `--poll` uses notify's `PollWatcher`, for filesystems that send no events (WSL mounts of
 //! Windows drives, network drives). [`Staleness`] notices when the file changed on disk but no
@@ -77,8 +78,12 @@ fn split(file: &Path) -> Result<(PathBuf, OsString), WatchError> {
 enum Step {
     /// The save is over: closed after writing, or renamed into place.
     Done,
-    /// A save (or a deletion) is under way.
-    Begun,
+    /// The file is being written (created, truncated, written to): a close will end it where the
+    /// watcher reports closes.
+    Writing,
+    /// Something else happened to it (deleted, renamed away, its times or mode changed): no
+    /// close will follow.
+    Touched,
 }
 
 fn step(event: &notify::Event, name: &OsString) -> Option<Step> {
@@ -93,10 +98,20 @@ fn step(event: &notify::Event, name: &OsString) -> Option<Step> {
         {
             Some(Step::Done)
         }
-        _ if event.paths.iter().any(ours) => Some(Step::Begun),
+        EventKind::Create(_) | EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Any)
+            if event.paths.iter().any(ours) =>
+        {
+            Some(Step::Writing)
+        }
+        _ if event.paths.iter().any(ours) => Some(Step::Touched),
         _ => None,
     }
 }
+
+/// Whether the native watcher reports every writer's close (inotify's `IN_CLOSE_WRITE`): then a
+/// save under way is over at its close however long the editor pauses, and the quiet wait is
+/// only for what no close follows.
+const CLOSES_REPORTED: bool = cfg!(any(target_os = "linux", target_os = "android"));
 
 /// Watch `file` and call `send` once per save (or deletion) of it.
 pub(crate) fn listen(
@@ -146,7 +161,9 @@ pub(crate) fn listen(
     std::thread::Builder::new()
         .name("file-watch".into())
         .spawn(move || {
+            // Since when events have said a save is under way that nothing may end.
             let mut begun: Option<Instant> = None;
+            let waits_for_close = CLOSES_REPORTED && !poll;
             loop {
                 let next = match begun {
                     Some(at) => rx.recv_timeout(QUIET.saturating_sub(at.elapsed())),
@@ -157,7 +174,9 @@ pub(crate) fn listen(
                         begun = None;
                         report(None);
                     }
-                    Ok(Ok(Step::Begun)) => begun = Some(Instant::now()),
+                    // Its close will come: a pause between truncating and writing is no save.
+                    Ok(Ok(Step::Writing)) if waits_for_close => begun = None,
+                    Ok(Ok(Step::Writing | Step::Touched)) => begun = Some(Instant::now()),
                     Ok(Err(why)) => report(Some(why.to_string())),
                     // The watcher was dropped.
                     Err(RecvTimeoutError::Disconnected) => return,

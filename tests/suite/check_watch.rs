@@ -264,6 +264,26 @@ fn check_watch_grades_each_save_in_place_once() {
     assert_eq!(w.quit(), 0);
 }
 
+/// inotify reports every writer's close, so a save in place is one save however long the editor
+/// pauses after truncating: here six times the quiet wait meant for watchers that report no close.
+#[cfg(target_os = "linux")]
+#[test]
+fn check_watch_waits_for_the_close_of_a_save_that_pauses_after_truncating() {
+    let ws = Workshop::lesson5();
+    started(&ws, &starter());
+    let mut w = Watch::start(&ws, &[]);
+    w.next_run();
+    let before = w.last_run;
+    let mut file = std::fs::File::create(ws.path(WORK)).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    file.write_all(solution().as_bytes()).unwrap();
+    drop(file);
+    let block = w.next_run();
+    assert!(block.contains("14/14 passed"), "the empty file was graded:\n{block}");
+    assert_eq!(w.last_run, before + 1, "one save, one run:\n{}", w.seen);
+    assert_eq!(w.quit(), 0);
+}
+
 #[test]
 fn check_watch_reading_the_file_is_not_a_save() {
     // Python reads the file to grade it; if reads counted, the watch would grade forever.
