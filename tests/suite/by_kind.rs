@@ -103,18 +103,7 @@ fn a_sentence_as_text_blocks_is_read_by_its_text() {
 #[test]
 fn the_fix_replays_exactly_and_carries_no_kind_label() {
     let ws = Workshop::new();
-    let run = ws.run(&[
-        "watch",
-        "tool-results",
-        "--ticket",
-        "crash-trace",
-        "--code",
-        "fixed",
-        "--no-anim",
-        "--format",
-        "json",
-    ]);
-    let json = run.json();
+    let json = replay_json(&ws, "tool-results", "crash-trace", "fixed");
     assert!(reply(&json).get("by_kind").is_none(), "{json:#}");
     let text =
         ws.run(&["watch", "tool-results", "--ticket", "crash-trace", "--code", "fixed", "--no-anim", "--expand"]);

@@ -496,6 +496,11 @@ pub(crate) fn check<'r>(report: &'r serde_json::Value, id: &str) -> &'r serde_js
     report["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no check {id}"))
 }
 
+/// The ids of a report's checks, in the order they ran.
+pub(crate) fn check_ids(report: &serde_json::Value) -> Vec<&str> {
+    report["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect()
+}
+
 /// `check <lesson> --file <file> --format json`: the run (which must not have panicked) and its
 /// report.
 pub(crate) fn check_report(ws: &Workshop, lesson: &str, file: &str) -> (Run, serde_json::Value) {

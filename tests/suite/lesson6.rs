@@ -48,7 +48,7 @@ const STARTER_FAILS: [&str; 7] = [
 fn the_checks_run_in_their_declared_order() {
     let ws = Workshop::new();
     let (_, report) = check_report(&ws, LESSON, SOLUTION);
-    let ids: Vec<&str> = report["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    let ids = check_ids(&report);
     assert_eq!(ids, ALL);
     assert_eq!(report["lesson"], LESSON);
 }

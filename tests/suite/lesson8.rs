@@ -103,7 +103,7 @@ fn the_checks_run_in_order_and_the_solution_passes_every_one() {
     let ws = Workshop::only(LESSON);
     let (run, report) = check_report(&ws, LESSON, SOLUTION);
     assert_eq!(run.code, 0, "{}", run.stdout);
-    let ids: Vec<&str> = report["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    let ids = check_ids(&report);
     assert_eq!(ids, ALL);
     assert_eq!(ids_with(&report, "pass"), ALL);
 }

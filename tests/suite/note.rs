@@ -39,17 +39,6 @@ fn the_note_sent_with_the_results_is_a_card_of_its_own_where_the_model_reads_it(
 #[test]
 fn a_message_with_no_text_has_no_note_card() {
     let ws = Workshop::new();
-    let run = ws.run(&[
-        "watch",
-        "tool-results",
-        "--ticket",
-        "crash-trace",
-        "--code",
-        "fixed",
-        "--no-anim",
-        "--format",
-        "json",
-    ]);
-    let json = run.json();
+    let json = replay_json(&ws, "tool-results", "crash-trace", "fixed");
     assert!(json["events"].as_array().unwrap().iter().all(|e| e["kind"] != "note"), "{json:#}");
 }

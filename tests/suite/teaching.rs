@@ -60,7 +60,7 @@ fn wanting_both_category_and_flag_gets_its_own_guidance() {
 #[test]
 fn the_flag_check_sits_right_after_no_retry_without_flag() {
     let report = grade("teach_empty_is_error_false.py");
-    let ids: Vec<&str> = report["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    let ids = check_ids(&report);
     let at = ids.iter().position(|id| *id == "no-retry-without-flag").unwrap();
     assert_eq!(ids[at + 1], "retry-follows-flag", "{ids:?}");
 }

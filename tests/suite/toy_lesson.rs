@@ -2,7 +2,7 @@
 //! learner functions (`problem`, `next_move` answering "again" or "halt"), its own tool name,
 //! solution label and checks. `record`, `doctor`, `check` and `watch` must all work on it.
 
-use crate::common::Workshop;
+use crate::common::{check_ids, Workshop};
 
 fn toy() -> Workshop {
     let ws = Workshop::from_fixture("toy");
@@ -30,7 +30,7 @@ fn check_grades_the_toy_lesson_by_its_own_declared_checks() {
     let run = ws.run(&["check", "--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let report = run.json();
-    let ids: Vec<&str> = report["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    let ids = check_ids(&report);
     assert_eq!(ids, ["problem-is-flagged", "again-on-flag", "desk-slow-card"]);
     let first = &report["checks"][0];
     assert_eq!(first["message"], "failed: expected True, got missing");
