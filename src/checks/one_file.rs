@@ -32,11 +32,6 @@ impl Code for Stoppable<'_> {
     }
 }
 
-/// How a code file of a lesson is run.
-fn config(lesson: &Lesson, file: &Path, shown: &str, limit: Duration) -> BridgeConfig {
-    lesson.python_for(file, shown, limit)
-}
-
 /// As `grade`, to the end, for an untrusted file: `python` (found once by `Interpreter`) started
 /// in `sandbox`.
 pub(crate) fn grade_sandboxed(
@@ -47,14 +42,14 @@ pub(crate) fn grade_sandboxed(
     python: std::ffi::OsString,
     sandbox: Sandbox,
 ) -> Result<Report, LoadError> {
-    let cfg = BridgeConfig { python, sandbox: Some(sandbox), ..config(lesson, file, shown, limit) };
+    let cfg = BridgeConfig { python, sandbox: Some(sandbox), ..lesson.python_for(file, shown, limit) };
     run(lesson, cfg, &AtomicBool::new(false), None)
 }
 
 /// A Python process started now, the runner imported, to grade a later version of `file` with
 /// `grade_with_spare` (`check --watch` keeps one ready while the learner edits).
 pub(crate) fn spare(lesson: &Lesson, file: &Path, shown: &str, limit: Duration) -> Option<Spare> {
-    Spare::start(&config(lesson, file, shown, limit))
+    Spare::start(&lesson.python_for(file, shown, limit))
 }
 
 /// Grade a file. `Err` only when no Python could be started; a file that does not load is a
@@ -78,7 +73,7 @@ pub(crate) fn grade_with_spare(
     stop: &AtomicBool,
     spare: Option<Spare>,
 ) -> Option<Result<Report, LoadError>> {
-    let result = run(lesson, config(lesson, file, shown, limit), stop, spare);
+    let result = run(lesson, lesson.python_for(file, shown, limit), stop, spare);
     (!stop.load(Ordering::SeqCst)).then_some(result)
 }
 
