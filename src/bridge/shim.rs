@@ -93,30 +93,34 @@ fn records() -> Option<PathBuf> {
     crate::files::cache_dir().map(|dir| dir.join("interpreters"))
 }
 
-/// Ask the shim which interpreter it runs, within a few seconds.
+/// Ask the shim which interpreter it runs, within a few seconds. Started as a worker is (its
+/// own process group, registered, the parent-death signal), so a command that ends while it
+/// asks (an error, a signal) ends it too.
 fn ask(shim: &Path) -> Option<PathBuf> {
-    let mut child = Command::new(shim)
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(shim);
+    command
         .args(["-I", "-S", "-c", "import sys; sys.stdout.write(sys.executable)"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
+        .process_group(0);
+    let mut child = super::reap::spawn(command, false).ok()?;
     let until = std::time::Instant::now() + Duration::from_secs(10);
-    loop {
+    let answered = loop {
         match child.try_wait() {
-            Ok(Some(status)) if status.success() => break,
+            Ok(Some(status)) => break status.success(),
             Ok(None) if std::time::Instant::now() < until => std::thread::sleep(Duration::from_millis(2)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
+            _ => break false,
         }
-    }
+    };
     let mut out = Vec::new();
-    child.stdout.take()?.take(4096).read_to_end(&mut out).ok()?;
-    Some(PathBuf::from(OsStr::from_bytes(&out))).filter(|p| executable(p))
+    if answered {
+        child.stdout.take()?.take(4096).read_to_end(&mut out).ok()?;
+    }
+    // Out of the registry, with anything it left in its group.
+    super::reap::kill_all(&mut child);
+    Some(PathBuf::from(OsStr::from_bytes(&out))).filter(|p| answered && executable(p))
 }
 
 /// The interpreter to start for `name`: the one behind it when it is a shim, else `name`.

@@ -134,3 +134,47 @@ fn a_workshop_killed_outright_takes_the_group_of_a_python_started_after_the_firs
     }
     assert!(ended, "the second Python's child {in_group} outlived the workshop killed outright");
 }
+
+/// The processes still running (not zombies) whose environment holds `entry` (a test's own
+/// `HOME=...`, which every process a command starts is given).
+fn running_with(entry: &str) -> Vec<u32> {
+    let Ok(procs) = std::fs::read_dir("/proc") else { return Vec::new() };
+    procs
+        .flatten()
+        .filter_map(|p| p.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|e| e == entry.as_bytes()))
+        })
+        .filter(|pid| alive(*pid))
+        .collect()
+}
+
+/// `check` and `watch` start two Pythons before they read the lesson (the learner's and the
+/// world's), and a shim is asked first which interpreter it runs. A command that fails before
+/// it uses them (a ticket or a file that is not there) ends every one: nothing with the test's
+/// home in its environment is left running when the command returns. The shim here takes its
+/// time, so the command ends while it is being asked.
+#[test]
+fn nothing_a_command_started_ahead_outlives_it() {
+    let w = Workshop::lesson5();
+    let shim = w.path("python-shim");
+    std::fs::write(&shim, format!("#!/bin/sh\nsleep 0.3\nexec '{}' \"$@\"\n", python())).unwrap();
+    std::fs::set_permissions(&shim, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let home = format!("HOME={}", w.home().display());
+    let commands: [&[&str]; 2] = [
+        &["watch", "structured-errors", "--ticket", "no-such-ticket", "--no-anim"],
+        &["check", "structured-errors", "--file", "no-such-file.py"],
+    ];
+    for interpreter in [std::path::Path::new(python()), shim.as_path()] {
+        for args in commands {
+            let mut cmd = w.command(args);
+            cmd.env("WORKSHOP_PYTHON", interpreter);
+            let run = crate::common::run(cmd);
+            assert_eq!(run.code, 2, "{args:?}\n{}", run.stderr);
+            assert!(run.stderr.contains("error: "), "{args:?}\n{}", run.stderr);
+            let left = running_with(&home);
+            assert!(left.is_empty(), "{args:?} with {interpreter:?}: {left:?} outlived the command");
+        }
+    }
+}

@@ -162,13 +162,15 @@ fn still_running(pid: i32) -> bool {
 /// and every stray, and start no more. Safe to call from any thread, while other threads may
 /// still be calling Python, and more than once.
 pub(super) fn end_everything() {
-    if !STARTED.load(Ordering::SeqCst) {
-        QUITTING.store(true, Ordering::SeqCst);
-        return;
-    }
     let workers = {
+        // Quitting is set under the registry's lock, which every start holds from its look at
+        // it to its registration: a start on another thread (the warm-up, a world loading) is
+        // either refused or registered here and killed, never started unseen.
         let workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
         QUITTING.store(true, Ordering::SeqCst);
+        if !STARTED.load(Ordering::SeqCst) {
+            return;
+        }
         for &pid in workers.iter() {
             // The process group each worker leads; the worker is not reaped yet (only this
             // function and `kill_all` reap workers, and `kill_all` leaves the registry first), so
