@@ -35,30 +35,51 @@ struct Warm {
     python: OsString,
 }
 
-static WARM: std::sync::Mutex<Option<Warm>> = std::sync::Mutex::new(None);
+/// How many Pythons a command warms up: one for the learner's file and one for the lesson's
+/// world, which runs in a process of its own (see `world::python`).
+const WARMED: usize = 2;
 
-/// Start Python now for the file this command will grade (`WORKSHOP_PYTHON`, else `python3`),
-/// without waiting for it. The first `Bridge::start_with_spare` that fits takes it; a command
-/// that ends without one kills it with the rest. A Python that will not start is left for that
-/// start to report.
+/// The warm Pythons, once started, and the thread starting them until then.
+#[derive(Default)]
+struct Warming {
+    ready: Vec<Warm>,
+    starting: Option<std::thread::JoinHandle<Vec<Warm>>>,
+}
+
+static WARM: std::sync::Mutex<Option<Warming>> = std::sync::Mutex::new(None);
+
+/// Start Python now for the files this command will run (`WORKSHOP_PYTHON`, else `python3`):
+/// the learner's and the lesson's world's, from a thread of their own, without waiting for
+/// either. Each `Bridge::start_with_spare` that fits takes one; a command that ends without
+/// using them kills them with the rest. A Python that will not start is left for that start to
+/// report.
 pub(crate) fn warm_up() {
-    if WARM.lock().map_or(true, |warm| warm.is_some()) {
+    let Ok(mut warm) = WARM.lock() else { return };
+    if warm.is_some() {
         return;
     }
-    let cfg = BridgeConfig {
-        python: BridgeConfig::learner_python(),
-        file: PathBuf::new(),
-        shown_as: String::new(),
-        functions: Vec::new(),
-        timeout: Duration::ZERO,
-        sandbox: None,
-    };
-    let started = Instant::now();
-    if let Ok(worker) = Worker::begin(&cfg, runner_code(), &Stop::default(), true) {
-        if let Ok(mut warm) = WARM.lock() {
-            *warm = Some(Warm { worker, started, python: cfg.python });
+    let start = || {
+        let cfg = BridgeConfig {
+            python: BridgeConfig::learner_python(),
+            file: PathBuf::new(),
+            shown_as: String::new(),
+            functions: Vec::new(),
+            timeout: Duration::ZERO,
+            sandbox: None,
+        };
+        let mut ready = Vec::with_capacity(WARMED);
+        for _ in 0..WARMED {
+            let started = Instant::now();
+            match Worker::begin(&cfg, runner_code(), &Stop::default(), true) {
+                Ok(worker) => ready.push(Warm { worker, started, python: cfg.python.clone() }),
+                Err(_) => break,
+            }
         }
-    }
+        ready
+    };
+    // Forking takes a moment each: from a thread, the lesson is read meanwhile.
+    let starting = std::thread::Builder::new().name("warm-up".into()).spawn(start).ok();
+    *warm = Some(Warming { ready: Vec::new(), starting });
 }
 
 /// The warm Python, told `request` (its file) and greeted, when there is one for `cfg`. The
@@ -66,8 +87,18 @@ pub(crate) fn warm_up() {
 /// this side. Anything wrong with it (a damaged cached runner) is left for a cold start to deal
 /// with and report.
 fn take_warm(cfg: &BridgeConfig, stop: &Stop, request: &[u8]) -> Option<Worker> {
-    let Warm { mut worker, started, python } = WARM.lock().ok()?.take()?;
-    if cfg.sandbox.is_some() || python != cfg.python {
+    if cfg.sandbox.is_some() {
+        return None;
+    }
+    let Warm { mut worker, started, python } = {
+        let mut warm = WARM.lock().ok()?;
+        let warming = warm.as_mut()?;
+        if let Some(thread) = warming.starting.take() {
+            warming.ready = thread.join().unwrap_or_default();
+        }
+        warming.ready.pop()?
+    };
+    if python != cfg.python {
         return None;
     }
     worker.stop = stop.clone();

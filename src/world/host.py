@@ -5,13 +5,12 @@
 # {"failure": {...}} when a tool failed as the world means it to, {"problems": [...]} for data the
 # world refuses, and {"error": {...}} when the author's code raised or returned what cannot be
 # used, with the world file's line.
-import posix
 import sys
 
 _MODULE = type(sys)
-# Runs are numbered from the process id up, so a run of a process that ended is never taken
-# for a run of the next one.
-_state = {"world": None, "file": None, "source": [], "runs": {}, "next": posix.getpid() * 1_000_000}
+# Runs are numbered by the workshop, which never gives a number twice: a run of a process that
+# ended is never taken for a run of the next one, which does not know it.
+_state = {"world": None, "file": None, "source": [], "runs": {}}
 
 
 class Failure(Exception):
@@ -272,29 +271,22 @@ def load_world(path, data, tools, tickets):
     )
 
 
-def start(ticket):
-    """A fresh run of a ticket; its number."""
+def _open(number, ticket):
+    """A fresh run of a ticket, kept as `number`; an error answer, or None."""
     run = _fresh(_state["world"])
     try:
         run.start(ticket)
     except BaseException as exc:
         return _error(exc, f"starting a run of ticket {ticket}")
-    number = _state["next"]
-    _state["next"] += 1
     _state["runs"][number] = run
-    return {"value": number}
-
-
-def finish(run):
-    _state["runs"].pop(run, None)
-    return {"value": None}
+    return None
 
 
 def _run(number):
     return _state["runs"].get(number)
 
 
-def call(number, name, input):
+def _call(number, name, input):
     run = _run(number)
     if run is None:
         return {"lost": True}
@@ -340,11 +332,11 @@ def _ask(number, name, args, doing, want=None):
     return _checked(value, doing, method, want)
 
 
-def found(number, read):
+def _found(number, read):
     return _ask(number, "found", [read], "deciding whether a read found something", bool)
 
 
-def effects(number):
+def _effects(number):
     out = {}
     for name, want in (("counts", dict), ("detail", dict), ("harms", list)):
         answer = _ask(number, name, [], f"reporting its {name}", want)
@@ -354,15 +346,15 @@ def effects(number):
     return {"value": out}
 
 
-def report(number, seen, attempts, input):
+def _report(number, seen, attempts, input):
     return _ask(number, "report", [seen, attempts, input], "building a subagent's report")
 
 
-def card(output):
+def _card(output):
     return _ask(_LOADED, "card", [output], "saying a result in words on its card")
 
 
-def draw(units):
+def _draw(units):
     """The sample fields, with `draw(n)` taking the next of the workshop's seeded numbers."""
     left = list(units)
 
@@ -374,3 +366,20 @@ def draw(units):
     if "value" in answer:
         answer["value"] = {k: str(v) for k, v in answer["value"].items()}
     return answer
+
+
+_ASKED = {"call": _call, "found": _found, "effects": _effects, "report": _report, "card": _card, "draw": _draw}
+
+
+def ask(done, opening, function, args):
+    """The one question the workshop asks a loaded world, with what a separate request would
+    have cost a round trip for: the runs it is `done` with are forgotten first, and `opening`
+    ([number, ticket], or None) starts the run this question is the first of."""
+    runs = _state["runs"]
+    for number in done:
+        runs.pop(number, None)
+    if opening is not None:
+        failed = _open(*opening)
+        if failed is not None:
+            return failed
+    return _ASKED[function](*args)

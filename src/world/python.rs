@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -15,8 +16,9 @@ use crate::bridge::{Bridge, BridgeConfig, Outcome, Stop};
 
 const HOST: &str = include_str!("host.py");
 
-/// The host's functions, as the runner checks they exist.
-const FUNCTIONS: [&str; 9] = ["load_world", "start", "finish", "call", "found", "effects", "report", "card", "draw"];
+/// The host's functions, as the runner checks they exist: loading, then every question asked
+/// through `ask` (see `PythonWorld::asked`).
+const FUNCTIONS: [&str; 2] = ["load_world", "ask"];
 
 /// How long a world may take over one call: a world is the author's code, and fast.
 const DEADLINE: Duration = Duration::from_secs(5);
@@ -106,6 +108,10 @@ pub(crate) struct PythonWorld {
     /// How often the process ended under the world (killed from outside, as a file graded
     /// without a sandbox may do to its neighbours).
     ended: std::sync::atomic::AtomicU32,
+    /// The number the next run gets: never one given before, in any of the world's processes.
+    next_run: AtomicU64,
+    /// Runs that ended, for the host to forget with the next question (no round trip of their own).
+    done: Mutex<Vec<u64>>,
 }
 
 /// How many times a world's process may end before that is the world's own error.
@@ -153,23 +159,12 @@ impl PythonWorld {
             timeout: DEADLINE,
             sandbox: None,
         };
-        let bridge = Bridge::start_stoppable(cfg, Stop::default()).map_err(|e| match e.kind {
+        // A Python warmed up at the start of the command (`check`, `watch`) is taken when there is one.
+        let bridge = Bridge::start_with_spare(cfg, Stop::default(), None).map_err(|e| match e.kind {
             crate::bridge::LoadKind::NoPython => Refused::NoPython,
             _ => Refused::Broken(format!("its process could not start: {}", e.message)),
         })?;
-        let mut world = PythonWorld {
-            shown: shown.to_string(),
-            bridge: Mutex::new(BridgeSlot(bridge)),
-            behaviours: Vec::new(),
-            messages: BTreeMap::new(),
-            fields: Vec::new(),
-            counts: BTreeMap::new(),
-            retry_helps: Vec::new(),
-            internal: Vec::new(),
-            broken: Mutex::new(None),
-            load: Vec::new(),
-            ended: std::sync::atomic::AtomicU32::new(0),
-        };
+        let mut world = PythonWorld::started(shown, bridge);
         let tools: Vec<Value> = tools
             .iter()
             .map(|t| json!({"name": t.name, "does": t.does, "description": t.description, "input_schema": t.input_schema}))
@@ -205,6 +200,25 @@ impl PythonWorld {
         Ok(world)
     }
 
+    /// A world whose process has started, before anything is loaded into it.
+    fn started(shown: &str, bridge: Bridge) -> PythonWorld {
+        PythonWorld {
+            shown: shown.to_string(),
+            bridge: Mutex::new(BridgeSlot(bridge)),
+            behaviours: Vec::new(),
+            messages: BTreeMap::new(),
+            fields: Vec::new(),
+            counts: BTreeMap::new(),
+            retry_helps: Vec::new(),
+            internal: Vec::new(),
+            broken: Mutex::new(None),
+            load: Vec::new(),
+            ended: std::sync::atomic::AtomicU32::new(0),
+            next_run: AtomicU64::new(1),
+            done: Mutex::new(Vec::new()),
+        }
+    }
+
     /// The behaviours (`@tool` names) the world has, for the lesson's `does`.
     pub(crate) fn behaviours(&self) -> &[String] {
         &self.behaviours
@@ -226,11 +240,12 @@ impl PythonWorld {
 
     /// Call a host function; an author's error is kept (the first one) and returned.
     fn ask(&self, function: &str, args: &[Value]) -> Result<Answer, Opened> {
-        self.ask_saying(function, args).map(|(answer, _)| answer)
+        self.ask_saying(function, function, args).map(|(answer, _)| answer)
     }
 
-    /// As `ask`, with the world's own lines of the answer.
-    fn ask_saying(&self, function: &str, args: &[Value]) -> Result<(Answer, Vec<String>), Opened> {
+    /// As `ask`, with the world's own lines of the answer; an error names the call as `named`
+    /// (what was asked through the host's `ask`).
+    fn ask_saying(&self, function: &str, named: &str, args: &[Value]) -> Result<(Answer, Vec<String>), Opened> {
         if let Some(why) = self.broken() {
             return Err(Opened::Broken(why));
         }
@@ -257,7 +272,7 @@ impl PythonWorld {
                 Err(Opened::Lost)
             }
             other => Err(Opened::Broken(format!(
-                "while running {function}, the world {}. This is an error in the world, not in the learner's code: fix the world file.",
+                "while running {named}, the world {}. This is an error in the world, not in the learner's code: fix the world file.",
                 other.problem().unwrap_or_else(|| "failed".into())
             ))),
         };
@@ -326,10 +341,26 @@ impl PythonWorld {
         Err(Opened::Broken("the world's host answered with something it never sends".into()))
     }
 
+    /// Ask the loaded world (`function` of the host's `ask`), forgetting the runs that ended
+    /// and opening `run` first when this is its first question: one round trip either way.
+    fn asked(
+        &self,
+        run: Option<&PythonRun<'_>>,
+        function: &str,
+        args: Vec<Value>,
+    ) -> Result<(Answer, Vec<String>), Opened> {
+        let done: Vec<u64> = self.done.lock().map(|mut d| std::mem::take(&mut *d)).unwrap_or_default();
+        let opening = match run {
+            Some(run) if !run.opened.swap(true, Ordering::SeqCst) => json!([run.number, run.ticket]),
+            _ => Value::Null,
+        };
+        self.ask_saying("ask", function, &[json!(done), opening, Value::from(function), Value::Array(args)])
+    }
+
     /// A value the host must give; a world that broke gives `None` (and is remembered broken).
-    fn value(&self, function: &str, args: &[Value]) -> Option<Value> {
-        match self.ask(function, args) {
-            Ok(Answer::Value(v)) => Some(v),
+    fn value(&self, run: Option<&PythonRun<'_>>, function: &str, args: Vec<Value>) -> Option<Value> {
+        match self.asked(run, function, args) {
+            Ok((Answer::Value(v), _)) => Some(v),
             _ => None,
         }
     }
@@ -345,8 +376,10 @@ enum Opened {
 
 impl Setting for PythonWorld {
     fn start(&self, ticket: &str) -> Box<dyn World + '_> {
-        let number = self.value("start", &[Value::from(ticket)]).unwrap_or(Value::Null);
-        Box::new(PythonRun { world: self, number, said: Vec::new() })
+        // Opened in the host with its first question, so a run costs no round trip of its own.
+        let number = self.next_run.fetch_add(1, Ordering::SeqCst);
+        let (ticket, opened) = (ticket.to_string(), AtomicBool::new(false));
+        Box::new(PythonRun { world: self, number, ticket, opened, said: Vec::new() })
     }
 
     fn message(&self, key: &str) -> Option<&str> {
@@ -366,7 +399,7 @@ impl Setting for PythonWorld {
         // would have used: it takes floor(u * n) % n, as the seeded draw does.
         const SCALE: u64 = 1 << 53;
         let units: Vec<Value> = (0..DRAWS).map(|_| Value::from(draw(SCALE) as f64 / SCALE as f64)).collect();
-        match self.value("draw", &[Value::from(units)]) {
+        match self.value(None, "draw", vec![Value::from(units)]) {
             Some(Value::Object(fields)) => {
                 fields.into_iter().filter_map(|(k, v)| Some((k, v.as_str()?.to_string()))).collect()
             }
@@ -375,7 +408,7 @@ impl Setting for PythonWorld {
     }
 
     fn summary(&self, output: &Value) -> Option<String> {
-        self.value("card", std::slice::from_ref(output)).and_then(|v| v.as_str().map(String::from))
+        self.value(None, "card", vec![output.clone()]).and_then(|v| v.as_str().map(String::from))
     }
 }
 
@@ -394,14 +427,17 @@ impl PythonWorld {
 /// One run in the world's process, by its number there.
 struct PythonRun<'w> {
     world: &'w PythonWorld,
-    number: Value,
+    number: u64,
+    ticket: String,
+    /// Whether the host has been asked to open it (with its first question).
+    opened: AtomicBool,
     /// The world's lines about the last call.
     said: Vec<String>,
 }
 
 impl World for PythonRun<'_> {
     fn call(&mut self, tool: &str, input: &Value, fail: &mut Fail<'_>) -> Result<Value, Halt> {
-        let answer = self.world.ask_saying("call", &[self.number.clone(), Value::from(tool), input.clone()]);
+        let answer = self.world.asked(Some(self), "call", vec![json!(self.number), Value::from(tool), input.clone()]);
         match answer {
             Ok((Answer::Value(v), said)) => {
                 self.said = said;
@@ -420,11 +456,13 @@ impl World for PythonRun<'_> {
     }
 
     fn found(&self, read: &Value) -> bool {
-        self.world.value("found", &[self.number.clone(), read.clone()]).is_some_and(|v| v == Value::Bool(true))
+        self.world
+            .value(Some(self), "found", vec![json!(self.number), read.clone()])
+            .is_some_and(|v| v == Value::Bool(true))
     }
 
     fn effects(&self) -> Effects {
-        let Some(v) = self.world.value("effects", std::slice::from_ref(&self.number)) else {
+        let Some(v) = self.world.value(Some(self), "effects", vec![json!(self.number)]) else {
             return Effects::default();
         };
         let map = |k: &str| v.get(k).and_then(Value::as_object).cloned().unwrap_or_default();
@@ -435,15 +473,19 @@ impl World for PythonRun<'_> {
     fn report(&self, seen: &Seen, attempts: usize, input: &Value) -> Option<Value> {
         let seen = json!({"category": seen.category, "retryable": seen.retryable, "message": seen.message});
         self.world
-            .value("report", &[self.number.clone(), seen, Value::from(attempts), input.clone()])
+            .value(Some(self), "report", vec![json!(self.number), seen, Value::from(attempts), input.clone()])
             .filter(|v| !v.is_null())
     }
 }
 
 impl Drop for PythonRun<'_> {
     fn drop(&mut self) {
-        if !self.number.is_null() && self.world.broken().is_none() {
-            let _ = self.world.value("finish", std::slice::from_ref(&self.number));
+        // Forgotten by the host with the world's next question: a run that was never asked
+        // anything was never opened there.
+        if self.opened.load(Ordering::SeqCst) {
+            if let Ok(mut done) = self.world.done.lock() {
+                done.push(self.number);
+            }
         }
     }
 }
