@@ -99,7 +99,7 @@ class World:
         return False
 
     def counts(self):
-        """What the run counts, for checks and notes: {"refunds_paid": 1}."""
+        """What the run counts, for checks and notes: {"bells_rung": 1}."""
         return {}
 
     def detail(self):
