@@ -419,6 +419,38 @@ fn a_run_as_root_drops_every_capability_inside_the_sandbox() {
 }
 
 #[test]
+fn the_sandbox_shows_a_read_only_root_a_minimal_dev_and_etc_and_no_run() {
+    if !needs_bwrap() {
+        return;
+    }
+    let class = Class::new();
+    let probe = "import os\ndef tried(path):\n    try:\n        with open(path, 'a'):\n            return 'written'\n    except OSError as e:\n        return e.strerror\nfor folder in ['/', '/dev', '/etc']:\n    print(folder, ' '.join(sorted(os.listdir(folder))))\nfor path in ['/new', '/etc/new', '/etc/workshop/runner', '/etc/ld.so.cache', '/dev/new', '/dev/null', '/usr/new']:\n    print(path, tried(path))\n";
+    let base = std::fs::read_to_string(repo().join("tests/fixtures/sandbox/_base.py")).unwrap();
+    class.w.write("class/a/errors.py", &format!("{probe}\n{base}"));
+    open_to_nobody(class.tmp.path(), 0o777);
+    let me = Grader { nobody: false, python: grading_python().to_string() };
+    let run = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &[], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let printed = lines(&run.stdout)[0]["output"].as_str().unwrap().to_string();
+    let said = |what: &str| printed.lines().find_map(|l| l.strip_prefix(&format!("{what} "))).unwrap_or_default();
+    let root: Vec<&str> = said("/").split(' ').collect();
+    for shown in ["dev", "etc", "proc", "tmp", "usr"] {
+        assert!(root.contains(&shown), "{printed}");
+    }
+    assert!(!root.contains(&"run"), "no /run, and so none of the host's sockets: {printed}");
+    assert_eq!(said("/dev"), "fd null shm stderr stdin stdout urandom zero", "{printed}");
+    assert!(
+        said("/etc").split(' ').all(|e| ["alternatives", "ld.so.cache", "localtime", "workshop"].contains(&e)),
+        "{printed}"
+    );
+    for path in ["/new", "/etc/new", "/etc/workshop/runner", "/etc/ld.so.cache", "/dev/new", "/usr/new"] {
+        let tried = said(path);
+        assert!(["Read-only file system", "Permission denied"].contains(&tried), "{path}: {tried}\n{printed}");
+    }
+    assert_eq!(said("/dev/null"), "written", "{printed}");
+}
+
+#[test]
 fn a_crash_is_told_as_the_signal_it_was_with_the_sandbox_and_without() {
     if !needs_bwrap() {
         return;
