@@ -102,6 +102,9 @@ def bwrap_argv():
                 # The file's own sandbox, not the probe grade starts first.
                 if ppid == grade.pid and argv and os.path.basename(argv[0]) == "bwrap" and any(a.endswith("/errors.py") for a in argv):
                     argv = argv[:argv.index("--") + 1]
+                    if "--block-fd" in argv:  # a sandbox made ahead of its turn: this one goes at once
+                        at = argv.index("--block-fd")
+                        del argv[at:at + 2]
                     view = None
                     for i in range(len(argv) - 2):
                         if argv[i] == "--ro-bind" and argv[i + 2] == "/":

@@ -1,6 +1,7 @@
 //! bubblewrap: found, tried once, and the command line that starts Python in its sandbox.
 
 use std::ffi::OsStr;
+use std::os::fd::RawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -78,8 +79,9 @@ impl Bubblewrap {
             code: Arc::from(PROBE),
             source: Arc::from(PROBE),
             bwrap: Some(Arc::new(bwrap.clone())),
+            ahead: Arc::default(),
         };
-        let mut command = sandbox.command(&python.executable);
+        let mut command = sandbox.command(&python.executable, None);
         command.args(["-I", "-S", "-c", PROBE]);
         sandbox.apply(&mut command, &[]);
         let what = format!("{} could not start Python in a sandbox", bwrap.version);
@@ -126,7 +128,9 @@ fn on_path(name: &str) -> Option<PathBuf> {
 impl Sandbox {
     /// The command that starts `python` in this sandbox, before the bridge adds Python's own
     /// arguments: `bwrap <namespaces and mounts> -- python`, or `python` itself without bubblewrap.
-    pub(in crate::bridge) fn command(&self, python: &OsStr) -> Command {
+    /// `wait`: a descriptor bwrap reads a byte from, once the sandbox is made, before it starts
+    /// Python (and then closes, so Python never has it).
+    pub(in crate::bridge) fn command(&self, python: &OsStr, wait: Option<RawFd>) -> Command {
         let Some(bwrap) = &self.bwrap else { return Command::new(python) };
         let view = &bwrap.view;
         let mut command = Command::new(&bwrap.program);
@@ -154,6 +158,9 @@ impl Sandbox {
         for file in &self.files {
             let path = self.dir.join(file);
             command.arg("--ro-bind").arg(&path).arg(&path);
+        }
+        if let Some(fd) = wait {
+            command.arg("--block-fd").arg(fd.to_string());
         }
         command.arg("--chdir").arg(&self.dir).arg("--clearenv");
         for (name, value) in self.environment() {

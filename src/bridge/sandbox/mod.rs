@@ -15,12 +15,13 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rustix::process::{Resource, Rlimit};
 
 use super::runner::RUNNER;
+use super::worker::{Ahead, Worker};
 
 mod bounded;
 mod bwrap;
@@ -64,6 +65,8 @@ pub(crate) struct Sandbox {
     /// The same with the runner's source, for an interpreter that cannot load the compiled one.
     source: Arc<str>,
     bwrap: Option<Arc<Bubblewrap>>,
+    /// The sandbox made ahead of the file's turn, until its first start takes it (see `Ahead`).
+    ahead: Arc<Mutex<Option<Ahead>>>,
 }
 
 /// Why the interpreter asked for cannot grade: the reason alone, as said after "could not run
@@ -135,6 +138,11 @@ impl Interpreter {
         self.bwrap = Some(Arc::new(bwrap));
     }
 
+    /// Whether submissions run under bubblewrap.
+    pub(crate) fn sandboxed(&self) -> bool {
+        self.bwrap.is_some()
+    }
+
     /// A sandbox in `dir`, showing the submission the `files` of it, for this interpreter.
     pub(crate) fn sandbox(&self, dir: PathBuf, files: &[&OsStr], limits: Limits) -> Sandbox {
         let runner = self.runner.clone().unwrap_or_else(|| Arc::from(RUNNER));
@@ -164,7 +172,7 @@ impl Interpreter {
             None => (runner, Arc::from(RUNNER)),
         };
         let files = files.iter().map(|f| f.to_os_string()).collect();
-        Sandbox { dir, files, limits, code, source, bwrap: self.bwrap.clone() }
+        Sandbox { dir, files, limits, code, source, bwrap: self.bwrap.clone(), ahead: Arc::default() }
     }
 }
 
@@ -172,6 +180,25 @@ impl Sandbox {
     /// Whether it runs under bubblewrap.
     pub(super) fn bwrap(&self) -> bool {
         self.bwrap.is_some()
+    }
+
+    /// Under bubblewrap, make this sandbox now for `cfg` (whose sandbox it is), to start Python
+    /// in when the file's turn comes: bubblewrap's own work then runs beside the grading before
+    /// it. It waits before Python starts, so nothing of the file runs before its turn. Without
+    /// bubblewrap there is nothing to make ahead.
+    pub(crate) fn make_ahead(&self, cfg: &super::BridgeConfig) {
+        if self.bwrap.is_none() {
+            return;
+        }
+        let made = Worker::ahead(cfg, self.runner_code());
+        if let (Some(made), Ok(mut slot)) = (made, self.ahead.lock()) {
+            *slot = Some(made);
+        }
+    }
+
+    /// The sandbox made ahead, once.
+    pub(super) fn take_ahead(&self) -> Option<Ahead> {
+        self.ahead.lock().ok()?.take()
     }
 
     /// The code for `python -c`: the compiled runner when there is one, else its source.
@@ -348,7 +375,7 @@ mod tests {
 
     #[test]
     fn without_bubblewrap_the_command_is_python_itself() {
-        let command = sandbox_of(None).command(OsStr::new("python3"));
+        let command = sandbox_of(None).command(OsStr::new("python3"), None);
         assert_eq!(command.get_program(), "python3");
         assert_eq!(command.get_args().count(), 0);
     }
@@ -362,7 +389,7 @@ mod tests {
         let bwrap =
             Bubblewrap { program: "/usr/bin/bwrap".into(), version: "bubblewrap 0.8.0".into(), view: view.clone() };
         let sandbox = sandbox_of(Some(bwrap));
-        let command = sandbox.command(OsStr::new("/usr/bin/python3"));
+        let command = sandbox.command(OsStr::new("/usr/bin/python3"), None);
         assert_eq!(command.get_program(), "/usr/bin/bwrap");
         let args: Vec<String> = command.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
         let text = args.join(" ");
