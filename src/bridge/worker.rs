@@ -75,8 +75,47 @@ impl Worker {
         Worker::begin(cfg, code, stop, deferred)?.greet(cfg, started)
     }
 
-    /// Start Python on `code`, without waiting for it to answer.
+    /// Start Python on `code`, without waiting for it to answer: in the sandbox started for it
+    /// ahead of its turn when there is one (see `Ahead`).
     pub(super) fn begin(cfg: &BridgeConfig, code: &str, stop: &Stop, deferred: bool) -> Result<Worker, LoadError> {
+        let ahead = cfg.sandbox.as_ref().filter(|_| !deferred && !stop.is_stopped()).and_then(|s| s.take_ahead());
+        if let Some(worker) = ahead.and_then(|ahead| ahead.go(cfg, code, stop)) {
+            return Ok(worker);
+        }
+        Worker::started(cfg, code, stop, deferred, None)
+    }
+
+    /// The sandbox of `cfg` made now, waiting before it starts Python on `code` until its turn
+    /// comes (see `Ahead`); `None` when it could not be.
+    pub(super) fn ahead(cfg: &BridgeConfig, code: &str) -> Option<Ahead> {
+        use std::os::fd::AsRawFd;
+        let (read, go) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
+        // The end bubblewrap waits on, opened for writing too: it is then a writer of its own
+        // pipe, so the pipe never reads as closed, and it goes on only when told (never because
+        // the workshop died; the lifeline kills it then).
+        let path = format!("/proc/self/fd/{}", read.as_raw_fd());
+        let wait = std::fs::OpenOptions::new().read(true).write(true).open(path).ok()?;
+        drop(read);
+        let worker = Worker::started(cfg, code, &Stop::default(), false, Some(wait.as_raw_fd())).ok()?;
+        Some(Ahead {
+            worker,
+            go: std::fs::File::from(go),
+            code: code.to_string(),
+            python: cfg.python.clone(),
+            file: cfg.file.clone(),
+            functions: cfg.functions.clone(),
+        })
+    }
+
+    /// Start Python on `code`, without waiting for it to answer. `wait`: bubblewrap waits on this
+    /// descriptor before it starts Python (see `Ahead`).
+    fn started(
+        cfg: &BridgeConfig,
+        code: &str,
+        stop: &Stop,
+        deferred: bool,
+        wait: Option<std::os::fd::RawFd>,
+    ) -> Result<Worker, LoadError> {
         let fail = LoadError::new;
         if stop.is_stopped() {
             return Err(fail(LoadKind::Died, stopped_message()));
@@ -86,7 +125,7 @@ impl Worker {
         let own_mark = reap::worker_mark();
         // Under bubblewrap the sandbox's own program comes first (`bwrap ... -- python`).
         let mut command = match &cfg.sandbox {
-            Some(sandbox) => sandbox.command(&cfg.python),
+            Some(sandbox) => sandbox.command(&cfg.python, wait),
             None => Command::new(&cfg.python),
         };
         // -S: no `site` at start-up, most of an interpreter's start; the runner completes it for
@@ -108,7 +147,7 @@ impl Worker {
             sandbox.apply(&mut command, &[(reap::MARK, own_mark.as_str())]);
         }
         let sandboxed = cfg.sandbox.as_ref().is_some_and(|s| s.bwrap());
-        let mut child = match reap::spawn(command, sandboxed) {
+        let mut child = match reap::spawn(command, sandboxed, wait.filter(|_| sandboxed)) {
             Ok(child) => child,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(NoPython::new(&cfg.python, "there is no such program").into())
@@ -156,6 +195,42 @@ impl Worker {
     pub(super) fn read_capture(&mut self) -> String {
         let (output, over) = self.capture.take();
         with_dropped(output, over)
+    }
+}
+
+/// A file's sandbox made ahead of its turn (`grade` makes the next file's while it grades one):
+/// bubblewrap has made its namespaces and mounts, then waits, before it starts Python, for a
+/// byte on a pipe. Nothing of the file has run. Told to go, it starts Python as any sandbox
+/// does; dropped untold, it is killed with its group (its waiting child has not left it yet).
+pub(super) struct Ahead {
+    worker: Worker,
+    go: std::fs::File,
+    /// What it was started for, which a start must ask for to get it.
+    code: String,
+    python: std::ffi::OsString,
+    file: std::path::PathBuf,
+    functions: Vec<String>,
+}
+
+impl std::fmt::Debug for Ahead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a sandbox made ahead, process {}", self.worker.child.id())
+    }
+}
+
+impl Ahead {
+    /// The worker, told to go on, when it was made for this start (and bubblewrap still reads
+    /// its pipe). One that died waiting is found out by the wait for the runner's hello, as a
+    /// Python that died starting is.
+    fn go(self, cfg: &BridgeConfig, code: &str, stop: &Stop) -> Option<Worker> {
+        use std::io::Write;
+        let Ahead { mut worker, mut go, code: made_for, python, file, functions } = self;
+        let same = made_for == code && python == cfg.python && file == cfg.file && functions == cfg.functions;
+        if !same || go.write_all(b"g").is_err() {
+            return None;
+        }
+        worker.stop = stop.clone();
+        Some(worker)
     }
 }
 

@@ -1,32 +1,37 @@
 //! Grading one submission: a fresh private folder holding a copy of it, and `check`'s grading,
 //! sandboxed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::bridge::sandbox::{Folder, Interpreter, Limits};
-use crate::bridge::{LoadError, LoadKind};
+use crate::bridge::sandbox::{Folder, Interpreter, Limits, Sandbox};
+use crate::bridge::{BridgeConfig, LoadError, LoadKind};
 use crate::checks::Report;
 use crate::error::Error;
 use crate::lesson::Lesson;
 
 use super::submission::Submission;
 
-/// Grade one file: a fresh private folder holding a copy of it, and `check`'s grading, sandboxed.
-pub(crate) fn grade_one(
+/// A submission made ready to grade: its private folder holding its copy, and its sandbox (under
+/// bubblewrap perhaps made already, see `prepare`); or why it was not read.
+pub(crate) enum Prepared {
+    Ready(Folder, PathBuf, Sandbox),
+    Unread(String),
+}
+
+/// Make `sub` ready to grade: a fresh private folder holding a copy of it, and its sandbox.
+/// `ahead`: make the sandbox now (under bubblewrap), to start its Python in when its turn comes.
+pub(crate) fn prepare(
     lesson: &Lesson,
     sub: &Submission,
     python: &Interpreter,
     limit: Duration,
     limits: Limits,
-) -> Result<Report, Error> {
-    let unread = |message: String| {
-        let error = LoadError::new(LoadKind::Unreadable, message);
-        Ok(Report::not_loaded(lesson, sub.shown.clone(), &error))
-    };
+    ahead: bool,
+) -> Result<Prepared, Error> {
     let source = match &sub.source {
         Ok(source) => source,
-        Err(why) => return unread(why.to_string()),
+        Err(why) => return Ok(Prepared::Unread(why.to_string())),
     };
     let folder = Folder::new()
         .map_err(|e| Error::io("could not make a temporary folder to grade in (is the temp folder full?)", e))?;
@@ -34,6 +39,35 @@ pub(crate) fn grade_one(
         .write(&sub.name, source)
         .map_err(|e| Error::io(format!("could not copy {} to grade it", sub.shown), e))?;
     let sandbox = python.sandbox(folder.path().to_path_buf(), &[sub.name.as_os_str()], limits);
+    if ahead {
+        // The start the grading makes (`checks::one_file::grade_sandboxed`) takes it when it asks
+        // for the same; any other start makes its own.
+        let cfg = BridgeConfig {
+            python: python.executable.clone(),
+            sandbox: Some(sandbox.clone()),
+            ..lesson.python_for(&file, &sub.shown, limit)
+        };
+        sandbox.make_ahead(&cfg);
+    }
+    Ok(Prepared::Ready(folder, file, sandbox))
+}
+
+/// Grade one file, made ready by `prepare`: `check`'s grading, sandboxed.
+pub(crate) fn grade_one(
+    lesson: &Lesson,
+    sub: &Submission,
+    python: &Interpreter,
+    limit: Duration,
+    prepared: Prepared,
+) -> Result<Report, Error> {
+    let unread = |message: String| {
+        let error = LoadError::new(LoadKind::Unreadable, message);
+        Ok(Report::not_loaded(lesson, sub.shown.clone(), &error))
+    };
+    let (folder, file, sandbox) = match prepared {
+        Prepared::Ready(folder, file, sandbox) => (folder, file, sandbox),
+        Prepared::Unread(why) => return unread(why),
+    };
     let graded =
         crate::checks::one_file::grade_sandboxed(lesson, &file, &sub.shown, limit, python.executable.clone(), sandbox);
     let mut report = match graded {

@@ -4,7 +4,8 @@
 # targets on 2 cores: <= 0.75 with bubblewrap, <= 0.55 with --sandbox none). Then the sandbox's own cost: `grade --jobs 1` with bubblewrap
 # against `--sandbox none`, interleaved, per file. Then the floor of any grading that gives each
 # file a fresh sandbox and interpreter: grade's own bwrap command line (read from a running
-# grade), starting the interpreter on `pass` 57 times, two at a time.
+# grade), starting the interpreter on `pass` 57 times, two at a time and one at a time (the
+# floor of the per-file cost above, which grades one at a time).
 #
 # CPU is the whole machine's (from /proc/stat, so it counts the processes the kernel ends inside a
 # PID namespace, which no wait of ours reports): read it on a quiet machine.
@@ -77,7 +78,9 @@ def cpu():
 
 def bwrap_argv():
     """The bwrap command line grade runs a file with, read from /proc while a file that sleeps
-    at import is graded, and the private folder it names (gone once grade ends)."""
+    at import is graded, the private folder it names (gone once grade ends), and a copy of the
+    read-only root it shows every sandbox (grade's own goes with it; the command line names the
+    copy), to remove after."""
     import shutil, tempfile, signal
     slow = tempfile.mkdtemp()
     os.makedirs(f"{slow}/s1")
@@ -98,7 +101,18 @@ def bwrap_argv():
                     continue
                 # The file's own sandbox, not the probe grade starts first.
                 if ppid == grade.pid and argv and os.path.basename(argv[0]) == "bwrap" and any(a.endswith("/errors.py") for a in argv):
-                    return argv[:argv.index("--") + 1], argv[argv.index("--chdir") + 1]
+                    argv = argv[:argv.index("--") + 1]
+                    if "--block-fd" in argv:  # a sandbox made ahead of its turn: this one goes at once
+                        at = argv.index("--block-fd")
+                        del argv[at:at + 2]
+                    view = None
+                    for i in range(len(argv) - 2):
+                        if argv[i] == "--ro-bind" and argv[i + 2] == "/":
+                            view = tempfile.mkdtemp()
+                            os.chmod(view, 0o755)
+                            shutil.copytree(argv[i + 1], view, symlinks=True, dirs_exist_ok=True)
+                            argv[i + 1] = view
+                    return argv, argv[argv.index("--chdir") + 1], view
             time.sleep(0.01)
         sys.exit("no bwrap of grade's was seen within 20 s")
     finally:
@@ -110,32 +124,42 @@ def floor(checks_times):
     """57 fresh sandboxes, each starting the interpreter on `pass`, two at a time: what any
     grading that gives every file its own sandbox and interpreter costs before it runs a check."""
     import concurrent.futures, shutil
-    argv, folder = bwrap_argv()
+    argv, folder, view = bwrap_argv()
     python = os.environ["WORKSHOP_PYTHON"]
     def one(command):
         run(command)
     def both(command):
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             list(pool.map(lambda _: one(command), range(57)))
+    def in_turn(command):
+        for _ in range(57):
+            one(command)
     os.makedirs(folder, mode=0o700)
     try:
         for name in os.listdir(klass + "/s01"):
             open(f"{folder}/{name}", "w").close()
         sides = {"bwrap + python": argv + [python, "-I", "-S", "-c", "pass"], "python alone": [python, "-I", "-S", "-c", "pass"]}
-        took = {name: [] for name in sides}
+        took = {(name, way): [] for name in sides for way in ("two at a time", "one at a time")}
         both(sides["bwrap + python"])  # warm-up
         for n in range(rounds):
             for name, command in sides.items():
-                start = time.perf_counter()
-                both(command)
-                took[name].append(time.perf_counter() - start)
+                for way, starts in (("two at a time", both), ("one at a time", in_turn)):
+                    start = time.perf_counter()
+                    starts(command)
+                    took[(name, way)].append(time.perf_counter() - start)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        if view:
+            shutil.rmtree(view, ignore_errors=True)
     c = statistics.median(checks_times)
-    print(f"the floor of a fresh sandbox and interpreter per file, 57 starts of `pass` two at a time, {rounds} rounds (medians):")
-    for name, times in took.items():
-        t = statistics.median(times)
-        print(f"  {name + ':':16s}{t * 1000:.0f} ms ({t / c:.2f}x the checks above)")
+    print(f"the floor of a fresh sandbox and interpreter per file, 57 starts of `pass`, {rounds} rounds (medians):")
+    for way in ("two at a time", "one at a time"):
+        print(f"  {way}:")
+        for name in sides:
+            t = statistics.median(took[(name, way)])
+            print(f"    {name + ':':16s}{t * 1000:.0f} ms ({t / c:.2f}x the checks above)")
+        extra = statistics.median(took[("bwrap + python", way)]) - statistics.median(took[("python alone", way)])
+        print(f"    bubblewrap's own start: {extra * 1000 / 57:.1f} ms a file")
 
 times = {"grade": [], "checks": []}
 cpus = {"grade": [], "checks": []}

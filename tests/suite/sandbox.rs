@@ -419,6 +419,114 @@ fn a_run_as_root_drops_every_capability_inside_the_sandbox() {
 }
 
 #[test]
+fn the_sandbox_shows_a_read_only_root_a_minimal_dev_and_etc_and_no_run() {
+    if !needs_bwrap() {
+        return;
+    }
+    let class = Class::new();
+    let probe = "import os\ndef tried(path):\n    try:\n        with open(path, 'a'):\n            return 'written'\n    except OSError as e:\n        return e.strerror\nfor folder in ['/', '/dev', '/etc']:\n    print(folder, ' '.join(sorted(os.listdir(folder))))\nfor path in ['/new', '/etc/new', '/etc/workshop/runner', '/etc/ld.so.cache', '/dev/new', '/dev/null', '/usr/new']:\n    print(path, tried(path))\n";
+    let base = std::fs::read_to_string(repo().join("tests/fixtures/sandbox/_base.py")).unwrap();
+    class.w.write("class/a/errors.py", &format!("{probe}\n{base}"));
+    open_to_nobody(class.tmp.path(), 0o777);
+    let me = Grader { nobody: false, python: grading_python().to_string() };
+    let run = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &[], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let printed = lines(&run.stdout)[0]["output"].as_str().unwrap().to_string();
+    let said = |what: &str| printed.lines().find_map(|l| l.strip_prefix(&format!("{what} "))).unwrap_or_default();
+    let root: Vec<&str> = said("/").split(' ').collect();
+    for shown in ["dev", "etc", "proc", "tmp", "usr"] {
+        assert!(root.contains(&shown), "{printed}");
+    }
+    assert!(!root.contains(&"run"), "no /run, and so none of the host's sockets: {printed}");
+    assert_eq!(said("/dev"), "fd null shm stderr stdin stdout urandom zero", "{printed}");
+    assert!(
+        said("/etc").split(' ').all(|e| ["alternatives", "ld.so.cache", "localtime", "workshop"].contains(&e)),
+        "{printed}"
+    );
+    for path in ["/new", "/etc/new", "/etc/workshop/runner", "/etc/ld.so.cache", "/dev/new", "/usr/new"] {
+        let tried = said(path);
+        assert!(["Read-only file system", "Permission denied"].contains(&tried), "{path}: {tried}\n{printed}");
+    }
+    assert_eq!(said("/dev/null"), "written", "{printed}");
+}
+
+/// The sandboxes waiting for their turn (made ahead, see `Ahead`) whose command line names `folder`.
+fn waiting_sandboxes(folder: &str) -> Vec<String> {
+    marked(folder).into_iter().filter(|p| p.contains("--block-fd")).collect()
+}
+
+/// `grade class --jobs 1` under bubblewrap, started, in `class`'s temp folder.
+fn grade_in_turn(class: &Class, stdout: Stdio) -> std::process::Child {
+    open_to_nobody(class.tmp.path(), 0o777);
+    Command::new(BIN)
+        .args(["grade", "class", "--jobs", "1", "--sandbox", "bwrap", "--timeout", "60"])
+        .current_dir(class.w.root())
+        .env("WORKSHOP_PYTHON", grading_python())
+        .env("TMPDIR", class.tmp.path())
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn the_next_files_sandbox_is_made_while_one_is_graded_and_runs_nothing_before_its_turn() {
+    if !needs_bwrap() {
+        return;
+    }
+    let class = Class::new();
+    let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
+    // Graded first and slow to load: meanwhile the next file's sandbox is made, and waits.
+    let first = format!("import time\ntime.sleep(1)\nprint('loaded at', repr(time.time()))\n{good}");
+    class.w.write("class/a_first/errors.py", &first);
+    class.w.write("class/b_next/errors.py", &format!("import time\nprint('started at', repr(time.time()))\n{good}"));
+    let mut child = grade_in_turn(&class, Stdio::piped());
+    let folder = class.tmp.path().to_str().unwrap().to_string();
+    let mut waiting = Vec::new();
+    while waiting.is_empty() && child.try_wait().unwrap().is_none() {
+        waiting = waiting_sandboxes(&folder);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(!waiting.is_empty(), "no sandbox was made ahead while the first file loaded");
+    let reports = lines(&String::from_utf8_lossy(&out.stdout));
+    let at = |report: &Value, word: &str| -> f64 {
+        let printed = report["output"].as_str().unwrap();
+        let line = printed.lines().find_map(|l| l.strip_prefix(word)).unwrap_or_else(|| panic!("{printed}"));
+        line.trim().parse().unwrap()
+    };
+    assert_eq!(reports[1]["status"], "pass", "{}", reports[1]);
+    // The second file's code began after the first had loaded: made ahead, it ran nothing.
+    assert!(at(&reports[1], "started at") > at(&reports[0], "loaded at"), "{reports:?}");
+}
+
+#[test]
+fn a_sandbox_waiting_for_its_turn_goes_with_a_workshop_killed_outright() {
+    if !needs_bwrap() {
+        return;
+    }
+    let class = Class::new();
+    // Both load for a minute: a sandbox that went on after the workshop died would be seen.
+    class.w.write("class/a_slow/errors.py", "import time\ntime.sleep(60)\n");
+    class.w.write("class/b_next/errors.py", "import time\ntime.sleep(60)\n");
+    let mut child = grade_in_turn(&class, Stdio::null());
+    let folder = class.tmp.path().to_str().unwrap().to_string();
+    let until = Instant::now() + Duration::from_secs(30);
+    while waiting_sandboxes(&folder).is_empty() {
+        assert!(Instant::now() < until, "no sandbox was made ahead");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Neither the first file's sandbox nor the one waiting (which has no parent-death signal of
+    // its own until it goes on: the lifeline ends it) outlives the workshop.
+    let left = left_after_a_moment(&folder);
+    assert!(left.is_empty(), "outlived the workshop's SIGKILL: {left:?}");
+}
+
+#[test]
 fn a_crash_is_told_as_the_signal_it_was_with_the_sandbox_and_without() {
     if !needs_bwrap() {
         return;

@@ -17,8 +17,15 @@ use super::{MARK, MARKS, QUITTING, SANDBOXED, STARTED, WORKERS};
 /// one long-lived thread and asks the kernel for SIGKILL when its parent dies: the parent-death
 /// signal follows the thread that forked, so a short-lived thread (a grading in `check --watch`)
 /// must not be the one that forks. `sandboxed`: the command is bubblewrap, whose child leads
-/// the PID namespace everything of the submission runs in.
-pub(in crate::bridge) fn spawn(mut command: Command, sandboxed: bool) -> std::io::Result<Child> {
+/// the PID namespace everything of the submission runs in. `handed`: the one descriptor above 2
+/// the program keeps (bubblewrap's signal to go on, see `Ahead`), open in this process until
+/// this returns; the lifeline is started at once then, so the workshop's death never leaves a
+/// sandbox waiting.
+pub(in crate::bridge) fn spawn(
+    mut command: Command,
+    sandboxed: bool,
+    handed: Option<std::os::fd::RawFd>,
+) -> std::io::Result<Child> {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::process::CommandExt;
@@ -30,6 +37,13 @@ pub(in crate::bridge) fn spawn(mut command: Command, sandboxed: bool) -> std::io
             command.pre_exec(move || {
                 rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
                 close_inherited();
+                if let Some(fd) = handed {
+                    // Kept across exec, by its own number (so no descriptor of the standard
+                    // library's is overwritten).
+                    if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
                 // The parent may have died between fork and prctl: then nobody would signal us.
                 if u32::try_from(Pid::as_raw(rustix::process::getppid())).ok() != Some(parent) {
                     let _ = rustix::process::kill_process(rustix::process::getpid(), Signal::KILL);
@@ -39,7 +53,7 @@ pub(in crate::bridge) fn spawn(mut command: Command, sandboxed: bool) -> std::io
         }
         if let Some(spawner) = spawner() {
             let (reply, answer) = std::sync::mpsc::channel();
-            if spawner.send((command, sandboxed, reply)).is_ok() {
+            if spawner.send((command, sandboxed, handed.is_some(), reply)).is_ok() {
                 if let Ok(result) = answer.recv() {
                     return result;
                 }
@@ -47,6 +61,8 @@ pub(in crate::bridge) fn spawn(mut command: Command, sandboxed: bool) -> std::io
             return Err(std::io::Error::other("the workshop's process starter stopped"));
         }
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = handed;
     spawn_here(command, sandboxed)
 }
 
@@ -101,8 +117,9 @@ pub(super) fn spawn_here(mut command: Command, sandboxed: bool) -> std::io::Resu
     Ok(child)
 }
 
+/// A command, whether it is bubblewrap, whether it waits to be told to go on, and where to answer.
 #[cfg(target_os = "linux")]
-type SpawnJob = (Command, bool, std::sync::mpsc::Sender<std::io::Result<Child>>);
+type SpawnJob = (Command, bool, bool, std::sync::mpsc::Sender<std::io::Result<Child>>);
 
 /// The thread every worker is forked from; it lives as long as the workshop.
 #[cfg(target_os = "linux")]
@@ -133,9 +150,16 @@ fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
                                 Err(_) => return,
                             },
                         };
-                        let (command, sandboxed, reply) = job;
+                        let (command, sandboxed, waits, reply) = job;
                         let result = spawn_here(command, sandboxed);
                         let spawned = result.is_ok();
+                        // A sandbox that waits to go on has no parent-death signal of its own
+                        // yet: only the lifeline ends it if the workshop dies. So it is started
+                        // before the spawn is reported.
+                        if spawned && waits && !lifeline::started() {
+                            lifeline::start();
+                            lifeline_due = None;
+                        }
                         let _ = reply.send(result);
                         if spawned && lifeline_due.is_none() && !lifeline::started() {
                             lifeline_due = Some(lifeline_due_after(Instant::now()));

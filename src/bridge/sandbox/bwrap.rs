@@ -1,6 +1,7 @@
 //! bubblewrap: found, tried once, and the command line that starts Python in its sandbox.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
+use std::os::fd::RawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -9,24 +10,17 @@ use std::time::Duration;
 
 use super::bounded::run_bounded;
 use super::limits::{SHM_SIZE, TMPFS_SIZE};
+use super::view::View;
 use super::{Folder, Interpreter, Limits, Sandbox};
 
-/// bubblewrap, found and tried: it started this interpreter in a sandbox with these mounts.
+/// bubblewrap, found and tried: it started this interpreter in a sandbox showing this view.
 #[derive(Clone, Debug)]
 pub(crate) struct Bubblewrap {
     pub(super) program: PathBuf,
     /// `bubblewrap 0.8.0`, as it says.
     pub version: String,
-    /// The read-only view of the system and of the interpreter, as bwrap arguments.
-    pub(super) mounts: Mounts,
-}
-
-/// The system's folders, mounted first, and the interpreter's, mounted after the private `/tmp`
-/// (an interpreter can live under `/tmp`, such as a venv made there).
-#[derive(Clone, Debug, Default)]
-pub(super) struct Mounts {
-    pub(super) system: Vec<OsString>,
-    pub(super) interpreter: Vec<OsString>,
+    /// The read-only root of every sandbox, and the mounts of the system and the interpreter.
+    pub(super) view: Arc<View>,
 }
 
 /// Why bubblewrap cannot sandbox here.
@@ -60,16 +54,19 @@ impl Bubblewrap {
             return Err(Unusable { installed: false, why });
         };
         let unusable = |why: String| Unusable { installed: true, why };
-        let mut version = Command::new(&program);
-        version.arg("--version");
-        let version = match run_bounded(version, Duration::from_secs(10)) {
-            Ok((status, out, _)) if status.success() && !out.trim().is_empty() => out.trim().to_string(),
-            Ok((status, _, err)) => {
-                return Err(unusable(format!("{} --version failed ({status}): {}", program.display(), last_line(&err))))
-            }
-            Err(why) => return Err(unusable(format!("{} would not run: {why}", program.display()))),
-        };
-        let bwrap = Bubblewrap { program, version, mounts: mounts(&python.dirs) };
+        // bwrap says its version while the view is prepared.
+        let (version, view) = std::thread::scope(|scope| {
+            let asked = std::thread::Builder::new().spawn_scoped(scope, || version_of(&program));
+            let view = View::build(&python.dirs, python.compiled.as_deref());
+            let version = match asked {
+                Ok(asked) => asked.join().unwrap_or_else(|_| Err("it did not say its version".into())),
+                Err(_) => version_of(&program),
+            };
+            (version, view)
+        });
+        let version = version.map_err(unusable)?;
+        let view = view.map_err(|e| unusable(format!("could not prepare what the sandbox shows: {e}")))?;
+        let bwrap = Bubblewrap { program, version, view: Arc::new(view) };
         let folder = Folder::new().map_err(|e| unusable(format!("could not make a folder to try it in: {e}")))?;
         let probe = OsStr::new("probe.py");
         folder
@@ -82,8 +79,9 @@ impl Bubblewrap {
             code: Arc::from(PROBE),
             source: Arc::from(PROBE),
             bwrap: Some(Arc::new(bwrap.clone())),
+            ahead: Arc::default(),
         };
-        let mut command = sandbox.command(&python.executable);
+        let mut command = sandbox.command(&python.executable, None);
         command.args(["-I", "-S", "-c", PROBE]);
         sandbox.apply(&mut command, &[]);
         let what = format!("{} could not start Python in a sandbox", bwrap.version);
@@ -104,6 +102,17 @@ impl Bubblewrap {
     }
 }
 
+/// `bubblewrap 0.8.0`, as `program --version` says it; `Err` says why it would not.
+fn version_of(program: &Path) -> Result<String, String> {
+    let mut version = Command::new(program);
+    version.arg("--version");
+    match run_bounded(version, Duration::from_secs(10)) {
+        Ok((status, out, _)) if status.success() && !out.trim().is_empty() => Ok(out.trim().to_string()),
+        Ok((status, _, err)) => Err(format!("{} --version failed ({status}): {}", program.display(), last_line(&err))),
+        Err(why) => Err(format!("{} would not run: {why}", program.display())),
+    }
+}
+
 fn last_line(text: &str) -> String {
     text.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").chars().take(300).collect()
 }
@@ -116,64 +125,14 @@ fn on_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
 }
 
-/// The read-only view every sandbox gets: `/usr` and the top-level folders of libraries and
-/// programs (recreated as the links they are on merged-/usr systems), the few files of `/etc` the
-/// dynamic loader, the time zone and Debian's alternatives need, and the interpreter's own
-/// folders wherever it lives (a pyenv under a home folder). Nothing else of the host: no home
-/// folders, no other users' files, no sockets under `/run`, and not the submissions.
-pub(super) fn mounts(interpreter: &[PathBuf]) -> Mounts {
-    let mut args: Vec<OsString> = Vec::new();
-    let push = |args: &mut Vec<OsString>, words: &[&OsStr]| args.extend(words.iter().map(|w| w.to_os_string()));
-    let ro = OsStr::new("--ro-bind");
-    let mut covered: Vec<PathBuf> = vec![PathBuf::from("/usr")];
-    push(&mut args, &[ro, OsStr::new("/usr"), OsStr::new("/usr")]);
-    for top in ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] {
-        let Ok(meta) = std::fs::symlink_metadata(top) else { continue };
-        if meta.file_type().is_symlink() {
-            if let Ok(target) = std::fs::read_link(top) {
-                push(&mut args, &[OsStr::new("--symlink"), target.as_os_str(), OsStr::new(top)]);
-            }
-        } else if meta.is_dir() {
-            push(&mut args, &[ro, OsStr::new(top), OsStr::new(top)]);
-        }
-        covered.push(PathBuf::from(top));
-    }
-    let try_ro = OsStr::new("--ro-bind-try");
-    for file in [
-        // The dynamic loader reads only its cache at run time (`ld.so.conf` is ldconfig's), and
-        // each file shown is a mount that costs every start.
-        "/etc/ld.so.cache",
-        "/etc/localtime",
-        "/etc/alternatives",
-        "/nix/store",
-    ] {
-        push(&mut args, &[try_ro, OsStr::new(file), OsStr::new(file)]);
-    }
-    // Each folder at its real place only: the interpreter is started by its real path, and the
-    // folder of a link to it (which may hold anything of the operator's) is never shown.
-    let mut binds: Vec<(PathBuf, PathBuf)> = Vec::new();
-    for dir in interpreter {
-        let Ok(real) = dir.canonicalize() else { continue };
-        let inside = |c: &PathBuf| real.starts_with(c);
-        if real == Path::new("/") || covered.iter().any(inside) || binds.iter().any(|(_, d)| real.starts_with(d)) {
-            continue;
-        }
-        binds.retain(|(_, d)| !d.starts_with(&real));
-        binds.push((real.clone(), real));
-    }
-    binds.sort();
-    let mut own = Vec::new();
-    for (source, dest) in &binds {
-        push(&mut own, &[ro, source.as_os_str(), dest.as_os_str()]);
-    }
-    Mounts { system: args, interpreter: own }
-}
-
 impl Sandbox {
     /// The command that starts `python` in this sandbox, before the bridge adds Python's own
     /// arguments: `bwrap <namespaces and mounts> -- python`, or `python` itself without bubblewrap.
-    pub(in crate::bridge) fn command(&self, python: &OsStr) -> Command {
+    /// `wait`: a descriptor bwrap reads a byte from, once the sandbox is made, before it starts
+    /// Python (and then closes, so Python never has it).
+    pub(in crate::bridge) fn command(&self, python: &OsStr, wait: Option<RawFd>) -> Command {
         let Some(bwrap) = &self.bwrap else { return Command::new(python) };
+        let view = &bwrap.view;
         let mut command = Command::new(&bwrap.program);
         let size = |bytes: u64| ["--size".to_string(), bytes.to_string()];
         command
@@ -182,15 +141,17 @@ impl Sandbox {
             // Everything inside dies with bwrap, which dies with the workshop (see `reap`); a new
             // session has no controlling terminal to type into; root gets no capabilities.
             .args(["--die-with-parent", "--new-session", "--cap-drop", "ALL"])
-            .args(&bwrap.mounts.system)
+            // The prepared root, read-only (so no remount of it is needed), and the system on it.
+            .args(&view.system)
             // bwrap leaves most of its /proc writable, /proc/sys among it: host-wide kernel settings
             // (core_pattern, drop_caches) for a sandbox whose uid is root's. All of it read-only.
-            .args(["--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev"])
+            .args(["--proc", "/proc", "--remount-ro", "/proc"])
+            .args(&view.devices)
             .args(size(SHM_SIZE))
-            .args(["--tmpfs", "/dev/shm", "--remount-ro", "/dev"])
+            .args(["--tmpfs", "/dev/shm"])
             .args(size(TMPFS_SIZE))
             .args(["--tmpfs", "/tmp"])
-            .args(&bwrap.mounts.interpreter)
+            .args(&view.interpreter)
             .args(size(TMPFS_SIZE))
             .arg("--tmpfs")
             .arg(&self.dir);
@@ -198,38 +159,14 @@ impl Sandbox {
             let path = self.dir.join(file);
             command.arg("--ro-bind").arg(&path).arg(&path);
         }
-        command.args(["--remount-ro", "/"]).arg("--chdir").arg(&self.dir).arg("--clearenv");
+        if let Some(fd) = wait {
+            command.arg("--block-fd").arg(fd.to_string());
+        }
+        command.arg("--chdir").arg(&self.dir).arg("--clearenv");
         for (name, value) in self.environment() {
             command.arg("--setenv").arg(name).arg(value);
         }
         command.arg("--").arg(python);
         command
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn words(args: &[OsString]) -> Vec<String> {
-        args.iter().map(|a| a.to_string_lossy().into_owned()).collect()
-    }
-
-    #[test]
-    fn the_interpreters_folders_are_shown_once_and_the_system_is_not_shown_twice() {
-        let home = tempfile::tempdir().unwrap();
-        let prefix = home.path().join("py");
-        std::fs::create_dir_all(prefix.join("bin")).unwrap();
-        let real = prefix.canonicalize().unwrap();
-        let Mounts { system, interpreter } =
-            mounts(&[prefix.clone(), prefix.join("bin"), PathBuf::from("/usr/lib"), PathBuf::from("/")]);
-        let args = words(&[system, interpreter].concat());
-        let shown = real.to_string_lossy().into_owned();
-        let binds: Vec<&[String]> = args.windows(3).filter(|w| w[0] == "--ro-bind").collect();
-        assert!(binds.iter().any(|w| w[1] == shown && w[2] == shown), "{args:?}");
-        assert_eq!(binds.iter().filter(|w| w[2].starts_with(&shown)).count(), 1, "the bin folder is inside: {args:?}");
-        assert_eq!(binds.iter().filter(|w| w[2] == "/usr").count(), 1, "{args:?}");
-        assert!(!binds.iter().any(|w| w[2] == "/" || w[2] == "/usr/lib"), "{args:?}");
-        assert!(!args.iter().any(|a| a == "/home" || a == "/root" || a == "/run" || a == "/tmp"), "{args:?}");
     }
 }

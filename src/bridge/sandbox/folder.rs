@@ -21,20 +21,39 @@ pub(crate) struct Folder {
 
 impl Folder {
     pub(crate) fn new() -> std::io::Result<Folder> {
-        // Made under the lock, so a quit either comes first (and none is made) or removes it.
+        let folder = Folder::made("workshop-grade-", 0o700)?;
+        folder.hand_over(folder.path())?;
+        Ok(folder)
+    }
+
+    /// A folder of the grading user's that every user may read and none other may write (0755),
+    /// filled by `fill` before a quit can remove it (so a removal never meets a folder still
+    /// being filled, and fails on what it had not seen), and removed as the others are: what
+    /// bubblewrap shows every sandbox read-only (`View`). As root, bwrap runs as [`GRADER`], who
+    /// must be able to read it, and must not own it.
+    pub(super) fn shared<T>(fill: impl FnOnce(&Path) -> std::io::Result<T>) -> std::io::Result<(Folder, T)> {
         let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+        let folder = Folder::made_in(&mut folders, "workshop-view-", 0o755)?;
+        // Exactly, whatever the operator's umask took away at mkdir.
+        std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755))?;
+        let filled = fill(folder.path());
+        drop(folders);
+        Ok((folder, filled?))
+    }
+
+    fn made(prefix: &str, mode: u32) -> std::io::Result<Folder> {
+        // Made under the lock, so a quit either comes first (and none is made) or removes it.
+        Folder::made_in(&mut FOLDERS.lock().unwrap_or_else(|e| e.into_inner()), prefix, mode)
+    }
+
+    fn made_in(folders: &mut Option<Vec<PathBuf>>, prefix: &str, mode: u32) -> std::io::Result<Folder> {
         let Some(list) = folders.as_mut() else {
             return Err(std::io::Error::other("the workshop is quitting"));
         };
-        let dir = tempfile::Builder::new()
-            .prefix("workshop-grade-")
-            .permissions(std::fs::Permissions::from_mode(0o700))
-            .tempdir()?;
+        let dir =
+            tempfile::Builder::new().prefix(prefix).permissions(std::fs::Permissions::from_mode(mode)).tempdir()?;
         list.push(dir.path().to_path_buf());
-        drop(folders);
-        let folder = Folder { dir };
-        folder.hand_over(folder.path())?;
-        Ok(folder)
+        Ok(Folder { dir })
     }
 
     pub(crate) fn path(&self) -> &Path {
