@@ -110,9 +110,18 @@ fn take_warm(cfg: &BridgeConfig, stop: &Stop, request: &[u8]) -> Option<Worker> 
 pub(super) fn told(cfg: &BridgeConfig, stop: &Stop, spare: Option<Spare>, request: &[u8]) -> Option<Worker> {
     match spare.filter(|s| s.python == cfg.python && cfg.sandbox.is_none()) {
         Some(Spare { mut worker, .. }) => {
-            let alive = matches!(worker.child.try_wait(), Ok(None));
+            let alive = running(&worker.child);
             (alive && worker.stdin.write_all(request).is_ok()).then_some(worker)
         }
         None => take_warm(cfg, stop, request),
     }
+}
+
+/// Whether the process still runs, looked at without reaping it: a reaped worker's pid could be
+/// another process's by the time its dropping kills its group.
+fn running(child: &std::process::Child) -> bool {
+    use rustix::process::{waitid, Pid, WaitId, WaitIdOptions};
+    let Some(pid) = i32::try_from(child.id()).ok().and_then(Pid::from_raw) else { return false };
+    let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+    matches!(waitid(WaitId::Pid(pid), options), Ok(None))
 }
