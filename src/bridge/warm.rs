@@ -49,37 +49,36 @@ struct Warming {
 static WARM: std::sync::Mutex<Option<Warming>> = std::sync::Mutex::new(None);
 
 /// Start Python now for the files this command will run (`WORKSHOP_PYTHON`, else `python3`):
-/// the learner's and the lesson's world's, from a thread of their own, without waiting for
-/// either. Each `Bridge::start_with_spare` that fits takes one; a command that ends without
-/// using them kills them with the rest. A Python that will not start is left for that start to
-/// report.
+/// the learner's and the lesson's world's, the first at once and the second from a thread, without
+/// waiting for either to answer. Each `Bridge::start_with_spare` that fits takes one; a command
+/// that ends without using them kills them with the rest. A Python that will not start is left
+/// for that start to report.
 pub(crate) fn warm_up() {
     let Ok(mut warm) = WARM.lock() else { return };
     if warm.is_some() {
         return;
     }
-    let start = || {
-        let cfg = BridgeConfig {
-            python: BridgeConfig::learner_python(),
-            file: PathBuf::new(),
-            shown_as: String::new(),
-            functions: Vec::new(),
-            timeout: Duration::ZERO,
-            sandbox: None,
-        };
-        let mut ready = Vec::with_capacity(WARMED);
-        for _ in 0..WARMED {
-            let started = Instant::now();
-            match Worker::begin(&cfg, runner_code(), &Stop::default(), true) {
-                Ok(worker) => ready.push(Warm { worker, started, python: cfg.python.clone() }),
-                Err(_) => break,
-            }
-        }
-        ready
+    let cfg = BridgeConfig {
+        python: BridgeConfig::learner_python(),
+        file: PathBuf::new(),
+        shown_as: String::new(),
+        functions: Vec::new(),
+        timeout: Duration::ZERO,
+        sandbox: None,
     };
-    // Forking takes a moment each: from a thread, the lesson is read meanwhile.
-    let starting = std::thread::Builder::new().name("warm-up".into()).spawn(start).ok();
-    *warm = Some(Warming { ready: Vec::new(), starting });
+    let begin = |cfg: &BridgeConfig| {
+        let started = Instant::now();
+        let worker = Worker::begin(cfg, runner_code(), &Stop::default(), true).ok()?;
+        Some(Warm { worker, started, python: cfg.python.clone() })
+    };
+    // The first at once; the rest from a thread, each fork a moment the lesson is read meanwhile.
+    let Some(first) = begin(&cfg) else {
+        *warm = Some(Warming::default());
+        return;
+    };
+    let rest = move || (1..WARMED).map_while(|_| begin(&cfg)).collect();
+    let starting = std::thread::Builder::new().name("warm-up".into()).spawn(rest).ok();
+    *warm = Some(Warming { ready: vec![first], starting });
 }
 
 /// The warm Python, told `request` (its file) and greeted, when there is one for `cfg`. The
@@ -94,7 +93,7 @@ fn take_warm(cfg: &BridgeConfig, stop: &Stop, request: &[u8]) -> Option<Worker> 
         let mut warm = WARM.lock().ok()?;
         let warming = warm.as_mut()?;
         if let Some(thread) = warming.starting.take() {
-            warming.ready = thread.join().unwrap_or_default();
+            warming.ready.extend(thread.join().unwrap_or_default());
         }
         warming.ready.pop()?
     };

@@ -159,7 +159,7 @@ impl PythonWorld {
             timeout: DEADLINE,
             sandbox: None,
         };
-        // A Python warmed up at the start of the command (`check`, `watch`) is taken when there is one.
+        // A Python warmed up at the start of the command (`check`) is taken when there is one.
         let bridge = Bridge::start_with_spare(cfg, Stop::default(), None).map_err(|e| match e.kind {
             crate::bridge::LoadKind::NoPython => Refused::NoPython,
             _ => Refused::Broken(format!("its process could not start: {}", e.message)),

@@ -150,11 +150,11 @@ fn running_with(entry: &str) -> Vec<u32> {
         .collect()
 }
 
-/// `check` and `watch` start two Pythons before they read the lesson (the learner's and the
-/// world's), and a shim is asked first which interpreter it runs. A command that fails before
-/// it uses them (a ticket or a file that is not there) ends every one: nothing with the test's
-/// home in its environment is left running when the command returns. The shim here takes its
-/// time, so the command ends while it is being asked.
+/// `check` starts two Pythons before it reads the lesson (the learner's and the world's), `watch`
+/// its world's as soon as the lesson is read, and a shim is asked first which interpreter it
+/// runs. A command that fails before it uses them (a ticket or a file that is not there) ends
+/// every one: nothing with the test's home in its environment is left running when the command
+/// returns. The shim here takes its time, so the command ends while it is being asked.
 #[test]
 fn nothing_a_command_started_ahead_outlives_it() {
     let w = Workshop::lesson5();
