@@ -27,11 +27,7 @@ sandbox="${3:-bwrap}"
 source "$repo/tests/bench/lib.sh"
 
 bench_tools
-sources=("$repo/lessons/structured-errors/solution/errors.py" "$repo"/tests/fixtures/learners/good_*.py "$repo"/tests/fixtures/learners/bug_*.py)
-for n in $(seq 1 57); do
-  mkdir -p "$work/class/s$(printf %02d "$n")"
-  cp "${sources[$(((n - 1) % ${#sources[@]}))]}" "$work/class/s$(printf %02d "$n")/errors.py"
-done
+bench_class
 echo "python: $python ($("$python" -V 2>&1))"
 echo "cores:  $(nproc), load now: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "class:  57 files from ${#sources[@]} sources in $work/class"

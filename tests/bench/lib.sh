@@ -142,3 +142,13 @@ PY
   echo "  target: $name <= 1.5x ${names[-1]} (wall)"
   awk -v r="$ratio" 'BEGIN {exit !(r <= 1.5)}' || { echo "over the target" >&2; exit 3; }
 }
+
+# A class of 57 submissions in $work/class/sNN/errors.py, from the lesson's solution and the
+# learner fixtures over and over (some pass, some fail); $sources lists them.
+bench_class() {
+  sources=("$repo/lessons/structured-errors/solution/errors.py" "$repo"/tests/fixtures/learners/good_*.py "$repo"/tests/fixtures/learners/bug_*.py)
+  for n in $(seq 1 57); do
+    mkdir -p "$work/class/s$(printf %02d "$n")"
+    cp "${sources[$(((n - 1) % ${#sources[@]}))]}" "$work/class/s$(printf %02d "$n")/errors.py"
+  done
+}

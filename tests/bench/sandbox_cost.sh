@@ -22,11 +22,7 @@ builds=("$@")
 if ((${#builds[@]} == 0)); then
   builds=("$bin")
 fi
-sources=("$repo/lessons/structured-errors/solution/errors.py" "$repo"/tests/fixtures/learners/good_*.py "$repo"/tests/fixtures/learners/bug_*.py)
-for n in $(seq 1 57); do
-  mkdir -p "$work/class/s$(printf %02d "$n")"
-  cp "${sources[$(((n - 1) % ${#sources[@]}))]}" "$work/class/s$(printf %02d "$n")/errors.py"
-done
+bench_class
 echo "python: $python ($("$python" -V 2>&1))"
 echo "cores:  $(nproc), load now: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "grade:  <build> --root $repo grade structured-errors $work/class --jobs 1 --sandbox bwrap|none"
