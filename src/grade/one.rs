@@ -33,11 +33,12 @@ pub(crate) fn prepare(
         Ok(source) => source,
         Err(why) => return Ok(Prepared::Unread(why.to_string())),
     };
-    let folder = Folder::new()
-        .map_err(|e| Error::io("could not make a temporary folder to grade in (is the temp folder full?)", e))?;
-    let file = folder
-        .write(&sub.name, source)
-        .map_err(|e| Error::io(format!("could not copy {} to grade it", sub.shown), e))?;
+    let (folder, file) = Folder::holding(&sub.name, source).map_err(|e| {
+        Error::io(
+            format!("could not copy {} to a temporary folder to grade it (is the temp folder full?)", sub.shown),
+            e,
+        )
+    })?;
     let sandbox = python.sandbox(folder.path().to_path_buf(), &[sub.name.as_os_str()], limits);
     if ahead {
         // The start the grading makes (`checks::one_file::grade_sandboxed`) takes it when it asks

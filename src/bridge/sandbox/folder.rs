@@ -26,6 +26,18 @@ impl Folder {
         Ok(folder)
     }
 
+    /// A fresh folder holding one file the submission will read (its own copy, see `write`),
+    /// written before a quit can remove the folder: a removal that met the file half made would
+    /// fail and leave the folder behind.
+    pub(crate) fn holding(name: &OsStr, bytes: &[u8]) -> std::io::Result<(Folder, PathBuf)> {
+        let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+        let folder = Folder::made_in(&mut folders, "workshop-grade-", 0o700)?;
+        let file = folder.hand_over(folder.path()).and_then(|()| folder.write(name, bytes));
+        // The lock first: dropping the folder (on an error) takes it again.
+        drop(folders);
+        Ok((folder, file?))
+    }
+
     /// A folder of the grading user's that every user may read and none other may write (0755),
     /// filled by `fill` before a quit can remove it (so a removal never meets a folder still
     /// being filled, and fails on what it had not seen), and removed as the others are: what
@@ -35,8 +47,9 @@ impl Folder {
         let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
         let folder = Folder::made_in(&mut folders, "workshop-view-", 0o755)?;
         // Exactly, whatever the operator's umask took away at mkdir.
-        std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755))?;
-        let filled = fill(folder.path());
+        let filled = std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755))
+            .and_then(|()| fill(folder.path()));
+        // The lock first: dropping the folder (on an error) takes it again.
         drop(folders);
         Ok((folder, filled?))
     }
@@ -111,5 +124,22 @@ mod tests {
         drop(folder);
         assert!(!path.exists(), "dropping removes it");
         // Removal on a quit (which also closes the list for good) is `grade_trust`'s signal tests.
+    }
+
+    /// A folder made with its file under the list's lock: when the file cannot be written, the
+    /// error comes back and the folder goes (its drop takes the lock, which must be free by
+    /// then: a wait on it would never end, so the call runs on a thread, given ten seconds).
+    #[test]
+    fn a_folder_whose_file_cannot_be_written_goes_and_says_why() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let made = Folder::holding(OsStr::new("no-such-folder/errors.py"), b"x = 1");
+            let _ = tx.send(made.map(|(folder, _)| folder.path().to_path_buf()).map_err(|e| e.kind()));
+        });
+        let made = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("it returned");
+        assert_eq!(made, Err(std::io::ErrorKind::NotFound));
+        let (folder, copy) = Folder::holding(OsStr::new("errors.py"), b"x = 1").unwrap();
+        assert_eq!(std::fs::read(&copy).unwrap(), b"x = 1");
+        assert!(copy.starts_with(folder.path()));
     }
 }
