@@ -132,10 +132,12 @@ mod tests {
     #[test]
     fn a_folder_whose_file_cannot_be_written_goes_and_says_why() {
         let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let made = Folder::holding(OsStr::new("no-such-folder/errors.py"), b"x = 1");
-            let _ = tx.send(made.map(|(folder, _)| folder.path().to_path_buf()).map_err(|e| e.kind()));
-        });
+        std::thread::Builder::new()
+            .spawn(move || {
+                let made = Folder::holding(OsStr::new("no-such-folder/errors.py"), b"x = 1");
+                let _ = tx.send(made.map(|(folder, _)| folder.path().to_path_buf()).map_err(|e| e.kind()));
+            })
+            .unwrap();
         let made = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("it returned");
         assert_eq!(made, Err(std::io::ErrorKind::NotFound));
         let (folder, copy) = Folder::holding(OsStr::new("errors.py"), b"x = 1").unwrap();
