@@ -275,6 +275,22 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
         assert!(err.contains("tool pull_rope does 'toll', which the world belfry cannot do: ring"), "{err}");
     }
 
+    /// The host opens a run with its first question and forgets it with the next question after
+    /// it ends: however many runs a session makes (each save in `check --watch`), it keeps one.
+    #[test]
+    fn the_host_forgets_each_run_with_the_next_question_after_it_ends() {
+        let lesson = bells();
+        let setting = lesson.setting();
+        for _ in 0..3 {
+            let run = setting.start("noon");
+            assert_eq!(run.effects().detail.get("runs_kept"), Some(&Value::from(1)));
+        }
+        // A run asked nothing leaves nothing behind either.
+        drop(setting.start("noon"));
+        let run = setting.start("noon");
+        assert_eq!(run.effects().detail.get("runs_kept"), Some(&Value::from(1)));
+    }
+
     #[test]
     fn a_run_in_a_second_world_is_judged_and_summarised_by_that_world() {
         let lesson = bells();
