@@ -42,8 +42,20 @@ pub(crate) fn grade_sandboxed(
     python: std::ffi::OsString,
     sandbox: Sandbox,
 ) -> Result<Report, LoadError> {
-    let cfg = BridgeConfig { python, sandbox: Some(sandbox), ..lesson.python_for(file, shown, limit) };
-    run(lesson, cfg, &AtomicBool::new(false), None)
+    run(lesson, sandboxed(lesson, file, shown, limit, python, sandbox), &AtomicBool::new(false), None)
+}
+
+/// How `grade_sandboxed` starts Python: a sandbox made ahead for a file (`grade`) is taken only
+/// by a start asking for the same, so both build it here.
+pub(crate) fn sandboxed(
+    lesson: &Lesson,
+    file: &Path,
+    shown: &str,
+    limit: Duration,
+    python: std::ffi::OsString,
+    sandbox: Sandbox,
+) -> BridgeConfig {
+    BridgeConfig { python, sandbox: Some(sandbox), ..lesson.python_for(file, shown, limit) }
 }
 
 /// A Python process started now, the runner imported, to grade a later version of `file` with

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::bridge::sandbox::{Folder, Interpreter, Limits, Sandbox};
-use crate::bridge::{BridgeConfig, LoadError, LoadKind};
+use crate::bridge::{LoadError, LoadKind};
 use crate::checks::Report;
 use crate::error::Error;
 use crate::lesson::Lesson;
@@ -43,11 +43,14 @@ pub(crate) fn prepare(
     if ahead {
         // The start the grading makes (`checks::one_file::grade_sandboxed`) takes it when it asks
         // for the same; any other start makes its own.
-        let cfg = BridgeConfig {
-            python: python.executable.clone(),
-            sandbox: Some(sandbox.clone()),
-            ..lesson.python_for(&file, &sub.shown, limit)
-        };
+        let cfg = crate::checks::one_file::sandboxed(
+            lesson,
+            &file,
+            &sub.shown,
+            limit,
+            python.executable.clone(),
+            sandbox.clone(),
+        );
         sandbox.make_ahead(&cfg);
     }
     Ok(Prepared::Ready(folder, file, sandbox))
