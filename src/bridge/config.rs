@@ -39,6 +39,9 @@ pub(crate) struct BridgeConfig {
     pub timeout: Duration,
     /// For untrusted files: a scrubbed environment, a fresh folder and resource limits.
     pub sandbox: Option<sandbox::Sandbox>,
+    /// The file is the lesson's world's host, not a learner's: it may load into the spare forked
+    /// for it at the start of the command (see `warm`), never into the learner's.
+    pub world: bool,
 }
 
 impl BridgeConfig {

@@ -23,6 +23,7 @@ mod load;
 mod load_error;
 mod marshal;
 mod outcome;
+mod process;
 mod protocol;
 mod reap;
 mod runner;

@@ -1,7 +1,9 @@
 # The Python side of the workshop bridge. Run as
 #   python -I -S -c <this> <learner file, or - for a spare> <output cap> <answer limit> <function>...
 # or imported under the same arguments from a cached copy (see `runner_code` in mod.rs). A spare
-# is told its file and functions in its first request.
+# is told its file and functions in its first request. `=` in place of the file is a spare that
+# first forks a second one, for the lesson's world, onto three descriptors named after the limits
+# (see `_fork_the_worlds_spare`).
 #
 # Requests arrive on the original stdin (framed, in `marshal`'s format: see `_request`) and answers
 # leave on the original stdout as JSON lines.
@@ -47,6 +49,12 @@ if __name__ != "__main__":
     # learner's own imports to look, but it can keep the learner's compiled code too.
     _CACHE = _dirname(__file__)
     sys.path[:] = [p for p in sys.path if p != _CACHE]
+
+# "=": a spare that first forks the world's spare onto the descriptors named after the limits.
+_WORLDS_CHANNEL = None
+if sys.argv[1] == "=":
+    _WORLDS_CHANNEL = [int(fd) for fd in sys.argv[4:7]]
+    sys.argv[1:] = ["-"] + sys.argv[2:4]
 
 # Only this process answers: a learner's fork that returns into the runner must never write.
 _PID = posix.getpid()
@@ -560,9 +568,51 @@ class _Raw(str):
     """JSON text already encoded, placed as it is."""
 
 
+
+def _fork_the_worlds_spare(requests, answers, output):
+    """Fork a second spare runner, for the lesson's world, once this one is ready and before
+    anything is loaded into either: a command then starts one interpreter instead of two (see
+    `warm.rs`). The fork speaks on the three descriptors, leads a process group of its own, and is
+    handed to the workshop (its child subreaper) by a middle process that exits at once, so it is
+    never a descendant of the process the learner's file loads into. Returns in both runners."""
+    global _PID, _requests, _answers
+    try:
+        middle = posix.fork()
+    except OSError:
+        middle = -1  # no spare: the workshop reads the end of its channel and starts one instead
+    if middle == 0:
+        try:
+            middle = posix.getpid()
+            if posix.fork() == 0:
+                posix.setpgid(0, 0)
+                # The first runner's channel and output are not this one's to hold open.
+                _requests.close()
+                _answers.close()
+                _requests = open(requests, "rb")
+                _answers = open(answers, "wb")
+                posix.dup2(output, 1)
+                posix.dup2(output, 2)
+                posix.close(output)
+                _PID = posix.getpid()
+                # Its hello names it, and the workshop adopts only its own child: wait until the
+                # middle process is gone.
+                while posix.getppid() == middle:
+                    posix.sched_yield()
+                return
+        except BaseException:
+            pass
+        posix._exit(0)
+    for fd in (requests, answers, output):
+        posix.close(fd)
+    if middle > 0:
+        posix.waitpid(middle, 0)
+
+
 def main():
     global LEARNER
-    _send({"hello": True})
+    if _WORLDS_CHANNEL:
+        _fork_the_worlds_spare(*_WORLDS_CHANNEL)
+    _send({"hello": True, "pid": _PID})
     if LEARNER is None:
         request = _request()
         if request is None:

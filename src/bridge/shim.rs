@@ -105,7 +105,7 @@ fn ask(shim: &Path) -> Option<PathBuf> {
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .process_group(0);
-    let mut child = super::reap::spawn(command, false, None).ok()?;
+    let mut child = super::reap::spawn(command, false, &[]).ok()?;
     let until = std::time::Instant::now() + Duration::from_secs(10);
     let answered = loop {
         match child.try_wait() {
@@ -119,7 +119,7 @@ fn ask(shim: &Path) -> Option<PathBuf> {
         child.stdout.take()?.take(4096).read_to_end(&mut out).ok()?;
     }
     // Out of the registry, with anything it left in its group.
-    super::reap::kill_all(&mut child);
+    super::reap::kill_all(&mut super::process::Process::Started(child));
     Some(PathBuf::from(OsStr::from_bytes(&out))).filter(|p| answered && executable(p))
 }
 

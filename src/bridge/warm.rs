@@ -2,13 +2,19 @@
 //! a command.
 
 use std::ffi::OsString;
-use std::io::Write;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
+
+use super::capture::capture_pipe;
+use super::process::Process;
 use super::runner::runner_code;
-use super::worker::Worker;
-use super::{BridgeConfig, Stop};
+use super::worker::{Handed, Worker};
+use super::{cache, reap, BridgeConfig, Stop, STARTUP_ALLOWANCE};
 
 /// A Python process started ahead of time, with the runner imported, waiting to be told which
 /// file to load: taking one saves the interpreter's start-up when the file is known (a save in
@@ -35,8 +41,8 @@ struct Warm {
     python: OsString,
 }
 
-/// How many Pythons a command warms up: one for the learner's file and one for the lesson's
-/// world, which runs in a process of its own (see `world::python`).
+/// How many Pythons a command warms up where no spare can be forked: one for the learner's file
+/// and one for the lesson's world, which runs in a process of its own (see `world::python`).
 const WARMED: usize = 2;
 
 /// The warm Pythons, once started, and the thread starting them until then.
@@ -44,6 +50,22 @@ const WARMED: usize = 2;
 struct Warming {
     ready: Vec<Warm>,
     starting: Option<std::thread::JoinHandle<Vec<Warm>>>,
+    /// The world's spare, forked by the first warm Python.
+    forked: Option<Forked>,
+}
+
+/// The world's spare: a runner the warm Python forked at its very start, before anything was
+/// loaded into either (`_fork_the_worlds_spare` in runner.py), leading a process group of its own
+/// and handed to this process, its child subreaper. Known here by the channel it was forked
+/// onto until its hello gives its pid; adopted then (see `reap::adopt`). One interpreter's
+/// start-up serves both processes. Dropped untaken, its channel closes and it ends; it is a
+/// child of ours, so the last sweep kills it anyway.
+struct Forked {
+    requests: File,
+    answers: File,
+    output: File,
+    started: Instant,
+    python: OsString,
 }
 
 static WARM: std::sync::Mutex<Option<Warming>> = std::sync::Mutex::new(None);
@@ -65,12 +87,20 @@ pub(crate) fn warm_up() {
         functions: Vec::new(),
         timeout: Duration::ZERO,
         sandbox: None,
+        world: false,
     };
     let begin = |cfg: &BridgeConfig| {
         let started = Instant::now();
         let worker = Worker::begin(cfg, runner_code(), &Stop::default(), true).ok()?;
         Some(Warm { worker, started, python: cfg.python.clone() })
     };
+    // One interpreter for both when this process adopts orphans: the world's is forked from it.
+    if reap::subreaper() {
+        if let Some(warming) = begin_forking(&cfg) {
+            *warm = Some(warming);
+            return;
+        }
+    }
     // The first at once; the rest from a thread, each fork a moment the lesson is read meanwhile.
     let Some(first) = begin(&cfg) else {
         *warm = Some(Warming::default());
@@ -78,7 +108,84 @@ pub(crate) fn warm_up() {
     };
     let rest = move || (1..WARMED).map_while(|_| begin(&cfg)).collect();
     let starting = std::thread::Builder::new().name("warm-up".into()).spawn(rest).ok();
-    *warm = Some(Warming { ready: vec![first], starting });
+    *warm = Some(Warming { ready: vec![first], starting, forked: None });
+}
+
+/// The warm Python for the learner, started on the channel of the world's spare it forks.
+fn begin_forking(cfg: &BridgeConfig) -> Option<Warming> {
+    let pipe = || rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok();
+    let (theirs_in, requests) = pipe()?;
+    let (answers, theirs_out) = pipe()?;
+    let (output, theirs_err) = capture_pipe().ok()?;
+    let handed = Handed::Fork([theirs_in.as_raw_fd(), theirs_out.as_raw_fd(), theirs_err.as_raw_fd()]);
+    let started = Instant::now();
+    let worker = Worker::started(cfg, runner_code(), &Stop::default(), true, handed).ok()?;
+    // The spare's ends are the runners' alone now: the channel closes when they are gone.
+    drop((theirs_in, theirs_out, theirs_err));
+    let forked = Forked {
+        requests: File::from(requests),
+        answers: File::from(answers),
+        output,
+        started,
+        python: cfg.python.clone(),
+    };
+    let first = Warm { worker, started, python: cfg.python.clone() };
+    Some(Warming { ready: vec![first], starting: None, forked: Some(forked) })
+}
+
+impl Forked {
+    /// The spare as a worker of this process, told `request` (its file), once its hello came and
+    /// it is a running child of ours; `None` otherwise (it ends with its channel).
+    fn adopt(self, cfg: &BridgeConfig, stop: &Stop, request: &[u8]) -> Option<Worker> {
+        let Forked { requests, mut answers, output, started, python } = self;
+        if python != cfg.python {
+            return None;
+        }
+        let deadline = started + cfg.timeout + STARTUP_ALLOWANCE;
+        let (pid, rest) = hello(&mut answers, deadline)?;
+        if !reap::adopt(pid) {
+            return None;
+        }
+        cache::runner_started();
+        let child = Process::Adopted { pid, status: None };
+        let mut worker =
+            Worker::of(child, OwnedFd::from(requests).into(), OwnedFd::from(answers).into(), output, stop, false);
+        worker.pending = rest;
+        worker.stdin.write_all(request).ok()?;
+        Some(worker)
+    }
+}
+
+/// The pid a runner's hello gives, and what came after it, read before `deadline`.
+fn hello(answers: &mut File, deadline: Instant) -> Option<(i32, Vec<u8>)> {
+    use rustix::event::{PollFd, PollFlags, Timespec};
+    let mut got = Vec::new();
+    loop {
+        if let Some(end) = got.iter().position(|&b| b == b'\n') {
+            let line: Value = serde_json::from_slice(&got[..end]).ok()?;
+            let pid = i32::try_from(line["pid"].as_i64()?).ok().filter(|_| line["hello"] == true)?;
+            return Some((pid, got[end + 1..].to_vec()));
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || got.len() > 4096 {
+            return None;
+        }
+        let millis = left.as_millis().clamp(1, 999) as i64;
+        let timeout = Timespec { tv_sec: 0, tv_nsec: millis * 1_000_000 };
+        let mut fds = [PollFd::new(&*answers, PollFlags::IN)];
+        match rustix::event::poll(&mut fds, Some(&timeout)) {
+            Ok(0) | Err(rustix::io::Errno::INTR) => continue,
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+        let mut chunk = [0u8; 512];
+        match answers.read(&mut chunk) {
+            Ok(0) => return None,
+            Ok(n) => got.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
 }
 
 /// The warm Python, told `request` (its file) and greeted, when there is one for `cfg`. The
@@ -88,6 +195,12 @@ pub(crate) fn warm_up() {
 fn take_warm(cfg: &BridgeConfig, stop: &Stop, request: &[u8]) -> Option<Worker> {
     if cfg.sandbox.is_some() {
         return None;
+    }
+    if cfg.world {
+        let forked = WARM.lock().ok().and_then(|mut warm| warm.as_mut()?.forked.take());
+        if let Some(worker) = forked.and_then(|forked| forked.adopt(cfg, stop, request)) {
+            return Some(worker);
+        }
     }
     let Warm { mut worker, started, python } = {
         let mut warm = WARM.lock().ok()?;
@@ -118,9 +231,6 @@ pub(super) fn told(cfg: &BridgeConfig, stop: &Stop, spare: Option<Spare>, reques
 
 /// Whether the process still runs, looked at without reaping it: a reaped worker's pid could be
 /// another process's by the time its dropping kills its group.
-fn running(child: &std::process::Child) -> bool {
-    use rustix::process::{waitid, Pid, WaitId, WaitIdOptions};
-    let Some(pid) = i32::try_from(child.id()).ok().and_then(Pid::from_raw) else { return false };
-    let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
-    matches!(waitid(WaitId::Pid(pid), options), Ok(None))
+fn running(child: &Process) -> bool {
+    i32::try_from(child.id()).is_ok_and(reap::running_child)
 }

@@ -1,20 +1,22 @@
 //! One running Python process with the runner in it: started, spoken to, and killed with everything
 //! it started (`reap`) when it is done or dropped.
 
+use std::os::fd::RawFd;
 use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::capture::{capture_pipe, Capture};
 use super::config::passed_on;
 use super::ending::Death;
 use super::outcome::{stopped_message, with_dropped};
+use super::process::Process;
 use super::runner::{forget_compiled_runner, runner_code, RUNNER};
 use super::{reap, BridgeConfig, LoadError, LoadKind, NoPython, Stop, ANSWER_LIMIT, OUTPUT_CAP};
 
 /// A running Python process that has loaded the learner's file.
 pub(super) struct Worker {
-    pub child: Child,
+    pub child: Process,
     pub stdin: ChildStdin,
     /// The runner's answers, read on this thread with poll(2), so an answer costs no thread hop.
     pub answers: ChildStdout,
@@ -82,7 +84,7 @@ impl Worker {
         if let Some(worker) = ahead.and_then(|ahead| ahead.go(cfg, code, stop)) {
             return Ok(worker);
         }
-        Worker::started(cfg, code, stop, deferred, None)
+        Worker::started(cfg, code, stop, deferred, Handed::Nothing)
     }
 
     /// The sandbox of `cfg` made now, waiting before it starts Python on `code` until its turn
@@ -96,7 +98,7 @@ impl Worker {
         let path = format!("/proc/self/fd/{}", read.as_raw_fd());
         let wait = std::fs::OpenOptions::new().read(true).write(true).open(path).ok()?;
         drop(read);
-        let worker = Worker::started(cfg, code, &Stop::default(), false, Some(wait.as_raw_fd())).ok()?;
+        let worker = Worker::started(cfg, code, &Stop::default(), false, Handed::Wait(wait.as_raw_fd())).ok()?;
         Some(Ahead {
             worker,
             go: std::fs::File::from(go),
@@ -107,14 +109,14 @@ impl Worker {
         })
     }
 
-    /// Start Python on `code`, without waiting for it to answer. `wait`: bubblewrap waits on this
-    /// descriptor before it starts Python (see `Ahead`).
-    fn started(
+    /// Start Python on `code`, without waiting for it to answer, keeping the descriptors
+    /// `handed` (see `Handed`).
+    pub(super) fn started(
         cfg: &BridgeConfig,
         code: &str,
         stop: &Stop,
         deferred: bool,
-        wait: Option<std::os::fd::RawFd>,
+        handed: Handed,
     ) -> Result<Worker, LoadError> {
         let fail = LoadError::new;
         if stop.is_stopped() {
@@ -125,17 +127,18 @@ impl Worker {
         let own_mark = reap::worker_mark();
         // Under bubblewrap the sandbox's own program comes first (`bwrap ... -- python`).
         let mut command = match &cfg.sandbox {
-            Some(sandbox) => sandbox.command(&cfg.python, wait),
+            Some(sandbox) => sandbox.command(&cfg.python, handed.wait()),
             None => Command::new(&cfg.python),
         };
         // -S: no `site` at start-up, most of an interpreter's start; the runner completes it for
         // a file that needs it. A deferred runner is told its file and functions when it loads.
+        let (file, rest) = handed.runner_args(cfg, deferred);
         command
             .args(["-I", "-S", "-c", code])
-            .arg(if deferred { std::ffi::OsStr::new("-") } else { cfg.file.as_os_str() })
+            .arg(file)
             .arg(OUTPUT_CAP.to_string())
             .arg(ANSWER_LIMIT.to_string())
-            .args(if deferred { &[][..] } else { &cfg.functions[..] })
+            .args(rest)
             .env_clear()
             .envs(std::env::vars_os().filter(|(name, _)| name.to_str().is_some_and(passed_on)))
             .env(reap::MARK, &own_mark)
@@ -147,21 +150,35 @@ impl Worker {
             sandbox.apply(&mut command, &[(reap::MARK, own_mark.as_str())]);
         }
         let sandboxed = cfg.sandbox.as_ref().is_some_and(|s| s.bwrap());
-        let mut child = match reap::spawn(command, sandboxed, wait.filter(|_| sandboxed)) {
+        let mut child = match reap::spawn(command, sandboxed, &handed.kept(cfg, deferred, sandboxed)) {
             Ok(child) => child,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(NoPython::new(&cfg.python, "there is no such program").into())
             }
             Err(e) => return Err(NoPython::new(&cfg.python, e.to_string()).into()),
         };
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
+        let mut child = Process::Started(child);
+        let (Some(stdin), Some(stdout)) = (stdin, stdout) else {
             kill_group(&mut child);
             return Err(fail(LoadKind::Died, "the Python process started without its pipes".into()));
         };
-        Ok(Worker {
+        Ok(Worker::of(child, stdin, stdout, capture, stop, sandboxed))
+    }
+
+    /// A worker of `child`, spoken to on `stdin` and `answers`, its output read from `capture`.
+    pub(super) fn of(
+        child: Process,
+        stdin: ChildStdin,
+        answers: ChildStdout,
+        capture: std::fs::File,
+        stop: &Stop,
+        sandboxed: bool,
+    ) -> Worker {
+        Worker {
             child,
             stdin,
-            answers: stdout,
+            answers,
             pending: Vec::new(),
             scanned: 0,
             capture: Capture { pipe: Some(capture), kept: Vec::new(), over: 0 },
@@ -170,7 +187,7 @@ impl Worker {
             stop: stop.clone(),
             sandboxed,
             killed_by: None,
-        })
+        }
     }
 
     /// Why the process ended, from its exit status, and the output it left in the capture pipe.
@@ -241,6 +258,46 @@ impl Drop for Worker {
 }
 
 /// Kill the process, everything it started, and reap it.
-pub(super) fn kill_group(child: &mut Child) {
+pub(super) fn kill_group(child: &mut Process) {
     reap::kill_all(child);
+}
+
+/// Descriptors a Python started by `Worker::started` keeps beyond its three, by their numbers.
+#[derive(Clone, Copy)]
+pub(super) enum Handed {
+    Nothing,
+    /// bubblewrap waits on this one before it starts Python (see `Ahead`).
+    Wait(RawFd),
+    /// A deferred runner forks the world's spare first, which takes these as its requests,
+    /// answers and output (see `warm`).
+    Fork([RawFd; 3]),
+}
+
+impl Handed {
+    fn wait(self) -> Option<RawFd> {
+        match self {
+            Handed::Wait(fd) => Some(fd),
+            _ => None,
+        }
+    }
+
+    /// What the runner is given for its file, and the arguments after the limits: `-` for a
+    /// deferred runner (its file and functions come with its first request), `=` for one that
+    /// first forks the world's spare, followed by the spare's three descriptors.
+    fn runner_args(self, cfg: &BridgeConfig, deferred: bool) -> (&std::ffi::OsStr, Vec<std::ffi::OsString>) {
+        match self {
+            Handed::Fork(fds) if deferred => ("=".as_ref(), fds.iter().map(|fd| fd.to_string().into()).collect()),
+            _ if deferred => ("-".as_ref(), Vec::new()),
+            _ => (cfg.file.as_os_str(), cfg.functions.iter().map(Into::into).collect()),
+        }
+    }
+
+    /// The descriptors the started program keeps: bubblewrap's, or the forking runner's.
+    fn kept(self, cfg: &BridgeConfig, deferred: bool, sandboxed: bool) -> Vec<RawFd> {
+        match self {
+            Handed::Wait(fd) if sandboxed => vec![fd],
+            Handed::Fork(fds) if deferred && cfg.sandbox.is_none() => fds.to_vec(),
+            _ => Vec::new(),
+        }
+    }
 }

@@ -17,6 +17,7 @@ impl Lesson {
             functions: self.function_specs(),
             timeout: limit,
             sandbox: None,
+            world: false,
         }
     }
 }

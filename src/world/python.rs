@@ -158,6 +158,7 @@ impl PythonWorld {
             functions: FUNCTIONS.iter().map(|f| f.to_string()).collect(),
             timeout: DEADLINE,
             sandbox: None,
+            world: true,
         };
         // A Python warmed up at the start of the command (`check`) is taken when there is one.
         let bridge = Bridge::start_with_spare(cfg, Stop::default(), None).map_err(|e| match e.kind {

@@ -229,3 +229,76 @@ fn a_failures_own_fields_reach_the_build_hook_by_the_names_the_manifest_declares
         run.stderr
     );
 }
+
+/// A lesson-5 file that, as it loads, writes to `out` what it sees of the processes carrying its
+/// own bridge mark (which a process inherits): each one's parent, group, command line and pipes.
+fn process_probe(ws: &Workshop, out: &std::path::Path) -> String {
+    let probe = format!(
+        r#"import json, os
+
+
+def _stat(pid):
+    with open(f"/proc/{{pid}}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    with open(f"/proc/{{pid}}/cmdline", "rb") as cmdline:
+        line = cmdline.read().decode("utf-8", "replace")
+    pipes = []
+    for fd in os.listdir(f"/proc/{{pid}}/fd"):
+        try:
+            target = os.readlink(f"/proc/{{pid}}/fd/{{fd}}")
+        except OSError:
+            continue
+        if target.startswith("pipe:"):
+            pipes.append(target)
+    return {{"pid": int(pid), "ppid": int(fields[1]), "pgrp": int(fields[2]), "cmdline": line, "pipes": pipes}}
+
+
+mark = ("WORKSHOP_BRIDGE=" + os.environ["WORKSHOP_BRIDGE"]).encode()
+others = []
+for name in os.listdir("/proc"):
+    if name.isdigit() and int(name) != os.getpid():
+        try:
+            with open(f"/proc/{{name}}/environ", "rb") as environ:
+                if mark in environ.read().split(b"\0"):
+                    others.append(_stat(name))
+        except OSError:
+            pass
+with open({out:?}, "w") as written:
+    json.dump({{"me": _stat(os.getpid()), "others": others}}, written)
+
+"#,
+        out = out.to_str().unwrap()
+    );
+    probe + &ws.read("lessons/structured-errors/solution/errors.py")
+}
+
+/// `check` starts one interpreter for the learner's file and the world: the world's process is
+/// forked from it before anything loads (the same command line), handed to the workshop (the
+/// same parent, so it is no descendant of the learner's process) and leads a group of its own
+/// (so ending the learner's group leaves it). Neither holds a pipe of the other's: the learner's
+/// code cannot write on the world's channel. And it still runs every check.
+#[test]
+fn checks_world_is_forked_from_the_learners_interpreter_before_the_file_loads_and_is_not_its_child() {
+    let ws = Workshop::lesson5();
+    let out = ws.path("processes.json");
+    ws.write("probe.py", &process_probe(&ws, &out));
+    let run = ws.run(&["check", "structured-errors", "--file", "probe.py"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("14/14 passed"), "{}", run.stdout);
+    let seen: serde_json::Value = serde_json::from_str(&ws.read("processes.json")).unwrap();
+    let me = &seen["me"];
+    let others = seen["others"].as_array().unwrap();
+    assert_eq!(others.len(), 1, "one other process, the world's: {seen:#}");
+    let world = &others[0];
+    assert_eq!(world["cmdline"], me["cmdline"], "forked from the same start: {seen:#}");
+    assert!(me["cmdline"].as_str().unwrap().contains("\0=\0"), "started to fork the world's spare: {seen:#}");
+    assert_eq!(world["ppid"], me["ppid"], "the workshop's child, like the learner's: {seen:#}");
+    assert_eq!(world["pgrp"], world["pid"], "it leads its own group: {seen:#}");
+    assert_ne!(world["pgrp"], me["pgrp"], "{seen:#}");
+    let pipes = |p: &serde_json::Value| -> Vec<String> {
+        p["pipes"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect()
+    };
+    let (mine, worlds) = (pipes(me), pipes(world));
+    assert!(mine.len() >= 3 && worlds.len() >= 3, "each has its channel and output: {seen:#}");
+    assert!(mine.iter().all(|p| !worlds.contains(p)), "a pipe held by both: {seen:#}");
+}

@@ -21,7 +21,6 @@
 //! first worker starts) that reads a pipe only the workshop holds, kills every worker's group
 //! when that pipe closes.
 
-use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 #[cfg(target_os = "linux")]
@@ -158,6 +157,29 @@ fn still_running(pid: i32) -> bool {
     matches!(rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG), Ok(None))
 }
 
+/// Whether `pid` is a child of ours that has not ended, looked at without reaping it.
+pub(super) fn running_child(pid: i32) -> bool {
+    use rustix::process::{waitid, WaitId, WaitIdOptions};
+    let Some(pid) = Pid::from_raw(pid) else { return false };
+    let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+    matches!(waitid(WaitId::Pid(pid), options), Ok(None))
+}
+
+/// Register as a worker a process a worker's runner forked and handed to us (the world's spare,
+/// see `warm`): only a running child of ours, so its pid is ours until we reap it, and none once
+/// the workshop is quitting. Under the registry's lock, as a start is, so no sweep takes it for a
+/// stray from here on.
+pub(super) fn adopt(pid: i32) -> bool {
+    let mut workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
+    if QUITTING.load(Ordering::SeqCst) || !running_child(pid) {
+        return false;
+    }
+    workers.push(pid);
+    #[cfg(target_os = "linux")]
+    lifeline::watch(pid);
+    true
+}
+
 /// The workshop is quitting (a signal, `q`, or the end of the command): kill every worker's group
 /// and every stray, and start no more. Safe to call from any thread, while other threads may
 /// still be calling Python, and more than once.
@@ -200,7 +222,7 @@ pub(super) fn end_everything() {
 /// the PID namespace of its child, the namespace's init, which the kernel kills when bwrap dies
 /// (`--die-with-parent`), taking the whole namespace with it. So no sweep follows, and the init
 /// is reaped later, without waiting (see `INITS`).
-pub(super) fn kill_all(child: &mut Child) {
+pub(super) fn kill_all(child: &mut super::process::Process) {
     let killed = i32::try_from(child.id()).ok().and_then(|pid| {
         let mut workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
         if QUITTING.load(Ordering::SeqCst) || !workers.contains(&pid) {

@@ -17,19 +17,21 @@ use super::{MARK, MARKS, QUITTING, SANDBOXED, STARTED, WORKERS};
 /// one long-lived thread and asks the kernel for SIGKILL when its parent dies: the parent-death
 /// signal follows the thread that forked, so a short-lived thread (a grading in `check --watch`)
 /// must not be the one that forks. `sandboxed`: the command is bubblewrap, whose child leads
-/// the PID namespace everything of the submission runs in. `handed`: the one descriptor above 2
-/// the program keeps (bubblewrap's signal to go on, see `Ahead`), open in this process until
-/// this returns; the lifeline is started at once then, so the workshop's death never leaves a
-/// sandbox waiting.
+/// the PID namespace everything of the submission runs in. `handed`: the descriptors above 2
+/// the program keeps, by their own numbers, open in this process until this returns:
+/// bubblewrap's signal to go on (see `Ahead`; the lifeline is started at once then, so the
+/// workshop's death never leaves a sandbox waiting), or the channel of the world's spare a
+/// runner forks (see `warm`).
 pub(in crate::bridge) fn spawn(
     mut command: Command,
     sandboxed: bool,
-    handed: Option<std::os::fd::RawFd>,
+    handed: &[std::os::fd::RawFd],
 ) -> std::io::Result<Child> {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::process::CommandExt;
         let parent = std::process::id();
+        let kept: Vec<std::os::fd::RawFd> = handed.to_vec();
         // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
         // calls (prctl, getppid, kill and getrlimit as rustix's raw system calls, close_range,
         // fcntl), allocating nothing.
@@ -37,7 +39,7 @@ pub(in crate::bridge) fn spawn(
             command.pre_exec(move || {
                 rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
                 close_inherited();
-                if let Some(fd) = handed {
+                for &fd in &kept {
                     // Kept across exec, by its own number (so no descriptor of the standard
                     // library's is overwritten).
                     if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
@@ -53,7 +55,8 @@ pub(in crate::bridge) fn spawn(
         }
         if let Some(spawner) = spawner() {
             let (reply, answer) = std::sync::mpsc::channel();
-            if spawner.send((command, sandboxed, handed.is_some(), reply)).is_ok() {
+            let waits = sandboxed && !handed.is_empty();
+            if spawner.send((command, sandboxed, waits, reply)).is_ok() {
                 if let Ok(result) = answer.recv() {
                     return result;
                 }

@@ -1,0 +1,63 @@
+//! A worker's process: one the workshop started itself (std's `Child`), or one it adopted: forked
+//! by a runner the workshop started, and re-parented to the workshop, its child subreaper (the
+//! world's spare, see `warm`). Both are children of this process, waited for the same way.
+
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, ExitStatus};
+
+use rustix::process::{Pid, Signal, WaitOptions};
+
+pub(super) enum Process {
+    Started(Child),
+    Adopted {
+        pid: i32,
+        /// Its exit status, once reaped: its pid may be another process's after that.
+        status: Option<ExitStatus>,
+    },
+}
+
+impl Process {
+    pub(super) fn id(&self) -> u32 {
+        match self {
+            Process::Started(child) => child.id(),
+            Process::Adopted { pid, .. } => pid.unsigned_abs(),
+        }
+    }
+
+    /// Its exit status if it has ended (reaping it), `None` while it runs.
+    pub(super) fn try_wait(&mut self) -> std::io::Result<Option<ExitStatus>> {
+        self.reap(WaitOptions::NOHANG)
+    }
+
+    /// Wait for it to end.
+    pub(super) fn wait(&mut self) -> std::io::Result<ExitStatus> {
+        self.reap(WaitOptions::empty())?.ok_or_else(|| std::io::Error::other("no exit status"))
+    }
+
+    /// SIGKILL to it alone, unless it was reaped already.
+    pub(super) fn kill(&mut self) -> std::io::Result<()> {
+        match self {
+            Process::Started(child) => child.kill(),
+            Process::Adopted { status: Some(_), .. } => Ok(()),
+            Process::Adopted { pid, status: None } => {
+                let pid = Pid::from_raw(*pid).ok_or_else(|| std::io::Error::other("no such process"))?;
+                rustix::process::kill_process(pid, Signal::KILL).map_err(std::io::Error::from)
+            }
+        }
+    }
+
+    fn reap(&mut self, options: WaitOptions) -> std::io::Result<Option<ExitStatus>> {
+        match self {
+            Process::Started(child) if options.contains(WaitOptions::NOHANG) => child.try_wait(),
+            Process::Started(child) => child.wait().map(Some),
+            Process::Adopted { status: Some(status), .. } => Ok(Some(*status)),
+            Process::Adopted { pid, status } => {
+                let raw = Pid::from_raw(*pid).ok_or_else(|| std::io::Error::other("no such process"))?;
+                let reaped = rustix::process::waitpid(Some(raw), options).map_err(std::io::Error::from)?;
+                // The raw status is what waitpid(2) wrote, which ExitStatus is made of on Unix.
+                *status = reaped.map(|(_, s)| ExitStatus::from_raw(s.as_raw()));
+                Ok(*status)
+            }
+        }
+    }
+}
