@@ -71,11 +71,15 @@ struct Forked {
 static WARM: std::sync::Mutex<Option<Warming>> = std::sync::Mutex::new(None);
 
 /// Start Python now for the files this command will run (`WORKSHOP_PYTHON`, else `python3`):
-/// the learner's and the lesson's world's, the first at once and the second from a thread, without
-/// waiting for either to answer. Each `Bridge::start_with_spare` that fits takes one; a command
+/// the learner's and the lesson's world's, without waiting for either to answer. Where this
+/// process adopts orphans (Linux), one interpreter is started and forks the world's spare before
+/// anything loads (see `Forked`): half the start-up CPU of two, which a busy machine feels.
+/// Elsewhere two start, the first at once and the second from a thread. Each
+/// `Bridge::start_with_spare` that fits takes one (the world's host the forked spare); a command
 /// that ends without using them kills them with the rest. A Python that will not start is left
-/// for that start to report.
-pub(crate) fn warm_up() {
+/// for that start to report. `forked_only`: warm nothing where the world's cannot be forked
+/// (`watch`, which measured no gain from two interpreters starting beside its reading).
+pub(crate) fn warm_up(forked_only: bool) {
     let Ok(mut warm) = WARM.lock() else { return };
     if warm.is_some() {
         return;
@@ -100,6 +104,9 @@ pub(crate) fn warm_up() {
             *warm = Some(warming);
             return;
         }
+    }
+    if forked_only {
+        return;
     }
     // The first at once; the rest from a thread, each fork a moment the lesson is read meanwhile.
     let Some(first) = begin(&cfg) else {

@@ -31,13 +31,13 @@ use crate::render::styles::{self, Glyphs, Styles};
 use crate::replay::CodeChoice;
 
 pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
-    // Python starts now, while the lesson is read: most of a `check` is the interpreters'
-    // start-up. (Not for `watch`: measured, its replay gained nothing and lost half a millisecond,
-    // its two Pythons then starting beside the lesson and the recordings being read.)
-    if let Some(Command::Check(args)) = &cli.command {
-        if check::grades_at_once(args) {
-            crate::bridge::warm_up();
-        }
+    // Python starts now, while the lesson is read: most of a `check` or a `watch` is the
+    // interpreters' start-up. `watch` only where one interpreter serves its code and its world
+    // (see `warm_up`): two starting beside its reading of the recordings measured no gain.
+    match &cli.command {
+        Some(Command::Check(args)) if check::grades_at_once(args) => crate::bridge::warm_up(false),
+        Some(Command::Watch(_)) => crate::bridge::warm_up(true),
+        _ => {}
     }
     let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the current folder", e))?;
     let root = crate::course::root::find(cli.root.as_deref(), &cwd)?;

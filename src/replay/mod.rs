@@ -135,7 +135,7 @@ impl<'l> Replayer<'l> {
 
     /// As `open`, for a caller that may have to end Python from another thread (see `Stop`).
     pub(crate) fn open_stoppable(&self, file: &Path, stop: Stop) -> Result<Bridge, LoadError> {
-        Bridge::start_stoppable(self.lesson.python_for(file, &self.at.shown(file), self.limit), stop)
+        Bridge::start_with_spare(self.lesson.python_for(file, &self.at.shown(file), self.limit), stop, None)
     }
 
     /// A code choice, its file found and its Python started.

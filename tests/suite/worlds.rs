@@ -272,20 +272,30 @@ with open({out:?}, "w") as written:
     probe + &ws.read("lessons/structured-errors/solution/errors.py")
 }
 
-/// `check` starts one interpreter for the learner's file and the world: the world's process is
+/// `check` and `watch` start one interpreter for the learner's file and the world: the world's process is
 /// forked from it before anything loads (the same command line), handed to the workshop (the
 /// same parent, so it is no descendant of the learner's process) and leads a group of its own
 /// (so ending the learner's group leaves it). Neither holds a pipe of the other's: the learner's
 /// code cannot write on the world's channel. And it still runs every check.
 #[test]
-fn checks_world_is_forked_from_the_learners_interpreter_before_the_file_loads_and_is_not_its_child() {
+fn the_world_is_forked_from_the_learners_interpreter_before_the_file_loads_and_is_not_its_child() {
     let ws = Workshop::lesson5();
     let out = ws.path("processes.json");
     ws.write("probe.py", &process_probe(&ws, &out));
     let run = ws.run(&["check", "structured-errors", "--file", "probe.py"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("14/14 passed"), "{}", run.stdout);
-    let seen: serde_json::Value = serde_json::from_str(&ws.read("processes.json")).unwrap();
+    one_forked_world(&serde_json::from_str(&ws.read("processes.json")).unwrap());
+    std::fs::remove_file(&out).unwrap();
+    let run = ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", "probe.py", "--no-anim"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("Verdict"), "{}", run.stdout);
+    one_forked_world(&serde_json::from_str(&ws.read("processes.json")).unwrap());
+}
+
+/// What `process_probe` saw shows one other process, the world's, forked from the same start,
+/// the workshop's child in a group of its own, holding no pipe of the learner's process.
+fn one_forked_world(seen: &serde_json::Value) {
     let me = &seen["me"];
     let others = seen["others"].as_array().unwrap();
     assert_eq!(others.len(), 1, "one other process, the world's: {seen:#}");
