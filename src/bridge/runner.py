@@ -583,7 +583,8 @@ def _fork_the_worlds_spare(requests, answers, output):
     if middle == 0:
         try:
             middle = posix.getpid()
-            if posix.fork() == 0:
+            spare = posix.fork()
+            if spare == 0:
                 posix.setpgid(0, 0)
                 # The first runner's channel and output are not this one's to hold open.
                 _requests.close()
@@ -599,6 +600,9 @@ def _fork_the_worlds_spare(requests, answers, output):
                 while posix.getppid() == middle:
                     posix.sched_yield()
                 return
+            # Its own group before this process ends, whichever of the two runs first: ending
+            # the first runner's group never takes it.
+            posix.setpgid(spare, spare)
         except BaseException:
             pass
         posix._exit(0)

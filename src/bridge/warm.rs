@@ -125,6 +125,9 @@ fn begin_forking(cfg: &BridgeConfig) -> Option<Warming> {
     let (answers, theirs_out) = pipe()?;
     let (output, theirs_err) = capture_pipe().ok()?;
     let handed = Handed::Fork([theirs_in.as_raw_fd(), theirs_out.as_raw_fd(), theirs_err.as_raw_fd()]);
+    // Told apart from a stray, until it is adopted, by the pipe it reads (which only it holds).
+    let pipe = rustix::fs::fstat(&theirs_in).ok()?.st_ino;
+    reap::spare_coming(Some((theirs_in.as_raw_fd(), format!("pipe:[{pipe}]"))));
     let started = Instant::now();
     let worker = Worker::started(cfg, runner_code(), &Stop::default(), true, handed).ok()?;
     // The spare's ends are the runners' alone now: the channel closes when they are gone.
@@ -149,10 +152,12 @@ impl Forked {
             return None;
         }
         let deadline = started + cfg.timeout + STARTUP_ALLOWANCE;
-        let (pid, rest) = hello(&mut answers, deadline)?;
-        if !reap::adopt(pid) {
+        let adopted = hello(&mut answers, deadline).filter(|(pid, _)| reap::adopt(*pid));
+        let Some((pid, rest)) = adopted else {
+            // Not to be waited for any more: a sweep may take it now.
+            reap::spare_coming(None);
             return None;
-        }
+        };
         cache::runner_started();
         let child = Process::Adopted { pid, status: None };
         let mut worker =
@@ -222,7 +227,10 @@ fn take_warm(cfg: &BridgeConfig, stop: &Stop, request: &[u8]) -> Option<Worker> 
     }
     worker.stop = stop.clone();
     worker.stdin.write_all(request).ok()?;
-    worker.greet(cfg, started).ok().map(|(worker, _)| worker)
+    let (worker, _) = worker.greet(cfg, started).ok()?;
+    // Started now, the learner's Python and the world's take turns with this thread from here.
+    reap::keep_on_one_core();
+    Some(worker)
 }
 
 /// The spare when it fits and still runs, else the warm Python, told `request` (its file).

@@ -269,7 +269,41 @@ with open({out:?}, "w") as written:
 "#,
         out = out.to_str().unwrap()
     );
-    probe + &ws.read("lessons/structured-errors/solution/errors.py")
+    probe + &ws.read("lessons/structured-errors/solution/errors.py") + CORES_PROBE
+}
+
+/// Appended to `process_probe`: `fail` first writes, beside the probe's file, the cores its own
+/// process and every other process with its mark may run on, then does what the solution does.
+const CORES_PROBE: &str = r#"
+
+_solution_fail = fail
+
+
+def fail(category, message):
+    cores = {"mine": sorted(os.sched_getaffinity(0)), "others": [sorted(os.sched_getaffinity(o["pid"])) for o in others]}
+    with open(__file__ + ".cores.json", "w") as written:
+        json.dump(cores, written)
+    return _solution_fail(category, message)
+"#;
+
+/// While `check` and `watch` call the learner's file, its process, the world's and the workshop
+/// take turns on one core: each call is a switch on that core, not a wake-up of another. (Only
+/// the commands that warm up do this; `grade`'s files run side by side.)
+#[test]
+fn the_learners_and_the_worlds_processes_take_turns_on_one_core() {
+    let ws = Workshop::lesson5();
+    ws.write("probe.py", &process_probe(&ws, &ws.path("processes.json")));
+    let seen = |ws: &Workshop| -> serde_json::Value { serde_json::from_str(&ws.read("probe.py.cores.json")).unwrap() };
+    for args in [
+        &["check", "structured-errors", "--file", "probe.py"][..],
+        &["watch", "structured-errors", "--ticket", "old-order", "--code", "probe.py", "--no-anim"],
+    ] {
+        let run = ws.run(args);
+        assert_eq!(run.code, 0, "{args:?}: {}\n{}", run.stdout, run.stderr);
+        let seen = seen(&ws);
+        assert_eq!(seen["mine"].as_array().unwrap().len(), 1, "{args:?}: {seen}");
+        assert_eq!(seen["others"], serde_json::json!([seen["mine"]]), "{args:?}: the world's on the same core: {seen}");
+    }
 }
 
 /// `check` and `watch` start one interpreter for the learner's file and the world: the world's process is

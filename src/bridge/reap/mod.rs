@@ -21,7 +21,7 @@
 //! first worker starts) that reads a pipe only the workshop holds, kills every worker's group
 //! when that pipe closes.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 #[cfg(target_os = "linux")]
 use std::time::{Duration, Instant};
@@ -157,6 +157,68 @@ fn still_running(pid: i32) -> bool {
     matches!(rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG), Ok(None))
 }
 
+/// The world's spare, forked but not adopted yet (see `warm`), by the descriptor it reads its
+/// requests on and what that is (`pipe:[inode]`, a pipe only it holds): a child of ours no sweep
+/// may take for a stray.
+static SPARE: Mutex<Option<(i32, String)>> = Mutex::new(None);
+
+/// A spare is coming (`Some`: its requests' descriptor and pipe) or not any more.
+pub(super) fn spare_coming(requests: Option<(i32, String)>) {
+    *SPARE.lock().unwrap_or_else(|e| e.into_inner()) = requests;
+}
+
+/// Whether `pid` is the spare that is coming.
+fn is_the_coming_spare(pid: i32) -> bool {
+    let coming = SPARE.lock().map(|s| s.clone()).unwrap_or_default();
+    coming.is_some_and(|(fd, pipe)| {
+        std::fs::read_link(format!("/proc/{pid}/fd/{fd}")).is_ok_and(|link| link.as_os_str() == pipe.as_str())
+    })
+}
+
+/// The core this thread and every worker are kept on, once asked (`keep_on_one_core`);
+/// `usize::MAX` until then.
+static ONE_CORE: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Keep this thread, every worker running now and every one started or adopted from now on, on
+/// the core this thread is on. For a command whose Pythons and this thread take turns (a request,
+/// then its answer; never two at once): each turn is then a switch on one core rather than a
+/// wake-up of another, which on a two-core VM halved the time of a `check`'s calls. Not for
+/// files graded side by side.
+pub(super) fn keep_on_one_core() {
+    #[cfg(target_os = "linux")]
+    {
+        let cpu = rustix::thread::sched_getcpu();
+        if rustix::thread::sched_setaffinity(None, &only(cpu)).is_err() {
+            return;
+        }
+        let workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
+        ONE_CORE.store(cpu, Ordering::SeqCst);
+        for &pid in workers.iter() {
+            to_the_one_core(pid);
+        }
+    }
+}
+
+/// A worker goes to the one core, when there is one (its threads and children to come follow it).
+fn to_the_one_core(pid: i32) {
+    #[cfg(target_os = "linux")]
+    {
+        let cpu = ONE_CORE.load(Ordering::SeqCst);
+        if cpu != usize::MAX {
+            let _ = rustix::thread::sched_setaffinity(Pid::from_raw(pid), &only(cpu));
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (pid, &ONE_CORE);
+}
+
+#[cfg(target_os = "linux")]
+fn only(cpu: usize) -> rustix::thread::CpuSet {
+    let mut one = rustix::thread::CpuSet::new();
+    one.set(cpu);
+    one
+}
+
 /// Whether `pid` is a child of ours that has not ended, looked at without reaping it.
 pub(super) fn running_child(pid: i32) -> bool {
     use rustix::process::{waitid, WaitId, WaitIdOptions};
@@ -175,6 +237,8 @@ pub(super) fn adopt(pid: i32) -> bool {
         return false;
     }
     workers.push(pid);
+    spare_coming(None);
+    to_the_one_core(pid);
     #[cfg(target_os = "linux")]
     lifeline::watch(pid);
     true
@@ -342,11 +406,13 @@ fn kill_strays() {
                 // The group of our own child, which is not reaped yet.
                 .filter(|&p| group_of(p) != Some(own_group) || mark_of(p).is_some())
                 .filter(|&p| !belongs_to_a_running_worker(p))
+                .filter(|&p| quitting || !is_the_coming_spare(p))
                 .collect()
         } else {
             marked_processes()
                 .into_iter()
                 .filter(|&p| (quitting || !held.contains(&p)) && !dying.contains(&p) && !belongs_to_a_running_worker(p))
+                .filter(|&p| quitting || !is_the_coming_spare(p))
                 .collect()
         };
         if strays.is_empty() {
@@ -443,6 +509,35 @@ mod tests {
         let _ = stray.kill();
         let _ = stray.wait();
         assert!(member_ended, "the stray's group member {member} outlived the sweep");
+    }
+
+    /// The world's spare, forked and handed to us but not adopted yet, is no stray: a sweep then
+    /// (a learner's file that failed to load) must leave it. Once it is not coming any more, it
+    /// is one like the rest.
+    #[test]
+    fn the_coming_spare_is_no_stray_until_it_is_not_coming() {
+        let _serial = MARKED.lock().unwrap_or_else(|e| e.into_inner());
+        let (read, write) = rustix::pipe::pipe().unwrap();
+        let pipe = format!("pipe:[{}]", rustix::fs::fstat(&read).unwrap().st_ino);
+        let start = |stdin: std::process::Stdio| {
+            Command::new("sleep").arg("336").env(MARK, worker_mark()).stdin(stdin).spawn().unwrap()
+        };
+        let mut spare = start(std::process::Stdio::from(read));
+        let mut stray = start(std::process::Stdio::null());
+        spare_coming(Some((0, pipe)));
+        kill_strays();
+        let stray_ended = ends(stray.id() as i32);
+        let spare_kept = running(spare.id() as i32);
+        spare_coming(None);
+        kill_strays();
+        let spare_ended = ends(spare.id() as i32);
+        for child in [&mut spare, &mut stray] {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        drop(write);
+        assert!(stray_ended && spare_kept, "stray ended: {stray_ended}, spare kept: {spare_kept}");
+        assert!(spare_ended, "a spare no longer coming outlived the sweep");
     }
 
     #[test]

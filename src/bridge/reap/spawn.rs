@@ -106,6 +106,7 @@ pub(super) fn spawn_here(mut command: Command, sandboxed: bool) -> std::io::Resu
     let child = command.spawn()?;
     if let Ok(pid) = i32::try_from(child.id()) {
         workers.push(pid);
+        super::to_the_one_core(pid);
         if sandboxed {
             if let Ok(mut list) = SANDBOXED.lock() {
                 list.push(pid);
