@@ -38,7 +38,7 @@ pub(crate) use config::{seconds, BridgeConfig, ANSWER_LIMIT, OUTPUT_CAP};
 pub(crate) use load_error::{LoadError, LoadKind, NoPython};
 pub(crate) use outcome::{Call, Location, Outcome};
 pub(crate) use reap::quitting;
-pub(crate) use warm::{warm_up, Spare};
+pub(crate) use warm::{take_turns_on_one_core, warm_up, Spare};
 
 use config::STARTUP_ALLOWANCE;
 use marshal::request_frame;

@@ -227,10 +227,17 @@ fn take_warm(cfg: &BridgeConfig, stop: &Stop, request: &[u8]) -> Option<Worker> 
     }
     worker.stop = stop.clone();
     worker.stdin.write_all(request).ok()?;
-    let (worker, _) = worker.greet(cfg, started).ok()?;
-    // Started now, the learner's Python and the world's take turns with this thread from here.
-    reap::keep_on_one_core();
-    Some(worker)
+    worker.greet(cfg, started).ok().map(|(worker, _)| worker)
+}
+
+/// For a command that warmed up, once its Pythons are started and from here on only take turns
+/// with this thread (a request, then its answer; `check`'s calls, `watch`'s replays printed as
+/// cards, not the player, which starts several codes at once): keep them and this thread on one
+/// core (see `reap::keep_on_one_core`).
+pub(crate) fn take_turns_on_one_core() {
+    if WARM.lock().is_ok_and(|warm| warm.is_some()) {
+        reap::keep_on_one_core();
+    }
 }
 
 /// The spare when it fits and still runs, else the warm Python, told `request` (its file).

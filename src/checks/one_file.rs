@@ -95,6 +95,7 @@ fn run(lesson: &Lesson, cfg: BridgeConfig, stop: &AtomicBool, spare: Option<Spar
     let shown = shown.as_str();
     match Bridge::start_with_spare(cfg, Stop::default(), spare) {
         Ok(mut bridge) => {
+            crate::bridge::take_turns_on_one_core();
             let results = checks::run_all(lesson, &mut Stoppable { bridge: &mut bridge, stop }, seed);
             // An answer the runner did not write makes no grade, whichever check it decided.
             if let Err(e) = bridge.confirm() {

@@ -71,6 +71,7 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let compare = args.compare || (first_look(ctx, &lesson, &args.code) && args.format == Format::Text);
     let (codes, note, said) = codes_and_note(ctx, &lesson, &args, compare)?;
     let mut coded: Vec<Coded> = codes.iter().map(|c| replayer.code(c)).collect::<Result<_, _>>()?;
+    crate::bridge::take_turns_on_one_core();
 
     // A page is written instead of cards.
     let text = args.format == Format::Text && args.html.is_none();
