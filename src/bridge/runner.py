@@ -568,7 +568,6 @@ class _Raw(str):
     """JSON text already encoded, placed as it is."""
 
 
-
 def _fork_the_worlds_spare(requests, answers, output):
     """Fork a second spare runner, for the lesson's world, once this one is ready and before
     anything is loaded into either: a command then starts one interpreter instead of two (see

@@ -54,7 +54,7 @@ struct Warming {
     forked: Option<Forked>,
 }
 
-/// The world's spare: a runner the warm Python forked at its very start, before anything was
+/// The world's spare: a runner the warm Python forked as soon as it was ready, before anything was
 /// loaded into either (`_fork_the_worlds_spare` in runner.py), leading a process group of its own
 /// and handed to this process, its child subreaper. Known here by the channel it was forked
 /// onto until its hello gives its pid; adopted then (see `reap::adopt`). One interpreter's
@@ -125,11 +125,12 @@ fn begin_forking(cfg: &BridgeConfig) -> Option<Warming> {
     let (answers, theirs_out) = pipe()?;
     let (output, theirs_err) = capture_pipe().ok()?;
     let handed = Handed::Fork([theirs_in.as_raw_fd(), theirs_out.as_raw_fd(), theirs_err.as_raw_fd()]);
-    // Told apart from a stray, until it is adopted, by the pipe it reads (which only it holds).
     let pipe = rustix::fs::fstat(&theirs_in).ok()?.st_ino;
-    reap::spare_coming(Some((theirs_in.as_raw_fd(), format!("pipe:[{pipe}]"))));
     let started = Instant::now();
     let worker = Worker::started(cfg, runner_code(), &Stop::default(), true, handed).ok()?;
+    // Told apart from a stray, until it is adopted, by the pipe it reads (which only it holds).
+    // The runner forks it once it is ready, long after this.
+    reap::spare_coming(Some((theirs_in.as_raw_fd(), format!("pipe:[{pipe}]"))));
     // The spare's ends are the runners' alone now: the channel closes when they are gone.
     drop((theirs_in, theirs_out, theirs_err));
     let forked = Forked {
