@@ -14,9 +14,9 @@ use super::{lifeline, lifeline_due_after, set_subreaper, subreaper};
 use super::{MARK, MARKS, QUITTING, SANDBOXED, STARTED, WORKERS};
 
 /// Start a worker and register it, under the registry's lock. On Linux the child is started from
-/// one long-lived thread and asks the kernel for SIGKILL when its parent dies: the parent-death
-/// signal follows the thread that forked, so a short-lived thread (a grading in `check --watch`)
-/// must not be the one that forks. `sandboxed`: the command is bubblewrap, whose child leads
+/// one long-lived thread (the main thread's own unsandboxed starts from it directly) and asks the
+/// kernel for SIGKILL when its parent dies: the parent-death signal follows the thread that
+/// forked, so a short-lived thread (a grading in `check --watch`) must not be the one that forks. `sandboxed`: the command is bubblewrap, whose child leads
 /// the PID namespace everything of the submission runs in. `handed`: the descriptors above 2
 /// the program keeps, by their own numbers, open in this process until this returns:
 /// bubblewrap's signal to go on (see `Ahead`; the lifeline is started at once then, so the
@@ -53,10 +53,20 @@ pub(in crate::bridge) fn spawn(
                 Ok(())
             });
         }
+        if !sandboxed && std::thread::current().name() == Some("main") {
+            // The main thread lives as long as the workshop, so the parent-death signal it gives
+            // holds as the spawner's does, without the hop: on a VM, waking the spawner on another
+            // core cost about a tenth of a `check` (the warm-up's start is on the main thread).
+            let result = spawn_here(command, false);
+            if let (Ok(_), Some(spawner)) = (&result, spawner()) {
+                let _ = spawner.send(SpawnJob::Started);
+            }
+            return result;
+        }
         if let Some(spawner) = spawner() {
             let (reply, answer) = std::sync::mpsc::channel();
             let waits = sandboxed && !handed.is_empty();
-            if spawner.send((command, sandboxed, waits, reply)).is_ok() {
+            if spawner.send(SpawnJob::Spawn(Box::new(command), sandboxed, waits, reply)).is_ok() {
                 if let Ok(result) = answer.recv() {
                     return result;
                 }
@@ -121,9 +131,15 @@ pub(super) fn spawn_here(mut command: Command, sandboxed: bool) -> std::io::Resu
     Ok(child)
 }
 
-/// A command, whether it is bubblewrap, whether it waits to be told to go on, and where to answer.
+/// What the spawner is asked.
 #[cfg(target_os = "linux")]
-type SpawnJob = (Command, bool, bool, std::sync::mpsc::Sender<std::io::Result<Child>>);
+enum SpawnJob {
+    /// A command, whether it is bubblewrap, whether it waits to be told to go on, and where to
+    /// answer.
+    Spawn(Box<Command>, bool, bool, std::sync::mpsc::Sender<std::io::Result<Child>>),
+    /// A worker was started on the main thread: only the lifeline's time to keep.
+    Started,
+}
 
 /// The thread every worker is forked from; it lives as long as the workshop.
 #[cfg(target_os = "linux")]
@@ -154,8 +170,16 @@ fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
                                 Err(_) => return,
                             },
                         };
-                        let (command, sandboxed, waits, reply) = job;
-                        let result = spawn_here(command, sandboxed);
+                        let (command, sandboxed, waits, reply) = match job {
+                            SpawnJob::Spawn(command, sandboxed, waits, reply) => (command, sandboxed, waits, reply),
+                            SpawnJob::Started => {
+                                if lifeline_due.is_none() && !lifeline::started() {
+                                    lifeline_due = Some(lifeline_due_after(Instant::now()));
+                                }
+                                continue;
+                            }
+                        };
+                        let result = spawn_here(*command, sandboxed);
                         let spawned = result.is_ok();
                         // A sandbox that waits to go on has no parent-death signal of its own
                         // yet: only the lifeline ends it if the workshop dies. So it is started
