@@ -16,12 +16,12 @@ use super::{MARK, MARKS, QUITTING, SANDBOXED, STARTED, WORKERS};
 /// Start a worker and register it, under the registry's lock. On Linux the child is started from
 /// one long-lived thread (the main thread's own unsandboxed starts from it directly) and asks the
 /// kernel for SIGKILL when its parent dies: the parent-death signal follows the thread that
-/// forked, so a short-lived thread (a grading in `check --watch`) must not be the one that forks. `sandboxed`: the command is bubblewrap, whose child leads
-/// the PID namespace everything of the submission runs in. `handed`: the descriptors above 2
-/// the program keeps, by their own numbers, open in this process until this returns:
-/// bubblewrap's signal to go on (see `Ahead`; the lifeline is started at once then, so the
-/// workshop's death never leaves a sandbox waiting), or the channel of the world's spare a
-/// runner forks (see `warm`).
+/// forked, so a short-lived thread (a grading in `check --watch`) must not be the one that forks.
+/// `sandboxed`: the command is bubblewrap, whose child leads the PID namespace everything of the
+/// submission runs in. `handed`: the descriptors above 2 the program keeps, by their own numbers,
+/// open in this process until this returns: bubblewrap's signal to go on (see `Ahead`; the
+/// lifeline is started at once then, so the workshop's death never leaves a sandbox waiting), or
+/// the channel of the world's spare a runner forks (see `warm`).
 pub(in crate::bridge) fn spawn(
     mut command: Command,
     sandboxed: bool,
