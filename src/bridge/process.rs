@@ -61,3 +61,36 @@ impl Process {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Command;
+
+    use super::Process;
+
+    /// A child of ours known only by its pid (std's handle forgotten, as an adopted one has none).
+    fn adopted(program: &str, args: &[&str]) -> Process {
+        let child = Command::new(program).args(args).spawn().unwrap();
+        let pid = child.id() as i32;
+        std::mem::forget(child);
+        Process::Adopted { pid, status: None }
+    }
+
+    #[test]
+    fn an_adopted_process_reports_its_exit_code_and_keeps_it_once_reaped() {
+        let mut process = adopted("sh", &["-c", "exit 7"]);
+        assert_eq!(process.wait().unwrap().code(), Some(7));
+        // Reaped: the status is kept, and a kill sends nothing to a pid that may be another's.
+        assert_eq!(process.try_wait().unwrap().and_then(|s| s.code()), Some(7));
+        assert!(process.kill().is_ok());
+    }
+
+    #[test]
+    fn an_adopted_process_killed_reports_the_signal() {
+        let mut process = adopted("sleep", &["337"]);
+        assert!(process.try_wait().unwrap().is_none(), "it runs");
+        process.kill().unwrap();
+        assert_eq!(process.wait().unwrap().signal(), Some(libc::SIGKILL));
+    }
+}
