@@ -32,21 +32,14 @@ impl Code for Stoppable<'_> {
     }
 }
 
-/// As `grade`, to the end, for an untrusted file: `python` (found once by `Interpreter`) started
-/// in `sandbox`.
-pub(crate) fn grade_sandboxed(
-    lesson: &Lesson,
-    file: &Path,
-    shown: &str,
-    limit: Duration,
-    python: std::ffi::OsString,
-    sandbox: Sandbox,
-) -> Result<Report, LoadError> {
-    run(lesson, sandboxed(lesson, file, shown, limit, python, sandbox), &AtomicBool::new(false), None)
+/// As `grade`, to the end, for an untrusted file started as `sandboxed` says.
+pub(crate) fn grade_sandboxed(lesson: &Lesson, cfg: BridgeConfig) -> Result<Report, LoadError> {
+    run(lesson, cfg, &AtomicBool::new(false), None)
 }
 
-/// How `grade_sandboxed` starts Python: a sandbox made ahead for a file (`grade`) is taken only
-/// by a start asking for the same, so both build it here.
+/// How an untrusted file's Python is started (`python`, found once by `Interpreter`, in
+/// `sandbox`): a sandbox made ahead for a file (`grade`) is taken only by a start asking for the
+/// same, so both build it here.
 pub(crate) fn sandboxed(
     lesson: &Lesson,
     file: &Path,

@@ -72,8 +72,8 @@ pub(crate) fn grade_one(
         Prepared::Ready(folder, file, sandbox) => (folder, file, sandbox),
         Prepared::Unread(why) => return unread(why),
     };
-    let graded =
-        crate::checks::one_file::grade_sandboxed(lesson, &file, &sub.shown, limit, python.executable.clone(), sandbox);
+    let cfg = crate::checks::one_file::sandboxed(lesson, &file, &sub.shown, limit, python.executable.clone(), sandbox);
+    let graded = crate::checks::one_file::grade_sandboxed(lesson, cfg);
     let mut report = match graded {
         Ok(report) => report,
         // Python ran for this grading's start, so what ended it before it said hello is this

@@ -400,20 +400,23 @@ fn attacks_ran_out_of_room(reports: &[Value], class: &Class, grader: &Grader) {
     assert!(output_of(reports, "a_daemon_escapes").contains("daemons started"));
 }
 
-#[test]
-fn a_run_as_root_drops_every_capability_inside_the_sandbox() {
-    if !needs_bwrap() {
-        return;
-    }
-    let class = Class::new();
-    let probe = "import os\nwith open('/proc/self/status') as s:\n    print([l.split()[1] for l in s if l.startswith('CapEff')])\ntry:\n    os.mkdir('/usr/owned')\nexcept OSError as e:\n    print('mkdir', e.strerror)\n";
+/// What one file, `probe` and then the base fixture's functions, printed graded in the sandbox.
+fn printed_in_the_sandbox(class: &Class, probe: &str) -> String {
     let base = std::fs::read_to_string(repo().join("tests/fixtures/sandbox/_base.py")).unwrap();
     class.w.write("class/a/errors.py", &format!("{probe}\n{base}"));
     let me = Grader { nobody: false, python: grading_python().to_string() };
     let run = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &[], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let report = &lines(&run.stdout)[0];
-    let printed = report["output"].as_str().unwrap();
+    lines(&run.stdout)[0]["output"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_run_as_root_drops_every_capability_inside_the_sandbox() {
+    if !needs_bwrap() {
+        return;
+    }
+    let probe = "import os\nwith open('/proc/self/status') as s:\n    print([l.split()[1] for l in s if l.startswith('CapEff')])\ntry:\n    os.mkdir('/usr/owned')\nexcept OSError as e:\n    print('mkdir', e.strerror)\n";
+    let printed = printed_in_the_sandbox(&Class::new(), probe);
     assert!(printed.contains("['0000000000000000']"), "no capabilities, whoever runs grade: {printed}");
     assert!(printed.contains("mkdir Read-only file system"), "{printed}");
 }
@@ -424,14 +427,9 @@ fn the_sandbox_shows_a_read_only_root_a_minimal_dev_and_etc_and_no_run() {
         return;
     }
     let class = Class::new();
-    let probe = "import os\ndef tried(path):\n    try:\n        with open(path, 'a'):\n            return 'written'\n    except OSError as e:\n        return e.strerror\nfor folder in ['/', '/dev', '/etc']:\n    print(folder, ' '.join(sorted(os.listdir(folder))))\nfor path in ['/new', '/etc/new', '/etc/workshop/runner', '/etc/ld.so.cache', '/dev/new', '/dev/null', '/usr/new']:\n    print(path, tried(path))\n";
-    let base = std::fs::read_to_string(repo().join("tests/fixtures/sandbox/_base.py")).unwrap();
-    class.w.write("class/a/errors.py", &format!("{probe}\n{base}"));
     open_to_nobody(class.tmp.path(), 0o777);
-    let me = Grader { nobody: false, python: grading_python().to_string() };
-    let run = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &[], None);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let printed = lines(&run.stdout)[0]["output"].as_str().unwrap().to_string();
+    let probe = "import os\ndef tried(path):\n    try:\n        with open(path, 'a'):\n            return 'written'\n    except OSError as e:\n        return e.strerror\nfor folder in ['/', '/dev', '/etc']:\n    print(folder, ' '.join(sorted(os.listdir(folder))))\nfor path in ['/new', '/etc/new', '/etc/workshop/runner', '/etc/ld.so.cache', '/dev/new', '/dev/null', '/usr/new']:\n    print(path, tried(path))\n";
+    let printed = printed_in_the_sandbox(&class, probe);
     let said = |what: &str| printed.lines().find_map(|l| l.strip_prefix(&format!("{what} "))).unwrap_or_default();
     let root: Vec<&str> = said("/").split(' ').collect();
     for shown in ["dev", "etc", "proc", "tmp", "usr"] {
