@@ -144,12 +144,15 @@ impl Worker {
             .env(reap::MARK, &own_mark)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::from(for_child))
-            .process_group(0);
+            .stderr(Stdio::from(for_child));
+        let sandboxed = cfg.sandbox.as_ref().is_some_and(|s| s.bwrap());
+        if !sandboxed {
+            // bubblewrap starts in a session of its own, which is a group of its own too.
+            command.process_group(0);
+        }
         if let Some(sandbox) = &cfg.sandbox {
             sandbox.apply(&mut command, &[(reap::MARK, own_mark.as_str())]);
         }
-        let sandboxed = cfg.sandbox.as_ref().is_some_and(|s| s.bwrap());
         let mut child = match reap::spawn(command, sandboxed, &handed.kept(cfg, deferred, sandboxed)) {
             Ok(child) => child,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

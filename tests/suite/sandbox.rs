@@ -500,18 +500,23 @@ fn the_next_files_sandbox_is_made_while_one_is_graded_and_runs_nothing_before_it
     assert!(at(&reports[1], "started at") > at(&reports[0], "loaded at"), "{reports:?}");
 }
 
+/// `grade` of two files that load for a minute (a sandbox that went on after the workshop died
+/// would be seen), started: the process, the mark of its processes, and a deadline to find them by.
+fn two_slow_files_graded(class: &Class) -> (std::process::Child, String, Instant) {
+    class.w.write("class/a_slow/errors.py", "import time\ntime.sleep(60)\n");
+    class.w.write("class/b_next/errors.py", "import time\ntime.sleep(60)\n");
+    let child = grade_in_turn(class, Stdio::null());
+    let folder = class.tmp.path().to_str().unwrap().to_string();
+    (child, folder, Instant::now() + Duration::from_secs(30))
+}
+
 #[test]
 fn a_sandbox_waiting_for_its_turn_goes_with_a_workshop_killed_outright() {
     if !needs_bwrap() {
         return;
     }
     let class = Class::new();
-    // Both load for a minute: a sandbox that went on after the workshop died would be seen.
-    class.w.write("class/a_slow/errors.py", "import time\ntime.sleep(60)\n");
-    class.w.write("class/b_next/errors.py", "import time\ntime.sleep(60)\n");
-    let mut child = grade_in_turn(&class, Stdio::null());
-    let folder = class.tmp.path().to_str().unwrap().to_string();
-    let until = Instant::now() + Duration::from_secs(30);
+    let (mut child, folder, until) = two_slow_files_graded(&class);
     while waiting_sandboxes(&folder).is_empty() {
         assert!(Instant::now() < until, "no sandbox was made ahead");
         std::thread::sleep(Duration::from_millis(10));
@@ -522,6 +527,54 @@ fn a_sandbox_waiting_for_its_turn_goes_with_a_workshop_killed_outright() {
     // its own until it goes on: the lifeline ends it) outlives the workshop.
     let left = left_after_a_moment(&folder);
     assert!(left.is_empty(), "outlived the workshop's SIGKILL: {left:?}");
+}
+
+/// A process's group and session, from /proc/<pid>/stat (after the name, which may hold spaces).
+fn group_and_session(pid: &str) -> Option<(String, String)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    Some((fields.get(2)?.to_string(), fields.get(3)?.to_string()))
+}
+
+#[test]
+fn every_process_of_a_sandbox_is_in_the_session_and_group_bubblewrap_starts_in() {
+    if !needs_bwrap() {
+        return;
+    }
+    let class = Class::new();
+    let (mut child, folder, until) = two_slow_files_graded(&class);
+    // The first file's Python is running (bwrap, its init and Python), and the next file's
+    // sandbox waits (bwrap, and its child that will be the init).
+    let mut seen = Vec::new();
+    while seen.len() < 5 || !seen.iter().any(|p: &String| !p.contains("bwrap")) {
+        assert!(Instant::now() < until, "the sandboxes did not come: {seen:?}");
+        std::thread::sleep(Duration::from_millis(20));
+        seen = marked(&folder);
+    }
+    let grade = child.id().to_string();
+    let outer: Vec<String> = seen
+        .iter()
+        .map(|p| p.split(':').next().unwrap().to_string())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1).map(|p| p == grade)) == Some(true)
+        })
+        .collect();
+    let placed: Vec<(String, Option<(String, String)>)> = seen
+        .iter()
+        .map(|p| p.split(':').next().unwrap().to_string())
+        .map(|pid| (pid.clone(), group_and_session(&pid)))
+        .collect();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(outer.len(), 2, "two bwraps started by grade: {seen:?}");
+    for (pid, place) in &placed {
+        let (group, session) = place.clone().unwrap_or_else(|| panic!("{pid} went before it was looked at: {seen:?}"));
+        // Session and group are one bwrap's own pid: the group the workshop and its lifeline
+        // kill holds the namespace's init too, from before it could leave.
+        assert_eq!(group, session, "{pid}: {placed:?}\n{seen:?}");
+        assert!(outer.contains(&session), "{pid} is in a session bwrap did not start in: {placed:?}\n{seen:?}");
+    }
 }
 
 #[test]

@@ -52,6 +52,33 @@ fn open() -> Option<Line> {
     Some(Line { write, read: Some(read), pid: None })
 }
 
+/// The lifeline started now (if it was not), and the pipe's write end, by number, for a child
+/// to write its own pid into between fork and exec (`announce`): a sandbox that waits to go on
+/// has no parent-death signal of its own, so the lifeline must know its group before it exists.
+/// `None` when there is no lifeline.
+pub(super) fn started_for_a_child() -> Option<std::os::fd::RawFd> {
+    use std::os::fd::AsRawFd;
+    {
+        let mut line = LINE.lock().ok()?;
+        if line.is_none() {
+            *line = open();
+        }
+    }
+    start();
+    let line = LINE.lock().ok()?;
+    line.as_ref().filter(|l| l.pid.is_some()).map(|l| l.write.as_raw_fd())
+}
+
+/// In a child between fork and exec: its own pid to the lifeline's pipe (`fd`, from
+/// `started_for_a_child`), the same message `watch` sends, so a workshop killed from here on
+/// leaves the lifeline this group to kill. The lifeline lists a pid once, however often it comes.
+/// A raw write of four bytes: async-signal-safe, and whole or not at all.
+pub(super) fn announce(fd: std::os::fd::RawFd, pid: i32) {
+    // SAFETY: `fd` is the lifeline pipe's write end, open in this child until exec.
+    let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+    let _ = rustix::io::write(fd, &pid.to_ne_bytes());
+}
+
 /// Fork the lifeline, once, after the first worker's pid is in the pipe.
 pub(super) fn start() {
     let Ok(mut line) = LINE.lock() else { return };
@@ -113,7 +140,7 @@ unsafe fn watch_the_pipe(read: BorrowedFd<'_>) -> ! {
         }
     }
     let mut groups = [0_i32; MOST];
-    let count = read_groups(&mut groups);
+    let count = read_groups(rustix::stdio::stdin(), &mut groups);
     for &group in &groups[..count] {
         if let Some(group) = Pid::from_raw(group) {
             let _ = rustix::process::kill_process_group(group, Signal::KILL);
@@ -122,14 +149,14 @@ unsafe fn watch_the_pipe(read: BorrowedFd<'_>) -> ! {
     libc::_exit(0)
 }
 
-/// The groups to kill, read from fd 0 until the pipe closes: each worker's pid when it starts,
-/// negated when it ends. How many of `groups` are filled.
-fn read_groups(groups: &mut [i32; MOST]) -> usize {
+/// The groups to kill, read from `line` (the pipe, as fd 0) until it closes: each worker's pid
+/// when it starts, negated when it ends. How many of `groups` are filled.
+fn read_groups(line: BorrowedFd<'_>, groups: &mut [i32; MOST]) -> usize {
     let mut count = 0;
     let mut bytes = [0_u8; 4];
     let mut have = 0;
     loop {
-        match rustix::io::read(rustix::stdio::stdin(), &mut bytes[have..]) {
+        match rustix::io::read(line, &mut bytes[have..]) {
             Ok(0) => break,
             Ok(n) => have += n,
             Err(rustix::io::Errno::INTR) => continue,
@@ -140,7 +167,9 @@ fn read_groups(groups: &mut [i32; MOST]) -> usize {
         }
         have = 0;
         let value = i32::from_ne_bytes(bytes);
-        if value > 0 && count < MOST {
+        if value > 0 && groups[..count].contains(&value) {
+            // Announced by the child itself, then watched by the workshop: one group.
+        } else if value > 0 && count < MOST {
             groups[count] = value;
             count += 1;
         } else if let Some(at) = groups[..count].iter().position(|&g| g == -value) {
@@ -149,4 +178,29 @@ fn read_groups(groups: &mut [i32; MOST]) -> usize {
         }
     }
     count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_after(messages: &[i32]) -> Vec<i32> {
+        let (read, write) = rustix::pipe::pipe().unwrap();
+        for value in messages {
+            rustix::io::write(&write, &value.to_ne_bytes()).unwrap();
+        }
+        drop(write);
+        let mut groups = [0_i32; MOST];
+        let count = read_groups(read.as_fd(), &mut groups);
+        groups[..count].to_vec()
+    }
+
+    #[test]
+    fn a_group_announced_by_its_child_and_watched_by_the_workshop_is_one_group() {
+        // Announced, watched, forgotten: nothing to kill (a second entry would outlive the
+        // forgetting, and kill the group of whatever reuses the pid).
+        assert_eq!(read_after(&[41, 41, -41]), Vec::<i32>::new());
+        assert_eq!(read_after(&[41, 52, 41, -52]), vec![41]);
+        assert_eq!(read_after(&[41, -41, 41]), vec![41], "a pid used again is watched again");
+    }
 }

@@ -18,10 +18,10 @@ use super::{MARK, MARKS, QUITTING, SANDBOXED, STARTED, WORKERS};
 /// kernel for SIGKILL when its parent dies: the parent-death signal follows the thread that
 /// forked, so a short-lived thread (a grading in `check --watch`) must not be the one that forks.
 /// `sandboxed`: the command is bubblewrap, whose child leads the PID namespace everything of the
-/// submission runs in. `handed`: the descriptors above 2 the program keeps, by their own numbers,
-/// open in this process until this returns: bubblewrap's signal to go on (see `Ahead`; the
-/// lifeline is started at once then, so the workshop's death never leaves a sandbox waiting), or
-/// the channel of the world's spare a runner forks (see `warm`).
+/// submission runs in (the lifeline is started first then, and told of it before it runs: see
+/// `Announced`). `handed`: the descriptors above 2 the program keeps, by their own numbers, open
+/// in this process until this returns: bubblewrap's signal to go on (see `Ahead`), or the
+/// channel of the world's spare a runner forks (see `warm`).
 pub(in crate::bridge) fn spawn(
     mut command: Command,
     sandboxed: bool,
@@ -32,12 +32,19 @@ pub(in crate::bridge) fn spawn(
         use std::os::unix::process::CommandExt;
         let parent = std::process::id();
         let kept: Vec<std::os::fd::RawFd> = handed.to_vec();
+        let announced = if sandboxed { Announced::new() } else { None };
+        let told = announced.as_ref().map(Announced::fds);
         // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
-        // calls (prctl, getppid, kill and getrlimit as rustix's raw system calls, close_range,
-        // fcntl), allocating nothing.
+        // calls (prctl, getppid, getpid, kill, write and getrlimit as rustix's raw system calls,
+        // close_range, fcntl), allocating nothing.
         unsafe {
             command.pre_exec(move || {
                 rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
+                if let Some((lifeline, back)) = told {
+                    let me = rustix::process::getpid().as_raw_nonzero().get();
+                    lifeline::announce(lifeline, me);
+                    lifeline::announce(back, me);
+                }
                 close_inherited();
                 for &fd in &kept {
                     // Kept across exec, by its own number (so no descriptor of the standard
@@ -65,18 +72,63 @@ pub(in crate::bridge) fn spawn(
         }
         if let Some(spawner) = spawner() {
             let (reply, answer) = std::sync::mpsc::channel();
-            let waits = sandboxed && !handed.is_empty();
-            if spawner.send(SpawnJob::Spawn(Box::new(command), sandboxed, waits, reply)).is_ok() {
-                if let Ok(result) = answer.recv() {
-                    return result;
-                }
+            let result = match spawner.send(SpawnJob::Spawn(Box::new(command), sandboxed, reply)) {
+                Ok(()) => answer
+                    .recv()
+                    .unwrap_or_else(|_| Err(std::io::Error::other("the workshop's process starter stopped"))),
+                Err(_) => Err(std::io::Error::other("the workshop's process starter stopped")),
+            };
+            if let (Err(_), Some(announced)) = (&result, announced) {
+                announced.withdraw();
             }
-            return Err(std::io::Error::other("the workshop's process starter stopped"));
+            return result;
         }
     }
     #[cfg(not(target_os = "linux"))]
     let _ = handed;
     spawn_here(command, sandboxed)
+}
+
+/// A child that tells the lifeline its own pid before it execs, and tells us too, on a pipe of
+/// its own: if the start fails after that, the lifeline must forget a pid that is no longer ours.
+///
+/// Every bubblewrap is started so. bwrap's child, the namespace's init to be, asks for its
+/// parent-death signal only once the sandbox is made: until then it waits on bwrap (for its user
+/// mappings, and for `--block-fd` when made ahead), and a bwrap that died in that time leaves it
+/// waiting for ever. It is in bwrap's group, so the lifeline kills it, as long as the lifeline
+/// knows the group before bwrap runs: a workshop killed between bwrap's exec and the
+/// registration that follows it left exactly such a child behind.
+#[cfg(target_os = "linux")]
+struct Announced {
+    lifeline: std::os::fd::RawFd,
+    read: std::os::fd::OwnedFd,
+    write: std::os::fd::OwnedFd,
+}
+
+#[cfg(target_os = "linux")]
+impl Announced {
+    fn new() -> Option<Announced> {
+        let lifeline = lifeline::started_for_a_child()?;
+        let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
+        Some(Announced { lifeline, read, write })
+    }
+
+    /// The lifeline's write end and ours, for the child.
+    fn fds(&self) -> (std::os::fd::RawFd, std::os::fd::RawFd) {
+        use std::os::fd::AsRawFd;
+        (self.lifeline, self.write.as_raw_fd())
+    }
+
+    /// The start failed: the pid the child announced, if it got that far, is forgotten. The
+    /// child is gone (the standard library reaped it), so the pipe reads whole or empty.
+    fn withdraw(self) {
+        let Announced { read, write, .. } = self;
+        drop(write);
+        let mut bytes = [0_u8; 4];
+        if rustix::io::read(&read, &mut bytes) == Ok(4) {
+            lifeline::forget(i32::from_ne_bytes(bytes));
+        }
+    }
 }
 
 /// In a child between fork and exec: every descriptor above 2 closes at exec. The workshop's own
@@ -134,9 +186,8 @@ pub(super) fn spawn_here(mut command: Command, sandboxed: bool) -> std::io::Resu
 /// What the spawner is asked.
 #[cfg(target_os = "linux")]
 enum SpawnJob {
-    /// A command, whether it is bubblewrap, whether it waits to be told to go on, and where to
-    /// answer.
-    Spawn(Box<Command>, bool, bool, std::sync::mpsc::Sender<std::io::Result<Child>>),
+    /// A command, whether it is bubblewrap, and where to answer.
+    Spawn(Box<Command>, bool, std::sync::mpsc::Sender<std::io::Result<Child>>),
     /// A worker was started on the main thread: only the lifeline's time to keep.
     Started,
 }
@@ -170,8 +221,8 @@ fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
                                 Err(_) => return,
                             },
                         };
-                        let (command, sandboxed, waits, reply) = match job {
-                            SpawnJob::Spawn(command, sandboxed, waits, reply) => (command, sandboxed, waits, reply),
+                        let (command, sandboxed, reply) = match job {
+                            SpawnJob::Spawn(command, sandboxed, reply) => (command, sandboxed, reply),
                             SpawnJob::Started => {
                                 if lifeline_due.is_none() && !lifeline::started() {
                                     lifeline_due = Some(lifeline_due_after(Instant::now()));
@@ -179,15 +230,12 @@ fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
                                 continue;
                             }
                         };
-                        let result = spawn_here(*command, sandboxed);
-                        let spawned = result.is_ok();
-                        // A sandbox that waits to go on has no parent-death signal of its own
-                        // yet: only the lifeline ends it if the workshop dies. So it is started
-                        // before the spawn is reported.
-                        if spawned && waits && !lifeline::started() {
-                            lifeline::start();
+                        // The lifeline was started for a sandbox already (`Announced`).
+                        if sandboxed {
                             lifeline_due = None;
                         }
+                        let result = spawn_here(*command, sandboxed);
+                        let spawned = result.is_ok();
                         let _ = reply.send(result);
                         if spawned && lifeline_due.is_none() && !lifeline::started() {
                             lifeline_due = Some(lifeline_due_after(Instant::now()));

@@ -130,17 +130,29 @@ impl Sandbox {
     /// arguments: `bwrap <namespaces and mounts> -- python`, or `python` itself without bubblewrap.
     /// `wait`: a descriptor bwrap reads a byte from, once the sandbox is made, before it starts
     /// Python (and then closes, so Python never has it).
+    ///
+    /// bwrap starts in a session of its own, so its group is its own too (no `process_group` may
+    /// be asked of this command: a group leader cannot start a session). Not bwrap's
+    /// `--new-session`: that moves its child, the namespace's init, to a new group just before
+    /// the init asks for its parent-death signal, and a workshop killed in that moment left the
+    /// init running, out of the group the lifeline kills. Started here, the session holds for the
+    /// whole tree: no controlling terminal to type into, and one group to kill.
     pub(in crate::bridge) fn command(&self, python: &OsStr, wait: Option<RawFd>) -> Command {
         let Some(bwrap) = &self.bwrap else { return Command::new(python) };
         let view = &bwrap.view;
         let mut command = Command::new(&bwrap.program);
+        // SAFETY: setsid(2) as rustix's raw system call, async-signal-safe; nothing allocated.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            command.pre_exec(|| rustix::process::setsid().map(drop).map_err(Into::into));
+        }
         let size = |bytes: u64| ["--size".to_string(), bytes.to_string()];
         command
             .args(["--unshare-user-try", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"])
             .args(["--unshare-cgroup-try", "--hostname", "workshop-sandbox"])
-            // Everything inside dies with bwrap, which dies with the workshop (see `reap`); a new
-            // session has no controlling terminal to type into; root gets no capabilities.
-            .args(["--die-with-parent", "--new-session", "--cap-drop", "ALL"])
+            // Everything inside dies with bwrap, which dies with the workshop (see `reap`); root
+            // gets no capabilities.
+            .args(["--die-with-parent", "--cap-drop", "ALL"])
             // The prepared root, read-only (so no remount of it is needed), and the system on it.
             .args(&view.system)
             // bwrap leaves most of its /proc writable, /proc/sys among it: host-wide kernel settings

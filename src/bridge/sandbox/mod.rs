@@ -401,7 +401,6 @@ mod tests {
             "--unshare-ipc",
             "--unshare-uts",
             "--die-with-parent",
-            "--new-session",
             "--cap-drop ALL",
             &format!("--ro-bind {} / --ro-bind /usr /usr", root.display()),
             "--proc /proc --remount-ro /proc",
@@ -423,6 +422,8 @@ mod tests {
         let at = |w: &str| args.iter().position(|a| a == w).unwrap();
         assert!(args.iter().position(|a| a == "/").unwrap() < at("/usr"));
         assert!(!args.windows(2).any(|w| w[0] == "--dev" || w == ["--remount-ro", "/"]), "{text}");
+        // Its session is started before bwrap runs (see `command`), never by bwrap's init.
+        assert!(!args.iter().any(|a| a == "--new-session"), "{text}");
         let private_tmp = args.windows(2).position(|w| w[0] == "--tmpfs" && w[1] == "/tmp").unwrap();
         assert!(at(venv_path.to_str().unwrap()) > private_tmp, "{text}");
         assert!(!args.iter().any(|a| a.contains("GITHUB_TOKEN")));
