@@ -35,6 +35,7 @@ use error::Error;
 pub fn run() -> i32 {
     terminal::signals::let_writes_past_the_file_size_limit_fail();
     let cleanup = bridge::Cleanup::for_this_process();
+    commands::warm_up_early(&std::env::args_os().collect::<Vec<_>>());
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -12,19 +12,28 @@ use super::wait::NoLine;
 use super::worker::{kill_group, Worker};
 use super::{size_text, BridgeConfig, Call, LoadError, LoadKind, Outcome, STARTUP_ALLOWANCE};
 
+/// The frame of a call request with this id.
+pub(super) fn call_frame(id: u64, function: &str, args: &[Value]) -> Vec<u8> {
+    request_frame(&serde_json::json!({"id": id, "fn": function, "args": args}))
+}
+
 impl Worker {
     pub(super) fn call(&mut self, cfg: &BridgeConfig, function: &str, args: &[Value]) -> (Call, bool) {
         self.next_id += 1;
-        let request = serde_json::json!({"id": self.next_id, "fn": function, "args": args});
-        let deadline = Instant::now() + cfg.timeout;
-        let dead = |message: String, output: String| Call { outcome: Outcome::Exited { message }, output, dropped: 0 };
         // One write per request: the pipe is unbuffered, and a piecemeal write would reach Python
         // in dozens of pieces, each a wake-up.
-        if self.stdin.write_all(&request_frame(&request)).is_err() {
+        if self.stdin.write_all(&call_frame(self.next_id, function, args)).is_err() {
             let death = self.death();
-            return (dead(format!("the Python process had ended: {}", death.note()), death.output), false);
+            let message = format!("the Python process had ended: {}", death.note());
+            return (Call { outcome: Outcome::Exited { message }, output: death.output, dropped: 0 }, false);
         }
-        match self.wait_line(deadline) {
+        self.answer(cfg, function)
+    }
+
+    /// The answer to the last request sent (its id is `next_id`), waited for up to the call's
+    /// deadline; and whether the process is still to be trusted with the next call.
+    pub(super) fn answer(&mut self, cfg: &BridgeConfig, function: &str) -> (Call, bool) {
+        match self.wait_line(Instant::now() + cfg.timeout) {
             Ok(line) => self.answered(cfg, function, &line),
             Err(no_line) => (self.unanswered(cfg, function, no_line), false),
         }

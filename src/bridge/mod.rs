@@ -87,6 +87,15 @@ impl Drop for Cleanup {
 }
 
 /// The learner's code, callable. Calls after a hang or a crash go to a fresh process.
+/// What a start in a warm Python came to (see `Bridge::told`).
+enum Told {
+    /// No warm Python fits: the config back, for a start of its own.
+    NotWarm(BridgeConfig, Stop),
+    /// Loaded, and the first call's answer when one was asked with the load.
+    Loaded(Box<Bridge>, Option<Call>),
+    Failed(LoadError),
+}
+
 pub(crate) struct Bridge {
     cfg: BridgeConfig,
     worker: Option<Worker>,
@@ -110,17 +119,56 @@ impl Bridge {
     /// As `start_stoppable`, loading the file in `spare` when there is one that fits and still
     /// runs; otherwise in a fresh process.
     pub(crate) fn start_with_spare(cfg: BridgeConfig, stop: Stop, spare: Option<Spare>) -> Result<Bridge, LoadError> {
-        // A file whose path is not text is started the usual way, with its path as an argument.
-        if let Some(path) = cfg.file.to_str() {
-            let request = request_frame(&serde_json::json!({ "load": path, "functions": cfg.functions }));
-            if let Some(mut worker) = warm::told(&cfg, &stop, spare, &request) {
-                worker.stop = stop.clone();
-                let mut worker = worker.load(&cfg, Instant::now() + cfg.timeout + STARTUP_ALLOWANCE)?;
-                let load_output = std::mem::take(&mut worker.load_output);
-                return Ok(Bridge { cfg, worker: Some(worker), stop, load_output, untrusted: None, killed_by: None });
-            }
+        match Bridge::told(cfg, stop, spare, None) {
+            Told::Loaded(bridge, _) => Ok(*bridge),
+            Told::Failed(e) => Err(e),
+            Told::NotWarm(cfg, stop) => Bridge::start_stoppable(cfg, stop),
         }
-        Bridge::start_stoppable(cfg, stop)
+    }
+
+    /// As `start_with_spare`, and the first call too, asked together with the load: a warm Python
+    /// goes from loading the file to the call without waiting for this side to ask (the world's
+    /// process, whose loading and first call are a `check`'s longest wait).
+    pub(crate) fn start_calling(
+        cfg: BridgeConfig,
+        stop: Stop,
+        function: &str,
+        args: &[Value],
+    ) -> Result<(Bridge, Call), LoadError> {
+        let (mut bridge, call) = match Bridge::told(cfg, stop, None, Some((function, args))) {
+            Told::Loaded(bridge, call) => (*bridge, call),
+            Told::Failed(e) => return Err(e),
+            Told::NotWarm(cfg, stop) => (Bridge::start_stoppable(cfg, stop)?, None),
+        };
+        let call = call.unwrap_or_else(|| bridge.call(function, args));
+        Ok((bridge, call))
+    }
+
+    /// The file loaded in a warm Python (or `spare`), told the load and the `first` call in one
+    /// write, and that call's answer.
+    fn told(cfg: BridgeConfig, stop: Stop, spare: Option<Spare>, first: Option<(&str, &[Value])>) -> Told {
+        // A file whose path is not text is started the usual way, with its path as an argument.
+        let Some(path) = cfg.file.to_str() else { return Told::NotWarm(cfg, stop) };
+        let mut request = request_frame(&serde_json::json!({ "load": path, "functions": cfg.functions }));
+        if let Some((function, args)) = first {
+            request.extend(call::call_frame(1, function, args));
+        }
+        let Some(mut worker) = warm::told(&cfg, &stop, spare, &request) else { return Told::NotWarm(cfg, stop) };
+        worker.stop = stop.clone();
+        let mut worker = match worker.load(&cfg, Instant::now() + cfg.timeout + STARTUP_ALLOWANCE) {
+            Ok(worker) => worker,
+            Err(e) => return Told::Failed(e),
+        };
+        let load_output = std::mem::take(&mut worker.load_output);
+        let mut bridge = Bridge { cfg, worker: None, stop, load_output, untrusted: None, killed_by: None };
+        let Some((function, _)) = first else {
+            bridge.worker = Some(worker);
+            return Told::Loaded(Box::new(bridge), None);
+        };
+        worker.next_id = 1;
+        let (call, alive) = worker.answer(&bridge.cfg, function);
+        bridge.after(worker, &call, alive);
+        Told::Loaded(Box::new(bridge), Some(call))
     }
 
     /// Call `function(*args)` with the per-call deadline.
@@ -138,6 +186,13 @@ impl Bridge {
         };
         let mut worker = worker;
         let (call, alive) = worker.call(&self.cfg, function, args);
+        self.after(worker, &call, alive);
+        call
+    }
+
+    /// What a call leaves: the worker kept when it is to be trusted with the next, and why the
+    /// answers cannot be trusted when one was not the runner's.
+    fn after(&mut self, worker: Worker, call: &Call, alive: bool) {
         self.killed_by = worker.killed_by;
         if alive {
             self.worker = Some(worker);
@@ -145,7 +200,6 @@ impl Bridge {
         if let (Outcome::Garbled { message }, None) = (&call.outcome, &self.untrusted) {
             self.untrusted = Some(message.clone());
         }
-        call
     }
 
     /// Whether the last call ended because its process was killed by a signal (from outside, or

@@ -18,6 +18,7 @@
 # `re` and `enum`, which can double a bare interpreter's start-up), no `types`, no `traceback`.
 # The interpreter starts without `site` (-S), which is most of a normal start-up;
 # `_without_site` gives the learner's file what `site` would have, when it needs it.
+import gc
 import marshal
 import posix
 import sys
@@ -575,6 +576,9 @@ def _fork_the_worlds_spare(requests, answers, output):
     handed to the workshop (its child subreaper) by a middle process that exits at once, so it is
     never a descendant of the process the learner's file loads into. Returns in both runners."""
     global _PID, _requests, _answers
+    # What exists now is left out of collections on both sides of the fork: a collection touches
+    # every object it looks at, and each page it touches is then copied for the process that did.
+    gc.freeze()
     try:
         middle = posix.fork()
     except OSError:
@@ -605,6 +609,7 @@ def _fork_the_worlds_spare(requests, answers, output):
         except BaseException:
             pass
         posix._exit(0)
+    gc.unfreeze()
     for fd in (requests, answers, output):
         posix.close(fd)
     if middle > 0:

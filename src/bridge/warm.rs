@@ -153,7 +153,12 @@ impl Forked {
             return None;
         }
         let deadline = started + cfg.timeout + STARTUP_ALLOWANCE;
-        let adopted = hello(&mut answers, deadline).filter(|(pid, _)| reap::adopt(*pid));
+        // Told first, so it goes from its hello to loading without waiting for this side: the
+        // request waits in the pipe, which only it reads (and which closes with it if it is not
+        // adopted).
+        let mut requests = requests;
+        let told = requests.write_all(request).is_ok();
+        let adopted = told.then(|| hello(&mut answers, deadline)).flatten().filter(|(pid, _)| reap::adopt(*pid));
         let Some((pid, rest)) = adopted else {
             // Not to be waited for any more: a sweep may take it now.
             reap::spare_coming(None);
@@ -164,7 +169,6 @@ impl Forked {
         let mut worker =
             Worker::of(child, OwnedFd::from(requests).into(), OwnedFd::from(answers).into(), output, stop, false);
         worker.pending = rest;
-        worker.stdin.write_all(request).ok()?;
         Some(worker)
     }
 }

@@ -75,6 +75,44 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
     result.map_err(|e| e.relative_to(&ctx.root))
 }
 
+/// The warm-up `dispatch` would start, started before the command line is parsed (clap's parsing
+/// takes half a millisecond, a few per cent of a `check`), when the words alone say so. A wrong
+/// guess costs only itself: `dispatch` warms up as always (once), and a command that ends with
+/// its Python unused kills it with the rest.
+pub(crate) fn warm_up_early(args: &[std::ffi::OsString]) {
+    if let Some(forked_only) = warms_early(args) {
+        crate::bridge::warm_up(forked_only);
+    }
+}
+
+/// `Some(forked_only)`: the words are a `check` that grades at once, or a `watch` (see
+/// `dispatch`). Anything it does not know before the command (an option of its own) or after it
+/// (help, `--watch`, `--edit`, a word that is not text) is no guess.
+fn warms_early(args: &[std::ffi::OsString]) -> Option<bool> {
+    let mut words = args.iter().skip(1).map(|a| a.to_str());
+    let command = loop {
+        match words.next()?? {
+            "--root" | "--color" => {
+                words.next();
+            }
+            "--ascii" => {}
+            word if word.starts_with("--root=") || word.starts_with("--color=") => {}
+            word if word.starts_with('-') => return None,
+            word => break word,
+        }
+    };
+    for word in words {
+        if matches!(word?, "-h" | "--help" | "-V" | "--version" | "--watch" | "--edit") {
+            return None;
+        }
+    }
+    match command {
+        "check" => Some(false),
+        "watch" => Some(true),
+        _ => None,
+    }
+}
+
 /// How to run the launcher from `cwd`, when that is not `./workshop`: a relative path inside the
 /// root (`../../workshop`), else its full path. `None` at the root, or with no launcher there.
 fn command_from(root: &std::path::Path, cwd: &std::path::Path) -> Option<String> {
@@ -153,4 +191,34 @@ pub(crate) fn code(ctx: &Context, lesson: &Lesson, arg: &CodeArg) -> Result<Code
             },
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::warms_early;
+
+    fn guess(line: &str) -> Option<bool> {
+        let args: Vec<std::ffi::OsString> = line.split(' ').map(Into::into).collect();
+        warms_early(&args)
+    }
+
+    #[test]
+    fn the_warm_up_is_started_before_parsing_only_when_the_words_say_what_dispatch_would_do() {
+        assert_eq!(guess("workshop check"), Some(false));
+        assert_eq!(guess("workshop --root /x --color=never check structured-errors --file a.py"), Some(false));
+        assert_eq!(guess("workshop --ascii watch --ticket t"), Some(true));
+        for no in [
+            "workshop",
+            "workshop check --watch",
+            "workshop check structured-errors --edit",
+            "workshop check --help",
+            "workshop watch -h",
+            "workshop grade class",
+            "workshop --unknown check",
+            "workshop --root",
+            "workshop help check",
+        ] {
+            assert_eq!(guess(no), None, "{no}");
+        }
+    }
 }

@@ -160,12 +160,6 @@ impl PythonWorld {
             sandbox: None,
             world: true,
         };
-        // A Python warmed up at the start of the command (`check`) is taken when there is one.
-        let bridge = Bridge::start_with_spare(cfg, Stop::default(), None).map_err(|e| match e.kind {
-            crate::bridge::LoadKind::NoPython => Refused::NoPython,
-            _ => Refused::Broken(format!("its process could not start: {}", e.message)),
-        })?;
-        let mut world = PythonWorld::started(shown, bridge);
         let tools: Vec<Value> = tools
             .iter()
             .map(|t| json!({"name": t.name, "does": t.does, "description": t.description, "input_schema": t.input_schema}))
@@ -174,8 +168,23 @@ impl PythonWorld {
             tickets.iter().map(|t| (t.id.to_string(), serde_json::to_value(t.keys).unwrap_or(Value::Null))).collect();
         let data = serde_json::to_value(data).unwrap_or(Value::Null);
         let path = file.to_string_lossy().into_owned();
-        world.load = vec![Value::from(path), data, Value::from(tools), Value::Object(tickets)];
-        let answer = world.ask("load_world", &world.load);
+        let load = vec![Value::from(path), data, Value::from(tools), Value::Object(tickets)];
+        // A Python warmed up at the start of the command (`check`) is taken when there is one,
+        // told to load the host and the lesson's world in one go.
+        let (bridge, loading) =
+            Bridge::start_calling(cfg, Stop::default(), "load_world", &load).map_err(|e| match e.kind {
+                crate::bridge::LoadKind::NoPython => Refused::NoPython,
+                _ => Refused::Broken(format!("its process could not start: {}", e.message)),
+            })?;
+        let mut world = PythonWorld::started(shown, bridge);
+        world.load = load;
+        let answer = match world.bridge.lock() {
+            Ok(mut slot) => {
+                let killed = slot.0.killed_by_signal();
+                world.judged(&mut slot.0, "load_world", "load_world", loading, killed).map(|(answer, _)| answer)
+            }
+            Err(_) => Err(Opened::Broken("the world's process was lost".into())),
+        };
         let loaded = match answer {
             Ok(Answer::Value(v)) => v,
             Ok(Answer::Failed(_)) => return Err(Refused::Broken(world.garbled("loading", "a Failure"))),
@@ -239,13 +248,8 @@ impl PythonWorld {
         crate::error::Error::corrupt(Path::new(&self.shown), why)
     }
 
-    /// Call a host function; an author's error is kept (the first one) and returned.
-    fn ask(&self, function: &str, args: &[Value]) -> Result<Answer, Opened> {
-        self.ask_saying(function, function, args).map(|(answer, _)| answer)
-    }
-
-    /// As `ask`, with the world's own lines of the answer; an error names the call as `named`
-    /// (what was asked through the host's `ask`).
+    /// Call a host function, for its answer and the world's own lines of it; an error names the
+    /// call as `named` (what was asked through the host's `ask`), and the first one is kept.
     fn ask_saying(&self, function: &str, named: &str, args: &[Value]) -> Result<(Answer, Vec<String>), Opened> {
         if let Some(why) = self.broken() {
             return Err(Opened::Broken(why));
@@ -256,6 +260,19 @@ impl PythonWorld {
         };
         let call = slot.0.call(function, args);
         let killed = slot.0.killed_by_signal();
+        self.judged(&mut slot.0, function, named, call, killed)
+    }
+
+    /// What a call to a host function came to (`killed`: its process was killed by a signal
+    /// under it); an author's error is kept (the first one).
+    fn judged(
+        &self,
+        bridge: &mut Bridge,
+        function: &str,
+        named: &str,
+        call: crate::bridge::Call,
+        killed: bool,
+    ) -> Result<(Answer, Vec<String>), Opened> {
         let answer = match call.outcome {
             Outcome::Returned(value) => {
                 let said = said_in(&value);
@@ -268,7 +285,7 @@ impl PythonWorld {
             Outcome::Exited { .. } | Outcome::Unavailable { .. }
                 if function != "load_world"
                     && (killed || self.ended.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < ENDINGS_ALLOWED)
-                    && self.reload(&mut slot.0) =>
+                    && self.reload(bridge) =>
             {
                 Err(Opened::Lost)
             }
