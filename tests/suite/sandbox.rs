@@ -529,6 +529,49 @@ fn a_sandbox_waiting_for_its_turn_goes_with_a_workshop_killed_outright() {
     assert!(left.is_empty(), "outlived the workshop's SIGKILL: {left:?}");
 }
 
+#[test]
+fn a_workshop_killed_while_it_tries_bubblewrap_leaves_nothing_of_the_try() {
+    if !needs_bwrap() {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let class = Class::new();
+    class.w.write("class/a_one/errors.py", "pass\n");
+    open_to_nobody(class.tmp.path(), 0o777);
+    // A bwrap slow to start its try (the probe each `grade` makes first): killed meanwhile, the
+    // workshop must take it along, as it does a sandbox it grades in.
+    let slow = class.tmp.path().join("slow-bwrap");
+    let real = Command::new("sh").args(["-c", "command -v bwrap"]).output().unwrap();
+    let real = String::from_utf8_lossy(&real.stdout).trim().to_string();
+    std::fs::write(
+        &slow,
+        format!("#!/bin/sh\n[ \"$1\" = --version ] && exec {real} --version\nsleep 60\nexec {real} \"$@\"\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut child = Command::new(BIN)
+        .args(["grade", "class", "--jobs", "1", "--sandbox", "bwrap"])
+        .current_dir(class.w.root())
+        .env("WORKSHOP_PYTHON", grading_python())
+        .env("WORKSHOP_BWRAP", &slow)
+        .env("TMPDIR", class.tmp.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let folder = class.tmp.path().to_str().unwrap().to_string();
+    let until = Instant::now() + Duration::from_secs(30);
+    while !marked(&folder).iter().any(|p| p.contains("slow-bwrap") && p.contains("--unshare-pid")) {
+        assert!(Instant::now() < until, "the probe did not start: {:?}", marked(&folder));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left = left_after_a_moment(&folder);
+    assert!(left.is_empty(), "outlived the workshop's SIGKILL: {left:?}");
+}
+
 /// A process's group and session, from /proc/<pid>/stat (after the name, which may hold spaces).
 fn group_and_session(pid: &str) -> Option<(String, String)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;

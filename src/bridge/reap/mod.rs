@@ -33,7 +33,7 @@ mod lifeline;
 mod procs;
 mod spawn;
 
-pub(super) use spawn::spawn;
+pub(super) use spawn::{announced_while, spawn};
 
 use procs::children_of;
 #[cfg(target_os = "linux")]

@@ -33,18 +33,15 @@ pub(in crate::bridge) fn spawn(
         let parent = std::process::id();
         let kept: Vec<std::os::fd::RawFd> = handed.to_vec();
         let announced = if sandboxed { Announced::new() } else { None };
-        let told = announced.as_ref().map(Announced::fds);
+        if let Some(announced) = &announced {
+            announced.arm(&mut command);
+        }
         // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
-        // calls (prctl, getppid, getpid, kill, write and getrlimit as rustix's raw system calls,
-        // close_range, fcntl), allocating nothing.
+        // calls (prctl, getppid, kill and getrlimit as rustix's raw system calls, close_range,
+        // fcntl), allocating nothing.
         unsafe {
             command.pre_exec(move || {
                 rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
-                if let Some((lifeline, back)) = told {
-                    let me = rustix::process::getpid().as_raw_nonzero().get();
-                    lifeline::announce(lifeline, me);
-                    lifeline::announce(back, me);
-                }
                 close_inherited();
                 for &fd in &kept {
                     // Kept across exec, by its own number (so no descriptor of the standard
@@ -113,14 +110,25 @@ impl Announced {
         Some(Announced { lifeline, read, write })
     }
 
-    /// The lifeline's write end and ours, for the child.
-    fn fds(&self) -> (std::os::fd::RawFd, std::os::fd::RawFd) {
+    /// The command's child announces itself, between fork and exec.
+    fn arm(&self, command: &mut Command) {
         use std::os::fd::AsRawFd;
-        (self.lifeline, self.write.as_raw_fd())
+        use std::os::unix::process::CommandExt;
+        let (lifeline, back) = (self.lifeline, self.write.as_raw_fd());
+        // SAFETY: getpid and two writes of four bytes, rustix's raw system calls, on descriptors
+        // open until this process drops `self` (after the spawn); nothing allocated.
+        unsafe {
+            command.pre_exec(move || {
+                let me = rustix::process::getpid().as_raw_nonzero().get();
+                lifeline::announce(lifeline, me);
+                lifeline::announce(back, me);
+                Ok(())
+            });
+        }
     }
 
-    /// The start failed: the pid the child announced, if it got that far, is forgotten. The
-    /// child is gone (the standard library reaped it), so the pipe reads whole or empty.
+    /// The start failed, or its process was waited for: the pid the child announced, if it got
+    /// that far, is forgotten. The child is gone (reaped), so the pipe reads whole or empty.
     fn withdraw(self) {
         let Announced { read, write, .. } = self;
         drop(write);
@@ -129,6 +137,26 @@ impl Announced {
             lifeline::forget(i32::from_ne_bytes(bytes));
         }
     }
+}
+
+/// Run a bubblewrap that is no worker (the probe `grade` makes once, run to its end by `run`)
+/// announced to the lifeline as a worker's is (see `Announced`), and forgotten once `run` has
+/// waited for it.
+pub(in crate::bridge) fn announced_while<R>(mut command: Command, run: impl FnOnce(Command) -> R) -> R {
+    #[cfg(target_os = "linux")]
+    {
+        let announced = Announced::new();
+        if let Some(announced) = &announced {
+            announced.arm(&mut command);
+        }
+        let result = run(command);
+        if let Some(announced) = announced {
+            announced.withdraw();
+        }
+        result
+    }
+    #[cfg(not(target_os = "linux"))]
+    run(command)
 }
 
 /// In a child between fork and exec: every descriptor above 2 closes at exec. The workshop's own

@@ -85,7 +85,8 @@ impl Bubblewrap {
         command.args(["-I", "-S", "-c", PROBE]);
         sandbox.apply(&mut command, &[]);
         let what = format!("{} could not start Python in a sandbox", bwrap.version);
-        match run_bounded(command, Duration::from_secs(20)) {
+        // A workshop killed while it runs must not leave bwrap's child waiting on bwrap for ever.
+        match crate::bridge::reap::announced_while(command, |command| run_bounded(command, Duration::from_secs(20))) {
             Ok((_, out, _)) if out == "sandboxed" => Ok(bwrap),
             Ok((_, out, _)) if out.starts_with("not held: ") => Err(unusable(format!(
                 "{} started Python, but the sandbox did not hold ({})",
