@@ -148,8 +148,14 @@ posix.close(_null)
 posix.dup2(2, 1)
 
 _state = {"written": 0, "dropped": 0, "full": False}
-# The learner's file, by line, for quoting the line a frame is on.
+# The learner's file as read (its bytes, then its lines once a frame's line is quoted).
 _SOURCE = []
+
+
+def _source_lines():
+    if _SOURCE and isinstance(_SOURCE[0], bytes):
+        _SOURCE[:] = _SOURCE[0].decode("utf-8", "replace").splitlines()
+    return _SOURCE
 
 
 class _Captured:
@@ -377,7 +383,8 @@ def _learner_frames(tb):
         code = tb.tb_frame.f_code
         if code.co_filename == LEARNER:
             line = tb.tb_lineno or 0
-            text = _SOURCE[line - 1].strip() if 0 < line <= len(_SOURCE) else ""
+            lines = _source_lines()
+            text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
             frames.append({"line": line, "function": _text(code.co_name), "code": _text(text)})
         tb = tb.tb_next
     return frames
@@ -419,8 +426,11 @@ _CODE_ENTRIES = 64
 
 
 def _compile_learner(source):
+    """The file's code, and whether it names a builtin only `site` gives (`help`, `license`...),
+    kept with the code so a cached file is not walked again."""
     if _CACHE is None:
-        return compile(source, LEARNER, "exec")
+        code = compile(source, LEARNER, "exec")
+        return code, not _names(code).isdisjoint(_SITE_BUILTINS)
 
     folder = f"{_CACHE}/code/{sys.implementation.cache_tag or 'python'}"
     key = 0xCBF29CE484222325
@@ -429,12 +439,13 @@ def _compile_learner(source):
     entry = f"{folder}/{key:016x}.code"
     try:
         with open(entry, "rb") as handle:
-            path, cached, code = marshal.loads(handle.read())
+            path, cached, code, wants_site = marshal.loads(handle.read())
         if path == LEARNER and cached == source:
-            return code
+            return code, wants_site
     except Exception:
         pass
     code = compile(source, LEARNER, "exec")
+    wants_site = not _names(code).isdisjoint(_SITE_BUILTINS)
     try:
         for made in (_dirname(folder), folder):
             try:
@@ -443,12 +454,12 @@ def _compile_learner(source):
                 pass
         temp = f"{entry}.{posix.getpid()}.tmp"
         with open(temp, "wb") as handle:
-            handle.write(marshal.dumps((LEARNER, source, code)))
+            handle.write(marshal.dumps((LEARNER, source, code, wants_site)))
         posix.replace(temp, entry)
         _prune(folder)
     except Exception:
         pass
-    return code
+    return code, wants_site
 
 
 def _prune(folder):
@@ -481,10 +492,10 @@ def _load():
             source = handle.read()
     except OSError as exc:
         return {"kind": "unreadable", "message": _describe(exc)}
-    _SOURCE[:] = source.decode("utf-8", "replace").splitlines()
+    _SOURCE[:] = [source]
     try:
-        code = _compile_learner(source)
-        if _SiteOnDemand in sys.meta_path and not _names(code).isdisjoint(_SITE_BUILTINS):
+        code, wants_site = _compile_learner(source)
+        if _SiteOnDemand in sys.meta_path and wants_site:
             _complete_site()
         exec(code, module.__dict__)
     except SyntaxError as exc:

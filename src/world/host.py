@@ -143,11 +143,18 @@ def _frames(tb):
         code = tb.tb_frame.f_code
         if code.co_filename == _state["file"]:
             line = tb.tb_lineno or 0
-            source = _state["source"]
+            source = _source_lines()
             text = source[line - 1].strip() if 0 < line <= len(source) else ""
             frames.append({"line": line, "function": code.co_name, "code": text})
         tb = tb.tb_next
     return frames
+
+
+def _source_lines():
+    """The world file by line: split only once a line is quoted (most loads never quote one)."""
+    if isinstance(_state["source"], bytes):
+        _state["source"] = _state["source"].decode("utf-8", "replace").splitlines()
+    return _state["source"]
 
 
 def _error(exc, doing):
@@ -163,7 +170,7 @@ def _error(exc, doing):
 
 def _garbage(why, doing, function=None):
     line = getattr(getattr(function, "__code__", None), "co_firstlineno", None)
-    source = _state["source"]
+    source = _source_lines()
     # The line of the `def`, past any decorators.
     while line is not None and 0 < line <= len(source) and source[line - 1].lstrip().startswith("@"):
         line += 1
@@ -215,7 +222,7 @@ def load_world(path, data, tools, tickets):
             source = f.read()
     except OSError as exc:
         return {"error": {"message": f"cannot be read: {exc}", "doing": "loading"}}
-    _state["source"] = source.decode("utf-8", "replace").splitlines()
+    _state["source"] = source
     module = _MODULE("world_" + str(abs(hash(path))))
     module.__file__ = path
     sys.modules[module.__name__] = module

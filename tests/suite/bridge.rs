@@ -158,3 +158,20 @@ fn bridge_starts_without_site_yet_finds_what_only_site_provides() {
     let first = &report["checks"][0];
     assert!(first["message"].as_str().unwrap().starts_with("called sys.exit(3)"), "{first}");
 }
+
+#[test]
+fn a_file_naming_a_builtin_of_site_gets_it_the_first_time_and_from_the_cache() {
+    let w = Workshop::lesson5();
+    let solution = std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py")).unwrap();
+    // `license` comes with `site`, which the runner completes only for a file that names it;
+    // whether it does is kept with the file's cached code, so the second check must agree.
+    w.write("learners/names_license.py", &format!("print(type(license).__name__)\n{solution}"));
+    w.write("learners/plain.py", &format!("print('license' in dir(__builtins__))\n{solution}"));
+    for round in ["first", "cached"] {
+        let named = run(w.command(&["check", "--file", "learners/names_license.py", "--format", "json"]));
+        assert_eq!(named.code, 0, "{round}: {}", named.stdout);
+        assert_eq!(named.json()["output"], "_Printer\n", "{round}: {}", named.stdout);
+        let plain = run(w.command(&["check", "--file", "learners/plain.py", "--format", "json"]));
+        assert_eq!(plain.json()["output"], "False\n", "{round}: {}", plain.stdout);
+    }
+}
