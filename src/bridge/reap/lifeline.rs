@@ -52,12 +52,12 @@ fn open() -> Option<Line> {
     Some(Line { write, read: Some(read), pid: None })
 }
 
-/// The lifeline started now (if it was not), and the pipe's write end, by number, for a child
-/// to write its own pid into between fork and exec (`announce`): a sandbox that waits to go on
-/// has no parent-death signal of its own, so the lifeline must know its group before it exists.
-/// `None` when there is no lifeline.
-pub(super) fn started_for_a_child() -> Option<std::os::fd::RawFd> {
-    use std::os::fd::AsRawFd;
+/// The lifeline started now (if it was not), and a copy of the pipe's write end, for a child to
+/// write its own pid into between fork and exec (`announce`): a sandbox that waits to go on has
+/// no parent-death signal of its own, so the lifeline must know its group before it exists. A
+/// copy, so the workshop's quitting (which closes the pipe) cannot hand its number to another
+/// file before the child writes. `None` when there is no lifeline.
+pub(super) fn started_for_a_child() -> Option<OwnedFd> {
     {
         let mut line = LINE.lock().ok()?;
         if line.is_none() {
@@ -66,15 +66,17 @@ pub(super) fn started_for_a_child() -> Option<std::os::fd::RawFd> {
     }
     start();
     let line = LINE.lock().ok()?;
-    line.as_ref().filter(|l| l.pid.is_some()).map(|l| l.write.as_raw_fd())
+    let line = line.as_ref().filter(|l| l.pid.is_some())?;
+    rustix::io::fcntl_dupfd_cloexec(&line.write, 3).ok()
 }
 
-/// In a child between fork and exec: its own pid to the lifeline's pipe (`fd`, from
-/// `started_for_a_child`), the same message `watch` sends, so a workshop killed from here on
-/// leaves the lifeline this group to kill. The lifeline lists a pid once, however often it comes.
-/// A raw write of four bytes: async-signal-safe, and whole or not at all.
+/// In a child between fork and exec: its own pid to a pipe (`fd`: the lifeline's, from
+/// `started_for_a_child`, the same message `watch` sends, so a workshop killed from here on
+/// leaves the lifeline this group to kill; or the one that tells the workshop). The lifeline
+/// lists a pid once, however often it comes. A raw write of four bytes: async-signal-safe, and
+/// whole or not at all.
 pub(super) fn announce(fd: std::os::fd::RawFd, pid: i32) {
-    // SAFETY: `fd` is the lifeline pipe's write end, open in this child until exec.
+    // SAFETY: `fd` is a pipe's write end the parent holds open until the spawn returns.
     let fd = unsafe { BorrowedFd::borrow_raw(fd) };
     let _ = rustix::io::write(fd, &pid.to_ne_bytes());
 }

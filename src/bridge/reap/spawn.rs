@@ -97,7 +97,7 @@ pub(in crate::bridge) fn spawn(
 /// registration that follows it left exactly such a child behind.
 #[cfg(target_os = "linux")]
 struct Announced {
-    lifeline: std::os::fd::RawFd,
+    lifeline: std::os::fd::OwnedFd,
     read: std::os::fd::OwnedFd,
     write: std::os::fd::OwnedFd,
 }
@@ -114,7 +114,7 @@ impl Announced {
     fn arm(&self, command: &mut Command) {
         use std::os::fd::AsRawFd;
         use std::os::unix::process::CommandExt;
-        let (lifeline, back) = (self.lifeline, self.write.as_raw_fd());
+        let (lifeline, back) = (self.lifeline.as_raw_fd(), self.write.as_raw_fd());
         // SAFETY: getpid and two writes of four bytes, rustix's raw system calls, on descriptors
         // open until this process drops `self` (after the spawn); nothing allocated.
         unsafe {
