@@ -86,7 +86,6 @@ impl Drop for Cleanup {
     }
 }
 
-/// The learner's code, callable. Calls after a hang or a crash go to a fresh process.
 /// What a start in a warm Python came to (see `Bridge::told`).
 enum Told {
     /// No warm Python fits: the config back, for a start of its own.
@@ -96,6 +95,7 @@ enum Told {
     Failed(LoadError),
 }
 
+/// The learner's code, callable. Calls after a hang or a crash go to a fresh process.
 pub(crate) struct Bridge {
     cfg: BridgeConfig,
     worker: Option<Worker>,
