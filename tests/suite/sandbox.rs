@@ -572,11 +572,12 @@ fn a_workshop_killed_while_it_tries_bubblewrap_leaves_nothing_of_the_try() {
     assert!(left.is_empty(), "outlived the workshop's SIGKILL: {left:?}");
 }
 
-/// A process's group and session, from /proc/<pid>/stat (after the name, which may hold spaces).
-fn group_and_session(pid: &str) -> Option<(String, String)> {
+/// A process's parent, group and session, from /proc/<pid>/stat (after the name, which may hold
+/// spaces).
+fn parent_group_and_session(pid: &str) -> Option<[String; 3]> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    Some((fields.get(2)?.to_string(), fields.get(3)?.to_string()))
+    Some([fields.get(1)?.to_string(), fields.get(2)?.to_string(), fields.get(3)?.to_string()])
 }
 
 #[test]
@@ -595,24 +596,20 @@ fn every_process_of_a_sandbox_is_in_the_session_and_group_bubblewrap_starts_in()
         seen = marked(&folder);
     }
     let grade = child.id().to_string();
-    let outer: Vec<String> = seen
+    let placed: Vec<(String, Option<[String; 3]>)> = seen
         .iter()
         .map(|p| p.split(':').next().unwrap().to_string())
-        .filter(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1).map(|p| p == grade)) == Some(true)
-        })
-        .collect();
-    let placed: Vec<(String, Option<(String, String)>)> = seen
-        .iter()
-        .map(|p| p.split(':').next().unwrap().to_string())
-        .map(|pid| (pid.clone(), group_and_session(&pid)))
+        .map(|pid| (pid.clone(), parent_group_and_session(&pid)))
         .collect();
     child.kill().unwrap();
     child.wait().unwrap();
+    let started_by_grade = |place: &Option<[String; 3]>| place.as_ref().is_some_and(|p| p[0] == grade);
+    let outer: Vec<String> =
+        placed.iter().filter(|(_, place)| started_by_grade(place)).map(|(pid, _)| pid.clone()).collect();
     assert_eq!(outer.len(), 2, "two bwraps started by grade: {seen:?}");
     for (pid, place) in &placed {
-        let (group, session) = place.clone().unwrap_or_else(|| panic!("{pid} went before it was looked at: {seen:?}"));
+        let [_, group, session] =
+            place.clone().unwrap_or_else(|| panic!("{pid} went before it was looked at: {seen:?}"));
         // Session and group are one bwrap's own pid: the group the workshop and its lifeline
         // kill holds the namespace's init too, from before it could leave.
         assert_eq!(group, session, "{pid}: {placed:?}\n{seen:?}");

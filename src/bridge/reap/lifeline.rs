@@ -36,14 +36,19 @@ pub(super) fn forget(pid: i32) {
 
 fn send(value: i32) {
     let Ok(mut line) = LINE.lock() else { return };
-    if line.is_none() {
-        *line = open();
-    }
-    if let Some(line) = line.as_ref() {
+    if let Some(line) = opened(&mut line) {
         // Four bytes are below PIPE_BUF, so the write is whole or not at all; a full pipe (a
         // lifeline that stopped reading) loses the message rather than blocking the workshop.
         let _ = rustix::io::write(&line.write, &value.to_ne_bytes());
     }
+}
+
+/// The line, opened first when it is not yet.
+fn opened(line: &mut Option<Line>) -> Option<&Line> {
+    if line.is_none() {
+        *line = open();
+    }
+    line.as_ref()
 }
 
 fn open() -> Option<Line> {
@@ -58,12 +63,7 @@ fn open() -> Option<Line> {
 /// copy, so the workshop's quitting (which closes the pipe) cannot hand its number to another
 /// file before the child writes. `None` when there is no lifeline.
 pub(super) fn started_for_a_child() -> Option<OwnedFd> {
-    {
-        let mut line = LINE.lock().ok()?;
-        if line.is_none() {
-            *line = open();
-        }
-    }
+    opened(&mut *LINE.lock().ok()?)?;
     start();
     let line = LINE.lock().ok()?;
     let line = line.as_ref().filter(|l| l.pid.is_some())?;

@@ -32,10 +32,7 @@ pub(in crate::bridge) fn spawn(
         use std::os::unix::process::CommandExt;
         let parent = std::process::id();
         let kept: Vec<std::os::fd::RawFd> = handed.to_vec();
-        let announced = if sandboxed { Announced::new() } else { None };
-        if let Some(announced) = &announced {
-            announced.arm(&mut command);
-        }
+        let announced = if sandboxed { Announced::arm(&mut command) } else { None };
         // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
         // calls (prctl, getppid, kill and getrlimit as rustix's raw system calls, close_range,
         // fcntl), allocating nothing.
@@ -104,19 +101,17 @@ struct Announced {
 
 #[cfg(target_os = "linux")]
 impl Announced {
-    fn new() -> Option<Announced> {
-        let lifeline = lifeline::started_for_a_child()?;
-        let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
-        Some(Announced { lifeline, read, write })
-    }
-
-    /// The command's child announces itself, between fork and exec.
-    fn arm(&self, command: &mut Command) {
+    /// The command's child will announce itself, between fork and exec; `None` when there is no
+    /// lifeline to tell.
+    fn arm(command: &mut Command) -> Option<Announced> {
         use std::os::fd::AsRawFd;
         use std::os::unix::process::CommandExt;
-        let (lifeline, back) = (self.lifeline.as_raw_fd(), self.write.as_raw_fd());
+        let lifeline = lifeline::started_for_a_child()?;
+        let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
+        let announced = Announced { lifeline, read, write };
+        let (lifeline, back) = (announced.lifeline.as_raw_fd(), announced.write.as_raw_fd());
         // SAFETY: getpid and two writes of four bytes, rustix's raw system calls, on descriptors
-        // open until this process drops `self` (after the spawn); nothing allocated.
+        // open until this process drops `announced` (after the spawn); nothing allocated.
         unsafe {
             command.pre_exec(move || {
                 let me = rustix::process::getpid().as_raw_nonzero().get();
@@ -125,6 +120,7 @@ impl Announced {
                 Ok(())
             });
         }
+        Some(announced)
     }
 
     /// The start failed, or its process was waited for: the pid the child announced, if it got
@@ -145,10 +141,7 @@ impl Announced {
 pub(in crate::bridge) fn announced_while<R>(mut command: Command, run: impl FnOnce(Command) -> R) -> R {
     #[cfg(target_os = "linux")]
     {
-        let announced = Announced::new();
-        if let Some(announced) = &announced {
-            announced.arm(&mut command);
-        }
+        let announced = Announced::arm(&mut command);
         let result = run(command);
         if let Some(announced) = announced {
             announced.withdraw();
