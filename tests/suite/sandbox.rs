@@ -454,13 +454,15 @@ fn waiting_sandboxes(folder: &str) -> Vec<String> {
 }
 
 /// `grade class --jobs 1` under bubblewrap, started, in `class`'s temp folder.
-fn grade_in_turn(class: &Class, stdout: Stdio) -> std::process::Child {
+/// `env`: more of the workshop's environment (`WORKSHOP_BWRAP`).
+fn grade_in_turn(class: &Class, stdout: Stdio, env: &[(&str, &Path)]) -> std::process::Child {
     open_to_nobody(class.tmp.path(), 0o777);
     Command::new(BIN)
         .args(["grade", "class", "--jobs", "1", "--sandbox", "bwrap", "--timeout", "60"])
         .current_dir(class.w.root())
         .env("WORKSHOP_PYTHON", grading_python())
         .env("TMPDIR", class.tmp.path())
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(Stdio::null())
@@ -479,7 +481,7 @@ fn the_next_files_sandbox_is_made_while_one_is_graded_and_runs_nothing_before_it
     let first = format!("import time\ntime.sleep(1)\nprint('loaded at', repr(time.time()))\n{good}");
     class.w.write("class/a_first/errors.py", &first);
     class.w.write("class/b_next/errors.py", &format!("import time\nprint('started at', repr(time.time()))\n{good}"));
-    let mut child = grade_in_turn(&class, Stdio::piped());
+    let mut child = grade_in_turn(&class, Stdio::piped(), &[]);
     let folder = class.tmp.path().to_str().unwrap().to_string();
     let mut waiting = Vec::new();
     while waiting.is_empty() && child.try_wait().unwrap().is_none() {
@@ -505,7 +507,7 @@ fn the_next_files_sandbox_is_made_while_one_is_graded_and_runs_nothing_before_it
 fn two_slow_files_graded(class: &Class) -> (std::process::Child, String, Instant) {
     class.w.write("class/a_slow/errors.py", "import time\ntime.sleep(60)\n");
     class.w.write("class/b_next/errors.py", "import time\ntime.sleep(60)\n");
-    let child = grade_in_turn(class, Stdio::null());
+    let child = grade_in_turn(class, Stdio::null(), &[]);
     let folder = class.tmp.path().to_str().unwrap().to_string();
     (child, folder, Instant::now() + Duration::from_secs(30))
 }
@@ -516,16 +518,21 @@ fn a_sandbox_waiting_for_its_turn_goes_with_a_workshop_killed_outright() {
         return;
     }
     let class = Class::new();
-    let (mut child, folder, until) = two_slow_files_graded(&class);
+    let (child, folder, until) = two_slow_files_graded(&class);
     while waiting_sandboxes(&folder).is_empty() {
         assert!(Instant::now() < until, "no sandbox was made ahead");
         std::thread::sleep(Duration::from_millis(10));
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
     // Neither the first file's sandbox nor the one waiting (which has no parent-death signal of
     // its own until it goes on: the lifeline ends it) outlives the workshop.
-    let left = left_after_a_moment(&folder);
+    killed_leaves_nothing(child, &folder);
+}
+
+/// SIGKILL `grade`: nothing carrying `mark` is left a moment later.
+fn killed_leaves_nothing(mut grade: std::process::Child, mark: &str) {
+    grade.kill().unwrap();
+    grade.wait().unwrap();
+    let left = left_after_a_moment(mark);
     assert!(left.is_empty(), "outlived the workshop's SIGKILL: {left:?}");
 }
 
@@ -537,7 +544,6 @@ fn a_workshop_killed_while_it_tries_bubblewrap_leaves_nothing_of_the_try() {
     use std::os::unix::fs::PermissionsExt;
     let class = Class::new();
     class.w.write("class/a_one/errors.py", "pass\n");
-    open_to_nobody(class.tmp.path(), 0o777);
     // A bwrap slow to start its try (the probe each `grade` makes first): killed meanwhile, the
     // workshop must take it along, as it does a sandbox it grades in.
     let slow = class.tmp.path().join("slow-bwrap");
@@ -549,27 +555,14 @@ fn a_workshop_killed_while_it_tries_bubblewrap_leaves_nothing_of_the_try() {
     )
     .unwrap();
     std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let mut child = Command::new(BIN)
-        .args(["grade", "class", "--jobs", "1", "--sandbox", "bwrap"])
-        .current_dir(class.w.root())
-        .env("WORKSHOP_PYTHON", grading_python())
-        .env("WORKSHOP_BWRAP", &slow)
-        .env("TMPDIR", class.tmp.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = grade_in_turn(&class, Stdio::null(), &[("WORKSHOP_BWRAP", &slow)]);
     let folder = class.tmp.path().to_str().unwrap().to_string();
     let until = Instant::now() + Duration::from_secs(30);
     while !marked(&folder).iter().any(|p| p.contains("slow-bwrap") && p.contains("--unshare-pid")) {
         assert!(Instant::now() < until, "the probe did not start: {:?}", marked(&folder));
         std::thread::sleep(Duration::from_millis(10));
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let left = left_after_a_moment(&folder);
-    assert!(left.is_empty(), "outlived the workshop's SIGKILL: {left:?}");
+    killed_leaves_nothing(child, &folder);
 }
 
 /// A process's parent, group and session, from /proc/<pid>/stat (after the name, which may hold
