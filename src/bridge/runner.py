@@ -423,6 +423,8 @@ def _install_kit():
 # from the cache the code object is kept there too, as Python keeps a module's bytecode. An entry
 # is keyed by the file's path and used only when the source matches byte for byte.
 _CODE_ENTRIES = 64
+# What an entry holds, (path, source, code, wants_site): a new layout takes the next number.
+_CODE_LAYOUT = 2
 
 
 def _compile_learner(source):
@@ -432,7 +434,9 @@ def _compile_learner(source):
         code = compile(source, LEARNER, "exec")
         return code, not _names(code).isdisjoint(_SITE_BUILTINS)
 
-    folder = f"{_CACHE}/code/{sys.implementation.cache_tag or 'python'}"
+    # The entries' layout is in the folder's name, so another version of the workshop sharing
+    # the cache keeps entries of its own rather than rewriting these at every check.
+    folder = f"{_CACHE}/code/{sys.implementation.cache_tag or 'python'}-{_CODE_LAYOUT}"
     key = 0xCBF29CE484222325
     for byte in LEARNER.encode("utf-8", "surrogateescape"):
         key = ((key ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF

@@ -108,3 +108,54 @@ fn a_file_cannot_choose_its_samples_grade_draws_with_a_new_key_each_run_and_says
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     assert!(bad.stderr.contains("WORKSHOP_SEED=not-hex is not a sample key"), "{}", bad.stderr);
 }
+
+/// Another version of the workshop may share the cache with an entry layout of its own (a
+/// learner trying two checkouts, or a benchmark running two builds side by side): each keeps its
+/// compiled code in a folder named after its layout, so neither finds the other's entries
+/// unreadable and rewrites them at every check, and an entry of ours is written once.
+#[test]
+fn compiled_code_of_another_layout_is_left_alone_and_ours_is_written_once() {
+    let w = Workshop::lesson5();
+    let check = |w: &Workshop| {
+        let run = w.run(&["check", "--file", "lessons/structured-errors/solution/errors.py"]);
+        assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    };
+    check(&w);
+    let code = w.home().join(".cache/workshop/code");
+    let folders: Vec<std::path::PathBuf> = std::fs::read_dir(&code).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(folders.len(), 1, "one folder of compiled code: {folders:?}");
+    let ours = &folders[0];
+    let tag = std::process::Command::new(python())
+        .args(["-I", "-S", "-c", "import sys; print(sys.implementation.cache_tag)"])
+        .output()
+        .unwrap();
+    let tag = String::from_utf8(tag.stdout).unwrap().trim().to_string();
+    let name = ours.file_name().unwrap().to_str().unwrap();
+    let layout = name.strip_prefix(&format!("{tag}-")).unwrap_or_else(|| panic!("{name} names no layout after {tag}"));
+    assert!(layout.parse::<u32>().is_ok(), "{name}");
+    let entries = |dir: &std::path::Path| -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
+        let mut found: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let path = e.unwrap().path();
+                let modified = path.metadata().unwrap().modified().unwrap();
+                (path.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&path).unwrap(), modified)
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    let written = entries(ours);
+    assert!(!written.is_empty(), "the checked file's code is kept");
+    // The same entries as another layout would have them, where that layout keeps them.
+    let theirs = code.join(&tag);
+    std::fs::create_dir(&theirs).unwrap();
+    for (file, _, _) in &written {
+        std::fs::write(theirs.join(file), b"an entry of another layout").unwrap();
+    }
+    let planted = entries(&theirs);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    check(&w);
+    assert_eq!(entries(&theirs), planted, "another layout's entries were rewritten");
+    assert_eq!(entries(ours), written, "our entries were written again");
+}

@@ -140,6 +140,8 @@ pub(super) fn set_subreaper(on: bool) -> bool {
 /// SIGKILL to the process group `pid` leads; a group already gone makes it a no-op.
 fn kill_group(pid: i32) {
     if let Some(pid) = Pid::from_raw(pid) {
+        #[cfg(target_os = "linux")]
+        to_die_elsewhere(pid);
         let _ = rustix::process::kill_process_group(pid, Signal::KILL);
     }
 }
@@ -179,6 +181,11 @@ fn is_the_coming_spare(pid: i32) -> bool {
 /// `usize::MAX` until then.
 static ONE_CORE: AtomicUsize = AtomicUsize::new(usize::MAX);
 
+/// The cores this thread could use before it kept to one, less that one: where a worker goes to
+/// die (see `kill_group`).
+#[cfg(target_os = "linux")]
+static ELSEWHERE: Mutex<Option<rustix::thread::CpuSet>> = Mutex::new(None);
+
 /// Keep this thread, every worker running now and every one started or adopted from now on, on
 /// the core this thread is on. For a command whose Pythons and this thread take turns (a request,
 /// then its answer; never two at once): each turn is then a switch on one core rather than a
@@ -188,14 +195,35 @@ pub(super) fn keep_on_one_core() {
     #[cfg(target_os = "linux")]
     {
         let cpu = rustix::thread::sched_getcpu();
+        let before = rustix::thread::sched_getaffinity(None);
         if rustix::thread::sched_setaffinity(None, &only(cpu)).is_err() {
             return;
+        }
+        if let (Ok(before), Ok(mut elsewhere)) = (before, ELSEWHERE.lock()) {
+            *elsewhere = all_but(before, cpu);
         }
         let workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
         ONE_CORE.store(cpu, Ordering::SeqCst);
         for &pid in workers.iter() {
             to_the_one_core(pid);
         }
+    }
+}
+
+/// The cores of `set` but `cpu`, if any.
+#[cfg(target_os = "linux")]
+fn all_but(mut set: rustix::thread::CpuSet, cpu: usize) -> Option<rustix::thread::CpuSet> {
+    set.unset(cpu);
+    (set.count() > 0).then_some(set)
+}
+
+/// A worker about to be killed leaves the one core, when there is one: killed there, the kernel's
+/// tearing down of its memory would come before this thread's next step. (Its threads and
+/// children die where they are.)
+#[cfg(target_os = "linux")]
+fn to_die_elsewhere(pid: Pid) {
+    if let Some(others) = ELSEWHERE.lock().ok().and_then(|e| *e) {
+        let _ = rustix::thread::sched_setaffinity(Some(pid), &others);
     }
 }
 
@@ -472,6 +500,34 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         true
+    }
+
+    /// With the workshop kept to one core, a worker is moved off it to be killed, onto the cores
+    /// the workshop had before; on one core only, it stays.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_worker_is_killed_off_the_core_the_workshop_keeps_to() {
+        let cores = |pid: u32| -> String {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+            status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap().trim().to_string()
+        };
+        let mut two = rustix::thread::CpuSet::new();
+        two.set(0);
+        two.set(1);
+        assert!(all_but(two, 1).is_some_and(|s| s.is_set(0) && !s.is_set(1) && s.count() == 1));
+        assert!(all_but(only(1), 1).is_none(), "one core: nowhere else to go");
+        let mut sleeper = Command::new("sleep").arg("30").spawn().unwrap();
+        let pid = Pid::from_raw(sleeper.id() as i32).unwrap();
+        let _ = rustix::thread::sched_setaffinity(Some(pid), &only(1));
+        *ELSEWHERE.lock().unwrap() = all_but(two, 1);
+        to_die_elsewhere(pid);
+        *ELSEWHERE.lock().unwrap() = None;
+        let moved = cores(sleeper.id());
+        let _ = sleeper.kill();
+        let _ = sleeper.wait();
+        if rustix::thread::sched_getaffinity(None).is_ok_and(|s| s.is_set(0) && s.is_set(1)) {
+            assert_eq!(moved, "0", "moved off core 1, onto the other");
+        }
     }
 
     #[test]
