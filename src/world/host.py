@@ -315,11 +315,20 @@ def _call(number, name, input):
         if not isinstance(failure.category, str) or not isinstance(failure.message, str):
             return _garbage("raised a Failure whose category or message is not a string", doing, method)
         checked = _checked(out, doing, method)
-        return {"failure": out, "said": run.__dict__.pop("_said", [])} if "value" in checked else checked
+        if "value" not in checked:
+            return checked
+        checked = {"failure": out}
     except BaseException as exc:
         return _error(exc, doing)
-    checked = _checked(value, doing, method)
+    else:
+        checked = _checked(value, doing, method)
     checked["said"] = run.__dict__.pop("_said", [])
+    if "error" not in checked:
+        # What the run has done so far, so the run's end asks no question of its own when a call
+        # was its last (left out when the world cannot say it: that question then says why).
+        effects = _effects(run)
+        if "value" in effects:
+            checked["effects"] = effects["value"]
     return checked
 
 
@@ -327,8 +336,11 @@ _LOADED = "loaded"
 
 
 def _ask(number, name, args, doing, want=None):
-    """Ask a run (by number) or, with `_LOADED`, the loaded world."""
-    run = _state["world"] if number == _LOADED else _run(number)
+    """Ask a run (by number, or the run itself) or, with `_LOADED`, the loaded world."""
+    if isinstance(number, World):
+        run = number
+    else:
+        run = _state["world"] if number == _LOADED else _run(number)
     if run is None:
         return {"lost": True}
     method = getattr(run, name)
@@ -344,6 +356,7 @@ def _found(number, read):
 
 
 def _effects(number):
+    """A run's counts, detail and harms (the run by its number, or itself)."""
     out = {}
     for name, want in (("counts", dict), ("detail", dict), ("harms", list)):
         answer = _ask(number, name, [], f"reporting its {name}", want)

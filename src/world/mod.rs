@@ -291,6 +291,27 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
         assert_eq!(run.effects().detail.get("runs_kept"), Some(&Value::from(1)));
     }
 
+    /// A call's answer brings what the run has done after it, so a run whose last question was a
+    /// call is not asked for its effects again; asked anything else since (a read's `found`), it is.
+    #[test]
+    fn a_runs_effects_come_with_its_last_call_and_are_asked_for_after_anything_else() {
+        let lesson = bells();
+        let setting = lesson.setting();
+        let mut run = setting.start("noon");
+        let mut failed = |f: &Failure| Ok(json!({"failed": f.category}));
+        assert_eq!(run.call("pull_rope", &json!({}), &mut failed), Ok(json!({"failed": "transient"})));
+        assert_eq!(run.call("pull_rope", &json!({}), &mut failed), Ok(json!({"rang": true})));
+        let read = |run: &dyn World, key: &str| run.effects().detail.get(key).cloned();
+        // Read once after each call, and not again when asked.
+        assert_eq!(read(&*run, "details_read"), Some(Value::from(2)));
+        assert_eq!(read(&*run, "details_read"), Some(Value::from(2)));
+        assert_eq!(run.effects().counts.get("rings"), Some(&Value::from(1)));
+        // A read may change the world: the effects are asked for again, and show it.
+        assert!(run.found(&json!({"rang": true})));
+        assert_eq!(read(&*run, "reads"), Some(Value::from(1)));
+        assert_eq!(read(&*run, "details_read"), Some(Value::from(4)));
+    }
+
     #[test]
     fn a_run_in_a_second_world_is_judged_and_summarised_by_that_world() {
         let lesson = bells();

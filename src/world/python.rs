@@ -132,13 +132,29 @@ enum Answer {
     Failed(Failure),
 }
 
-/// The world's own lines in an answer (`self.say(...)` in a tool).
-fn said_in(answer: &Value) -> Vec<String> {
-    answer
-        .get("said")
-        .and_then(Value::as_array)
-        .map(|lines| lines.iter().filter_map(Value::as_str).map(String::from).collect())
-        .unwrap_or_default()
+/// What an answer of the host carries besides its value or failure: the world's own lines about
+/// a call (`self.say(...)` in a tool), and what the run had done after it.
+struct Besides {
+    said: Vec<String>,
+    effects: Option<Effects>,
+}
+
+impl Besides {
+    fn of(answer: &Value) -> Besides {
+        let said = answer
+            .get("said")
+            .and_then(Value::as_array)
+            .map(|lines| lines.iter().filter_map(Value::as_str).map(String::from).collect())
+            .unwrap_or_default();
+        Besides { said, effects: answer.get("effects").map(effects_of) }
+    }
+}
+
+/// A run's effects as the host gives them: counts, detail and harms.
+fn effects_of(v: &Value) -> Effects {
+    let map = |k: &str| v.get(k).and_then(Value::as_object).cloned().unwrap_or_default();
+    let harms = v["harms"].as_array().map(|h| h.iter().filter_map(Value::as_str).map(String::from).collect());
+    Effects { counts: map("counts"), detail: map("detail"), harms: harms.unwrap_or_default() }
 }
 
 impl PythonWorld {
@@ -250,7 +266,7 @@ impl PythonWorld {
 
     /// Call a host function, for its answer and the world's own lines of it; an error names the
     /// call as `named` (what was asked through the host's `ask`), and the first one is kept.
-    fn ask_saying(&self, function: &str, named: &str, args: &[Value]) -> Result<(Answer, Vec<String>), Opened> {
+    fn ask_saying(&self, function: &str, named: &str, args: &[Value]) -> Result<(Answer, Besides), Opened> {
         if let Some(why) = self.broken() {
             return Err(Opened::Broken(why));
         }
@@ -272,11 +288,11 @@ impl PythonWorld {
         named: &str,
         call: crate::bridge::Call,
         killed: bool,
-    ) -> Result<(Answer, Vec<String>), Opened> {
+    ) -> Result<(Answer, Besides), Opened> {
         let answer = match call.outcome {
             Outcome::Returned(value) => {
-                let said = said_in(&value);
-                self.read(value).map(|answer| (answer, said))
+                let besides = Besides::of(&value);
+                self.read(value).map(|answer| (answer, besides))
             }
             // The process ended under the call: a fresh one is loaded, and the runs it held are
             // lost (their calls fail, nothing more). Killed by a signal, it was killed from
@@ -366,7 +382,7 @@ impl PythonWorld {
         run: Option<&PythonRun<'_>>,
         function: &str,
         args: Vec<Value>,
-    ) -> Result<(Answer, Vec<String>), Opened> {
+    ) -> Result<(Answer, Besides), Opened> {
         let done: Vec<u64> = self.done.lock().map(|mut d| std::mem::take(&mut *d)).unwrap_or_default();
         let opening = match run {
             Some(run) if !run.opened.swap(true, Ordering::SeqCst) => json!([run.number, run.ticket]),
@@ -397,7 +413,7 @@ impl Setting for PythonWorld {
         // Opened in the host with its first question, so a run costs no round trip of its own.
         let number = self.next_run.fetch_add(1, Ordering::SeqCst);
         let (ticket, opened) = (ticket.to_string(), AtomicBool::new(false));
-        Box::new(PythonRun { world: self, number, ticket, opened, said: Vec::new() })
+        Box::new(PythonRun { world: self, number, ticket, opened, said: Vec::new(), done_so_far: Mutex::new(None) })
     }
 
     fn message(&self, key: &str) -> Option<&str> {
@@ -451,21 +467,38 @@ struct PythonRun<'w> {
     opened: AtomicBool,
     /// The world's lines about the last call.
     said: Vec<String>,
+    /// What the run had done after its last call, when nothing was asked of it since: its
+    /// effects, with no question of their own.
+    done_so_far: Mutex<Option<Effects>>,
+}
+
+impl PythonRun<'_> {
+    /// Asked anything but a call (a read's `found`, a report), the world may have changed: the
+    /// effects the last call brought are no longer known to be the run's.
+    fn forget_effects(&self) {
+        if let Ok(mut known) = self.done_so_far.lock() {
+            *known = None;
+        }
+    }
 }
 
 impl World for PythonRun<'_> {
     fn call(&mut self, tool: &str, input: &Value, fail: &mut Fail<'_>) -> Result<Value, Halt> {
         let answer = self.world.asked(Some(self), "call", vec![json!(self.number), Value::from(tool), input.clone()]);
+        let (answer, besides) = match answer {
+            Ok(answered) => answered,
+            Err(_) => {
+                self.forget_effects();
+                return Err(Halt);
+            }
+        };
+        self.said = besides.said;
+        if let Ok(mut known) = self.done_so_far.lock() {
+            *known = besides.effects;
+        }
         match answer {
-            Ok((Answer::Value(v), said)) => {
-                self.said = said;
-                Ok(v)
-            }
-            Ok((Answer::Failed(failure), said)) => {
-                self.said = said;
-                fail(&failure)
-            }
-            Err(_) => Err(Halt),
+            Answer::Value(v) => Ok(v),
+            Answer::Failed(failure) => fail(&failure),
         }
     }
 
@@ -474,21 +507,24 @@ impl World for PythonRun<'_> {
     }
 
     fn found(&self, read: &Value) -> bool {
+        self.forget_effects();
         self.world
             .value(Some(self), "found", vec![json!(self.number), read.clone()])
             .is_some_and(|v| v == Value::Bool(true))
     }
 
     fn effects(&self) -> Effects {
-        let Some(v) = self.world.value(Some(self), "effects", vec![json!(self.number)]) else {
-            return Effects::default();
-        };
-        let map = |k: &str| v.get(k).and_then(Value::as_object).cloned().unwrap_or_default();
-        let harms = v["harms"].as_array().map(|h| h.iter().filter_map(Value::as_str).map(String::from).collect());
-        Effects { counts: map("counts"), detail: map("detail"), harms: harms.unwrap_or_default() }
+        if let Some(known) = self.done_so_far.lock().ok().and_then(|known| known.clone()) {
+            return known;
+        }
+        match self.world.value(Some(self), "effects", vec![json!(self.number)]) {
+            Some(v) => effects_of(&v),
+            None => Effects::default(),
+        }
     }
 
     fn report(&self, seen: &Seen, attempts: usize, input: &Value) -> Option<Value> {
+        self.forget_effects();
         let seen = json!({"category": seen.category, "retryable": seen.retryable, "message": seen.message});
         self.world
             .value(Some(self), "report", vec![json!(self.number), seen, Value::from(attempts), input.clone()])
