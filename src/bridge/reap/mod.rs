@@ -141,7 +141,7 @@ pub(super) fn set_subreaper(on: bool) -> bool {
 fn kill_group(pid: i32) {
     if let Some(pid) = Pid::from_raw(pid) {
         #[cfg(target_os = "linux")]
-        to_die_elsewhere(pid);
+        to_die_elsewhere(pid, ELSEWHERE.lock().ok().and_then(|e| *e));
         let _ = rustix::process::kill_process_group(pid, Signal::KILL);
     }
 }
@@ -217,12 +217,12 @@ fn all_but(mut set: rustix::thread::CpuSet, cpu: usize) -> Option<rustix::thread
     (set.count() > 0).then_some(set)
 }
 
-/// A worker about to be killed leaves the one core, when there is one: killed there, the kernel's
-/// tearing down of its memory would come before this thread's next step. (Its threads and
-/// children die where they are.)
+/// A worker about to be killed leaves the one core for the `others` (`ELSEWHERE`), when this
+/// thread keeps to one: killed there, the kernel's tearing down of its memory would come before
+/// this thread's next step. (Its threads and children die where they are.)
 #[cfg(target_os = "linux")]
-fn to_die_elsewhere(pid: Pid) {
-    if let Some(others) = ELSEWHERE.lock().ok().and_then(|e| *e) {
+fn to_die_elsewhere(pid: Pid, others: Option<rustix::thread::CpuSet>) {
+    if let Some(others) = others {
         let _ = rustix::thread::sched_setaffinity(Some(pid), &others);
     }
 }
@@ -519,9 +519,7 @@ mod tests {
         let mut sleeper = Command::new("sleep").arg("30").spawn().unwrap();
         let pid = Pid::from_raw(sleeper.id() as i32).unwrap();
         let _ = rustix::thread::sched_setaffinity(Some(pid), &only(1));
-        *ELSEWHERE.lock().unwrap() = all_but(two, 1);
-        to_die_elsewhere(pid);
-        *ELSEWHERE.lock().unwrap() = None;
+        to_die_elsewhere(pid, all_but(two, 1));
         let moved = cores(sleeper.id());
         let _ = sleeper.kill();
         let _ = sleeper.wait();
