@@ -100,6 +100,8 @@ impl Run<'_> {
     /// the next file's sandbox is made while one is graded (see `prepare`), as long as enough
     /// files are left that no other thread goes without one for it.
     fn grade_in_turn(self, tx: &mpsc::Sender<(usize, Result<Report, Error>)>) {
+        // Each file's Python only takes turns with this thread: both keep to one core.
+        let _core = crate::bridge::keep_to_a_core_of_its_own();
         let ahead = self.python.sandboxed();
         let mut held = None;
         loop {

@@ -748,3 +748,39 @@ fn a_reader_that_stops_early_stops_the_grading_too() {
     let run = run_within(cmd, 20, "the grading went on after its reader left");
     assert_eq!(run.stdout.trim(), "status 0", "{}", run.stderr);
 }
+
+/// Each grading thread keeps to a core no other keeps to, and so does every Python it starts: a
+/// file's calls are then a switch on that core, not a wake-up of another. Four files, two
+/// threads: each file's process may run on one core only, and the two threads' cores differ
+/// (where this machine lets the tests use two).
+#[test]
+fn each_grading_thread_and_the_files_it_grades_keep_to_a_core_of_their_own() {
+    let w = Workshop::lesson5();
+    let buggy = std::fs::read_to_string(fixture("bug_no_is_error.py")).unwrap();
+    // On its first call each file prints the cores it may run on, then lingers a moment so the
+    // two threads grade side by side.
+    let probe = format!(
+        "{buggy}\n\nimport os, time\n_graded_fail = fail\n_probed = []\n\n\ndef fail(category, message):\n    if not _probed:\n        _probed.append(1)\n        print(sorted(os.sched_getaffinity(0)))\n        time.sleep(0.3)\n    return _graded_fail(category, message)\n"
+    );
+    for name in ["a", "b", "c", "d"] {
+        w.write(&format!("class/{name}/errors.py"), &probe);
+    }
+    let run = graded(command(&w, &["grade", "class", "--jobs", "2"]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut cores = std::collections::BTreeSet::new();
+    for report in lines(&run.stdout) {
+        let printed = report["checks"][0]["output"].as_str().unwrap_or_default().trim().to_string();
+        let mine: Vec<u32> = serde_json::from_str(&printed).unwrap_or_else(|e| panic!("{e}: {printed:?} in {report}"));
+        assert_eq!(mine.len(), 1, "{} may run on {mine:?}", report["file"]);
+        cores.insert(mine[0]);
+    }
+    // SAFETY: sched_getaffinity(2) writes at most the size it is given into the set.
+    let usable = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
+        libc::CPU_COUNT(&set)
+    };
+    if usable >= 2 {
+        assert_eq!(cores.len(), 2, "two threads, two cores: {cores:?}");
+    }
+}

@@ -33,12 +33,17 @@ pub(in crate::bridge) fn spawn(
         let parent = std::process::id();
         let kept: Vec<std::os::fd::RawFd> = handed.to_vec();
         let announced = if sandboxed { Announced::arm(&mut command) } else { None };
+        // The core the starting thread keeps to, if it keeps to one (a grading thread).
+        let core = super::own_core().map(super::only);
         // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
-        // calls (prctl, getppid, kill and getrlimit as rustix's raw system calls, close_range,
-        // fcntl), allocating nothing.
+        // calls (prctl, sched_setaffinity, getppid, kill and getrlimit as rustix's raw system
+        // calls, close_range, fcntl), allocating nothing.
         unsafe {
             command.pre_exec(move || {
                 rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
+                if let Some(core) = &core {
+                    rustix::thread::sched_setaffinity(None, core)?;
+                }
                 close_inherited();
                 for &fd in &kept {
                     // Kept across exec, by its own number (so no descriptor of the standard
