@@ -42,7 +42,8 @@ pub(in crate::bridge) fn spawn(
             command.pre_exec(move || {
                 rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
                 if let Some(core) = &core {
-                    rustix::thread::sched_setaffinity(None, core)?;
+                    // Only faster: where it is refused, the process runs anywhere.
+                    let _ = rustix::thread::sched_setaffinity(None, core);
                 }
                 close_inherited();
                 for &fd in &kept {
