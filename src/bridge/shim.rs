@@ -105,7 +105,7 @@ fn ask(shim: &Path) -> Option<PathBuf> {
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .process_group(0);
-    let mut child = super::reap::spawn(command, false, &[]).ok()?;
+    let mut child = super::reap::spawn(command, false, &[], super::reap::Place::Anywhere).ok()?;
     let until = std::time::Instant::now() + Duration::from_secs(10);
     let answered = loop {
         match child.try_wait() {

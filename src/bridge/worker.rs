@@ -153,7 +153,9 @@ impl Worker {
         if let Some(sandbox) = &cfg.sandbox {
             sandbox.apply(&mut command, &[(reap::MARK, own_mark.as_str())]);
         }
-        let mut child = match reap::spawn(command, sandboxed, &handed.kept(cfg, deferred, sandboxed)) {
+        // The lesson's world is one process every grading thread asks: it keeps to no thread's core.
+        let place = if cfg.world { reap::Place::Anywhere } else { reap::Place::WithThisThread };
+        let mut child = match reap::spawn(command, sandboxed, &handed.kept(cfg, deferred, sandboxed), place) {
             Ok(child) => child,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(NoPython::new(&cfg.python, "there is no such program").into())

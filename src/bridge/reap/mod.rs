@@ -33,7 +33,7 @@ mod lifeline;
 mod procs;
 mod spawn;
 
-pub(super) use spawn::{announced_while, spawn};
+pub(super) use spawn::{announced_while, spawn, Place};
 
 use procs::children_of;
 #[cfg(target_os = "linux")]
@@ -578,6 +578,48 @@ mod tests {
         if rustix::thread::sched_getaffinity(None).is_ok_and(|s| s.is_set(0) && s.is_set(1)) {
             assert_eq!(moved, "0", "moved off core 1, onto the other");
         }
+    }
+
+    /// A thread that grades keeps to a core no other grading thread has, and a file it starts
+    /// keeps to it too; the lesson's world, which every such thread asks, keeps to none. Free
+    /// again once the thread lets go.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_grading_thread_and_its_files_keep_to_one_core_and_the_world_to_none() {
+        let two_threads = std::thread::scope(|scope| {
+            let (first_took, second_may) = std::sync::mpsc::channel::<Option<usize>>();
+            let (second_took, first_may) = std::sync::mpsc::channel::<()>();
+            let first = scope.spawn(move || {
+                let held = keep_to_a_core_of_its_own();
+                let mine = own_core();
+                first_took.send(mine).unwrap();
+                let _ = first_may.recv();
+                assert_eq!(Place::WithThisThread.core().map(|s| s.count()), mine.map(|_| 1));
+                assert!(Place::Anywhere.core().is_none());
+                drop(held);
+                assert!(own_core().is_none() && Place::WithThisThread.core().is_none());
+                mine
+            });
+            let second = scope.spawn(move || {
+                // Started on the core the first took, so that core is the one it is on.
+                if let (Ok(Some(taken)), Ok(all)) = (second_may.recv(), rustix::thread::sched_getaffinity(None)) {
+                    let _ = rustix::thread::sched_setaffinity(None, &only(taken));
+                    std::thread::yield_now();
+                    let _ = rustix::thread::sched_setaffinity(None, &all);
+                }
+                let _held = keep_to_a_core_of_its_own();
+                let mine = own_core();
+                second_took.send(()).unwrap();
+                mine
+            });
+            (first.join().unwrap(), second.join().unwrap())
+        });
+        let usable = rustix::thread::sched_getaffinity(None).map(|s| s.count()).unwrap_or(1);
+        if usable >= 2 {
+            let (Some(a), Some(b)) = two_threads else { panic!("two cores, but {two_threads:?}") };
+            assert_ne!(a, b, "two grading threads on one core");
+        }
+        assert!(TAKEN.lock().unwrap().is_empty(), "cores left taken");
     }
 
     #[test]

@@ -13,6 +13,26 @@ use rustix::process::{Pid, Signal};
 use super::{lifeline, lifeline_due_after, set_subreaper, subreaper};
 use super::{MARK, MARKS, QUITTING, SANDBOXED, STARTED, WORKERS};
 
+/// Where a started process may run.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(in crate::bridge) enum Place {
+    /// On the core the starting thread keeps to, when it keeps to one (a grading thread's file).
+    WithThisThread,
+    /// Wherever the scheduler puts it: a process several threads ask (the lesson's world).
+    Anywhere,
+}
+
+impl Place {
+    /// The one core a process started from this thread keeps to, if any.
+    #[cfg(target_os = "linux")]
+    pub(in crate::bridge) fn core(self) -> Option<rustix::thread::CpuSet> {
+        match self {
+            Place::WithThisThread => super::own_core().map(super::only),
+            Place::Anywhere => None,
+        }
+    }
+}
+
 /// Start a worker and register it, under the registry's lock. On Linux the child is started from
 /// one long-lived thread (the main thread's own unsandboxed starts from it directly) and asks the
 /// kernel for SIGKILL when its parent dies: the parent-death signal follows the thread that
@@ -21,11 +41,12 @@ use super::{MARK, MARKS, QUITTING, SANDBOXED, STARTED, WORKERS};
 /// submission runs in (the lifeline is started first then, and told of it before it runs: see
 /// `Announced`). `handed`: the descriptors above 2 the program keeps, by their own numbers, open
 /// in this process until this returns: bubblewrap's signal to go on (see `Ahead`), or the
-/// channel of the world's spare a runner forks (see `warm`).
+/// channel of the world's spare a runner forks (see `warm`). `place`: where it may run.
 pub(in crate::bridge) fn spawn(
     mut command: Command,
     sandboxed: bool,
     handed: &[std::os::fd::RawFd],
+    place: Place,
 ) -> std::io::Result<Child> {
     #[cfg(target_os = "linux")]
     {
@@ -33,8 +54,7 @@ pub(in crate::bridge) fn spawn(
         let parent = std::process::id();
         let kept: Vec<std::os::fd::RawFd> = handed.to_vec();
         let announced = if sandboxed { Announced::arm(&mut command) } else { None };
-        // The core the starting thread keeps to, if it keeps to one (a grading thread).
-        let core = super::own_core().map(super::only);
+        let core = place.core();
         // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
         // calls (prctl, sched_setaffinity, getppid, kill and getrlimit as rustix's raw system
         // calls, close_range, fcntl), allocating nothing.
@@ -85,7 +105,7 @@ pub(in crate::bridge) fn spawn(
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = handed;
+    let _ = (handed, place);
     spawn_here(command, sandboxed)
 }
 
