@@ -2,7 +2,6 @@
 //! this side waits, keeping the first `OUTPUT_CAP` bytes of each call and counting the rest.
 
 use std::fs::File;
-use std::io::Read;
 
 use super::OUTPUT_CAP;
 
@@ -12,30 +11,33 @@ pub(super) struct Capture {
     pub pipe: Option<File>,
     pub kept: Vec<u8>,
     pub over: u64,
+    /// Where each read lands, made at the first.
+    chunk: Option<Box<[u8]>>,
 }
 
 impl Capture {
-    fn keep(&mut self, data: &[u8]) {
-        let room = OUTPUT_CAP.saturating_sub(self.kept.len()).min(data.len());
-        self.kept.extend_from_slice(&data[..room]);
-        self.over += (data.len() - room) as u64;
+    pub(super) fn new(pipe: File) -> Capture {
+        Capture { pipe: Some(pipe), kept: Vec::new(), over: 0, chunk: None }
     }
 
     /// Read one chunk if there is one; false when there was nothing to read now.
     pub(super) fn read_some(&mut self) -> bool {
-        let Some(pipe) = self.pipe.as_mut() else { return false };
-        let mut chunk = [0u8; 64 * 1024];
-        match pipe.read(&mut chunk) {
+        let Some(pipe) = self.pipe.as_ref() else { return false };
+        // Into a buffer that is made (and cleared) once, at the first read.
+        let chunk = self.chunk.get_or_insert_with(|| vec![0; 64 * 1024].into_boxed_slice());
+        match rustix::io::read(pipe, &mut chunk[..]) {
             Ok(0) => {
                 self.pipe = None;
                 false
             }
             Ok(n) => {
-                self.keep(&chunk[..n]);
+                let room = OUTPUT_CAP.saturating_sub(self.kept.len()).min(n);
+                self.kept.extend_from_slice(&chunk[..room]);
+                self.over += (n - room) as u64;
                 true
             }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => true,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => false,
+            Err(rustix::io::Errno::INTR) => true,
+            Err(rustix::io::Errno::AGAIN) => false,
             Err(_) => {
                 self.pipe = None;
                 false

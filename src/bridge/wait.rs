@@ -1,6 +1,5 @@
 //! Waiting for the runner's next line, with a deadline, draining the learner's output meanwhile.
 
-use std::io::Read;
 use std::time::{Duration, Instant};
 
 use super::worker::Worker;
@@ -8,6 +7,9 @@ use super::ANSWER_LIMIT;
 
 /// Room in an answer line beyond the value: the envelope and a location.
 const ANSWER_SLACK: usize = 64 * 1024;
+
+/// The most one read of the answer channel takes.
+const READ_SIZE: usize = 64 * 1024;
 
 /// How often a wait looks up to see whether the bridge was stopped.
 const STOP_CHECK: Duration = Duration::from_millis(20);
@@ -55,12 +57,12 @@ impl Worker {
             if !answer_ready {
                 continue; // the deadline check above decides
             }
-            // Readable (or hung up): this read returns at once.
-            let mut chunk = [0u8; 64 * 1024];
-            match self.answers.read(&mut chunk) {
+            // Readable (or hung up): this read returns at once, into the room after what is
+            // pending (no buffer of its own to clear at every read).
+            self.pending.reserve(READ_SIZE);
+            match rustix::io::read(&self.answers, rustix::buffer::spare_capacity(&mut self.pending)) {
                 Ok(0) => return Err(NoLine::Died(self.death())),
-                Ok(n) => self.pending.extend_from_slice(&chunk[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Ok(_) | Err(rustix::io::Errno::INTR) => {}
                 Err(_) => return Err(NoLine::Died(self.death())),
             }
         }

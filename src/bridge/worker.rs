@@ -186,7 +186,7 @@ impl Worker {
             answers,
             pending: Vec::new(),
             scanned: 0,
-            capture: Capture { pipe: Some(capture), kept: Vec::new(), over: 0 },
+            capture: Capture::new(capture),
             next_id: 0,
             load_output: String::new(),
             stop: stop.clone(),
