@@ -258,6 +258,7 @@ impl Drop for OwnCore {
 }
 
 /// The core this thread keeps to, if any (see `keep_to_a_core_of_its_own`).
+#[cfg(target_os = "linux")]
 pub(super) fn own_core() -> Option<usize> {
     OWN_CORE.with(std::cell::Cell::get)
 }
