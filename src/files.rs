@@ -85,6 +85,26 @@ pub(crate) fn open_lock_file(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// Whether the file at `path` holds exactly `bytes`: read a piece at a time into a buffer on the
+/// stack, so a file checked at every start (the cached runner) costs no fresh memory.
+pub(crate) fn holds(path: &Path, bytes: &[u8]) -> bool {
+    let Ok(mut file) = File::open(path) else { return false };
+    if file.metadata().map_or(true, |m| m.len() != bytes.len() as u64) {
+        return false;
+    }
+    let mut buffer = [0u8; 8192];
+    let mut rest = bytes;
+    loop {
+        match file.read(&mut buffer) {
+            Ok(0) => return rest.is_empty(),
+            Ok(n) if n <= rest.len() && buffer[..n] == rest[..n] => rest = &rest[n..],
+            Ok(_) => return false,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+}
+
 /// The workshop's folder in the user's cache (`$XDG_CACHE_HOME/workshop`, else
 /// `~/.cache/workshop`): the runner's copy, the world's host, the sample key, the interpreters
 /// found behind shims. `None` when neither names an absolute folder.
@@ -271,6 +291,27 @@ mod tests {
         rename_noreplace(&a, &b).unwrap();
         assert!(!a.exists());
         assert_eq!(std::fs::read_to_string(&b).unwrap(), "mine");
+    }
+
+    #[test]
+    fn a_file_holds_exactly_the_bytes_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runner.py");
+        // Longer than the buffer, so a difference past the first piece read counts too.
+        let text: Vec<u8> = (0..20_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        assert!(!holds(&path, &text), "no file holds nothing");
+        std::fs::write(&path, &text).unwrap();
+        assert!(holds(&path, &text));
+        let mut late = text.clone();
+        late[19_000] = b'!';
+        assert!(!holds(&path, &late), "one byte past the first piece differs");
+        assert!(!holds(&path, &text[..19_999]), "the file is longer");
+        let mut longer = text.clone();
+        longer.push(b'\n');
+        assert!(!holds(&path, &longer), "the file is shorter");
+        std::fs::write(&path, &late).unwrap();
+        assert!(!holds(&path, &text));
+        assert!(holds(&dir.path().join("runner.py"), &late));
     }
 
     #[test]

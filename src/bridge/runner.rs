@@ -40,10 +40,10 @@ pub(super) fn forget_compiled_runner() -> bool {
 fn cached_runner() -> Option<String> {
     let dir = crate::files::cache_dir()?;
     // FNV-1a of the source: a new runner gets a new module name, so no stale bytecode is used.
-    let hash = crate::fnv::fnv1a(RUNNER.as_bytes());
-    let module = format!("workshop_runner_{hash:016x}");
+    const HASH: u64 = crate::fnv::fnv1a(RUNNER.as_bytes());
+    let module = format!("workshop_runner_{HASH:016x}");
     let path = dir.join(format!("{module}.py"));
-    if std::fs::read(&path).ok().as_deref() != Some(RUNNER.as_bytes()) {
+    if !crate::files::holds(&path, RUNNER.as_bytes()) {
         std::fs::create_dir_all(&dir).ok()?;
         let temp = dir.join(format!(".{module}.{}.tmp", std::process::id()));
         std::fs::write(&temp, RUNNER).ok()?;

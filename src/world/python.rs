@@ -39,8 +39,8 @@ fn host_file() -> Result<&'static Path, NoHostFile> {
     static PATH: OnceLock<Result<PathBuf, NoHostFile>> = OnceLock::new();
     PATH.get_or_init(|| {
         let cache = crate::files::cache_dir();
-        let hash = crate::fnv::fnv1a(HOST.as_bytes());
-        let name = format!("workshop_world_host_{hash:016x}.py");
+        const HASH: u64 = crate::fnv::fnv1a(HOST.as_bytes());
+        let name = format!("workshop_world_host_{HASH:016x}.py");
         if let Some(path) = cache.and_then(|dir| write_host(&dir, &name).ok()) {
             return Ok(path);
         }
@@ -67,7 +67,7 @@ fn in_memory() -> std::io::Result<PathBuf> {
 
 fn write_host(dir: &Path, name: &str) -> std::io::Result<PathBuf> {
     let path = dir.join(name);
-    if std::fs::read(&path).ok().as_deref() == Some(HOST.as_bytes()) {
+    if crate::files::holds(&path, HOST.as_bytes()) {
         return Ok(path);
     }
     std::fs::create_dir_all(dir)?;
