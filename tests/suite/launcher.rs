@@ -75,7 +75,13 @@ fn the_first_build_says_it_happens_once_and_shows_cargos_progress() {
         first.stderr
     );
     let log = std::fs::read_to_string(root.join("cargo.log")).unwrap();
-    assert!(log.starts_with("build --release --manifest-path"), "{log}");
+    if cfg!(target_os = "linux") {
+        // Linked statically, the flag given to the binary alone.
+        assert!(log.starts_with("rustc --release --manifest-path"), "{log}");
+        assert!(log.trim_end().ends_with("--bin workshop -- -C target-feature=+crt-static"), "{log}");
+    } else {
+        assert!(log.starts_with("build --release --manifest-path"), "{log}");
+    }
     assert!(!log.contains("--quiet") && !log.contains(" -q"), "no quiet build: {log}");
 
     // Built: the next run starts at once, with no build and nothing said.
@@ -90,4 +96,55 @@ fn the_first_build_says_it_happens_once_and_shows_cargos_progress() {
     let third = launch(root, &["list"]);
     assert!(third.stderr.contains("building the tool again"), "{}", third.stderr);
     assert!(!third.stderr.contains("This happens once"), "{}", third.stderr);
+}
+
+/// A stand-in `cargo` whose static link fails (a system with no static C library), as `cargo
+/// rustc` would, while the usual build works.
+const CARGO_WITHOUT_STATIC: &str = r#"#!/usr/bin/env bash
+echo "$@" >> "$FAKE_CARGO_LOG"
+if [[ "$1" == "rustc" ]]; then
+  echo "error: linking with \`cc\` failed: cannot find -lc (stand-in)" >&2
+  exit 101
+fi
+manifest=""
+while [[ $# -gt 0 ]]; do
+  if [[ "$1" == "--manifest-path" ]]; then manifest="$2"; shift; fi
+  shift
+done
+dir="$(dirname "$manifest")/target/release"
+mkdir -p "$dir"
+printf '#!/bin/sh\necho "ran $*"\n' > "$dir/workshop"
+chmod +x "$dir/workshop"
+"#;
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_system_that_cannot_link_the_tool_statically_gets_the_usual_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::copy(repo().join("workshop"), root.join("workshop")).unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/main.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(root.join("Cargo.toml"), "").unwrap();
+    std::fs::write(root.join("Cargo.lock"), "").unwrap();
+    std::fs::create_dir_all(root.join("fake-bin")).unwrap();
+    executable(&root.join("fake-bin/cargo"), CARGO_WITHOUT_STATIC);
+
+    let first = launch(root, &["list"]);
+    assert_eq!((first.code, first.stdout.as_str()), (0, "ran list\n"), "{}", first.stderr);
+    let words = flat(&first.stderr);
+    assert!(words.contains("cannot find -lc (stand-in)"), "cargo's own error reaches the learner:\n{}", first.stderr);
+    assert!(
+        words.contains("could not be linked statically (see above); building it the usual way"),
+        "{}",
+        first.stderr
+    );
+    assert!(!words.contains("the build failed"), "{}", first.stderr);
+    let log = std::fs::read_to_string(root.join("cargo.log")).unwrap();
+    let calls: Vec<&str> = log.lines().map(|l| l.split_whitespace().next().unwrap_or("")).collect();
+    assert_eq!(calls, ["rustc", "build"], "{log}");
+
+    // Built the usual way: the next run starts at once.
+    let second = launch(root, &["list"]);
+    assert_eq!((second.stdout.as_str(), second.stderr.as_str()), ("ran list\n", ""));
 }
