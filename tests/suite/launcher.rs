@@ -46,13 +46,8 @@ fn launch(dir: &std::path::Path, args: &[&str]) -> Launch {
     }
 }
 
-fn executable(path: &std::path::Path, text: &str) {
-    std::fs::write(path, text).unwrap();
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
-
-#[test]
-fn the_first_build_says_it_happens_once_and_shows_cargos_progress() {
+/// A checkout of the launcher with sources and `cargo` (the stand-in `cargo_script`) on its PATH.
+fn a_checkout(cargo_script: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     std::fs::copy(repo().join("workshop"), root.join("workshop")).unwrap();
@@ -61,7 +56,19 @@ fn the_first_build_says_it_happens_once_and_shows_cargos_progress() {
     std::fs::write(root.join("Cargo.toml"), "").unwrap();
     std::fs::write(root.join("Cargo.lock"), "").unwrap();
     std::fs::create_dir_all(root.join("fake-bin")).unwrap();
-    executable(&root.join("fake-bin/cargo"), FAKE_CARGO);
+    executable(&root.join("fake-bin/cargo"), cargo_script);
+    dir
+}
+
+fn executable(path: &std::path::Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn the_first_build_says_it_happens_once_and_shows_cargos_progress() {
+    let dir = a_checkout(FAKE_CARGO);
+    let root = dir.path();
 
     let first = launch(root, &["start", "x"]);
     assert_eq!(first.code, 0, "{}", first.stderr);
@@ -98,37 +105,20 @@ fn the_first_build_says_it_happens_once_and_shows_cargos_progress() {
     assert!(!third.stderr.contains("This happens once"), "{}", third.stderr);
 }
 
-/// A stand-in `cargo` whose static link fails (a system with no static C library), as `cargo
-/// rustc` would, while the usual build works.
-const CARGO_WITHOUT_STATIC: &str = r#"#!/usr/bin/env bash
-echo "$@" >> "$FAKE_CARGO_LOG"
-if [[ "$1" == "rustc" ]]; then
+/// Put into the stand-in `cargo`: its static link fails (a system with no static C library), as
+/// `cargo rustc` would, while the usual build works.
+#[cfg(target_os = "linux")]
+const REFUSES_A_STATIC_LINK: &str = r#"if [[ "$1" == "rustc" ]]; then
   echo "error: linking with \`cc\` failed: cannot find -lc (stand-in)" >&2
   exit 101
 fi
-manifest=""
-while [[ $# -gt 0 ]]; do
-  if [[ "$1" == "--manifest-path" ]]; then manifest="$2"; shift; fi
-  shift
-done
-dir="$(dirname "$manifest")/target/release"
-mkdir -p "$dir"
-printf '#!/bin/sh\necho "ran $*"\n' > "$dir/workshop"
-chmod +x "$dir/workshop"
 "#;
 
 #[test]
 #[cfg(target_os = "linux")]
 fn a_system_that_cannot_link_the_tool_statically_gets_the_usual_build() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = a_checkout(&FAKE_CARGO.replacen("\nmanifest=", &format!("\n{REFUSES_A_STATIC_LINK}manifest="), 1));
     let root = dir.path();
-    std::fs::copy(repo().join("workshop"), root.join("workshop")).unwrap();
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(root.join("src/main.rs"), "fn main() {}\n").unwrap();
-    std::fs::write(root.join("Cargo.toml"), "").unwrap();
-    std::fs::write(root.join("Cargo.lock"), "").unwrap();
-    std::fs::create_dir_all(root.join("fake-bin")).unwrap();
-    executable(&root.join("fake-bin/cargo"), CARGO_WITHOUT_STATIC);
 
     let first = launch(root, &["list"]);
     assert_eq!((first.code, first.stdout.as_str()), (0, "ran list\n"), "{}", first.stderr);
