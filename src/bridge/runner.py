@@ -657,8 +657,8 @@ def main():
             # The workshop asking that the channel be in step: answered at once.
             _send({"id": request["id"], "ok": True, "dropped": _take_dropped()})
             continue
+        # A learner's fork returning from the call ends in `_write`, before it could answer.
         answer = _call(loaded, request)
-        _quit_if_forked()
         if answer["ok"]:
             # The answer of nearly every call, put together as it is: walking it as a value to
             # encode took as long as encoding the value itself.
