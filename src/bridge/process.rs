@@ -1,6 +1,6 @@
 //! A worker's process: one the workshop started itself (std's `Child`), or one it adopted: forked
 //! by a runner the workshop started, and re-parented to the workshop, its child subreaper (the
-//! world's spare, see `warm`). Both are children of this process, waited for the same way.
+//! learner's spare, see `warm`). Both are children of this process, waited for the same way.
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, ExitStatus};

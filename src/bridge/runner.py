@@ -2,8 +2,8 @@
 #   python -I -S -c <this> <learner file, or - for a spare> <output cap> <answer limit> <function>...
 # or imported under the same arguments from a cached copy (see `runner_code` in mod.rs). A spare
 # is told its file and functions in its first request. `=` in place of the file is a spare that
-# first forks a second one, for the lesson's world, onto three descriptors named after the limits
-# (see `_fork_the_worlds_spare`).
+# first forks a second one onto three descriptors named after the limits, having read ahead the
+# file named after them, if any (see `_fork_a_spare`).
 #
 # Requests arrive on the original stdin (framed, in `marshal`'s format: see `_request`) and answers
 # leave on the original stdout as JSON lines.
@@ -51,11 +51,16 @@ if __name__ != "__main__":
     _CACHE = _dirname(__file__)
     sys.path[:] = [p for p in sys.path if p != _CACHE]
 
-# "=": a spare that first forks the world's spare onto the descriptors named after the limits.
-_WORLDS_CHANNEL = None
+# "=": a spare that first forks a second spare onto the descriptors named after the limits, and
+# reads ahead the file named after them (when there is one) before it does.
+_SECOND_CHANNEL = None
+_READ_AHEAD = None
 if sys.argv[1] == "=":
-    _WORLDS_CHANNEL = [int(fd) for fd in sys.argv[4:7]]
+    _SECOND_CHANNEL = [int(fd) for fd in sys.argv[4:7]]
+    _READ_AHEAD = sys.argv[7] if len(sys.argv) > 7 else None
     sys.argv[1:] = ["-"] + sys.argv[2:4]
+# The process that handed the second spare to the workshop, until it is reaped (see `_reap_middle`).
+_MIDDLE = []
 
 # Only this process answers: a learner's fork that returns into the runner must never write.
 _PID = posix.getpid()
@@ -329,6 +334,7 @@ def _encode(value, depth=0):
 # `marshal`'s format, which the interpreter reads with a module built into it (JSON would cost a
 # start the loading of `_json`, an extension module). None: the channel closed.
 def _request():
+    _reap_middle()
     head = _requests.read(4)
     if len(head) < 4:
         return None
@@ -427,28 +433,50 @@ _CODE_ENTRIES = 64
 _CODE_LAYOUT = 2
 
 
-def _compile_learner(source):
+# The file read ahead of the fork (see `_read_ahead`): (path, source, code, wants_site).
+_AHEAD = []
+
+
+def _read_ahead(path):
+    """Compile the file this runner will most likely be told to load (or take its code from the
+    cache) before it forks the second spare: done then, it delays the second spare, which has
+    time in hand, instead of this runner's loading, which the command waits for. Only its code:
+    nothing of the file runs before it is asked for, and the code is used only for the same path
+    with the same bytes (see `_compile_learner`)."""
+    try:
+        with open(path, "rb") as handle:
+            source = handle.read()
+        _AHEAD[:] = [(path, source, *_compile_learner(path, source))]
+    except Exception:
+        pass
+
+
+def _compile_learner(path, source):
     """The file's code, and whether it names a builtin only `site` gives (`help`, `license`...),
     kept with the code so a cached file is not walked again."""
+    if _AHEAD:
+        ahead, read, code, wants_site = _AHEAD.pop()
+        if ahead == path and read == source:
+            return code, wants_site
     if _CACHE is None:
-        code = compile(source, LEARNER, "exec")
+        code = compile(source, path, "exec")
         return code, not _names(code).isdisjoint(_SITE_BUILTINS)
 
     # The entries' layout is in the folder's name, so another version of the workshop sharing
     # the cache keeps entries of its own rather than rewriting these at every check.
     folder = f"{_CACHE}/code/{sys.implementation.cache_tag or 'python'}-{_CODE_LAYOUT}"
     key = 0xCBF29CE484222325
-    for byte in LEARNER.encode("utf-8", "surrogateescape"):
+    for byte in path.encode("utf-8", "surrogateescape"):
         key = ((key ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
     entry = f"{folder}/{key:016x}.code"
     try:
         with open(entry, "rb") as handle:
-            path, cached, code, wants_site = marshal.loads(handle.read())
-        if path == LEARNER and cached == source:
+            cached_path, cached, code, wants_site = marshal.loads(handle.read())
+        if cached_path == path and cached == source:
             return code, wants_site
     except Exception:
         pass
-    code = compile(source, LEARNER, "exec")
+    code = compile(source, path, "exec")
     wants_site = not _names(code).isdisjoint(_SITE_BUILTINS)
     try:
         for made in (_dirname(folder), folder):
@@ -458,7 +486,7 @@ def _compile_learner(source):
                 pass
         temp = f"{entry}.{posix.getpid()}.tmp"
         with open(temp, "wb") as handle:
-            handle.write(marshal.dumps((LEARNER, source, code, wants_site)))
+            handle.write(marshal.dumps((path, source, code, wants_site)))
         posix.replace(temp, entry)
         _prune(folder)
     except Exception:
@@ -498,7 +526,7 @@ def _load():
         return {"kind": "unreadable", "message": _describe(exc)}
     _SOURCE[:] = [source]
     try:
-        code, wants_site = _compile_learner(source)
+        code, wants_site = _compile_learner(LEARNER, source)
         if _SiteOnDemand in sys.meta_path and wants_site:
             _complete_site()
         exec(code, module.__dict__)
@@ -584,12 +612,15 @@ class _Raw(str):
     """JSON text already encoded, placed as it is."""
 
 
-def _fork_the_worlds_spare(requests, answers, output):
-    """Fork a second spare runner, for the lesson's world, once this one is ready and before
-    anything is loaded into either: a command then starts one interpreter instead of two (see
-    `warm.rs`). The fork speaks on the three descriptors, leads a process group of its own, and is
-    handed to the workshop (its child subreaper) by a middle process that exits at once, so it is
-    never a descendant of the process the learner's file loads into. Returns in both runners."""
+def _fork_a_spare(requests, answers, output):
+    """Fork a second spare runner once this one is ready and before anything is loaded into
+    either: a command then starts one interpreter instead of two (see `warm.rs`, which gives the
+    fork the learner's file and this process the lesson's world). The fork speaks on the three
+    descriptors, leads a process group of its own, and is handed to the workshop (its child
+    subreaper) by a middle process that exits at once, so this process is never a descendant of
+    the one the learner's file loads into. This one goes on at once, without waiting for the
+    middle process to end (it is reaped later, see `_reap_middle`): its file is the one the
+    command waits for. Returns in both runners."""
     global _PID, _requests, _answers
     # What exists now is left out of collections on both sides of the fork: a collection touches
     # every object it looks at, and each page it touches is then copied for the process that did.
@@ -613,6 +644,9 @@ def _fork_the_worlds_spare(requests, answers, output):
                 posix.dup2(output, 2)
                 posix.close(output)
                 _PID = posix.getpid()
+                _own_mark()
+                # What was read ahead is for the first runner's file, never this one's.
+                _AHEAD.clear()
                 # Its hello names it, and the workshop adopts only its own child: wait until the
                 # middle process is gone.
                 while posix.getppid() == middle:
@@ -628,13 +662,38 @@ def _fork_the_worlds_spare(requests, answers, output):
     for fd in (requests, answers, output):
         posix.close(fd)
     if middle > 0:
-        posix.waitpid(middle, 0)
+        _MIDDLE.append(middle)
+
+
+def _own_mark():
+    """Mark what this process starts as its own, not the first runner's: the workshop's mark with
+    this pid after it, which the workshop registers when it adopts this process (`reap::adopt`),
+    so whatever it leaves behind when it is killed is ended as a stray then, while the first
+    runner still runs under the mark they shared."""
+    mark = posix.environ.get(b"WORKSHOP_BRIDGE")
+    if mark:
+        mark += b"." + str(_PID).encode()
+        posix.environ[b"WORKSHOP_BRIDGE"] = mark  # what `os.environ` will be made from
+        posix.putenv(b"WORKSHOP_BRIDGE", mark)  # what a child started without one gets
+
+
+def _reap_middle():
+    """Reap the middle process of `_fork_a_spare` once it has ended (it ends at once; until then
+    this looks at every request)."""
+    if _MIDDLE:
+        try:
+            if posix.waitpid(_MIDDLE[0], posix.WNOHANG)[0]:
+                _MIDDLE.clear()
+        except ChildProcessError:
+            _MIDDLE.clear()  # reaped by code of the file this process loaded
 
 
 def main():
     global LEARNER
-    if _WORLDS_CHANNEL:
-        _fork_the_worlds_spare(*_WORLDS_CHANNEL)
+    if _SECOND_CHANNEL:
+        if _READ_AHEAD:
+            _read_ahead(_absolute(_READ_AHEAD))
+        _fork_a_spare(*_SECOND_CHANNEL)
     _send({"hello": True, "pid": _PID})
     if LEARNER is None:
         request = _request()

@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -50,16 +50,19 @@ const WARMED: usize = 2;
 struct Warming {
     ready: Vec<Warm>,
     starting: Option<std::thread::JoinHandle<Vec<Warm>>>,
-    /// The world's spare, forked by the first warm Python.
+    /// The learner's spare, forked by the first warm Python (which the world then takes).
     forked: Option<Forked>,
 }
 
-/// The world's spare: a runner the warm Python forked as soon as it was ready, before anything was
-/// loaded into either (`_fork_the_worlds_spare` in runner.py), leading a process group of its own
-/// and handed to this process, its child subreaper. Known here by the channel it was forked
-/// onto until its hello gives its pid; adopted then (see `reap::adopt`). One interpreter's
-/// start-up serves both processes. Dropped untaken, its channel closes and it ends; it is a
-/// child of ours, so the last sweep kills it anyway.
+/// The learner's spare: a runner the warm Python forked as soon as it was ready, before anything
+/// was loaded into either (`_fork_a_spare` in runner.py), leading a process group of its own and
+/// handed to this process, its child subreaper. Known here by the channel it was forked onto
+/// until its hello gives its pid; adopted then (see `reap::adopt`). One interpreter's start-up
+/// serves both processes. The learner's file is the one forked into, and the world gets the
+/// first process: the hand-over (a second fork, and an exit) then delays the loading that has
+/// time in hand, since a world loads for longer than a learner's file, and the world's process
+/// is never a descendant of the learner's either way. Dropped untaken, its channel closes and it
+/// ends; it is a child of ours, so the last sweep kills it anyway.
 struct Forked {
     requests: File,
     answers: File,
@@ -72,14 +75,16 @@ static WARM: std::sync::Mutex<Option<Warming>> = std::sync::Mutex::new(None);
 
 /// Start Python now for the files this command will run (`WORKSHOP_PYTHON`, else `python3`):
 /// the learner's and the lesson's world's, without waiting for either to answer. Where this
-/// process adopts orphans (Linux), one interpreter is started and forks the world's spare before
-/// anything loads (see `Forked`): half the start-up CPU of two, which a busy machine feels.
-/// Elsewhere two start, the first at once and the second from a thread. Each
-/// `Bridge::start_with_spare` that fits takes one (the world's host the forked spare); a command
-/// that ends without using them kills them with the rest. A Python that will not start is left
-/// for that start to report. `forked_only`: warm nothing where the world's cannot be forked
-/// (`watch`, which measured no gain from two interpreters starting beside its reading).
-pub(crate) fn warm_up(forked_only: bool) {
+/// process adopts orphans (Linux), one interpreter is started and forks the learner's spare
+/// before anything loads (see `Forked`): half the start-up CPU of two, which a busy machine
+/// feels. Elsewhere two start, the first at once and the second from a thread. Each
+/// `Bridge::start_with_spare` that fits takes one (the learner's file the forked spare); a
+/// command that ends without using them kills them with the rest. A Python that will not start is
+/// left for that start to report. `forked_only`: warm nothing where the learner's cannot be
+/// forked (`watch`, which measured no gain from two interpreters starting beside its reading).
+/// `read_ahead`: the file the first Python will most likely load (the world's host), whose code
+/// it reads before it forks.
+pub(crate) fn warm_up(forked_only: bool, read_ahead: Option<&'static Path>) {
     let Ok(mut warm) = WARM.lock() else { return };
     if warm.is_some() {
         return;
@@ -98,9 +103,9 @@ pub(crate) fn warm_up(forked_only: bool) {
         let worker = Worker::begin(cfg, runner_code(), &Stop::default(), true).ok()?;
         Some(Warm { worker, started, python: cfg.python.clone() })
     };
-    // One interpreter for both when this process adopts orphans: the world's is forked from it.
+    // One interpreter for both when this process adopts orphans: the learner's is forked from it.
     if reap::subreaper() {
-        if let Some(warming) = begin_forking(&cfg) {
+        if let Some(warming) = begin_forking(&cfg, read_ahead) {
             *warm = Some(warming);
             return;
         }
@@ -118,13 +123,13 @@ pub(crate) fn warm_up(forked_only: bool) {
     *warm = Some(Warming { ready: vec![first], starting, forked: None });
 }
 
-/// The warm Python for the learner, started on the channel of the world's spare it forks.
-fn begin_forking(cfg: &BridgeConfig) -> Option<Warming> {
+/// The warm Python for the world, started on the channel of the learner's spare it forks.
+fn begin_forking(cfg: &BridgeConfig, read_ahead: Option<&'static Path>) -> Option<Warming> {
     let pipe = || rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok();
     let (theirs_in, requests) = pipe()?;
     let (answers, theirs_out) = pipe()?;
     let (output, theirs_err) = capture_pipe().ok()?;
-    let handed = Handed::Fork([theirs_in.as_raw_fd(), theirs_out.as_raw_fd(), theirs_err.as_raw_fd()]);
+    let handed = Handed::Fork([theirs_in.as_raw_fd(), theirs_out.as_raw_fd(), theirs_err.as_raw_fd()], read_ahead);
     let pipe = rustix::fs::fstat(&theirs_in).ok()?.st_ino;
     let started = Instant::now();
     let worker = Worker::started(cfg, runner_code(), &Stop::default(), true, handed).ok()?;
@@ -213,7 +218,7 @@ fn take_warm(cfg: &BridgeConfig, stop: &Stop, request: &[u8]) -> Option<Worker> 
     if cfg.sandbox.is_some() {
         return None;
     }
-    if cfg.world {
+    if !cfg.world {
         let forked = WARM.lock().ok().and_then(|mut warm| warm.as_mut()?.forked.take());
         if let Some(worker) = forked.and_then(|forked| forked.adopt(cfg, stop, request)) {
             return Some(worker);

@@ -3,6 +3,7 @@
 
 use std::os::fd::RawFd;
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -273,9 +274,9 @@ pub(super) enum Handed {
     Nothing,
     /// bubblewrap waits on this one before it starts Python (see `Ahead`).
     Wait(RawFd),
-    /// A deferred runner forks the world's spare first, which takes these as its requests,
-    /// answers and output (see `warm`).
-    Fork([RawFd; 3]),
+    /// A deferred runner forks a second spare first, which takes these as its requests,
+    /// answers and output (see `warm`), having read ahead the file given, if any.
+    Fork([RawFd; 3], Option<&'static Path>),
 }
 
 impl Handed {
@@ -288,10 +289,14 @@ impl Handed {
 
     /// What the runner is given for its file, and the arguments after the limits: `-` for a
     /// deferred runner (its file and functions come with its first request), `=` for one that
-    /// first forks the world's spare, followed by the spare's three descriptors.
+    /// first forks a second spare, followed by that spare's three descriptors and the file to
+    /// read ahead.
     fn runner_args(self, cfg: &BridgeConfig, deferred: bool) -> (&std::ffi::OsStr, Vec<std::ffi::OsString>) {
         match self {
-            Handed::Fork(fds) if deferred => ("=".as_ref(), fds.iter().map(|fd| fd.to_string().into()).collect()),
+            Handed::Fork(fds, ahead) if deferred => {
+                let fds = fds.iter().map(|fd| fd.to_string().into());
+                ("=".as_ref(), fds.chain(ahead.map(|file| file.as_os_str().to_owned())).collect())
+            }
             _ if deferred => ("-".as_ref(), Vec::new()),
             _ => (cfg.file.as_os_str(), cfg.functions.iter().map(Into::into).collect()),
         }
@@ -301,7 +306,7 @@ impl Handed {
     fn kept(self, cfg: &BridgeConfig, deferred: bool, sandboxed: bool) -> Vec<RawFd> {
         match self {
             Handed::Wait(fd) if sandboxed => vec![fd],
-            Handed::Fork(fds) if deferred && cfg.sandbox.is_none() => fds.to_vec(),
+            Handed::Fork(fds, _) if deferred && cfg.sandbox.is_none() => fds.to_vec(),
             _ => Vec::new(),
         }
     }

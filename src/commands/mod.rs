@@ -35,8 +35,10 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
     // interpreters' start-up. `watch` only where one interpreter serves its code and its world
     // (see `warm_up`): two starting beside its reading of the recordings measured no gain.
     match &cli.command {
-        Some(Command::Check(args)) if check::grades_at_once(args) => crate::bridge::warm_up(false),
-        Some(Command::Watch(_)) => crate::bridge::warm_up(true),
+        Some(Command::Check(args)) if check::grades_at_once(args) => {
+            crate::bridge::warm_up(false, crate::world::python::host_to_read_ahead())
+        }
+        Some(Command::Watch(_)) => crate::bridge::warm_up(true, crate::world::python::host_to_read_ahead()),
         _ => {}
     }
     let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the current folder", e))?;
@@ -81,7 +83,7 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
 /// its Python unused kills it with the rest.
 pub(crate) fn warm_up_early(args: &[std::ffi::OsString]) {
     if let Some(forked_only) = warms_early(args) {
-        crate::bridge::warm_up(forked_only);
+        crate::bridge::warm_up(forked_only, crate::world::python::host_to_read_ahead());
     }
 }
 

@@ -31,6 +31,12 @@ const DRAWS: usize = 8;
 #[error("there is no cache folder to write it to, and no in-memory file: {0}{next}", next = crate::error::next_step(.0))]
 struct NoHostFile(Arc<std::io::Error>);
 
+/// The world's host, for the Python a command starts before its lesson is read, to read ahead
+/// (see `bridge::warm_up`); `None` where it could not be written (a world then says why).
+pub(crate) fn host_to_read_ahead() -> Option<&'static Path> {
+    host_file().ok()
+}
+
 /// Where the runner loads the host from: a copy beside the cached runner, named by a hash of its
 /// text (so a new host never meets an old one) and rewritten when it is not that text; else,
 /// with no cache to write to, an in-memory file the world's process reads through /proc, so

@@ -253,7 +253,10 @@ def _stat(pid):
     return {{"pid": int(pid), "ppid": int(fields[1]), "pgrp": int(fields[2]), "cmdline": line, "pipes": pipes}}
 
 
-mark = ("WORKSHOP_BRIDGE=" + os.environ["WORKSHOP_BRIDGE"]).encode()
+# The learner's process marks what it starts as its own (the mark it was forked with, then its
+# pid); the process it was forked from keeps the mark they were both started with.
+own_mark = os.environ["WORKSHOP_BRIDGE"]
+mark = ("WORKSHOP_BRIDGE=" + own_mark.rpartition(".")[0]).encode()
 others = []
 for name in os.listdir("/proc"):
     if name.isdigit() and int(name) != os.getpid():
@@ -264,7 +267,7 @@ for name in os.listdir("/proc"):
         except OSError:
             pass
 with open({out:?}, "w") as written:
-    json.dump({{"me": _stat(os.getpid()), "others": others}}, written)
+    json.dump({{"me": {{**_stat(os.getpid()), "mark": own_mark}}, "others": others}}, written)
 
 "#,
         out = out.to_str().unwrap()
@@ -306,11 +309,12 @@ fn the_learners_and_the_worlds_processes_take_turns_on_one_core() {
     }
 }
 
-/// `check` and `watch` start one interpreter for the learner's file and the world: the world's process is
-/// forked from it before anything loads (the same command line), handed to the workshop (the
-/// same parent, so it is no descendant of the learner's process) and leads a group of its own
-/// (so ending the learner's group leaves it). Neither holds a pipe of the other's: the learner's
-/// code cannot write on the world's channel. And it still runs every check.
+/// `check` and `watch` start one interpreter for the learner's file and the world: the learner's
+/// process is forked from it before anything loads (the same command line, which names the
+/// world's host for the first process to read ahead), handed to the workshop (the same parent, so
+/// neither is a descendant of the other) and each leads a group of its own (so ending the
+/// learner's group leaves the world). Neither holds a pipe of the other's: the learner's code
+/// cannot write on the world's channel. And it still runs every check.
 #[test]
 fn the_world_is_forked_from_the_learners_interpreter_before_the_file_loads_and_is_not_its_child() {
     let ws = Workshop::lesson5();
@@ -327,17 +331,22 @@ fn the_world_is_forked_from_the_learners_interpreter_before_the_file_loads_and_i
     one_forked_world(&serde_json::from_str(&ws.read("processes.json")).unwrap());
 }
 
-/// What `process_probe` saw shows one other process, the world's, forked from the same start,
-/// the workshop's child in a group of its own, holding no pipe of the learner's process.
+/// What `process_probe` saw shows one other process, the world's, of the same start, the
+/// workshop's child in a group of its own, holding no pipe of the learner's process.
 fn one_forked_world(seen: &serde_json::Value) {
     let me = &seen["me"];
     let others = seen["others"].as_array().unwrap();
     assert_eq!(others.len(), 1, "one other process, the world's: {seen:#}");
     let world = &others[0];
     assert_eq!(world["cmdline"], me["cmdline"], "forked from the same start: {seen:#}");
-    assert!(me["cmdline"].as_str().unwrap().contains("\0=\0"), "started to fork the world's spare: {seen:#}");
+    let cmdline = me["cmdline"].as_str().unwrap();
+    assert!(cmdline.contains("\0=\0"), "started to fork a second spare: {seen:#}");
+    assert!(cmdline.contains("workshop_world_host_"), "told to read the world's host ahead: {seen:#}");
     assert_eq!(world["ppid"], me["ppid"], "the workshop's child, like the learner's: {seen:#}");
     assert_eq!(world["pgrp"], world["pid"], "it leads its own group: {seen:#}");
+    assert_eq!(me["pgrp"], me["pid"], "so does the learner's: {seen:#}");
+    let own_mark = me["mark"].as_str().unwrap();
+    assert!(own_mark.ends_with(&format!(".{}", me["pid"])), "what the learner's starts is marked as its own: {seen:#}");
     assert_ne!(world["pgrp"], me["pgrp"], "{seen:#}");
     let pipes = |p: &serde_json::Value| -> Vec<String> {
         p["pipes"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect()

@@ -159,7 +159,7 @@ fn still_running(pid: i32) -> bool {
     matches!(rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG), Ok(None))
 }
 
-/// The world's spare, forked but not adopted yet (see `warm`), by the descriptor it reads its
+/// The learner's spare, forked but not adopted yet (see `warm`), by the descriptor it reads its
 /// requests on and what that is (`pipe:[inode]`, a pipe only it holds): a child of ours no sweep
 /// may take for a stray.
 static SPARE: Mutex<Option<(i32, String)>> = Mutex::new(None);
@@ -308,10 +308,14 @@ pub(super) fn running_child(pid: i32) -> bool {
     matches!(waitid(WaitId::Pid(pid), options), Ok(None))
 }
 
-/// Register as a worker a process a worker's runner forked and handed to us (the world's spare,
-/// see `warm`): only a running child of ours, so its pid is ours until we reap it, and none once
-/// the workshop is quitting. Under the registry's lock, as a start is, so no sweep takes it for a
-/// stray from here on.
+/// Register as a worker a process a worker's runner forked and handed to us (the learner's
+/// spare, see `warm`): only a running child of ours, so its pid is ours until we reap it, and
+/// none once the workshop is quitting. Under the registry's lock, as a start is, so no sweep
+/// takes it for a stray from here on. It shares the environment of the runner it was forked
+/// from, and so that runner's mark, which the runner's own process keeps running under: before
+/// anything else runs in it, it marks what it starts as its own, with its pid after the mark
+/// (`_own_mark` in runner.py), and that mark is registered here, so what it leaves behind when it
+/// is killed is a stray, not the other runner's.
 pub(super) fn adopt(pid: i32) -> bool {
     let mut workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
     if QUITTING.load(Ordering::SeqCst) || !running_child(pid) {
@@ -321,7 +325,12 @@ pub(super) fn adopt(pid: i32) -> bool {
     spare_coming(None);
     to_the_one_core(pid);
     #[cfg(target_os = "linux")]
-    lifeline::watch(pid);
+    {
+        lifeline::watch(pid);
+        if let (Some(mark), Ok(mut marks)) = (mark_of(pid), MARKS.lock()) {
+            marks.push((pid, format!("{mark}.{pid}")));
+        }
+    }
     true
 }
 
@@ -660,8 +669,8 @@ mod tests {
         assert!(member_ended, "the stray's group member {member} outlived the sweep");
     }
 
-    /// The world's spare, forked and handed to us but not adopted yet, is no stray: a sweep then
-    /// (a learner's file that failed to load) must leave it. Once it is not coming any more, it
+    /// The learner's spare, forked and handed to us but not adopted yet, is no stray: a sweep
+    /// then (the world's process ending early) must leave it. Once it is not coming any more, it
     /// is one like the rest.
     #[test]
     fn the_coming_spare_is_no_stray_until_it_is_not_coming() {

@@ -41,7 +41,7 @@ impl Place {
 /// submission runs in (the lifeline is started first then, and told of it before it runs: see
 /// `Announced`). `handed`: the descriptors above 2 the program keeps, by their own numbers, open
 /// in this process until this returns: bubblewrap's signal to go on (see `Ahead`), or the
-/// channel of the world's spare a runner forks (see `warm`). `place`: where it may run.
+/// channel of the second spare a runner forks (see `warm`). `place`: where it may run.
 pub(in crate::bridge) fn spawn(
     mut command: Command,
     sandboxed: bool,
