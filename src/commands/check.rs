@@ -22,7 +22,7 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     }
     if !args.edit {
         // Python starts now, while the lesson is read: most of a check is its start-up.
-        crate::bridge::warm_up(false, crate::world::python::host_to_read_ahead());
+        super::warm_up(false);
     }
     crate::checks::sample_key::choose(false)?;
     let lesson = ctx.lesson(args.lesson.as_deref())?;

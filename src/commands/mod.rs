@@ -35,10 +35,8 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
     // interpreters' start-up. `watch` only where one interpreter serves its code and its world
     // (see `warm_up`): two starting beside its reading of the recordings measured no gain.
     match &cli.command {
-        Some(Command::Check(args)) if check::grades_at_once(args) => {
-            crate::bridge::warm_up(false, crate::world::python::host_to_read_ahead())
-        }
-        Some(Command::Watch(_)) => crate::bridge::warm_up(true, crate::world::python::host_to_read_ahead()),
+        Some(Command::Check(args)) if check::grades_at_once(args) => warm_up(false),
+        Some(Command::Watch(_)) => warm_up(true),
         _ => {}
     }
     let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the current folder", e))?;
@@ -83,8 +81,14 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
 /// its Python unused kills it with the rest.
 pub(crate) fn warm_up_early(args: &[std::ffi::OsString]) {
     if let Some(forked_only) = warms_early(args) {
-        crate::bridge::warm_up(forked_only, crate::world::python::host_to_read_ahead());
+        warm_up(forked_only);
     }
+}
+
+/// Start the command's Pythons now (see `bridge::warm_up`), the first reading the world's host
+/// ahead, since it is the world's.
+pub(crate) fn warm_up(forked_only: bool) {
+    crate::bridge::warm_up(forked_only, crate::world::python::host_to_read_ahead());
 }
 
 /// `Some(forked_only)`: the words are a `check` that grades at once, or a `watch` (see
