@@ -288,8 +288,6 @@ def _encode(value, depth=0):
         return "true"
     if value is False:
         return "false"
-    if kind is _Raw:
-        return value
     if isinstance(value, str):
         return _quote(value)
     if isinstance(value, int):
@@ -596,7 +594,7 @@ def _call(module, request):
             size = len(encoded.encode("utf-8", "replace"))
             if size > ANSWER_LIMIT:
                 return {"ok": False, "kind": "too_big", "size": size}
-        return {"ok": True, "value": _Raw(encoded)}
+        return {"ok": True, "value": encoded}
     except _NotJson as exc:
         why = exc.describe()
     except _TooDeep:
@@ -606,10 +604,6 @@ def _call(module, request):
     except BaseException as exc:
         why = f"result could not be examined: {_describe(exc)}"
     return {"ok": False, "kind": "not_json", "message": why}
-
-
-class _Raw(str):
-    """JSON text already encoded, placed as it is."""
 
 
 def _fork_a_spare(requests, answers, output):
