@@ -105,10 +105,17 @@ pub(crate) fn holds(path: &Path, bytes: &[u8]) -> bool {
     }
 }
 
+/// The cache folder `cache_dir` names instead of the user's, once set (see
+/// `testing::cache_in`): for tests that drive the library in their own process.
+pub(crate) static CACHE_INSTEAD: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
 /// The workshop's folder in the user's cache (`$XDG_CACHE_HOME/workshop`, else
 /// `~/.cache/workshop`): the runner's copy, the world's host, the sample key, the interpreters
 /// found behind shims. `None` when neither names an absolute folder.
 pub(crate) fn cache_dir() -> Option<std::path::PathBuf> {
+    if let Some(instead) = CACHE_INSTEAD.get() {
+        return Some(instead.clone());
+    }
     let base =
         std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()).map(std::path::PathBuf::from).or_else(|| {
             std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| std::path::PathBuf::from(h).join(".cache"))

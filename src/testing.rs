@@ -7,6 +7,13 @@ pub use crate::lesson::Runtime;
 pub use crate::render::styles::{Glyphs, Styles};
 pub use crate::text::canonical::{canonical, key};
 
+/// Keep what this process caches (the runner's copy, the world's host, the sample key) in
+/// `folder` instead of the user's cache folder: a test in its own process then writes nothing
+/// there. The first folder given holds for the life of the process.
+pub fn cache_in(folder: &std::path::Path) {
+    let _ = crate::files::CACHE_INSTEAD.set(folder.to_path_buf());
+}
+
 /// The full-screen player of `watch`, as `tests/suite/player.rs` drives it.
 pub mod player {
     pub use crate::terminal::player::ui::draw;

@@ -287,13 +287,19 @@ impl Workshop {
         ] {
             cmd.env_remove(var);
         }
-        cmd.env("TERM", "xterm-256color")
-            .env("HOME", self.home())
-            .env("XDG_CACHE_HOME", self.home().join(".cache"))
+        self.at_home(&mut cmd)
+            .env("TERM", "xterm-256color")
             .env("WORKSHOP_PYTHON", python())
             // The sample key of every test run: fixed, so reports and snapshots repeat.
             .env("WORKSHOP_SEED", "0");
         cmd
+    }
+
+    /// `cmd` with this workshop's own home and cache folder, as every run of `command` has:
+    /// for a test that starts the binary its own way (through a shell, as another user), so it
+    /// writes nothing to the real ones either (the world's compiled code among them).
+    pub(crate) fn at_home<'c>(&self, cmd: &'c mut Command) -> &'c mut Command {
+        cmd.env("HOME", self.home()).env("XDG_CACHE_HOME", self.home().join(".cache"))
     }
 
     pub(crate) fn run(&self, args: &[&str]) -> Run {

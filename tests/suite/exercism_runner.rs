@@ -11,8 +11,12 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 
 fn run_sh(slug: &str, input: &Path, output: &Path) -> Run {
+    // A home of its own, as a runner's container has: nothing lands in the real cache.
+    let home = tempfile::tempdir().unwrap();
     let mut cmd = Command::new(repo().join("bin/run.sh"));
-    cmd.arg(slug)
+    cmd.env("HOME", home.path())
+        .env("XDG_CACHE_HOME", home.path().join(".cache"))
+        .arg(slug)
         .arg(format!("{}/", input.display()))
         .arg(format!("{}/", output.display()))
         .env("WORKSHOP_BIN", BIN)

@@ -399,7 +399,8 @@ def fail(category, message):
 
     // An operator's tighter limit stands: 4 MiB files (bash counts in KiB).
     let mut cmd = std::process::Command::new("bash");
-    cmd.args(["-c", "ulimit -S -f 4096 && exec \"$0\" \"$@\"", BIN, "grade", "class"])
+    w.at_home(&mut cmd)
+        .args(["-c", "ulimit -S -f 4096 && exec \"$0\" \"$@\"", BIN, "grade", "class"])
         .current_dir(w.root())
         .env("WORKSHOP_PYTHON", crate::sandbox::grading_python())
         .stdin(std::process::Stdio::null());
@@ -458,7 +459,8 @@ fn a_reader_that_stops_early_ends_the_grading_quietly() {
         w.write(&format!("class/{name}/errors.py"), &good);
     }
     let mut cmd = std::process::Command::new("bash");
-    cmd.args(["-c", "\"$0\" grade class --jobs 1 | head -c 1 >/dev/null; echo \"status ${PIPESTATUS[0]}\"", BIN])
+    w.at_home(&mut cmd)
+        .args(["-c", "\"$0\" grade class --jobs 1 | head -c 1 >/dev/null; echo \"status ${PIPESTATUS[0]}\"", BIN])
         .current_dir(w.root())
         .env("WORKSHOP_PYTHON", crate::sandbox::grading_python())
         .stdin(std::process::Stdio::null());
@@ -682,10 +684,10 @@ fn a_graded_file_may_start_only_a_few_processes_more_than_the_user_runs() {
     let before = user_processes();
     let report = graded_alone(&w, "print(resource.getrlimit(resource.RLIMIT_NPROC)[0])", |_| {
         let mut cmd = std::process::Command::new("bash");
-        cmd.args(["-c", "ulimit -S -u \"$(ulimit -H -u)\" && exec \"$0\" \"$@\"", BIN, "grade", "class"])
+        w.at_home(&mut cmd)
+            .args(["-c", "ulimit -S -u \"$(ulimit -H -u)\" && exec \"$0\" \"$@\"", BIN, "grade", "class"])
             .current_dir(w.root())
             .env("WORKSHOP_PYTHON", crate::sandbox::grading_python())
-            .env("HOME", w.home())
             .stdin(std::process::Stdio::null());
         cmd
     });
@@ -743,8 +745,8 @@ fn a_reader_that_stops_early_stops_the_grading_too() {
     ])
     .current_dir(w.root())
     .env("WORKSHOP_PYTHON", crate::sandbox::grading_python())
-    .env("HOME", w.home())
     .stdin(std::process::Stdio::null());
+    w.at_home(&mut cmd);
     let run = run_within(cmd, 20, "the grading went on after its reader left");
     assert_eq!(run.stdout.trim(), "status 0", "{}", run.stderr);
 }

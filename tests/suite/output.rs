@@ -93,7 +93,7 @@ fn a_real_head_sees_the_first_line_and_the_command_succeeds() {
     ws.work_file_from("good_match.py");
     let script = format!("set -o pipefail; '{BIN}' doctor | head -1");
     let mut cmd = std::process::Command::new("bash");
-    cmd.args(["-c", &script]).current_dir(ws.root()).stdin(Stdio::null());
+    ws.at_home(&mut cmd).args(["-c", &script]).current_dir(ws.root()).stdin(Stdio::null());
     let run = run(cmd);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "structured-errors\n");

@@ -457,7 +457,9 @@ fn waiting_sandboxes(folder: &str) -> Vec<String> {
 /// `env`: more of the workshop's environment (`WORKSHOP_BWRAP`).
 fn grade_in_turn(class: &Class, stdout: Stdio, env: &[(&str, &Path)]) -> std::process::Child {
     open_to_nobody(class.tmp.path(), 0o777);
-    Command::new(BIN)
+    class
+        .w
+        .at_home(&mut Command::new(BIN))
         .args(["grade", "class", "--jobs", "1", "--sandbox", "bwrap", "--timeout", "60"])
         .current_dir(class.w.root())
         .env("WORKSHOP_PYTHON", grading_python())
@@ -721,6 +723,7 @@ fn when_the_workshop_is_killed_outright_the_sandbox_goes_with_it() {
     class.w.write("class/b_slow/errors.py", &format!("{hostile}\nimport time\ntime.sleep(60)\n"));
     open_to_nobody(class.tmp.path(), 0o777);
     let mut cmd = Command::new(BIN);
+    class.w.at_home(&mut cmd);
     cmd.args(["grade", "class/b_slow", "--sandbox", "bwrap", "--timeout", "60"])
         .current_dir(class.w.root())
         .env("WORKSHOP_PYTHON", grading_python())
