@@ -669,6 +669,14 @@ mod tests {
         assert!(member_ended, "the stray's group member {member} outlived the sweep");
     }
 
+    /// The learner's spare marks what it starts under the name the workshop looks for (see
+    /// `adopt` and `_own_mark` in runner.py, which spells it out, as Python starts).
+    #[test]
+    fn the_runner_marks_its_own_under_the_name_sweeps_read() {
+        let runner = crate::bridge::runner::RUNNER;
+        assert!(runner.contains(&format!("b\"{MARK}\"")), "runner.py names the mark {MARK}");
+    }
+
     /// The learner's spare, forked and handed to us but not adopted yet, is no stray: a sweep
     /// then (the world's process ending early) must leave it. Once it is not coming any more, it
     /// is one like the rest.
