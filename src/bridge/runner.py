@@ -440,18 +440,19 @@ def _read_ahead(path):
     cache) before it forks the second spare: done then, it delays the second spare, which has
     time in hand, instead of this runner's loading, which the command waits for. Only its code:
     nothing of the file runs before it is asked for, and the code is used only for the same path
-    with the same bytes (see `_compile_learner`)."""
+    with the same bytes (see `_code_of`)."""
     try:
         with open(path, "rb") as handle:
             source = handle.read()
-        _AHEAD[:] = [(path, source, *_compile_learner(path, source))]
+        _AHEAD[:] = [(path, source, *_code_of(path, source))]
     except Exception:
         pass
 
 
-def _compile_learner(path, source):
+def _code_of(path, source):
     """The file's code, and whether it names a builtin only `site` gives (`help`, `license`...),
-    kept with the code so a cached file is not walked again."""
+    kept with the code so a cached file is not walked again. The world host keeps the world
+    file's code with this too (see `_compiled` in host.py)."""
     if _AHEAD:
         ahead, read, code, wants_site = _AHEAD.pop()
         if ahead == path and read == source:
@@ -492,6 +493,11 @@ def _compile_learner(path, source):
     return code, wants_site
 
 
+# Where the files this runner loads find it: the world host keeps its world file's code with
+# `_code_of`. A name no learner's module would take.
+sys.modules["_workshop_runner"] = sys.modules[__name__]
+
+
 def _prune(folder):
     """Keep the newest entries only: every file checked leaves one."""
     entries = [e for e in posix.scandir(folder) if e.name.endswith(".code")]
@@ -524,7 +530,7 @@ def _load():
         return {"kind": "unreadable", "message": _describe(exc)}
     _SOURCE[:] = [source]
     try:
-        code, wants_site = _compile_learner(LEARNER, source)
+        code, wants_site = _code_of(LEARNER, source)
         if _SiteOnDemand in sys.meta_path and wants_site:
             _complete_site()
         exec(code, module.__dict__)

@@ -201,15 +201,20 @@ def _checked(value, doing, method, want=None):
     return {"value": value}
 
 
-def _compiled(name, path, source):
-    """The world file's code, its bytecode kept in the workshop's cache folder beside this host
-    (Python's own pyc, checked against the source) rather than beside the author's file."""
+def _compiled(path, source):
+    """The world file's code, kept by the runner that loaded this host as it keeps a learner's
+    file (one entry by path in the workshop's cache folder, used only while the bytes are the
+    same) rather than beside the author's file. One `marshal.loads`: importlib's own bytecode
+    cache, run as Python, took a third of a world's loading, most of it copying pages the
+    process shares with the learner's since the fork. The world's own imports keep their
+    bytecode under `pycache` in that folder."""
     here = __file__.rpartition("/")[0]
-    if here.startswith("/proc/"):
-        return compile(source, path, "exec")
-    sys.pycache_prefix = here + "/pycache"
-    loader = sys.modules["_frozen_importlib_external"].SourceFileLoader(name, path)
-    return loader.get_code(name)
+    if not here.startswith("/proc/"):
+        sys.pycache_prefix = here + "/pycache"
+    runner = sys.modules.get("_workshop_runner")
+    if runner is None:
+        return compile(source, path, "exec", dont_inherit=True)
+    return runner._code_of(path, source)[0]
 
 
 def load_world(path, data, tools, tickets):
@@ -227,7 +232,7 @@ def load_world(path, data, tools, tickets):
     module.__file__ = path
     sys.modules[module.__name__] = module
     try:
-        exec(_compiled(module.__name__, path, source), module.__dict__)
+        exec(_compiled(path, source), module.__dict__)
     except SyntaxError as exc:
         return {"error": {"message": f"SyntaxError: {exc.msg}", "doing": "loading", "line": exc.lineno, "code": (exc.text or "").strip()}}
     except BaseException as exc:

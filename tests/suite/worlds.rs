@@ -129,6 +129,35 @@ fn a_lesson_whose_world_is_not_there_names_the_worlds_that_are() {
     assert!(named.contains(&"shop") && !named.contains(&"lumen"), "{}", run.stderr);
 }
 
+/// The world file's code is kept in the workshop's cache, never beside the author's file, and
+/// an edit to the file is what the next command runs: never the code kept for its old bytes.
+#[test]
+fn an_edited_world_runs_as_it_now_reads_not_as_its_code_was_kept() {
+    let ws = Workshop::lesson5();
+    ws.write("work/structured-errors/errors.py", &ws.read("lessons/structured-errors/solution/errors.py"));
+    let first = check(&ws);
+    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    let kept = |ws: &Workshop| -> usize {
+        let folders = std::fs::read_dir(ws.home().join(".cache/workshop/code")).expect("the code folder is made");
+        folders.flatten().flat_map(|f| std::fs::read_dir(f.path()).into_iter().flatten().flatten()).count()
+    };
+    // The world host's, the world file's and the learner's, one entry each; nothing beside the
+    // world file.
+    assert_eq!(kept(&ws), 3);
+    assert!(!ws.path("worlds/lumen/__pycache__").exists());
+    let text = ws.read(WORLD);
+    let head = "    def process_refund(self, input):\n";
+    ws.write(WORLD, &text.replacen(head, &format!("{head}        raise KeyError('edited')\n"), 1));
+    let edited = check(&ws);
+    assert_eq!(edited.code, 2, "{}\n{}", edited.stdout, edited.stderr);
+    assert!(edited.stderr.contains("the world failed: KeyError: 'edited'"), "{}", edited.stderr);
+    // Back as it was: the entry now holds the edited bytes, so the file is compiled afresh.
+    ws.write(WORLD, &text);
+    let again = check(&ws);
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    assert_eq!(kept(&ws), 3, "one entry for the world's path, whatever its bytes were");
+}
+
 #[test]
 fn a_second_world_added_as_files_loads_without_a_rebuild() {
     // A copy of the Lumen world under another name, and a copy of lesson 5 set in it.
