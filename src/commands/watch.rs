@@ -70,6 +70,8 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     // Before the lesson is started, the fix is never shown alone: first what goes wrong.
     let compare = args.compare || (first_look(ctx, &lesson, &args.code) && args.format == Format::Text);
     let (codes, note, said) = codes_and_note(ctx, &lesson, &args, compare)?;
+    // The recordings are read now, while Python starts: starting the codes waits for it.
+    let cassettes: Vec<_> = chosen.iter().map(|t| replayer.cassette(runtime, t)).collect::<Result<_, _>>()?;
     let mut coded: Vec<Coded> = codes.iter().map(|c| replayer.code(c)).collect::<Result<_, _>>()?;
     crate::bridge::take_turns_on_one_core();
 
@@ -79,11 +81,10 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let look = Look { styles: ctx.styles, glyphs: ctx.glyphs, width: ctx.width, expand: args.expand };
     let mut pacer = animate.then(|| Pacer::new(ctx.stdin_terminal, args.speed));
     let mut shown = Vec::new();
-    for (i, ticket) in chosen.iter().enumerate() {
-        let cassette = replayer.cassette(runtime, ticket)?;
+    for (i, (ticket, cassette)) in chosen.iter().zip(&cassettes).enumerate() {
         let mut runs: Vec<Run> = Vec::new();
         for code in coded.iter_mut() {
-            runs.push(replayer.replay(ticket, runtime, code, &cassette)?);
+            runs.push(replayer.replay(ticket, runtime, code, cassette)?);
         }
         let split = match runs.as_slice() {
             [a, b] => events::split_point(a, b),
