@@ -20,6 +20,7 @@ pub(super) fn call_frame(id: u64, function: &str, args: &[Value]) -> Vec<u8> {
 impl Worker {
     pub(super) fn call(&mut self, cfg: &BridgeConfig, function: &str, args: &[Value]) -> (Call, bool) {
         self.next_id += 1;
+        super::reap::asking(self.child.id());
         // One write per request: the pipe is unbuffered, and a piecemeal write would reach Python
         // in dozens of pieces, each a wake-up.
         if self.stdin.write_all(&call_frame(self.next_id, function, args)).is_err() {
@@ -121,6 +122,7 @@ impl Worker {
         let ping = request_frame(&serde_json::json!({ "id": self.next_id }));
         let when = "after the last call";
         let untrusted = |line: &str| LoadError::new(LoadKind::Garbled, garbled(&cfg.shown_as, when, line));
+        super::reap::asking(self.child.id());
         if self.stdin.write_all(&ping).is_err() {
             // It ended after its last answer: nothing it sent is contradicted.
             return Ok(());
