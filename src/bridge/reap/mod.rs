@@ -406,16 +406,7 @@ pub(super) fn kill_all(child: &mut super::process::Process) {
         kill_group(pid);
         #[cfg(target_os = "linux")]
         lifeline::forget(pid);
-        workers.retain(|w| *w != pid);
-        if let Ok(mut to_move) = TO_MOVE.lock() {
-            to_move.retain(|w| *w != pid);
-        }
-        if let Ok(mut marks) = MARKS.lock() {
-            marks.retain(|(w, _)| *w != pid);
-        }
-        if let Ok(mut list) = SANDBOXED.lock() {
-            list.retain(|w| *w != pid);
-        }
+        forget(&mut workers, pid);
         let kind = match children {
             _ if sandboxed => Killed::Sandboxed(children.unwrap_or_default()),
             Some(list) if list.is_empty() => Killed::Childless(pid),
@@ -464,6 +455,19 @@ pub(super) fn kill_all(child: &mut super::process::Process) {
         if workers.is_empty() && subreaper() {
             set_subreaper(false);
         }
+    }
+}
+
+/// A killed worker out of the registry (`workers`, held) and every list that names it.
+fn forget(workers: &mut Vec<i32>, pid: i32) {
+    workers.retain(|w| *w != pid);
+    for list in [&TO_MOVE, &SANDBOXED] {
+        if let Ok(mut list) = list.lock() {
+            list.retain(|w| *w != pid);
+        }
+    }
+    if let Ok(mut marks) = MARKS.lock() {
+        marks.retain(|(w, _)| *w != pid);
     }
 }
 
