@@ -3,7 +3,8 @@
 # or imported under the same arguments from a cached copy (see `runner_code` in mod.rs). A spare
 # is told its file and functions in its first request. `=` in place of the file is a spare that
 # first forks a second one onto three descriptors named after the limits, having read ahead the
-# file named after them, if any (see `_fork_a_spare`).
+# file named after them, if any, and the one the call behind its first request names (the world's
+# file: see `_read_ahead`, `_world_asked` and `_fork_a_spare`).
 #
 # Requests arrive on the original stdin (framed, in `marshal`'s format: see `_request`) and answers
 # leave on the original stdout as JSON lines.
@@ -145,7 +146,9 @@ def _names(code):
 if sys.flags.no_site:
     _without_site()
 
-_requests = open(posix.dup(0), "rb")
+# A pipe's whole capacity at a time: what the workshop wrote at once can be looked at whole
+# before the fork (see `_world_asked`).
+_requests = open(posix.dup(0), "rb", buffering=65536)
 _answers = open(posix.dup(1), "wb")
 _null = posix.open(DEVNULL, posix.O_RDONLY)
 posix.dup2(_null, 0)
@@ -431,31 +434,55 @@ _CODE_ENTRIES = 64
 _CODE_LAYOUT = 2
 
 
-# The file read ahead of the fork (see `_read_ahead`): (path, source, code, wants_site).
+# The files read ahead of the fork (see `_read_ahead`): (the reading process's pid, path, source,
+# code, wants_site). Used only by the process that read them, so the second spare never takes
+# one; it keeps them untouched rather than freeing them, which would copy the pages they are on.
 _AHEAD = []
 
 
 def _read_ahead(path):
-    """Compile the file this runner will most likely be told to load (or take its code from the
+    """Compile a file this runner will most likely be told to load (or take its code from the
     cache) before it forks the second spare: done then, it delays the second spare, which has
-    time in hand, instead of this runner's loading, which the command waits for. Only its code:
-    nothing of the file runs before it is asked for, and the code is used only for the same path
-    with the same bytes (see `_code_of`)."""
+    time in hand, instead of this runner's loading, which the command waits for, and it costs
+    less than after the fork, when each page it writes is first copied. Only its code: nothing of
+    the file runs before it is asked for, and the code is used only for the same path with the
+    same bytes (see `_code_of`)."""
     try:
         with open(path, "rb") as handle:
             source = handle.read()
-        _AHEAD[:] = [(path, source, *_code_of(path, source))]
+        _AHEAD.append((_PID, path, source, *_code_of(path, source)))
     except Exception:
         pass
+
+
+def _world_asked():
+    """The file named first by the call waiting on the channel behind the load request, if any:
+    the world's file, when the workshop asked this runner to load the world host and the world in
+    one write (it has, by the time the interpreter is ready). Looked at without taking anything
+    from the channel or waiting for it; anything else is None."""
+    fd = _requests.fileno()
+    try:
+        posix.set_blocking(fd, False)
+        try:
+            waiting = _requests.peek(65536)
+        finally:
+            posix.set_blocking(fd, True)
+        size = int.from_bytes(waiting[:4], "little")
+        second = waiting[4 + size :]
+        call = marshal.loads(second[4 : 4 + int.from_bytes(second[:4], "little")])
+        first = call["args"][0]
+        return first if isinstance(first, str) and first.endswith(".py") else None
+    except Exception:
+        return None
 
 
 def _code_of(path, source):
     """The file's code, and whether it names a builtin only `site` gives (`help`, `license`...),
     kept with the code so a cached file is not walked again. The world host keeps the world
     file's code with this too (see `_compiled` in host.py)."""
-    if _AHEAD:
-        ahead, read, code, wants_site = _AHEAD.pop()
-        if ahead == path and read == source:
+    for i, (reader, ahead, read, code, wants_site) in enumerate(_AHEAD):
+        if reader == _PID and ahead == path and read == source:
+            del _AHEAD[i]
             return code, wants_site
     if _CACHE is None:
         code = compile(source, path, "exec")
@@ -645,8 +672,6 @@ def _fork_a_spare(requests, answers, output):
                 posix.close(output)
                 _PID = posix.getpid()
                 _own_mark()
-                # What was read ahead is for the first runner's file, never this one's.
-                _AHEAD.clear()
                 # Its hello names it, and the workshop adopts only its own child: wait until the
                 # middle process is gone.
                 while posix.getppid() == middle:
@@ -693,6 +718,9 @@ def main():
     if _SECOND_CHANNEL:
         if _READ_AHEAD:
             _read_ahead(_absolute(_READ_AHEAD))
+            world = _world_asked()
+            if world:
+                _read_ahead(world)
         _fork_a_spare(*_SECOND_CHANNEL)
     _send({"hello": True, "pid": _PID})
     if LEARNER is None:

@@ -295,8 +295,11 @@ for name in os.listdir("/proc"):
                     others.append(_stat(name))
         except OSError:
             pass
+# What the first process read ahead before it forked this one: (its pid, path) of each file.
+import sys
+ahead = [[entry[0], entry[1]] for entry in sys.modules["_workshop_runner"]._AHEAD]
 with open({out:?}, "w") as written:
-    json.dump({{"me": {{**_stat(os.getpid()), "mark": own_mark}}, "others": others}}, written)
+    json.dump({{"me": {{**_stat(os.getpid()), "mark": own_mark}}, "others": others, "ahead": ahead}}, written)
 
 "#,
         out = out.to_str().unwrap()
@@ -360,6 +363,31 @@ fn the_world_is_forked_from_the_learners_interpreter_before_the_file_loads_and_i
     one_forked_world(&serde_json::from_str(&ws.read("processes.json")).unwrap());
 }
 
+/// The world's file is read ahead too, before the fork, when the workshop has asked for the
+/// world by then: it names the file in the call behind the load request, which the first process
+/// looks at without taking it. (Here the interpreter takes 0.3 s to start, so the ask is surely
+/// waiting; in a `check` it is, since the lesson is read in less time than Python starts.)
+#[test]
+fn the_worlds_file_is_read_ahead_before_the_fork_when_the_world_is_already_asked_for() {
+    let ws = Workshop::lesson5();
+    let out = ws.path("processes.json");
+    ws.write("probe.py", &process_probe(&ws, &out));
+    ws.write("slow-python", &format!("#!/bin/sh\nsleep 0.3\nexec '{}' \"$@\"\n", python()));
+    let slow = ws.path("slow-python");
+    std::fs::set_permissions(&slow, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut cmd = ws.command(&["check", "structured-errors", "--file", "probe.py"]);
+    cmd.env("WORKSHOP_PYTHON", &slow);
+    let run = run(cmd);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let seen: serde_json::Value = serde_json::from_str(&ws.read("processes.json")).unwrap();
+    let world = seen["others"][0]["pid"].as_i64();
+    let ahead = read_ahead(&seen);
+    assert!(
+        ahead.iter().any(|(pid, path)| Some(*pid) == world && path.ends_with("worlds/lumen/world.py")),
+        "the world's file, read by the world's process: {seen:#}"
+    );
+}
+
 /// What `process_probe` saw shows one other process, the world's, of the same start, the
 /// workshop's child in a group of its own, holding no pipe of the learner's process.
 fn one_forked_world(seen: &serde_json::Value) {
@@ -377,10 +405,21 @@ fn one_forked_world(seen: &serde_json::Value) {
     let own_mark = me["mark"].as_str().unwrap();
     assert!(own_mark.ends_with(&format!(".{}", me["pid"])), "what the learner's starts is marked as its own: {seen:#}");
     assert_ne!(world["pgrp"], me["pgrp"], "{seen:#}");
+    // Before it forked, the world's process read ahead the host's code; the learner's process
+    // keeps what was read as it was, never its own.
+    let ahead = read_ahead(seen);
+    assert!(ahead.iter().all(|(pid, _)| world["pid"].as_i64() == Some(*pid)), "read by the world's process: {seen:#}");
+    assert!(ahead.iter().any(|(_, path)| path.contains("workshop_world_host_")), "the host: {seen:#}");
     let pipes = |p: &serde_json::Value| -> Vec<String> {
         p["pipes"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect()
     };
     let (mine, worlds) = (pipes(me), pipes(world));
     assert!(mine.len() >= 3 && worlds.len() >= 3, "each has its channel and output: {seen:#}");
     assert!(mine.iter().all(|p| !worlds.contains(p)), "a pipe held by both: {seen:#}");
+}
+
+/// What `process_probe` saw read ahead before the fork: (the reading process's pid, path).
+fn read_ahead(seen: &serde_json::Value) -> Vec<(i64, String)> {
+    let entries = seen["ahead"].as_array().unwrap().iter();
+    entries.map(|e| (e[0].as_i64().unwrap(), e[1].as_str().unwrap().to_string())).collect()
 }
