@@ -90,9 +90,44 @@ impl Drop for Cleanup {
 enum Told {
     /// No warm Python fits: the config back, for a start of its own.
     NotWarm(BridgeConfig, Stop),
-    /// Loaded, and the first call's answer when one was asked with the load.
-    Loaded(Box<Bridge>, Option<Call>),
+    /// Loaded; the first call, when one was asked with the load, still to be answered.
+    Loaded(Box<Bridge>),
     Failed(LoadError),
+}
+
+/// A bridge started with its first call asked (`Bridge::start_asking`), the answer not yet read.
+pub(crate) struct Asked {
+    bridge: Bridge,
+    answer: First,
+}
+
+/// The first call's answer: read already (a process started the usual way was asked it in
+/// turn), or to be read, for this function.
+enum First {
+    Answered(Call),
+    Pending(String),
+}
+
+impl Asked {
+    /// The bridge, and the first call's answer, waited for now (within the call's deadline).
+    pub(crate) fn answer(self) -> (Bridge, Call) {
+        let Asked { mut bridge, answer } = self;
+        let call = match answer {
+            First::Answered(call) => call,
+            First::Pending(function) => match bridge.worker.take() {
+                Some(mut worker) => {
+                    let (call, alive) = worker.answer(&bridge.cfg, &function);
+                    bridge.after(worker, &call, alive);
+                    call
+                }
+                None => {
+                    let message = "the process was gone before it answered".to_string();
+                    Call { outcome: Outcome::Unavailable { message }, output: String::new(), dropped: 0 }
+                }
+            },
+        };
+        (bridge, call)
+    }
 }
 
 /// The learner's code, callable. Calls after a hang or a crash go to a fresh process.
@@ -120,7 +155,7 @@ impl Bridge {
     /// runs; otherwise in a fresh process.
     pub(crate) fn start_with_spare(cfg: BridgeConfig, stop: Stop, spare: Option<Spare>) -> Result<Bridge, LoadError> {
         match Bridge::told(cfg, stop, spare, None) {
-            Told::Loaded(bridge, _) => Ok(*bridge),
+            Told::Loaded(bridge) => Ok(*bridge),
             Told::Failed(e) => Err(e),
             Told::NotWarm(cfg, stop) => Bridge::start_stoppable(cfg, stop),
         }
@@ -128,24 +163,27 @@ impl Bridge {
 
     /// As `start_with_spare`, and the first call too, asked together with the load: a warm Python
     /// goes from loading the file to the call without waiting for this side to ask (the world's
-    /// process, whose loading and first call are a `check`'s longest wait).
-    pub(crate) fn start_calling(
+    /// process, whose loading and first call are a `check`'s longest wait). The call's answer is
+    /// read by `Asked::answer`, on the thread that needs it.
+    pub(crate) fn start_asking(
         cfg: BridgeConfig,
         stop: Stop,
         function: &str,
         args: &[Value],
-    ) -> Result<(Bridge, Call), LoadError> {
-        let (mut bridge, call) = match Bridge::told(cfg, stop, None, Some((function, args))) {
-            Told::Loaded(bridge, call) => (*bridge, call),
-            Told::Failed(e) => return Err(e),
-            Told::NotWarm(cfg, stop) => (Bridge::start_stoppable(cfg, stop)?, None),
-        };
-        let call = call.unwrap_or_else(|| bridge.call(function, args));
-        Ok((bridge, call))
+    ) -> Result<Asked, LoadError> {
+        match Bridge::told(cfg, stop, None, Some((function, args))) {
+            Told::Loaded(bridge) => Ok(Asked { bridge: *bridge, answer: First::Pending(function.to_string()) }),
+            Told::Failed(e) => Err(e),
+            Told::NotWarm(cfg, stop) => {
+                let mut bridge = Bridge::start_stoppable(cfg, stop)?;
+                let call = bridge.call(function, args);
+                Ok(Asked { bridge, answer: First::Answered(call) })
+            }
+        }
     }
 
     /// The file loaded in a warm Python (or `spare`), told the load and the `first` call in one
-    /// write, and that call's answer.
+    /// write (that call's answer is left to be read).
     fn told(cfg: BridgeConfig, stop: Stop, spare: Option<Spare>, first: Option<(&str, &[Value])>) -> Told {
         // A file whose path is not text is started the usual way, with its path as an argument.
         let Some(path) = cfg.file.to_str() else { return Told::NotWarm(cfg, stop) };
@@ -159,16 +197,18 @@ impl Bridge {
             Ok(worker) => worker,
             Err(e) => return Told::Failed(e),
         };
+        if first.is_some() {
+            worker.next_id = 1;
+        }
         let load_output = std::mem::take(&mut worker.load_output);
-        let mut bridge = Bridge { cfg, worker: None, stop, load_output, untrusted: None, killed_by: None };
-        let Some((function, _)) = first else {
-            bridge.worker = Some(worker);
-            return Told::Loaded(Box::new(bridge), None);
-        };
-        worker.next_id = 1;
-        let (call, alive) = worker.answer(&bridge.cfg, function);
-        bridge.after(worker, &call, alive);
-        Told::Loaded(Box::new(bridge), Some(call))
+        Told::Loaded(Box::new(Bridge {
+            cfg,
+            worker: Some(worker),
+            stop,
+            load_output,
+            untrusted: None,
+            killed_by: None,
+        }))
     }
 
     /// Call `function(*args)` with the per-call deadline.

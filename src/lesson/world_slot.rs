@@ -9,7 +9,7 @@ use super::paths::plain_word;
 use super::problems::Problems;
 use super::Lesson;
 use crate::error::Error;
-use crate::world::python::{PythonWorld, Refused};
+use crate::world::python::{Loading, PythonWorld, Refused};
 use crate::world::{Setting, TicketKeys};
 
 impl Lesson {
@@ -81,7 +81,7 @@ impl Lesson {
         let opening = file.clone();
         let open = move || {
             let keys: Vec<TicketKeys<'_>> = tickets.iter().map(|(id, keys)| TicketKeys { id, keys }).collect();
-            PythonWorld::open(&opening, &shown, &data, &tools, &keys)
+            PythonWorld::begin(&opening, &shown, &data, &tools, &keys)
         };
         // The world comes back on a channel, not by joining the thread: its ending (its stack
         // given back, the kernel's wake-up at its exit) is then no wait of the first use's, which
@@ -117,6 +117,9 @@ impl Lesson {
             Some(Pending::Now(open)) => open(),
             None => Err(Refused::Broken("it was waited for twice".into())),
         };
+        // The world's answer to its loading is read here, by the thread that wants it: the
+        // starting thread does not wake for it only to wake this one.
+        let opened = opened.and_then(Loading::finish);
         let manifest = |problems: Problems| {
             let placed = problems.placed(&slot.text);
             NotOpened { path: slot.path.display().to_string(), why: placed.join("\n  ") }
@@ -141,8 +144,8 @@ impl Lesson {
 /// A world's process being started: on a thread of its own, or (when no thread could be made)
 /// at its first use.
 enum Pending {
-    Thread(std::sync::mpsc::Receiver<Result<PythonWorld, Refused>>),
-    Now(Box<dyn FnOnce() -> Result<PythonWorld, Refused> + Send>),
+    Thread(std::sync::mpsc::Receiver<Result<Loading, Refused>>),
+    Now(Box<dyn FnOnce() -> Result<Loading, Refused> + Send>),
 }
 
 /// A world once waited for: loaded (`None`: nothing to run it with), or why not.

@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::{Effects, Fail, Failure, Halt, Problem, Seen, Setting, TicketKeys, Tool, World};
-use crate::bridge::{Bridge, BridgeConfig, Outcome, Stop};
+use crate::bridge::{Asked, Bridge, BridgeConfig, Outcome, Stop};
 
 const HOST: &str = include_str!("host.py");
 
@@ -163,15 +163,22 @@ fn effects_of(v: &Value) -> Effects {
     Effects { counts: map("counts"), detail: map("detail"), harms: harms.unwrap_or_default() }
 }
 
+/// A world's process started and asked to load the lesson's data, its answer not yet read.
+pub(crate) struct Loading {
+    shown: String,
+    asked: Asked,
+    load: Vec<Value>,
+}
+
 impl PythonWorld {
-    /// Start the world's process on `file` and load the lesson's data into it.
-    pub(crate) fn open(
+    /// Start the world's process on `file` and ask it to load the lesson's data.
+    pub(crate) fn begin(
         file: &Path,
         shown: &str,
         data: &toml::Value,
         tools: &[Tool],
         tickets: &[TicketKeys<'_>],
-    ) -> Result<PythonWorld, Refused> {
+    ) -> Result<Loading, Refused> {
         let host = host_file().map_err(|why| Refused::Broken(format!("the world host could not be written: {why}")))?;
         let cfg = BridgeConfig {
             python: BridgeConfig::learner_python(),
@@ -193,12 +200,20 @@ impl PythonWorld {
         let load = vec![Value::from(path), data, Value::from(tools), Value::Object(tickets)];
         // A Python warmed up at the start of the command (`check`) is taken when there is one,
         // told to load the host and the lesson's world in one go.
-        let (bridge, loading) =
-            Bridge::start_calling(cfg, Stop::default(), "load_world", &load).map_err(|e| match e.kind {
-                crate::bridge::LoadKind::NoPython => Refused::NoPython,
-                _ => Refused::Broken(format!("its process could not start: {}", e.message)),
-            })?;
-        let mut world = PythonWorld::started(shown, bridge);
+        let asked = Bridge::start_asking(cfg, Stop::default(), "load_world", &load).map_err(|e| match e.kind {
+            crate::bridge::LoadKind::NoPython => Refused::NoPython,
+            _ => Refused::Broken(format!("its process could not start: {}", e.message)),
+        })?;
+        Ok(Loading { shown: shown.to_string(), asked, load })
+    }
+}
+
+impl Loading {
+    /// The world once its process has loaded the lesson's data (waited for here), or why not.
+    pub(crate) fn finish(self) -> Result<PythonWorld, Refused> {
+        let Loading { shown, asked, load } = self;
+        let (bridge, loading) = asked.answer();
+        let mut world = PythonWorld::started(&shown, bridge);
         world.load = load;
         let answer = match world.bridge.lock() {
             Ok(mut slot) => {
@@ -231,7 +246,9 @@ impl PythonWorld {
             .unwrap_or_default();
         Ok(world)
     }
+}
 
+impl PythonWorld {
     /// A world whose process has started, before anything is loaded into it.
     fn started(shown: &str, bridge: Bridge) -> PythonWorld {
         PythonWorld {
