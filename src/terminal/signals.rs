@@ -35,6 +35,22 @@ pub(crate) fn install() {
 /// Set as soon as a quitting signal arrives.
 static QUITTING: AtomicBool = AtomicBool::new(false);
 
+/// Set while the main thread draws a frame of the player (see `drawing`).
+static DRAWING: AtomicBool = AtomicBool::new(false);
+
+/// Draw a frame with `draw`, unless the workshop is quitting on a signal: then nothing is drawn
+/// (`None`). The signal's thread lets a frame begun before the signal end before it puts the
+/// terminal back, and none begins after: a frame's bytes (which hide the cursor) written after
+/// the terminal was put back would leave the learner's shell without a cursor.
+pub(crate) fn drawing<R>(draw: impl FnOnce() -> R) -> Option<R> {
+    // Both flags are sequentially consistent: either this thread sees the signal and draws
+    // nothing, or the signal's thread sees the frame and waits for it.
+    DRAWING.store(true, Ordering::SeqCst);
+    let drawn = (!QUITTING.load(Ordering::SeqCst)).then(draw);
+    DRAWING.store(false, Ordering::SeqCst);
+    drawn
+}
+
 /// Called by the main thread on its way out: when a signal is being handled, the main thread
 /// must not end the process first (its command may finish early because its Python was just
 /// killed) and so lose the signal's exit status. It waits for the signal thread to exit.
@@ -50,6 +66,12 @@ pub(crate) fn hold_if_quitting() {
 fn quit(signal: i32) -> ! {
     QUITTING.store(true, Ordering::SeqCst);
     crate::bridge::end_everything();
+    // A frame begun before the signal ends first, for a tenth of a second at most: a terminal
+    // that stopped reading must not keep the workshop from quitting.
+    let until = std::time::Instant::now() + std::time::Duration::from_millis(100);
+    while DRAWING.load(Ordering::SeqCst) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
     crate::terminal::player::terminal::restore_after_signal();
     std::process::exit(128 + signal);
 }

@@ -60,17 +60,21 @@ pub fn drive<B: Backend, S: Source>(
     theme: &Theme,
     msgs: impl IntoIterator<Item = Msg>,
 ) -> Result<bool, B::Error> {
-    terminal.draw(|frame| ui::draw(frame, app, theme))?;
+    frame(terminal, app, theme)?;
     for msg in msgs {
         match app.update(msg) {
             Flow::Quit => return Ok(true),
             Flow::Idle => {}
-            Flow::Redraw => {
-                terminal.draw(|frame| ui::draw(frame, app, theme))?;
-            }
+            Flow::Redraw => frame(terminal, app, theme)?,
         }
     }
     Ok(false)
+}
+
+/// One frame, unless the workshop is quitting on a signal (see `signals::drawing`).
+fn frame<B: Backend, S: Source>(terminal: &mut Terminal<B>, app: &App<S>, theme: &Theme) -> Result<(), B::Error> {
+    crate::terminal::signals::drawing(|| terminal.draw(|frame| ui::draw(frame, app, theme)).map(|_| ()))
+        .unwrap_or(Ok(()))
 }
 
 pub(crate) fn run(ctx: &Context, lesson: Lesson, config: Config) -> Result<i32, Error> {
