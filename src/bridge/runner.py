@@ -146,9 +146,10 @@ def _names(code):
 if sys.flags.no_site:
     _without_site()
 
-# A pipe's whole capacity at a time: what the workshop wrote at once can be looked at whole
-# before the fork (see `_world_asked`).
-_requests = open(posix.dup(0), "rb", buffering=65536)
+# A pipe's whole capacity (Linux's default) at a time: what the workshop wrote at once can be
+# looked at whole before the fork (see `_world_asked`).
+_PIPE_SIZE = 65536
+_requests = open(posix.dup(0), "rb", buffering=_PIPE_SIZE)
 _answers = open(posix.dup(1), "wb")
 _null = posix.open(DEVNULL, posix.O_RDONLY)
 posix.dup2(_null, 0)
@@ -464,7 +465,7 @@ def _world_asked():
     try:
         posix.set_blocking(fd, False)
         try:
-            waiting = _requests.peek(65536)
+            waiting = _requests.peek(_PIPE_SIZE)
         finally:
             posix.set_blocking(fd, True)
         size = int.from_bytes(waiting[:4], "little")
