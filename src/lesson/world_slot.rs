@@ -87,9 +87,9 @@ impl Lesson {
         // given back, the kernel's wake-up at its exit) is then no wait of the first use's, which
         // on a VM found it done 0.17 ms before the join returned.
         let (sent, world) = std::sync::mpsc::sync_channel(1);
-        let opening = open.clone();
+        let begin = open.clone();
         let started = std::thread::Builder::new().name("world".into()).spawn(move || {
-            let _ = sent.send(opening());
+            let _ = sent.send(begin());
         });
         let pending = match started {
             Ok(_) => Pending::Thread(world),
