@@ -260,7 +260,8 @@ fn a_failures_own_fields_reach_the_build_hook_by_the_names_the_manifest_declares
 }
 
 /// A lesson-5 file that, as it loads, writes to `out` what it sees of the processes carrying its
-/// own bridge mark (which a process inherits): each one's parent, group, command line and pipes.
+/// own bridge mark (which a process inherits): each one's parent, group, command line and pipes;
+/// and the cores its own process and the workshop may run on.
 fn process_probe(ws: &Workshop, out: &std::path::Path) -> String {
     let probe = format!(
         r#"import json, os
@@ -299,7 +300,9 @@ for name in os.listdir("/proc"):
 import sys
 ahead = [[entry[0], entry[1]] for entry in sys.modules["_workshop_runner"]._AHEAD]
 with open({out:?}, "w") as written:
-    json.dump({{"me": {{**_stat(os.getpid()), "mark": own_mark}}, "others": others, "ahead": ahead}}, written)
+    me = {{**_stat(os.getpid()), "mark": own_mark, "cores": sorted(os.sched_getaffinity(0))}}
+    workshop_cores = sorted(os.sched_getaffinity(os.getppid()))
+    json.dump({{"me": me, "others": others, "ahead": ahead, "workshop_cores": workshop_cores}}, written)
 
 "#,
         out = out.to_str().unwrap()
@@ -405,6 +408,10 @@ fn one_forked_world(seen: &serde_json::Value) {
     let own_mark = me["mark"].as_str().unwrap();
     assert!(own_mark.ends_with(&format!(".{}", me["pid"])), "what the learner's starts is marked as its own: {seen:#}");
     assert_ne!(world["pgrp"], me["pgrp"], "{seen:#}");
+    // Forked by a process moved off the world's core so that it starts at once, the learner's
+    // is not kept off it: as it loads (before the calls take turns on one core) it may run on
+    // every core the workshop may.
+    assert_eq!(me["cores"], seen["workshop_cores"], "the learner's process may run on every core: {seen:#}");
     // Before it forked, the world's process read ahead the host's code; the learner's process
     // keeps what was read as it was, never its own.
     let ahead = read_ahead(seen);
