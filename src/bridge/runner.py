@@ -24,6 +24,11 @@ import marshal
 import posix
 import sys
 
+# No collections until the file to load runs (see `_load`): this file and what it reads ahead
+# make nothing a collection could free, and each one walks every young object (a third of this
+# file's own import time).
+gc.disable()
+
 DEVNULL = "/dev/null"
 
 
@@ -539,6 +544,7 @@ def _prune(folder):
 
 
 def _load():
+    gc.enable()
     _install_kit()
     # Last, so the learner's own modules import while a file named like a standard one (os.py,
     # random.py) never stands in for it, for the learner's code or the standard library's.

@@ -261,7 +261,7 @@ fn a_failures_own_fields_reach_the_build_hook_by_the_names_the_manifest_declares
 
 /// A lesson-5 file that, as it loads, writes to `out` what it sees of the processes carrying its
 /// own bridge mark (which a process inherits): each one's parent, group, command line and pipes;
-/// and the cores its own process and the workshop may run on.
+/// the cores its own process and the workshop may run on, and whether garbage is collected.
 fn process_probe(ws: &Workshop, out: &std::path::Path) -> String {
     let probe = format!(
         r#"import json, os
@@ -300,7 +300,7 @@ for name in os.listdir("/proc"):
 import sys
 ahead = [[entry[0], entry[1]] for entry in sys.modules["_workshop_runner"]._AHEAD]
 with open({out:?}, "w") as written:
-    me = {{**_stat(os.getpid()), "mark": own_mark, "cores": sorted(os.sched_getaffinity(0))}}
+    me = {{**_stat(os.getpid()), "mark": own_mark, "cores": sorted(os.sched_getaffinity(0)), "gc": __import__("gc").isenabled()}}
     workshop_cores = sorted(os.sched_getaffinity(os.getppid()))
     json.dump({{"me": me, "others": others, "ahead": ahead, "workshop_cores": workshop_cores}}, written)
 
@@ -412,6 +412,8 @@ fn one_forked_world(seen: &serde_json::Value) {
     // is not kept off it: as it loads (before the calls take turns on one core) it may run on
     // every core the workshop may.
     assert_eq!(me["cores"], seen["workshop_cores"], "the learner's process may run on every core: {seen:#}");
+    // The runner collects no garbage while it starts; the learner's file loads with it on.
+    assert_eq!(me["gc"], true, "the garbage collector is on for the learner's file: {seen:#}");
     // Before it forked, the world's process read ahead the host's code; the learner's process
     // keeps what was read as it was, never its own.
     let ahead = read_ahead(seen);
