@@ -144,6 +144,7 @@ mod tests {
             expect: Default::default(),
             guidance: Vec::new(),
             task: None,
+            samples: Vec::new(),
         }
     }
 

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::lesson::expect::Expectations;
+use crate::lesson::expect::{Expect, Expectations};
 
 /// A declared check: calls of a learner function with expectations on what it returns, or a
 /// ticket's probe taken through the real harness with expectations on what the run did.
@@ -34,6 +34,35 @@ pub struct CheckSpec {
     /// A group of checks, for graders that report by task.
     #[serde(default)]
     pub task: Option<u32>,
+    /// The `$name`s it resolves, sorted, once: filled in as the lesson loads (`name_samples`), so
+    /// the check against the world's drawn fields, which a command waits for, only compares.
+    #[serde(skip)]
+    pub(crate) samples: Vec<String>,
+}
+
+impl CheckSpec {
+    /// Note every sample name this check resolves (`checks::resolved`): in the cases' arguments
+    /// and expectations, a ticket check's expectations and the guidance's `when`, each
+    /// expectation visited by the same walk that resolves it.
+    pub(crate) fn name_samples(&mut self) {
+        let values = std::cell::RefCell::new(Vec::new());
+        let collect = |e: &Expect| {
+            e.map_values(&|v| {
+                values.borrow_mut().push(v.clone());
+                v.clone()
+            });
+        };
+        for case in &self.cases {
+            values.borrow_mut().extend(case.args.iter().cloned());
+            case.expect.iter().for_each(collect);
+        }
+        self.expect.iter().for_each(collect);
+        self.guidance.iter().flat_map(|g| &g.when).for_each(collect);
+        let mut names = sample_refs(&values.into_inner());
+        names.sort();
+        names.dedup();
+        self.samples = names;
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -70,7 +99,7 @@ pub struct Sample {
 }
 
 /// The `$name` sample references in a value.
-pub(super) fn sample_refs(values: &[Value]) -> Vec<String> {
+fn sample_refs(values: &[Value]) -> Vec<String> {
     fn walk(v: &Value, out: &mut Vec<String>) {
         match v {
             Value::String(s) => {

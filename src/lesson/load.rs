@@ -72,6 +72,7 @@ impl Lesson {
             )
         })?;
         lesson.dir = dir.to_path_buf();
+        lesson.checks.iter_mut().for_each(super::check_spec::CheckSpec::name_samples);
         if let Some(id) = id {
             if lesson.id != id {
                 return Err(Error::corrupt(

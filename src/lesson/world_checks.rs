@@ -1,10 +1,8 @@
 //! The checks of a lesson's data that only its world can make: the behaviours its tools name,
 //! its samples' messages and fields, the counts its notes and questions name.
 
-use super::check_spec::sample_refs;
 use super::problems::Problems;
 use super::Lesson;
-use crate::lesson::expect::Expect;
 use crate::world::python::PythonWorld;
 use crate::world::Setting;
 
@@ -46,35 +44,15 @@ impl Lesson {
     fn check_sample_refs(&self, problems: &mut Problems, world: &PythonWorld) {
         let drawn = world.drawn();
         for check in &self.checks {
-            let at = format!("id = \"{}\"", check.id);
-            // Every value the checks resolve samples in (`checks::resolved`): the cases' arguments
-            // and expectations, a ticket check's expectations and the guidance's `when`, each
-            // expectation visited by the same walk that resolves it.
-            let values = std::cell::RefCell::new(Vec::new());
-            let collect = |e: &Expect| {
-                e.map_values(&|v| {
-                    values.borrow_mut().push(v.clone());
-                    v.clone()
-                });
-            };
-            for case in &check.cases {
-                values.borrow_mut().extend(case.args.iter().cloned());
-                case.expect.iter().for_each(collect);
-            }
-            check.expect.iter().for_each(collect);
-            check.guidance.iter().flat_map(|g| &g.when).for_each(collect);
-            let mut names = sample_refs(&values.into_inner());
-            names.sort();
-            names.dedup();
-            for name in names {
-                if !self.samples.contains_key(&name) && !drawn.contains(&name) {
+            for name in &check.samples {
+                if !self.samples.contains_key(name) && !drawn.contains(name) {
                     let also = if drawn.is_empty() {
                         String::new()
                     } else {
                         format!(", or a drawn field: ${}", drawn.join(", $"))
                     };
                     problems.say(
-                        &at,
+                        format!("id = \"{}\"", check.id),
                         format!("check {} uses an unknown sample '${name}': name one of [samples]{also}", check.id),
                     );
                 }
