@@ -19,11 +19,7 @@ pub(super) fn call_frame(id: u64, function: &str, args: &[Value]) -> Vec<u8> {
 
 impl Worker {
     pub(super) fn call(&mut self, cfg: &BridgeConfig, function: &str, args: &[Value]) -> (Call, bool) {
-        self.next_id += 1;
-        super::reap::asking(self.child.id());
-        // One write per request: the pipe is unbuffered, and a piecemeal write would reach Python
-        // in dozens of pieces, each a wake-up.
-        if self.stdin.write_all(&call_frame(self.next_id, function, args)).is_err() {
+        if !self.send(function, args) {
             let death = self.death();
             let message = format!("the Python process had ended: {}", death.note());
             return (Call { outcome: Outcome::Exited { message }, output: death.output, dropped: 0 }, false);
@@ -31,8 +27,31 @@ impl Worker {
         self.answer(cfg, function)
     }
 
-    /// The answer to the last request sent (its id is `next_id`), waited for up to the call's
-    /// deadline; and whether the process is still to be trusted with the next call.
+    /// Write a call's request without waiting for its answer; false when the process had ended.
+    /// Every answer before it must have been read first, unless it is written `ahead`.
+    fn send(&mut self, function: &str, args: &[Value]) -> bool {
+        self.next_id += 1;
+        super::reap::asking(self.child.id());
+        // One write per request: the pipe is unbuffered, and a piecemeal write would reach Python
+        // in dozens of pieces, each a wake-up.
+        self.stdin.write_all(&call_frame(self.next_id, function, args)).is_ok()
+    }
+
+    /// Write a call's request now, while the call before it may still run, so the runner goes
+    /// from one to the next without waiting for this side to ask; its answer is read by the
+    /// next `answer` after the one before it. False when the process had ended.
+    pub(super) fn send_ahead(&mut self, function: &str, args: &[Value]) -> bool {
+        let frame = call_frame(self.next_id + 1, function, args).len();
+        let sent = self.send(function, args);
+        if sent {
+            self.ahead = Some((self.next_id, frame));
+        }
+        sent
+    }
+
+    /// The answer to the oldest request not answered yet (its id is `answered + 1`: the last one
+    /// sent, unless one was written ahead of it), waited for up to the call's deadline; and
+    /// whether the process is still to be trusted with the next call.
     pub(super) fn answer(&mut self, cfg: &BridgeConfig, function: &str) -> (Call, bool) {
         match self.wait_line(Instant::now() + cfg.timeout) {
             Ok(line) => self.answered(cfg, function, &line),
@@ -84,7 +103,11 @@ impl Worker {
     /// the next call (a line that is not this call's answer ends it).
     fn answered(&mut self, cfg: &BridgeConfig, function: &str, line: &str) -> (Call, bool) {
         match serde_json::from_str::<Answer>(line) {
-            Ok(answer) if answer.id == Some(self.next_id) => {
+            Ok(answer) if answer.id == Some(self.answered + 1) => {
+                self.answered += 1;
+                if self.ahead.is_some_and(|(id, _)| id == self.answered) {
+                    self.ahead = None;
+                }
                 let dropped = answer.dropped;
                 let outcome = outcome_of(answer, &cfg.shown_as);
                 let (output, over) = self.capture.take();
@@ -102,9 +125,14 @@ impl Worker {
     /// waiting up to `grace` for it to take them.
     fn request_untaken_within(&self, grace: Duration) -> bool {
         let until = Instant::now() + grace;
+        // A request written ahead, after the one awaited, is not taken until that one is done.
+        let behind = match self.ahead {
+            Some((id, frame)) if id > self.answered + 1 => frame as u64,
+            _ => 0,
+        };
         loop {
             // On a pipe's write end FIONREAD counts the bytes not yet read, as on its read end.
-            if matches!(rustix::io::ioctl_fionread(&self.stdin), Ok(0) | Err(_)) {
+            if rustix::io::ioctl_fionread(&self.stdin).map_or(true, |unread| unread <= behind) {
                 return false;
             }
             if Instant::now() >= until {
@@ -139,6 +167,7 @@ impl Worker {
         };
         match serde_json::from_str::<Answer>(&line) {
             Ok(answer) if answer.id == Some(self.next_id) && answer.ok => {
+                self.answered = self.next_id;
                 self.capture.take();
                 Ok(())
             }

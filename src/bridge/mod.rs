@@ -109,6 +109,11 @@ enum First {
 }
 
 impl Asked {
+    /// Write the request of the call expected after the first (see `Bridge::send_ahead`).
+    pub(crate) fn send_ahead(&mut self, function: &str, args: Vec<Value>) {
+        self.bridge.send_ahead(function, args);
+    }
+
     /// The bridge, and the first call's answer, waited for now (within the call's deadline).
     pub(crate) fn answer(self) -> (Bridge, Call) {
         let Asked { mut bridge, answer } = self;
@@ -141,6 +146,8 @@ pub(crate) struct Bridge {
     untrusted: Option<String>,
     /// The signal that killed the process under the last call, or the one that would not reload.
     killed_by: Option<i32>,
+    /// A call whose request was written ahead (`send_ahead`), its answer not read yet.
+    ahead: Option<(String, Vec<Value>)>,
 }
 
 impl Bridge {
@@ -148,7 +155,7 @@ impl Bridge {
     pub(crate) fn start_stoppable(cfg: BridgeConfig, stop: Stop) -> Result<Bridge, LoadError> {
         let mut worker = Worker::spawn(&cfg, &stop)?;
         let load_output = std::mem::take(&mut worker.load_output);
-        Ok(Bridge { cfg, worker: Some(worker), stop, load_output, untrusted: None, killed_by: None })
+        Ok(Bridge { cfg, worker: Some(worker), stop, load_output, untrusted: None, killed_by: None, ahead: None })
     }
 
     /// As `start_stoppable`, loading the file in `spare` when there is one that fits and still
@@ -208,11 +215,41 @@ impl Bridge {
             load_output,
             untrusted: None,
             killed_by: None,
+            ahead: None,
         }))
+    }
+
+    /// Write the request of a call expected to come next (a question whose arguments are known
+    /// before the process can be asked, such as the world's sample draw while it loads), so the
+    /// runner answers it as soon as it is free. The call itself, when it comes with the same
+    /// arguments, takes that answer; any other call first reads it and sets it aside. Only for
+    /// calls that change nothing, one at a time.
+    pub(crate) fn send_ahead(&mut self, function: &str, args: Vec<Value>) {
+        if self.ahead.is_some() {
+            return;
+        }
+        if let Some(worker) = self.worker.as_mut() {
+            if worker.send_ahead(function, &args) {
+                self.ahead = Some((function.to_string(), args));
+            }
+        }
+    }
+
+    /// The answer of the call written ahead, when that is the call now made; otherwise it is read
+    /// and set aside (`None`), so the next answer read is the next call's.
+    fn answer_ahead(&mut self, function: &str, args: &[Value]) -> Option<Call> {
+        let (asked, with) = self.ahead.take()?;
+        let mut worker = self.worker.take()?;
+        let (call, alive) = worker.answer(&self.cfg, &asked);
+        self.after(worker, &call, alive);
+        (asked == function && with == args).then_some(call)
     }
 
     /// Call `function(*args)` with the per-call deadline.
     pub(crate) fn call(&mut self, function: &str, args: &[Value]) -> Call {
+        if let Some(call) = self.answer_ahead(function, args) {
+            return call;
+        }
         let worker = match self.worker.take() {
             Some(worker) => worker,
             None => match Worker::spawn(&self.cfg, &self.stop) {
@@ -253,6 +290,8 @@ impl Bridge {
     /// line written in place of an answer is caught at the next call, and after the last one
     /// here, so it never decides a grade. `Err` says what came instead.
     pub(crate) fn confirm(&mut self) -> Result<(), LoadError> {
+        // A call written ahead and never made still answers before the check.
+        let _ = self.answer_ahead("", &[]);
         let untrusted = match (self.untrusted.take(), self.worker.as_mut()) {
             (Some(why), _) => Some(LoadError::new(LoadKind::Garbled, why)),
             (None, Some(worker)) if !self.stop.is_stopped() => worker.in_step(&self.cfg).err(),

@@ -26,7 +26,13 @@ pub(super) struct Worker {
     /// How much of `pending` is known to hold no newline, so each byte is looked at once.
     pub scanned: usize,
     pub capture: Capture,
+    /// The id of the last request written, and of the last answer read: the next answer is
+    /// `answered + 1`'s.
     pub next_id: u64,
+    pub answered: u64,
+    /// A request written ahead of its call (`send_ahead`), its answer not read yet: its id and
+    /// the length of its frame, which may still be in the pipe while the call before it runs.
+    pub ahead: Option<(u64, usize)>,
     pub load_output: String,
     pub stop: Stop,
     /// It is bubblewrap, which reports a Python killed by a signal as an exit code.
@@ -189,6 +195,8 @@ impl Worker {
             scanned: 0,
             capture: Capture::new(capture),
             next_id: 0,
+            answered: 0,
+            ahead: None,
             load_output: String::new(),
             stop: stop.clone(),
             sandboxed,

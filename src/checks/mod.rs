@@ -181,6 +181,13 @@ pub(crate) struct Samples {
 }
 
 impl Samples {
+    /// Ask the lesson's world, while it loads, for the fields `draw` will ask it for with this
+    /// seed, so their answer is ready when the checks begin.
+    pub(crate) fn draw_ahead(lesson: &Lesson, seed: u64) {
+        let mut rng = Backoff::from_seed(seed);
+        lesson.draw_ahead(crate::world::python::units(&mut |n| rng.below(n)));
+    }
+
     pub(crate) fn draw(lesson: &Lesson, seed: u64) -> Samples {
         let mut rng = Backoff::from_seed(seed);
         let setting = lesson.setting();

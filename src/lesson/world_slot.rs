@@ -88,8 +88,10 @@ impl Lesson {
         // on a VM found it done 0.17 ms before the join returned.
         let (sent, world) = std::sync::mpsc::sync_channel(1);
         let begin = open.clone();
+        let units = Arc::new(std::sync::Mutex::new(None));
+        let ahead = Arc::clone(&units);
         let started = std::thread::Builder::new().name("world".into()).spawn(move || {
-            let _ = sent.send(begin());
+            let _ = sent.send(begin().map(|loading| drawn_ahead(loading, &ahead)));
         });
         let pending = match started {
             Ok(_) => Pending::Thread(world),
@@ -102,7 +104,18 @@ impl Lesson {
             path: path.to_path_buf(),
             file,
             name,
+            units,
         }));
+    }
+
+    /// The sample draw a check of a file with this seed will ask first, asked of the world now
+    /// if it is still loading (see `Loading::draw_ahead`); nothing once it has opened.
+    pub(crate) fn draw_ahead(&self, units: Vec<serde_json::Value>) {
+        if let Some(slot) = self.world_slot.as_ref().filter(|slot| slot.opened.get().is_none()) {
+            if let Ok(mut waiting) = slot.units.lock() {
+                *waiting = Some(units);
+            }
+        }
     }
 
     /// Wait for the world, then check what of the lesson only it can tell: its tools' behaviours,
@@ -119,7 +132,7 @@ impl Lesson {
         };
         // The world's answer to its loading is read here, by the thread that wants it: the
         // starting thread does not wake for it only to wake this one.
-        let opened = opened.and_then(Loading::finish);
+        let opened = opened.map(|loading| drawn_ahead(loading, &slot.units)).and_then(Loading::finish);
         let manifest = |problems: Problems| {
             let placed = problems.placed(&slot.text);
             NotOpened { path: slot.path.display().to_string(), why: placed.join("\n  ") }
@@ -140,6 +153,18 @@ impl Lesson {
         }
     }
 }
+
+/// The world loading, asked ahead for the sample draw when a check has named it by now: by the
+/// thread that started it, or else by the one that first uses it (whichever comes first).
+fn drawn_ahead(mut loading: Loading, units: &Units) -> Loading {
+    if let Some(units) = units.lock().ok().and_then(|mut waiting| waiting.take()) {
+        loading.draw_ahead(units);
+    }
+    loading
+}
+
+/// The units of a sample draw to ask for ahead (see `Lesson::draw_ahead`), until taken.
+type Units = Arc<std::sync::Mutex<Option<Vec<serde_json::Value>>>>;
 
 /// A world's process being started: on a thread of its own, or (when no thread could be made)
 /// at its first use.
@@ -169,6 +194,8 @@ pub(crate) struct WorldSlot {
     /// The world's file, and its name.
     file: PathBuf,
     name: String,
+    /// A sample draw to ask for as soon as the world's process can take it.
+    units: Units,
 }
 
 impl std::fmt::Debug for WorldSlot {

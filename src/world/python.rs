@@ -163,6 +163,14 @@ fn effects_of(v: &Value) -> Effects {
     Effects { counts: map("counts"), detail: map("detail"), harms: harms.unwrap_or_default() }
 }
 
+/// The numbers a world's `draw(n)` takes its draws from, in turn: each draw of 2^53 is a
+/// uniform number in 0..1 with every bit the world's own draw(n) would have used (it takes
+/// floor(u * n) % n, as the seeded draw does).
+pub(crate) fn units(draw: &mut dyn FnMut(u64) -> u64) -> Vec<Value> {
+    const SCALE: u64 = 1 << 53;
+    (0..DRAWS).map(|_| Value::from(draw(SCALE) as f64 / SCALE as f64)).collect()
+}
+
 /// A world's process started and asked to load the lesson's data, its answer not yet read.
 pub(crate) struct Loading {
     shown: String,
@@ -209,6 +217,14 @@ impl PythonWorld {
 }
 
 impl Loading {
+    /// Ask now for the sample fields drawn from `units` (`draw_fields`, the first question of a
+    /// check): the world's process draws them as soon as it has loaded, and the check finds
+    /// them answered instead of asking once the load is read.
+    pub(crate) fn draw_ahead(&mut self, units: Vec<Value>) {
+        let args = vec![json!([]), Value::Null, Value::from("draw"), json!([units])];
+        self.asked.send_ahead("ask", args);
+    }
+
     /// The world once its process has loaded the lesson's data (waited for here), or why not.
     pub(crate) fn finish(self) -> Result<PythonWorld, Refused> {
         let Loading { shown, asked, load } = self;
@@ -452,11 +468,7 @@ impl Setting for PythonWorld {
     }
 
     fn draw_fields(&self, draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)> {
-        // Each draw of 2^53 is a uniform number in 0..1 with every bit the world's own draw(n)
-        // would have used: it takes floor(u * n) % n, as the seeded draw does.
-        const SCALE: u64 = 1 << 53;
-        let units: Vec<Value> = (0..DRAWS).map(|_| Value::from(draw(SCALE) as f64 / SCALE as f64)).collect();
-        match self.value(None, "draw", vec![Value::from(units)]) {
+        match self.value(None, "draw", vec![Value::from(units(draw))]) {
             Some(Value::Object(fields)) => {
                 fields.into_iter().filter_map(|(k, v)| Some((k, v.as_str()?.to_string()))).collect()
             }

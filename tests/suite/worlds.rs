@@ -432,3 +432,40 @@ fn read_ahead(seen: &serde_json::Value) -> Vec<(i64, String)> {
     let entries = seen["ahead"].as_array().unwrap().iter();
     entries.map(|e| (e[0].as_i64().unwrap(), e[1].as_str().unwrap().to_string())).collect()
 }
+
+/// A check asks the world for its sample fields while the world still loads: the request is
+/// waiting when the world's `load` runs (which here looks for it, waiting up to 2 s, without
+/// taking it), the world draws for the check once (after the draw its loading makes to learn
+/// the fields' names), and the check grades as ever.
+#[test]
+fn a_checks_sample_draw_is_asked_while_the_world_loads_and_drawn_once() {
+    let ws = Workshop::lesson5();
+    let log = ws.path("world.log");
+    let text = ws.read(WORLD);
+    let (load, draw) =
+        ("    def load(self, data, tools, tickets, problems):\n", "    def sample_fields(self, draw):\n");
+    assert!(text.contains(load) && text.contains(draw), "the world's load or draw moved");
+    let looks = format!(
+        r#"{load}        import sys, time, posix
+        requests = sys.modules["_workshop_runner"]._requests
+        posix.set_blocking(requests.fileno(), False)
+        waiting, until = b"", time.monotonic() + 2
+        while not waiting and time.monotonic() < until:
+            try:
+                waiting = requests.peek(65536) or b""
+            except BlockingIOError:
+                time.sleep(0.01)
+        posix.set_blocking(requests.fileno(), True)
+        with open({log:?}, "a") as out:
+            out.write(("asked while loading" if waiting else "nothing asked while loading") + "\n")
+"#
+    );
+    let counts = format!("{draw}        with open({log:?}, \"a\") as out:\n            out.write(\"drawn\\n\")\n");
+    ws.write(WORLD, &text.replacen(load, &looks, 1).replacen(draw, &counts, 1));
+    ws.write("fixed.py", &ws.read("lessons/structured-errors/solution/errors.py"));
+    let run = ws.run(&["check", "structured-errors", "--file", "fixed.py"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("14/14 passed"), "{}", run.stdout);
+    let seen = ws.read("world.log");
+    assert_eq!(seen.lines().collect::<Vec<_>>(), ["asked while loading", "drawn", "drawn"], "{seen}");
+}
