@@ -219,11 +219,12 @@ impl Bridge {
         }))
     }
 
-    /// Write the request of a call expected to come next (a question whose arguments are known
-    /// before the process can be asked, such as the world's sample draw while it loads), so the
-    /// runner answers it as soon as it is free. The call itself, when it comes with the same
-    /// arguments, takes that answer; any other call first reads it and sets it aside. Only for
-    /// calls that change nothing, one at a time.
+    /// Write the request of a call expected to come next (one whose arguments are known before
+    /// the process can be asked, such as the world's sample draw while it loads), so the runner
+    /// answers it as soon as it is free. The call itself, when it comes with the same arguments,
+    /// takes that answer; any other call first reads it and sets it aside. One at a time, and
+    /// only for calls whose answer, set aside, leaves nothing the next calls see: a question, or
+    /// the first call of a world's run, which opens the run afresh when it is really made.
     pub(crate) fn send_ahead(&mut self, function: &str, args: Vec<Value>) {
         if self.ahead.is_some() {
             return;

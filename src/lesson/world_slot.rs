@@ -88,10 +88,10 @@ impl Lesson {
         // on a VM found it done 0.17 ms before the join returned.
         let (sent, world) = std::sync::mpsc::sync_channel(1);
         let begin = open.clone();
-        let units = Arc::new(std::sync::Mutex::new(None));
-        let ahead = Arc::clone(&units);
+        let ahead = Arc::new(std::sync::Mutex::new(None));
+        let asking = Arc::clone(&ahead);
         let started = std::thread::Builder::new().name("world".into()).spawn(move || {
-            let _ = sent.send(begin().map(|loading| drawn_ahead(loading, &ahead)));
+            let _ = sent.send(begin().map(|loading| asked_ahead(loading, &asking)));
         });
         let pending = match started {
             Ok(_) => Pending::Thread(world),
@@ -104,16 +104,25 @@ impl Lesson {
             path: path.to_path_buf(),
             file,
             name,
-            units,
+            ahead,
         }));
     }
 
     /// The sample draw a check of a file with this seed will ask first, asked of the world now
-    /// if it is still loading (see `Loading::draw_ahead`); nothing once it has opened.
+    /// if it is still loading (see `Loading::ask_ahead`); nothing once it has opened.
     pub(crate) fn draw_ahead(&self, units: Vec<serde_json::Value>) {
+        self.ask_ahead(crate::world::python::draw_question(units));
+    }
+
+    /// The first call of the command's first run, asked of the world now if it is still loading.
+    pub(crate) fn call_ahead(&self, ticket: &str, tool: &str, input: &serde_json::Value) {
+        self.ask_ahead(crate::world::python::first_call_question(ticket, tool, input));
+    }
+
+    fn ask_ahead(&self, question: Vec<serde_json::Value>) {
         if let Some(slot) = self.world_slot.as_ref().filter(|slot| slot.opened.get().is_none()) {
-            if let Ok(mut waiting) = slot.units.lock() {
-                *waiting = Some(units);
+            if let Ok(mut waiting) = slot.ahead.lock() {
+                *waiting = Some(question);
             }
         }
     }
@@ -132,7 +141,7 @@ impl Lesson {
         };
         // The world's answer to its loading is read here, by the thread that wants it: the
         // starting thread does not wake for it only to wake this one.
-        let opened = opened.map(|loading| drawn_ahead(loading, &slot.units)).and_then(Loading::finish);
+        let opened = opened.map(|loading| asked_ahead(loading, &slot.ahead)).and_then(Loading::finish);
         let manifest = |problems: Problems| {
             let placed = problems.placed(&slot.text);
             NotOpened { path: slot.path.display().to_string(), why: placed.join("\n  ") }
@@ -154,17 +163,19 @@ impl Lesson {
     }
 }
 
-/// The world loading, asked ahead for the sample draw when a check has named it by now: by the
-/// thread that started it, or else by the one that first uses it (whichever comes first).
-fn drawn_ahead(mut loading: Loading, units: &Units) -> Loading {
-    if let Some(units) = units.lock().ok().and_then(|mut waiting| waiting.take()) {
-        loading.draw_ahead(units);
+/// The world loading, asked ahead the question a command will ask it first when the command has
+/// said it by now: by the thread that started it, or else by the one that first uses it
+/// (whichever comes first).
+fn asked_ahead(mut loading: Loading, ahead: &Ahead) -> Loading {
+    if let Some(question) = ahead.lock().ok().and_then(|mut waiting| waiting.take()) {
+        loading.ask_ahead(question);
     }
     loading
 }
 
-/// The units of a sample draw to ask for ahead (see `Lesson::draw_ahead`), until taken.
-type Units = Arc<std::sync::Mutex<Option<Vec<serde_json::Value>>>>;
+/// A question to ask the world as soon as its process can take it (`Lesson::draw_ahead`,
+/// `Lesson::call_ahead`), until taken.
+type Ahead = Arc<std::sync::Mutex<Option<Vec<serde_json::Value>>>>;
 
 /// A world's process being started: on a thread of its own, or (when no thread could be made)
 /// at its first use.
@@ -194,8 +205,8 @@ pub(crate) struct WorldSlot {
     /// The world's file, and its name.
     file: PathBuf,
     name: String,
-    /// A sample draw to ask for as soon as the world's process can take it.
-    units: Units,
+    /// A question to ask as soon as the world's process can take it.
+    ahead: Ahead,
 }
 
 impl std::fmt::Debug for WorldSlot {

@@ -171,6 +171,20 @@ pub(crate) fn units(draw: &mut dyn FnMut(u64) -> u64) -> Vec<Value> {
     (0..DRAWS).map(|_| Value::from(draw(SCALE) as f64 / SCALE as f64)).collect()
 }
 
+/// The number of a command's first run in the world (`Setting::start` numbers them from here).
+const FIRST_RUN: u64 = 1;
+
+/// The question a check's sample draw asks (`draw_fields`), to ask it ahead.
+pub(crate) fn draw_question(units: Vec<Value>) -> Vec<Value> {
+    vec![json!([]), Value::Null, Value::from("draw"), json!([units])]
+}
+
+/// The question the first call of a command's first run asks (`World::call`, opening the run),
+/// to ask it ahead.
+pub(crate) fn first_call_question(ticket: &str, tool: &str, input: &Value) -> Vec<Value> {
+    vec![json!([]), json!([FIRST_RUN, ticket]), Value::from("call"), json!([FIRST_RUN, tool, input])]
+}
+
 /// A world's process started and asked to load the lesson's data, its answer not yet read.
 pub(crate) struct Loading {
     shown: String,
@@ -217,12 +231,11 @@ impl PythonWorld {
 }
 
 impl Loading {
-    /// Ask now for the sample fields drawn from `units` (`draw_fields`, the first question of a
-    /// check): the world's process draws them as soon as it has loaded, and the check finds
-    /// them answered instead of asking once the load is read.
-    pub(crate) fn draw_ahead(&mut self, units: Vec<Value>) {
-        let args = vec![json!([]), Value::Null, Value::from("draw"), json!([units])];
-        self.asked.send_ahead("ask", args);
+    /// Ask now the question expected first once the world has loaded (`draw_question`,
+    /// `first_call_question`): its process answers as soon as it has loaded, and the command
+    /// finds the answer there instead of asking once the load is read.
+    pub(crate) fn ask_ahead(&mut self, question: Vec<Value>) {
+        self.asked.send_ahead("ask", question);
     }
 
     /// The world once its process has loaded the lesson's data (waited for here), or why not.
@@ -279,7 +292,7 @@ impl PythonWorld {
             broken: Mutex::new(None),
             load: Vec::new(),
             ended: std::sync::atomic::AtomicU32::new(0),
-            next_run: AtomicU64::new(1),
+            next_run: AtomicU64::new(FIRST_RUN),
             done: Mutex::new(Vec::new()),
         }
     }

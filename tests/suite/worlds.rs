@@ -469,3 +469,43 @@ fn a_checks_sample_draw_is_asked_while_the_world_loads_and_drawn_once() {
     let seen = ws.read("world.log");
     assert_eq!(seen.lines().collect::<Vec<_>>(), ["asked while loading", "drawn", "drawn"], "{seen}");
 }
+
+/// A replay asks the world for its first tool call while the world still loads: the model's
+/// first turn comes from the recording, without the world, and the call it makes is waiting when
+/// the world's `load` runs (which looks for it without taking it); the tool runs once for it,
+/// and the replay shows what it always did.
+#[test]
+fn a_replays_first_tool_call_is_asked_while_the_world_loads_and_runs_once() {
+    let ws = Workshop::lesson5();
+    let log = ws.path("world.log");
+    let text = ws.read(WORLD);
+    let (load, refund) =
+        ("    def load(self, data, tools, tickets, problems):\n", "    def process_refund(self, input):\n");
+    assert!(text.contains(load) && text.contains(refund), "the world's load or refund tool moved");
+    let looks = format!(
+        r#"{load}        import sys, time, posix
+        requests = sys.modules["_workshop_runner"]._requests
+        posix.set_blocking(requests.fileno(), False)
+        waiting, until = b"", time.monotonic() + 2
+        while not waiting and time.monotonic() < until:
+            try:
+                waiting = requests.peek(65536) or b""
+            except BlockingIOError:
+                time.sleep(0.01)
+        posix.set_blocking(requests.fileno(), True)
+        with open({log:?}, "a") as out:
+            out.write(("asked while loading" if waiting else "nothing asked while loading") + "\n")
+"#
+    );
+    let counts = format!("{refund}        with open({log:?}, \"a\") as out:\n            out.write(\"refund\\n\")\n");
+    let plain =
+        ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", "structured", "--format", "json"]);
+    assert_eq!(plain.code, 0, "{}\n{}", plain.stdout, plain.stderr);
+    ws.write(WORLD, &text.replacen(load, &looks, 1).replacen(refund, &counts, 1));
+    let run =
+        ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", "structured", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout, plain.stdout, "the same replay");
+    let seen = ws.read("world.log");
+    assert_eq!(seen.lines().collect::<Vec<_>>(), ["asked while loading", "refund"], "{seen}");
+}

@@ -7,6 +7,7 @@
 mod answer;
 mod facts;
 pub(crate) mod harness;
+mod lazy;
 pub(crate) mod sdk;
 mod sent;
 
@@ -146,7 +147,7 @@ pub(crate) fn run(
         ticket,
         runtime,
         policy: Policy::of(lesson),
-        world: lesson.setting().start(&ticket.id),
+        world: Box::new(lazy::LazyRun::new(lesson, &ticket.id)),
         backoff: Backoff::seeded(&format!("{}/{}", lesson.id, ticket.id)),
         code,
         messages: vec![json!({"role": "user", "content": ticket.text})],
