@@ -433,18 +433,13 @@ fn read_ahead(seen: &serde_json::Value) -> Vec<(i64, String)> {
     entries.map(|e| (e[0].as_i64().unwrap(), e[1].as_str().unwrap().to_string())).collect()
 }
 
-/// A check asks the world for its sample fields while the world still loads: the request is
-/// waiting when the world's `load` runs (which here looks for it, waiting up to 2 s, without
-/// taking it), the world draws for the check once (after the draw its loading makes to learn
-/// the fields' names), and the check grades as ever.
-#[test]
-fn a_checks_sample_draw_is_asked_while_the_world_loads_and_drawn_once() {
-    let ws = Workshop::lesson5();
-    let log = ws.path("world.log");
+/// Lesson 5's world changed to tell, in `log`, whether a request was waiting for it while it
+/// loaded (its `load` looks for one, up to 2 s, without taking it), and to write `line` there
+/// each time the method `def` (a line of the world file) runs.
+fn world_that_watches_its_load(ws: &Workshop, log: &std::path::Path, def: &str, line: &str) {
     let text = ws.read(WORLD);
-    let (load, draw) =
-        ("    def load(self, data, tools, tickets, problems):\n", "    def sample_fields(self, draw):\n");
-    assert!(text.contains(load) && text.contains(draw), "the world's load or draw moved");
+    let load = "    def load(self, data, tools, tickets, problems):\n";
+    assert!(text.contains(load) && text.contains(def), "the world's load or {def} moved");
     let looks = format!(
         r#"{load}        import sys, time, posix
         requests = sys.modules["_workshop_runner"]._requests
@@ -460,8 +455,17 @@ fn a_checks_sample_draw_is_asked_while_the_world_loads_and_drawn_once() {
             out.write(("asked while loading" if waiting else "nothing asked while loading") + "\n")
 "#
     );
-    let counts = format!("{draw}        with open({log:?}, \"a\") as out:\n            out.write(\"drawn\\n\")\n");
-    ws.write(WORLD, &text.replacen(load, &looks, 1).replacen(draw, &counts, 1));
+    let counts = format!("{def}        with open({log:?}, \"a\") as out:\n            out.write({line:?} + \"\\n\")\n");
+    ws.write(WORLD, &text.replacen(load, &looks, 1).replacen(def, &counts, 1));
+}
+
+/// A check asks the world for its sample fields while the world still loads: the request is
+/// waiting when the world's `load` runs, the world draws for the check once (after the draw its
+/// loading makes to learn the fields' names), and the check grades as ever.
+#[test]
+fn a_checks_sample_draw_is_asked_while_the_world_loads_and_drawn_once() {
+    let ws = Workshop::lesson5();
+    world_that_watches_its_load(&ws, &ws.path("world.log"), "    def sample_fields(self, draw):\n", "drawn");
     ws.write("fixed.py", &ws.read("lessons/structured-errors/solution/errors.py"));
     let run = ws.run(&["check", "structured-errors", "--file", "fixed.py"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
@@ -472,38 +476,15 @@ fn a_checks_sample_draw_is_asked_while_the_world_loads_and_drawn_once() {
 
 /// A replay asks the world for its first tool call while the world still loads: the model's
 /// first turn comes from the recording, without the world, and the call it makes is waiting when
-/// the world's `load` runs (which looks for it without taking it); the tool runs once for it,
-/// and the replay shows what it always did.
+/// the world's `load` runs; the tool runs once for it, and the replay shows what it always did.
 #[test]
 fn a_replays_first_tool_call_is_asked_while_the_world_loads_and_runs_once() {
     let ws = Workshop::lesson5();
-    let log = ws.path("world.log");
-    let text = ws.read(WORLD);
-    let (load, refund) =
-        ("    def load(self, data, tools, tickets, problems):\n", "    def process_refund(self, input):\n");
-    assert!(text.contains(load) && text.contains(refund), "the world's load or refund tool moved");
-    let looks = format!(
-        r#"{load}        import sys, time, posix
-        requests = sys.modules["_workshop_runner"]._requests
-        posix.set_blocking(requests.fileno(), False)
-        waiting, until = b"", time.monotonic() + 2
-        while not waiting and time.monotonic() < until:
-            try:
-                waiting = requests.peek(65536) or b""
-            except BlockingIOError:
-                time.sleep(0.01)
-        posix.set_blocking(requests.fileno(), True)
-        with open({log:?}, "a") as out:
-            out.write(("asked while loading" if waiting else "nothing asked while loading") + "\n")
-"#
-    );
-    let counts = format!("{refund}        with open({log:?}, \"a\") as out:\n            out.write(\"refund\\n\")\n");
-    let plain =
-        ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", "structured", "--format", "json"]);
+    let watch = ["watch", "structured-errors", "--ticket", "old-order", "--code", "structured", "--format", "json"];
+    let plain = ws.run(&watch);
     assert_eq!(plain.code, 0, "{}\n{}", plain.stdout, plain.stderr);
-    ws.write(WORLD, &text.replacen(load, &looks, 1).replacen(refund, &counts, 1));
-    let run =
-        ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", "structured", "--format", "json"]);
+    world_that_watches_its_load(&ws, &ws.path("world.log"), "    def process_refund(self, input):\n", "refund");
+    let run = ws.run(&watch);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert_eq!(run.stdout, plain.stdout, "the same replay");
     let seen = ws.read("world.log");
