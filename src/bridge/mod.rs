@@ -236,20 +236,23 @@ impl Bridge {
         }
     }
 
-    /// The answer of the call written ahead, when that is the call now made; otherwise it is read
-    /// and set aside (`None`), so the next answer read is the next call's.
-    fn answer_ahead(&mut self, function: &str, args: &[Value]) -> Option<Call> {
+    /// The call written ahead and its answer, read now (so the next answer read is the next
+    /// call's); `None` when there is none, or its process is gone.
+    fn answer_ahead(&mut self) -> Option<(String, Vec<Value>, Call)> {
         let (asked, with) = self.ahead.take()?;
         let mut worker = self.worker.take()?;
         let (call, alive) = worker.answer(&self.cfg, &asked);
         self.after(worker, &call, alive);
-        (asked == function && with == args).then_some(call)
+        Some((asked, with, call))
     }
 
     /// Call `function(*args)` with the per-call deadline.
     pub(crate) fn call(&mut self, function: &str, args: &[Value]) -> Call {
-        if let Some(call) = self.answer_ahead(function, args) {
-            return call;
+        // The call written ahead answers it when it is this call; any other is set aside.
+        if let Some((asked, with, call)) = self.answer_ahead() {
+            if asked == function && with == args {
+                return call;
+            }
         }
         let worker = match self.worker.take() {
             Some(worker) => worker,
@@ -291,8 +294,8 @@ impl Bridge {
     /// line written in place of an answer is caught at the next call, and after the last one
     /// here, so it never decides a grade. `Err` says what came instead.
     pub(crate) fn confirm(&mut self) -> Result<(), LoadError> {
-        // A call written ahead and never made still answers before the check.
-        let _ = self.answer_ahead("", &[]);
+        // A call written ahead and never made still answers before the check: set it aside.
+        let _ = self.answer_ahead();
         let untrusted = match (self.untrusted.take(), self.worker.as_mut()) {
             (Some(why), _) => Some(LoadError::new(LoadKind::Garbled, why)),
             (None, Some(worker)) if !self.stop.is_stopped() => worker.in_step(&self.cfg).err(),
