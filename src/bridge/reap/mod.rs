@@ -675,7 +675,10 @@ mod tests {
         std::io::BufReader::new(stray.stdout.take().unwrap()).read_line(&mut line).unwrap();
         let member: i32 = line.trim().parse().unwrap();
         let until = Instant::now() + Duration::from_secs(10);
-        while std::fs::read(format!("/proc/{member}/environ")).is_ok_and(|env| !env.is_empty()) {
+        // Until `sleep` runs: while `env` execs it, its environment can read empty for a moment
+        // and then, still `env`'s, with the mark.
+        let execd = || std::fs::read_to_string(format!("/proc/{member}/comm")).is_ok_and(|c| c.trim() == "sleep");
+        while !execd() || std::fs::read(format!("/proc/{member}/environ")).is_ok_and(|env| !env.is_empty()) {
             assert!(Instant::now() < until, "the member never exec'd with an empty environment");
             std::thread::sleep(Duration::from_millis(5));
         }
