@@ -717,6 +717,13 @@ mod tests {
         };
         let mut spare = start(std::process::Stdio::from(read));
         let mut stray = start(std::process::Stdio::null());
+        // Without the subreaper a stray is found by its mark, readable once it has exec'd;
+        // until then its environment is still this test's.
+        let until = Instant::now() + Duration::from_secs(10);
+        while [&spare, &stray].iter().any(|c| mark_of(c.id() as i32).is_none()) {
+            assert!(Instant::now() < until, "the two sleeps never exec'd with the mark");
+            std::thread::sleep(Duration::from_millis(5));
+        }
         spare_coming(Some((0, pipe)));
         kill_strays();
         let stray_ended = ends(stray.id() as i32);
