@@ -368,14 +368,18 @@ fn the_world_is_forked_from_the_learners_interpreter_before_the_file_loads_and_i
 
 /// The world's file is read ahead too, before the fork, when the workshop has asked for the
 /// world by then: it names the file in the call behind the load request, which the first process
-/// looks at without taking it. (Here the interpreter takes 0.3 s to start, so the ask is surely
-/// waiting; in a `check` it is, since the lesson is read in less time than Python starts.)
+/// looks at without taking it. (Here the interpreter starts only once something waits on its
+/// channel, and 0.1 s later, so the ask is surely whole; in a `check` it is waiting, since the
+/// lesson is read in less time than Python starts.)
 #[test]
 fn the_worlds_file_is_read_ahead_before_the_fork_when_the_world_is_already_asked_for() {
     let ws = Workshop::lesson5();
     let out = ws.path("processes.json");
     ws.write("probe.py", &process_probe(&ws, &out));
-    ws.write("slow-python", &format!("#!/bin/sh\nsleep 0.3\nexec '{}' \"$@\"\n", python()));
+    // Waits (up to 10 s) until its channel can be read, without reading it: a fixed sleep was
+    // once too short on a busy machine.
+    let wait = "import select; select.select([0], [], [], 10)";
+    ws.write("slow-python", &format!("#!/bin/sh\n'{0}' -I -S -c '{wait}'\nsleep 0.1\nexec '{0}' \"$@\"\n", python()));
     let slow = ws.path("slow-python");
     std::fs::set_permissions(&slow, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let mut cmd = ws.command(&["check", "structured-errors", "--file", "probe.py"]);
