@@ -44,13 +44,13 @@ impl Worker {
         let frame = call_frame(self.next_id + 1, function, args).len();
         let sent = self.send(function, args);
         if sent {
-            self.ahead = Some((self.next_id, frame));
+            self.ahead.push((self.next_id, frame));
         }
         sent
     }
 
     /// The answer to the oldest request not answered yet (its id is `answered + 1`: the last one
-    /// sent, unless one was written ahead of it), waited for up to the call's deadline; and
+    /// sent, unless others were written ahead of it), waited for up to the call's deadline; and
     /// whether the process is still to be trusted with the next call.
     pub(super) fn answer(&mut self, cfg: &BridgeConfig, function: &str) -> (Call, bool) {
         match self.wait_line(Instant::now() + cfg.timeout) {
@@ -105,9 +105,8 @@ impl Worker {
         match serde_json::from_str::<Answer>(line) {
             Ok(answer) if answer.id == Some(self.answered + 1) => {
                 self.answered += 1;
-                if self.ahead.is_some_and(|(id, _)| id == self.answered) {
-                    self.ahead = None;
-                }
+                let answered = self.answered;
+                self.ahead.retain(|&(id, _)| id != answered);
                 let dropped = answer.dropped;
                 let outcome = outcome_of(answer, &cfg.shown_as);
                 let (output, over) = self.capture.take();
@@ -125,11 +124,9 @@ impl Worker {
     /// waiting up to `grace` for it to take them.
     fn request_untaken_within(&self, grace: Duration) -> bool {
         let until = Instant::now() + grace;
-        // A request written ahead, after the one awaited, is not taken until that one is done.
-        let behind = match self.ahead {
-            Some((id, frame)) if id > self.answered + 1 => frame as u64,
-            _ => 0,
-        };
+        // Requests written ahead, after the one awaited, are not taken until that one is done.
+        let behind: u64 =
+            self.ahead.iter().filter(|&&(id, _)| id > self.answered + 1).map(|&(_, frame)| frame as u64).sum();
         loop {
             // On a pipe's write end FIONREAD counts the bytes not yet read, as on its read end.
             if rustix::io::ioctl_fionread(&self.stdin).map_or(true, |unread| unread <= behind) {

@@ -8,6 +8,7 @@
 //! a process that hangs or dies is killed with everything it started (`reap`), and the next call
 //! starts a fresh one.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -146,16 +147,37 @@ pub(crate) struct Bridge {
     untrusted: Option<String>,
     /// The signal that killed the process under the last call, or the one that would not reload.
     killed_by: Option<i32>,
-    /// A call whose request was written ahead (`send_ahead`), its answer not read yet.
-    ahead: Option<(String, Vec<Value>)>,
+    /// Calls whose requests were written ahead (`send_ahead`), in order, their answers not read yet.
+    ahead: VecDeque<(String, Vec<Value>)>,
+    /// Answers of calls written ahead, read before their call came (another call's answer was
+    /// behind them), kept for it.
+    set_aside: Vec<(String, Vec<Value>, Call)>,
 }
+
+/// How many calls may be written ahead at once: the pipe holds their requests while the
+/// process loads, and the answers it writes meanwhile must fit in its own pipe.
+const AHEAD_AT_MOST: usize = 16;
 
 impl Bridge {
     /// Start Python and load the learner's file, ending (loading included) as soon as `stop` is set.
     pub(crate) fn start_stoppable(cfg: BridgeConfig, stop: Stop) -> Result<Bridge, LoadError> {
-        let mut worker = Worker::spawn(&cfg, &stop)?;
+        let worker = Worker::spawn(&cfg, &stop)?;
+        Ok(Bridge::of(cfg, worker, stop))
+    }
+
+    /// A bridge to a worker that has loaded its file, keeping what the file printed as it loaded.
+    fn of(cfg: BridgeConfig, mut worker: Worker, stop: Stop) -> Bridge {
         let load_output = std::mem::take(&mut worker.load_output);
-        Ok(Bridge { cfg, worker: Some(worker), stop, load_output, untrusted: None, killed_by: None, ahead: None })
+        Bridge {
+            cfg,
+            worker: Some(worker),
+            stop,
+            load_output,
+            untrusted: None,
+            killed_by: None,
+            ahead: VecDeque::new(),
+            set_aside: Vec::new(),
+        }
     }
 
     /// As `start_stoppable`, loading the file in `spare` when there is one that fits and still
@@ -207,63 +229,79 @@ impl Bridge {
         if first.is_some() {
             worker.next_id = 1;
         }
-        let load_output = std::mem::take(&mut worker.load_output);
-        Told::Loaded(Box::new(Bridge {
-            cfg,
-            worker: Some(worker),
-            stop,
-            load_output,
-            untrusted: None,
-            killed_by: None,
-            ahead: None,
-        }))
+        Told::Loaded(Box::new(Bridge::of(cfg, worker, stop)))
     }
 
-    /// Write the request of a call expected to come next (one whose arguments are known before
+    /// Write the request of a call expected to come later (one whose arguments are known before
     /// the process can be asked, such as the world's sample draw while it loads), so the runner
     /// answers it as soon as it is free. The call itself, when it comes with the same arguments,
-    /// takes that answer; any other call first reads it and sets it aside. One at a time, and
-    /// only for calls whose answer, set aside, leaves nothing the next calls see: a question, or
-    /// the first call of a world's run, which opens the run afresh when it is really made.
+    /// takes that answer, whichever calls came between; calls written ahead before it that are
+    /// not made first are set aside for theirs. Only for calls whose answer, never taken, leaves
+    /// nothing the next calls see: a question, or the first call of a world's run, which opens
+    /// the run afresh when it is really made.
     pub(crate) fn send_ahead(&mut self, function: &str, args: Vec<Value>) {
-        if self.ahead.is_some() {
+        if self.ahead.len() >= AHEAD_AT_MOST {
             return;
         }
         if let Some(worker) = self.worker.as_mut() {
             if worker.send_ahead(function, &args) {
-                self.ahead = Some((function.to_string(), args));
+                self.ahead.push_back((function.to_string(), args));
             }
         }
     }
 
-    /// The call written ahead and its answer, read now (so the next answer read is the next
-    /// call's); `None` when there is none, or its process is gone.
+    /// Whether `function(*args)` was written ahead and its answer not taken yet.
+    pub(crate) fn is_ahead(&self, function: &str, args: &[Value]) -> bool {
+        let same = |asked: &str, with: &[Value]| asked == function && with == args;
+        self.ahead.iter().any(|(asked, with)| same(asked, with))
+            || self.set_aside.iter().any(|(asked, with, _)| same(asked, with))
+    }
+
+    /// The oldest call written ahead and its answer, read now (so the next answer read is the
+    /// next call's); `None` when there is none, or its process is gone (with every one after it).
     fn answer_ahead(&mut self) -> Option<(String, Vec<Value>, Call)> {
-        let (asked, with) = self.ahead.take()?;
-        let mut worker = self.worker.take()?;
+        let (asked, with) = self.ahead.pop_front()?;
+        let Some(mut worker) = self.worker.take() else {
+            self.ahead.clear();
+            return None;
+        };
         let (call, alive) = worker.answer(&self.cfg, &asked);
         self.after(worker, &call, alive);
+        if self.worker.is_none() {
+            // Its process is gone: the calls written after it will never be answered.
+            self.ahead.clear();
+        }
         Some((asked, with, call))
     }
 
     /// Call `function(*args)` with the per-call deadline.
     pub(crate) fn call(&mut self, function: &str, args: &[Value]) -> Call {
-        // The call written ahead answers it when it is this call; any other is set aside.
-        if let Some((asked, with, call)) = self.answer_ahead() {
-            if asked == function && with == args {
+        // A call written ahead takes its answer: set aside already, or read now, setting aside
+        // those of the calls written before it.
+        let same = |asked: &str, with: &[Value]| asked == function && with == args;
+        if let Some(at) = self.set_aside.iter().position(|(asked, with, _)| same(asked, with)) {
+            return self.set_aside.remove(at).2;
+        }
+        while let Some((asked, with, call)) = self.answer_ahead() {
+            if same(&asked, &with) {
                 return call;
             }
+            self.set_aside.push((asked, with, call));
         }
         let worker = match self.worker.take() {
             Some(worker) => worker,
-            None => match Worker::spawn(&self.cfg, &self.stop) {
-                Ok(worker) => worker,
-                Err(e) => {
-                    self.killed_by = e.signal;
-                    let message = format!("could not reload after the last call ended the process: {}", e.message);
-                    return Call { outcome: Outcome::Unavailable { message }, output: e.output, dropped: 0 };
+            None => {
+                // A fresh process answers nothing the last one was asked.
+                self.set_aside.clear();
+                match Worker::spawn(&self.cfg, &self.stop) {
+                    Ok(worker) => worker,
+                    Err(e) => {
+                        self.killed_by = e.signal;
+                        let message = format!("could not reload after the last call ended the process: {}", e.message);
+                        return Call { outcome: Outcome::Unavailable { message }, output: e.output, dropped: 0 };
+                    }
                 }
-            },
+            }
         };
         let mut worker = worker;
         let (call, alive) = worker.call(&self.cfg, function, args);
@@ -294,8 +332,9 @@ impl Bridge {
     /// line written in place of an answer is caught at the next call, and after the last one
     /// here, so it never decides a grade. `Err` says what came instead.
     pub(crate) fn confirm(&mut self) -> Result<(), LoadError> {
-        // A call written ahead and never made still answers before the check: set it aside.
-        let _ = self.answer_ahead();
+        // Calls written ahead and never made still answer before the check.
+        while self.answer_ahead().is_some() {}
+        self.set_aside.clear();
         let untrusted = match (self.untrusted.take(), self.worker.as_mut()) {
             (Some(why), _) => Some(LoadError::new(LoadKind::Garbled, why)),
             (None, Some(worker)) if !self.stop.is_stopped() => worker.in_step(&self.cfg).err(),
@@ -310,5 +349,58 @@ impl Bridge {
             }
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// A Python file whose `count(tag)` answers the tag and how many calls ran so far.
+    fn counting() -> (tempfile::TempDir, Bridge) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("count.py");
+        std::fs::write(&file, "runs = 0\n\ndef count(tag):\n    global runs\n    runs += 1\n    return [tag, runs]\n")
+            .unwrap();
+        let cfg = BridgeConfig {
+            python: BridgeConfig::learner_python(),
+            file,
+            shown_as: "count.py".into(),
+            functions: vec!["count".into()],
+            timeout: std::time::Duration::from_secs(10),
+            sandbox: None,
+            world: false,
+        };
+        let bridge = Bridge::start_stoppable(cfg, Stop::default()).unwrap();
+        (dir, bridge)
+    }
+
+    fn count(bridge: &mut Bridge, tag: &str) -> Value {
+        match bridge.call("count", &[Value::from(tag)]).outcome {
+            Outcome::Returned(value) => value,
+            other => panic!("count({tag}): {other:?}"),
+        }
+    }
+
+    /// Calls written ahead run once each, in the order written; each call takes its own
+    /// answer whenever it comes, those read before it kept for theirs; a call not written ahead
+    /// runs after all of them, and a call made again runs again.
+    #[test]
+    fn calls_written_ahead_run_once_in_order_and_each_takes_its_own_answer() {
+        let _serial = reap::tests::MARKED.lock().unwrap_or_else(|e| e.into_inner());
+        let (_dir, mut bridge) = counting();
+        for tag in ["a", "b", "c"] {
+            bridge.send_ahead("count", vec![Value::from(tag)]);
+        }
+        assert!(bridge.is_ahead("count", &[Value::from("a")]));
+        assert!(!bridge.is_ahead("count", &[Value::from("d")]));
+        assert_eq!(count(&mut bridge, "b"), serde_json::json!(["b", 2]), "a's answer read first, set aside");
+        assert_eq!(count(&mut bridge, "d"), serde_json::json!(["d", 4]), "after every call written ahead");
+        assert_eq!(count(&mut bridge, "a"), serde_json::json!(["a", 1]));
+        assert_eq!(count(&mut bridge, "c"), serde_json::json!(["c", 3]));
+        assert!(!bridge.is_ahead("count", &[Value::from("a")]), "taken");
+        assert_eq!(count(&mut bridge, "a"), serde_json::json!(["a", 5]), "made again, it runs again");
+        bridge.send_ahead("count", vec![Value::from("e")]);
+        assert!(bridge.confirm().is_ok(), "a call written ahead and never made is read before the check");
     }
 }

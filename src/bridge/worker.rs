@@ -30,9 +30,10 @@ pub(super) struct Worker {
     /// `answered + 1`'s.
     pub next_id: u64,
     pub answered: u64,
-    /// A request written ahead of its call (`send_ahead`), its answer not read yet: its id and
-    /// the length of its frame, which may still be in the pipe while the call before it runs.
-    pub ahead: Option<(u64, usize)>,
+    /// Requests written ahead of their calls (`send_ahead`), their answers not read yet: each
+    /// one's id and the length of its frame, which may still be in the pipe while a call before
+    /// it runs.
+    pub ahead: Vec<(u64, usize)>,
     pub load_output: String,
     pub stop: Stop,
     /// It is bubblewrap, which reports a Python killed by a signal as an exit code.
@@ -196,7 +197,7 @@ impl Worker {
             capture: Capture::new(capture),
             next_id: 0,
             answered: 0,
-            ahead: None,
+            ahead: Vec::new(),
             load_output: String::new(),
             stop: stop.clone(),
             sandboxed,

@@ -173,6 +173,19 @@ pub(crate) fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<Ch
         .collect()
 }
 
+/// Ask the lesson's world, while it loads, what the checks of a file with this seed will ask it
+/// first: the sample fields, then the first call of each ticket check's run. Each answer is ready
+/// when its check comes, worked out meanwhile in the world's process.
+pub(crate) fn ask_ahead(lesson: &Lesson, seed: u64) {
+    Samples::draw_ahead(lesson, seed);
+    for spec in &lesson.checks {
+        let ticket = spec.ticket.as_deref().and_then(|id| lesson.ticket(id));
+        if let Some((ticket, probe)) = ticket.and_then(|t| Some((t, t.probes().first()?))) {
+            lesson.call_ahead(&ticket.id, &probe.tool, &probe.input);
+        }
+    }
+}
+
 /// The lesson's sample messages for one run, with the fields the world draws (an id, say)
 /// drawn once from the seed and shared: every message, and every `$<field>` in a case's other
 /// arguments and expectations, names the same thing.
@@ -183,7 +196,7 @@ pub(crate) struct Samples {
 impl Samples {
     /// Ask the lesson's world, while it loads, for the fields `draw` will ask it for with this
     /// seed, so their answer is ready when the checks begin.
-    pub(crate) fn draw_ahead(lesson: &Lesson, seed: u64) {
+    fn draw_ahead(lesson: &Lesson, seed: u64) {
         let mut rng = Backoff::from_seed(seed);
         lesson.draw_ahead(crate::world::python::units(&mut |n| rng.below(n)));
     }

@@ -84,7 +84,7 @@ pub(crate) fn grade_with_spare(
 
 fn run(lesson: &Lesson, cfg: BridgeConfig, stop: &AtomicBool, spare: Option<Spare>) -> Result<Report, LoadError> {
     let seed = checks::seed_for(&std::fs::read(&cfg.file).unwrap_or_default(), crate::checks::sample_key::current());
-    checks::Samples::draw_ahead(lesson, seed);
+    checks::ask_ahead(lesson, seed);
     let shown = cfg.shown_as.clone();
     let shown = shown.as_str();
     match Bridge::start_with_spare(cfg, Stop::default(), spare) {

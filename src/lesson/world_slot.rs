@@ -88,7 +88,7 @@ impl Lesson {
         // on a VM found it done 0.17 ms before the join returned.
         let (sent, world) = std::sync::mpsc::sync_channel(1);
         let begin = open.clone();
-        let ahead = Arc::new(std::sync::Mutex::new(None));
+        let ahead: Ahead = Arc::default();
         let asking = Arc::clone(&ahead);
         let started = std::thread::Builder::new().name("world".into()).spawn(move || {
             let _ = sent.send(begin().map(|loading| asked_ahead(loading, &asking)));
@@ -114,15 +114,25 @@ impl Lesson {
         self.ask_ahead(crate::world::python::draw_question(units));
     }
 
-    /// The first call of the command's first run, asked of the world now if it is still loading.
+    /// The first call of a run of `ticket`, asked of the world now if it is still loading: the
+    /// command's next run of that ticket takes the answer when its first call is this one.
     pub(crate) fn call_ahead(&self, ticket: &str, tool: &str, input: &serde_json::Value) {
-        self.ask_ahead(crate::world::python::first_call_question(ticket, tool, input));
+        self.ask_ahead_with(|asked| {
+            let question = crate::world::python::first_call_question(asked.calls, ticket, tool, input);
+            asked.calls += 1;
+            question
+        });
     }
 
     fn ask_ahead(&self, question: Vec<serde_json::Value>) {
+        self.ask_ahead_with(|_| question);
+    }
+
+    fn ask_ahead_with(&self, question: impl FnOnce(&mut Asked) -> Vec<serde_json::Value>) {
         if let Some(slot) = self.world_slot.as_ref().filter(|slot| slot.opened.get().is_none()) {
-            if let Ok(mut waiting) = slot.ahead.lock() {
-                *waiting = Some(question);
+            if let Ok(mut asked) = slot.ahead.lock() {
+                let question = question(&mut asked);
+                asked.waiting.push(question);
             }
         }
     }
@@ -163,19 +173,27 @@ impl Lesson {
     }
 }
 
-/// The world loading, asked ahead the question a command will ask it first when the command has
-/// said it by now: by the thread that started it, or else by the one that first uses it
-/// (whichever comes first).
+/// The world loading, asked ahead the questions a command will ask it first when the command has
+/// said them by now: by the thread that started it, and by the one that first uses it (those
+/// said since).
 fn asked_ahead(mut loading: Loading, ahead: &Ahead) -> Loading {
-    if let Some(question) = ahead.lock().ok().and_then(|mut waiting| waiting.take()) {
+    let waiting = ahead.lock().map(|mut asked| std::mem::take(&mut asked.waiting)).unwrap_or_default();
+    for question in waiting {
         loading.ask_ahead(question);
     }
     loading
 }
 
-/// A question to ask the world as soon as its process can take it (`Lesson::draw_ahead`,
+/// Questions to ask the world as soon as its process can take them (`Lesson::draw_ahead`,
 /// `Lesson::call_ahead`), until taken.
-type Ahead = Arc<std::sync::Mutex<Option<Vec<serde_json::Value>>>>;
+type Ahead = Arc<std::sync::Mutex<Asked>>;
+
+#[derive(Default)]
+struct Asked {
+    waiting: Vec<Vec<serde_json::Value>>,
+    /// How many first calls of runs were asked ahead: each is numbered in turn.
+    calls: u64,
+}
 
 /// A world's process being started: on a thread of its own, or (when no thread could be made)
 /// at its first use.
@@ -205,7 +223,7 @@ pub(crate) struct WorldSlot {
     /// The world's file, and its name.
     file: PathBuf,
     name: String,
-    /// A question to ask as soon as the world's process can take it.
+    /// Questions to ask as soon as the world's process can take them.
     ahead: Ahead,
 }
 

@@ -116,6 +116,9 @@ pub(crate) struct PythonWorld {
     ended: std::sync::atomic::AtomicU32,
     /// The number the next run gets: never one given before, in any of the world's processes.
     next_run: AtomicU64,
+    /// The runs whose first calls were asked ahead (`Loading::ask_ahead`), not started yet: each
+    /// one's ticket and number, for the next run of that ticket to take.
+    reserved: Mutex<Vec<(String, u64)>>,
     /// Runs that ended, for the host to forget with the next question (no round trip of their own).
     done: Mutex<Vec<u64>>,
 }
@@ -179,10 +182,12 @@ pub(crate) fn draw_question(units: Vec<Value>) -> Vec<Value> {
     vec![json!([]), Value::Null, Value::from("draw"), json!([units])]
 }
 
-/// The question the first call of a command's first run asks (`World::call`, opening the run),
-/// to ask it ahead.
-pub(crate) fn first_call_question(ticket: &str, tool: &str, input: &Value) -> Vec<Value> {
-    vec![json!([]), json!([FIRST_RUN, ticket]), Value::from("call"), json!([FIRST_RUN, tool, input])]
+/// The question the first call of a run asks (`World::call`, opening the run), to ask it ahead:
+/// the run's number is the `nth` (from 0) of those asked ahead, which `start` gives the first
+/// run of the ticket it was asked for.
+pub(crate) fn first_call_question(nth: u64, ticket: &str, tool: &str, input: &Value) -> Vec<Value> {
+    let run = FIRST_RUN + nth;
+    vec![json!([]), json!([run, ticket]), Value::from("call"), json!([run, tool, input])]
 }
 
 /// A world's process started and asked to load the lesson's data, its answer not yet read.
@@ -190,6 +195,8 @@ pub(crate) struct Loading {
     shown: String,
     asked: Asked,
     load: Vec<Value>,
+    /// The runs whose first calls were asked ahead: each one's ticket and number.
+    reserved: Vec<(String, u64)>,
 }
 
 impl PythonWorld {
@@ -226,7 +233,7 @@ impl PythonWorld {
             crate::bridge::LoadKind::NoPython => Refused::NoPython,
             _ => Refused::Broken(format!("its process could not start: {}", e.message)),
         })?;
-        Ok(Loading { shown: shown.to_string(), asked, load })
+        Ok(Loading { shown: shown.to_string(), asked, load, reserved: Vec::new() })
     }
 }
 
@@ -235,15 +242,23 @@ impl Loading {
     /// `first_call_question`): its process answers as soon as it has loaded, and the command
     /// finds the answer there instead of asking once the load is read.
     pub(crate) fn ask_ahead(&mut self, question: Vec<Value>) {
+        if let Some([run, ticket]) = question.get(1).and_then(Value::as_array).map(Vec::as_slice) {
+            if let (Some(run), Some(ticket)) = (run.as_u64(), ticket.as_str()) {
+                self.reserved.push((ticket.to_string(), run));
+            }
+        }
         self.asked.send_ahead("ask", question);
     }
 
     /// The world once its process has loaded the lesson's data (waited for here), or why not.
     pub(crate) fn finish(self) -> Result<PythonWorld, Refused> {
-        let Loading { shown, asked, load } = self;
+        let Loading { shown, asked, load, reserved } = self;
         let (bridge, loading) = asked.answer();
         let mut world = PythonWorld::started(&shown, bridge);
         world.load = load;
+        let after = reserved.iter().map(|&(_, run)| run + 1).max().unwrap_or(FIRST_RUN);
+        world.next_run = AtomicU64::new(after.max(FIRST_RUN));
+        world.reserved = Mutex::new(reserved);
         let answer = match world.bridge.lock() {
             Ok(mut slot) => {
                 let killed = slot.0.killed_by_signal();
@@ -293,6 +308,7 @@ impl PythonWorld {
             load: Vec::new(),
             ended: std::sync::atomic::AtomicU32::new(0),
             next_run: AtomicU64::new(FIRST_RUN),
+            reserved: Mutex::new(Vec::new()),
             done: Mutex::new(Vec::new()),
         }
     }
@@ -435,12 +451,18 @@ impl PythonWorld {
         function: &str,
         args: Vec<Value>,
     ) -> Result<(Answer, Besides), Opened> {
-        let done: Vec<u64> = self.done.lock().map(|mut d| std::mem::take(&mut *d)).unwrap_or_default();
         let opening = match run {
             Some(run) if !run.opened.swap(true, Ordering::SeqCst) => json!([run.number, run.ticket]),
             _ => Value::Null,
         };
-        self.ask_saying("ask", function, &[json!(done), opening, Value::from(function), Value::Array(args)])
+        let mut question = vec![json!([]), opening, Value::from(function), Value::Array(args)];
+        // Asked ahead, the question forgot no runs: asked so, it takes that answer, and the runs
+        // that ended are forgotten with the next one.
+        let ahead = self.bridge.lock().is_ok_and(|slot| slot.0.is_ahead("ask", &question));
+        if !ahead {
+            question[0] = json!(self.done.lock().map(|mut d| std::mem::take(&mut *d)).unwrap_or_default());
+        }
+        self.ask_saying("ask", function, &question)
     }
 
     /// A value the host must give; a world that broke gives `None` (and is remembered broken).
@@ -462,8 +484,13 @@ enum Opened {
 
 impl Setting for PythonWorld {
     fn start(&self, ticket: &str) -> Box<dyn World + '_> {
-        // Opened in the host with its first question, so a run costs no round trip of its own.
-        let number = self.next_run.fetch_add(1, Ordering::SeqCst);
+        // Opened in the host with its first question, so a run costs no round trip of its own;
+        // the number of a run of this ticket whose first call was asked ahead, if one is left.
+        let reserved = self.reserved.lock().ok().and_then(|mut reserved| {
+            let at = reserved.iter().position(|(t, _)| t == ticket)?;
+            Some(reserved.remove(at).1)
+        });
+        let number = reserved.unwrap_or_else(|| self.next_run.fetch_add(1, Ordering::SeqCst));
         let (ticket, opened) = (ticket.to_string(), AtomicBool::new(false));
         Box::new(PythonRun { world: self, number, ticket, opened, said: Vec::new(), done_so_far: Mutex::new(None) })
     }

@@ -438,12 +438,13 @@ fn read_ahead(seen: &serde_json::Value) -> Vec<(i64, String)> {
 }
 
 /// Lesson 5's world changed to tell, in `log`, whether a request was waiting for it while it
-/// loaded (its `load` looks for one, up to 2 s, without taking it), and to write `line` there
-/// each time the method `def` (a line of the world file) runs.
-fn world_that_watches_its_load(ws: &Workshop, log: &std::path::Path, def: &str, line: &str) {
-    let text = ws.read(WORLD);
+/// loaded (its `load` looks for one, up to 2 s, without taking it), and to write there, each time
+/// a method runs (`def`, a line of the world file), what a Python expression says (`input` is the
+/// tool's input).
+fn world_that_watches_its_load(ws: &Workshop, log: &std::path::Path, logged: &[(&str, &str)]) {
+    let mut text = ws.read(WORLD);
     let load = "    def load(self, data, tools, tickets, problems):\n";
-    assert!(text.contains(load) && text.contains(def), "the world's load or {def} moved");
+    assert!(text.contains(load), "the world's load moved");
     let looks = format!(
         r#"{load}        import sys, time, posix
         requests = sys.modules["_workshop_runner"]._requests
@@ -459,8 +460,14 @@ fn world_that_watches_its_load(ws: &Workshop, log: &std::path::Path, def: &str, 
             out.write(("asked while loading" if waiting else "nothing asked while loading") + "\n")
 "#
     );
-    let counts = format!("{def}        with open({log:?}, \"a\") as out:\n            out.write({line:?} + \"\\n\")\n");
-    ws.write(WORLD, &text.replacen(load, &looks, 1).replacen(def, &counts, 1));
+    text = text.replacen(load, &looks, 1);
+    for (def, says) in logged {
+        assert!(text.contains(def), "the world's {def} moved");
+        let counts =
+            format!("{def}        with open({log:?}, \"a\") as out:\n            out.write({says} + \"\\n\")\n");
+        text = text.replacen(def, &counts, 1);
+    }
+    ws.write(WORLD, &text);
 }
 
 /// A check asks the world for its sample fields while the world still loads: the request is
@@ -469,7 +476,7 @@ fn world_that_watches_its_load(ws: &Workshop, log: &std::path::Path, def: &str, 
 #[test]
 fn a_checks_sample_draw_is_asked_while_the_world_loads_and_drawn_once() {
     let ws = Workshop::lesson5();
-    world_that_watches_its_load(&ws, &ws.path("world.log"), "    def sample_fields(self, draw):\n", "drawn");
+    world_that_watches_its_load(&ws, &ws.path("world.log"), &[("    def sample_fields(self, draw):\n", "'drawn'")]);
     ws.write("fixed.py", &ws.read("lessons/structured-errors/solution/errors.py"));
     let run = ws.run(&["check", "structured-errors", "--file", "fixed.py"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
@@ -487,10 +494,55 @@ fn a_replays_first_tool_call_is_asked_while_the_world_loads_and_runs_once() {
     let watch = ["watch", "structured-errors", "--ticket", "old-order", "--code", "structured", "--format", "json"];
     let plain = ws.run(&watch);
     assert_eq!(plain.code, 0, "{}\n{}", plain.stdout, plain.stderr);
-    world_that_watches_its_load(&ws, &ws.path("world.log"), "    def process_refund(self, input):\n", "refund");
+    world_that_watches_its_load(&ws, &ws.path("world.log"), &[("    def process_refund(self, input):\n", "'refund'")]);
     let run = ws.run(&watch);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert_eq!(run.stdout, plain.stdout, "the same replay");
     let seen = ws.read("world.log");
     assert_eq!(seen.lines().collect::<Vec<_>>(), ["asked while loading", "refund"], "{seen}");
+}
+
+/// A check asks the world, while it loads, for the first call of each ticket check's run: each
+/// runs once, before any check needs it, in the order of the checks, and the check takes its
+/// answer; what depends on the learner's answers (the flaky payment's second attempt) is asked
+/// when it comes, so it runs last. Graded as ever: the solution passes, and a file that never
+/// retries fails the one check that needs a retry, its first calls asked ahead all the same.
+#[test]
+fn a_checks_ticket_runs_have_their_first_calls_asked_while_the_world_loads_and_run_once() {
+    let ws = Workshop::lesson5();
+    let log = ws.path("world.log");
+    let logged = [
+        ("    def process_refund(self, input):\n", "'refund ' + str(input.get('order_id'))"),
+        ("    def lookup_orders(self, input):\n", "'orders'"),
+    ];
+    world_that_watches_its_load(&ws, &log, &logged);
+    let solution = ws.read("lessons/structured-errors/solution/errors.py");
+    ws.write("fixed.py", &solution);
+    let run = ws.run(&["check", "structured-errors", "--file", "fixed.py"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("14/14 passed"), "{}", run.stdout);
+    let first_calls = ["refund 0871", "refund 12O4", "refund 0544", "refund 1042", "orders"];
+    let seen = ws.read("world.log");
+    let expected: Vec<&str> =
+        std::iter::once("asked while loading").chain(first_calls).chain(["refund 1042"]).collect();
+    assert_eq!(seen.lines().collect::<Vec<_>>(), expected, "{seen}");
+
+    std::fs::remove_file(&log).unwrap();
+    let never = "def should_retry(error: Json) -> bool:";
+    assert!(solution.contains(never), "the solution's should_retry moved");
+    ws.write("never.py", &solution.replacen(never, &format!("{never}\n    return False\n\n\ndef _was(error):"), 1));
+    let run = ws.run(&["check", "structured-errors", "--file", "never.py", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let failed: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] != "pass")
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    assert!(failed.iter().any(|id| id.contains("flaky")), "{failed:?}");
+    let seen = ws.read("world.log");
+    let expected: Vec<&str> = std::iter::once("asked while loading").chain(first_calls).collect();
+    assert_eq!(seen.lines().collect::<Vec<_>>(), expected, "{seen}");
 }

@@ -561,7 +561,7 @@ fn reap(pid: i32) {
 }
 
 #[cfg(all(test, target_os = "linux"))]
-mod tests {
+pub(super) mod tests {
     use std::process::Command;
 
     use super::procs::children_listed_in;
@@ -569,7 +569,7 @@ mod tests {
 
     /// Held by each test that starts processes carrying this process's mark: a sweep in one
     /// would take another's for strays.
-    static MARKED: Mutex<()> = Mutex::new(());
+    pub(in crate::bridge) static MARKED: Mutex<()> = Mutex::new(());
 
     fn running(pid: i32) -> bool {
         std::fs::read_to_string(format!("/proc/{pid}/stat"))
