@@ -14,14 +14,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use sha2::{Digest, Sha256};
-
-/// The runner's module in its cache folder, and each of its `.pyc` files with a digest of the
-/// bytes seen before learner code ran (`None`: there was none yet).
+/// The runner's module in its cache folder, and each of its `.pyc` files with the bytes seen
+/// before learner code ran (`None`: there was none yet). The bytes themselves, not a digest:
+/// compared at the command's end, which waits for it, in a few microseconds rather than the tens
+/// a SHA-256 of them took.
 struct Watched {
     dir: PathBuf,
     module: String,
-    seen: Option<Vec<(PathBuf, [u8; 32])>>,
+    seen: Option<Vec<(PathBuf, Vec<u8>)>>,
 }
 
 static WATCHED: Mutex<Option<Watched>> = Mutex::new(None);
@@ -52,11 +52,6 @@ fn head(path: &Path) -> Option<[u8; 16]> {
     Some(bytes)
 }
 
-fn digest(path: &Path) -> Option<[u8; 32]> {
-    let bytes = std::fs::read(path).ok()?;
-    Some(Sha256::digest(&bytes).into())
-}
-
 /// Before the runner is imported from `dir`: remove every `.pyc` of `module` that Python would
 /// not have written for the source there now, and watch the folder from here on.
 pub(super) fn vet(dir: &Path, module: &str) {
@@ -85,7 +80,8 @@ pub(super) fn runner_started() {
     let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
     let Some(w) = watched.as_mut() else { return };
     if w.seen.is_none() {
-        let seen: Vec<_> = compiled(&w.dir, &w.module).into_iter().filter_map(|p| digest(&p).map(|d| (p, d))).collect();
+        let seen: Vec<_> =
+            compiled(&w.dir, &w.module).into_iter().filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b))).collect();
         w.seen = Some(seen).filter(|s| !s.is_empty());
     }
 }
@@ -97,7 +93,7 @@ pub(super) fn check_at_end() {
     let Some(Watched { dir, module, seen }) = watched else { return };
     let seen = seen.unwrap_or_default();
     for pyc in compiled(&dir, &module) {
-        let same = digest(&pyc).is_some_and(|d| seen.iter().any(|(p, s)| *p == pyc && *s == d));
+        let same = std::fs::read(&pyc).is_ok_and(|now| seen.iter().any(|(p, was)| *p == pyc && *was == now));
         if !same {
             let _ = std::fs::remove_file(&pyc);
         }
