@@ -30,8 +30,12 @@ impl Worker {
     /// Write a call's request without waiting for its answer; false when the process had ended.
     /// Every answer before it must have been read first, unless it is written `ahead`.
     fn send(&mut self, function: &str, args: &[Value]) -> bool {
-        self.next_id += 1;
         super::reap::asking(self.child.id());
+        self.write_request(function, args)
+    }
+
+    fn write_request(&mut self, function: &str, args: &[Value]) -> bool {
+        self.next_id += 1;
         // One write per request: the pipe is unbuffered, and a piecemeal write would reach Python
         // in dozens of pieces, each a wake-up.
         self.stdin.write_all(&call_frame(self.next_id, function, args)).is_ok()
@@ -39,10 +43,12 @@ impl Worker {
 
     /// Write a call's request now, while the call before it may still run, so the runner goes
     /// from one to the next without waiting for this side to ask; its answer is read by the
-    /// next `answer` after the one before it. False when the process had ended.
+    /// next `answer` after the one before it. False when the process had ended. The process is
+    /// not moved to the one core for it (see `reap::asking`): it works on it where it is while
+    /// this side goes on, where a move now would put both on one core while both have work.
     pub(super) fn send_ahead(&mut self, function: &str, args: &[Value]) -> bool {
         let frame = call_frame(self.next_id + 1, function, args).len();
-        let sent = self.send(function, args);
+        let sent = self.write_request(function, args);
         if sent {
             self.ahead.push((self.next_id, frame));
         }

@@ -266,6 +266,12 @@ impl Bridge {
             return None;
         };
         let (call, alive) = worker.answer(&self.cfg, &asked);
+        if self.ahead.is_empty() {
+            // Idle now, with nothing more written ahead: the calls from here on take turns, so
+            // it is moved to the one core if it is to be (the requests written ahead left it
+            // where it was, see `Worker::send_ahead`).
+            reap::asking(worker.child.id());
+        }
         self.after(worker, &call, alive);
         if self.worker.is_none() {
             // Its process is gone: the calls written after it will never be answered.
