@@ -5,11 +5,14 @@
 //! `check --format json` on the same account) would run its code as the runner.
 //!
 //! So a `.pyc` is used only as Python itself writes it (timestamp-based, for the source as it is
-//! now), and the workshop remembers the bytes it saw before any learner code ran (the runner says
-//! hello first). When the command ends, after every learner process was killed, a `.pyc` that
+//! now), and the workshop remembers the bytes it saw before any learner code ran: as it vets
+//! them, before Python starts, or, when there were none to vet (the first command on a fresh
+//! cache), at the first hello read. When the command ends, after every learner process was killed, a `.pyc` that
 //! changed or appeared since is removed: Python compiles a sound one on the next start. What
 //! stays open: a file that forges a timestamp-based `.pyc` and then kills the workshop outright
-//! (SIGKILL) before it can look; `grade` never uses this cache.
+//! (SIGKILL) before it can look; on a fresh cache, a file that forges one before the first hello
+//! is read (the learner's process, forked from the first runner, may be loading its file by
+//! then); `grade` never uses this cache.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -63,19 +66,26 @@ pub(super) fn vet(dir: &Path, module: &str) {
         }
         Err(_) => (0, 0),
     };
+    let mut seen = Vec::new();
     for pyc in compiled(dir, module) {
         let sound = head(&pyc).is_some_and(|bytes| as_python_writes(&bytes, mtime, len));
         if !sound {
             let _ = std::fs::remove_file(&pyc);
+        } else if let Ok(bytes) = std::fs::read(&pyc) {
+            // The runner's own, seen before any Python starts: Python imports it as it is.
+            seen.push((pyc, bytes));
         }
     }
+    let seen = Some(seen).filter(|s| !s.is_empty());
     *WATCHED.lock().unwrap_or_else(|e| e.into_inner()) =
-        Some(Watched { dir: dir.to_path_buf(), module: module.to_string(), seen: None });
+        Some(Watched { dir: dir.to_path_buf(), module: module.to_string(), seen });
 }
 
 /// A runner said hello, before any learner code ran: the `.pyc` files as they are now are the
-/// runner's own. The first hello that finds one counts: a Python that started beside it (the
-/// world's) may greet before the first import has written it.
+/// runner's own, when `vet` found none (the first import writes it). The first hello that finds
+/// one counts: a Python that started beside it (the world's) may greet before the first import
+/// has written it. Where `vet` found the runner's `.pyc`, it is the one seen: a hello is read
+/// once the learner's process may already run the learner's code.
 pub(super) fn runner_started() {
     let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
     let Some(w) = watched.as_mut() else { return };
