@@ -96,6 +96,14 @@ pub(super) fn runner_started() {
     }
 }
 
+/// The runner's `.pyc` files were removed by the workshop itself (they would not import): the
+/// ones the next start writes are the runner's, seen at the next hello.
+pub(super) fn compiled_removed() {
+    if let Some(w) = WATCHED.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        w.seen = None;
+    }
+}
+
 /// The command is ending and no learner process is left: remove each `.pyc` that is not as
 /// the first runner found it (changed, or new), so no later command imports it.
 pub(super) fn check_at_end() {

@@ -32,6 +32,9 @@ pub(super) fn forget_compiled_runner() -> bool {
             removed |= std::fs::remove_file(entry.path()).is_ok();
         }
     }
+    if removed {
+        cache::compiled_removed();
+    }
     removed
 }
 
