@@ -111,8 +111,8 @@ enum First {
 
 impl Asked {
     /// Write the request of the call expected after the first (see `Bridge::send_ahead`).
-    pub(crate) fn send_ahead(&mut self, function: &str, args: Vec<Value>) {
-        self.bridge.send_ahead(function, args);
+    pub(crate) fn send_ahead(&mut self, function: &str, args: Vec<Value>) -> bool {
+        self.bridge.send_ahead(function, args)
     }
 
     /// The bridge, and the first call's answer, waited for now (within the call's deadline).
@@ -239,15 +239,17 @@ impl Bridge {
     /// not made first are set aside for theirs. Only for calls whose answer, never taken, leaves
     /// nothing the next calls see: a question, or the first call of a world's run, which opens
     /// the run afresh when it is really made.
-    pub(crate) fn send_ahead(&mut self, function: &str, args: Vec<Value>) {
+    /// False when it was not written (too many are waiting, or the process is gone).
+    pub(crate) fn send_ahead(&mut self, function: &str, args: Vec<Value>) -> bool {
         if self.ahead.len() >= AHEAD_AT_MOST {
-            return;
+            return false;
         }
-        if let Some(worker) = self.worker.as_mut() {
-            if worker.send_ahead(function, &args) {
-                self.ahead.push_back((function.to_string(), args));
-            }
+        let Some(worker) = self.worker.as_mut() else { return false };
+        let sent = worker.send_ahead(function, &args);
+        if sent {
+            self.ahead.push_back((function.to_string(), args));
         }
+        sent
     }
 
     /// Whether `function(*args)` was written ahead and its answer not taken yet.

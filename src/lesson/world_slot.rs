@@ -114,9 +114,14 @@ impl Lesson {
         self.ask_ahead(crate::world::python::draw_question(units));
     }
 
-    /// The first call of a run of `ticket`, asked of the world now if it is still loading: the
-    /// command's next run of that ticket takes the answer when its first call is this one.
+    /// The first call of a run of `ticket`, asked of the world ahead (as soon as it can take it,
+    /// while it loads; at once once it has loaded): the command's next run of that ticket takes
+    /// the answer when its first call is this one.
     pub(crate) fn call_ahead(&self, ticket: &str, tool: &str, input: &serde_json::Value) {
+        if let Some(Ok(Some(world))) = self.world_slot.as_ref().and_then(|slot| slot.opened.get()) {
+            world.call_ahead(ticket, tool, input);
+            return;
+        }
         self.ask_ahead_with(|asked| {
             let question = crate::world::python::first_call_question(asked.calls, ticket, tool, input);
             asked.calls += 1;

@@ -182,13 +182,21 @@ pub(crate) fn draw_question(units: Vec<Value>) -> Vec<Value> {
     vec![json!([]), Value::Null, Value::from("draw"), json!([units])]
 }
 
-/// The question the first call of a run asks (`World::call`, opening the run), to ask it ahead:
-/// the run's number is the `nth` (from 0) of those asked ahead, which `start` gives the first
-/// run of the ticket it was asked for.
+/// The question the first call of a run asks (`World::call`, opening the run), to ask it ahead
+/// of a world still loading: the run's number is the `nth` (from 0) of those asked ahead, which
+/// `start` gives the first run of the ticket it was asked for.
 pub(crate) fn first_call_question(nth: u64, ticket: &str, tool: &str, input: &Value) -> Vec<Value> {
-    let run = FIRST_RUN + nth;
+    first_call_of_run(FIRST_RUN + nth, ticket, tool, input)
+}
+
+fn first_call_of_run(run: u64, ticket: &str, tool: &str, input: &Value) -> Vec<Value> {
     vec![json!([]), json!([run, ticket]), Value::from("call"), json!([run, tool, input])]
 }
+
+/// How many runs may wait with their first calls asked ahead of a loaded world: a file that
+/// does not load leaves its runs to the next file's checks of the same tickets, and no more than
+/// this are asked while they wait.
+const RESERVED_AT_MOST: usize = 16;
 
 /// A world's process started and asked to load the lesson's data, its answer not yet read.
 pub(crate) struct Loading {
@@ -242,12 +250,13 @@ impl Loading {
     /// `first_call_question`): its process answers as soon as it has loaded, and the command
     /// finds the answer there instead of asking once the load is read.
     pub(crate) fn ask_ahead(&mut self, question: Vec<Value>) {
-        if let Some([run, ticket]) = question.get(1).and_then(Value::as_array).map(Vec::as_slice) {
-            if let (Some(run), Some(ticket)) = (run.as_u64(), ticket.as_str()) {
-                self.reserved.push((ticket.to_string(), run));
-            }
+        let opens = question.get(1).and_then(Value::as_array).and_then(|opening| match opening.as_slice() {
+            [run, ticket] => Some((ticket.as_str()?.to_string(), run.as_u64()?)),
+            _ => None,
+        });
+        if self.asked.send_ahead("ask", question) {
+            self.reserved.extend(opens);
         }
-        self.asked.send_ahead("ask", question);
     }
 
     /// The world once its process has loaded the lesson's data (waited for here), or why not.
@@ -522,6 +531,26 @@ impl Setting for PythonWorld {
 }
 
 impl PythonWorld {
+    /// Ask the loaded world now the first call of a run of `ticket` (as `Loading::ask_ahead` does
+    /// while it loads): the command's next run of that ticket takes the answer when its first
+    /// call is this one. For a world that serves file after file (`grade`, `check --watch`): it
+    /// works the call out while the next file's Python starts.
+    pub(crate) fn call_ahead(&self, ticket: &str, tool: &str, input: &Value) {
+        if self.broken().is_some() {
+            return;
+        }
+        let Ok(mut reserved) = self.reserved.lock() else { return };
+        if reserved.len() >= RESERVED_AT_MOST {
+            return;
+        }
+        let run = self.next_run.fetch_add(1, Ordering::SeqCst);
+        let question = first_call_of_run(run, ticket, tool, input);
+        let sent = self.bridge.lock().is_ok_and(|mut slot| slot.0.send_ahead("ask", question));
+        if sent {
+            reserved.push((ticket.to_string(), run));
+        }
+    }
+
     /// The names of what a ticket's runs count, known at load.
     pub(crate) fn counted(&self, ticket: &str) -> Vec<String> {
         self.counts.get(ticket).cloned().unwrap_or_default()

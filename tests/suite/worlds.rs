@@ -546,3 +546,31 @@ fn a_checks_ticket_runs_have_their_first_calls_asked_while_the_world_loads_and_r
     let expected: Vec<&str> = std::iter::once("asked while loading").chain(first_calls).collect();
     assert_eq!(seen.lines().collect::<Vec<_>>(), expected, "{seen}");
 }
+
+/// A world that serves file after file (`grade`) is asked each file's ticket first calls as the
+/// file's grading starts, while its Python starts: each runs once, ahead of the flaky payment's
+/// second attempt, and every file grades as `check` grades it.
+#[test]
+fn grade_asks_the_loaded_world_each_files_ticket_first_calls_as_the_file_starts() {
+    let ws = Workshop::lesson5();
+    let log = ws.path("world.log");
+    let logged = [
+        ("    def process_refund(self, input):\n", "'refund ' + str(input.get('order_id'))"),
+        ("    def lookup_orders(self, input):\n", "'orders'"),
+    ];
+    world_that_watches_its_load(&ws, &log, &logged);
+    let solution = ws.read("lessons/structured-errors/solution/errors.py");
+    ws.write("class/a/errors.py", &solution);
+    ws.write("class/b/errors.py", &solution);
+    let args = ["grade", "structured-errors", "class", "--jobs", "1", "--sandbox", "none"];
+    let run = crate::grade::graded(crate::grade::command(&ws, &args));
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let passed: Vec<bool> = run.stdout.lines().map(|l| l.contains("\"status\":\"pass\"")).collect();
+    assert_eq!(passed, [true, true], "{}", run.stdout);
+    let one_file = ["refund 0871", "refund 12O4", "refund 0544", "refund 1042", "orders", "refund 1042"];
+    let expected: Vec<&str> = one_file.into_iter().chain(one_file).collect();
+    // The first line says whether anything was asked while the world loaded (grade opens it
+    // before the first file starts, so nothing was): each file's calls were asked of it loaded.
+    let seen = ws.read("world.log");
+    assert_eq!(seen.lines().skip(1).collect::<Vec<_>>(), expected, "{seen}");
+}
