@@ -502,13 +502,9 @@ fn a_replays_first_tool_call_is_asked_while_the_world_loads_and_runs_once() {
     assert_eq!(seen.lines().collect::<Vec<_>>(), ["asked while loading", "refund"], "{seen}");
 }
 
-/// A check asks the world, while it loads, for the first call of each ticket check's run: each
-/// runs once, before any check needs it, in the order of the checks, and the check takes its
-/// answer; what depends on the learner's answers (the flaky payment's second attempt) is asked
-/// when it comes, so it runs last. Graded as ever: the solution passes, and a file that never
-/// retries fails the one check that needs a retry, its first calls asked ahead all the same.
-#[test]
-fn a_checks_ticket_runs_have_their_first_calls_asked_while_the_world_loads_and_run_once() {
+/// Lesson 5 with its world writing to `world.log` each refund it runs (with the order id) and
+/// each lookup of orders, after the line `world_that_watches_its_load` writes as it loads.
+fn lesson5_logging_refunds() -> (Workshop, std::path::PathBuf) {
     let ws = Workshop::lesson5();
     let log = ws.path("world.log");
     let logged = [
@@ -516,6 +512,17 @@ fn a_checks_ticket_runs_have_their_first_calls_asked_while_the_world_loads_and_r
         ("    def lookup_orders(self, input):\n", "'orders'"),
     ];
     world_that_watches_its_load(&ws, &log, &logged);
+    (ws, log)
+}
+
+/// A check asks the world, while it loads, for the first call of each ticket check's run: each
+/// runs once, before any check needs it, in the order of the checks, and the check takes its
+/// answer; what depends on the learner's answers (the flaky payment's second attempt) is asked
+/// when it comes, so it runs last. Graded as ever: the solution passes, and a file that never
+/// retries fails the one check that needs a retry, its first calls asked ahead all the same.
+#[test]
+fn a_checks_ticket_runs_have_their_first_calls_asked_while_the_world_loads_and_run_once() {
+    let (ws, log) = lesson5_logging_refunds();
     let solution = ws.read("lessons/structured-errors/solution/errors.py");
     ws.write("fixed.py", &solution);
     let run = ws.run(&["check", "structured-errors", "--file", "fixed.py"]);
@@ -552,13 +559,7 @@ fn a_checks_ticket_runs_have_their_first_calls_asked_while_the_world_loads_and_r
 /// second attempt, and every file grades as `check` grades it.
 #[test]
 fn grade_asks_the_loaded_world_each_files_ticket_first_calls_as_the_file_starts() {
-    let ws = Workshop::lesson5();
-    let log = ws.path("world.log");
-    let logged = [
-        ("    def process_refund(self, input):\n", "'refund ' + str(input.get('order_id'))"),
-        ("    def lookup_orders(self, input):\n", "'orders'"),
-    ];
-    world_that_watches_its_load(&ws, &log, &logged);
+    let (ws, log) = lesson5_logging_refunds();
     let solution = ws.read("lessons/structured-errors/solution/errors.py");
     ws.write("class/a/errors.py", &solution);
     ws.write("class/b/errors.py", &solution);
