@@ -559,7 +559,7 @@ fn a_checks_ticket_runs_have_their_first_calls_asked_while_the_world_loads_and_r
 /// second attempt, and every file grades as `check` grades it.
 #[test]
 fn grade_asks_the_loaded_world_each_files_ticket_first_calls_as_the_file_starts() {
-    let (ws, log) = lesson5_logging_refunds();
+    let (ws, _) = lesson5_logging_refunds();
     let solution = ws.read("lessons/structured-errors/solution/errors.py");
     ws.write("class/a/errors.py", &solution);
     ws.write("class/b/errors.py", &solution);
