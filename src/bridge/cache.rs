@@ -7,12 +7,12 @@
 //! So a `.pyc` is used only as Python itself writes it (timestamp-based, for the source as it is
 //! now), and the workshop remembers the bytes it saw before any learner code ran: as it vets
 //! them, before Python starts, or, when there were none to vet (the first command on a fresh
-//! cache), at the first hello read. When the command ends, after every learner process was killed, a `.pyc` that
-//! changed or appeared since is removed: Python compiles a sound one on the next start. What
-//! stays open: a file that forges a timestamp-based `.pyc` and then kills the workshop outright
-//! (SIGKILL) before it can look; on a fresh cache, a file that forges one before the first hello
-//! is read (the learner's process, forked from the first runner, may be loading its file by
-//! then); `grade` never uses this cache.
+//! cache), at the first hello read. When the command ends, after every learner process was
+//! killed, a `.pyc` that changed or appeared since is removed: Python compiles a sound one on
+//! the next start. What stays open: a file that forges a timestamp-based `.pyc` and then kills
+//! the workshop outright (SIGKILL) before it can look; on a fresh cache, a file that forges one
+//! before the first hello is read (the learner's process, forked from the first runner, may be
+//! loading its file by then); `grade` never uses this cache.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
