@@ -382,10 +382,14 @@ impl PythonWorld {
             {
                 Err(Opened::Lost)
             }
-            other => Err(Opened::Broken(format!(
-                "while running {named}, the world {}. This is an error in the world, not in the learner's code: fix the world file.",
-                other.problem().unwrap_or_else(|| "failed".into())
-            ))),
+            other => {
+                let problem = other.problem().unwrap_or_else(|| "failed".into());
+                let stop = if problem.ends_with(['.', '?', '!']) { "" } else { "." };
+                Err(Opened::Broken(format!(
+                    "while {}, the world {problem}{stop} This is an error in the world, not in the learner's code: fix the world file.",
+                    doing(named)
+                )))
+            }
         };
         if let Err(Opened::Broken(why)) = &answer {
             if let Ok(mut broken) = self.broken.lock() {
@@ -480,6 +484,20 @@ impl PythonWorld {
             Ok((Answer::Value(v), _)) => Some(v),
             _ => None,
         }
+    }
+}
+
+/// What the world was doing when asked `named` (a function of the host), for messages.
+fn doing(named: &str) -> String {
+    match named {
+        "call" => "running a tool call".into(),
+        "found" => "deciding whether a read found something".into(),
+        "effects" => "reporting what a run did".into(),
+        "report" => "building a subagent's report".into(),
+        "card" => "saying a result in words on its card".into(),
+        "draw" => "drawing the sample fields".into(),
+        "load_world" => "loading".into(),
+        other => format!("running {other}"),
     }
 }
 

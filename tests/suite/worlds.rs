@@ -60,7 +60,9 @@ fn a_world_that_hangs_is_stopped_at_its_deadline_and_named() {
     let run = check(&ws);
     assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
     assert!(
-        run.stderr.contains(&format!("error: {WORLD}: while running call, the world did not return within 5 s")),
+        run.stderr.contains(&format!(
+            "error: {WORLD}: while running a tool call, the world did not return within 5 s: an infinite loop? This"
+        )),
         "{}",
         run.stderr
     );
