@@ -154,6 +154,11 @@ pub(crate) struct Bridge {
     set_aside: Vec<(String, Vec<Value>, Call)>,
 }
 
+/// Whether a call written ahead (`asked` with `with`) is this one.
+fn same_call(asked: &str, with: &[Value], function: &str, args: &[Value]) -> bool {
+    asked == function && with == args
+}
+
 /// How many calls may be written ahead at once: the pipe holds their requests while the
 /// process loads, and the answers it writes meanwhile must fit in its own pipe.
 const AHEAD_AT_MOST: usize = 16;
@@ -254,9 +259,8 @@ impl Bridge {
 
     /// Whether `function(*args)` was written ahead and its answer not taken yet.
     pub(crate) fn is_ahead(&self, function: &str, args: &[Value]) -> bool {
-        let same = |asked: &str, with: &[Value]| asked == function && with == args;
-        self.ahead.iter().any(|(asked, with)| same(asked, with))
-            || self.set_aside.iter().any(|(asked, with, _)| same(asked, with))
+        self.ahead.iter().any(|(asked, with)| same_call(asked, with, function, args))
+            || self.set_aside.iter().any(|(asked, with, _)| same_call(asked, with, function, args))
     }
 
     /// The oldest call written ahead and its answer, read now (so the next answer read is the
@@ -286,12 +290,11 @@ impl Bridge {
     pub(crate) fn call(&mut self, function: &str, args: &[Value]) -> Call {
         // A call written ahead takes its answer: set aside already, or read now, setting aside
         // those of the calls written before it.
-        let same = |asked: &str, with: &[Value]| asked == function && with == args;
-        if let Some(at) = self.set_aside.iter().position(|(asked, with, _)| same(asked, with)) {
+        if let Some(at) = self.set_aside.iter().position(|(asked, with, _)| same_call(asked, with, function, args)) {
             return self.set_aside.remove(at).2;
         }
         while let Some((asked, with, call)) = self.answer_ahead() {
-            if same(&asked, &with) {
+            if same_call(&asked, &with, function, args) {
                 return call;
             }
             self.set_aside.push((asked, with, call));

@@ -9,7 +9,7 @@ use super::paths::plain_word;
 use super::problems::Problems;
 use super::Lesson;
 use crate::error::Error;
-use crate::world::python::{Loading, PythonWorld, Refused};
+use crate::world::python::{AheadQuestion, Loading, PythonWorld, Refused};
 use crate::world::{Setting, TicketKeys};
 
 impl Lesson {
@@ -88,7 +88,7 @@ impl Lesson {
         // on a VM found it done 0.17 ms before the join returned.
         let (sent, world) = std::sync::mpsc::sync_channel(1);
         let begin = open.clone();
-        let ahead: Ahead = Arc::default();
+        let ahead: Waiting = Arc::default();
         let asking = Arc::clone(&ahead);
         let started = std::thread::Builder::new().name("world".into()).spawn(move || {
             let _ = sent.send(begin().map(|loading| asked_ahead(loading, &asking)));
@@ -111,7 +111,7 @@ impl Lesson {
     /// The sample draw a check of a file with this seed will ask first, asked of the world now
     /// if it is still loading (see `Loading::ask_ahead`); nothing once it has opened.
     pub(crate) fn draw_ahead(&self, units: Vec<serde_json::Value>) {
-        self.ask_ahead(crate::world::python::draw_question(units));
+        self.ask_ahead(AheadQuestion::Draw(units));
     }
 
     /// The first call of a run of `ticket`, asked of the world ahead (as soon as it can take it,
@@ -122,22 +122,13 @@ impl Lesson {
             world.call_ahead(ticket, tool, input);
             return;
         }
-        self.ask_ahead_with(|asked| {
-            let question = crate::world::python::first_call_question(asked.calls, ticket, tool, input);
-            asked.calls += 1;
-            question
-        });
+        self.ask_ahead(AheadQuestion::FirstCall { ticket: ticket.into(), tool: tool.into(), input: input.clone() });
     }
 
-    fn ask_ahead(&self, question: Vec<serde_json::Value>) {
-        self.ask_ahead_with(|_| question);
-    }
-
-    fn ask_ahead_with(&self, question: impl FnOnce(&mut Asked) -> Vec<serde_json::Value>) {
+    fn ask_ahead(&self, question: AheadQuestion) {
         if let Some(slot) = self.world_slot.as_ref().filter(|slot| slot.opened.get().is_none()) {
-            if let Ok(mut asked) = slot.ahead.lock() {
-                let question = question(&mut asked);
-                asked.waiting.push(question);
+            if let Ok(mut waiting) = slot.ahead.lock() {
+                waiting.push(question);
             }
         }
     }
@@ -181,8 +172,8 @@ impl Lesson {
 /// The world loading, asked ahead the questions a command will ask it first when the command has
 /// said them by now: by the thread that started it, and by the one that first uses it (those
 /// said since).
-fn asked_ahead(mut loading: Loading, ahead: &Ahead) -> Loading {
-    let waiting = ahead.lock().map(|mut asked| std::mem::take(&mut asked.waiting)).unwrap_or_default();
+fn asked_ahead(mut loading: Loading, ahead: &Waiting) -> Loading {
+    let waiting = ahead.lock().map(|mut waiting| std::mem::take(&mut *waiting)).unwrap_or_default();
     for question in waiting {
         loading.ask_ahead(question);
     }
@@ -191,14 +182,7 @@ fn asked_ahead(mut loading: Loading, ahead: &Ahead) -> Loading {
 
 /// Questions to ask the world as soon as its process can take them (`Lesson::draw_ahead`,
 /// `Lesson::call_ahead`), until taken.
-type Ahead = Arc<std::sync::Mutex<Asked>>;
-
-#[derive(Default)]
-struct Asked {
-    waiting: Vec<Vec<serde_json::Value>>,
-    /// How many first calls of runs were asked ahead: each is numbered in turn.
-    calls: u64,
-}
+type Waiting = Arc<std::sync::Mutex<Vec<AheadQuestion>>>;
 
 /// A world's process being started: on a thread of its own, or (when no thread could be made)
 /// at its first use.
@@ -229,7 +213,7 @@ pub(crate) struct WorldSlot {
     file: PathBuf,
     name: String,
     /// Questions to ask as soon as the world's process can take them.
-    ahead: Ahead,
+    ahead: Waiting,
 }
 
 impl std::fmt::Debug for WorldSlot {

@@ -177,20 +177,36 @@ pub(crate) fn units(draw: &mut dyn FnMut(u64) -> u64) -> Vec<Value> {
 /// The number of a command's first run in the world (`Setting::start` numbers them from here).
 const FIRST_RUN: u64 = 1;
 
-/// The question a check's sample draw asks (`draw_fields`), to ask it ahead.
-pub(crate) fn draw_question(units: Vec<Value>) -> Vec<Value> {
-    vec![json!([]), Value::Null, Value::from("draw"), json!([units])]
+/// One question of the host's `ask`: the runs it is `done` with, the run it opens (`[number,
+/// ticket]`, or null), the function asked and its arguments.
+fn host_question(done: Value, opening: Value, function: &str, args: Vec<Value>) -> Vec<Value> {
+    vec![done, opening, Value::from(function), Value::Array(args)]
 }
 
-/// The question the first call of a run asks (`World::call`, opening the run), to ask it ahead
-/// of a world still loading: the run's number is the `nth` (from 0) of those asked ahead, which
-/// `start` gives the first run of the ticket it was asked for.
-pub(crate) fn first_call_question(nth: u64, ticket: &str, tool: &str, input: &Value) -> Vec<Value> {
-    first_call_of_run(FIRST_RUN + nth, ticket, tool, input)
+/// A question asked of the world ahead of the command's need of it, as soon as its process can
+/// take it: its answer is ready when the command comes to ask it.
+pub(crate) enum AheadQuestion {
+    /// A check's sample draw with these numbers (`draw_fields`).
+    Draw(Vec<Value>),
+    /// The first call of a run of `ticket` (`World::call`, opening the run): the command's next
+    /// run of that ticket takes the run, and the answer when its first call is this one.
+    FirstCall { ticket: String, tool: String, input: Value },
 }
 
-fn first_call_of_run(run: u64, ticket: &str, tool: &str, input: &Value) -> Vec<Value> {
-    vec![json!([]), json!([run, ticket]), Value::from("call"), json!([run, tool, input])]
+impl AheadQuestion {
+    /// The question, asked as the command will ask it (forgetting no runs, see `asked`), and
+    /// the run it opens, numbered `run`, when it opens one.
+    fn asked(self, run: u64) -> (Vec<Value>, Option<(String, u64)>) {
+        match self {
+            AheadQuestion::Draw(units) => {
+                (host_question(json!([]), Value::Null, "draw", vec![Value::from(units)]), None)
+            }
+            AheadQuestion::FirstCall { ticket, tool, input } => {
+                let args = vec![json!(run), Value::from(tool), input];
+                (host_question(json!([]), json!([run, ticket]), "call", args), Some((ticket, run)))
+            }
+        }
+    }
 }
 
 /// How many runs may wait with their first calls asked ahead of a loaded world: a file that
@@ -205,6 +221,8 @@ pub(crate) struct Loading {
     load: Vec<Value>,
     /// The runs whose first calls were asked ahead: each one's ticket and number.
     reserved: Vec<(String, u64)>,
+    /// The number of the next run to open.
+    next_run: u64,
 }
 
 impl PythonWorld {
@@ -241,19 +259,18 @@ impl PythonWorld {
             crate::bridge::LoadKind::NoPython => Refused::NoPython,
             _ => Refused::Broken(format!("its process could not start: {}", e.message)),
         })?;
-        Ok(Loading { shown: shown.to_string(), asked, load, reserved: Vec::new() })
+        Ok(Loading { shown: shown.to_string(), asked, load, reserved: Vec::new(), next_run: FIRST_RUN })
     }
 }
 
 impl Loading {
-    /// Ask now the question expected first once the world has loaded (`draw_question`,
-    /// `first_call_question`): its process answers as soon as it has loaded, and the command
-    /// finds the answer there instead of asking once the load is read.
-    pub(crate) fn ask_ahead(&mut self, question: Vec<Value>) {
-        let opens = question.get(1).and_then(Value::as_array).and_then(|opening| match opening.as_slice() {
-            [run, ticket] => Some((ticket.as_str()?.to_string(), run.as_u64()?)),
-            _ => None,
-        });
+    /// Ask now a question expected once the world has loaded: its process answers as soon as it
+    /// has loaded, and the command finds the answer there instead of asking once the load is read.
+    pub(crate) fn ask_ahead(&mut self, ahead: AheadQuestion) {
+        let (question, opens) = ahead.asked(self.next_run);
+        if opens.is_some() {
+            self.next_run += 1;
+        }
         if self.asked.send_ahead("ask", question) {
             self.reserved.extend(opens);
         }
@@ -261,12 +278,11 @@ impl Loading {
 
     /// The world once its process has loaded the lesson's data (waited for here), or why not.
     pub(crate) fn finish(self) -> Result<PythonWorld, Refused> {
-        let Loading { shown, asked, load, reserved } = self;
+        let Loading { shown, asked, load, reserved, next_run } = self;
         let (bridge, loading) = asked.answer();
         let mut world = PythonWorld::started(&shown, bridge);
         world.load = load;
-        let after = reserved.iter().map(|&(_, run)| run + 1).max().unwrap_or(FIRST_RUN);
-        world.next_run = AtomicU64::new(after.max(FIRST_RUN));
+        world.next_run = AtomicU64::new(next_run);
         world.reserved = Mutex::new(reserved);
         let answer = match world.bridge.lock() {
             Ok(mut slot) => {
@@ -468,7 +484,7 @@ impl PythonWorld {
             Some(run) if !run.opened.swap(true, Ordering::SeqCst) => json!([run.number, run.ticket]),
             _ => Value::Null,
         };
-        let mut question = vec![json!([]), opening, Value::from(function), Value::Array(args)];
+        let mut question = host_question(json!([]), opening, function, args);
         // Asked ahead, the question forgot no runs: asked so, it takes that answer, and the runs
         // that ended are forgotten with the next one.
         let ahead = self.bridge.lock().is_ok_and(|slot| slot.0.is_ahead("ask", &question));
@@ -561,11 +577,10 @@ impl PythonWorld {
         if reserved.len() >= RESERVED_AT_MOST {
             return;
         }
-        let run = self.next_run.fetch_add(1, Ordering::SeqCst);
-        let question = first_call_of_run(run, ticket, tool, input);
-        let sent = self.bridge.lock().is_ok_and(|mut slot| slot.0.send_ahead("ask", question));
-        if sent {
-            reserved.push((ticket.to_string(), run));
+        let first = AheadQuestion::FirstCall { ticket: ticket.into(), tool: tool.into(), input: input.clone() };
+        let (question, opens) = first.asked(self.next_run.fetch_add(1, Ordering::SeqCst));
+        if self.bridge.lock().is_ok_and(|mut slot| slot.0.send_ahead("ask", question)) {
+            reserved.extend(opens);
         }
     }
 
