@@ -713,9 +713,15 @@ def _fork_a_spare(requests, answers, output):
 
 def _cores():
     """The cores this process may run on, and those of them it is not on now (empty when it may
-    run on one only, or where the system does not say)."""
+    run on one only, or where the system does not say). The workshop starts this runner off the
+    core it reads the lesson on (`Place::AwayFromThisThread`): the cores it kept from it are
+    this runner's again now, which the spare is forked onto, as the workshop's own are."""
     try:
         cores = posix.sched_getaffinity(0)
+        wider = cores | posix.sched_getaffinity(posix.getppid())
+        if wider != cores:
+            posix.sched_setaffinity(0, wider)
+            cores = wider
         # The core a process last ran on: field 39 of its stat line, the 37th after the name.
         fd = posix.open("/proc/self/stat", posix.O_RDONLY)
         try:

@@ -162,7 +162,12 @@ impl Worker {
             sandbox.apply(&mut command, &[(reap::MARK, own_mark.as_str())]);
         }
         // The lesson's world is one process every grading thread asks: it keeps to no thread's core.
-        let place = if cfg.world { reap::Place::Anywhere } else { reap::Place::WithThisThread };
+        // The warm-up's forking runner starts while this thread reads the lesson: off its core.
+        let place = match handed {
+            Handed::Fork(..) if cfg.sandbox.is_none() => reap::Place::AwayFromThisThread,
+            _ if cfg.world => reap::Place::Anywhere,
+            _ => reap::Place::WithThisThread,
+        };
         let mut child = match reap::spawn(command, sandboxed, &handed.kept(cfg, deferred, sandboxed), place) {
             Ok(child) => child,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -318,5 +323,50 @@ impl Handed {
             Handed::Fork(fds, _) if deferred && cfg.sandbox.is_none() => fds.to_vec(),
             _ => Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    /// The cores a started "Python" (a script that sleeps) may run on, started as `handed` says.
+    #[cfg(target_os = "linux")]
+    fn cores_of_one_started(handed: impl FnOnce([RawFd; 3]) -> Handed) -> u32 {
+        let dir = tempfile::tempdir().unwrap();
+        let python = dir.path().join("python");
+        std::fs::write(&python, "#!/bin/sh\nexec sleep 30\n").unwrap();
+        std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let cfg = BridgeConfig {
+            python: python.into_os_string(),
+            file: std::path::PathBuf::new(),
+            shown_as: String::new(),
+            functions: Vec::new(),
+            timeout: Duration::from_secs(5),
+            sandbox: None,
+            world: false,
+        };
+        let (a, b) = rustix::pipe::pipe().unwrap();
+        let (c, _d) = rustix::pipe::pipe().unwrap();
+        let handed = handed([a.as_raw_fd(), b.as_raw_fd(), c.as_raw_fd()]);
+        let worker = Worker::started(&cfg, "pass", &Stop::default(), true, handed).unwrap();
+        let pid = rustix::process::Pid::from_raw(worker.child.id() as i32);
+        rustix::thread::sched_getaffinity(pid).unwrap().count()
+    }
+
+    /// The runner that forks the learner's spare, started while this thread still reads the
+    /// lesson, starts on every core this thread may use but the one it is on (where there is
+    /// another); any other runner where this thread may run.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn the_forking_runner_starts_off_this_threads_core() {
+        let _serial = reap::tests::MARKED.lock().unwrap_or_else(|e| e.into_inner());
+        let usable = rustix::thread::sched_getaffinity(None).unwrap().count();
+        let forking = cores_of_one_started(|fds| Handed::Fork(fds, None));
+        assert_eq!(forking, if usable > 1 { usable - 1 } else { usable }, "{usable} usable");
+        assert_eq!(cores_of_one_started(|_| Handed::Nothing), usable);
     }
 }

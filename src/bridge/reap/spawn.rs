@@ -20,6 +20,13 @@ pub(in crate::bridge) enum Place {
     WithThisThread,
     /// Wherever the scheduler puts it: a process several threads ask (the lesson's world).
     Anywhere,
+    /// Off the core the starting thread is on now, while it may run on another: a Python whose
+    /// start-up the command waits for, started while this thread still has work of its own (the
+    /// warm-up's, started before the lesson is read). A child starts on its parent's core and
+    /// often stays there, since its parent sleeps while it execs; the parent's work then came
+    /// before the interpreter's start-up (a millisecond, a tenth of a `check`, in two starts of
+    /// three from a shell). The runner widens it again when it forks (see `_cores` in runner.py).
+    AwayFromThisThread,
 }
 
 impl Place {
@@ -29,6 +36,9 @@ impl Place {
         match self {
             Place::WithThisThread => super::own_core().map(super::only),
             Place::Anywhere => None,
+            Place::AwayFromThisThread => {
+                super::all_but(rustix::thread::sched_getaffinity(None).ok()?, rustix::thread::sched_getcpu())
+            }
         }
     }
 }
