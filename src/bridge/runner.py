@@ -154,8 +154,12 @@ if sys.flags.no_site:
 # A pipe's whole capacity (Linux's default) at a time: what the workshop wrote at once can be
 # looked at whole before the fork (see `_world_asked`).
 _PIPE_SIZE = 65536
-_requests = open(posix.dup(0), "rb", buffering=_PIPE_SIZE)
-_answers = open(posix.dup(1), "wb")
+# The channel, as two descriptors read and written with `posix` alone: a file object costs each
+# request and answer a pass through `io`, and the learner's spare (see `_fork_a_spare`) twice as
+# long to close the first runner's and open its own as to load a file. [requests, answers]
+_CHANNEL = [posix.dup(0), posix.dup(1)]
+# Bytes read from the requests descriptor and not taken yet.
+_pending = bytearray()
 _null = posix.open(DEVNULL, posix.O_RDONLY)
 posix.dup2(_null, 0)
 posix.close(_null)
@@ -342,10 +346,23 @@ def _encode(value, depth=0):
 # start the loading of `_json`, an extension module). None: the channel closed.
 def _request():
     _reap_middle()
-    head = _requests.read(4)
-    if len(head) < 4:
+    head = _take(4)
+    if head is None:
         return None
-    return marshal.loads(_requests.read(int.from_bytes(head, "little")))
+    body = _take(int.from_bytes(head, "little"))
+    return None if body is None else marshal.loads(body)
+
+
+def _take(size):
+    """The next `size` bytes of the requests, waiting for them; None when the channel closes first."""
+    while len(_pending) < size:
+        more = posix.read(_CHANNEL[0], _PIPE_SIZE)
+        if not more:
+            return None
+        _pending.extend(more)
+    taken = bytes(_pending[:size])
+    del _pending[:size]
+    return taken
 
 
 def _send(message):
@@ -354,8 +371,9 @@ def _send(message):
 
 def _write(encoded):
     _quit_if_forked()
-    _answers.write(encoded.encode("utf-8", "replace") + b"\n")
-    _answers.flush()
+    data = memoryview(encoded.encode("utf-8", "replace") + b"\n")
+    while data:
+        data = data[posix.write(_CHANNEL[1], data) :]
 
 
 def _quit_if_forked():
@@ -466,13 +484,15 @@ def _world_asked():
     the world's file, when the workshop asked this runner to load the world host and the world in
     one write (it has, by the time the interpreter is ready). Looked at without taking anything
     from the channel or waiting for it; anything else is None."""
-    fd = _requests.fileno()
+    fd = _CHANNEL[0]
     try:
         posix.set_blocking(fd, False)
         try:
-            waiting = _requests.peek(_PIPE_SIZE)
+            # Read now, and kept for `_request` to take.
+            _pending.extend(posix.read(fd, _PIPE_SIZE))
         finally:
             posix.set_blocking(fd, True)
+        waiting = bytes(_pending)
         size = int.from_bytes(waiting[:4], "little")
         second = waiting[4 + size :]
         call = marshal.loads(second[4 : 4 + int.from_bytes(second[:4], "little")])
@@ -655,7 +675,7 @@ def _fork_a_spare(requests, answers, output):
     the one the learner's file loads into. This one goes on at once, without waiting for the
     middle process to end (it is reaped later, see `_reap_middle`): its file is the one the
     command waits for. Returns in both runners."""
-    global _PID, _requests, _answers
+    global _PID
     # What exists now is left out of collections on both sides of the fork: a collection touches
     # every object it looks at, and each page it touches is then copied for the process that did.
     gc.freeze()
@@ -683,11 +703,14 @@ def _fork_a_spare(requests, answers, output):
                         posix.sched_setaffinity(0, cores)
                     except OSError:
                         pass
-                # The first runner's channel and output are not this one's to hold open.
-                _requests.close()
-                _answers.close()
-                _requests = open(requests, "rb")
-                _answers = open(answers, "wb")
+                # The first runner's channel, and what it read of it, are not this one's to hold.
+                posix.close(_CHANNEL[0])
+                posix.close(_CHANNEL[1])
+                _pending.clear()
+                _CHANNEL[:] = [requests, answers]
+                # Not passed on to what the learner's code starts, as the first runner's are not.
+                posix.set_inheritable(requests, False)
+                posix.set_inheritable(answers, False)
                 posix.dup2(output, 1)
                 posix.dup2(output, 2)
                 posix.close(output)
