@@ -368,6 +368,28 @@ fn the_world_is_forked_from_the_learners_interpreter_before_the_file_loads_and_i
     one_forked_world(&serde_json::from_str(&ws.read("processes.json")).unwrap());
 }
 
+/// A program the learner's code starts (with `os.system`, which passes on every descriptor not
+/// marked close-on-exec) holds no pipe but its output: not the channel of the learner's process,
+/// not the world's.
+#[test]
+fn a_program_the_learners_code_starts_holds_no_channel() {
+    let ws = Workshop::lesson5();
+    let listed = ws.path("descriptors.txt");
+    let solution = ws.read("lessons/structured-errors/solution/errors.py");
+    let probe = format!(
+        "{solution}\n\nimport os\n_solution_fail = fail\n\n\ndef fail(category, message):\n    if not os.path.exists({listed:?}):\n        os.system(\"exec ls -l /proc/self/fd > {listed}\")\n    return _solution_fail(category, message)\n",
+        listed = listed.to_str().unwrap()
+    );
+    ws.write("probe.py", &probe);
+    let run = ws.run(&["check", "structured-errors", "--file", "probe.py"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let seen = ws.read("descriptors.txt");
+    let pipes: Vec<&str> = seen.lines().filter(|l| l.contains("pipe:")).collect();
+    // Its standard error (the capture pipe; its output is the listing) and nothing else.
+    assert!(!pipes.is_empty(), "{seen}");
+    assert!(pipes.iter().all(|l| l.contains(" 2 -> ")), "{seen}");
+}
+
 /// The world's file is read ahead too, before the fork, when the workshop has asked for the
 /// world by then: it names the file in the call behind the load request, which the first process
 /// looks at without taking it. (Here the interpreter starts only once something waits on its
