@@ -271,6 +271,7 @@ impl Bridge {
             self.ahead.clear();
             return None;
         };
+        reap::awaiting(worker.child.id());
         let (call, alive) = worker.answer(&self.cfg, &asked);
         if self.ahead.is_empty() {
             // Idle now, with nothing more written ahead: the calls from here on take turns, so

@@ -175,6 +175,9 @@ impl Worker {
             }
             Err(e) => return Err(NoPython::new(&cfg.python, e.to_string()).into()),
         };
+        if cfg.world {
+            reap::follows_its_asker(child.id());
+        }
         let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
         let mut child = Process::Started(child);
         let (Some(stdin), Some(stdout)) = (stdin, stdout) else {

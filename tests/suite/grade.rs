@@ -751,6 +751,50 @@ fn a_reader_that_stops_early_stops_the_grading_too() {
     assert_eq!(run.stdout.trim(), "status 0", "{}", run.stderr);
 }
 
+/// The lesson's world, which every grading thread asks, is moved onto the core of the thread
+/// that asks it and waits for its answer: the world's refund runs on each file's core in turn.
+/// Four copies of the solution, two threads (each keeping to a core of its own): a flaky payment
+/// is retried (a second refund, asked once the file's answer says so), and the world, logging its
+/// cores at each refund, ran on one thread's core alone and on the other's (where this machine
+/// lets the tests use two).
+#[test]
+fn the_world_runs_on_the_core_of_the_grading_thread_that_asks_it() {
+    let w = Workshop::lesson5();
+    let log = w.path("world-cores.txt");
+    let world = w.read("worlds/lumen/world.py");
+    let refund = "    def process_refund(self, input):\n";
+    assert!(world.contains(refund), "the world's refund moved");
+    let logged = format!(
+        "{refund}        with open({log:?}, \"a\") as out:\n            out.write(repr(sorted(__import__(\"os\").sched_getaffinity(0))) + \"\\n\")\n",
+        log = log.to_str().unwrap()
+    );
+    w.write("worlds/lumen/world.py", &world.replacen(refund, &logged, 1));
+    // Each lingers a moment as it loads, so one thread cannot grade them all before the other
+    // has begun.
+    let solution = w.read("lessons/structured-errors/solution/errors.py");
+    for name in ["a", "b", "c", "d"] {
+        w.write(&format!("class/{name}/errors.py"), &format!("import time\ntime.sleep(0.1)\n{solution}"));
+    }
+    let run = graded(command(&w, &["grade", "class", "--jobs", "2"]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(lines(&run.stdout).iter().all(|r| r["status"] == "pass"), "{}", run.stdout);
+    let seen = w.read("world-cores.txt");
+    let alone: std::collections::BTreeSet<Vec<u32>> = seen
+        .lines()
+        .map(|l| serde_json::from_str::<Vec<u32>>(l).unwrap_or_else(|e| panic!("{e}: {l:?}")))
+        .filter(|cores| cores.len() == 1)
+        .collect();
+    // SAFETY: sched_getaffinity(2) writes at most the size it is given into the set.
+    let usable = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
+        libc::CPU_COUNT(&set)
+    };
+    if usable >= 2 {
+        assert_eq!(alone.len(), 2, "the world ran on one thread's core alone, then the other's:\n{seen}");
+    }
+}
+
 /// Each grading thread keeps to a core no other keeps to, and so does every Python it starts: a
 /// file's calls are then a switch on that core, not a wake-up of another. Four files, two
 /// threads: each file's process may run on one core only, and the two threads' cores differ
