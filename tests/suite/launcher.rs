@@ -9,14 +9,17 @@ use std::process::Command;
 use crate::common::*;
 
 const FAKE_CARGO: &str = r#"#!/usr/bin/env bash
-# Records its arguments, then makes target/release/workshop beside the manifest it was given.
+# Records its arguments, then makes target/release/workshop beside the manifest it was given
+# (target/<target>/release/workshop for a --target).
 echo "$@" >> "$FAKE_CARGO_LOG"
 manifest=""
+target=""
 while [[ $# -gt 0 ]]; do
   if [[ "$1" == "--manifest-path" ]]; then manifest="$2"; shift; fi
+  if [[ "$1" == "--target" ]]; then target="$2/"; shift; fi
   shift
 done
-dir="$(dirname "$manifest")/target/release"
+dir="$(dirname "$manifest")/target/${target}release"
 mkdir -p "$dir"
 printf '#!/bin/sh\necho "ran $*"\n' > "$dir/workshop"
 chmod +x "$dir/workshop"
@@ -30,15 +33,22 @@ struct Launch {
 }
 
 fn launch(dir: &std::path::Path, args: &[&str]) -> Launch {
+    launch_with(dir, args, None)
+}
+
+/// As `launch`, with `WORKSHOP_FEATURES` set to `features`, if given.
+fn launch_with(dir: &std::path::Path, args: &[&str], features: Option<&str>) -> Launch {
     let path = format!("{}:{}", dir.join("fake-bin").display(), std::env::var("PATH").unwrap_or_default());
-    let out = Command::new(dir.join("workshop"))
-        .args(args)
+    let mut cmd = Command::new(dir.join("workshop"));
+    cmd.args(args)
         .env("PATH", path)
         .env("FAKE_CARGO_LOG", dir.join("cargo.log"))
         .env_remove("WORKSHOP_FEATURES")
-        .env_remove("WORKSHOP_ROOT")
-        .output()
-        .expect("the launcher runs");
+        .env_remove("WORKSHOP_ROOT");
+    if let Some(features) = features {
+        cmd.env("WORKSHOP_FEATURES", features);
+    }
+    let out = cmd.output().expect("the launcher runs");
     Launch {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -46,8 +56,20 @@ fn launch(dir: &std::path::Path, args: &[&str]) -> Launch {
     }
 }
 
-/// A checkout of the launcher with sources and `cargo` (the stand-in `cargo_script`) on its PATH.
+/// A stand-in `rustc` that says where a target's library is: a folder that is there when the
+/// toolchain is to have musl's target, one that is not otherwise.
+fn fake_rustc(musl: bool) -> String {
+    let libdir = if musl { "$(dirname \"$0\")" } else { "/no/such/folder" };
+    format!("#!/usr/bin/env bash\n[[ \"$*\" == \"--print target-libdir --target $(uname -m)-unknown-linux-musl\" ]] && echo \"{libdir}\"\n")
+}
+
+/// A checkout of the launcher with sources and `cargo` (the stand-in `cargo_script`) on its PATH,
+/// and a toolchain without musl's target.
 fn a_checkout(cargo_script: &str) -> tempfile::TempDir {
+    a_checkout_with(cargo_script, false)
+}
+
+fn a_checkout_with(cargo_script: &str, musl: bool) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     std::fs::copy(repo().join("workshop"), root.join("workshop")).unwrap();
@@ -57,6 +79,7 @@ fn a_checkout(cargo_script: &str) -> tempfile::TempDir {
     std::fs::write(root.join("Cargo.lock"), "").unwrap();
     std::fs::create_dir_all(root.join("fake-bin")).unwrap();
     executable(&root.join("fake-bin/cargo"), cargo_script);
+    executable(&root.join("fake-bin/rustc"), &fake_rustc(musl));
     dir
 }
 
@@ -137,4 +160,49 @@ fn a_system_that_cannot_link_the_tool_statically_gets_the_usual_build() {
     // Built the usual way: the next run starts at once.
     let second = launch(root, &["list"]);
     assert_eq!((second.stdout.as_str(), second.stderr.as_str()), ("ran list\n", ""));
+}
+
+/// Where the toolchain has musl's target, the tool is built against it (glibc's own start costs a
+/// `check` 0.5 ms on a VM) and copied to where the launcher runs it, unless the live client is
+/// built in; where that build fails, it is linked against glibc as before, and says why.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_toolchain_with_musls_target_builds_against_musl_and_falls_back_to_glibc() {
+    let musl = format!("{}-unknown-linux-musl", std::env::consts::ARCH);
+    let dir = a_checkout_with(FAKE_CARGO, true);
+    let root = dir.path();
+    let first = launch(root, &["list"]);
+    assert_eq!((first.code, first.stdout.as_str()), (0, "ran list\n"), "{}", first.stderr);
+    let log = std::fs::read_to_string(root.join("cargo.log")).unwrap();
+    assert_eq!(log.lines().count(), 1, "{log}");
+    assert!(log.starts_with("build --release --manifest-path"), "{log}");
+    assert!(log.trim_end().ends_with(&format!("--target {musl} --bin workshop")), "{log}");
+    assert!(!first.stderr.contains("could not"), "{}", first.stderr);
+    let second = launch(root, &["list"]);
+    assert_eq!((second.stdout.as_str(), second.stderr.as_str()), ("ran list\n", ""));
+
+    // With the live client (its TLS wants a C compiler for musl), against glibc at once.
+    let live = launch_with(root, &["list"], Some("live"));
+    assert_eq!((live.code, live.stdout.as_str()), (0, "ran list\n"), "{}", live.stderr);
+    let log = std::fs::read_to_string(root.join("cargo.log")).unwrap();
+    assert!(
+        log.lines().nth(1).is_some_and(|l| l.starts_with("rustc --release") && l.contains("--features live")),
+        "{log}"
+    );
+
+    let refuses_musl =
+        "if [[ \"$1\" == \"build\" ]]; then\n  echo \"error: no musl linker (stand-in)\" >&2\n  exit 101\nfi\n";
+    let dir = a_checkout_with(&FAKE_CARGO.replacen("\nmanifest=", &format!("\n{refuses_musl}manifest="), 1), true);
+    let root = dir.path();
+    let first = launch(root, &["list"]);
+    assert_eq!((first.code, first.stdout.as_str()), (0, "ran list\n"), "{}", first.stderr);
+    let words = flat(&first.stderr);
+    assert!(
+        words.contains("could not be built against musl (see above); linking it against glibc"),
+        "{}",
+        first.stderr
+    );
+    let log = std::fs::read_to_string(root.join("cargo.log")).unwrap();
+    let calls: Vec<&str> = log.lines().map(|l| l.split_whitespace().next().unwrap_or("")).collect();
+    assert_eq!(calls, ["build", "rustc"], "{log}");
 }
