@@ -482,8 +482,8 @@ def _read_ahead(path):
 def _world_asked():
     """The file named first by the call waiting on the channel behind the load request, if any:
     the world's file, when the workshop asked this runner to load the world host and the world in
-    one write (it has, by the time the interpreter is ready). Looked at without taking anything
-    from the channel or waiting for it; anything else is None."""
+    one write (it has, by the time the interpreter is ready). Whatever waits on the channel is
+    read, without waiting for more, into what `_request` takes next; anything else is None."""
     fd = _CHANNEL[0]
     try:
         posix.set_blocking(fd, False)

@@ -25,7 +25,8 @@ pub(in crate::bridge) enum Place {
     /// warm-up's, started before the lesson is read). A child starts on its parent's core and
     /// often stays there, since its parent sleeps while it execs; the parent's work then came
     /// before the interpreter's start-up (a millisecond, a tenth of a `check`, in two starts of
-    /// three from a shell). The runner widens it again when it forks (see `_cores` in runner.py).
+    /// three from a shell). The runner gives the learner's spare every core back when it forks,
+    /// and sends the middle process to the core kept from it (see `_cores` in runner.py).
     AwayFromThisThread,
 }
 
