@@ -751,6 +751,16 @@ fn a_reader_that_stops_early_stops_the_grading_too() {
     assert_eq!(run.stdout.trim(), "status 0", "{}", run.stderr);
 }
 
+/// How many cores this process may run on.
+fn usable_cores() -> i32 {
+    // SAFETY: sched_getaffinity(2) writes at most the size it is given into the set.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
+        libc::CPU_COUNT(&set)
+    }
+}
+
 /// The lesson's world, which every grading thread asks, is moved onto the core of the thread
 /// that asks it and waits for its answer: the world's refund runs on each file's core in turn.
 /// Four copies of the solution, two threads (each keeping to a core of its own): a flaky payment
@@ -784,13 +794,7 @@ fn the_world_runs_on_the_core_of_the_grading_thread_that_asks_it() {
         .map(|l| serde_json::from_str::<Vec<u32>>(l).unwrap_or_else(|e| panic!("{e}: {l:?}")))
         .filter(|cores| cores.len() == 1)
         .collect();
-    // SAFETY: sched_getaffinity(2) writes at most the size it is given into the set.
-    let usable = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
-        libc::CPU_COUNT(&set)
-    };
-    if usable >= 2 {
+    if usable_cores() >= 2 {
         assert_eq!(alone.len(), 2, "the world ran on one thread's core alone, then the other's:\n{seen}");
     }
 }
@@ -820,13 +824,7 @@ fn each_grading_thread_and_the_files_it_grades_keep_to_a_core_of_their_own() {
         assert_eq!(mine.len(), 1, "{} may run on {mine:?}", report["file"]);
         cores.insert(mine[0]);
     }
-    // SAFETY: sched_getaffinity(2) writes at most the size it is given into the set.
-    let usable = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
-        libc::CPU_COUNT(&set)
-    };
-    if usable >= 2 {
+    if usable_cores() >= 2 {
         assert_eq!(cores.len(), 2, "two threads, two cores: {cores:?}");
     }
 }
