@@ -74,6 +74,7 @@ impl Worker {
                 // busy to run it), this one was never taken: the runner was busy with the call
                 // before all along, so the answer that came for that call was not its.
                 let untaken = self.request_untaken_within(STARTUP_ALLOWANCE);
+                let stopped = super::reap::stopped(self.child.id());
                 kill_group(&mut self.child);
                 if untaken {
                     let message = garbled(
@@ -83,7 +84,7 @@ impl Worker {
                     );
                     Outcome::Garbled { message }
                 } else {
-                    Outcome::TimedOut { limit: cfg.timeout_text() }
+                    Outcome::TimedOut { limit: cfg.timeout_text(), stopped }
                 }
             }
             NoLine::Died(death) => {

@@ -16,6 +16,8 @@ pub enum LoadKind {
     Unreadable,
     /// The answer channel carried a line the runner did not write.
     Garbled,
+    /// The file's run upset the lesson's world (killed, stopped or flooded it).
+    UpsetTheWorld,
 }
 
 /// The learner's file could not be loaded, so nothing in it can be called.

@@ -33,6 +33,9 @@ pub(crate) enum Outcome {
     },
     TimedOut {
         limit: String,
+        /// It sat stopped by a signal (SIGSTOP, SIGTSTP) when the deadline came: held from
+        /// outside, not looping.
+        stopped: bool,
     },
     /// An earlier call killed the process and a fresh one would not load.
     Unavailable {
@@ -60,7 +63,12 @@ impl Outcome {
             }),
             Outcome::NotJson { message } => Some(format!("returned a value that is not JSON: {message}")),
             Outcome::Exited { message } => Some(message.clone()),
-            Outcome::TimedOut { limit } => Some(format!("did not return within {limit}: an infinite loop?")),
+            Outcome::TimedOut { limit, stopped: false } => {
+                Some(format!("did not return within {limit}: an infinite loop?"))
+            }
+            Outcome::TimedOut { limit, stopped: true } => Some(format!(
+                "did not return within {limit}: its process was stopped by a signal (SIGSTOP) from outside"
+            )),
             Outcome::TooBig { bytes } => Some(format!(
                 "returned a value of {} as JSON, more than the {} a call may return: return something smaller",
                 size_text(*bytes),

@@ -666,6 +666,22 @@ def _call(module, request):
     return {"ok": False, "kind": "not_json", "message": why}
 
 
+def _dumpable(flag):
+    """Set whether processes of the same user may trace this one or open its /proc files
+    (prctl's PR_SET_DUMPABLE, Linux): off in the process the lesson's world takes, so no
+    learner's file running as the same user can attach to it or write into its descriptors;
+    on again in the learner's spare, which inherits the flag. Elsewhere, nothing."""
+    if sys.platform != "linux":
+        return
+    try:
+        import _ctypes
+
+        prctl = _ctypes.dlsym(_ctypes.dlopen(None, 2), "prctl")
+        _ctypes.call_function(prctl, (4, 1 if flag else 0, 0, 0, 0))  # PR_SET_DUMPABLE
+    except Exception:
+        pass
+
+
 def _fork_a_spare(requests, answers, output):
     """Fork a second spare runner once this one is ready and before anything is loaded into
     either: a command then starts one interpreter instead of two (see `warm.rs`, which gives the
@@ -694,6 +710,7 @@ def _fork_a_spare(requests, answers, output):
     if middle == 0:
         try:
             middle = posix.getpid()
+            _dumpable(True)
             spare = posix.fork()
             if spare == 0:
                 posix.setpgid(0, 0)
@@ -789,6 +806,8 @@ def main():
             world = _world_asked()
             if world:
                 _read_ahead(world)
+        # This process is the one the world takes: out of reach before the spare exists.
+        _dumpable(False)
         _fork_a_spare(*_SECOND_CHANNEL)
     _send({"hello": True, "pid": _PID})
     if LEARNER is None:

@@ -462,6 +462,7 @@ impl Report {
     pub(crate) fn not_loaded(lesson: &Lesson, file: String, error: &crate::bridge::LoadError) -> Report {
         let (why, not_run) = match error.kind {
             crate::bridge::LoadKind::Garbled => ("not graded: an answer did not come from the workshop's runner", None),
+            crate::bridge::LoadKind::UpsetTheWorld => ("not graded: the file's run upset the lesson's world", None),
             _ => ("not run: the file did not load", Some("the file did not load")),
         };
         let checks: Vec<CheckResult> = lesson

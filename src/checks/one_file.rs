@@ -13,7 +13,7 @@ use crate::bridge::{Bridge, BridgeConfig, Call, LoadError, LoadKind, Outcome, Sp
 use crate::checks::{self, Report, Status};
 use crate::course::progress::Progress;
 use crate::error::Error;
-use crate::lesson::Lesson;
+use crate::lesson::{Lesson, WorldSince};
 use crate::replay::runtime::harness::Code;
 
 /// The learner's code, until told to stop.
@@ -82,7 +82,51 @@ pub(crate) fn grade_with_spare(
     (!stop.load(Ordering::SeqCst)).then_some(result)
 }
 
+/// How many times a file is graded whose gradings the world's resets cut short (see `run`).
+const GRADINGS_AT_MOST: usize = 3;
+
+/// Grade a file as it would be graded alone. A grading during which the world was upset is not
+/// kept: one that another file's run upset (`grade --jobs` grades files side by side) is done
+/// again with the world made whole; one this file's own run upset is done again once, and when
+/// it upsets the world again, that is the file's error, named as its doing.
 fn run(lesson: &Lesson, cfg: BridgeConfig, stop: &AtomicBool, spare: Option<Spare>) -> Result<Report, LoadError> {
+    let shown = cfg.shown_as.clone();
+    let mut spare = spare;
+    let mut upset_by_it = 0;
+    for _ in 0..GRADINGS_AT_MOST {
+        let mark = lesson.world_mark();
+        let report = graded_once(lesson, cfg.clone(), stop, spare.take())?;
+        match lesson.world_since(&mark) {
+            _ if stop.load(Ordering::SeqCst) => return Ok(report),
+            WorldSince::Untouched => return Ok(report),
+            WorldSince::UpsetFromHere(why) => {
+                upset_by_it += 1;
+                if upset_by_it == 2 {
+                    return Ok(Report::not_loaded(lesson, shown.clone(), &upset_the_world(&shown, &why)));
+                }
+            }
+            WorldSince::ResetByAnother => {}
+        }
+    }
+    let why = format!(
+        "{shown}: other files' runs upset the lesson's world during each of its {GRADINGS_AT_MOST} gradings, \
+         so it has no grade of its own; grade this file again on its own."
+    );
+    Ok(Report::not_loaded(lesson, shown, &LoadError::new(LoadKind::UpsetTheWorld, why)))
+}
+
+/// The error of a file whose run upset the lesson's world, said as its doing.
+fn upset_the_world(shown: &str, why: &str) -> LoadError {
+    let message = format!(
+        "{shown}: its run upset the lesson's world, twice: {why}. This is the file's doing, not \
+         the world's: a file must leave the world alone and name things of a sane size. The world \
+         was started afresh for whatever comes next."
+    );
+    LoadError::new(LoadKind::UpsetTheWorld, message)
+}
+
+/// Grade a file once.
+fn graded_once(lesson: &Lesson, cfg: BridgeConfig, stop: &AtomicBool, spare: Option<Spare>) -> Result<Report, LoadError> {
     let seed = checks::seed_for(&std::fs::read(&cfg.file).unwrap_or_default(), crate::checks::sample_key::current());
     checks::ask_ahead(lesson, seed);
     let shown = cfg.shown_as.clone();

@@ -21,6 +21,7 @@ mod ticket;
 mod validate;
 mod world_checks;
 mod world_slot;
+pub(crate) use world_slot::WorldSince;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -48,6 +48,33 @@ impl Lesson {
         }
     }
 
+    /// A mark to tell, after a file's run or grading on this thread, what happened to the
+    /// world meanwhile (`world_since`). Never waits for a world still loading.
+    pub(crate) fn world_mark(&self) -> WorldMark {
+        let world = self.loaded_world();
+        if let Some(world) = world {
+            // What an earlier file asked from this thread is not this one's doing.
+            world.upset_from_this_thread();
+        }
+        WorldMark { resets: world.map_or(0, PythonWorld::resets) }
+    }
+
+    /// What happened to the world since `mark` was taken on this thread.
+    pub(crate) fn world_since(&self, mark: &WorldMark) -> WorldSince {
+        let Some(world) = self.loaded_world() else { return WorldSince::Untouched };
+        match world.upset_from_this_thread() {
+            Some(why) => WorldSince::UpsetFromHere(why),
+            None if world.resets() != mark.resets => WorldSince::ResetByAnother,
+            None => WorldSince::Untouched,
+        }
+    }
+
+    /// The world if it has loaded, without waiting for it.
+    fn loaded_world(&self) -> Option<&PythonWorld> {
+        let slot = self.world_slot.as_ref()?;
+        slot.opened.get()?.as_ref().ok()?.as_deref()
+    }
+
     /// Start the world the lesson names (`<root>/worlds/<name>/world.py`) in its own process,
     /// in the background: it loads while the command goes on (and the learner's Python starts),
     /// and is waited for at its first use.
@@ -239,4 +266,19 @@ fn world_names(worlds: &Path) -> String {
     } else {
         names.join(", ")
     }
+}
+
+/// The world's state when a file's run or grading began on a thread (`Lesson::world_mark`).
+pub(crate) struct WorldMark {
+    resets: u64,
+}
+
+/// What happened to the lesson's world while one file ran (`Lesson::world_since`).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum WorldSince {
+    Untouched,
+    /// A run asked from this thread upset it (killed, stopped, flooded it): the file's doing.
+    UpsetFromHere(String),
+    /// Another thread's file upset it, and the runs it held, this file's among them, were lost.
+    ResetByAnother,
 }

@@ -170,10 +170,20 @@ impl<'l> Replayer<'l> {
         let mut entries = own::load(&self.at.root, &file)?;
         let asker = self.live.as_mut().map(|l| LiveModel::new(&mut l.client, &mut l.memo));
         let mut model = Layered::new(RecordedModel::new(shipped, self.at.root.clone()), &mut entries, file, asker);
+        let mark = self.lesson.world_mark();
         let replay = run_code(self.lesson, ticket, runtime, label, bridge, &mut model);
         // A world that broke is its author's error, whatever the replay then showed.
         if let Some(e) = self.lesson.world_error() {
             return Err(e);
+        }
+        // One the code under replay upset is that code's doing; the world is whole again.
+        if let crate::lesson::WorldSince::UpsetFromHere(why) = self.lesson.world_since(&mark) {
+            let message = format!(
+                "the {label} code's run of {} upset the lesson's world: {why}. This is the code's \
+                 doing, not the world's: it must leave the world alone and name things of a sane size.",
+                ticket.id
+            );
+            return Err(Error::Load(LoadError::new(crate::bridge::LoadKind::UpsetTheWorld, message)));
         }
         match model.failure {
             Some(failure) => {

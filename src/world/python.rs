@@ -111,9 +111,12 @@ pub(crate) struct PythonWorld {
     broken: Mutex<Option<String>>,
     /// What loading was given, to load a fresh process with when this one ended under it.
     load: Vec<Value>,
-    /// How often the process ended under the world (killed from outside, as a file graded
-    /// without a sandbox may do to its neighbours).
+    /// How often the process ended under the world by itself.
     ended: std::sync::atomic::AtomicU32,
+    /// How often a fresh process took the place of one that ended (see `resets`).
+    resets: AtomicU64,
+    /// Calls a file's run upset, by the thread that asked them (see `upset`).
+    upsets: Mutex<Vec<(std::thread::ThreadId, String)>>,
     /// The number the next run gets: never one given before, in any of the world's processes.
     next_run: AtomicU64,
     /// The runs whose first calls were asked ahead (`Loading::ask_ahead`), not started yet: each
@@ -332,6 +335,8 @@ impl PythonWorld {
             broken: Mutex::new(None),
             load: Vec::new(),
             ended: std::sync::atomic::AtomicU32::new(0),
+            resets: AtomicU64::new(0),
+            upsets: Mutex::new(Vec::new()),
             next_run: AtomicU64::new(FIRST_RUN),
             reserved: Mutex::new(Vec::new()),
             done: Mutex::new(Vec::new()),
@@ -387,15 +392,18 @@ impl PythonWorld {
                 let besides = Besides::of(&value);
                 self.read(value).map(|answer| (answer, besides))
             }
-            // The process ended under the call: a fresh one is loaded, and the runs it held are
-            // lost (their calls fail, nothing more). Killed by a signal, it was killed from
-            // outside (a file graded without a sandbox may kill its neighbours' processes), as
-            // often as that happens; a world that keeps exiting by itself is its author's error.
+            // Killed, stopped, flooded or written into from outside, or made to answer past the
+            // limit by what it was asked: the doing of the file whose run asked, not the author's.
+            other if function != "load_world" && upset(&other, killed) => Err(self.upset(bridge, named, &other)),
+            // The process ended under the call by itself: a fresh one is loaded, and the runs it
+            // held are lost (their calls fail, nothing more), as often as that happens; a world
+            // that keeps exiting by itself is its author's error.
             Outcome::Exited { .. } | Outcome::Unavailable { .. }
                 if function != "load_world"
-                    && (killed || self.ended.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < ENDINGS_ALLOWED)
+                    && self.ended.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < ENDINGS_ALLOWED
                     && self.reload(bridge) =>
             {
+                self.resets.fetch_add(1, Ordering::SeqCst);
                 Err(Opened::Lost)
             }
             other => {
@@ -413,6 +421,40 @@ impl PythonWorld {
             }
         }
         answer
+    }
+
+    /// A call the asking file's run upset (see `upset`): remembered as that thread's, and the
+    /// world made whole again for every later run (a fresh process when this one was ended).
+    fn upset(&self, bridge: &mut Bridge, named: &str, outcome: &Outcome) -> Opened {
+        let problem = outcome.problem().unwrap_or_else(|| "failed".into());
+        let why = format!("while {}, the lesson's world {problem}", doing(named));
+        // An answer over the limit leaves the process as it was; anything else ended it.
+        if !matches!(outcome, Outcome::TooBig { .. }) {
+            if !self.reload(bridge) {
+                return Opened::Broken(format!("{why}, and it would not load again"));
+            }
+            self.resets.fetch_add(1, Ordering::SeqCst);
+        }
+        if let Ok(mut upsets) = self.upsets.lock() {
+            upsets.push((std::thread::current().id(), why));
+        }
+        Opened::Lost
+    }
+
+    /// How often the world was made whole again with a fresh process (any thread's doing).
+    pub(crate) fn resets(&self) -> u64 {
+        self.resets.load(Ordering::SeqCst)
+    }
+
+    /// What a run asked from this thread did to the world since the last look, if anything
+    /// (the first thing), forgotten now.
+    pub(crate) fn upset_from_this_thread(&self) -> Option<String> {
+        let here = std::thread::current().id();
+        let mut upsets = self.upsets.lock().ok()?;
+        let first = upsets.iter().position(|(thread, _)| *thread == here)?;
+        let why = upsets.remove(first).1;
+        upsets.retain(|(thread, _)| *thread != here);
+        Some(why)
     }
 
     /// Load a fresh process with the lesson's data again, trying for up to a deadline while it
@@ -500,6 +542,20 @@ impl PythonWorld {
             Ok((Answer::Value(v), _)) => Some(v),
             _ => None,
         }
+    }
+}
+
+/// Whether a call's end came from outside the world's own code: its process killed by a signal,
+/// held stopped past the deadline, an answer channel carrying lines the host never wrote, or an
+/// answer over the limit (a name it quotes, as large as a file made it). A file graded beside
+/// the world, or its input, did it; an error raised in the world's code, or a loop in it, is the
+/// author's.
+fn upset(outcome: &Outcome, killed: bool) -> bool {
+    match outcome {
+        Outcome::Exited { .. } | Outcome::Unavailable { .. } => killed,
+        Outcome::TimedOut { stopped, .. } => *stopped,
+        Outcome::TooBig { .. } | Outcome::Garbled { .. } => true,
+        Outcome::Returned(_) | Outcome::Raised { .. } | Outcome::NotJson { .. } => false,
     }
 }
 

@@ -36,6 +36,7 @@ mod spawn;
 pub(super) use spawn::{announced_while, spawn, Place};
 
 use procs::children_of;
+pub(super) use procs::stopped;
 #[cfg(target_os = "linux")]
 use procs::{children, mark_of, marked_processes};
 

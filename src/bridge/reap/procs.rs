@@ -79,3 +79,18 @@ pub(super) fn children_listed_in(tasks: &std::path::Path) -> Vec<i32> {
     }
     found
 }
+
+/// Whether a process sits stopped by a signal (`T` in its stat line), as one held from outside
+/// does; false where /proc cannot say (then a hang is told as a hang).
+pub(in crate::bridge) fn stopped(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()) == Some("T")
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        false
+    }
+}
