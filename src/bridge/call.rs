@@ -73,8 +73,9 @@ impl Worker {
                 // pipe after a whole deadline (and a start-up's allowance more, for a machine too
                 // busy to run it), this one was never taken: the runner was busy with the call
                 // before all along, so the answer that came for that call was not its.
-                let untaken = self.request_untaken_within(STARTUP_ALLOWANCE);
+                // A process held stopped took nothing: its request is untaken for that reason.
                 let stopped = super::reap::stopped(self.child.id());
+                let untaken = !stopped && self.request_untaken_within(STARTUP_ALLOWANCE);
                 kill_group(&mut self.child);
                 if untaken {
                     let message = garbled(

@@ -126,7 +126,12 @@ fn upset_the_world(shown: &str, why: &str) -> LoadError {
 }
 
 /// Grade a file once.
-fn graded_once(lesson: &Lesson, cfg: BridgeConfig, stop: &AtomicBool, spare: Option<Spare>) -> Result<Report, LoadError> {
+fn graded_once(
+    lesson: &Lesson,
+    cfg: BridgeConfig,
+    stop: &AtomicBool,
+    spare: Option<Spare>,
+) -> Result<Report, LoadError> {
     let seed = checks::seed_for(&std::fs::read(&cfg.file).unwrap_or_default(), crate::checks::sample_key::current());
     checks::ask_ahead(lesson, seed);
     let shown = cfg.shown_as.clone();

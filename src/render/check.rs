@@ -62,7 +62,10 @@ pub(crate) fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usiz
 
 /// A file that did not load: why, what it printed, and that no check ran.
 fn not_loaded(out: &mut String, report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) {
-    let _ = writeln!(out, "{} could not load {}", styles.paint(styles.bad, glyphs.fail), report.file);
+    // Loaded, and run, but no grade stands: an answer not the runner's, or the world upset.
+    let ran = report.checks.iter().all(|c| c.not_run.is_none());
+    let head = if ran { "no grade for" } else { "could not load" };
+    let _ = writeln!(out, "{} {head} {}", styles.paint(styles.bad, glyphs.fail), report.file);
     // The message can quote the learner's code or what it raised: shown inert.
     for line in crate::text::inert::text(&report.message).lines() {
         // Code quoted from the file keeps its shape; sentences wrap.
@@ -79,7 +82,8 @@ fn not_loaded(out: &mut String, report: &Report, styles: &Styles, glyphs: Glyphs
         labelled(out, styles, width, "printed", &printed(&report.load_output));
     }
     out.push('\n');
-    wrapped(out, &format!("No check ran. Fix the file, then {}.", report.again), width);
+    let outcome = if ran { "No grade stands" } else { "No check ran" };
+    wrapped(out, &format!("{outcome}. Fix the file, then {}.", report.again), width);
 }
 
 /// One line per check: its mark, id and name, the names lined up (or under the ids when narrow).

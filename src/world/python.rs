@@ -426,8 +426,22 @@ impl PythonWorld {
     /// A call the asking file's run upset (see `upset`): remembered as that thread's, and the
     /// world made whole again for every later run (a fresh process when this one was ended).
     fn upset(&self, bridge: &mut Bridge, named: &str, outcome: &Outcome) -> Opened {
-        let problem = outcome.problem().unwrap_or_else(|| "failed".into());
-        let why = format!("while {}, the lesson's world {problem}", doing(named));
+        let doing = doing(named);
+        let why = match outcome {
+            Outcome::TooBig { bytes } => format!(
+                "while {doing}, the world's answer came to {bytes} bytes, more than the {} one \
+                 answer may carry (it quotes what it was given, and that was as large)",
+                crate::bridge::size_text(crate::bridge::ANSWER_LIMIT as u64)
+            ),
+            Outcome::TimedOut { limit, .. } => format!(
+                "while {doing}, the world was stopped by a signal (SIGSTOP) from outside, and did \
+                 not answer within {limit}"
+            ),
+            Outcome::Garbled { .. } => {
+                format!("while {doing}, lines the world did not write came on its answer channel")
+            }
+            _ => format!("while {doing}, the world's process was killed by a signal from outside"),
+        };
         // An answer over the limit leaves the process as it was; anything else ended it.
         if !matches!(outcome, Outcome::TooBig { .. }) {
             if !self.reload(bridge) {

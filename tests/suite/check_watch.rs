@@ -596,3 +596,20 @@ fn check_watch_loads_a_save_in_a_python_process_started_before_the_save() {
     assert!(waiting.contains(&loaded_by), "run 2 was loaded by {loaded_by}, not by one of {waiting:?}");
     assert_eq!(w.quit(), 0);
 }
+
+#[test]
+fn check_watch_a_save_that_stops_the_world_is_that_saves_error_and_the_next_save_is_green() {
+    let ws = Workshop::lesson5();
+    let attack = std::fs::read_to_string(repo().join("tests/fixtures/sandbox/stops_the_world.py")).unwrap();
+    started(&ws, &format!("{attack}\n\n{}", solution()));
+    let mut w = Watch::start(&ws, &[]);
+    let first = w.block_where("the world upset", |b| b.contains("no grade for"));
+    assert!(first.contains("its run upset the lesson's world"), "{first}");
+    assert!(first.contains("SIGSTOP"), "{first}");
+    assert!(!first.contains("fix the world file"), "{first}");
+    // The session's world was made whole again: the honest save is graded by it.
+    ws.write(WORK, &solution());
+    let fixed = w.next_run();
+    assert!(fixed.contains("14/14 passed"), "{fixed}");
+    assert_eq!(w.quit(), 0);
+}

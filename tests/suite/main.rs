@@ -60,4 +60,5 @@ mod toy_lesson;
 mod verdict_lines;
 mod watch;
 mod welcome;
+mod world_reach;
 mod worlds;
