@@ -88,6 +88,10 @@ impl Worker {
                     Outcome::TimedOut { limit: cfg.timeout_text(), stopped }
                 }
             }
+            NoLine::HeldStopped => {
+                kill_group(&mut self.child);
+                Outcome::TimedOut { limit: cfg.timeout_text(), stopped: true }
+            }
             NoLine::Died(death) => {
                 let message = format!("the Python process ended during the call: {}", death.note());
                 return Call { outcome: Outcome::Exited { message }, output: death.output, dropped: 0 };
@@ -169,6 +173,7 @@ impl Worker {
             Err(NoLine::TimedOut) => {
                 return Err(untrusted("an answer to a call that was still running"));
             }
+            Err(NoLine::HeldStopped) => return Ok(()),
         };
         match serde_json::from_str::<Answer>(&line) {
             Ok(answer) if answer.id == Some(self.next_id) && answer.ok => {

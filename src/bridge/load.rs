@@ -37,6 +37,14 @@ impl Worker {
                 kill_group(&mut worker.child);
                 return Err(fail(LoadKind::Died, stopped_message()));
             }
+            Err(NoLine::HeldStopped) => {
+                kill_group(&mut worker.child);
+                let why = format!(
+                    "{}: its Python was stopped by a signal (SIGSTOP) from outside as it started",
+                    cfg.shown_as
+                );
+                return Err(fail(LoadKind::Died, why));
+            }
             Err(NoLine::TimedOut) => {
                 return Err(fail(
                     LoadKind::Timeout,
@@ -87,6 +95,14 @@ impl Worker {
     fn not_loaded(&mut self, cfg: &BridgeConfig, no_line: NoLine) -> LoadError {
         let fail = LoadError::new;
         match no_line {
+            NoLine::HeldStopped => {
+                kill_group(&mut self.child);
+                let message = format!(
+                    "{}: its Python was stopped by a signal (SIGSTOP) from outside while it loaded",
+                    cfg.shown_as
+                );
+                LoadError { output: self.read_capture(), ..fail(LoadKind::Died, message) }
+            }
             NoLine::TimedOut => {
                 kill_group(&mut self.child);
                 LoadError {

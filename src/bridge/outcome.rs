@@ -66,9 +66,9 @@ impl Outcome {
             Outcome::TimedOut { limit, stopped: false } => {
                 Some(format!("did not return within {limit}: an infinite loop?"))
             }
-            Outcome::TimedOut { limit, stopped: true } => Some(format!(
-                "did not return within {limit}: its process was stopped by a signal (SIGSTOP) from outside"
-            )),
+            Outcome::TimedOut { stopped: true, .. } => {
+                Some("could not return: its process was stopped by a signal (SIGSTOP) from outside".into())
+            }
             Outcome::TooBig { bytes } => Some(format!(
                 "returned a value of {} as JSON, more than the {} a call may return: return something smaller",
                 size_text(*bytes),

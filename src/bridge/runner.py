@@ -50,6 +50,22 @@ def _absolute(path):
     return "/" + "/".join(parts)
 
 
+def _dumpable(flag):
+    """Set whether processes of the same user may trace this one or open its /proc files
+    (prctl's PR_SET_DUMPABLE, Linux): off in the process the lesson's world takes, so no
+    learner's file running as the same user can attach to it or write into its descriptors;
+    on again in the learner's spare, which inherits the flag. Elsewhere, nothing."""
+    if sys.platform != "linux":
+        return
+    try:
+        import _ctypes
+
+        prctl = _ctypes.dlsym(_ctypes.dlopen(None, 2), "prctl")
+        _ctypes.call_function(prctl, (4, 1 if flag else 0, 0, 0, 0))  # PR_SET_DUMPABLE
+    except Exception:
+        pass
+
+
 _CACHE = None
 if __name__ != "__main__":
     # Imported from the workshop's cache for its bytecode: that folder is no place for the
@@ -67,6 +83,10 @@ if sys.argv[1] == "=":
     sys.argv[1:] = ["-"] + sys.argv[2:4]
 # The process that handed the second spare to the workshop, until it is reaped (see `_reap_middle`).
 _MIDDLE = []
+
+# The lesson's world and every graded file: out of other same-user processes' reach at once.
+if posix.environ.get(b"WORKSHOP_OUT_OF_REACH"):
+    _dumpable(False)
 
 # Only this process answers: a learner's fork that returns into the runner must never write.
 _PID = posix.getpid()
@@ -664,22 +684,6 @@ def _call(module, request):
     except BaseException as exc:
         why = f"result could not be examined: {_describe(exc)}"
     return {"ok": False, "kind": "not_json", "message": why}
-
-
-def _dumpable(flag):
-    """Set whether processes of the same user may trace this one or open its /proc files
-    (prctl's PR_SET_DUMPABLE, Linux): off in the process the lesson's world takes, so no
-    learner's file running as the same user can attach to it or write into its descriptors;
-    on again in the learner's spare, which inherits the flag. Elsewhere, nothing."""
-    if sys.platform != "linux":
-        return
-    try:
-        import _ctypes
-
-        prctl = _ctypes.dlsym(_ctypes.dlopen(None, 2), "prctl")
-        _ctypes.call_function(prctl, (4, 1 if flag else 0, 0, 0, 0))  # PR_SET_DUMPABLE
-    except Exception:
-        pass
 
 
 def _fork_a_spare(requests, answers, output):

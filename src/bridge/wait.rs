@@ -14,10 +14,16 @@ const READ_SIZE: usize = 64 * 1024;
 /// How often a wait looks up to see whether the bridge was stopped.
 const STOP_CHECK: Duration = Duration::from_millis(20);
 
+/// How often a wait looks whether the process is held stopped by a signal: seen so twice in a
+/// row, it cannot answer until someone lets it go, and the wait ends without its deadline.
+const STOPPED_CHECK: Duration = Duration::from_millis(250);
+
 /// Why no answer line came.
 pub(super) enum NoLine {
     Died(super::ending::Death),
     TimedOut,
+    /// The process sat stopped by a signal (SIGSTOP) on two looks in a row.
+    HeldStopped,
     Stopped,
     /// A line longer than any answer can be, this many bytes so far.
     TooLong(usize),
@@ -28,6 +34,7 @@ impl Worker {
     /// drained meanwhile, so a process writing a lot never blocks on a full pipe. Each byte of an
     /// answer is looked at once, however many reads it takes to arrive.
     pub(super) fn wait_line(&mut self, deadline: Instant) -> Result<String, NoLine> {
+        let (mut next_look, mut stopped_looks) = (Instant::now() + STOPPED_CHECK, 0);
         loop {
             if let Some(at) = self.pending[self.scanned..].iter().position(|&b| b == b'\n') {
                 let end = self.scanned + at;
@@ -45,6 +52,13 @@ impl Worker {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(NoLine::TimedOut);
+            }
+            if Instant::now() >= next_look {
+                next_look += STOPPED_CHECK;
+                stopped_looks = if super::reap::stopped(self.child.id()) { stopped_looks + 1 } else { 0 };
+                if stopped_looks == 2 {
+                    return Err(NoLine::HeldStopped);
+                }
             }
             let (answer_ready, output_ready) = match self.poll(left.min(STOP_CHECK)) {
                 Ok(ready) => ready,

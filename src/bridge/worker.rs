@@ -15,6 +15,10 @@ use super::process::Process;
 use super::runner::{forget_compiled_runner, runner_code, RUNNER};
 use super::{reap, BridgeConfig, LoadError, LoadKind, NoPython, Stop, ANSWER_LIMIT, OUTPUT_CAP};
 
+/// Set in the environment of a runner that makes itself unreachable from other processes of
+/// its user as it starts (the lesson's world, a graded file).
+const OUT_OF_REACH: &str = "WORKSHOP_OUT_OF_REACH";
+
 /// A running Python process that has loaded the learner's file.
 pub(super) struct Worker {
     pub child: Process,
@@ -158,8 +162,17 @@ impl Worker {
             // bubblewrap starts in a session of its own, which is a group of its own too.
             command.process_group(0);
         }
+        // The world, and every graded file, keep other processes of their user from tracing
+        // them or opening their /proc files (see `_dumpable` in runner.py).
+        let reach: &[(&str, &str)] = match cfg.world || cfg.sandbox.is_some() {
+            true => &[(OUT_OF_REACH, "1")],
+            false => &[],
+        };
+        command.envs(reach.iter().copied());
         if let Some(sandbox) = &cfg.sandbox {
-            sandbox.apply(&mut command, &[(reap::MARK, own_mark.as_str())]);
+            let mut keep = vec![(reap::MARK, own_mark.as_str())];
+            keep.extend_from_slice(reach);
+            sandbox.apply(&mut command, &keep);
         }
         // The lesson's world is one process every grading thread asks: it keeps to no thread's core.
         // The warm-up's forking runner starts while this thread reads the lesson: off its core.

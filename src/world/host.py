@@ -7,25 +7,6 @@
 # used, with the world file's line.
 import sys
 
-
-def _out_of_reach():
-    """Keep processes of the same user from tracing this one or opening its /proc files
-    (PR_SET_DUMPABLE off, Linux): a learner's file graded beside the world, as the same user,
-    can then neither attach to it nor write into its descriptors. The warm-up's runner has done
-    this before it forked the learner's spare; a world started on its own does it here."""
-    if sys.platform != "linux":
-        return
-    try:
-        import _ctypes
-
-        prctl = _ctypes.dlsym(_ctypes.dlopen(None, 2), "prctl")
-        _ctypes.call_function(prctl, (4, 0, 0, 0, 0))  # PR_SET_DUMPABLE, off
-    except Exception:
-        pass
-
-
-_out_of_reach()
-
 _MODULE = type(sys)
 # Runs are numbered by the workshop, which never gives a number twice: a run of a process that
 # ended is never taken for a run of the next one, which does not know it.

@@ -433,9 +433,9 @@ impl PythonWorld {
                  answer may carry (it quotes what it was given, and that was as large)",
                 crate::bridge::size_text(crate::bridge::ANSWER_LIMIT as u64)
             ),
-            Outcome::TimedOut { limit, .. } => format!(
-                "while {doing}, the world was stopped by a signal (SIGSTOP) from outside, and did \
-                 not answer within {limit}"
+            Outcome::TimedOut { .. } => format!(
+                "while {doing}, the world was stopped by a signal (SIGSTOP) from outside, so it \
+                 could not answer"
             ),
             Outcome::Garbled { .. } => {
                 format!("while {doing}, lines the world did not write came on its answer channel")

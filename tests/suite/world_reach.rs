@@ -7,8 +7,14 @@ use crate::common::*;
 use crate::grade::{command, grade_temp, graded, lines};
 use crate::sandbox::{bounded, grader, needs_bwrap, Class};
 
-/// What the reaching attack prints when it found the world and reached none of it.
-const HELD: &str = "world processes tried: 1; traced: 0; descriptors written: 0";
+/// That the reaching attack found the world (and any classmate's Python started beside it) and
+/// reached none of them, from what it printed.
+fn held(printed: &str) {
+    let counts: Vec<u32> = printed.trim().split([':', ';']).filter_map(|part| part.trim().parse().ok()).collect();
+    assert_eq!(counts.len(), 3, "{printed}");
+    assert!(counts[0] >= 1, "the attack found the world: {printed}");
+    assert_eq!(counts[1..], [0, 0], "nothing traced, nothing written: {printed}");
+}
 
 #[test]
 fn a_file_checked_as_an_ordinary_user_can_neither_trace_the_world_nor_write_into_it() {
@@ -22,7 +28,7 @@ fn a_file_checked_as_an_ordinary_user_can_neither_trace_the_world_nor_write_into
         None,
     );
     let report = run.json();
-    assert_eq!(report["output"].as_str().unwrap().trim(), HELD, "{report}");
+    held(report["output"].as_str().unwrap());
     // Graded on its own code: the one bug of the attack's learner code fails, nothing forged.
     assert_eq!(report["status"], "fail", "{report}");
     assert_eq!(run.code, 1, "{}", run.stderr);
@@ -39,7 +45,7 @@ fn a_file_graded_without_a_sandbox_as_the_worlds_user_cannot_reach_the_world() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!run.stderr.contains("world"), "nothing blames the world: {}", run.stderr);
     let reports = lines(&run.stdout);
-    assert_eq!(reports[0]["output"].as_str().unwrap().trim(), HELD, "{}", reports[0]);
+    held(reports[0]["output"].as_str().unwrap());
     assert_eq!(reports[0]["status"], "fail", "{}", reports[0]);
     for report in &reports[1..] {
         assert_eq!(report["status"], "pass", "{report}");
@@ -59,7 +65,7 @@ fn a_file_that_stops_the_world_is_that_files_error_and_the_next_save_is_graded_a
     assert_eq!(reports[0]["status"], "error", "{}", reports[0]);
     let message = reports[0]["message"].as_str().unwrap();
     assert!(message.contains("class/a_stops/errors.py: its run upset the lesson's world"), "{message}");
-    assert!(message.contains("stopped by a signal (SIGSTOP) from outside"), "{message}");
+    assert!(message.contains("stopped by a signal (SIGSTOP) from outside, so it could not answer"), "{message}");
     assert!(message.contains("the file's doing, not the world's"), "{message}");
     assert!(!message.contains("fix the world file"), "{message}");
     assert_eq!(reports[1]["status"], "pass", "the classmate graded after it: {}", reports[1]);
