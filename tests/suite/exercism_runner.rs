@@ -106,3 +106,29 @@ fn the_runner_says_why_it_could_not_grade_and_exits_2() {
     let got = results(output.path());
     assert!(got["message"].as_str().unwrap().contains("could not run Python 3 as /nonexistent/python3"), "{got}");
 }
+
+#[test]
+fn the_runner_refuses_a_results_json_that_is_a_link_and_writes_nothing_through_it() {
+    // Exercism's tracks grade a solution folder that is also the output folder: a solution
+    // may hold results.json -> a file outside, which the runner must never write to.
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim");
+    std::fs::write(&victim, "the operator's file\n").unwrap();
+    let solution = tempfile::tempdir().unwrap();
+    let passes = repo().join("tests/fixtures/exercism/structured-errors/passes/errors.py");
+    std::fs::copy(passes, solution.path().join("errors.py")).unwrap();
+    std::os::unix::fs::symlink(&victim, solution.path().join("results.json")).unwrap();
+    // The error path (no such lesson) and the grading path alike.
+    for slug in ["no-such-lesson", "structured-errors"] {
+        let run = run_sh(slug, solution.path(), solution.path());
+        assert_eq!(run.code, 2, "{slug}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("results.json is a link, not a file: remove it"),
+            "{slug}: {}",
+            run.stderr
+        );
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "the operator's file\n", "{slug}");
+        let link = std::fs::symlink_metadata(solution.path().join("results.json")).unwrap();
+        assert!(link.file_type().is_symlink(), "{slug}: the link is left as it was");
+    }
+}
