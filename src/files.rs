@@ -111,16 +111,70 @@ pub(crate) static CACHE_INSTEAD: std::sync::OnceLock<std::path::PathBuf> = std::
 
 /// The workshop's folder in the user's cache (`$XDG_CACHE_HOME/workshop`, else
 /// `~/.cache/workshop`): the runner's copy, the world's host, the sample key, the interpreters
-/// found behind shims. `None` when neither names an absolute folder.
+/// found behind shims. `None` when neither names an absolute folder, or when another user could
+/// change what is in it (said once on stderr): code runs from it, so the command goes without.
 pub(crate) fn cache_dir() -> Option<std::path::PathBuf> {
     if let Some(instead) = CACHE_INSTEAD.get() {
         return Some(instead.clone());
     }
-    let base =
-        std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()).map(std::path::PathBuf::from).or_else(|| {
-            std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| std::path::PathBuf::from(h).join(".cache"))
-        })?;
-    base.is_absolute().then(|| base.join("workshop"))
+    static TRUSTED: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    TRUSTED
+        .get_or_init(|| {
+            let base = std::env::var_os("XDG_CACHE_HOME")
+                .filter(|d| !d.is_empty())
+                .map(std::path::PathBuf::from)
+                .or_else(|| {
+                    let home = std::env::var_os("HOME").filter(|d| !d.is_empty())?;
+                    Some(std::path::PathBuf::from(home).join(".cache"))
+                })?;
+            let dir = base.is_absolute().then(|| base.join("workshop"))?;
+            match untrusted(&base, &dir) {
+                None => Some(dir),
+                Some(why) => {
+                    crate::errln!(
+                        "warning: not using the cache folder {}: {why}. Commands run without it, \
+                         slower: make it yours and writable by you alone (chown, chmod go-w), or \
+                         set XDG_CACHE_HOME to a folder of your own.",
+                        crate::text::inert::path(&dir)
+                    );
+                    None
+                }
+            }
+        })
+        .clone()
+}
+
+/// Why another user could change what is in the cache folder `dir` (in `root`, the user's
+/// cache), judged as ssh judges `~/.ssh`: `dir` and `root` must be the user's and writable by
+/// no one else, each folder above them the user's or root's and writable by no one else unless
+/// sticky (`/tmp`). A folder not made yet is judged by the one it would be made in.
+fn untrusted(root: &Path, dir: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let euid = rustix::process::geteuid().as_raw();
+    for folder in dir.ancestors() {
+        let meta = match std::fs::metadata(folder) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Some(format!("{} cannot be looked at ({e})", crate::text::inert::path(folder))),
+        };
+        let own = folder == dir || folder == root;
+        let shown = crate::text::inert::path(folder);
+        if meta.uid() != euid && (own || meta.uid() != 0) {
+            return Some(format!("{shown} belongs to uid {}, not to you (uid {euid})", meta.uid()));
+        }
+        let sticky = !own && meta.mode() & 0o1000 != 0;
+        if meta.mode() & 0o022 != 0 && !sticky {
+            return Some(format!("{shown} can be written by others (mode {:o})", meta.mode() & 0o7777));
+        }
+    }
+    None
+}
+
+/// Make the cache folder `dir` (and the user's cache above it) when it is not there: 0700, as
+/// the XDG base directory specification asks, whatever the umask.
+pub(crate) fn make_cache_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
 }
 
 /// The bytes of a regular file (or of a symbolic link to one), at most `cap` of them. Anything

@@ -5,14 +5,17 @@
 //! `check --format json` on the same account) would run its code as the runner.
 //!
 //! So a `.pyc` is used only as Python itself writes it (timestamp-based, for the source as it is
-//! now), and the workshop remembers the bytes it saw before any learner code ran: as it vets
-//! them, before Python starts, or, when there were none to vet (the first command on a fresh
-//! cache), at the first hello read. When the command ends, after every learner process was
-//! killed, a `.pyc` that changed or appeared since is removed: Python compiles a sound one on
-//! the next start. What stays open: a file that forges a timestamp-based `.pyc` and then kills
-//! the workshop outright (SIGKILL) before it can look; on a fresh cache, a file that forges one
-//! before the first hello is read (the learner's process, forked from the first runner, may be
-//! loading its file by then); `grade` never uses this cache.
+//! now) and only when it is, byte for byte, the one the workshop kept a copy of (`<pyc>.kept`)
+//! when a command ended with it untouched: its code is vetted, not only its header. The
+//! workshop remembers the bytes it saw before any learner code ran: as it vets them, before
+//! Python starts, or, when there were none to vet (the first command on a fresh cache), at the
+//! first hello read. When the command ends, after every learner process was killed, a `.pyc`
+//! that changed or appeared since is removed: Python compiles a sound one on the next start.
+//! What stays open, to the same user only (`files::cache_dir` keeps other users out): a file
+//! that forges a `.pyc` and its kept copy and then kills the workshop outright (SIGKILL) before
+//! it can look; on a fresh cache, a file that forges one before the first hello is read (the
+//! learner's process, forked from the first runner, may be loading its file by then); `grade`
+//! never uses this cache.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -25,6 +28,9 @@ struct Watched {
     dir: PathBuf,
     module: String,
     seen: Option<Vec<(PathBuf, Vec<u8>)>>,
+    /// Whether `seen` was vetted against the kept copies (else, seen at a hello, it is kept at
+    /// the end when nothing changed it).
+    vetted: bool,
 }
 
 static WATCHED: Mutex<Option<Watched>> = Mutex::new(None);
@@ -47,12 +53,9 @@ fn as_python_writes(pyc: &[u8], mtime: u64, len: u64) -> bool {
     word(4) == Some(0) && word(8) == Some(mtime as u32) && word(12) == Some(len as u32)
 }
 
-/// The first 16 bytes of a file: a `.pyc`'s header.
-fn head(path: &Path) -> Option<[u8; 16]> {
-    use std::io::Read;
-    let mut bytes = [0u8; 16];
-    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut bytes)).ok()?;
-    Some(bytes)
+/// Where the workshop keeps its copy of the `.pyc` at `pyc`, as it was when a command ended.
+fn kept(pyc: &Path) -> PathBuf {
+    pyc.with_extension("pyc.kept")
 }
 
 /// Before the runner is imported from `dir`: remove every `.pyc` of `module` that Python would
@@ -68,17 +71,20 @@ pub(super) fn vet(dir: &Path, module: &str) {
     };
     let mut seen = Vec::new();
     for pyc in compiled(dir, module) {
-        let sound = head(&pyc).is_some_and(|bytes| as_python_writes(&bytes, mtime, len));
-        if !sound {
-            let _ = std::fs::remove_file(&pyc);
-        } else if let Ok(bytes) = std::fs::read(&pyc) {
+        match std::fs::read(&pyc) {
             // The runner's own, seen before any Python starts: Python imports it as it is.
-            seen.push((pyc, bytes));
+            Ok(bytes) if as_python_writes(&bytes, mtime, len) && crate::files::holds(&kept(&pyc), &bytes) => {
+                seen.push((pyc, bytes));
+            }
+            _ => {
+                let _ = std::fs::remove_file(&pyc);
+            }
         }
     }
     let seen = Some(seen).filter(|s| !s.is_empty());
+    let vetted = seen.is_some();
     *WATCHED.lock().unwrap_or_else(|e| e.into_inner()) =
-        Some(Watched { dir: dir.to_path_buf(), module: module.to_string(), seen });
+        Some(Watched { dir: dir.to_path_buf(), module: module.to_string(), seen, vetted });
 }
 
 /// A runner said hello, before any learner code ran: the `.pyc` files as they are now are the
@@ -101,20 +107,39 @@ pub(super) fn runner_started() {
 pub(super) fn compiled_removed() {
     if let Some(w) = WATCHED.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
         w.seen = None;
+        w.vetted = false;
     }
 }
 
 /// The command is ending and no learner process is left: remove each `.pyc` that is not as
-/// the first runner found it (changed, or new), so no later command imports it.
+/// the first runner found it (changed, or new), so no later command imports it, and keep a copy
+/// of each one first seen at a hello, for the next command to vet it by.
 pub(super) fn check_at_end() {
     let watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner()).take();
-    let Some(Watched { dir, module, seen }) = watched else { return };
+    let Some(Watched { dir, module, seen, vetted }) = watched else { return };
     let seen = seen.unwrap_or_default();
     for pyc in compiled(&dir, &module) {
-        let same = std::fs::read(&pyc).is_ok_and(|now| seen.iter().any(|(p, was)| *p == pyc && *was == now));
-        if !same {
-            let _ = std::fs::remove_file(&pyc);
+        let was = seen.iter().find(|(p, _)| *p == pyc).map(|(_, bytes)| bytes);
+        match was {
+            Some(was) if std::fs::read(&pyc).is_ok_and(|now| now == *was) => {
+                if !vetted {
+                    keep(&pyc, was);
+                }
+            }
+            _ => {
+                let _ = std::fs::remove_file(&pyc);
+            }
         }
+    }
+}
+
+/// Write the kept copy of `pyc` (a temp file renamed into place, so no reader sees half of it).
+fn keep(pyc: &Path, bytes: &[u8]) {
+    let path = kept(pyc);
+    let mut temp = path.clone().into_os_string();
+    temp.push(format!(".{}.tmp", std::process::id()));
+    if std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, &path)).is_err() {
+        let _ = std::fs::remove_file(&temp);
     }
 }
 

@@ -553,7 +553,7 @@ def _code_of(path, source):
     try:
         for made in (_dirname(folder), folder):
             try:
-                posix.mkdir(made)
+                posix.mkdir(made, 0o700)
             except FileExistsError:
                 pass
         temp = f"{entry}.{posix.getpid()}.tmp"

@@ -47,7 +47,7 @@ fn cached_runner() -> Option<String> {
     let module = format!("workshop_runner_{HASH:016x}");
     let path = dir.join(format!("{module}.py"));
     if !crate::files::holds(&path, RUNNER.as_bytes()) {
-        std::fs::create_dir_all(&dir).ok()?;
+        crate::files::make_cache_dir(&dir).ok()?;
         let temp = dir.join(format!(".{module}.{}.tmp", std::process::id()));
         std::fs::write(&temp, RUNNER).ok()?;
         if std::fs::rename(&temp, &path).is_err() {

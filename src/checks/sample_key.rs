@@ -48,7 +48,7 @@ fn users_key() -> Option<u64> {
     if let Ok(text) = crate::files::read_data_text(&path, 64) {
         return parse(&text);
     }
-    std::fs::create_dir_all(path.parent()?).ok()?;
+    crate::files::make_cache_dir(path.parent()?).ok()?;
     let key = random();
     let made = {
         use std::os::unix::fs::OpenOptionsExt;

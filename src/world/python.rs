@@ -76,7 +76,7 @@ fn write_host(dir: &Path, name: &str) -> std::io::Result<PathBuf> {
     if crate::files::holds(&path, HOST.as_bytes()) {
         return Ok(path);
     }
-    std::fs::create_dir_all(dir)?;
+    crate::files::make_cache_dir(dir)?;
     let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     std::fs::write(&temp, HOST)?;
     std::fs::rename(&temp, &path).inspect_err(|_| {

@@ -159,3 +159,103 @@ fn compiled_code_of_another_layout_is_left_alone_and_ours_is_written_once() {
     assert_eq!(entries(&theirs), planted, "another layout's entries were rewritten");
     assert_eq!(entries(ours), written, "our entries were written again");
 }
+
+/// Rewrites, in place, every compiled-code entry of the cache at `cache` (the learner's file's,
+/// the world file's) and every `.pyc` of the runner: the same path, source and header, with code
+/// that first leaves a mark at `mark` and then runs the real code. What another user who can
+/// write to the folder would plant.
+fn plant(cache: &std::path::Path, mark: &std::path::Path) {
+    let script = r#"import glob, marshal, sys
+cache, mark = sys.argv[1], sys.argv[2]
+evil = lambda source, path: compile(b"open(%r, 'w').write('ran')\n" % mark + source, path, 'exec')
+entries = glob.glob(cache + '/workshop/code/*/*.code')
+for entry in entries:
+    path, source, code, wants_site = marshal.loads(open(entry, 'rb').read())
+    open(entry, 'wb').write(marshal.dumps((path, source, evil(source, path), wants_site)))
+pycs = glob.glob(cache + '/workshop/__pycache__/workshop_runner_*.pyc')
+for pyc in pycs:
+    head = open(pyc, 'rb').read()[:16]
+    module = pyc.split('/')[-1].split('.')[0]
+    source = cache + '/workshop/' + module + '.py'
+    open(pyc, 'wb').write(head + marshal.dumps(evil(open(source, 'rb').read(), source)))
+print(len(entries), len(pycs))
+"#;
+    let out = std::process::Command::new(python())
+        .args(["-I", "-S", "-c", script])
+        .arg(cache)
+        .arg(mark)
+        .output()
+        .unwrap();
+    let counts = String::from_utf8_lossy(&out.stdout).to_string();
+    let counts: Vec<usize> = counts.split_whitespace().filter_map(|n| n.parse().ok()).collect();
+    assert!(counts.len() == 2 && counts[0] >= 2 && counts[1] >= 1, "entries and .pyc planted: {out:?}");
+}
+
+/// Planted code in a cache folder another user owns or can write (`XDG_CACHE_HOME` or `HOME`
+/// kept by `sudo -E`) never runs: the workshop runs without that cache and says why.
+#[test]
+fn a_cache_folder_another_user_owns_or_can_write_is_not_used() {
+    use std::os::unix::fs::PermissionsExt;
+    let setups: [(&str, fn(&std::path::Path) -> std::io::Result<()>); 2] = [
+        ("owned by nobody", |dir| {
+            for entry in walk(dir) {
+                std::os::unix::fs::lchown(&entry, Some(65534), Some(65534))?;
+            }
+            Ok(())
+        }),
+        ("writable by all", |dir| std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777))),
+    ];
+    for (setup, make) in setups {
+        let w = Workshop::lesson5();
+        let starter = ["check", "--file", "starter/structured-errors/errors.py", "--format", "json"];
+        let first = w.run(&starter);
+        assert_eq!(first.code, 1, "{}", first.stderr);
+        let cache = w.home().join(".cache");
+        let mark = w.path("planted-code-ran");
+        plant(&cache, &mark);
+        if let Err(e) = make(&cache.join("workshop")) {
+            // Giving a folder away takes root; the other setup runs as anyone.
+            eprintln!("SKIPPED the cache {setup}: {e}");
+            continue;
+        }
+        let next = w.run(&starter);
+        assert!(!mark.exists(), "{setup}: the planted code ran");
+        assert_eq!(next.code, 1, "{setup}: {}", next.stderr);
+        assert_eq!(next.json()["passed"], first.json()["passed"], "{setup}");
+        assert!(next.stderr.contains("not using the cache folder"), "{setup}: {}", next.stderr);
+    }
+}
+
+/// Every file and folder under `dir`, `dir` itself first.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = vec![dir.to_path_buf()];
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                found.extend(walk(&entry.path()));
+            } else {
+                found.push(entry.path());
+            }
+        }
+    }
+    found
+}
+
+/// A runner `.pyc` whose header is what Python writes for the runner's source (its time and
+/// size) but whose code is another's is never imported: what runs is vetted, not a header.
+#[test]
+fn a_runner_pyc_with_the_right_header_and_other_code_never_runs() {
+    let w = Workshop::lesson5();
+    let starter = ["check", "--file", "starter/structured-errors/errors.py", "--format", "json"];
+    let first = w.run(&starter);
+    assert_eq!(first.code, 1, "{}", first.stderr);
+    let mark = w.path("planted-code-ran");
+    plant(&w.home().join(".cache"), &mark);
+    // The compiled-code entries are the same user's to write (see the trust of the cache): here
+    // only the runner's .pyc is in question, so the entries go.
+    std::fs::remove_dir_all(w.home().join(".cache/workshop/code")).unwrap();
+    let next = w.run(&starter);
+    assert!(!mark.exists(), "the planted runner ran");
+    assert_eq!(next.code, 1, "{}", next.stderr);
+    assert_eq!(next.json()["passed"], first.json()["passed"]);
+}
