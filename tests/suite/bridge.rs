@@ -76,13 +76,16 @@ fn bridge_grades_an_edit_of_the_same_size_made_right_after_a_check() {
     assert_eq!(grade().code, 0);
 }
 
-/// The compiled runner in the cache's `__pycache__`.
+/// The compiled runner in the cache's `__pycache__` (not the workshop's kept copy of it).
 fn runner_bytecode(cache: &std::path::Path) -> Vec<std::path::PathBuf> {
     std::fs::read_dir(cache.join("workshop/__pycache__"))
         .map(|dir| {
             dir.flatten()
                 .map(|e| e.path())
-                .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("workshop_runner_"))
+                .filter(|p| {
+                    let name = p.file_name().unwrap().to_string_lossy();
+                    name.starts_with("workshop_runner_") && name.ends_with(".pyc")
+                })
                 .collect()
         })
         .unwrap_or_default()
