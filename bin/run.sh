@@ -54,7 +54,11 @@ errors="$(mktemp)"
 trap 'rm -f "$partial" "$errors"' EXIT
 # GNU mv -T never moves into a folder that a link planted meanwhile leads to (BSD mv has no -T).
 place() {
-  if mv --version >/dev/null 2>&1; then mv -f -T "$partial" "$results"; else mv -f "$partial" "$results"; fi
+  if mv --version >/dev/null 2>&1; then
+    mv -f -T "$partial" "$results"
+  else
+    mv -f "$partial" "$results"
+  fi
 }
 
 # A JSON string of stdin: backslashes, quotes and line breaks escaped, other controls dropped.

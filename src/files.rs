@@ -152,19 +152,19 @@ fn untrusted(root: &Path, dir: &Path) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
     let euid = rustix::process::geteuid().as_raw();
     for folder in dir.ancestors() {
+        let shown = crate::text::inert::path(folder);
         let meta = match std::fs::metadata(folder) {
             Ok(meta) => meta,
             Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-            Err(e) => return Some(format!("{} cannot be looked at ({e})", crate::text::inert::path(folder))),
+            Err(e) => return Some(format!("{shown} cannot be looked at ({e})")),
         };
         let own = folder == dir || folder == root;
-        let shown = crate::text::inert::path(folder);
         if meta.uid() != euid && (own || meta.uid() != 0) {
             return Some(format!("{shown} belongs to uid {}, not to you (uid {euid})", meta.uid()));
         }
-        let sticky = !own && meta.mode() & 0o1000 != 0;
-        if meta.mode() & 0o022 != 0 && !sticky {
-            return Some(format!("{shown} can be written by others (mode {:o})", meta.mode() & 0o7777));
+        let (mode, sticky) = (meta.mode() & 0o7777, !own && meta.mode() & 0o1000 != 0);
+        if mode & 0o022 != 0 && !sticky {
+            return Some(format!("{shown} can be written by others (mode {mode:o})"));
         }
     }
     None

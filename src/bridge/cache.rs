@@ -53,6 +53,12 @@ fn as_python_writes(pyc: &[u8], mtime: u64, len: u64) -> bool {
     word(4) == Some(0) && word(8) == Some(mtime as u32) && word(12) == Some(len as u32)
 }
 
+/// Whether `bytes`, read from `pyc`, are what Python writes for the source as it is (`mtime`,
+/// `len`) and the very bytes the workshop kept of it.
+fn sound(pyc: &Path, bytes: &[u8], mtime: u64, len: u64) -> bool {
+    as_python_writes(bytes, mtime, len) && crate::files::holds(&kept(pyc), bytes)
+}
+
 /// Where the workshop keeps its copy of the `.pyc` at `pyc`, as it was when a command ended.
 fn kept(pyc: &Path) -> PathBuf {
     pyc.with_extension("pyc.kept")
@@ -73,7 +79,7 @@ pub(super) fn vet(dir: &Path, module: &str) {
     for pyc in compiled(dir, module) {
         match std::fs::read(&pyc) {
             // The runner's own, seen before any Python starts: Python imports it as it is.
-            Ok(bytes) if as_python_writes(&bytes, mtime, len) && crate::files::holds(&kept(&pyc), &bytes) => {
+            Ok(bytes) if sound(&pyc, &bytes, mtime, len) => {
                 seen.push((pyc, bytes));
             }
             _ => {

@@ -145,7 +145,8 @@ pub(super) fn behind(name: &OsStr) -> OsString {
         text.push(b'\n');
         if let Some(dir) = record.parent() {
             let temp = dir.join(format!(".{}.{}.tmp", &key[..32], std::process::id()));
-            let written = crate::files::make_cache_dir(dir).and_then(|()| std::fs::write(&temp, &text));
+            let made = crate::files::make_cache_dir(dir);
+            let written = made.and_then(|()| std::fs::write(&temp, &text));
             if written.and_then(|()| std::fs::rename(&temp, &record)).is_err() {
                 let _ = std::fs::remove_file(&temp);
             }

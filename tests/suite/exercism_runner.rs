@@ -122,11 +122,7 @@ fn the_runner_refuses_a_results_json_that_is_a_link_and_writes_nothing_through_i
     for slug in ["no-such-lesson", "structured-errors"] {
         let run = run_sh(slug, solution.path(), solution.path());
         assert_eq!(run.code, 2, "{slug}: {}", run.stderr);
-        assert!(
-            run.stderr.contains("results.json is a link, not a file: remove it"),
-            "{slug}: {}",
-            run.stderr
-        );
+        assert!(run.stderr.contains("results.json is a link, not a file: remove it"), "{slug}: {}", run.stderr);
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "the operator's file\n", "{slug}");
         let link = std::fs::symlink_metadata(solution.path().join("results.json")).unwrap();
         assert!(link.file_type().is_symlink(), "{slug}: the link is left as it was");

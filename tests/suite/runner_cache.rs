@@ -180,12 +180,8 @@ for pyc in pycs:
     open(pyc, 'wb').write(head + marshal.dumps(evil(open(source, 'rb').read(), source)))
 print(len(entries), len(pycs))
 "#;
-    let out = std::process::Command::new(python())
-        .args(["-I", "-S", "-c", script])
-        .arg(cache)
-        .arg(mark)
-        .output()
-        .unwrap();
+    let mut planter = std::process::Command::new(python());
+    let out = planter.args(["-I", "-S", "-c", script]).arg(cache).arg(mark).output().unwrap();
     let counts = String::from_utf8_lossy(&out.stdout).to_string();
     let counts: Vec<usize> = counts.split_whitespace().filter_map(|n| n.parse().ok()).collect();
     assert!(counts.len() == 2 && counts[0] >= 2 && counts[1] >= 1, "entries and .pyc planted: {out:?}");
