@@ -43,6 +43,10 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         // Suggest the command as it was typed, so it works from where the learner is.
         report.again = format!("run ./workshop check {} --file {} again", lesson.id, crate::text::inert::path(typed));
     }
+    if args.format == CheckFormat::Json {
+        // An autograder reads the name itself; JSON escapes whatever in it would act.
+        report.file = ctx.at().named(&file);
+    }
     let shown = match args.format {
         CheckFormat::Text => output::print(&render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
         CheckFormat::Json => output::line(&render::check::json(&report)),

@@ -89,7 +89,7 @@ fn write(ctx: &Context, page: &str, to: &Path) -> Result<(), Error> {
         return output::print(page);
     }
     let path = ctx.cwd.join(to);
-    let shown = to.display();
+    let shown = crate::text::inert::path(to);
     if path.is_dir() {
         return Err(Error::usage(format!(
             "--html {shown} is a folder: give a file name, such as {shown}/replay.html."
@@ -109,6 +109,6 @@ fn write(ctx: &Context, page: &str, to: &Path) -> Result<(), Error> {
     output::line(&format!(
         "Wrote {shown} ({} KB), one file with nothing to fetch. Open it in any browser: file://{}",
         page.len().div_ceil(1024),
-        url.display()
+        crate::text::inert::path(&url)
     ))
 }

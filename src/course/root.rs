@@ -42,15 +42,24 @@ impl Where {
     /// A path for messages: relative to the root when run there; from a folder inside the root,
     /// relative to that folder, so the path works where the learner is.
     pub fn shown(&self, path: &Path) -> String {
+        self.relative(path, crate::text::inert::path)
+    }
+
+    /// The same path by name, for JSON to carry (see `inert::name`).
+    pub fn named(&self, path: &Path) -> String {
+        self.relative(path, crate::text::inert::name)
+    }
+
+    fn relative(&self, path: &Path, spell: fn(&Path) -> String) -> String {
         if self.cwd != self.root {
             if let (Ok(inside), Ok(rel)) = (self.cwd.strip_prefix(&self.root), path.strip_prefix(&self.root)) {
                 if let Ok(here) = path.strip_prefix(&self.cwd) {
-                    return crate::text::inert::path(here);
+                    return spell(here);
                 }
                 let up = "../".repeat(inside.components().count());
-                return format!("{up}{}", crate::text::inert::path(rel));
+                return format!("{up}{}", spell(rel));
             }
         }
-        shown(&self.root, path)
+        spell(path.strip_prefix(&self.root).unwrap_or(path))
     }
 }

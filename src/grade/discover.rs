@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::cli::GradeFormat;
 use crate::error::Error;
 use crate::lesson::Lesson;
+use crate::text::inert;
 
 use super::unread::{Unread, SOLUTION_DIR};
 
@@ -69,7 +70,8 @@ fn given_file(given: &str, path: &Path, format: GradeFormat) -> Result<Option<Ca
     let meta = std::fs::metadata(path);
     let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     if is_link && !meta.as_ref().is_ok_and(|m| m.is_dir()) {
-        return Ok(Some((given.to_string(), Err(Unread::Link { shown: shown_path(Path::new(given)) }))));
+        let shown = inert::name(Path::new(given));
+        return Ok(Some((given.to_string(), Err(Unread::Link { shown }))));
     }
     if meta.as_ref().is_ok_and(|m| m.is_file()) {
         let shown = match format {
@@ -119,29 +121,13 @@ fn in_folder(
     let python = |rel: &PathBuf| rel.extension() == Some(OsStr::new("py"));
     let any_named = inside.files.iter().chain(&inside.links).any(named);
     let chosen = |rel: &&PathBuf| if any_named { named(rel) } else { python(rel) };
-    let shown = |rel: &Path| shown_path(&Path::new(given).join(rel));
+    let shown = |rel: &Path| inert::name(&Path::new(given).join(rel));
     found.extend(inside.files.iter().filter(chosen).map(|rel| (shown(rel), Ok(path.join(rel)))));
     found.extend(inside.links.iter().filter(chosen).map(|rel| (shown(rel), Err(Unread::Link { shown: shown(rel) }))));
     skipped.extend(
         inside.special.into_iter().filter(|(rel, _)| named(rel) || python(rel)).map(|(rel, what)| (shown(&rel), what)),
     );
     Ok(())
-}
-
-/// A path as the results name it: text as it is (control characters stay, for JSON to carry
-/// and the summary and CSV to escape; `inert::path` escapes them too, for a terminal), and each
-/// byte that is not UTF-8 as `\xNN` (a backslash itself as `\\`), so two names never merge.
-pub(crate) fn shown_path(path: &Path) -> String {
-    use std::os::unix::ffi::OsStrExt;
-    let bytes = path.as_os_str().as_bytes();
-    let mut out = String::with_capacity(bytes.len());
-    for chunk in bytes.utf8_chunks() {
-        out.push_str(&chunk.valid().replace('\\', "\\\\"));
-        for byte in chunk.invalid() {
-            out.push_str(&format!("\\x{byte:02x}"));
-        }
-    }
-    out
 }
 
 /// `<solution-dir>/errors.py`.

@@ -11,11 +11,13 @@ use crate::text::pyrepr;
 /// The interface's limit on a test's `output`, in characters.
 pub(crate) const OUTPUT_LIMIT: usize = 500;
 
-/// The results object, pretty-printed.
+/// The results object, pretty-printed, with nothing in it that acts on a terminal (as
+/// `grade --format exercism` writes it).
 pub(crate) fn results(report: &Report, lesson: &Lesson) -> String {
     let value = results_value(report, |id| lesson.check(id).and_then(|t| t.task));
-    serde_json::to_string_pretty(&value)
-        .unwrap_or_else(|e| format!("{{\"version\": 3, \"status\": \"error\", \"message\": \"{e}\"}}"))
+    let json = serde_json::to_string_pretty(&value)
+        .unwrap_or_else(|e| format!("{{\"version\": 3, \"status\": \"error\", \"message\": \"{e}\"}}"));
+    crate::text::inert::json(json)
 }
 
 /// The interface's limit on the top-level `message`, in characters.

@@ -15,13 +15,26 @@ fn reorders(c: char) -> bool {
     matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-/// Whether a character is shown escaped: a control character or one that reorders text.
+/// Characters that show nothing yet change what is read: zero-width spaces and joiners, the
+/// word joiner and invisible operators, the byte order mark, Unicode's tags (which can spell
+/// hidden text) and the line and paragraph separators (a line break to some readers only).
+fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200b}'..='\u{200d}' | '\u{2028}' | '\u{2029}' | '\u{2060}'..='\u{2064}' | '\u{feff}'
+            | '\u{e0000}'..='\u{e007f}'
+    )
+}
+
+/// Whether a character is shown escaped: a control character, one that reorders text or one
+/// that shows nothing.
 fn acts(c: char) -> bool {
-    c.is_control() || reorders(c)
+    c.is_control() || reorders(c) || invisible(c)
 }
 
 /// A control character as Python writes it in a string literal (`\n`, `\t`, `\r`, `\x1b`,
-/// `\x9b`), a character that reorders text as `\u202e`; `None` for any other character.
+/// `\x9b`), any other that acts as `\u202e` (`\U000e0041` beyond the 16-bit range); `None`
+/// for any other character.
 pub(crate) fn escape(c: char) -> Option<String> {
     if !acts(c) {
         return None;
@@ -30,8 +43,9 @@ pub(crate) fn escape(c: char) -> Option<String> {
         '\n' => "\\n".into(),
         '\t' => "\\t".into(),
         '\r' => "\\r".into(),
-        c if reorders(c) => format!("\\u{:04x}", u32::from(c)),
-        c => format!("\\x{:02x}", u32::from(c)),
+        c if c.is_control() => format!("\\x{:02x}", u32::from(c)),
+        c if u32::from(c) > 0xffff => format!("\\U{:08x}", u32::from(c)),
+        c => format!("\\u{:04x}", u32::from(c)),
     })
 }
 
@@ -39,18 +53,18 @@ pub(crate) fn escape(c: char) -> Option<String> {
 /// byte that is not UTF-8 as `\xNN`, and a backslash doubled, so two different names never
 /// print the same.
 pub(crate) fn path(path: &std::path::Path) -> String {
+    one_line(&name(path)).into_owned()
+}
+
+/// A path as JSON carries it (and `grade` names a submission): its characters themselves, for
+/// whatever writes it out to escape, each byte that is not UTF-8 as `\xNN` and a backslash
+/// doubled, so two different names never read the same.
+pub(crate) fn name(path: &std::path::Path) -> String {
     use std::os::unix::ffi::OsStrExt;
-    let mut out = String::new();
-    for chunk in path.as_os_str().as_bytes().utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '\\' => out.push_str("\\\\"),
-                c => match escape(c) {
-                    Some(e) => out.push_str(&e),
-                    None => out.push(c),
-                },
-            }
-        }
+    let bytes = path.as_os_str().as_bytes();
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(&chunk.valid().replace('\\', "\\\\"));
         for byte in chunk.invalid() {
             out.push_str(&format!("\\x{byte:02x}"));
         }
@@ -83,8 +97,9 @@ pub(crate) fn one_line(text: &str) -> Cow<'_, str> {
     Cow::Owned(text.chars().map(|c| escape(c).unwrap_or_else(|| c.to_string())).collect())
 }
 
-/// JSON text with the control characters serde leaves raw (DEL and the C1 range, such as the
-/// one-byte CSI `\u{9b}`) written as `\u` escapes. They occur only inside strings, where the
+/// JSON text with the characters serde leaves raw that act (DEL and the C1 range, such as the
+/// one-byte CSI `\u{9b}`, bidi controls, invisible ones) written as `\u` escapes, a pair of
+/// them beyond the 16-bit range, as JSON spells those. They occur only inside strings, where the
 /// escape means the same character, so the JSON still reads back to the same value.
 pub(crate) fn json(text: String) -> String {
     if !text.chars().any(raw_in_json) {
@@ -93,7 +108,9 @@ pub(crate) fn json(text: String) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
         if raw_in_json(c) {
-            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
         } else {
             out.push(c);
         }
@@ -102,9 +119,9 @@ pub(crate) fn json(text: String) -> String {
 }
 
 /// Characters serde_json writes raw that would act on a terminal: DEL and C1 (it escapes the
-/// control characters below 0x20), and those that reorder text.
+/// control characters below 0x20), and those that reorder text or show nothing.
 fn raw_in_json(c: char) -> bool {
-    (c.is_control() && u32::from(c) >= 0x7f) || reorders(c)
+    (c.is_control() && u32::from(c) >= 0x7f) || reorders(c) || invisible(c)
 }
 
 #[cfg(test)]
@@ -130,6 +147,16 @@ mod tests {
         assert!(!written.chars().any(reorders), "{written}");
         assert_eq!(serde_json::from_str::<String>(&written).unwrap(), name);
         assert!(matches!(text("plain \u{05d0}\u{05d1} Hebrew letters"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn characters_that_show_nothing_are_shown_escaped_and_json_reads_them_back() {
+        let hidden = "a\u{200b}b\u{feff}c\u{e0041}\u{e007f}d\u{2028}e\u{2029}";
+        assert_eq!(one_line(hidden), "a\\u200bb\\ufeffc\\U000e0041\\U000e007fd\\u2028e\\u2029");
+        let written = json(serde_json::to_string(&serde_json::json!(hidden)).unwrap());
+        assert!(written.contains("\\udb40\\udc41"), "{written}");
+        assert!(written.is_ascii(), "{written}");
+        assert_eq!(serde_json::from_str::<String>(&written).unwrap(), hidden);
     }
 
     #[test]
