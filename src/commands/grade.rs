@@ -42,6 +42,16 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
         None => files,
     };
     let key = crate::checks::sample_key::choose(true)?;
+    let key_given = crate::checks::sample_key::given();
+    if partition.is_some() && !key_given {
+        // Each shard would draw a key of its own: said before grading, once.
+        output::note(&wrapped(
+            "warning: --partition without WORKSHOP_SEED: this shard draws a sample key of its \
+             own, so the shards' lines will not add up to one grade's. Give every shard the same \
+             secret WORKSHOP_SEED (16 hexadecimal digits, such as `openssl rand -hex 8` kept as a \
+             CI secret).",
+        ));
+    }
     let mut python = find_python()?;
     reachable_temp()?;
     let isolation = isolate(&mut python, args.sandbox)?;
@@ -64,6 +74,7 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
         isolation: &isolation,
         skipped: &skipped,
         key,
+        key_given,
     };
     if args.format == GradeFormat::Html {
         super::pages::class(&lesson, &reports, &isolation.line(), &skipped)?;

@@ -17,8 +17,9 @@ pub(crate) struct Summary<'a> {
     pub(crate) took: Duration,
     pub(crate) isolation: &'a Isolation,
     pub(crate) skipped: &'a [(String, &'static str)],
-    /// The sample key of this run (see `sample_key`).
+    /// The sample key of this run (see `sample_key`), and whether `WORKSHOP_SEED` gave it.
     pub(crate) key: u64,
+    pub(crate) key_given: bool,
 }
 
 /// What the operator reads on stderr: the counts, how files were isolated, then each check with
@@ -55,15 +56,30 @@ fn head(reports: &[Report], context: &Summary) -> String {
         count(Status::Error)
     );
     let _ = writeln!(out, "{}", wrapped(&context.isolation.line()));
-    let _ = writeln!(
-        out,
-        "{}",
-        wrapped(&format!(
-            "samples: drawn with the key {:016x}, new each run; WORKSHOP_SEED={:016x} repeats this run's reports",
-            context.key, context.key
-        ))
-    );
+    let _ = writeln!(out, "{}", wrapped(&samples(context)));
     out
+}
+
+/// Where the run's sample key came from, and what it takes to draw the same samples again (in
+/// another shard, too: a shard without `WORKSHOP_SEED` draws a key of its own).
+fn samples(context: &Summary) -> String {
+    let key = context.key;
+    match (context.key_given, context.partition) {
+        (true, Some(_)) => format!(
+            "samples: drawn with the key {key:016x} from WORKSHOP_SEED; every shard given the same \
+             one prints the lines one grade of the whole class would"
+        ),
+        (true, None) => format!("samples: drawn with the key {key:016x} from WORKSHOP_SEED"),
+        (false, Some(_)) => format!(
+            "samples: drawn with the key {key:016x}, this shard's own, so its lines are not those \
+             one grade of the class would print: give every shard the same secret WORKSHOP_SEED \
+             (16 hexadecimal digits); WORKSHOP_SEED={key:016x} repeats this shard's reports"
+        ),
+        (false, None) => format!(
+            "samples: drawn with the key {key:016x}, new each run; WORKSHOP_SEED={key:016x} \
+             repeats this run's reports"
+        ),
+    }
 }
 
 /// Each check in lesson order, then sorted by files not passing it (failed, or could not run):

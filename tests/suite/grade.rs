@@ -264,6 +264,42 @@ fn shards_split_the_class_exactly_and_concatenate_to_the_whole() {
     assert_eq!(joined, whole, "the shards in order are the class in order, each file once");
 }
 
+/// Shards draw the same samples only from the same key: with one shared `WORKSHOP_SEED` their
+/// lines add up to one grade's; without it each shard says, once, that its key is its own.
+#[test]
+fn shards_add_up_to_one_grade_with_a_shared_seed_and_say_so_without_one() {
+    let w = Workshop::lesson5();
+    let starter = w.read("starter/structured-errors/errors.py");
+    for name in ["amy", "bo", "cy", "di"] {
+        w.write(&format!("class/{name}/errors.py"), &format!("# {name}\n{starter}"));
+    }
+    let grade = |args: &[&str], seed: Option<&str>| {
+        let mut cmd = command(&w, args);
+        match seed {
+            Some(seed) => cmd.env("WORKSHOP_SEED", seed),
+            None => cmd.env_remove("WORKSHOP_SEED"),
+        };
+        let run = graded(cmd);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run
+    };
+    let alone = grade(&["grade", "class", "--partition", "1/2"], None);
+    let said = alone.stderr.matches("--partition without WORKSHOP_SEED").count();
+    assert_eq!(said, 1, "said once: {}", alone.stderr);
+    assert!(alone.stderr.contains("this shard's own"), "{}", alone.stderr);
+
+    let seed = "5eed5eed5eed5eed";
+    let whole = grade(&["grade", "class"], Some(seed));
+    let mut shards = String::new();
+    for k in ["1/2", "2/2"] {
+        let shard = grade(&["grade", "class", "--partition", k], Some(seed));
+        assert!(shard.stderr.contains("every shard given the same one"), "{}", shard.stderr);
+        assert!(!shard.stderr.contains("without WORKSHOP_SEED"), "{}", shard.stderr);
+        shards.push_str(&shard.stdout);
+    }
+    assert_eq!(shards, whole.stdout, "the shards' lines in order are one grade's");
+}
+
 #[test]
 fn csv_has_a_column_per_check_and_matches_the_json_lines() {
     let w = Workshop::lesson5();
