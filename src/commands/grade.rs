@@ -41,17 +41,7 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
         }
         None => files,
     };
-    let key = crate::checks::sample_key::choose(true)?;
-    let key_given = crate::checks::sample_key::given();
-    if partition.is_some() && !key_given {
-        // Each shard would draw a key of its own: said before grading, once.
-        output::note(&wrapped(
-            "warning: --partition without WORKSHOP_SEED: this shard draws a sample key of its \
-             own, so the shards' lines will not add up to one grade's. Give every shard the same \
-             secret WORKSHOP_SEED (16 hexadecimal digits, such as `openssl rand -hex 8` kept as a \
-             CI secret).",
-        ));
-    }
+    let (key, key_given) = sample_key(partition)?;
     let mut python = find_python()?;
     reachable_temp()?;
     let isolation = isolate(&mut python, args.sandbox)?;
@@ -81,6 +71,22 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
     }
     output::note(summary(&reports, &context).trim_end());
     Ok(EXIT_SUCCESS)
+}
+
+/// The run's sample key, and whether `WORKSHOP_SEED` gave it. A shard without it draws a key of
+/// its own: said before grading, once.
+fn sample_key(partition: Option<Partition>) -> Result<(u64, bool), Error> {
+    let key = crate::checks::sample_key::choose(true)?;
+    let given = crate::checks::sample_key::given();
+    if partition.is_some() && !given {
+        output::note(&wrapped(
+            "warning: --partition without WORKSHOP_SEED: this shard draws a sample key of its \
+             own, so the shards' lines will not add up to one grade's. Give every shard the same \
+             secret WORKSHOP_SEED (16 hexadecimal digits, such as `openssl rand -hex 8` kept as a \
+             CI secret).",
+        ));
+    }
+    Ok((key, given))
 }
 
 /// Nothing found to grade in the paths given: the operator's error.

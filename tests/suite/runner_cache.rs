@@ -192,7 +192,9 @@ print(len(entries), len(pycs))
 #[test]
 fn a_cache_folder_another_user_owns_or_can_write_is_not_used() {
     use std::os::unix::fs::PermissionsExt;
-    let setups: [(&str, fn(&std::path::Path) -> std::io::Result<()>); 2] = [
+    /// What makes the cache folder another user's to write.
+    type Giving = fn(&std::path::Path) -> std::io::Result<()>;
+    let setups: [(&str, Giving); 2] = [
         ("owned by nobody", |dir| {
             for entry in walk(dir) {
                 std::os::unix::fs::lchown(&entry, Some(65534), Some(65534))?;
