@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{Expect, Want};
+use super::{quoted_piece, Expect, Want, SHORTEST_PIECE};
 use crate::text::pyrepr::{self, truthy};
 
 /// The value at a dotted path: a key of an object, or a position (from 0) in a list; `@args.N`
@@ -38,6 +38,7 @@ pub(crate) fn first_difference(expect: &[Expect], got: &Value, args: &[Value]) -
                     got: value.cloned(),
                     negated: true,
                     length: matches!(e.want, Want::Length(_)),
+                    quoted: quoted(e, value, args),
                 }))
             }
         }
@@ -95,6 +96,39 @@ fn mentioned(value: &Value, text: &str) -> bool {
     }
 }
 
+/// Every string in `value`, keys included, at any depth.
+fn strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
+    match value {
+        Value::String(s) => out.push(s),
+        Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+        Value::Object(map) => map.iter().for_each(|(k, v)| {
+            out.push(k);
+            strings(v, out);
+        }),
+        _ => {}
+    }
+}
+
+/// The longest piece of a `quotes` expectation's raw text that the value carries word for word
+/// (`None` for any other expectation, or a raw text that is no string).
+fn quoted(e: &Expect, value: Option<&Value>, args: &[Value]) -> Option<String> {
+    let Want::Quotes { raw, facts } = &e.want else { return None };
+    let raw = named(raw, args)?.as_str()?;
+    let mut told = Vec::new();
+    for fact in facts.iter().filter_map(|f| named(f, args)) {
+        match fact {
+            Value::Array(items) => told.extend(items.iter().filter_map(Value::as_str)),
+            other => told.extend(other.as_str()),
+        }
+    }
+    let mut texts = Vec::new();
+    strings(value?, &mut texts);
+    texts
+        .into_iter()
+        .filter_map(|text| quoted_piece(text, raw, &told))
+        .max_by_key(|piece| piece.chars().count())
+}
+
 /// Whether one expectation holds of the value at its path; if not, the first place where it
 /// fails (deeper than its path for `only_keys` and `each`), what was wanted and what was there.
 fn holds(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result<(), Box<Difference>> {
@@ -118,6 +152,7 @@ fn holds(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result<(), Box<Di
             _ => false,
         },
         Want::Mentions(text) => value.is_some_and(|v| mentioned(v, text)),
+        Want::Quotes { .. } => quoted(e, value, args).is_some(),
         Want::Length(want) => value.and_then(length).is_some_and(|n| want.fits(n)),
         Want::Each(inner) => match value {
             Some(Value::Array(items)) => return each(&e.path, inner, items, args),
@@ -187,6 +222,11 @@ fn wanted(e: &Expect, value: Option<&Value>, args: &[Value]) -> String {
         Want::Mentions(text) => {
             format!("a value with {} somewhere in its text", pyrepr::repr(&Value::from(text.as_str())))
         }
+        Want::Quotes { raw, .. } => {
+            let raw = named(raw, args).and_then(Value::as_str).unwrap_or_default();
+            let raw = crate::text::shorten::shorten_text(raw, RAW_SHOWN);
+            format!("{SHORTEST_PIECE} characters or more in a row of {}", pyrepr::repr(&Value::from(raw)))
+        }
         Want::Length(want) => want.words(),
         Want::Each(inner) => format!("a list where every element {}", clauses(inner, args)),
         Want::Any(inner) => format!("a list with an element that {}", clauses(inner, args)),
@@ -212,6 +252,9 @@ fn clauses(inner: &[Expect], args: &[Value]) -> String {
     words.join(" and ")
 }
 
+/// Characters of a raw text shown in what a `quotes` wanted: enough to tell which text it is.
+const RAW_SHOWN: usize = 40;
+
 /// The first place where `got` differs from what was expected.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Difference {
@@ -224,15 +267,21 @@ pub(crate) struct Difference {
     pub negated: bool,
     /// What was wanted is a length (which a value has, rather than is).
     pub length: bool,
+    /// For a negated `quotes`: the piece of the raw text that was there, word for word.
+    pub quoted: Option<String>,
 }
 
 impl Difference {
     fn unmet(path: &str, want: String, got: Option<&Value>) -> Difference {
-        Difference { path: path.to_string(), want, got: got.cloned(), negated: false, length: false }
+        Difference { path: path.to_string(), want, got: got.cloned(), negated: false, length: false, quoted: None }
     }
 
     /// "expected …", or "must not be …" (or "must not have …" for a length) when negated.
     pub(crate) fn verdict(&self) -> String {
+        if let (true, Some(piece)) = (self.negated, &self.quoted) {
+            let piece = pyrepr::repr(&Value::from(piece.as_str()));
+            return format!("must not quote {}: it carries {piece}, word for word", self.want);
+        }
         match (self.negated, self.length) {
             (false, _) => format!("expected {}", self.want),
             (true, false) => format!("must not be {}", self.want),
@@ -402,6 +451,25 @@ mod tests {
             verdict(r#"{ path = "n", mentions = "5" }"#, got),
             "n: expected a value with '5' somewhere in its text, got 5"
         );
+    }
+
+    #[test]
+    fn quotes_names_the_longest_piece_of_the_raw_text_that_was_kept() {
+        let raw = "Traceback (most recent call last):\n  File \"/srv/app/db.py\", line 9\nOSError: orders-db lost";
+        let args = [json!([{ "message": raw }]), json!({ "value": "/srv/app/db.py" })];
+        let masked = json!({"content": [{"content": "[trace] File \"/srv/app/db.py\", line 9 -- [host] lost"}]});
+        assert_eq!(
+            verdict_with(r#"{ quotes = "@args.0.0.message", not = true }"#, masked.clone(), &args),
+            "the result: must not quote 12 characters or more in a row of 'Traceback (most recent call last):\\n  Fil… \
+             [50 more characters]': it carries 'File \"/srv/app/db.py\", line 9', word for word, got {'content': \
+             [{'content': '[trace] File \"/srv/app/db.py\", line 9 -- [host] lost'}]}"
+        );
+        // The path is a fact the learner may name: what is left of the piece is too short.
+        let except = r#"{ quotes = "@args.0.0.message", except = ["@args.1.value"], not = true }"#;
+        assert_eq!(verdict_with(except, masked.clone(), &args), "holds");
+        assert_eq!(verdict_with(r#"{ quotes = "@args.0.0.message" }"#, masked, &args), "holds");
+        let own = json!({"content": [{"content": "The order service failed; the call was fine."}]});
+        assert_eq!(verdict_with(r#"{ quotes = "@args.0.0.message", not = true }"#, own, &args), "holds");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 mod matching;
 mod shape;
+mod verbatim;
 mod written;
 
 use std::ops::Deref;
@@ -15,6 +16,7 @@ use serde_json::Value;
 
 pub(crate) use matching::first_difference;
 pub(crate) use shape::expected_shape;
+pub(crate) use verbatim::{quoted_piece, SHORTEST_PIECE};
 pub(crate) use written::{Malformed, RawExpect};
 
 /// One expectation on the value at a path (empty for the value itself). It is well formed: it
@@ -49,6 +51,11 @@ enum Want {
     /// Text found anywhere in the value: in any string it holds, at any depth, keys included. With
     /// `not`, a check that no part of what was built carries the text, wherever it was put.
     Mentions(String),
+    /// A piece of this text (`SHORTEST_PIECE` characters or more, word for word) in any string
+    /// of the value, keys included; each of `facts` (a text, or a list of texts) is cut out of
+    /// both first, being what the learner is meant to name. With `not`, the promise that a
+    /// failure's raw text stays out, masked or not.
+    Quotes { raw: Value, facts: Vec<Value> },
     /// The length of a list, a string (in characters) or an object (in keys), as Python's `len`.
     Length(Length),
     /// A list whose every element meets all of these (their paths start at the element).
@@ -100,6 +107,7 @@ impl Expect {
             Want::OneOf { options, or_absent } => {
                 Want::OneOf { options: options.iter().map(f).collect(), or_absent: *or_absent }
             }
+            Want::Quotes { raw, facts } => Want::Quotes { raw: f(raw), facts: facts.iter().map(f).collect() },
             Want::Each(list) => Want::Each(inner(list)),
             Want::Any(list) => Want::Any(inner(list)),
             other => other.clone(),

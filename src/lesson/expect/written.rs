@@ -34,6 +34,11 @@ pub(crate) struct RawExpect {
     #[serde(default)]
     mentions: Option<String>,
     #[serde(default)]
+    quotes: Option<Value>,
+    /// With `quotes`: what the learner may name although the raw text holds it.
+    #[serde(default, rename = "except")]
+    facts: Option<Vec<Value>>,
+    #[serde(default)]
     len: Option<usize>,
     #[serde(default)]
     min_len: Option<usize>,
@@ -49,7 +54,7 @@ pub(crate) struct RawExpect {
 
 /// The words for the expectation kinds, in the order a message lists them.
 const KINDS: &str =
-    "equals, absent, one_of, is_bool, truthy, only_keys, contains, mentions, len (or min_len and max_len), each or any";
+    "equals, absent, one_of, is_bool, truthy, only_keys, contains, mentions, quotes, len (or min_len and max_len), each or any";
 
 /// Why a written expectation means nothing; `on` is its path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -68,6 +73,8 @@ pub(crate) enum Malformed {
     OrAbsentAlone(String),
     #[error("any_order on '{0}' goes with equals of a list (or an \"@args.N\" that is one)")]
     AnyOrderAlone(String),
+    #[error("except on '{0}' goes with quotes: it names what the learner may say of the raw text")]
+    ExceptAlone(String),
     #[error("'{0}' has len and min_len or max_len: give either an exact length or bounds")]
     LenAndBounds(String),
     #[error("'{on}' has min_len {low} above max_len {high}: no length fits")]
@@ -109,6 +116,7 @@ impl RawExpect {
             self.only_keys.is_some(),
             self.contains.is_some(),
             self.mentions.is_some(),
+            self.quotes.is_some(),
             sizes,
             self.each.is_some(),
             self.any.is_some(),
@@ -127,6 +135,9 @@ impl RawExpect {
         if self.any_order && !list_or_reference {
             return Err(Malformed::AnyOrderAlone(on()));
         }
+        if self.facts.is_some() && self.quotes.is_none() {
+            return Err(Malformed::ExceptAlone(on()));
+        }
         if self.len.is_some() && (self.min_len.is_some() || self.max_len.is_some()) {
             return Err(Malformed::LenAndBounds(on()));
         }
@@ -135,7 +146,8 @@ impl RawExpect {
                 return Err(Malformed::NoLengthFits { on: on(), low, high });
             }
         }
-        for want in self.equals.iter().chain(&self.contains) {
+        let facts = self.facts.iter().flatten();
+        for want in self.equals.iter().chain(&self.contains).chain(&self.quotes).chain(facts) {
             if let Some(reference) = want.as_str().filter(|s| s.starts_with('@')) {
                 check_path(reference).map_err(|why| Malformed::Reference { on: on(), why: Box::new(why) })?;
             }
@@ -177,6 +189,8 @@ impl RawExpect {
             Want::Contains(value)
         } else if let Some(text) = self.mentions {
             Want::Mentions(text)
+        } else if let Some(raw) = self.quotes {
+            Want::Quotes { raw, facts: self.facts.unwrap_or_default() }
         } else if let Some(length) = length {
             Want::Length(length)
         } else if let Some(inner) = self.each {
@@ -257,6 +271,9 @@ mod tests {
         assert!(invalid(r#"{ path = "a", equals = "ab", any_order = true }"#).contains("any_order"));
         assert!(invalid(r#"{ path = "a", is_bool = true, or_absent = true }"#)
             .contains("or_absent on 'a' goes with one_of"));
+        assert!(invalid(r#"{ path = "a", mentions = "x", except = ["y"] }"#).contains("except on 'a' goes with quotes"));
+        assert!(invalid(r#"{ quotes = "@args.1.raw", except = ["@args..x"] }"#).contains("empty part"));
+        assert!(invalid(r#"{ quotes = "x", contains = "x" }"#).contains("exactly one of"));
         assert!(invalid(r#"{ path = "a", each = [] }"#).contains("'a' has an empty each"));
         assert_eq!(invalid(r#"{ path = "a", any = [{ path = "b", each = [{ path = "c..d", absent = true }] }] }"#),
             "in any of 'a': in each of 'b': the path 'c..d' has an empty part: join keys and list positions with single dots, like content.0.tool_use_id");
@@ -266,6 +283,7 @@ mod tests {
             r#"{ path = "a", min_len = 1, max_len = 1 }"#,
             r#"{ path = "a", equals = "@args.0", any_order = true }"#,
             r#"{ path = "a", any = [{ path = "b", each = [{ truthy = true, not = true }] }] }"#,
+            r#"{ quotes = "@args.1.raw", except = ["@args.1.value", "15:30"], not = true }"#,
         ] {
             assert!(read(good).is_ok(), "{good}");
         }
