@@ -191,6 +191,9 @@ pub(crate) fn ask_ahead(lesson: &Lesson, seed: u64) {
 /// arguments and expectations, names the same thing.
 pub(crate) struct Samples {
     values: HashMap<String, String>,
+    /// Each id a case names a call by (`case_ids`), and the one drawn for this file instead.
+    ids: HashMap<String, String>,
+    seed: u64,
 }
 
 impl Samples {
@@ -214,7 +217,7 @@ impl Samples {
             let template = setting.message(&sample.message).unwrap_or("");
             values.insert(name.clone(), crate::world::fill(template, &fields));
         }
-        Samples { values }
+        Samples { values, ids: drawn_ids(lesson, seed), seed }
     }
 
     /// A case's arguments with every `$name` replaced by its sample.
@@ -222,13 +225,45 @@ impl Samples {
         match value {
             Value::String(s) => match s.strip_prefix('$').and_then(|name| self.values.get(name)) {
                 Some(text) => Value::from(text.as_str()),
-                None => value.clone(),
+                None => Value::from(self.ids.get(s).unwrap_or(s).as_str()),
             },
             Value::Array(items) => Value::Array(items.iter().map(|v| self.resolve(v)).collect()),
             Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), self.resolve(v))).collect()),
             other => other.clone(),
         }
     }
+}
+
+/// The ids written in the cases' arguments that start with one of the lesson's `case_ids`, each
+/// with one drawn for this file in the shape the runner gives its own ids (a replay's): a file
+/// cannot tell a check's call from a replay's by its id, nor behave only for the ids it knows.
+fn drawn_ids(lesson: &Lesson, seed: u64) -> HashMap<String, String> {
+    fn walk(value: &Value, prefixes: &[String], out: &mut Vec<String>) {
+        match value {
+            Value::String(s) if prefixes.iter().any(|p| s.starts_with(p.as_str())) => out.push(s.clone()),
+            Value::Array(items) => items.iter().for_each(|v| walk(v, prefixes, out)),
+            Value::Object(map) => map.values().for_each(|v| walk(v, prefixes, out)),
+            _ => {}
+        }
+    }
+    let mut written = Vec::new();
+    let args = lesson.checks.iter().flat_map(|c| &c.cases).flat_map(|case| &case.args);
+    args.for_each(|a| walk(a, &lesson.case_ids, &mut written));
+    written
+        .into_iter()
+        .map(|id| {
+            let prefix = lesson.case_ids.iter().find(|p| id.starts_with(p.as_str())).map_or("", String::as_str);
+            let drawn = drawn_id(prefix, &json!(["case", seed, id]));
+            (id, drawn)
+        })
+        .collect()
+}
+
+/// An id of the runner's shape (as `recordings::api_id` makes them), after `prefix`.
+fn drawn_id(prefix: &str, seed: &Value) -> String {
+    let digest = crate::replay::recordings::key(seed);
+    let tail: String = digest.trim_start_matches("v1:").chars().take(24).collect();
+    format!("{prefix}01{tail}")
 }
 
 fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn Code) -> Verdict {
@@ -314,7 +349,7 @@ fn ticket_check(spec: &CheckSpec, lesson: &Lesson, ticket: &Ticket, samples: &Sa
     }
     let mut got = summarise(&runs);
     if lesson.hooks.answer.is_some() {
-        match answered_turn(lesson, ticket, policy, code, runs) {
+        match answered_turn(lesson, ticket, policy, code, runs, samples.seed) {
             Ok((turn, printed)) => {
                 output.push_str(&printed);
                 merge(&mut got, turn);
@@ -357,15 +392,16 @@ fn answered_turn(
     policy: Policy<'_>,
     code: &mut dyn Code,
     runs: Vec<ToolRun>,
+    seed: u64,
 ) -> Result<(Value, String), Box<Fault>> {
     let calls: Vec<Value> = ticket
         .probes()
         .iter()
         .enumerate()
-        .map(|(i, p)| json!({"type": "tool_use", "id": probe_id(ticket, i), "name": p.tool, "input": p.input}))
+        .map(|(i, p)| json!({"type": "tool_use", "id": probe_id(ticket, i, seed), "name": p.tool, "input": p.input}))
         .collect();
     let results: Vec<Answered> =
-        runs.into_iter().enumerate().map(|(i, run)| Answered::plain(probe_id(ticket, i), run)).collect();
+        runs.into_iter().enumerate().map(|(i, run)| Answered::plain(probe_id(ticket, i, seed), run)).collect();
     let (message, printed) =
         answer_message(lesson, Runtime::Harness, policy, code, &calls, &results, ticket.follow_up.clone())?;
     let mut messages =
@@ -380,9 +416,10 @@ fn answered_turn(
     Ok((Value::Object(turn), printed))
 }
 
-/// The id of a probe's `tool_use` block, in the API's shape and the same every run.
-fn probe_id(ticket: &Ticket, index: usize) -> String {
-    crate::replay::recordings::api_id("toolu", &json!(["probe", ticket.id, index]))
+/// The id of a probe's `tool_use` block, in the API's shape, drawn for the file like its
+/// samples: the same for the same file, and nothing a file could know in advance.
+fn probe_id(ticket: &Ticket, index: usize, seed: u64) -> String {
+    crate::replay::recordings::api_id("toolu", &json!(["probe", ticket.id, index, seed]))
 }
 
 /// What the harness runs did, in the shape ticket checks look at: the one call's attempts,

@@ -80,6 +80,10 @@ pub struct Lesson {
     /// Sample tool messages the checks pass to the learner's functions, by name (`$name`).
     #[serde(default)]
     pub samples: BTreeMap<String, Sample>,
+    /// How the ids in the checks' cases begin (`toolu_`): each such id only names a call, so it
+    /// is drawn afresh for each file, as sample fields are (`checks::Samples`).
+    #[serde(default)]
+    pub case_ids: Vec<String>,
     pub tickets: Vec<Ticket>,
     /// Words in requests that replies depend on only by their kind (`crate::lesson::kinds`).
     #[serde(default)]

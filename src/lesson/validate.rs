@@ -289,7 +289,30 @@ impl Lesson {
         }
     }
 
+    /// Each `case_ids` prefix says how some ids of the cases begin: never empty (every string
+    /// would be an id), and it must begin one, or nothing is drawn for it.
+    fn check_case_ids(&self, problems: &mut Problems) {
+        fn begins(value: &serde_json::Value, prefix: &str) -> bool {
+            match value {
+                serde_json::Value::String(s) => s.starts_with(prefix),
+                serde_json::Value::Array(items) => items.iter().any(|v| begins(v, prefix)),
+                serde_json::Value::Object(map) => map.values().any(|v| begins(v, prefix)),
+                _ => false,
+            }
+        }
+        for prefix in &self.case_ids {
+            let at = format!("\"{prefix}\"");
+            let args = || self.checks.iter().flat_map(|c| &c.cases).flat_map(|case| &case.args);
+            if prefix.trim().is_empty() {
+                problems.say("case_ids", "case_ids holds an empty prefix: give how the ids begin, such as \"toolu_\"");
+            } else if !args().any(|a| begins(a, prefix)) {
+                problems.say(at, format!("case_ids: no argument of a case holds an id that begins with '{prefix}'"));
+            }
+        }
+    }
+
     fn check_checks(&self, problems: &mut Problems) {
+        self.check_case_ids(problems);
         let mut seen = std::collections::HashSet::new();
         for check in &self.checks {
             let at = format!("id = \"{}\"", check.id);

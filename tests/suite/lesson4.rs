@@ -392,3 +392,40 @@ fn crash_text_anywhere_in_the_message_fails_the_crash_check() {
         assert!(ids_with(&report, "fail").contains(&"crash-kept-out".to_string()), "{name}: {report}");
     }
 }
+
+#[test]
+fn a_file_that_knows_the_checks_ids_is_graded_on_ids_it_cannot_know() {
+    // It hides a crash only when every call id is one written in lesson.toml: the ids are drawn
+    // for each file, so check and grade see the crash it forwards everywhere else.
+    let ws = workshop();
+    let file = lesson_file(LESSON, FIXTURES, "known_ids.py");
+    let (run, report) = check_report(&ws, LESSON, &file);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(ids_with(&report, "fail"), ["crash-kept-out"], "{report}");
+    let (_, solution) = check_report(&ws, LESSON, SOLUTION);
+    assert_eq!(ids_with(&solution, "pass"), ALL);
+    ws.write("class/known/results.py", &std::fs::read_to_string(&file).unwrap());
+    ws.write("class/honest/results.py", &std::fs::read_to_string(repo().join(SOLUTION)).unwrap());
+    let graded = crate::grade::graded(crate::grade::command(&ws, &["grade", LESSON, "class"]));
+    assert_eq!(graded.code, 0, "{}", graded.stderr);
+    for line in crate::grade::lines(&graded.stdout) {
+        let fails = if line["file"].as_str().unwrap().contains("known") { vec!["crash-kept-out"] } else { vec![] };
+        assert_eq!(ids_with(&line, "fail"), fails, "{line}");
+    }
+}
+
+#[test]
+fn a_crash_with_its_telling_words_masked_fails_and_the_report_quotes_what_is_left() {
+    let ws = workshop();
+    let (run, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, "crash_masked.py"));
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(ids_with(&report, "fail"), ["crash-kept-out"], "{report}");
+    let failed = check(&report, "crash-kept-out");
+    let message = failed["message"].as_str().unwrap();
+    // The longest piece of the crash that reached the model, quoted as Python would.
+    assert!(message.contains("it carries '") && message.contains(", word for word"), "{message}");
+    assert!(message.contains("it carries 'File \"/srv/lumen/orders/lookup.py\", line 57"), "{message}");
+    assert_eq!(failed["guidance"]["mistake"], "the crash masked", "{failed}");
+    let text = ws.run(&["check", LESSON, "--file", &lesson_file(LESSON, FIXTURES, "crash_masked.py")]);
+    assert!(text.stdout.contains("✗ crash-kept-out") && text.stdout.contains("word for word"), "{}", text.stdout);
+}

@@ -255,6 +255,9 @@ fn clauses(inner: &[Expect], args: &[Value]) -> String {
 /// Characters of a raw text shown in what a `quotes` wanted: enough to tell which text it is.
 const RAW_SHOWN: usize = 40;
 
+/// Characters of a quoted piece shown: the piece is the longest, so a whole trace can be one.
+const PIECE_SHOWN: usize = 80;
+
 /// The first place where `got` differs from what was expected.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Difference {
@@ -279,7 +282,8 @@ impl Difference {
     /// "expected …", or "must not be …" (or "must not have …" for a length) when negated.
     pub(crate) fn verdict(&self) -> String {
         if let (true, Some(piece)) = (self.negated, &self.quoted) {
-            let piece = pyrepr::repr(&Value::from(piece.as_str()));
+            let piece = crate::text::shorten::shorten_text(piece, PIECE_SHOWN);
+            let piece = pyrepr::repr(&Value::from(piece));
             return format!("must not quote {}: it carries {piece}, word for word", self.want);
         }
         match (self.negated, self.length) {
