@@ -41,7 +41,7 @@ const STARTER_PASSES: [&str; 4] = ["declined-is-error", "declined-names-change",
 
 /// Each rule broken on its own: the file, the one check it fails and the mistake the report names.
 /// `@name` is one of the lesson's own mistakes.
-const ONE_RULE_BROKEN: [(&str, &str, &str); 19] = [
+const ONE_RULE_BROKEN: [(&str, &str, &str); 20] = [
     ("declined_not_flagged.py", "declined-is-error", "a no built as a success"),
     ("declined_flag_string.py", "declined-is-error", "the flag as a string"),
     ("declined_type_failed.py", "declined-own-type", "a no filed as a fault"),
@@ -61,6 +61,7 @@ const ONE_RULE_BROKEN: [(&str, &str, &str); 19] = [
     ("unavailable_figures_without_age.py", "unavailable-fallback", "figures with no age"),
     ("unavailable_raw_message.py", "unavailable-no-internals", "the raw text passed on"),
     ("unavailable_raw_beside.py", "unavailable-no-internals", "the raw text kept beside your own"),
+    ("unavailable_raw_clause.py", "unavailable-no-internals", "a piece of the raw text kept"),
 ];
 
 /// Files that answer correctly in another style: the world's sentence passed on, `match`, helpers.
@@ -326,4 +327,20 @@ fn every_quiz_question_explains_every_option() {
             assert!(option["explanation"].as_str().is_some_and(|e| e.len() > 20), "{option}");
         }
     }
+}
+
+#[test]
+fn a_clause_of_the_gateways_text_kept_word_for_word_fails_and_is_quoted() {
+    // No host, ticket or status code, only "serving stale cache snapshot 13:52Z": still the
+    // gateway's words. The time is a fact the message may name, so the piece stops before it.
+    let ws = Workshop::new();
+    let file = lesson_file(LESSON, FIXTURES, "unavailable_raw_clause.py");
+    let (run, report) = check_report(&ws, LESSON, &file);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(ids_with(&report, "fail"), ["unavailable-no-internals"], "{report}");
+    let failed = check(&report, "unavailable-no-internals");
+    let message = failed["message"].as_str().unwrap();
+    assert!(message.ends_with("it carries 'serving stale cache snapshot', word for word"), "{message}");
+    let (_, solution) = check_report(&ws, LESSON, SOLUTION);
+    assert_eq!(solution["status"], "pass", "{solution}");
 }

@@ -8,11 +8,9 @@ use std::collections::HashMap;
 /// The fewest characters a piece holds, once trimmed of spaces and punctuation at its ends.
 pub(crate) const SHORTEST_PIECE: usize = 12;
 
-/// The longest piece of `raw` that `text` carries word for word, if one counts: at least
-/// `SHORTEST_PIECE` characters once trimmed of spaces and punctuation at its ends, and not one
-/// plain lowercase word ("unexpectedly" is English, not the raw text's). Each of `facts` (what the
-/// learner is meant to name, such as a value or a time) is cut out of both texts first, so naming
-/// it is never a piece of the raw text.
+/// The longest piece of `raw` that `text` carries word for word, if one counts (`counts`). Each
+/// of `facts` (what the learner is meant to name, such as a value or a time) is cut out of both
+/// texts first, so naming it is never a piece of the raw text.
 pub(crate) fn quoted_piece(text: &str, raw: &str, facts: &[&str]) -> Option<String> {
     let raw = cells(raw, facts);
     let text = cells(text, facts);
@@ -46,9 +44,16 @@ pub(crate) fn quoted_piece(text: &str, raw: &str, facts: &[&str]) -> Option<Stri
     best
 }
 
-/// Whether a trimmed run is a piece of the raw text: long enough, and not a lowercase word.
+/// Whether a run shared with the raw text, trimmed of spaces and punctuation at its ends, is a
+/// piece of it: `SHORTEST_PIECE` characters or more, and more than one or two words of prose
+/// (which any sentence may share by chance: "the connection", "maintenance window"). It has a
+/// digit or a sign inside (a path, a host, a line of code), three words or more, or a name
+/// written as code (`OperationalError`).
 fn counts(piece: &str) -> bool {
-    piece.chars().count() >= SHORTEST_PIECE && !piece.chars().all(char::is_lowercase)
+    let signs = piece.chars().any(|c| !c.is_alphabetic() && !c.is_whitespace());
+    let code = piece.split_whitespace().any(|w| w.chars().skip(1).any(char::is_uppercase));
+    let words = piece.split_whitespace().count();
+    piece.chars().count() >= SHORTEST_PIECE && (signs || code || words >= 3)
 }
 
 /// The text's characters, with every occurrence of a fact replaced by a gap no run crosses.
@@ -91,6 +96,8 @@ mod tests {
         let own = "The order service failed on its side; the call was fine. Try again later.";
         assert_eq!(quoted_piece(own, CRASH, &[]), None);
         assert_eq!(quoted_piece("It stopped unexpectedly.", CRASH, &[]), None);
+        assert_eq!(quoted_piece("It lost the connection to its store.", CRASH, &[]), None);
+        assert_eq!(quoted_piece("so it closed the connection", CRASH, &[]).as_deref(), Some("closed the connection"));
         assert_eq!(quoted_piece("see OperationalError", CRASH, &[]).as_deref(), Some("OperationalError"));
         assert_eq!(quoted_piece("Traceback (most", CRASH, &[]).as_deref(), Some("Traceback (most"));
     }
