@@ -332,3 +332,19 @@ fn the_quiz_has_nine_questions_with_an_explanation_for_every_option() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.ends_with("score 9/9\n"), "{}", run.stdout);
 }
+
+#[test]
+fn a_crash_with_its_telling_words_masked_fails_and_the_report_quotes_what_is_left() {
+    // The traceback's word, paths, SQL, codes, hosts and tokens masked: what is left of the raw
+    // text still reaches the model word for word, and the report shows a piece of it.
+    let ws = Workshop::new();
+    let (run, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, "raw_masked.py"));
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(ids_with(&report, "fail"), ["no-trace-or-code"], "{report}");
+    let failed = check(&report, "no-trace-or-code");
+    let message = failed["message"].as_str().unwrap();
+    assert!(message.contains("it carries 'line 88, in open_alerts\\n    rows = db.execute'"), "{message}");
+    assert_eq!(failed["guidance"]["mistake"], "part of the raw text kept", "{failed}");
+    let (_, solution) = check_report(&ws, LESSON, SOLUTION);
+    assert_eq!(ids_with(&solution, "pass"), ALL);
+}
