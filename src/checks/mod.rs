@@ -238,9 +238,12 @@ impl Samples {
 /// with one drawn for this file in the shape the runner gives its own ids (a replay's): a file
 /// cannot tell a check's call from a replay's by its id, nor behave only for the ids it knows.
 fn drawn_ids(lesson: &Lesson, seed: u64) -> HashMap<String, String> {
+    fn begins<'p>(id: &str, prefixes: &'p [String]) -> Option<&'p str> {
+        prefixes.iter().map(String::as_str).find(|p| id.starts_with(p))
+    }
     fn walk(value: &Value, prefixes: &[String], out: &mut Vec<String>) {
         match value {
-            Value::String(s) if prefixes.iter().any(|p| s.starts_with(p.as_str())) => out.push(s.clone()),
+            Value::String(s) if begins(s, prefixes).is_some() => out.push(s.clone()),
             Value::Array(items) => items.iter().for_each(|v| walk(v, prefixes, out)),
             Value::Object(map) => map.values().for_each(|v| walk(v, prefixes, out)),
             _ => {}
@@ -252,7 +255,7 @@ fn drawn_ids(lesson: &Lesson, seed: u64) -> HashMap<String, String> {
     written
         .into_iter()
         .map(|id| {
-            let prefix = lesson.case_ids.iter().find(|p| id.starts_with(p.as_str())).map_or("", String::as_str);
+            let prefix = begins(&id, &lesson.case_ids).unwrap_or_default();
             let drawn = drawn_id(prefix, &json!(["case", seed, id]));
             (id, drawn)
         })
@@ -398,10 +401,13 @@ fn answered_turn(
         .probes()
         .iter()
         .enumerate()
-        .map(|(i, p)| json!({"type": "tool_use", "id": probe_id(ticket, i, seed), "name": p.tool, "input": p.input}))
+        .map(|(i, p)| {
+            let id = probe_id(ticket, i, seed);
+            json!({"type": "tool_use", "id": id, "name": p.tool, "input": p.input})
+        })
         .collect();
-    let results: Vec<Answered> =
-        runs.into_iter().enumerate().map(|(i, run)| Answered::plain(probe_id(ticket, i, seed), run)).collect();
+    let answered = |(i, run)| Answered::plain(probe_id(ticket, i, seed), run);
+    let results: Vec<Answered> = runs.into_iter().enumerate().map(answered).collect();
     let (message, printed) =
         answer_message(lesson, Runtime::Harness, policy, code, &calls, &results, ticket.follow_up.clone())?;
     let mut messages =

@@ -304,9 +304,11 @@ impl Lesson {
             let at = format!("\"{prefix}\"");
             let args = || self.checks.iter().flat_map(|c| &c.cases).flat_map(|case| &case.args);
             if prefix.trim().is_empty() {
-                problems.say("case_ids", "case_ids holds an empty prefix: give how the ids begin, such as \"toolu_\"");
+                let why = "case_ids holds an empty prefix: say how ids begin, such as \"toolu_\"";
+                problems.say("case_ids", why);
             } else if !args().any(|a| begins(a, prefix)) {
-                problems.say(at, format!("case_ids: no argument of a case holds an id that begins with '{prefix}'"));
+                let why = format!("case_ids: no case argument holds an id beginning '{prefix}'");
+                problems.say(at, why);
             }
         }
     }

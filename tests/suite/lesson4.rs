@@ -409,7 +409,8 @@ fn a_file_that_knows_the_checks_ids_is_graded_on_ids_it_cannot_know() {
     let graded = crate::grade::graded(crate::grade::command(&ws, &["grade", LESSON, "class"]));
     assert_eq!(graded.code, 0, "{}", graded.stderr);
     for line in crate::grade::lines(&graded.stdout) {
-        let fails = if line["file"].as_str().unwrap().contains("known") { vec!["crash-kept-out"] } else { vec![] };
+        let known = line["file"].as_str().unwrap().contains("known");
+        let fails = if known { vec!["crash-kept-out"] } else { vec![] };
         assert_eq!(ids_with(&line, "fail"), fails, "{line}");
     }
 }
@@ -417,15 +418,18 @@ fn a_file_that_knows_the_checks_ids_is_graded_on_ids_it_cannot_know() {
 #[test]
 fn a_crash_with_its_telling_words_masked_fails_and_the_report_quotes_what_is_left() {
     let ws = workshop();
-    let (run, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, "crash_masked.py"));
+    let file = lesson_file(LESSON, FIXTURES, "crash_masked.py");
+    let (run, report) = check_report(&ws, LESSON, &file);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(ids_with(&report, "fail"), ["crash-kept-out"], "{report}");
     let failed = check(&report, "crash-kept-out");
     let message = failed["message"].as_str().unwrap();
     // The longest piece of the crash that reached the model, quoted as Python would.
     assert!(message.contains("it carries '") && message.contains(", word for word"), "{message}");
-    assert!(message.contains("it carries 'File \"/srv/lumen/orders/lookup.py\", line 57"), "{message}");
+    let piece = "it carries 'File \"/srv/lumen/orders/lookup.py\", line 57";
+    assert!(message.contains(piece), "{message}");
     assert_eq!(failed["guidance"]["mistake"], "the crash masked", "{failed}");
-    let text = ws.run(&["check", LESSON, "--file", &lesson_file(LESSON, FIXTURES, "crash_masked.py")]);
-    assert!(text.stdout.contains("✗ crash-kept-out") && text.stdout.contains("word for word"), "{}", text.stdout);
+    let text = ws.run(&["check", LESSON, "--file", &file]);
+    let shown = text.stdout.contains("✗ crash-kept-out") && text.stdout.contains("word for word");
+    assert!(shown, "{}", text.stdout);
 }

@@ -343,7 +343,8 @@ fn a_crash_with_its_telling_words_masked_fails_and_the_report_quotes_what_is_lef
     assert_eq!(ids_with(&report, "fail"), ["no-trace-or-code"], "{report}");
     let failed = check(&report, "no-trace-or-code");
     let message = failed["message"].as_str().unwrap();
-    assert!(message.contains("it carries 'line 88, in open_alerts\\n    rows = db.execute'"), "{message}");
+    let piece = "it carries 'line 88, in open_alerts\\n    rows = db.execute'";
+    assert!(message.contains(piece), "{message}");
     assert_eq!(failed["guidance"]["mistake"], "part of the raw text kept", "{failed}");
     let (_, solution) = check_report(&ws, LESSON, SOLUTION);
     assert_eq!(ids_with(&solution, "pass"), ALL);

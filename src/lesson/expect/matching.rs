@@ -123,10 +123,8 @@ fn quoted(e: &Expect, value: Option<&Value>, args: &[Value]) -> Option<String> {
     }
     let mut texts = Vec::new();
     strings(value?, &mut texts);
-    texts
-        .into_iter()
-        .filter_map(|text| quoted_piece(text, raw, &told))
-        .max_by_key(|piece| piece.chars().count())
+    let pieces = texts.into_iter().filter_map(|text| quoted_piece(text, raw, &told));
+    pieces.max_by_key(|piece| piece.chars().count())
 }
 
 /// Whether one expectation holds of the value at its path; if not, the first place where it
@@ -225,7 +223,8 @@ fn wanted(e: &Expect, value: Option<&Value>, args: &[Value]) -> String {
         Want::Quotes { raw, .. } => {
             let raw = named(raw, args).and_then(Value::as_str).unwrap_or_default();
             let raw = crate::text::shorten::shorten_text(raw, RAW_SHOWN);
-            format!("{SHORTEST_PIECE} characters or more in a row of {}", pyrepr::repr(&Value::from(raw)))
+            let raw = pyrepr::repr(&Value::from(raw));
+            format!("{SHORTEST_PIECE} characters or more in a row of {raw}")
         }
         Want::Length(want) => want.words(),
         Want::Each(inner) => format!("a list where every element {}", clauses(inner, args)),
@@ -276,7 +275,9 @@ pub(crate) struct Difference {
 
 impl Difference {
     fn unmet(path: &str, want: String, got: Option<&Value>) -> Difference {
-        Difference { path: path.to_string(), want, got: got.cloned(), negated: false, length: false, quoted: None }
+        let got = got.cloned();
+        let path = path.to_string();
+        Difference { path, want, got, negated: false, length: false, quoted: None }
     }
 
     /// "expected …", or "must not be …" (or "must not have …" for a length) when negated.
@@ -459,13 +460,16 @@ mod tests {
 
     #[test]
     fn quotes_names_the_longest_piece_of_the_raw_text_that_was_kept() {
-        let raw = "Traceback (most recent call last):\n  File \"/srv/app/db.py\", line 9\nOSError: orders-db lost";
+        let raw = "Traceback (most recent call last):\n  File \"/srv/app/db.py\", line 9\n\
+            OSError: orders-db lost";
         let args = [json!([{ "message": raw }]), json!({ "value": "/srv/app/db.py" })];
-        let masked = json!({"content": [{"content": "[trace] File \"/srv/app/db.py\", line 9 -- [host] lost"}]});
+        let kept = "[trace] File \"/srv/app/db.py\", line 9 -- [host] lost";
+        let masked = json!({"content": [{"content": kept}]});
         assert_eq!(
             verdict_with(r#"{ quotes = "@args.0.0.message", not = true }"#, masked.clone(), &args),
-            "the result: must not quote 12 characters or more in a row of 'Traceback (most recent call last):\\n  Fil… \
-             [50 more characters]': it carries 'File \"/srv/app/db.py\", line 9', word for word, got {'content': \
+            "the result: must not quote 12 characters or more in a row of \
+             'Traceback (most recent call last):\\n  Fil… [50 more characters]': \
+             it carries 'File \"/srv/app/db.py\", line 9', word for word, got {'content': \
              [{'content': '[trace] File \"/srv/app/db.py\", line 9 -- [host] lost'}]}"
         );
         // The path is a fact the learner may name: what is left of the piece is too short.
@@ -473,7 +477,8 @@ mod tests {
         assert_eq!(verdict_with(except, masked.clone(), &args), "holds");
         assert_eq!(verdict_with(r#"{ quotes = "@args.0.0.message" }"#, masked, &args), "holds");
         let own = json!({"content": [{"content": "The order service failed; the call was fine."}]});
-        assert_eq!(verdict_with(r#"{ quotes = "@args.0.0.message", not = true }"#, own, &args), "holds");
+        let kept_out = r#"{ quotes = "@args.0.0.message", not = true }"#;
+        assert_eq!(verdict_with(kept_out, own, &args), "holds");
     }
 
     #[test]

@@ -107,7 +107,10 @@ impl Expect {
             Want::OneOf { options, or_absent } => {
                 Want::OneOf { options: options.iter().map(f).collect(), or_absent: *or_absent }
             }
-            Want::Quotes { raw, facts } => Want::Quotes { raw: f(raw), facts: facts.iter().map(f).collect() },
+            Want::Quotes { raw, facts } => {
+                let facts = facts.iter().map(f).collect();
+                Want::Quotes { raw: f(raw), facts }
+            }
             Want::Each(list) => Want::Each(inner(list)),
             Want::Any(list) => Want::Any(inner(list)),
             other => other.clone(),

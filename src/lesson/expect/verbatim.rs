@@ -31,12 +31,18 @@ pub(crate) fn quoted_piece(text: &str, raw: &str, facts: &[&str]) -> Option<Stri
                 continue;
             }
             let mut end = SHORTEST_PIECE;
-            while i + end < raw.len() && j + end < text.len() && raw[i + end].is_some() && raw[i + end] == text[j + end] {
+            // Equal characters, neither a cut-out fact.
+            let same = |k: usize| {
+                let c = raw.get(i + k);
+                c.is_some_and(Option::is_some) && text.get(j + k) == c
+            };
+            while same(end) {
                 end += 1;
             }
             let run: String = text[j..j + end].iter().flatten().collect();
             let piece = run.trim_matches(|c: char| c.is_whitespace() || c.is_ascii_punctuation());
-            if counts(piece) && best.as_ref().is_none_or(|b| piece.chars().count() > b.chars().count()) {
+            let longer = |b: &String| piece.chars().count() > b.chars().count();
+            if counts(piece) && best.as_ref().is_none_or(longer) {
                 best = Some(piece.to_string());
             }
         }
@@ -82,13 +88,16 @@ fn cells(text: &str, facts: &[&str]) -> Vec<Option<char>> {
 mod tests {
     use super::quoted_piece;
 
-    const CRASH: &str = "Traceback (most recent call last):\n  File \"/srv/app/store.py\", line 112, in fetch\n\
-        psycopg.OperationalError: connection to \"db.internal\" lost: server closed the connection unexpectedly";
+    const CRASH: &str = "Traceback (most recent call last):\n  \
+        File \"/srv/app/store.py\", line 112, in fetch\n\
+        psycopg.OperationalError: connection to \"db.internal\" lost: \
+        server closed the connection unexpectedly";
 
     #[test]
     fn a_masked_crash_still_quotes_its_longest_piece() {
         let masked = "[trace] in fetch -- [host] lost: server closed the connection";
-        assert_eq!(quoted_piece(masked, CRASH, &[]).as_deref(), Some("lost: server closed the connection"));
+        let piece = quoted_piece(masked, CRASH, &[]);
+        assert_eq!(piece.as_deref(), Some("lost: server closed the connection"));
     }
 
     #[test]
@@ -97,8 +106,10 @@ mod tests {
         assert_eq!(quoted_piece(own, CRASH, &[]), None);
         assert_eq!(quoted_piece("It stopped unexpectedly.", CRASH, &[]), None);
         assert_eq!(quoted_piece("It lost the connection to its store.", CRASH, &[]), None);
-        assert_eq!(quoted_piece("so it closed the connection", CRASH, &[]).as_deref(), Some("closed the connection"));
-        assert_eq!(quoted_piece("see OperationalError", CRASH, &[]).as_deref(), Some("OperationalError"));
+        let three = quoted_piece("so it closed the connection", CRASH, &[]);
+        assert_eq!(three.as_deref(), Some("closed the connection"));
+        let code = quoted_piece("see OperationalError", CRASH, &[]);
+        assert_eq!(code.as_deref(), Some("OperationalError"));
         assert_eq!(quoted_piece("Traceback (most", CRASH, &[]).as_deref(), Some("Traceback (most"));
     }
 
@@ -113,6 +124,9 @@ mod tests {
     #[test]
     fn short_texts_and_unicode_are_read_by_characters() {
         assert_eq!(quoted_piece("", CRASH, &[]), None);
-        assert_eq!(quoted_piece("Ünïcödé-Wörds-12", "raw: Ünïcödé-Wörds-12!", &[]).as_deref(), Some("Ünïcödé-Wörds-12"));
+        assert_eq!(
+            quoted_piece("Ünïcödé-Wörds-12", "raw: Ünïcödé-Wörds-12!", &[]).as_deref(),
+            Some("Ünïcödé-Wörds-12")
+        );
     }
 }

@@ -53,8 +53,8 @@ pub(crate) struct RawExpect {
 }
 
 /// The words for the expectation kinds, in the order a message lists them.
-const KINDS: &str =
-    "equals, absent, one_of, is_bool, truthy, only_keys, contains, mentions, quotes, len (or min_len and max_len), each or any";
+const KINDS: &str = "equals, absent, one_of, is_bool, truthy, only_keys, contains, mentions, \
+    quotes, len (or min_len and max_len), each or any";
 
 /// Why a written expectation means nothing; `on` is its path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -271,8 +271,10 @@ mod tests {
         assert!(invalid(r#"{ path = "a", equals = "ab", any_order = true }"#).contains("any_order"));
         assert!(invalid(r#"{ path = "a", is_bool = true, or_absent = true }"#)
             .contains("or_absent on 'a' goes with one_of"));
-        assert!(invalid(r#"{ path = "a", mentions = "x", except = ["y"] }"#).contains("except on 'a' goes with quotes"));
-        assert!(invalid(r#"{ quotes = "@args.1.raw", except = ["@args..x"] }"#).contains("empty part"));
+        let alone = invalid(r#"{ path = "a", mentions = "x", except = ["y"] }"#);
+        assert!(alone.contains("except on 'a' goes with quotes"), "{alone}");
+        let broken = invalid(r#"{ quotes = "@args.1.raw", except = ["@args..x"] }"#);
+        assert!(broken.contains("empty part"), "{broken}");
         assert!(invalid(r#"{ quotes = "x", contains = "x" }"#).contains("exactly one of"));
         assert!(invalid(r#"{ path = "a", each = [] }"#).contains("'a' has an empty each"));
         assert_eq!(invalid(r#"{ path = "a", any = [{ path = "b", each = [{ path = "c..d", absent = true }] }] }"#),
