@@ -290,14 +290,17 @@ fn hostile_replay_page(browser: &Browser, ws: &Workshop) {
 /// The class page: a row per file that ran, the one that could not run, and the controls.
 fn class_page(browser: &Browser, ws: &Workshop) {
     let folder = class(ws);
+    // A name longer than its column is wide, in a folder that sorts first.
+    let long = "class/a-folder-for-the-tuesday-group/messages_from_the_second_attempt.py";
+    ws.write(long, &std::fs::read_to_string(crate::common::fixture("good_match.py")).unwrap());
     let graded =
         crate::common::run(crate::grade::command(ws, &["grade", folder, "--format", "html", "--sandbox", "none"]));
-    assert!(graded.stderr.contains("graded 5 files"), "{}", graded.stderr);
+    assert!(graded.stderr.contains("graded 6 files"), "{}", graded.stderr);
     ws.write("class.html", &graded.stdout);
     browser.open(&ws.path("class.html"));
     browser.assert_no_alert("class page");
     browser.assert_quiet_console("class page");
-    assert_eq!(browser.js("return document.querySelectorAll('#files tbody tr').length"), json!(4));
+    assert_eq!(browser.js("return document.querySelectorAll('#files tbody tr').length"), json!(5));
     assert_eq!(browser.js("return document.querySelectorAll('#errors li').length"), json!(1));
     assert_eq!(browser.js("return document.querySelectorAll('img, [onerror]').length"), json!(0));
     let first_file = "return document.querySelector('#files tbody tr').getAttribute('data-file')";
@@ -316,10 +319,18 @@ fn class_page(browser: &Browser, ws: &Workshop) {
         browser.js("return [...document.querySelectorAll('#files tbody tr')].filter(r => !r.hidden).length"),
         json!(1)
     );
-    assert_eq!(browser.js("return document.getElementById('shown').textContent"), json!("1 of 4 files shown"));
+    assert_eq!(browser.js("return document.getElementById('shown').textContent"), json!("1 of 5 files shown"));
     browser.assert_reachable_by_tab("#filter", 10);
     browser.assert_schemes("class page");
     browser.assert_fits(390, "class page");
+    // A file's name breaks after a folder's slash if it must, never inside a name.
+    let split = "return [...document.querySelectorAll('#files td.file code')].flatMap(c => [...c.childNodes])
+        .filter(n => n.nodeType === 3).filter(n => { const r = document.createRange(); r.selectNodeContents(n);
+        return r.getClientRects().length > 1; }).map(n => n.textContent)";
+    for width in [390, 700, 1200] {
+        browser.call("POST", "/session/{s}/window/rect", Some(json!({"width": width, "height": 800})));
+        assert_eq!(browser.js(split), json!([]), "names broken inside at {width} px");
+    }
     browser.assert_quiet_console("class page, after sorting and filtering");
 }
 

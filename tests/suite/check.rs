@@ -334,12 +334,12 @@ fn green_is_a_door_to_the_replay_the_quiz_and_the_next_lesson() {
     assert!(again.stdout.contains("lesson 6, where you left it"), "{}", again.stdout);
     assert!(again.stdout.contains("(last score 2/11)"), "{}", again.stdout);
 
-    // The last lesson says so.
+    // The only lesson, done: every lesson is.
     let w6 = Workshop::only("uncertain-state");
     assert_eq!(w6.run(&["start", "uncertain-state"]).code, 0);
     w6.write("work/uncertain-state/refunds.py", &w6.read("lessons/uncertain-state/solution/refunds.py"));
     let last = w6.run(&["check"]);
-    assert!(last.stdout.contains("That was the last lesson of the course."), "{}", last.stdout);
+    assert!(last.stdout.contains("Every lesson of the course is done."), "{}", last.stdout);
     assert!(!last.stdout.contains("./workshop start"), "{}", last.stdout);
 }
 
@@ -539,4 +539,23 @@ fn a_ticket_check_shows_what_the_code_printed_during_its_attempts() {
     assert_eq!(old_order["status"], "fail", "{old_order}");
     // The starter's should_retry says yes to everything: three attempts, each printed.
     assert_eq!(old_order["output"], "building a business failure\n".repeat(3), "{old_order}");
+}
+
+#[test]
+fn green_offers_the_next_unfinished_lesson_and_says_when_every_lesson_is_done() {
+    let w = Workshop::course(&["structured-errors", "uncertain-state"]);
+    assert_eq!(w.run(&["start", "uncertain-state"]).code, 0);
+    w.write("work/uncertain-state/refunds.py", &w.read("lessons/uncertain-state/solution/refunds.py"));
+    let last = w.run(&["check", "uncertain-state"]);
+    assert_eq!(last.code, 0, "{}", last.stderr);
+    // The course's last lesson, with lesson 5 never started: lesson 5 is next.
+    assert!(!last.stdout.contains("last lesson of the course"), "{}", last.stdout);
+    assert!(last.stdout.contains("./workshop start structured-errors"), "{}", last.stdout);
+    assert!(last.stdout.contains("lesson 5: Structured tool errors"), "{}", last.stdout);
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    w.write("work/structured-errors/errors.py", &w.read("lessons/structured-errors/solution/errors.py"));
+    let all = w.run(&["check", "structured-errors"]);
+    assert_eq!(all.code, 0, "{}", all.stderr);
+    assert!(!all.stdout.contains("./workshop start uncertain-state"), "{}", all.stdout);
+    assert!(flat(&all.stdout).contains("Every lesson of the course is done."), "{}", all.stdout);
 }

@@ -369,11 +369,13 @@ fn check_watch_at_green_names_the_next_steps_and_n_starts_the_next_lesson() {
         &std::fs::read_to_string(repo().join("lessons/uncertain-state/solution/refunds.py")).unwrap(),
     );
     let done = w.block_where("lesson 6 green", |b| b.contains("18/18 passed"));
-    assert!(done.contains("That was the last lesson of the course."), "{done}");
+    // Lesson 4 is still to do: the last lesson of the course leads back to it.
+    assert!(!done.contains("last lesson of the course"), "{done}");
+    assert!(done.contains("./workshop start tool-results"), "{done}");
+    assert!(done.contains("q quits, n starts the next lesson here"), "{done}");
     w.key("n");
-    let last = w.block_where("n at the last lesson", |b| b.contains("is the last lesson"));
-    let words = flat(&last);
-    assert!(words.contains("uncertain-state is the last lesson: there is no next one."), "{last}");
+    let back = w.block_where("lesson 4 graded", |b| b.contains("tool-results · work/tool-results/results.py"));
+    assert!(flat(&back).contains("Lesson 4, Every call answered, results first"), "{back}");
     assert_eq!(w.quit(), 0);
     // Commands that name no lesson now mean the one started last.
     let list = ws.run(&["list"]);

@@ -111,3 +111,30 @@ fn completions_offer_no_value_a_shell_would_run() {
     assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
     assert!(!w.path("pwned").exists() && !w.path("pwned2").exists(), "completing ran a command");
 }
+
+#[test]
+fn help_names_no_one_lessons_file_and_speaks_of_its_own_command() {
+    let w = Workshop::new();
+    let names = subcommands(&w);
+    // Any lesson's file named in a help is wrong for the others.
+    let files: Vec<String> = std::fs::read_dir(w.path("starter"))
+        .unwrap()
+        .flatten()
+        .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten())
+        .map(|f| f.file_name().to_string_lossy().into_owned())
+        .collect();
+    for name in &names {
+        let help = w.run(&[name, "--help"]).stdout.clone();
+        for file in &files {
+            assert!(!help.contains(file.as_str()), "{name} --help names {file}:\n{help}");
+        }
+    }
+    let grade = w.run(&["grade", "--help"]).stdout.clone();
+    assert!(flat(&grade).contains("every file named like the lesson's work file"), "{grade}");
+    let record = w.run(&["record", "--help"]).stdout.clone();
+    assert!(!record.contains("watch asks"), "{record}");
+    let live = flat(record.split("--live").nth(1).unwrap_or_default());
+    assert!(live.starts_with("Ask the model"), "{record}");
+    let watch = flat(&w.run(&["watch", "--help"]).stdout);
+    assert!(watch.contains("asks only where no recording answers"), "{watch}");
+}

@@ -236,3 +236,39 @@ fn a_title_too_long_for_the_width_ends_in_an_ellipsis_and_no_row_is_wider() {
         assert!(long.ends_with("not started"), "{long}");
     }
 }
+
+fn at(w: &Workshop, columns: usize, args: &[&str]) -> Run {
+    let mut cmd = w.command(args);
+    cmd.env("COLUMNS", columns.to_string());
+    run(cmd)
+}
+
+/// The whole course, lesson 7 green once and then reset: its status is the widest there is.
+fn seven_done_and_reset() -> Workshop {
+    let w = Workshop::new();
+    assert_eq!(w.run(&["start", "confirm-and-degrade"]).code, 0);
+    let solution = w.read("lessons/confirm-and-degrade/solution/oncall.py");
+    w.write("work/confirm-and-degrade/oncall.py", &solution);
+    assert_eq!(w.run(&["check", "confirm-and-degrade"]).code, 0);
+    assert_eq!(w.run(&["reset", "confirm-and-degrade", "--yes"]).code, 0);
+    w
+}
+
+#[test]
+fn a_title_wraps_before_it_is_cut_at_sixty_eighty_and_a_hundred_and_twenty_columns() {
+    let w = seven_done_and_reset();
+    let title = "A no is an answer, and a service that is down still helps";
+    for columns in [60, 80, 120] {
+        for (name, args) in [("list", vec!["list"]), ("welcome", vec![])] {
+            let run = at(&w, columns, &args);
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            assert!(!run.stdout.contains('…'), "{name} at {columns} cut a title:\n{}", run.stdout);
+            assert!(flat(&run.stdout).contains(title), "{name} at {columns}:\n{}", run.stdout);
+            assert!(run.stdout.contains("done before; reset"), "{}", run.stdout);
+            for line in run.stdout.lines() {
+                assert!(line.chars().count() <= columns, "{name} at {columns}: {line}");
+            }
+            insta::assert_snapshot!(format!("{name}_{columns}"), run.stdout);
+        }
+    }
+}

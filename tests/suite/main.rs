@@ -31,6 +31,7 @@ mod lesson4;
 mod lesson6;
 mod lesson7;
 mod lesson8;
+mod lesson_names;
 mod list;
 mod live;
 mod mistakes;

@@ -275,3 +275,51 @@ fn grade_html_shows_the_class_from_the_same_reports_as_jsonl() {
     assert!(row.contains("The result says nothing a program can test."), "{row}");
     assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;") && !html.contains("<img"));
 }
+
+#[test]
+fn the_replay_page_says_whose_run_is_beside_the_starter_without_the_terminals_options() {
+    let ws = Workshop::lesson5();
+    assert_eq!(ws.run(&["start", "structured-errors"]).code, 0);
+    ws.work_file_from("bug_no_is_error.py");
+    let mut pages = Vec::new();
+    for columns in ["60", "80", "120"] {
+        let mut cmd = ws.command(&["watch", "--ticket", "old-order", "--compare", "--html", "-"]);
+        cmd.env("COLUMNS", columns);
+        let run = crate::common::run(cmd);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        pages.push(run.stdout.clone());
+    }
+    let html = &pages[0];
+    assert!(html.contains("The starter beside yours (work/structured-errors/errors.py)."), "{html}");
+    assert!(!html.contains("--code"), "a page has no command line to add an option to");
+    assert!(pages.iter().all(|p| p == html), "the page is the same whatever the terminal's width");
+    // The terminal keeps its way to the fix.
+    let cards = ws.run(&["watch", "--ticket", "old-order", "--compare", "--no-anim"]);
+    assert!(flat(&cards.stdout).contains("The reference fix instead: --code structured"), "{}", cards.stdout);
+}
+
+#[test]
+fn the_class_page_counts_every_file_in_each_checks_bar_and_keeps_names_whole() {
+    let ws = Workshop::lesson5();
+    let folder = class(&ws);
+    let mut pages = Vec::new();
+    for columns in ["60", "80", "120"] {
+        let mut cmd = crate::grade::command(&ws, &["grade", folder, "--format", "html", "--sandbox", "none"]);
+        cmd.env("COLUMNS", columns);
+        let run = crate::common::run(cmd);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(run.stderr.contains("graded 5 files"));
+        // The summary on stderr speaks of the page, not of lines on stdout.
+        assert!(!run.stderr.contains("line on stdout"), "{}", run.stderr);
+        pages.push(run.stdout.clone());
+    }
+    let html = &pages[0];
+    assert!(pages.iter().all(|p| p == html), "the page is the same whatever the terminal's width");
+    // Five files graded, one of which could not run: every bar is out of five, and says why.
+    assert!(html.contains(" of 5</td>") && !html.contains(" of 4</td>"), "{html}");
+    assert!(html.contains("max=\"5\""), "{html}");
+    assert!(flat(html).contains("A file that could not run counts as not passing"), "{html}");
+    // A name breaks only after a folder's slash, never inside a file's name.
+    assert!(html.contains("<td class=\"file\"><code>class/<wbr>good_match.py</code>"), "{html}");
+    assert!(html.contains("#files td.file code{overflow-wrap:normal}"), "{html}");
+}

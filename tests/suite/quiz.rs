@@ -203,3 +203,31 @@ fn quiz_for_a_lesson_without_one_says_so() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("has no quiz"), "{}", run.stderr);
 }
+
+#[test]
+fn no_quiz_shows_a_backslash_before_a_quote() {
+    let w = Workshop::new();
+    for lesson in std::fs::read_dir(w.path("lessons")).unwrap().flatten().filter(|e| e.path().join("quiz.toml").is_file()) {
+        let id = lesson.file_name().into_string().unwrap();
+        let run = w.run(&["quiz", &id, "--format", "json"]);
+        assert_eq!(run.code, 0, "{id}: {}", run.stderr);
+        let text = run.json().to_string();
+        // In the JSON text an escaped backslash before an escaped quote reads `\\\"`.
+        assert!(!text.contains("\\\\\\\""), "{id}: a question shows \\\" as it is");
+    }
+    let eight = w.run(&["quiz", "messages-that-help", "--format", "json"]).json();
+    let seven = eight["questions"][6]["prompt"].as_str().unwrap().to_string();
+    assert!(seven.contains("\"Namespace 'paymnts' does not exist."), "{seven}");
+}
+
+#[test]
+fn a_quiz_written_with_a_quote_escaped_twice_is_refused_with_its_question() {
+    let w = Workshop::lesson5();
+    let path = "lessons/structured-errors/quiz.toml";
+    let quiz = w.read(path);
+    let first = quiz.find("prompt = \"").unwrap() + "prompt = \"".len();
+    w.write(path, &format!("{}It says \\\\\"no\\\\\". {}", &quiz[..first], &quiz[first..]));
+    let run = w.run(&["quiz", "structured-errors", "--format", "json"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("question 1: its prompt shows a backslash before a quote"), "{}", run.stderr);
+}

@@ -1,27 +1,12 @@
 //! The README's learner session is what the tool prints: each command of it runs here, in order,
-//! on a fresh root, and every line shown (all but the `…` that mark lines left out) comes out in
-//! that order. The two `$EDITOR` steps make the edits the session's comments describe.
+//! on a fresh copy of the whole course, and the block is made again from what they print, lines
+//! left out where `SESSION` says. It must equal the README's block; with
+//! `WORKSHOP_UPDATE_README=1` the test writes it into the README instead. The two `$EDITOR` steps
+//! make the edits their comments describe.
 
 use crate::common::*;
 
 const WORK: &str = "work/tool-results/results.py";
-
-/// The session block of the README, split into commands, each with the lines shown under it.
-fn session() -> Vec<(String, Vec<String>)> {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let start = readme.find("## A learner's session").expect("a session section");
-    let block = &readme[start..];
-    let open = block.find("```text\n").expect("a text block") + "```text\n".len();
-    let body = &block[open..open + block[open..].find("\n```").expect("the block ends")];
-    let mut steps: Vec<(String, Vec<String>)> = Vec::new();
-    for line in body.lines() {
-        match line.strip_prefix("$ ") {
-            Some(command) => steps.push((command.to_string(), Vec::new())),
-            None => steps.last_mut().expect("a command first").1.push(line.to_string()),
-        }
-    }
-    steps
-}
 
 /// The learner's edits, in the session's order: first every call answered, then the rest.
 fn edit(w: &Workshop, n: usize) {
@@ -46,31 +31,110 @@ fn edit(w: &Workshop, n: usize) {
     w.write(WORK, &text);
 }
 
-#[test]
-fn the_readme_session_is_what_the_tool_prints() {
-    // The session is captured from the course of lessons 4, 5 and 6.
-    let w = Workshop::foundations();
-    let steps = session();
-    assert!(steps.len() >= 8, "{steps:?}");
+/// Which lines of a command's output the README shows; `…` marks those left out.
+#[derive(Clone, Copy)]
+enum Shown {
+    All,
+    /// All but the lines after the one starting with `after` and before the one with `before`.
+    Cut { after: &'static str, before: &'static str },
+    /// Only the lines from the one that starts with this on.
+    From(&'static str),
+}
+
+/// The session, in order: each command and what of its output is shown.
+const SESSION: [(&str, Shown); 11] = [
+    ("./workshop", Shown::All),
+    ("./workshop start tool-results", Shown::All),
+    ("./workshop check", Shown::Cut { after: "✗ one-result-per-call: ", before: "  where" }),
+    ("./workshop hint", Shown::All),
+    ("$EDITOR work/tool-results/results.py   # a tool_result for every call, in a loop", Shown::All),
+    ("./workshop check", Shown::From("9/12 passed")),
+    ("./workshop watch --ticket two-parcels --compare", Shown::Cut { after: "No recording", before: "Closest" }),
+    (
+        "$EDITOR work/tool-results/results.py   # results first, then the note; failures flagged; no crash text",
+        Shown::All,
+    ),
+    ("./workshop check", Shown::From("12/12 passed")),
+    ("./workshop list", Shown::All),
+    ("./workshop lesson 5", Shown::Cut { after: "Foundations, lesson 5.", before: "" }),
+];
+
+/// The lines of `printed` the README shows, with `…` (indented as the line after it) for the
+/// lines left out.
+fn shown(printed: &str, how: Shown, command: &str) -> Vec<String> {
+    let lines: Vec<&str> = printed.lines().collect();
+    let find = |start: usize, prefix: &str| {
+        (start..lines.len())
+            .find(|i| lines[*i].starts_with(prefix))
+            .unwrap_or_else(|| panic!("`{command}` printed no line starting with {prefix:?}:\n{printed}"))
+    };
+    let mut out: Vec<String> = Vec::new();
+    match how {
+        Shown::All => out.extend(lines.iter().map(|l| l.to_string())),
+        Shown::From(prefix) => {
+            out.push("…".into());
+            out.extend(lines[find(0, prefix)..].iter().map(|l| l.to_string()));
+        }
+        Shown::Cut { after, before } => {
+            let from = find(0, after) + 1;
+            // An empty `before`: everything after is left out.
+            let to = if before.is_empty() { lines.len() } else { find(from, before) };
+            out.extend(lines[..from].iter().map(|l| l.to_string()));
+            let next = lines.get(to).copied().unwrap_or_default();
+            let indent = &next[..next.len() - next.trim_start().len()];
+            out.push(format!("{indent}…"));
+            out.extend(lines[to..].iter().map(|l| l.to_string()));
+        }
+    }
+    out
+}
+
+/// The session as the README's block holds it, made from what the commands print now.
+fn session() -> String {
+    let w = Workshop::new();
+    let mut block = String::new();
     let mut edits = 0;
-    for (command, shown) in steps {
+    for (command, how) in SESSION {
+        block.push_str(&format!("$ {command}\n"));
         if command.starts_with("$EDITOR") {
             edit(&w, edits);
             edits += 1;
+            block.push('\n');
             continue;
         }
         let args: Vec<&str> =
             command.strip_prefix("./workshop").expect("a workshop command").split_whitespace().collect();
         let run = w.run(&args);
-        // What it printed on stderr is part of the session the README shows.
+        assert!(run.code == 0 || run.code == 1, "`{command}`: {}", run.stderr);
+        // What it printed on stderr (the note on the lesson meant) comes first, as on a terminal.
         let printed = format!("{}{}", &*run.stderr, run.stdout);
-        let mut lines = printed.lines();
-        for want in shown.iter().filter(|l| l.trim() != "…" && !l.is_empty()) {
-            assert!(
-                lines.any(|got| got == want),
-                "`{command}` did not print, in this order:\n{want}\n\nIt printed:\n{printed}"
-            );
+        for line in shown(&printed, how, command) {
+            block.push_str(line.trim_end());
+            block.push('\n');
+        }
+        if !block.ends_with("\n\n") {
+            block.push('\n');
         }
     }
     assert_eq!(edits, 2);
+    block.trim_end().to_string() + "\n"
+}
+
+#[test]
+fn the_readme_session_is_what_the_tool_prints() {
+    let path = repo().join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let start = readme.find("## A learner's session").expect("a session section");
+    let open = start + readme[start..].find("```text\n").expect("a text block") + "```text\n".len();
+    let close = open + readme[open..].find("```\n").expect("the block ends");
+    let made = session();
+    if std::env::var_os("WORKSHOP_UPDATE_README").is_some() {
+        std::fs::write(&path, format!("{}{made}{}", &readme[..open], &readme[close..])).unwrap();
+        return;
+    }
+    let shown = &readme[open..close];
+    if shown != made {
+        let diff = similar::TextDiff::from_lines(shown, made.as_str()).unified_diff().header("README", "printed").to_string();
+        panic!("the README's session is not what the tool prints now (WORKSHOP_UPDATE_README=1 writes it):\n{diff}");
+    }
 }

@@ -62,3 +62,57 @@ fn reset_on_a_terminal_asks_first_and_no_keeps_the_file() {
     assert_eq!(w.read(WORK), w.read(STARTER));
     assert_eq!(backups(&w).len(), 1);
 }
+
+#[test]
+fn reset_undo_brings_the_last_backup_back() {
+    let w = Workshop::lesson5();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    w.write(WORK, "# first edit\n");
+    assert_eq!(w.run(&["reset"]).code, 0);
+    w.write(WORK, "# second edit\n");
+    assert_eq!(w.run(&["reset"]).code, 0);
+    assert_eq!(backups(&w).len(), 2);
+    let run = w.run(&["reset", "--undo"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(w.read(WORK), "# second edit\n", "the last backup, not the first");
+    assert!(run.stdout.contains("restored"), "{}", run.stdout);
+    // The backup is moved back, not copied: the one before it is still there for another undo.
+    assert_eq!(backups(&w).len(), 1);
+    assert_eq!(w.read(&format!("work/structured-errors/{}", backups(&w)[0])), "# first edit\n");
+}
+
+#[test]
+fn reset_undo_refuses_to_clobber_edits_made_since_and_force_keeps_them() {
+    let w = Workshop::lesson5();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    w.write(WORK, "# before the reset\n");
+    assert_eq!(w.run(&["reset"]).code, 0);
+    w.write(WORK, "# since the reset\n");
+    let run = w.run(&["reset", "--undo"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(w.read(WORK), "# since the reset\n");
+    let words = flat(&run.stderr);
+    assert!(words.contains("has changed since"), "{words}");
+    assert!(words.contains("./workshop reset structured-errors --undo --force"), "{words}");
+    assert_eq!(backups(&w).len(), 1);
+    let forced = w.run(&["reset", "--undo", "--force"]);
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    assert_eq!(w.read(WORK), "# before the reset\n");
+    let kept = backups(&w);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(w.read(&format!("work/structured-errors/{}", kept[0])), "# since the reset\n");
+    assert!(forced.stdout.contains("kept"), "{}", forced.stdout);
+}
+
+#[test]
+fn reset_undo_without_a_backup_says_there_is_none() {
+    let w = Workshop::lesson5();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    let run = w.run(&["reset", "--undo"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("there is no backup of work/structured-errors/errors.py to bring back"), "{}", run.stderr);
+    assert_eq!(w.read(WORK), w.read(STARTER));
+    let force = w.run(&["reset", "--force"]);
+    assert_eq!(force.code, 2, "--force goes with --undo only");
+    assert!(force.stderr.contains("--undo"), "{}", force.stderr);
+}

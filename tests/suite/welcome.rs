@@ -62,3 +62,44 @@ fn the_note_on_the_lesson_meant_names_the_command_that_ran() {
     assert!(words.contains("Name another to switch, such as ./workshop hint "), "{}", run.stderr);
     assert!(!words.contains("./workshop check"), "{}", run.stderr);
 }
+
+#[test]
+fn the_note_on_the_lesson_meant_comes_once_per_switch_of_lesson() {
+    let w = Workshop::foundations();
+    assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
+    let noted = |run: &Run| run.stderr.contains("(lesson structured-errors: the one you started last.");
+    let first = w.run(&["hint"]);
+    assert!(noted(&first), "the first command that infers the lesson says which: {}", first.stderr);
+    for args in [["hint"], ["hint"], ["check"]] {
+        let again = w.run(&args);
+        assert!(!noted(&again), "{args:?} said it again: {}", again.stderr);
+        assert_eq!(again.stderr, "");
+    }
+    // A switch of lesson is said once more: another lesson started, or another named meanwhile.
+    assert_eq!(w.run(&["start", "tool-results"]).code, 0);
+    let switched = w.run(&["hint"]);
+    assert!(switched.stderr.contains("(lesson tool-results: the one you started last."), "{}", switched.stderr);
+    assert_eq!(w.run(&["hint"]).stderr, "");
+    assert_eq!(w.run(&["hint", "structured-errors"]).code, 0);
+    let back = w.run(&["hint"]);
+    assert!(back.stderr.contains("(lesson tool-results: the one you started last."), "{}", back.stderr);
+    // What was said is kept with the progress, written whole.
+    let state: serde_json::Value = serde_json::from_str(&w.read("work/.progress.json")).unwrap();
+    assert_eq!(state["announced"], "tool-results", "{state}");
+}
+
+#[test]
+fn the_course_says_where_the_lessons_before_its_first_are() {
+    let w = Workshop::new();
+    let said = "Lessons 1 to 3 are not in this workshop: it starts at lesson 4.";
+    for args in [vec![], vec!["list"]] {
+        let run = w.run(&args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(flat(&run.stdout).contains(said), "{args:?}:\n{}", run.stdout);
+    }
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    assert!(flat(&readme).contains(said), "the README says it too");
+    // A course that starts at its first lesson has nothing to say.
+    let one = Workshop::from_fixture("relay");
+    assert!(!one.run(&["list"]).stdout.contains("not in this workshop"));
+}
