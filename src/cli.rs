@@ -161,7 +161,7 @@ impl Command {
 
 #[derive(Debug, Args)]
 pub(crate) struct WatchArgs {
-    /// The lesson to replay. Default: the only lesson, or the one you started.
+    /// The lesson to replay, by name or number. Default: the only lesson, or the one you started.
     pub lesson: Option<String>,
     /// One ticket, by its id (shell completion offers them). Default: all of them, in order.
     #[arg(long, value_name = "ID")]
@@ -254,7 +254,7 @@ pub(crate) struct RecordArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct LessonArgs {
-    /// The lesson to read. Default: the only lesson, or the one you started.
+    /// The lesson to read, by name or number. Default: the only lesson, or the one you started.
     pub lesson: Option<String>,
     /// Print straight to the terminal, without a pager.
     #[arg(long)]
@@ -263,7 +263,7 @@ pub(crate) struct LessonArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct QuizArgs {
-    /// The lesson whose quiz to take.
+    /// The lesson whose quiz to take, by name or number.
     pub lesson: Option<String>,
     /// Answer without prompts: one token per question, in order, such as "C,BD,A".
     #[arg(long, value_name = "LIST")]
@@ -275,7 +275,7 @@ pub(crate) struct QuizArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct HintArgs {
-    /// The lesson.
+    /// The lesson, by name or number.
     pub lesson: Option<String>,
     /// The check to get a hint for. Default: the first failing one.
     #[arg(long, value_name = "ID")]
@@ -287,7 +287,7 @@ pub(crate) struct HintArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ResetArgs {
-    /// The lesson. Default: the one you started last.
+    /// The lesson, by name or number. Default: the one you started last.
     pub lesson: Option<String>,
     /// Do not ask first.
     #[arg(long, short)]
@@ -296,7 +296,7 @@ pub(crate) struct ResetArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct SolutionArgs {
-    /// The lesson.
+    /// The lesson, by name or number.
     pub lesson: Option<String>,
     /// Show it even though your checks are not green yet (asks first on a terminal).
     #[arg(long)]
@@ -311,7 +311,7 @@ pub(crate) struct CompletionsArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct StartArgs {
-    /// The lesson to start. Without one, the lessons are listed.
+    /// The lesson to start, by name or number (7). Without one, the lessons are listed.
     pub lesson: Option<String>,
     /// Start again from the starter even if you changed the file. Your version is kept beside it.
     #[arg(long)]
@@ -323,7 +323,7 @@ pub(crate) struct StartArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {
-    /// The lesson to grade. Default: the only lesson, or the one you started.
+    /// The lesson to grade, by name or number. Default: the only lesson, or the one you started.
     pub lesson: Option<String>,
     /// Grade this file instead of your work file in work/<lesson>/.
     #[arg(long, value_name = "PATH")]

@@ -61,10 +61,11 @@ impl Context {
         crate::course::root::Where { root: self.root.clone(), cwd: self.cwd.clone() }
     }
 
-    /// The lesson named, or the one to assume when none is: the only lesson, or the only one started.
+    /// The lesson named (by id or number), or the one to assume when none is: the only lesson,
+    /// or the one started last.
     pub fn lesson(&self, id: Option<&str>) -> Result<Lesson, Error> {
-        if let Some(id) = id {
-            return Lesson::load(&self.root, id);
+        if let Some(word) = id {
+            return Lesson::load(&self.root, &lesson::resolve(&self.root, word)?);
         }
         let known = lesson::known_ids(&self.root);
         if known.len() == 1 {

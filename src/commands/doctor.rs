@@ -32,7 +32,7 @@ struct Findings {
 
 pub(super) fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
     let ids = match &args.lesson {
-        Some(id) => vec![id.clone()],
+        Some(word) => vec![lesson::resolve(&ctx.root, word)?],
         None => lesson::known_ids(&ctx.root),
     };
     if ids.is_empty() {

@@ -110,7 +110,7 @@ fn lesson_and_paths(ctx: &Context, named: Option<&str>, args: &[String]) -> Resu
     }
     let (first, rest) = args.split_first().ok_or_else(|| Error::usage("give the files or folders to grade."))?;
     let is_path = std::fs::symlink_metadata(ctx.cwd.join(first)).is_ok();
-    let is_lesson = lesson::validate_id(first).is_ok() && lesson::known_ids(&ctx.root).contains(first);
+    let is_lesson = lesson::validate_id(first).is_ok() && lesson::resolve(&ctx.root, first).is_ok();
     if is_path && is_lesson {
         return Err(Error::usage(format!(
             "'{first}' is both a lesson and a folder here, so which you mean is unclear. To grade the folder, write it as a path (./{first}/); to name the lesson, use --lesson {first}."

@@ -31,7 +31,7 @@ pub(crate) fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
     let Some(id) = args.lesson.as_deref() else {
         return Err(Error::usage(format!("which lesson? The lessons here:\n{}", ctx.lesson_list()?)));
     };
-    let lesson = Lesson::load(&ctx.root, id)?;
+    let lesson = ctx.lesson(Some(id))?;
     let kept = begin(ctx, &lesson, args.force)?;
     let s = &ctx.styles;
     let head = format!("Started {} ({})", lesson.title, lesson.course);

@@ -32,9 +32,7 @@ impl Lesson {
         let dir = root.join("lessons").join(id);
         let path = dir.join("lesson.toml");
         if !path.is_file() {
-            let known = known_ids(root);
-            let list = if known.is_empty() { "none".to_string() } else { known.join(", ") };
-            return Err(Error::usage(format!("there is no lesson '{id}'. Lessons here: {list}.")));
+            return Err(super::find::unknown(root, id));
         }
         let text = crate::files::read_data_text(&path, crate::files::DATA_CAP)
             .map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;

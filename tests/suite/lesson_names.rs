@@ -46,10 +46,11 @@ fn an_unknown_lesson_suggests_the_nearest_and_lists_in_course_order() {
     assert_eq!(run.code, 2);
     let words = flat(&run.stderr);
     assert!(words.contains("there is no lesson 'confirm-and-degrad'. Did you mean confirm-and-degrade?"), "{words}");
-    let order: Vec<usize> = ["tool-results", "structured-errors", "uncertain-state", "confirm-and-degrade", "messages-that-help"]
-        .iter()
-        .map(|id| run.stderr.find(&format!("  {id}")).unwrap_or_else(|| panic!("{id} listed: {}", run.stderr)))
-        .collect();
+    let order: Vec<usize> =
+        ["tool-results", "structured-errors", "uncertain-state", "confirm-and-degrade", "messages-that-help"]
+            .iter()
+            .map(|id| run.stderr.find(&format!("  {id}")).unwrap_or_else(|| panic!("{id} listed: {}", run.stderr)))
+            .collect();
     assert!(order.windows(2).all(|p| p[0] < p[1]), "course order: {}", run.stderr);
     // Nothing near: no guess, the list all the same.
     let far = w.run(&["start", "quantum"]);
@@ -69,5 +70,21 @@ fn a_near_miss_reads_right_at_sixty_eighty_and_a_hundred_and_twenty_columns() {
             assert!(line.chars().count() <= columns, "{columns}: {line}");
         }
         insta::assert_snapshot!(format!("check_near_miss_{columns}"), run.stderr.text());
+    }
+}
+
+#[test]
+fn lesson_by_number_reads_right_at_sixty_eighty_and_a_hundred_and_twenty_columns() {
+    let w = Workshop::new();
+    for columns in [60, 80, 120] {
+        let run = at(&w, columns, &["lesson", "7"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        // Code blocks (indented by four) and a command in the text are kept whole, to be copied.
+        let prose = |l: &&str| !(l.starts_with("    ") && !l.starts_with("    -")) && !l.contains("`./workshop ");
+        for line in run.stdout.lines().filter(prose) {
+            assert!(line.chars().count() <= columns, "{columns}: {line}");
+        }
+        let head: String = run.stdout.lines().take(16).map(|l| format!("{l}\n")).collect();
+        insta::assert_snapshot!(format!("lesson_7_head_{columns}"), head);
     }
 }

@@ -207,7 +207,9 @@ fn quiz_for_a_lesson_without_one_says_so() {
 #[test]
 fn no_quiz_shows_a_backslash_before_a_quote() {
     let w = Workshop::new();
-    for lesson in std::fs::read_dir(w.path("lessons")).unwrap().flatten().filter(|e| e.path().join("quiz.toml").is_file()) {
+    for lesson in
+        std::fs::read_dir(w.path("lessons")).unwrap().flatten().filter(|e| e.path().join("quiz.toml").is_file())
+    {
         let id = lesson.file_name().into_string().unwrap();
         let run = w.run(&["quiz", &id, "--format", "json"]);
         assert_eq!(run.code, 0, "{id}: {}", run.stderr);

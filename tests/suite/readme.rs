@@ -36,7 +36,10 @@ fn edit(w: &Workshop, n: usize) {
 enum Shown {
     All,
     /// All but the lines after the one starting with `after` and before the one with `before`.
-    Cut { after: &'static str, before: &'static str },
+    Cut {
+        after: &'static str,
+        before: &'static str,
+    },
     /// Only the lines from the one that starts with this on.
     From(&'static str),
 }
@@ -134,7 +137,8 @@ fn the_readme_session_is_what_the_tool_prints() {
     }
     let shown = &readme[open..close];
     if shown != made {
-        let diff = similar::TextDiff::from_lines(shown, made.as_str()).unified_diff().header("README", "printed").to_string();
+        let diff =
+            similar::TextDiff::from_lines(shown, made.as_str()).unified_diff().header("README", "printed").to_string();
         panic!("the README's session is not what the tool prints now (WORKSHOP_UPDATE_README=1 writes it):\n{diff}");
     }
 }

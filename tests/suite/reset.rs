@@ -110,7 +110,11 @@ fn reset_undo_without_a_backup_says_there_is_none() {
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
     let run = w.run(&["reset", "--undo"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("there is no backup of work/structured-errors/errors.py to bring back"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("there is no backup of work/structured-errors/errors.py to bring back"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(w.read(WORK), w.read(STARTER));
     let force = w.run(&["reset", "--force"]);
     assert_eq!(force.code, 2, "--force goes with --undo only");
