@@ -65,7 +65,12 @@ impl Context {
     /// or the one started last.
     pub fn lesson(&self, id: Option<&str>) -> Result<Lesson, Error> {
         if let Some(word) = id {
-            return Lesson::load(&self.root, &lesson::resolve(&self.root, word)?);
+            let id = lesson::resolve(&self.root, word)?;
+            // Another lesson named: the next command that names none says which it means again.
+            if Progress::read(&self.root).announced.is_some_and(|said| said != id) {
+                self.announce(None);
+            }
+            return Lesson::load(&self.root, &id);
         }
         let known = lesson::known_ids(&self.root);
         if known.len() == 1 {
@@ -83,6 +88,11 @@ impl Context {
             .max();
         if let Some((_, id)) = latest {
             let lesson = Lesson::load(&self.root, id)?;
+            // Said once per switch of lesson, not on every command.
+            if progress.announced.as_deref() == Some(id.as_str()) {
+                return Ok(lesson);
+            }
+            self.announce(Some(id));
             let note = format!(
                 "(lesson {}: the one you started last. Name another to switch, such as ./workshop {} {}.)",
                 lesson.id,
@@ -94,6 +104,14 @@ impl Context {
             return Ok(lesson);
         }
         Err(Error::usage(format!("name a lesson, since you have not started one yet:\n{}", self.lesson_list()?)))
+    }
+
+    /// Keep which lesson the note last named (none: the next inference names it again). Progress
+    /// is a convenience: a failure to save it is said, and the command goes on.
+    fn announce(&self, id: Option<&str>) {
+        if let Err(e) = Progress::change(&self.root, |p| p.announced = id.map(str::to_string)) {
+            crate::errln!("warning: progress was not saved ({e}); your files are fine.");
+        }
     }
 
     /// The lessons as a short list, one a line, for messages that ask for one.

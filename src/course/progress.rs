@@ -34,6 +34,10 @@ pub(crate) struct LessonProgress {
 pub(crate) struct Progress {
     #[serde(default)]
     pub lessons: BTreeMap<String, LessonProgress>,
+    /// The lesson a command that named none was last said to mean: the note says it again only
+    /// when that changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub announced: Option<String>,
 }
 
 /// Far more than any learner's progress takes.
@@ -69,6 +73,11 @@ impl Progress {
     /// Two commands at once (a `check` and a `hint`) take turns, so neither loses the other's
     /// change: the read-change-write happens under an exclusive lock on `work/.progress.lock`.
     pub(crate) fn update(root: &Path, lesson: &str, change: impl FnOnce(&mut LessonProgress)) -> std::io::Result<()> {
+        Progress::change(root, |progress| change(progress.lessons.entry(lesson.to_string()).or_default()))
+    }
+
+    /// Read, change, write back, under the same lock as `update`.
+    pub(crate) fn change(root: &Path, change: impl FnOnce(&mut Progress)) -> std::io::Result<()> {
         let target = path(root);
         if let Some(dir) = target.parent() {
             std::fs::create_dir_all(dir)?;
@@ -77,7 +86,7 @@ impl Progress {
         // flock(2) on Unix; released when `lock` is closed, at the end of this function.
         lock.lock()?;
         let mut progress = Progress::read(root);
-        change(progress.lessons.entry(lesson.to_string()).or_default());
+        change(&mut progress);
         progress.write(root)
     }
 }
