@@ -54,6 +54,7 @@ impl Standing {
 /// The lessons in course order, each with the learner's standing and record.
 pub(crate) struct Course {
     pub lessons: Vec<(Lesson, Standing, LessonProgress)>,
+    pub preface: crate::course::preface::Preface,
 }
 
 impl Course {
@@ -67,7 +68,21 @@ impl Course {
                 (lesson, standing, entry)
             })
             .collect();
-        Ok(Course { lessons })
+        Ok(Course { lessons, preface: crate::course::preface::Preface::read(&ctx.root)? })
+    }
+
+    /// Where the lessons before the first one here are, when the course does not start at 1.
+    pub(crate) fn before_first(&self) -> Option<String> {
+        let first = self.lessons.first()?.0.number;
+        let gap = match first {
+            0 | 1 => return None,
+            2 => "This workshop starts at lesson 2: lesson 1 is not in it.".to_string(),
+            n => format!("This workshop starts at lesson {n}: lessons 1 to {} are not in it.", n - 1),
+        };
+        Some(match &self.preface.before {
+            Some(more) => format!("{gap} {}", more.trim()),
+            None => gap,
+        })
     }
 
     /// The lesson that follows `id` in the course, if any.

@@ -13,15 +13,21 @@ pub(crate) fn run(ctx: &Context) -> Result<i32, Error> {
         return Ok(EXIT_SUCCESS);
     }
     crate::output::print(&rows(&course, &ctx.styles, ctx.width))?;
+    if let Some(before) = course.before_first() {
+        outln!()?;
+        for line in textwrap::wrap(&before, crate::render::plain_words(ctx.width)) {
+            outln!("{}", ctx.styles.paint(ctx.styles.dim, line))?;
+        }
+    }
     if let Some(step) = course.next_step() {
         outln!("\n> marks the lesson to do next: {}", step.command)?;
     }
     Ok(EXIT_SUCCESS)
 }
 
-/// One line a lesson: number, id, title, standing, last quiz score; `>` before the next one.
-/// Within `width` columns: titles too long for what is left of a line end in `…`, so a row is
-/// never broken by the terminal in the middle of a word.
+/// A row a lesson: number, id, title, standing, last quiz score; `>` before the next one.
+/// Within `width` columns: a title too long for its column wraps inside it; where that column
+/// would be too narrow to read, each lesson takes lines of its own: the id, the title, the standing.
 pub(crate) fn rows(course: &Course, s: &Styles, width: usize) -> String {
     let next = course.next_step().map(|step| step.lesson.id.clone());
     let id_width = course.lessons.iter().map(|(l, _, _)| l.id.len()).max().unwrap_or(0);
@@ -30,9 +36,11 @@ pub(crate) fn rows(course: &Course, s: &Styles, width: usize) -> String {
     };
     let widest_tail = course.lessons.iter().map(|(_, st, e)| tail(st, e.quiz)).max().unwrap_or(0);
     // The mark, the number, the id and the gaps: `>  5  structured-errors  `.
-    let room = width.saturating_sub(1 + 3 + 2 + id_width + 2 + 2 + widest_tail).max(16);
+    let lead = 1 + 3 + 2 + id_width + 2;
     let longest = course.lessons.iter().map(|(l, _, _)| l.title.chars().count()).max().unwrap_or(0);
-    let title_width = longest.min(room);
+    let beside = width.saturating_sub(lead + 2 + widest_tail);
+    let title_width = beside.min(longest);
+    let stacked = beside < MIN_TITLE.min(longest);
     let mut out = String::new();
     for (lesson, standing, entry) in &course.lessons {
         let words = standing.words();
@@ -46,11 +54,32 @@ pub(crate) fn rows(course: &Course, s: &Styles, width: usize) -> String {
             None => String::new(),
         };
         let mark = if next.as_deref() == Some(lesson.id.as_str()) { s.paint(s.strong, ">") } else { " ".into() };
-        let title = match lesson.title.chars().count() > title_width {
-            true => format!("{}…", lesson.title.chars().take(title_width - 1).collect::<String>()),
-            false => format!("{:<title_width$}", lesson.title),
-        };
-        out.push_str(&format!("{mark}{:>3}  {:<id_width$}  {title}  {state}{quiz}\n", lesson.number, lesson.id));
+        if stacked {
+            let head = format!("{mark}{:>3}  {}", lesson.number, lesson.id);
+            // Under the id: the title, then the standing, each wrapped to what is left.
+            let words = crate::render::plain_words(width.saturating_sub(STACKED));
+            out.push_str(&format!("{head}\n"));
+            for line in textwrap::wrap(&lesson.title, words.clone()) {
+                out.push_str(&format!("{:STACKED$}{line}\n", ""));
+            }
+            out.push_str(&format!("{:STACKED$}{state}{quiz}\n", ""));
+            continue;
+        }
+        let title = textwrap::wrap(&lesson.title, crate::render::plain_words(title_width));
+        let first = title.first().map(|l| l.to_string()).unwrap_or_default();
+        out.push_str(&format!(
+            "{mark}{:>3}  {:<id_width$}  {first:<title_width$}  {state}{quiz}\n",
+            lesson.number, lesson.id
+        ));
+        for line in title.iter().skip(1) {
+            out.push_str(&format!("{:lead$}{line}\n", ""));
+        }
     }
     out
 }
+
+/// Where a stacked row's title and standing start: under the id.
+const STACKED: usize = 6;
+
+/// The narrowest title column worth reading beside the standing.
+const MIN_TITLE: usize = 16;

@@ -24,6 +24,12 @@ pub(super) fn run(ctx: &Context) -> Result<i32, Error> {
     }
     output::print(&crate::commands::list::rows(&course, s, ctx.width))?;
     outln!()?;
+    if let Some(before) = course.before_first() {
+        for line in textwrap::wrap(&before, crate::render::plain_words(ctx.width)) {
+            outln!("{}", s.paint(s.dim, line))?;
+        }
+        outln!()?;
+    }
     match course.next_step() {
         Some(step) => {
             let why = if step.starts {

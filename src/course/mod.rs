@@ -1,6 +1,7 @@
 //! The course on disk: the workshop root that holds `lessons/`, the learner's work folder and
-//! its files, and the learner's progress.
+//! its files, the learner's progress, and what the course says of itself (`preface`).
 
+pub(crate) mod preface;
 pub(crate) mod progress;
 pub(crate) mod root;
 pub(crate) mod starter;

@@ -91,7 +91,7 @@ fn the_note_on_the_lesson_meant_comes_once_per_switch_of_lesson() {
 #[test]
 fn the_course_says_where_the_lessons_before_its_first_are() {
     let w = Workshop::new();
-    let said = "Lessons 1 to 3 are not in this workshop: it starts at lesson 4.";
+    let said = "This workshop starts at lesson 4: lessons 1 to 3 are not in it.";
     for args in [vec![], vec!["list"]] {
         let run = w.run(&args);
         assert_eq!(run.code, 0, "{}", run.stderr);
@@ -101,5 +101,5 @@ fn the_course_says_where_the_lessons_before_its_first_are() {
     assert!(flat(&readme).contains(said), "the README says it too");
     // A course that starts at its first lesson has nothing to say.
     let one = Workshop::from_fixture("relay");
-    assert!(!one.run(&["list"]).stdout.contains("not in this workshop"));
+    assert!(!one.run(&["list"]).stdout.contains("not in it"));
 }
