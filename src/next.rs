@@ -85,10 +85,13 @@ impl Course {
         })
     }
 
-    /// The lesson that follows `id` in the course, if any.
-    pub(crate) fn after(&self, id: &str) -> Option<&Lesson> {
-        let at = self.lessons.iter().position(|(l, _, _)| l.id == id)?;
-        self.lessons.get(at + 1).map(|(l, _, _)| l)
+    /// The lesson to go on to from `id`: the first never green after it in course order, else
+    /// the first before it. `None` when every other lesson has been green.
+    pub(crate) fn after(&self, id: &str) -> Option<(&Lesson, &Standing)> {
+        let from = self.lessons.iter().position(|(l, _, _)| l.id == id).map_or(0, |at| at + 1);
+        let (later, earlier) = (&self.lessons[from..], &self.lessons[..from]);
+        let open = later.iter().chain(earlier).find(|(l, s, _)| l.id != id && !s.was_green());
+        open.map(|(lesson, standing, _)| (lesson, standing))
     }
 
     /// What to do next, as one command and the lesson it is about: the lesson started last that
@@ -107,11 +110,11 @@ impl Course {
         Some(Next { lesson, command: format!("./workshop start {}", lesson.id), starts: true })
     }
 
-    /// The command that takes the learner from a green `id` into the lesson after it: `start`,
+    /// The command that takes the learner from a green `id` into the lesson to do next: `start`,
     /// or `check` when it was started already (start would refuse an edited file).
     pub(crate) fn on_from(&self, id: &str) -> Option<Next<'_>> {
-        let next = self.after(id)?;
-        let started = self.lessons.iter().any(|(l, s, _)| l.id == next.id && s.started());
+        let (next, standing) = self.after(id)?;
+        let started = standing.started();
         let verb = if started { "check" } else { "start" };
         Some(Next { lesson: next, command: format!("./workshop {verb} {}", next.id), starts: !started })
     }
@@ -150,7 +153,7 @@ fn standing(ctx: &Context, lesson: &Lesson, entry: &LessonProgress) -> Standing 
 }
 
 /// What a green lesson opens, in order: the learner's code replayed beside the starter, the quiz,
-/// then the next lesson by name. The text ends with a line when there is no next lesson.
+/// then the next unfinished lesson by name. The text ends with a line when every lesson is done.
 pub(crate) fn door(ctx: &Context, lesson: &Lesson) -> Result<Door, Error> {
     let course = Course::read(ctx)?;
     let mut ways = vec![Step {
@@ -177,7 +180,7 @@ pub(crate) fn door(ctx: &Context, lesson: &Lesson) -> Result<Door, Error> {
     }
     let mut text = crate::render::steps::text(&ways, false, &ctx.styles, ctx.width);
     if next.is_none() {
-        text.push_str("  That was the last lesson of the course.\n");
+        text.push_str("  Every lesson of the course is done.\n");
     }
     Ok(Door { text, next: next.is_some() })
 }

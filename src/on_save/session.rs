@@ -25,8 +25,8 @@ use super::output::Output;
 pub(crate) enum NoNext {
     #[error("n starts the next lesson once every check here is green.")]
     NotGreen,
-    #[error("{0} is the last lesson: there is no next one.")]
-    Last(String),
+    #[error("every lesson of the course is done: there is no next one.")]
+    AllDone,
     /// The course could not be read.
     #[error(transparent)]
     Course(Error),
@@ -198,8 +198,8 @@ impl<'a> Session<'a> {
         }
         let course = crate::next::Course::read(self.ctx).map_err(NoNext::Course)?;
         match course.after(&self.lesson.id) {
-            Some(next) => Ok(next.id.clone()),
-            None => Err(NoNext::Last(self.lesson.id.clone())),
+            Some((next, _)) => Ok(next.id.clone()),
+            None => Err(NoNext::AllDone),
         }
     }
 

@@ -615,3 +615,18 @@ fn check_watch_a_save_that_stops_the_world_is_that_saves_error_and_the_next_save
     assert!(fixed.contains("14/14 passed"), "{fixed}");
     assert_eq!(w.quit(), 0);
 }
+
+#[test]
+fn check_watch_n_says_when_every_lesson_is_done() {
+    let ws = Workshop::lesson5();
+    assert_eq!(ws.run(&["start", "structured-errors"]).code, 0);
+    let mut w = Watch::start(&ws, &[]);
+    ws.write(WORK, &solution());
+    let green = w.block_where("green", |b| b.contains("14/14 passed"));
+    assert!(green.contains("Every lesson of the course is done."), "{green}");
+    assert!(!green.contains("n starts the next lesson"), "{green}");
+    w.key("n");
+    let done = w.block_where("n with nothing left", |b| b.contains("there is no next one"));
+    assert!(flat(&done).contains("every lesson of the course is done: there is no next one."), "{done}");
+    assert_eq!(w.quit(), 0);
+}
