@@ -89,7 +89,7 @@ pub(crate) enum Command {
     Check(CheckArgs),
     /// For course operators: grade a class's files in parallel, one JSON (or CSV) line per file.
     #[command(
-        after_help = "Examples:\n  ./workshop grade structured-errors submissions/ > results.jsonl\n  ./workshop grade submissions/ --format csv > results.csv\n  ./workshop grade submissions/ --partition 2/4      the second of four CI jobs\n  ./workshop grade structured-errors solution/ --format exercism --sandbox bwrap\n  ./workshop grade submissions/ --format html > class.html   one page: open it in a browser\n\nIn a folder, every file named like the lesson's work file (errors.py) is graded, found recursively; if there is none, every .py file (with --format exercism, each folder is one solution: its errors.py). Files are graded in sorted order, each in a fresh private folder, under bubblewrap where it works (own PIDs, no network, read-only system, cleared environment) and resource limits, and printed in that order. A summary goes to stderr, saying how files were isolated.\n\nExit status: 0 every file got a verdict (pass, fail or error), 2 could not run (no such lesson, no files, no Python, --sandbox bwrap without a working bubblewrap, bad usage)."
+        after_help = "Examples:\n  ./workshop grade <lesson> submissions/ > results.jsonl\n  ./workshop grade submissions/ --format csv > results.csv\n  ./workshop grade submissions/ --partition 2/4      the second of four CI jobs\n  ./workshop grade <lesson> solution/ --format exercism --sandbox bwrap\n  ./workshop grade submissions/ --format html > class.html   one page: open it in a browser\n\nIn a folder, every file named like the lesson's work file (the file ./workshop start <lesson> puts in work/<lesson>/) is graded, found recursively; if there is none, every .py file (with --format exercism, each folder is one solution: its file of that name). Files are graded in sorted order, each in a fresh private folder, under bubblewrap where it works (own PIDs, no network, read-only system, cleared environment) and resource limits, and printed in that order. A summary goes to stderr, saying how files were isolated.\n\nExit status: 0 every file got a verdict (pass, fail or error), 2 could not run (no such lesson, no files, no Python, --sandbox bwrap without a working bubblewrap, bad usage)."
     )]
     Grade(GradeArgs),
     /// The lessons, with your progress in each.
@@ -105,6 +105,7 @@ pub(crate) enum Command {
     Doctor(DoctorArgs),
     /// For lesson authors: run every scripted combination and write its authored turns as recordings.
     #[command(
+        mut_arg("live", |a| a.help(RECORD_LIVE)),
         after_help = "Examples:\n  ./workshop record <lesson>\n  ANTHROPIC_API_KEY=... ./workshop record <lesson> --live\n  ./workshop record <lesson> --live --ticket <ticket> --runtime harness\n\nWithout --live the replies come from recordings/<lesson>/script.toml and are labelled `authored`. With --live every request goes to the model and each turn is labelled `live` with its model, date and request id; the files are written only once every run went through."
     )]
     Record(RecordArgs),
@@ -206,6 +207,12 @@ pub(crate) struct WatchArgs {
     #[command(flatten)]
     pub live: LiveArgs,
 }
+
+/// `record --live`: what `--live` does there (LiveArgs says what it does in `watch`).
+const RECORD_LIVE: &str = concat!(
+    "Ask the model for every turn (key from ANTHROPIC_API_KEY, address from ANTHROPIC_BASE_URL) ",
+    "instead of writing the script's authored turns"
+);
 
 /// Asking the model itself (the Messages API) instead of only replaying.
 #[derive(Debug, Clone, Default, Args)]

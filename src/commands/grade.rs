@@ -65,6 +65,10 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
         skipped: &skipped,
         key,
         key_given,
+        detail: match args.format {
+            GradeFormat::Html => "the page names each file's checks",
+            _ => "each file's line on stdout names its checks",
+        },
     };
     if args.format == GradeFormat::Html {
         super::pages::class(&lesson, &reports, &isolation.line(), &skipped)?;

@@ -20,13 +20,15 @@ pub(crate) struct Summary<'a> {
     /// The sample key of this run (see `sample_key`), and whether `WORKSHOP_SEED` gave it.
     pub(crate) key: u64,
     pub(crate) key_given: bool,
+    /// Where each file's checks are named: its line on stdout, or the page.
+    pub(crate) detail: &'static str,
 }
 
 /// What the operator reads on stderr: the counts, how files were isolated, then each check with
 /// how many files fail it. Names and messages come from submissions: shown escaped.
 pub(crate) fn summary(reports: &[Report], context: &Summary) -> String {
     let mut out = head(reports, context);
-    checks(&mut out, reports);
+    checks(&mut out, reports, context.detail);
     not_loaded(&mut out, reports);
     if !context.skipped.is_empty() {
         let _ = writeln!(out, "skipped, not regular files:");
@@ -84,7 +86,7 @@ fn samples(context: &Summary) -> String {
 
 /// Each check in lesson order, then sorted by files not passing it (failed, or could not run):
 /// a stable sort keeps ties in order.
-fn checks(out: &mut String, reports: &[Report]) {
+fn checks(out: &mut String, reports: &[Report], detail: &str) {
     let mut order: Vec<(String, String)> = Vec::new();
     let mut fails: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for report in reports {
@@ -102,8 +104,7 @@ fn checks(out: &mut String, reports: &[Report]) {
     order.sort_by_key(|(id, _)| std::cmp::Reverse(not_passed(id)));
     let (failed, clean): (Vec<_>, Vec<_>) = order.iter().partition(|(id, _)| not_passed(id) > 0);
     if !failed.is_empty() {
-        let _ =
-            writeln!(out, "files failing each check, most failed first (each file's line on stdout names its checks):");
+        let _ = writeln!(out, "files failing each check, most failed first ({detail}):");
         let width = failed.iter().map(|(id, _)| id.len()).max().unwrap_or(0);
         for (id, name) in &failed {
             let (f, e) = fails[id];

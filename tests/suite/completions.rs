@@ -133,8 +133,8 @@ fn help_names_no_one_lessons_file_and_speaks_of_its_own_command() {
     assert!(flat(&grade).contains("every file named like the lesson's work file"), "{grade}");
     let record = w.run(&["record", "--help"]).stdout.clone();
     assert!(!record.contains("watch asks"), "{record}");
-    let live = flat(record.split("--live").nth(1).unwrap_or_default());
-    assert!(live.starts_with("Ask the model"), "{record}");
+    let live = record.lines().find(|l| l.trim_start().starts_with("--live ")).unwrap_or_default();
+    assert!(flat(live).starts_with("--live Ask the model for every turn"), "{record}");
     let watch = flat(&w.run(&["watch", "--help"]).stdout);
     assert!(watch.contains("asks only where no recording answers"), "{watch}");
 }
