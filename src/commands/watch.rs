@@ -116,7 +116,7 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
 }
 
 /// The codes replayed (the starter and another with `compare`), the note above the first cards
-/// (styled, empty for none) and its words, for the page.
+/// (styled, empty for none) and the part of it a page shows.
 fn codes_and_note(
     ctx: &Context,
     lesson: &crate::lesson::Lesson,
@@ -130,8 +130,10 @@ fn codes_and_note(
     let other = compared_with(ctx, lesson, &args.code)?;
     let (mut note, mut said) = (String::new(), None);
     if args.format == Format::Text && args.code == CodeArg::Auto {
-        let words = said.insert(compare_note(ctx, lesson, &other));
-        let lines = textwrap::wrap(words, crate::render::plain_words(ctx.width));
+        let (fact, how) = compare_note(ctx, lesson, &other);
+        let words = format!("{fact} {how}");
+        said = Some(fact);
+        let lines = textwrap::wrap(&words, crate::render::plain_words(ctx.width));
         note = lines.iter().map(|l| ctx.styles.paint(ctx.styles.dim, l) + "\n").collect::<String>() + "\n";
     }
     Ok((vec![CodeChoice::Starter, other], note, said))
@@ -183,19 +185,23 @@ fn compared_with(ctx: &Context, lesson: &crate::lesson::Lesson, code: &CodeArg) 
     })
 }
 
-/// The line above an automatic comparison: whose run is beside the starter's, and the option
-/// for the other.
-fn compare_note(ctx: &Context, lesson: &crate::lesson::Lesson, other: &CodeChoice) -> String {
+/// The line above an automatic comparison: whose run is beside the starter's, then (for the
+/// terminal only: a page has no command line) how to see the other.
+fn compare_note(ctx: &Context, lesson: &crate::lesson::Lesson, other: &CodeChoice) -> (String, String) {
     let fix = &lesson.solution_label;
     match other {
-        CodeChoice::Yours => format!(
-            "The starter beside yours ({}). The reference fix instead: --code {fix}",
-            ctx.shown(&lesson.work_file(&ctx.root))
+        CodeChoice::Yours => (
+            format!("The starter beside yours ({}).", ctx.shown(&lesson.work_file(&ctx.root))),
+            format!("The reference fix instead: --code {fix}"),
         ),
-        _ if lesson.work_file(&ctx.root).is_file() => format!(
-            "The starter beside the reference fix ({fix}): your file is still the starter. Once you edit it, --compare shows yours."
+        _ if lesson.work_file(&ctx.root).is_file() => (
+            format!("The starter beside the reference fix ({fix}): your file is still the starter."),
+            "Once you edit it, --compare shows yours.".into(),
         ),
-        _ => format!("The starter beside the reference fix ({fix}). After ./workshop start {}, --compare shows yours once you edit it.", lesson.id),
+        _ => (
+            format!("The starter beside the reference fix ({fix})."),
+            format!("After ./workshop start {}, --compare shows yours once you edit it.", lesson.id),
+        ),
     }
 }
 

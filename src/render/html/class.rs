@@ -27,6 +27,7 @@ thead th{border-bottom:2px solid var(--line);white-space:nowrap}
 .checks meter{width:10rem;max-width:40vw;vertical-align:middle;margin-right:.5rem}
 .checks td{white-space:nowrap}
 #files td{overflow-wrap:anywhere}
+#files td.file code{overflow-wrap:normal}
 #files td:first-child{min-width:12rem}
 .checks th{font-weight:400}
 #files td.score{white-space:nowrap}
@@ -87,7 +88,8 @@ pub(crate) fn page(class: &Class) -> String {
     super::page(&format!("{} · the class", class.lesson), STYLE, SCRIPT, &body)
 }
 
-/// A bar per check, in the lesson's order: how many of the files that ran pass it.
+/// A bar per check, in the lesson's order: how many of the class's files pass it. A file that
+/// could not run passes none, so every bar is out of the same number.
 fn checks(reports: &[Report]) -> String {
     let ran: Vec<&Report> = reports.iter().filter(|r| r.status != Status::Error).collect();
     let mut order: Vec<(&str, &str, usize)> = Vec::new();
@@ -104,8 +106,14 @@ fn checks(reports: &[Report]) -> String {
         return String::new();
     }
     let mut out = String::from("<section aria-labelledby=\"checks-h\">\n<h2 id=\"checks-h\">Each check</h2>\n");
+    let total = reports.len();
+    let unrun = total - ran.len();
+    if unrun > 0 {
+        let unrun = crate::render::count(unrun, "file");
+        let said = "A file that could not run counts as not passing";
+        let _ = writeln!(out, "<p class=\"dim\">Out of all {total} files. {said}: {unrun} below.</p>");
+    }
     out.push_str("<table class=\"checks\">\n<thead><tr><th scope=\"col\">check</th><th scope=\"col\">files that pass it</th></tr></thead>\n<tbody>\n");
-    let total = ran.len();
     for (id, name, pass) in order {
         let _ = writeln!(
             out,
@@ -148,16 +156,22 @@ fn files(reports: &[Report]) -> String {
         let class = if report.status == Status::Pass { "pass" } else { "fail" };
         let _ = writeln!(
             out,
-            "<tr data-file=\"{file}\" data-score=\"{score:.4}\" data-first=\"{first}\"><td><code>{file}</code></td><td class=\"score {class}\">{} / {}</td><td>{failure}</td><td>{advice}</td></tr>",
+            "<tr data-file=\"{file}\" data-score=\"{score:.4}\" data-first=\"{first}\"><td class=\"file\"><code>{shown}</code></td><td class=\"score {class}\">{} / {}</td><td>{failure}</td><td>{advice}</td></tr>",
             report.passed,
             report.total,
             file = esc(&report.file),
+            shown = breakable(&report.file),
             score = score(report),
             first = esc(first_id),
         );
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
     out
+}
+
+/// A path, escaped, that may break after each folder's `/` and nowhere inside a name.
+fn breakable(path: &str) -> String {
+    esc(path).replace('/', "/<wbr>")
 }
 
 /// The files that did not load (no check ran), each with why; then the entries skipped.
