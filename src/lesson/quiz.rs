@@ -62,6 +62,10 @@ pub(crate) enum Invalid {
     NotAnOption { question: usize, letter: char, letters: String },
     #[error("question {0} lists an answer letter twice")]
     AnswerTwice(usize),
+    /// A backslash before a quote in the text: a quote escaped twice in the TOML source, which
+    /// the learner would read as it is.
+    #[error("question {question}: its {field} shows \\\", a quote escaped twice: write \\\" once, or use '")]
+    EscapedQuote { question: usize, field: &'static str },
     /// A question's section is no heading of the lesson's text (`text`, whose headings are listed).
     #[error("question {question}: its section \"{section}\" is not a ## heading of {text} (they are: {headings})")]
     UnknownSection { question: usize, section: String, text: String, headings: String },
@@ -178,6 +182,13 @@ impl Question {
         }
         if self.answer.is_empty() {
             return Err(Invalid::NoAnswer(n));
+        }
+        let escaped = |text: &str| text.contains("\\\"");
+        if escaped(&self.prompt) {
+            return Err(Invalid::EscapedQuote { question: n, field: "prompt" });
+        }
+        if self.options.iter().any(|o| escaped(&o.text) || escaped(&o.explanation)) {
+            return Err(Invalid::EscapedQuote { question: n, field: "options" });
         }
         if let Some(letter) = self.answer.iter().find(|l| self.option(**l).is_none()) {
             return Err(Invalid::NotAnOption { question: n, letter: *letter, letters: self.letters() });

@@ -228,8 +228,9 @@ fn a_quiz_written_with_a_quote_escaped_twice_is_refused_with_its_question() {
     let path = "lessons/structured-errors/quiz.toml";
     let quiz = w.read(path);
     let first = quiz.find("prompt = \"").unwrap() + "prompt = \"".len();
-    w.write(path, &format!("{}It says \\\\\"no\\\\\". {}", &quiz[..first], &quiz[first..]));
+    // In TOML, `\\\"` is a backslash, then a quote: what the learner would read.
+    w.write(path, &format!("{}It says \\\\\\\"no\\\\\\\". {}", &quiz[..first], &quiz[first..]));
     let run = w.run(&["quiz", "structured-errors", "--format", "json"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
-    assert!(run.stderr.contains("question 1: its prompt shows a backslash before a quote"), "{}", run.stderr);
+    assert!(run.stderr.contains("question 1: its prompt shows \\\", a quote escaped twice"), "{}", run.stderr);
 }
