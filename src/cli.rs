@@ -124,7 +124,7 @@ pub(crate) enum Command {
     Hint(HintArgs),
     /// Put the starter back in work/<lesson>/, keeping your version as a backup beside it.
     #[command(
-        after_help = "Examples:\n  ./workshop reset\n  ./workshop reset <lesson> --yes   no question, even on a terminal\n\nOn a terminal it asks first (y/N); off a terminal (a script) it goes ahead. Your file is never lost: it is moved to <file>.backup-<time>.py."
+        after_help = "Examples:\n  ./workshop reset\n  ./workshop reset <lesson> --yes   no question, even on a terminal\n  ./workshop reset --undo          your version back, from its last backup\n\nOn a terminal it asks first (y/N); off a terminal (a script) it goes ahead. Your file is never lost: it is moved to <file>.backup-<time>.py, and --undo moves the last backup back."
     )]
     Reset(ResetArgs),
     /// The reference solution as a diff against your file, once your checks are green.
@@ -299,6 +299,13 @@ pub(crate) struct ResetArgs {
     /// Do not ask first.
     #[arg(long, short)]
     pub yes: bool,
+    /// Bring the last backup of your file back instead (it is refused if you edited the file
+    /// since the reset).
+    #[arg(long)]
+    pub undo: bool,
+    /// With --undo: bring it back even over edits, which are kept as a backup in turn.
+    #[arg(long, requires = "undo")]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

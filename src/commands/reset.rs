@@ -1,4 +1,5 @@
-//! `workshop reset`: the starter back in work/<lesson>/, the learner's version kept beside it.
+//! `workshop reset`: the starter back in work/<lesson>/, the learner's version kept beside it;
+//! `reset --undo`: that version back again.
 
 use std::io::BufRead;
 
@@ -10,6 +11,14 @@ use crate::{course::starter, outln, output};
 pub(super) fn run(ctx: &Context, args: ResetArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let file = lesson.work_file(&ctx.root);
+    if args.undo {
+        let undone = starter::bring_back(&ctx.at(), &lesson, args.force)?;
+        if let Some(kept) = &undone.kept {
+            outln!("kept     your previous version as {}", ctx.shown(kept))?;
+        }
+        outln!("restored {} from {}", ctx.shown(&file), ctx.shown(&undone.restored))?;
+        return Ok(EXIT_SUCCESS);
+    }
     if !starter::edited(&ctx.at(), &lesson) && file.is_file() {
         outln!("{} is already the starter: nothing to reset.", ctx.shown(&file))?;
         return Ok(EXIT_SUCCESS);

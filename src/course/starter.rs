@@ -1,5 +1,5 @@
-//! The learner's work folder: putting the starter in place without ever losing an edit. Shared
-//! by `start` and `reset`. An edited file is moved to a timestamped backup beside it (never over
+//! The learner's work folder: putting the starter in place without ever losing an edit, and
+//! bringing the last backup back (`reset --undo`). Shared by `start` and `reset`. An edited file is moved to a timestamped backup beside it (never over
 //! an existing file), the starter is placed only where nothing is (a save meanwhile wins), and two
 //! runs at once take turns on a lock of the folder.
 
@@ -87,6 +87,79 @@ pub(crate) fn edited(at: &Where, lesson: &Lesson) -> bool {
     }
 }
 
+/// What `reset --undo` did: the backup it brought back, and where it kept the file it replaced.
+pub(crate) struct Undone {
+    pub restored: PathBuf,
+    pub kept: Option<PathBuf>,
+}
+
+/// Bring the work file's last backup (from `reset` or `start --force`) back in its place. A work
+/// file edited since is refused unless `force`, and then kept as a backup itself.
+pub(crate) fn bring_back(at: &Where, lesson: &Lesson, force: bool) -> Result<Undone, Error> {
+    let mine = lesson.work_file(&at.root);
+    let work = lesson.work_dir(&at.root);
+    let _lock = files::lock_folder(&work).map_err(|e| Error::io(format!("could not lock {}", at.shown(&work)), e))?;
+    let Some(last) = last_backup(&mine) else {
+        return Err(Error::usage(format!(
+            "there is no backup of {} to bring back: reset keeps one when it replaces your edits.",
+            at.shown(&mine)
+        )));
+    };
+    let undo = format!("./workshop reset {} --undo", lesson.id);
+    if edited(at, lesson) && !force {
+        return Err(Error::Refused(format!(
+            "{} has changed since it was reset, so --undo left it alone. To bring back {} anyway, keeping this version as a backup too: {undo} --force",
+            at.shown(&mine),
+            at.shown(&last)
+        )));
+    }
+    // Moved aside first and then looked at, so a save made meanwhile is kept, never lost.
+    let kept = match std::fs::symlink_metadata(&mine) {
+        Ok(_) => {
+            let moved =
+                keep_copy(&mine).map_err(|e| Error::io(format!("could not keep a copy of {}", at.shown(&mine)), e))?;
+            let starter = files::read_data(&lesson.starter_file(&at.root), files::DATA_CAP).ok();
+            let plain = std::fs::symlink_metadata(&moved).is_ok_and(|m| m.is_file());
+            match starter {
+                // The starter is in starter/ too: this copy of it need not be kept.
+                Some(bytes) if plain && files::holds(&moved, &bytes) => {
+                    let _ = std::fs::remove_file(&moved);
+                    None
+                }
+                _ => Some(moved),
+            }
+        }
+        Err(_) => None,
+    };
+    match files::rename_noreplace(&last, &mine) {
+        Ok(()) => Ok(Undone { restored: last, kept }),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(Error::Refused(format!(
+            "{} was saved while reset ran, so it was left as it is. Run {undo} again.",
+            at.shown(&mine)
+        ))),
+        Err(e) => Err(Error::io(format!("could not bring back {}", at.shown(&last)), e)),
+    }
+}
+
+/// The newest backup of `path` (`errors.backup-<UTC time>[-N].py` beside it), by its time, then N.
+fn last_backup(path: &Path) -> Option<PathBuf> {
+    let stem = path.file_stem()?.to_string_lossy().into_owned();
+    let ext = path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    let prefix = format!("{stem}.backup-");
+    let entries = std::fs::read_dir(path.parent()?).ok()?;
+    let dated = entries.flatten().filter_map(|entry| {
+        let name = entry.file_name().into_string().ok()?;
+        let stamp = name.strip_prefix(&prefix)?.strip_suffix(&ext)?.to_string();
+        // `…Z` is the first backup of that second, `…Z-2` the next: `-N` sorts by its number.
+        let (time, n) = match stamp.rsplit_once("Z-") {
+            Some((time, n)) => (time.to_string(), n.parse::<u32>().ok()?),
+            None => (stamp.strip_suffix('Z')?.to_string(), 1),
+        };
+        entry.file_type().ok()?.is_file().then(|| ((time, n), entry.path()))
+    });
+    dated.max_by(|a, b| a.0.cmp(&b.0)).map(|(_, path)| path)
+}
+
 /// The starter's files, relative to its folder, sorted.
 fn starter_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut found = Vec::new();
@@ -171,6 +244,19 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&taken).unwrap(), "earlier copy");
         assert_eq!(std::fs::read_to_string(&kept).unwrap(), "edit");
         assert!(!mine.exists());
+    }
+
+    #[test]
+    fn the_last_backup_is_the_newest_by_time_then_by_its_number() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["errors.backup-2026-12-04T19-35-34Z.py", "errors.backup-2026-12-04T19-35-34Z-2.py"] {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        std::fs::write(dir.path().join("errors.backup-2026-12-04T19-35-34Z-10.py"), "x").unwrap();
+        std::fs::write(dir.path().join("errors.backup-2026-12-03T23-59-59Z-99.py"), "x").unwrap();
+        let last = last_backup(&dir.path().join("errors.py")).unwrap();
+        assert_eq!(last, dir.path().join("errors.backup-2026-12-04T19-35-34Z-10.py"));
+        assert!(last_backup(&dir.path().join("other.py")).is_none());
     }
 
     #[test]
