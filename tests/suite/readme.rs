@@ -62,7 +62,7 @@ const SESSION: [(&str, Shown); 11] = [
     ("./workshop lesson 5", Shown::Cut { after: "Foundations, lesson 5.", before: "" }),
 ];
 
-/// The lines of `printed` the README shows, with `…` (indented as the line after it) for the
+/// The lines of `printed` the README shows, with `…` (indented as the first of them) for the
 /// lines left out.
 fn shown(printed: &str, how: Shown, command: &str) -> Vec<String> {
     let lines: Vec<&str> = printed.lines().collect();
@@ -83,8 +83,8 @@ fn shown(printed: &str, how: Shown, command: &str) -> Vec<String> {
             // An empty `before`: everything after is left out.
             let to = if before.is_empty() { lines.len() } else { find(from, before) };
             out.extend(lines[..from].iter().map(|l| l.to_string()));
-            let next = lines.get(to).copied().unwrap_or_default();
-            let indent = &next[..next.len() - next.trim_start().len()];
+            let first = lines.get(from).copied().unwrap_or_default();
+            let indent = &first[..first.len() - first.trim_start().len()];
             out.push(format!("{indent}…"));
             out.extend(lines[to..].iter().map(|l| l.to_string()));
         }
