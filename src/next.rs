@@ -77,7 +77,10 @@ impl Course {
         let gap = match first {
             0 | 1 => return None,
             2 => "This workshop starts at lesson 2: lesson 1 is not in it.".to_string(),
-            n => format!("This workshop starts at lesson {n}: lessons 1 to {} are not in it.", n - 1),
+            n => {
+                let last = n - 1;
+                format!("This workshop starts at lesson {n}: lessons 1 to {last} are not in it.")
+            }
         };
         Some(match &self.preface.before {
             Some(more) => format!("{gap} {}", more.trim()),

@@ -27,7 +27,7 @@ pub(crate) fn run(ctx: &Context) -> Result<i32, Error> {
 
 /// A row a lesson: number, id, title, standing, last quiz score; `>` before the next one.
 /// Within `width` columns: a title too long for its column wraps inside it; where that column
-/// would be too narrow to read, each lesson takes lines of its own: the id, the title, the standing.
+/// would be too narrow to read, each lesson takes lines of its own: id, title, standing.
 pub(crate) fn rows(course: &Course, s: &Styles, width: usize) -> String {
     let next = course.next_step().map(|step| step.lesson.id.clone());
     let id_width = course.lessons.iter().map(|(l, _, _)| l.id.len()).max().unwrap_or(0);

@@ -9,6 +9,7 @@ use crate::cli::CodeArg;
 use crate::cli::{Format, WatchArgs};
 use crate::commands::Context;
 use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_SUCCESS};
+use crate::lesson::Lesson;
 use crate::output;
 use crate::render::cards::{self, Look};
 use crate::replay::events::{self, Event, Run};
@@ -187,21 +188,23 @@ fn compared_with(ctx: &Context, lesson: &crate::lesson::Lesson, code: &CodeArg) 
 
 /// The line above an automatic comparison: whose run is beside the starter's, then (for the
 /// terminal only: a page has no command line) how to see the other.
-fn compare_note(ctx: &Context, lesson: &crate::lesson::Lesson, other: &CodeChoice) -> (String, String) {
+fn compare_note(ctx: &Context, lesson: &Lesson, other: &CodeChoice) -> (String, String) {
     let fix = &lesson.solution_label;
+    let beside_fix = format!("The starter beside the reference fix ({fix})");
+    let start = format!("./workshop start {}", lesson.id);
     match other {
         CodeChoice::Yours => (
             format!("The starter beside yours ({}).", ctx.shown(&lesson.work_file(&ctx.root))),
             format!("The reference fix instead: --code {fix}"),
         ),
         _ if lesson.work_file(&ctx.root).is_file() => (
-            format!("The starter beside the reference fix ({fix}): your file is still the starter."),
+            format!("{beside_fix}: your file is still the starter."),
             "Once you edit it, --compare shows yours.".into(),
         ),
-        _ => (
-            format!("The starter beside the reference fix ({fix})."),
-            format!("After ./workshop start {}, --compare shows yours once you edit it.", lesson.id),
-        ),
+        _ => {
+            let then = format!("After {start}, --compare shows yours once you edit it.");
+            (format!("{beside_fix}."), then)
+        }
     }
 }
 

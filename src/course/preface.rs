@@ -29,10 +29,9 @@ impl Preface {
         let text = crate::files::read_data_text(&path, crate::files::DATA_CAP)
             .map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;
         toml::from_str(&text).map_err(|e| {
-            Error::corrupt(
-                &path,
-                format!("is not a valid course file: {}. Fix it, or restore it with git checkout.", e.message().trim()),
-            )
+            let why = e.message().trim().to_string();
+            let fix = "Fix it, or restore it with git checkout.";
+            Error::corrupt(&path, format!("is not a valid course file: {why}. {fix}"))
         })
     }
 }

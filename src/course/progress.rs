@@ -73,7 +73,7 @@ impl Progress {
     /// Two commands at once (a `check` and a `hint`) take turns, so neither loses the other's
     /// change: the read-change-write happens under an exclusive lock on `work/.progress.lock`.
     pub(crate) fn update(root: &Path, lesson: &str, change: impl FnOnce(&mut LessonProgress)) -> std::io::Result<()> {
-        Progress::change(root, |progress| change(progress.lessons.entry(lesson.to_string()).or_default()))
+        Progress::change(root, |all| change(all.lessons.entry(lesson.to_string()).or_default()))
     }
 
     /// Read, change, write back, under the same lock as `update`.

@@ -1,7 +1,8 @@
 //! The learner's work folder: putting the starter in place without ever losing an edit, and
-//! bringing the last backup back (`reset --undo`). Shared by `start` and `reset`. An edited file is moved to a timestamped backup beside it (never over
-//! an existing file), the starter is placed only where nothing is (a save meanwhile wins), and two
-//! runs at once take turns on a lock of the folder.
+//! bringing the last backup back (`reset --undo`). Shared by `start` and `reset`. An edited file
+//! is moved to a timestamped backup beside it (never over an existing file), the starter is
+//! placed only where nothing is (a save meanwhile wins), and two runs at once take turns on a
+//! lock of the folder.
 
 use std::path::{Path, PathBuf};
 
@@ -98,7 +99,8 @@ pub(crate) struct Undone {
 pub(crate) fn bring_back(at: &Where, lesson: &Lesson, force: bool) -> Result<Undone, Error> {
     let mine = lesson.work_file(&at.root);
     let work = lesson.work_dir(&at.root);
-    let _lock = files::lock_folder(&work).map_err(|e| Error::io(format!("could not lock {}", at.shown(&work)), e))?;
+    let locked = files::lock_folder(&work);
+    let _lock = locked.map_err(|e| Error::io(format!("could not lock {}", at.shown(&work)), e))?;
     let Some(last) = last_backup(&mine) else {
         return Err(Error::usage(format!(
             "there is no backup of {} to bring back: reset keeps one when it replaces your edits.",
@@ -107,17 +109,17 @@ pub(crate) fn bring_back(at: &Where, lesson: &Lesson, force: bool) -> Result<Und
     };
     let undo = format!("./workshop reset {} --undo", lesson.id);
     if edited(at, lesson) && !force {
+        let (mine, last) = (at.shown(&mine), at.shown(&last));
         return Err(Error::Refused(format!(
-            "{} has changed since it was reset, so --undo left it alone. To bring back {} anyway, keeping this version as a backup too: {undo} --force",
-            at.shown(&mine),
-            at.shown(&last)
+            "{mine} has changed since it was reset, so --undo left it alone. To bring back {last} \
+             anyway, keeping this version as a backup too: {undo} --force"
         )));
     }
     // Moved aside first and then looked at, so a save made meanwhile is kept, never lost.
     let kept = match std::fs::symlink_metadata(&mine) {
         Ok(_) => {
-            let moved =
-                keep_copy(&mine).map_err(|e| Error::io(format!("could not keep a copy of {}", at.shown(&mine)), e))?;
+            let why = |e| Error::io(format!("could not keep a copy of {}", at.shown(&mine)), e);
+            let moved = keep_copy(&mine).map_err(why)?;
             let starter = files::read_data(&lesson.starter_file(&at.root), files::DATA_CAP).ok();
             let plain = std::fs::symlink_metadata(&moved).is_ok_and(|m| m.is_file());
             match starter {
@@ -249,11 +251,10 @@ mod tests {
     #[test]
     fn the_last_backup_is_the_newest_by_time_then_by_its_number() {
         let dir = tempfile::tempdir().unwrap();
-        for name in ["errors.backup-2026-12-04T19-35-34Z.py", "errors.backup-2026-12-04T19-35-34Z-2.py"] {
-            std::fs::write(dir.path().join(name), "x").unwrap();
+        let second = ["2026-12-04T19-35-34Z", "2026-12-04T19-35-34Z-2", "2026-12-04T19-35-34Z-10"];
+        for stamp in second.iter().chain(&["2026-12-03T23-59-59Z-99"]) {
+            std::fs::write(dir.path().join(format!("errors.backup-{stamp}.py")), "x").unwrap();
         }
-        std::fs::write(dir.path().join("errors.backup-2026-12-04T19-35-34Z-10.py"), "x").unwrap();
-        std::fs::write(dir.path().join("errors.backup-2026-12-03T23-59-59Z-99.py"), "x").unwrap();
         let last = last_backup(&dir.path().join("errors.py")).unwrap();
         assert_eq!(last, dir.path().join("errors.backup-2026-12-04T19-35-34Z-10.py"));
         assert!(last_backup(&dir.path().join("other.py")).is_none());

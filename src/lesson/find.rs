@@ -105,10 +105,10 @@ mod tests {
 
     #[test]
     fn a_typo_finds_its_lesson_and_another_word_finds_none() {
-        let known: Vec<String> = ["confirm-and-degrade", "messages-that-help", "tool-results"].map(String::from).into();
-        assert_eq!(nearest("confirm-and-degrad", &known), Some("confirm-and-degrade"));
-        assert_eq!(nearest("tool-reslts", &known), Some("tool-results"));
-        assert_eq!(nearest("messages", &known), Some("messages-that-help"));
+        let known: Vec<String> = ["parcel-desk", "weather-report", "night-shift"].map(String::from).into();
+        assert_eq!(nearest("parcel-dsk", &known), Some("parcel-desk"));
+        assert_eq!(nearest("Night-Shitf", &known), Some("night-shift"));
+        assert_eq!(nearest("weather", &known), Some("weather-report"));
         assert_eq!(nearest("quantum", &known), None);
         assert_eq!(edits("kitten", "sitting"), 3);
     }

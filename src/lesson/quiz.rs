@@ -64,7 +64,7 @@ pub(crate) enum Invalid {
     AnswerTwice(usize),
     /// A backslash before a quote in the text: a quote escaped twice in the TOML source, which
     /// the learner would read as it is.
-    #[error("question {question}: its {field} shows \\\", a quote escaped twice: write \\\" once, or use '")]
+    #[error("question {question}: its {field} shows \\\", a quote escaped twice: write \\\" or '")]
     EscapedQuote { question: usize, field: &'static str },
     /// A question's section is no heading of the lesson's text (`text`, whose headings are listed).
     #[error("question {question}: its section \"{section}\" is not a ## heading of {text} (they are: {headings})")]

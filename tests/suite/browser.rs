@@ -319,16 +319,20 @@ fn class_page(browser: &Browser, ws: &Workshop) {
         browser.js("return [...document.querySelectorAll('#files tbody tr')].filter(r => !r.hidden).length"),
         json!(1)
     );
-    assert_eq!(browser.js("return document.getElementById('shown').textContent"), json!("1 of 5 files shown"));
+    let shown = browser.js("return document.getElementById('shown').textContent");
+    assert_eq!(shown, json!("1 of 5 files shown"));
     browser.assert_reachable_by_tab("#filter", 10);
     browser.assert_schemes("class page");
     browser.assert_fits(390, "class page");
     // A file's name breaks after a folder's slash if it must, never inside a name.
-    let split = "return [...document.querySelectorAll('#files td.file code')].flatMap(c => [...c.childNodes])
-        .filter(n => n.nodeType === 3).filter(n => { const r = document.createRange(); r.selectNodeContents(n);
-        return r.getClientRects().length > 1; }).map(n => n.textContent)";
+    let split = "return [...document.querySelectorAll('#files td.file code')]
+        .flatMap(c => [...c.childNodes]).filter(n => n.nodeType === 3)
+        .filter(n => { const r = document.createRange(); r.selectNodeContents(n);
+            return r.getClientRects().length > 1; })
+        .map(n => n.textContent)";
     for width in [390, 700, 1200] {
-        browser.call("POST", "/session/{s}/window/rect", Some(json!({"width": width, "height": 800})));
+        let rect = json!({"width": width, "height": 800});
+        browser.call("POST", "/session/{s}/window/rect", Some(rect));
         assert_eq!(browser.js(split), json!([]), "names broken inside at {width} px");
     }
     browser.assert_quiet_console("class page, after sorting and filtering");

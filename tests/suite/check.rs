@@ -545,7 +545,8 @@ fn a_ticket_check_shows_what_the_code_printed_during_its_attempts() {
 fn green_offers_the_next_unfinished_lesson_and_says_when_every_lesson_is_done() {
     let w = Workshop::course(&["structured-errors", "uncertain-state"]);
     assert_eq!(w.run(&["start", "uncertain-state"]).code, 0);
-    w.write("work/uncertain-state/refunds.py", &w.read("lessons/uncertain-state/solution/refunds.py"));
+    let fix = w.read("lessons/uncertain-state/solution/refunds.py");
+    w.write("work/uncertain-state/refunds.py", &fix);
     let last = w.run(&["check", "uncertain-state"]);
     assert_eq!(last.code, 0, "{}", last.stderr);
     // The course's last lesson, with lesson 5 never started: lesson 5 is next.
@@ -553,7 +554,8 @@ fn green_offers_the_next_unfinished_lesson_and_says_when_every_lesson_is_done() 
     assert!(last.stdout.contains("./workshop start structured-errors"), "{}", last.stdout);
     assert!(last.stdout.contains("lesson 5: Structured tool errors"), "{}", last.stdout);
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
-    w.write("work/structured-errors/errors.py", &w.read("lessons/structured-errors/solution/errors.py"));
+    let fix = w.read("lessons/structured-errors/solution/errors.py");
+    w.write("work/structured-errors/errors.py", &fix);
     let all = w.run(&["check", "structured-errors"]);
     assert_eq!(all.code, 0, "{}", all.stderr);
     assert!(!all.stdout.contains("./workshop start uncertain-state"), "{}", all.stdout);

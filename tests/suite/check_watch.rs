@@ -374,7 +374,8 @@ fn check_watch_at_green_names_the_next_steps_and_n_starts_the_next_lesson() {
     assert!(done.contains("./workshop start tool-results"), "{done}");
     assert!(done.contains("q quits, n starts the next lesson here"), "{done}");
     w.key("n");
-    let back = w.block_where("lesson 4 graded", |b| b.contains("tool-results · work/tool-results/results.py"));
+    let graded = |b: &str| b.contains("tool-results · work/tool-results/results.py");
+    let back = w.block_where("lesson 4 graded", graded);
     assert!(flat(&back).contains("Lesson 4, Every call answered, results first"), "{back}");
     assert_eq!(w.quit(), 0);
     // Commands that name no lesson now mean the one started last.
@@ -627,6 +628,7 @@ fn check_watch_n_says_when_every_lesson_is_done() {
     assert!(!green.contains("n starts the next lesson"), "{green}");
     w.key("n");
     let done = w.block_where("n with nothing left", |b| b.contains("there is no next one"));
-    assert!(flat(&done).contains("every lesson of the course is done: there is no next one."), "{done}");
+    let said = "every lesson of the course is done: there is no next one.";
+    assert!(flat(&done).contains(said), "{done}");
     assert_eq!(w.quit(), 0);
 }

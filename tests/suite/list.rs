@@ -212,7 +212,8 @@ fn list_marks_the_lesson_to_do_next_and_names_its_command() {
 #[test]
 fn a_title_too_long_for_the_width_wraps_in_its_column_and_no_row_is_wider() {
     let w = Workshop::new();
-    let title = "Structured tool errors, with every category named and every retry decided by its flag";
+    let title = "Structured tool errors, with every category named and every retry decided by \
+                 its flag";
     w.write(
         "lessons/structured-errors/lesson.toml",
         &w.read("lessons/structured-errors/lesson.toml").replacen(
@@ -279,7 +280,7 @@ fn a_title_wraps_before_it_is_cut_at_sixty_eighty_and_a_hundred_and_twenty_colum
         for (name, args) in [("list", vec!["list"]), ("welcome", vec![])] {
             let run = at(&w, columns, &args);
             assert_eq!(run.code, 0, "{}", run.stderr);
-            assert!(!run.stdout.contains('…'), "{name} at {columns} cut a title:\n{}", run.stdout);
+            assert!(!run.stdout.contains('…'), "{name} at {columns} cut a title: {}", run.stdout);
             assert!(whole(&run.stdout, title), "{name} at {columns}:\n{}", run.stdout);
             assert!(run.stdout.contains("done before; reset"), "{}", run.stdout);
             for line in run.stdout.lines() {

@@ -261,7 +261,7 @@ fn grade_html_shows_the_class_from_the_same_reports_as_jsonl() {
         let bar = format!("<th scope=\"row\"><code>{id}</code>");
         let row = html.split(&bar).nth(1).unwrap_or_else(|| panic!("no bar for {id}"));
         assert!(
-            row.contains(&format!("value=\"{pass}\"")) && row.contains(&format!("{pass} of 5</td>")),
+            row.contains(&format!("value=\"{pass}\"")) && row.contains(&format!("{pass} of 5<")),
             "{id}: {row:.200}"
         );
     }
@@ -290,13 +290,15 @@ fn the_replay_page_says_whose_run_is_beside_the_starter_without_the_terminals_op
         pages.push(run.stdout.clone());
     }
     let html = &pages[0];
-    assert!(html.contains("The starter beside yours (work/structured-errors/errors.py)."), "{html}");
+    let fact = "The starter beside yours (work/structured-errors/errors.py).";
+    assert!(html.contains(fact), "{html}");
     // A page has no command line to add an option to.
     assert!(!html.contains("--code structured") && !html.contains("instead: "), "{html}");
     assert!(pages.iter().all(|p| p == html), "the page is the same whatever the terminal's width");
     // The terminal keeps its way to the fix.
     let cards = ws.run(&["watch", "--ticket", "old-order", "--compare", "--no-anim"]);
-    assert!(flat(&cards.stdout).contains("The reference fix instead: --code structured"), "{}", cards.stdout);
+    let how = "The reference fix instead: --code structured";
+    assert!(flat(&cards.stdout).contains(how), "{}", cards.stdout);
 }
 
 #[test]
@@ -305,7 +307,8 @@ fn the_class_page_counts_every_file_in_each_checks_bar_and_keeps_names_whole() {
     let folder = class(&ws);
     let mut pages = Vec::new();
     for columns in ["60", "80", "120"] {
-        let mut cmd = crate::grade::command(&ws, &["grade", folder, "--format", "html", "--sandbox", "none"]);
+        let args = ["grade", folder, "--format", "html", "--sandbox", "none"];
+        let mut cmd = crate::grade::command(&ws, &args);
         cmd.env("COLUMNS", columns);
         let run = crate::common::run(cmd);
         assert_eq!(run.code, 0, "{}", run.stderr);

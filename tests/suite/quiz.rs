@@ -207,9 +207,8 @@ fn quiz_for_a_lesson_without_one_says_so() {
 #[test]
 fn no_quiz_shows_a_backslash_before_a_quote() {
     let w = Workshop::new();
-    for lesson in
-        std::fs::read_dir(w.path("lessons")).unwrap().flatten().filter(|e| e.path().join("quiz.toml").is_file())
-    {
+    let lessons = std::fs::read_dir(w.path("lessons")).unwrap().flatten();
+    for lesson in lessons.filter(|e| e.path().join("quiz.toml").is_file()) {
         let id = lesson.file_name().into_string().unwrap();
         let run = w.run(&["quiz", &id, "--format", "json"]);
         assert_eq!(run.code, 0, "{id}: {}", run.stderr);
@@ -232,5 +231,6 @@ fn a_quiz_written_with_a_quote_escaped_twice_is_refused_with_its_question() {
     w.write(path, &format!("{}It says \\\\\\\"no\\\\\\\". {}", &quiz[..first], &quiz[first..]));
     let run = w.run(&["quiz", "structured-errors", "--format", "json"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
-    assert!(run.stderr.contains("question 1: its prompt shows \\\", a quote escaped twice"), "{}", run.stderr);
+    let said = "question 1: its prompt shows \\\", a quote escaped twice";
+    assert!(run.stderr.contains(said), "{}", run.stderr);
 }

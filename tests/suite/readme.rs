@@ -44,17 +44,25 @@ enum Shown {
     From(&'static str),
 }
 
+/// The `No recording` card without the request it shows.
+const NO_RECORDING: Shown = Shown::Cut { after: "No recording", before: "Closest" };
+
 /// The session, in order: each command and what of its output is shown.
 const SESSION: [(&str, Shown); 11] = [
     ("./workshop", Shown::All),
     ("./workshop start tool-results", Shown::All),
     ("./workshop check", Shown::Cut { after: "✗ one-result-per-call: ", before: "  where" }),
     ("./workshop hint", Shown::All),
-    ("$EDITOR work/tool-results/results.py   # a tool_result for every call, in a loop", Shown::All),
-    ("./workshop check", Shown::From("9/12 passed")),
-    ("./workshop watch --ticket two-parcels --compare", Shown::Cut { after: "No recording", before: "Closest" }),
     (
-        "$EDITOR work/tool-results/results.py   # results first, then the note; failures flagged; no crash text",
+        "$EDITOR work/tool-results/results.py   # a tool_result for every call, \
+         in a loop",
+        Shown::All,
+    ),
+    ("./workshop check", Shown::From("9/12 passed")),
+    ("./workshop watch --ticket two-parcels --compare", NO_RECORDING),
+    (
+        "$EDITOR work/tool-results/results.py   # results first, then the note; failures flagged; \
+         no crash text",
         Shown::All,
     ),
     ("./workshop check", Shown::From("12/12 passed")),
@@ -69,7 +77,7 @@ fn shown(printed: &str, how: Shown, command: &str) -> Vec<String> {
     let find = |start: usize, prefix: &str| {
         (start..lines.len())
             .find(|i| lines[*i].starts_with(prefix))
-            .unwrap_or_else(|| panic!("`{command}` printed no line starting with {prefix:?}:\n{printed}"))
+            .unwrap_or_else(|| panic!("`{command}` printed no line starting with {prefix:?}"))
     };
     let mut out: Vec<String> = Vec::new();
     match how {
@@ -137,8 +145,9 @@ fn the_readme_session_is_what_the_tool_prints() {
     }
     let shown = &readme[open..close];
     if shown != made {
-        let diff =
-            similar::TextDiff::from_lines(shown, made.as_str()).unified_diff().header("README", "printed").to_string();
-        panic!("the README's session is not what the tool prints now (WORKSHOP_UPDATE_README=1 writes it):\n{diff}");
+        let diff = similar::TextDiff::from_lines(shown, made.as_str());
+        let diff = diff.unified_diff().header("README", "now").to_string();
+        let update = "WORKSHOP_UPDATE_README=1 writes it";
+        panic!("the README's session is not what the tool prints now ({update}):\n{diff}");
     }
 }

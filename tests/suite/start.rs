@@ -121,11 +121,8 @@ fn start_of_an_unknown_lesson_lists_the_known_ones() {
     let w = Workshop::new();
     let run = w.run(&["start", "structured-errorz"]);
     assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("there is no lesson 'structured-errorz'.\nDid you mean structured-errors?"),
-        "{}",
-        run.stderr
-    );
+    let said = "there is no lesson 'structured-errorz'.\nDid you mean structured-errors?";
+    assert!(run.stderr.contains(said), "{}", run.stderr);
     // Every lesson is offered, whatever lessons the repository ships.
     for id in std::fs::read_dir(w.path("lessons")).unwrap().flatten().filter(|e| e.path().is_dir()) {
         let id = id.file_name().into_string().unwrap();

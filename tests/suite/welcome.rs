@@ -67,7 +67,8 @@ fn the_note_on_the_lesson_meant_names_the_command_that_ran() {
 fn the_note_on_the_lesson_meant_comes_once_per_switch_of_lesson() {
     let w = Workshop::foundations();
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
-    let noted = |run: &Run| run.stderr.contains("(lesson structured-errors: the one you started last.");
+    let said = |id: &str| format!("(lesson {id}: the one you started last.");
+    let noted = |run: &Run| run.stderr.contains(&said("structured-errors"));
     let first = w.run(&["hint"]);
     assert!(noted(&first), "the first command that infers the lesson says which: {}", first.stderr);
     for args in [["hint"], ["hint"], ["check"]] {
@@ -78,11 +79,11 @@ fn the_note_on_the_lesson_meant_comes_once_per_switch_of_lesson() {
     // A switch of lesson is said once more: another lesson started, or another named meanwhile.
     assert_eq!(w.run(&["start", "tool-results"]).code, 0);
     let switched = w.run(&["hint"]);
-    assert!(switched.stderr.contains("(lesson tool-results: the one you started last."), "{}", switched.stderr);
+    assert!(switched.stderr.contains(&said("tool-results")), "{}", switched.stderr);
     assert_eq!(w.run(&["hint"]).stderr, "");
     assert_eq!(w.run(&["hint", "structured-errors"]).code, 0);
     let back = w.run(&["hint"]);
-    assert!(back.stderr.contains("(lesson tool-results: the one you started last."), "{}", back.stderr);
+    assert!(back.stderr.contains(&said("tool-results")), "{}", back.stderr);
     // What was said is kept with the progress, written whole.
     let state: serde_json::Value = serde_json::from_str(&w.read("work/.progress.json")).unwrap();
     assert_eq!(state["announced"], "tool-results", "{state}");

@@ -88,6 +88,9 @@ pub(crate) fn page(class: &Class) -> String {
     super::page(&format!("{} · the class", class.lesson), STYLE, SCRIPT, &body)
 }
 
+/// A paragraph in the dim style.
+const DIM: &str = "<p class=\"dim\">";
+
 /// A bar per check, in the lesson's order: how many of the class's files pass it. A file that
 /// could not run passes none, so every bar is out of the same number.
 fn checks(reports: &[Report]) -> String {
@@ -111,7 +114,7 @@ fn checks(reports: &[Report]) -> String {
     if unrun > 0 {
         let unrun = crate::render::count(unrun, "file");
         let said = "A file that could not run counts as not passing";
-        let _ = writeln!(out, "<p class=\"dim\">Out of all {total} files. {said}: {unrun} below.</p>");
+        let _ = writeln!(out, "{DIM}Out of all {total} files. {said}: {unrun} below.</p>");
     }
     out.push_str("<table class=\"checks\">\n<thead><tr><th scope=\"col\">check</th><th scope=\"col\">files that pass it</th></tr></thead>\n<tbody>\n");
     for (id, name, pass) in order {
@@ -156,7 +159,9 @@ fn files(reports: &[Report]) -> String {
         let class = if report.status == Status::Pass { "pass" } else { "fail" };
         let _ = writeln!(
             out,
-            "<tr data-file=\"{file}\" data-score=\"{score:.4}\" data-first=\"{first}\"><td class=\"file\"><code>{shown}</code></td><td class=\"score {class}\">{} / {}</td><td>{failure}</td><td>{advice}</td></tr>",
+            "<tr data-file=\"{file}\" data-score=\"{score:.4}\" data-first=\"{first}\">\
+             <td class=\"file\"><code>{shown}</code></td>\
+             <td class=\"score {class}\">{} / {}</td><td>{failure}</td><td>{advice}</td></tr>",
             report.passed,
             report.total,
             file = esc(&report.file),
