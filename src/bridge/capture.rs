@@ -67,7 +67,7 @@ impl Capture {
 /// A pipe for the learner's output: the read end non-blocking for this side, the write end for the
 /// child. Both close on exec, so no other process the workshop starts holds them.
 pub(super) fn capture_pipe() -> std::io::Result<(File, std::os::fd::OwnedFd)> {
-    let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+    let (read, write) = super::pipe::cloexec_pipe()?;
     rustix::io::ioctl_fionbio(&read, true)?;
     Ok((File::from(read), write))
 }

@@ -24,6 +24,7 @@ mod load;
 mod load_error;
 mod marshal;
 mod outcome;
+mod pipe;
 mod process;
 mod protocol;
 mod reap;

@@ -125,7 +125,7 @@ pub(crate) fn warm_up(forked_only: bool, read_ahead: Option<&'static Path>) {
 
 /// The warm Python for the world, started on the channel of the learner's spare it forks.
 fn begin_forking(cfg: &BridgeConfig, read_ahead: Option<&'static Path>) -> Option<Warming> {
-    let pipe = || rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok();
+    let pipe = || super::pipe::cloexec_pipe().ok();
     let (theirs_in, requests) = pipe()?;
     let (answers, theirs_out) = pipe()?;
     let (output, theirs_err) = capture_pipe().ok()?;

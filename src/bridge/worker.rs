@@ -103,7 +103,7 @@ impl Worker {
     /// comes (see `Ahead`); `None` when it could not be.
     pub(super) fn ahead(cfg: &BridgeConfig, code: &str) -> Option<Ahead> {
         use std::os::fd::AsRawFd;
-        let (read, go) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
+        let (read, go) = super::pipe::cloexec_pipe().ok()?;
         // The end bubblewrap waits on, opened for writing too: it is then a writer of its own
         // pipe, so the pipe never reads as closed, and it goes on only when told (never because
         // the workshop died; the lifeline kills it then).
@@ -342,7 +342,8 @@ impl Handed {
     }
 }
 
-#[cfg(test)]
+// Its one test is of where a worker may run: cores are chosen on Linux only.
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::PermissionsExt;
@@ -350,7 +351,6 @@ mod tests {
     use super::*;
 
     /// The cores a started "Python" (a script that sleeps) may run on, started as `handed` says.
-    #[cfg(target_os = "linux")]
     fn cores_of_one_started(handed: impl FnOnce([RawFd; 3]) -> Handed) -> u32 {
         let dir = tempfile::tempdir().unwrap();
         let python = dir.path().join("python");
@@ -377,7 +377,6 @@ mod tests {
     /// lesson, starts on every core this thread may use but the one it is on (where there is
     /// another); any other runner where this thread may run.
     #[test]
-    #[cfg(target_os = "linux")]
     fn the_forking_runner_starts_off_this_threads_core() {
         let _serial = reap::tests::MARKED.lock().unwrap_or_else(|e| e.into_inner());
         let usable = rustix::thread::sched_getaffinity(None).unwrap().count();

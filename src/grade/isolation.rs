@@ -9,13 +9,22 @@ pub(crate) enum Isolation {
     Bwrap(String),
     /// Without namespaces: asked for (`--sandbox none`), or bubblewrap could not run here.
     Without(Option<Unusable>),
+    /// Without namespaces, on a system bubblewrap does not run on at all (its name, such as
+    /// `macos`), where `auto` was asked for.
+    NotLinux(&'static str),
 }
 
 const INSTALL: &str = "Install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)";
 const NAMESPACES: &str = "bubblewrap needs user namespaces: see sysctl user.max_user_namespaces (and kernel.unprivileged_userns_clone on Debian, kernel.apparmor_restrict_unprivileged_userns on Ubuntu 24.04); Docker's default seccomp profile blocks them inside a container";
 
+/// Where to grade untrusted code when this system cannot sandbox it.
+const WHERE_INSTEAD: &str = "grade untrusted code on Linux instead (a CI runner, or the Exercism test runner's container: see docs/operators.md)";
+
 /// `--sandbox`: bubblewrap when it is asked for or (`auto`) when it works here.
 pub(crate) fn isolate(python: &mut Interpreter, mode: SandboxMode) -> Result<Isolation, Error> {
+    if let Some(decided) = off_linux(std::env::consts::OS, mode) {
+        return decided;
+    }
     if mode == SandboxMode::None {
         return Ok(Isolation::Without(None));
     }
@@ -36,6 +45,28 @@ pub(crate) fn isolate(python: &mut Interpreter, mode: SandboxMode) -> Result<Iso
     }
 }
 
+/// What `mode` comes to on the system `os` (`std::env::consts::OS`) where that alone decides:
+/// bubblewrap is Linux's, so elsewhere `auto` grades without it and `bwrap` is refused.
+fn off_linux(os: &'static str, mode: SandboxMode) -> Option<Result<Isolation, Error>> {
+    if os == "linux" {
+        return None;
+    }
+    match mode {
+        SandboxMode::None => Some(Ok(Isolation::Without(None))),
+        SandboxMode::Auto => Some(Ok(Isolation::NotLinux(os))),
+        SandboxMode::Bwrap => Some(Err(Error::usage(format!(
+            "--sandbox bwrap: the bubblewrap sandbox is Linux-only, and this system is {os}. \
+             {}; or grade here with --sandbox none, which isolates less.",
+            capitalized(WHERE_INSTEAD)
+        )))),
+    }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
 impl Isolation {
     /// The warning said before grading when `auto` found no working bubblewrap.
     pub(crate) fn warning(&self) -> Option<String> {
@@ -45,6 +76,10 @@ impl Isolation {
                 unusable.why,
                 sandbox::MISSING_WITHOUT,
                 if unusable.installed { NAMESPACES } else { INSTALL }
+            )),
+            Isolation::NotLinux(os) => Some(format!(
+                "warning: grading without a sandbox: the bubblewrap sandbox is Linux-only, and this system is {os}. Not isolated: {}. To grade code you do not trust, {WHERE_INSTEAD}; pass --sandbox none to say this is intended.",
+                sandbox::MISSING_WITHOUT
             )),
             _ => None,
         }
@@ -60,6 +95,53 @@ impl Isolation {
             Isolation::Without(Some(unusable)) => {
                 format!("sandbox: none, since {}; not isolated: {}", unusable.why, sandbox::MISSING_WITHOUT)
             }
+            Isolation::NotLinux(os) => format!(
+                "sandbox: none, since bubblewrap is Linux-only and this is {os}; not isolated: {}",
+                sandbox::MISSING_WITHOUT
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn on_a_mac_auto_grades_without_the_sandbox_and_says_so_once_with_where_to_grade_instead() {
+        let Some(Ok(isolation)) = off_linux("macos", SandboxMode::Auto) else { panic!("auto is decided on a Mac") };
+        let warning = isolation.warning().unwrap_or_default();
+        assert!(
+            warning.starts_with(
+                "warning: grading without a sandbox: the bubblewrap sandbox is Linux-only, and this system is macos."
+            ),
+            "{warning}"
+        );
+        assert_eq!(warning.matches("Linux-only").count(), 1, "{warning}");
+        assert!(warning.contains("docs/operators.md") && !warning.contains("apt-get"), "{warning}");
+        let line = isolation.line();
+        assert!(line.starts_with("sandbox: none, since bubblewrap is Linux-only and this is macos;"), "{line}");
+    }
+
+    #[test]
+    fn on_a_mac_bwrap_is_refused_with_the_reason_and_where_to_grade_instead() {
+        let Some(Err(refused)) = off_linux("macos", SandboxMode::Bwrap) else { panic!("bwrap is refused on a Mac") };
+        assert_eq!(refused.exit_code(), 2);
+        let message = refused.to_string();
+        assert!(
+            message.starts_with("--sandbox bwrap: the bubblewrap sandbox is Linux-only, and this system is macos. Grade untrusted code on Linux instead"),
+            "{message}"
+        );
+        assert!(message.contains("docs/operators.md") && message.contains("--sandbox none"), "{message}");
+    }
+
+    #[test]
+    fn on_a_mac_none_is_none_as_asked_and_on_linux_bubblewrap_decides() {
+        let Some(Ok(none)) = off_linux("macos", SandboxMode::None) else { panic!("none stays none") };
+        assert!(none.warning().is_none());
+        assert!(none.line().starts_with("sandbox: none (--sandbox none)"), "{}", none.line());
+        for mode in [SandboxMode::Auto, SandboxMode::Bwrap, SandboxMode::None] {
+            assert!(off_linux("linux", mode).is_none(), "{mode:?}");
         }
     }
 }

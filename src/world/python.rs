@@ -40,7 +40,7 @@ pub(crate) fn host_to_read_ahead() -> Option<&'static Path> {
 /// Where the runner loads the host from: a copy beside the cached runner, named by a hash of its
 /// text (so a new host never meets an old one) and rewritten when it is not that text; else,
 /// with no cache to write to, an in-memory file the world's process reads through /proc, so
-/// nothing is left behind in a temporary folder.
+/// nothing is left behind in a temporary folder (elsewhere than Linux, a private temporary one).
 fn host_file() -> Result<&'static Path, NoHostFile> {
     static PATH: OnceLock<Result<PathBuf, NoHostFile>> = OnceLock::new();
     PATH.get_or_init(|| {
@@ -60,6 +60,7 @@ fn host_file() -> Result<&'static Path, NoHostFile> {
 /// The host as a memfd, open for the life of the workshop, read by the world's process as
 /// `/proc/<the workshop's pid>/fd/<n>` (its text is no secret). Not inherited: every process the
 /// workshop starts gets no descriptor of its own but 0, 1 and 2 (see `bridge::reap`).
+#[cfg(target_os = "linux")]
 fn in_memory() -> std::io::Result<PathBuf> {
     use std::io::Write;
     use std::os::fd::IntoRawFd;
@@ -69,6 +70,17 @@ fn in_memory() -> std::io::Result<PathBuf> {
     // Kept open (never closed) so every world process started later can read it.
     let fd = file.into_raw_fd();
     Ok(PathBuf::from(format!("/proc/{}/fd/{fd}", std::process::id())))
+}
+
+/// Without memfd or /proc (macOS): the host in a folder of its own under the temporary folder,
+/// made with an unpredictable name and readable by this user alone, and left there for the
+/// system's clean-up (the world's process may be started again until the workshop exits).
+#[cfg(not(target_os = "linux"))]
+fn in_memory() -> std::io::Result<PathBuf> {
+    let dir = tempfile::Builder::new().prefix("workshop-world-host-").tempdir()?.keep();
+    let path = dir.join("workshop_world_host.py");
+    std::fs::write(&path, HOST)?;
+    Ok(path)
 }
 
 fn write_host(dir: &Path, name: &str) -> std::io::Result<PathBuf> {

@@ -391,12 +391,19 @@ pub(crate) fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Whether a process is still there and not a zombie waiting to be reaped (from /proc: Linux).
+/// Whether a process is still there and not a zombie waiting to be reaped (from /proc on Linux,
+/// elsewhere from `ps`, so a test of what outlives a command never passes for want of /proc).
 pub(crate) fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"),
-        Err(_) => false,
+    if cfg!(target_os = "linux") {
+        return match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(stat) => stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"),
+            Err(_) => false,
+        };
     }
+    let ps = std::process::Command::new("ps").args(["-o", "stat=", "-p", &pid.to_string()]).output();
+    let ps = ps.expect("ps runs");
+    let state = String::from_utf8_lossy(&ps.stdout).trim().to_string();
+    !state.is_empty() && !state.starts_with('Z')
 }
 
 /// Wait (boundedly: this is no speed test) for a condition.

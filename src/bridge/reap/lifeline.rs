@@ -4,6 +4,10 @@
 //! worker is ended; when the pipe closes without a goodbye (the workshop was killed outright),
 //! the lifeline kills every group still listed. The workshop's own ways out forget every worker
 //! first, so then it kills nothing.
+//!
+//! On Linux it is forked a while after the first worker starts (the parent-death signal covers
+//! that while); where there is no such signal (macOS), before the first worker starts, and every
+//! worker announces itself to it before it execs (see `Announced` in `spawn`).
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
@@ -52,7 +56,7 @@ fn opened(line: &mut Option<Line>) -> Option<&Line> {
 }
 
 fn open() -> Option<Line> {
-    let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
+    let (read, write) = crate::bridge::pipe::cloexec_pipe().ok()?;
     let _ = rustix::io::ioctl_fionbio(&write, true);
     Some(Line { write, read: Some(read), pid: None })
 }
@@ -101,11 +105,14 @@ pub(super) fn start() {
 }
 
 /// Whether it was forked already.
+#[cfg(target_os = "linux")]
 pub(super) fn started() -> bool {
     LINE.lock().map_or(true, |l| l.as_ref().is_some_and(|l| l.read.is_none()))
 }
 
-/// The lifeline's pid, which no sweep may take for a stray.
+/// The lifeline's pid, which no sweep may take for a stray (a subreaper's: the sweep by marks
+/// never meets it, since it carries none).
+#[cfg(target_os = "linux")]
 pub(super) fn pid() -> Option<i32> {
     LINE.lock().ok().and_then(|l| l.as_ref().and_then(|l| l.pid))
 }
@@ -128,6 +135,8 @@ unsafe fn watch_the_pipe(read: BorrowedFd<'_>) -> ! {
     // no signal but SIGKILL ends it at all (the workshop's handlers are not its own). Named,
     // so a person (or a test) looking at the workshop's children can tell it.
     let _ = rustix::process::setpgid(None, None);
+    // Elsewhere a name is a thread's only, which nobody listing processes sees.
+    #[cfg(target_os = "linux")]
     let _ = rustix::thread::set_name(c"workshop-life");
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE, libc::SIGTSTP] {
         libc::signal(signal, libc::SIG_IGN);
@@ -135,7 +144,12 @@ unsafe fn watch_the_pipe(read: BorrowedFd<'_>) -> ! {
     // Keep only the pipe, as fd 0: no other pipe of the workshop's (a worker's, the test
     // harness's stdout) stays open because the lifeline holds it.
     let _ = rustix::stdio::dup2_stdin(read);
-    if libc::syscall(libc::SYS_close_range, 1_u32, u32::MAX, 0_u32) != 0 {
+    // close_range is Linux's; elsewhere the loop.
+    #[cfg(target_os = "linux")]
+    let closed = libc::syscall(libc::SYS_close_range, 1_u32, u32::MAX, 0_u32) == 0;
+    #[cfg(not(target_os = "linux"))]
+    let closed = false;
+    if !closed {
         let open = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
         for fd in 1..open.min(65_536) as libc::c_int {
             libc::close(fd);

@@ -8,37 +8,37 @@
 //! child that is not a running worker, generation after generation. What the workshop runs for
 //! itself (an editor, a pager) stays in its own process group and is left alone.
 //!
-//! Where the subreaper is unavailable (an old kernel, a seccomp filter), orphans go to init, so
-//! the sweep finds them by their mark instead: an environment variable every worker carries and
-//! what it starts inherits. A process that execs with a scrubbed environment is beyond that reach;
-//! with the subreaper, nothing is.
+//! Where the subreaper is unavailable (an old kernel, a seccomp filter, macOS), orphans go to
+//! init, so the sweep finds them by their mark instead: an environment variable every worker
+//! carries and what it starts inherits. A process that execs with a scrubbed environment is
+//! beyond that reach; with the subreaper, nothing is.
 //!
 //! Files graded side by side: a stray carrying the mark of a worker still running is that
 //! worker's business, so one file's clean-up never kills what a classmate's code still uses.
 //!
 //! If the workshop is killed outright (SIGKILL), the kernel kills every worker (the parent-death
-//! signal) and the lifeline, one small process forked once per workshop (from 50 ms after the
+//! signal, Linux's only) and the lifeline, one small process forked once per workshop (from 50 ms after the
 //! first worker starts) that reads a pipe only the workshop holds, kills every worker's group
 //! when that pipe closes.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
-#[cfg(target_os = "linux")]
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal};
 
-#[cfg(target_os = "linux")]
+#[cfg(target_os = "macos")]
+pub(in crate::bridge) mod darwin;
 mod lifeline;
 mod procs;
 mod spawn;
 
 pub(super) use spawn::{announced_while, spawn, Place};
 
-use procs::children_of;
-pub(super) use procs::stopped;
 #[cfg(target_os = "linux")]
-use procs::{children, mark_of, marked_processes};
+use procs::children;
+pub(super) use procs::stopped;
+use procs::{children_of, mark_of, marked_processes};
 
 /// Python processes the bridge is running now, each leading its own process group: children of
 /// ours that are not strays. Spawning and registering happen under this lock, so a sweep or
@@ -74,7 +74,6 @@ pub(crate) fn quitting() -> bool {
 pub(super) static STARTED: AtomicBool = AtomicBool::new(false);
 
 /// How many generations of re-parented strays are chased before giving up.
-#[cfg(target_os = "linux")]
 const GENERATIONS: usize = 32;
 
 /// How long after the first worker starts the lifeline is forked. Before that, a workshop killed
@@ -388,12 +387,9 @@ pub(super) fn adopt(pid: i32) -> bool {
     workers.push(pid);
     spare_coming(None);
     to_the_one_core(pid);
-    #[cfg(target_os = "linux")]
-    {
-        lifeline::watch(pid);
-        if let (Some(mark), Ok(mut marks)) = (mark_of(pid), MARKS.lock()) {
-            marks.push((pid, format!("{mark}.{pid}")));
-        }
+    lifeline::watch(pid);
+    if let (Some(mark), Ok(mut marks)) = (mark_of(pid), MARKS.lock()) {
+        marks.push((pid, format!("{mark}.{pid}")));
     }
     true
 }
@@ -416,20 +412,15 @@ pub(super) fn end_everything() {
             // function and `kill_all` reap workers, and `kill_all` leaves the registry first), so
             // the group is ours.
             kill_group(pid);
-            #[cfg(target_os = "linux")]
             lifeline::forget(pid);
         }
         workers.clone()
     };
     // Reaping the workers re-parents to us what they started in new sessions, for the sweep.
-    #[cfg(target_os = "linux")]
     for pid in workers {
         reap(pid);
     }
-    #[cfg(not(target_os = "linux"))]
-    let _ = workers;
     kill_strays();
-    #[cfg(target_os = "linux")]
     lifeline::end();
 }
 
@@ -451,7 +442,6 @@ pub(super) fn kill_all(child: &mut super::process::Process) {
         let children = children_of(pid);
         // The process group our child leads, not yet reaped.
         kill_group(pid);
-        #[cfg(target_os = "linux")]
         lifeline::forget(pid);
         forget(&mut workers, pid);
         let kind = match children {
@@ -544,7 +534,6 @@ fn collect_the_dying() {
 /// group, re-parented to us when their parents died. Each is killed with its group and reaped;
 /// its own children then become ours, and the next round takes them.
 fn kill_strays() {
-    #[cfg(target_os = "linux")]
     for _ in 0..GENERATIONS {
         // Held through the scan and the kills: `spawn_here` registers a new worker under this
         // lock, so one started by another thread (files graded in parallel) is never taken for
@@ -561,23 +550,25 @@ fn kill_strays() {
         if !quitting {
             dying.extend(INITS.lock().map(|d| d.clone()).unwrap_or_default());
         }
-        let strays: Vec<i32> = if subreaper() {
-            let lifeline = lifeline::pid();
-            let own_group = rustix::process::getpgrp();
-            children()
-                .into_iter()
-                .filter(|&p| (quitting || !held.contains(&p)) && Some(p) != lifeline && !dying.contains(&p))
-                // The group of our own child, which is not reaped yet.
-                .filter(|&p| group_of(p) != Some(own_group) || mark_of(p).is_some())
-                .filter(|&p| !belongs_to_a_running_worker(p))
-                .filter(|&p| quitting || !is_the_coming_spare(p))
-                .collect()
-        } else {
-            marked_processes()
+        let strays: Vec<i32> = match () {
+            #[cfg(target_os = "linux")]
+            () if subreaper() => {
+                let lifeline = lifeline::pid();
+                let own_group = rustix::process::getpgrp();
+                children()
+                    .into_iter()
+                    .filter(|&p| (quitting || !held.contains(&p)) && Some(p) != lifeline && !dying.contains(&p))
+                    // The group of our own child, which is not reaped yet.
+                    .filter(|&p| group_of(p) != Some(own_group) || mark_of(p).is_some())
+                    .filter(|&p| !belongs_to_a_running_worker(p))
+                    .filter(|&p| quitting || !is_the_coming_spare(p))
+                    .collect()
+            }
+            () => marked_processes()
                 .into_iter()
                 .filter(|&p| (quitting || !held.contains(&p)) && !dying.contains(&p) && !belongs_to_a_running_worker(p))
                 .filter(|&p| quitting || !is_the_coming_spare(p))
-                .collect()
+                .collect(),
         };
         if strays.is_empty() {
             return;
@@ -599,7 +590,6 @@ fn kill_strays() {
 
 /// Wait for a killed child, briefly: one stuck in the kernel is left rather than hanging on it.
 /// A process that is not our child (found by its mark) returns at once.
-#[cfg(target_os = "linux")]
 fn reap(pid: i32) {
     let until = Instant::now() + Duration::from_millis(200);
     loop {

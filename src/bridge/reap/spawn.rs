@@ -9,8 +9,9 @@ use std::time::Instant;
 #[cfg(target_os = "linux")]
 use rustix::process::{Pid, Signal};
 
+use super::lifeline;
 #[cfg(target_os = "linux")]
-use super::{lifeline, lifeline_due_after, set_subreaper, subreaper};
+use super::{lifeline_due_after, set_subreaper, subreaper};
 use super::{MARK, MARKS, QUITTING, SANDBOXED, STARTED, WORKERS};
 
 /// Where a started process may run.
@@ -54,7 +55,7 @@ impl Place {
 /// in this process until this returns: bubblewrap's signal to go on (see `Ahead`), or the
 /// channel of the second spare a runner forks (see `warm`). `place`: where it may run.
 pub(in crate::bridge) fn spawn(
-    mut command: Command,
+    #[cfg_attr(not(target_os = "linux"), allow(unused_mut))] mut command: Command,
     sandboxed: bool,
     handed: &[std::os::fd::RawFd],
     place: Place,
@@ -116,8 +117,64 @@ pub(in crate::bridge) fn spawn(
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = (handed, place);
+    {
+        spawn_elsewhere(command, sandboxed, handed, place)
+    }
+    #[cfg(target_os = "linux")]
     spawn_here(command, sandboxed)
+}
+
+/// `spawn` where there is neither a parent-death signal nor a subreaper (macOS): from this
+/// thread, the lifeline forked before the first worker, and each child announcing itself to it
+/// before it execs, so a workshop killed outright at any point leaves no worker's group behind.
+/// No core is chosen (`place`): there is no affinity to set there.
+#[cfg(not(target_os = "linux"))]
+fn spawn_elsewhere(
+    mut command: Command,
+    sandboxed: bool,
+    handed: &[std::os::fd::RawFd],
+    place: Place,
+) -> std::io::Result<Child> {
+    use std::os::unix::process::CommandExt;
+    let _ = place;
+    inherited_close_at_exec();
+    let kept: Vec<std::os::fd::RawFd> = handed.to_vec();
+    // SAFETY: the closure runs in the forked child before exec and only calls fcntl.
+    unsafe {
+        command.pre_exec(move || {
+            for &fd in &kept {
+                // Kept across exec, by its own number.
+                if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    let announced = Announced::arm(&mut command);
+    let result = spawn_here(command, sandboxed);
+    if let (Err(_), Some(announced)) = (&result, announced) {
+        announced.withdraw();
+    }
+    result
+}
+
+/// Every descriptor above 2 this process inherited (`grade ... 3>>results.jsonl`) closes at
+/// exec from now on, so no submission writes through it: its own are close-on-exec already.
+/// Done once, here, where the list is a folder to read (`/dev/fd`), rather than in each child,
+/// where it would be a loop over every possible number (no `close_range` but on Linux).
+#[cfg(not(target_os = "linux"))]
+fn inherited_close_at_exec() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(|| {
+        let listed = std::fs::read_dir("/dev/fd").into_iter().flatten().flatten();
+        let fds: Vec<i32> = listed.filter_map(|e| e.file_name().to_str()?.parse().ok()).collect();
+        for fd in fds.into_iter().filter(|&fd| fd > 2) {
+            // SAFETY: fcntl on a number that may no longer be open (the folder's own) fails
+            // with EBADF and changes nothing.
+            unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+        }
+    });
 }
 
 /// A child that tells the lifeline its own pid before it execs, and tells us too, on a pipe of
@@ -129,14 +186,14 @@ pub(in crate::bridge) fn spawn(
 /// waiting for ever. It is in bwrap's group, so the lifeline kills it, as long as the lifeline
 /// knows the group before bwrap runs: a workshop killed between bwrap's exec and the
 /// registration that follows it left exactly such a child behind.
-#[cfg(target_os = "linux")]
+///
+/// Where there is no parent-death signal (macOS), every worker is started so.
 struct Announced {
     lifeline: std::os::fd::OwnedFd,
     read: std::os::fd::OwnedFd,
     write: std::os::fd::OwnedFd,
 }
 
-#[cfg(target_os = "linux")]
 impl Announced {
     /// The command's child will announce itself, between fork and exec; `None` when there is no
     /// lifeline to tell.
@@ -144,7 +201,7 @@ impl Announced {
         use std::os::fd::AsRawFd;
         use std::os::unix::process::CommandExt;
         let lifeline = lifeline::started_for_a_child()?;
-        let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
+        let (read, write) = crate::bridge::pipe::cloexec_pipe().ok()?;
         let announced = Announced { lifeline, read, write };
         let (lifeline, back) = (announced.lifeline.as_raw_fd(), announced.write.as_raw_fd());
         // SAFETY: getpid and two writes of four bytes, rustix's raw system calls, on descriptors
@@ -176,17 +233,12 @@ impl Announced {
 /// announced to the lifeline as a worker's is (see `Announced`), and forgotten once `run` has
 /// waited for it.
 pub(in crate::bridge) fn announced_while<R>(mut command: Command, run: impl FnOnce(Command) -> R) -> R {
-    #[cfg(target_os = "linux")]
-    {
-        let announced = Announced::arm(&mut command);
-        let result = run(command);
-        if let Some(announced) = announced {
-            announced.withdraw();
-        }
-        result
+    let announced = Announced::arm(&mut command);
+    let result = run(command);
+    if let Some(announced) = announced {
+        announced.withdraw();
     }
-    #[cfg(not(target_os = "linux"))]
-    run(command)
+    result
 }
 
 /// In a child between fork and exec: every descriptor above 2 closes at exec. The workshop's own
@@ -232,7 +284,6 @@ pub(super) fn spawn_here(mut command: Command, sandboxed: bool) -> std::io::Resu
                 list.push(pid);
             }
         }
-        #[cfg(target_os = "linux")]
         lifeline::watch(pid);
         if let (Some(own), Ok(mut marks)) = (own, MARKS.lock()) {
             marks.push((pid, own));

@@ -1,6 +1,5 @@
 //! The resource limits every submission's Python (and everything it starts) runs under.
 
-use std::ffi::OsString;
 use std::time::Duration;
 
 use rustix::process::Resource;
@@ -56,6 +55,15 @@ pub(super) fn capped(resource: Resource, value: u64) -> u64 {
 }
 
 /// How many processes the real user of this process runs now (`RLIMIT_NPROC` counts them all).
+#[cfg(target_os = "macos")]
+fn user_processes() -> u64 {
+    let me = rustix::process::getuid().as_raw();
+    crate::bridge::reap::darwin::of_real_user(me).len() as u64
+}
+
+/// How many processes the real user of this process runs now (`RLIMIT_NPROC` counts them all);
+/// 0 where /proc cannot say (only `grade`'s margin is then allowed).
+#[cfg(not(target_os = "macos"))]
 fn user_processes() -> u64 {
     use std::os::unix::fs::MetadataExt;
     let uid = rustix::process::getuid().as_raw();
@@ -66,7 +74,7 @@ fn user_processes() -> u64 {
     // on a machine that may run thousands.
     let mut count = 0;
     for entry in entries.flatten() {
-        let name: OsString = entry.file_name();
+        let name: std::ffi::OsString = entry.file_name();
         if name.to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
             && entry.metadata().is_ok_and(|m| m.uid() == uid)
         {
