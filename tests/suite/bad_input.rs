@@ -297,13 +297,12 @@ fn check_leaves_no_child_process_running() {
     let pids = w.read("children.pids");
     assert_eq!(pids.lines().count(), 2, "the fixture started both: {pids}");
     for pid in pids.lines() {
-        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        assert!(state.is_empty() || state.contains(") Z "), "child {pid} is gone: {state}");
+        assert!(!alive(pid.trim().parse().unwrap()), "child {pid} is gone");
     }
 }
 
-// Processes outside the group are found as re-parented orphans: Linux only (a child subreaper).
-#[cfg(target_os = "linux")]
+// Processes outside the group are found as re-parented orphans on Linux (a child subreaper), by
+// the mark they inherit on macOS.
 #[test]
 fn check_leaves_no_child_started_in_a_new_session() {
     let w = Workshop::lesson5();
@@ -312,11 +311,9 @@ fn check_leaves_no_child_started_in_a_new_session() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     // This run's own stray, by pid: a suite running elsewhere on the machine has its own.
     let pid = w.read("stray.pid");
-    let state = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
-    assert!(state.is_empty() || state.contains(") Z "), "a child outside the process group is gone too: {state}");
+    assert!(!alive(pid.trim().parse().unwrap()), "a child outside the process group is gone too: {pid}");
 }
 
-#[cfg(target_os = "linux")]
 #[test]
 fn check_ends_and_leaves_no_daemon_that_holds_its_pipes() {
     let w = Workshop::lesson5();
@@ -326,10 +323,10 @@ fn check_ends_and_leaves_no_daemon_that_holds_its_pipes() {
     let run = run_within(w.command(&["check", "--file", &file, "--format", "json"]), 30, "check waited for the daemon");
     assert_eq!(run.code, 0, "{}", run.stdout);
     let pid = std::fs::read_to_string(&pid_file).expect("the daemon wrote its pid");
-    let alive = std::path::Path::new(&format!("/proc/{}", pid.trim())).exists();
-    assert!(!alive, "the daemon (pid {pid}) is gone");
+    assert!(!alive(pid.trim().parse().unwrap()), "the daemon (pid {pid}) is gone");
 }
 
+// Linux only: only a child subreaper finds it, and macOS has none.
 #[cfg(target_os = "linux")]
 #[test]
 fn check_leaves_no_daemon_even_one_that_execs_with_an_empty_environment() {
@@ -607,6 +604,8 @@ fn with_file_size_limit(cmd: &mut std::process::Command, bytes: u64) {
     }
 }
 
+// Kept to Linux, where it was written and run: file-size limits are POSIX, but how a cut write
+// reads on macOS has not been tried.
 #[cfg(target_os = "linux")]
 #[test]
 fn check_caps_output_written_to_fd_1_by_python_and_by_a_child_process_where_it_is_written() {
@@ -670,6 +669,8 @@ fn files_under(dir: &std::path::Path) -> Vec<String> {
     found
 }
 
+// Kept to Linux, where it was written and run: file-size limits are POSIX, but how a cut write
+// reads on macOS has not been tried.
 #[cfg(target_os = "linux")]
 #[test]
 fn under_a_file_size_limit_of_zero_commands_end_with_a_message_not_by_sigxfsz() {

@@ -480,7 +480,6 @@ fn check_watch_q_quits_at_once_during_an_import_that_hangs() {
     assert!(!alive(worker), "the loading Python {worker} is gone with the workshop");
 }
 
-#[cfg(target_os = "linux")]
 #[test]
 fn check_watch_ctrl_c_on_a_terminal_quits_at_once_with_130() {
     let ws = Workshop::lesson5();
@@ -554,7 +553,7 @@ fn bench_save_to_verdict() {
 }
 
 /// The Python processes a process has started (from every one of its threads): not the lifeline
-/// the workshop forks for itself.
+/// the workshop forks for itself. From /proc: Linux only.
 #[cfg(target_os = "linux")]
 fn children_of(pid: u32) -> Vec<u32> {
     let mut found = Vec::new();
@@ -567,6 +566,7 @@ fn children_of(pid: u32) -> Vec<u32> {
     found.into_iter().filter(python).collect()
 }
 
+// Linux only: the workshop's Pythons are read from /proc (`children_of`).
 #[cfg(target_os = "linux")]
 #[test]
 fn check_watch_loads_a_save_in_a_python_process_started_before_the_save() {

@@ -121,7 +121,7 @@ fn the_first_build_says_it_happens_once_and_shows_cargos_progress() {
 
     // A newer source builds again, and says why.
     let bin = root.join("target/release/workshop");
-    assert!(Command::new("touch").arg("-d").arg("2000-01-01").arg(&bin).status().unwrap().success());
+    assert!(Command::new("touch").arg("-t").arg("200001010000").arg(&bin).status().unwrap().success());
     std::fs::write(root.join("src/main.rs"), "fn main() { }\n").unwrap();
     let third = launch(root, &["list"]);
     assert!(third.stderr.contains("building the tool again"), "{}", third.stderr);
@@ -137,6 +137,7 @@ const REFUSES_A_STATIC_LINK: &str = r#"if [[ "$1" == "rustc" ]]; then
 fi
 "#;
 
+// Linux only: the launcher links statically there alone.
 #[test]
 #[cfg(target_os = "linux")]
 fn a_system_that_cannot_link_the_tool_statically_gets_the_usual_build() {
@@ -165,6 +166,7 @@ fn a_system_that_cannot_link_the_tool_statically_gets_the_usual_build() {
 /// Where the toolchain has musl's target, the tool is built against it (glibc's own start costs a
 /// `check` 0.5 ms on a VM) and copied to where the launcher runs it, unless the live client is
 /// built in; where that build fails, it is linked against glibc as before, and says why.
+// Linux only: musl is a Linux target.
 #[test]
 #[cfg(target_os = "linux")]
 fn a_toolchain_with_musls_target_builds_against_musl_and_falls_back_to_glibc() {
@@ -205,4 +207,26 @@ fn a_toolchain_with_musls_target_builds_against_musl_and_falls_back_to_glibc() {
     let log = std::fs::read_to_string(root.join("cargo.log")).unwrap();
     let calls: Vec<&str> = log.lines().map(|l| l.split_whitespace().next().unwrap_or("")).collect();
     assert_eq!(calls, ["build", "rustc"], "{log}");
+}
+
+/// Under Git Bash, MSYS2 or Cygwin (a stand-in `uname` says so), the launcher says in two lines
+/// that Windows is supported through WSL 2, builds nothing and exits 2.
+#[test]
+fn under_a_windows_shell_the_launcher_points_to_wsl_and_builds_nothing() {
+    for system in ["MINGW64_NT-10.0-19045", "MSYS_NT-10.0-22631", "CYGWIN_NT-10.0-19045"] {
+        let dir = a_checkout(FAKE_CARGO);
+        let root = dir.path();
+        executable(&root.join("fake-bin/uname"), &format!("#!/bin/sh\necho {system}\n"));
+        let run = launch(root, &["start", "x"]);
+        assert_eq!(run.code, 2, "{system}: {}", run.stderr);
+        assert_eq!(run.stdout, "", "{system}");
+        assert_eq!(run.stderr.lines().count(), 2, "{system}: {}", run.stderr);
+        assert!(
+            run.stderr.starts_with("workshop: Windows is supported through WSL 2 (Windows Subsystem for Linux)"),
+            "{system}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("wsl --install"), "{system}: {}", run.stderr);
+        assert!(!root.join("cargo.log").exists(), "{system}: nothing was built");
+    }
 }

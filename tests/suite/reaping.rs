@@ -2,6 +2,7 @@
 //! that started it (not only when the command ends), with or without bubblewrap; and, when the
 //! workshop is killed outright, the groups of Pythons started after the first one was ended. (A stray's whole group, and the sweep where the kernel
 //! lists no children, are tested in `bridge::reap` itself: neither can be set up from outside.)
+// Linux only: the fixtures tell a stray's state and find strays by their mark through /proc.
 #![cfg(target_os = "linux")]
 
 use crate::common::*;

@@ -1,6 +1,7 @@
 //! A signal to the player or to `check --watch` leaves the terminal as `q` does: no alternate
 //! screen, the cursor shown, and the line discipline cooked (echo and canonical input back on).
 //! Run for real in a tmux pane, under `sh -c`, which restores nothing itself.
+// Linux only: a process's children are read from /proc to find the workshop's Python.
 #![cfg(target_os = "linux")]
 
 use crate::common::*;

@@ -264,6 +264,7 @@ fn a_failures_own_fields_reach_the_build_hook_by_the_names_the_manifest_declares
 /// A lesson-5 file that, as it loads, writes to `out` what it sees of the processes carrying its
 /// own bridge mark (which a process inherits): each one's parent, group, command line and pipes;
 /// the cores its own process and the workshop may run on, and whether garbage is collected.
+#[cfg(target_os = "linux")]
 fn process_probe(ws: &Workshop, out: &std::path::Path) -> String {
     let probe = format!(
         r#"import json, os
@@ -314,6 +315,7 @@ with open({out:?}, "w") as written:
 
 /// Appended to `process_probe`: `fail` first writes, beside the probe's file, the cores its own
 /// process and every other process with its mark may run on, then does what the solution does.
+#[cfg(target_os = "linux")]
 const CORES_PROBE: &str = r#"
 
 _solution_fail = fail
@@ -329,6 +331,8 @@ def fail(category, message):
 /// While `check` and `watch` call the learner's file, its process, the world's and the workshop
 /// take turns on one core: each call is a switch on that core, not a wake-up of another. (Only
 /// the commands that warm up do this; `grade`'s files run side by side.)
+// Linux only: it reads /proc and the cores, and macOS has neither /proc nor CPU affinity.
+#[cfg(target_os = "linux")]
 #[test]
 fn the_learners_and_the_worlds_processes_take_turns_on_one_core() {
     let ws = Workshop::lesson5();
@@ -352,6 +356,8 @@ fn the_learners_and_the_worlds_processes_take_turns_on_one_core() {
 /// neither is a descendant of the other) and each leads a group of its own (so ending the
 /// learner's group leaves the world). Neither holds a pipe of the other's: the learner's code
 /// cannot write on the world's channel. And it still runs every check.
+// Linux only: the fork is made where the workshop is a child subreaper, and is seen in /proc.
+#[cfg(target_os = "linux")]
 #[test]
 fn the_world_is_forked_from_the_learners_interpreter_before_the_file_loads_and_is_not_its_child() {
     let ws = Workshop::lesson5();
@@ -371,6 +377,8 @@ fn the_world_is_forked_from_the_learners_interpreter_before_the_file_loads_and_i
 /// A program the learner's code starts (with `os.system`, which passes on every descriptor not
 /// marked close-on-exec) holds no pipe but its output: not the channel of the learner's process,
 /// not the world's.
+// Linux only: what each descriptor is (`pipe:[…]`) is read from /proc/self/fd.
+#[cfg(target_os = "linux")]
 #[test]
 fn a_program_the_learners_code_starts_holds_no_channel() {
     let ws = Workshop::lesson5();
@@ -395,6 +403,8 @@ fn a_program_the_learners_code_starts_holds_no_channel() {
 /// looks at without taking it. (Here the interpreter starts only once something waits on its
 /// channel, and 0.1 s later, so the ask is surely whole; in a `check` it is waiting, since the
 /// lesson is read in less time than Python starts.)
+// Linux only: the fork it reads ahead before is made only where the workshop is a subreaper.
+#[cfg(target_os = "linux")]
 #[test]
 fn the_worlds_file_is_read_ahead_before_the_fork_when_the_world_is_already_asked_for() {
     let ws = Workshop::lesson5();
@@ -421,6 +431,7 @@ fn the_worlds_file_is_read_ahead_before_the_fork_when_the_world_is_already_asked
 
 /// What `process_probe` saw shows one other process, the world's, of the same start, the
 /// workshop's child in a group of its own, holding no pipe of the learner's process.
+#[cfg(target_os = "linux")]
 fn one_forked_world(seen: &serde_json::Value) {
     let me = &seen["me"];
     let others = seen["others"].as_array().unwrap();
@@ -456,6 +467,7 @@ fn one_forked_world(seen: &serde_json::Value) {
 }
 
 /// What `process_probe` saw read ahead before the fork: (the reading process's pid, path).
+#[cfg(target_os = "linux")]
 fn read_ahead(seen: &serde_json::Value) -> Vec<(i64, String)> {
     let entries = seen["ahead"].as_array().unwrap().iter();
     entries.map(|e| (e[0].as_i64().unwrap(), e[1].as_str().unwrap().to_string())).collect()
