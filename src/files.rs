@@ -402,8 +402,10 @@ mod tests {
         std::fs::write(&file, [b'x'; 11]).unwrap();
         assert!(matches!(read_regular(&file, 10).unwrap(), Found::TooBig(11)));
         assert!(matches!(read_regular(&file, 11).unwrap(), Found::Bytes(b) if b.len() == 11));
-        // A file whose size says nothing: read up to the cap, no further.
-        assert!(matches!(read_regular(Path::new("/proc/self/environ"), 1).unwrap(), Found::TooBig(2)));
+        // A file whose size says nothing: read up to the cap, no further (such files are /proc's).
+        if cfg!(target_os = "linux") {
+            assert!(matches!(read_regular(Path::new("/proc/self/environ"), 1).unwrap(), Found::TooBig(2)));
+        }
         assert!(read_data(&file, 10).unwrap_err().to_string().contains("more than the 10 bytes a data file may"));
     }
 }

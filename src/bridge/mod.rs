@@ -365,6 +365,7 @@ impl Bridge {
     }
 }
 
+// Linux only: they take the lock of reap's tests (`reap::tests::MARKED`), which read /proc.
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;

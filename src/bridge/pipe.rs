@@ -9,16 +9,22 @@ pub(super) fn cloexec_pipe() -> rustix::io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// A pipe, read end first, both ends close-on-exec. macOS has no `pipe2`, so the flag is set
-/// after the pipe is made, as the standard library does for its own pipes there; a process
-/// started in between gets it closed anyway (see `close_inherited` in `reap::spawn`).
+/// after the pipe is made, under `FORKING` read, which a worker's start holds for writing: no
+/// worker is forked between the two steps with an end it would keep.
 #[cfg(not(target_os = "linux"))]
 pub(super) fn cloexec_pipe() -> rustix::io::Result<(OwnedFd, OwnedFd)> {
     use rustix::io::{fcntl_setfd, FdFlags};
+    let _made = FORKING.read().unwrap_or_else(|e| e.into_inner());
     let (read, write) = rustix::pipe::pipe()?;
     fcntl_setfd(&read, FdFlags::CLOEXEC)?;
     fcntl_setfd(&write, FdFlags::CLOEXEC)?;
     Ok((read, write))
 }
+
+/// Held for reading while a pipe is made and for writing while a worker is forked (see
+/// `cloexec_pipe`).
+#[cfg(not(target_os = "linux"))]
+pub(super) static FORKING: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 #[cfg(test)]
 mod tests {

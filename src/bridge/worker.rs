@@ -106,7 +106,7 @@ impl Worker {
         let (read, go) = super::pipe::cloexec_pipe().ok()?;
         // The end bubblewrap waits on, opened for writing too: it is then a writer of its own
         // pipe, so the pipe never reads as closed, and it goes on only when told (never because
-        // the workshop died; the lifeline kills it then).
+        // the workshop died; the lifeline kills it then). Through /proc: bubblewrap is Linux's.
         let path = format!("/proc/self/fd/{}", read.as_raw_fd());
         let wait = std::fs::OpenOptions::new().read(true).write(true).open(path).ok()?;
         drop(read);

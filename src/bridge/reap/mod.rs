@@ -119,7 +119,8 @@ pub(super) fn adopt_orphans() {
     ADOPTING.store(true, Ordering::SeqCst);
 }
 
-/// Whether this process can be a child subreaper: asked of the kernel once.
+/// Whether this process can be a child subreaper: asked of the kernel once. Linux's alone:
+/// elsewhere strays are found by their mark (see `kill_strays`).
 pub(super) fn subreaper() -> bool {
     #[cfg(target_os = "linux")]
     {
@@ -196,6 +197,7 @@ static TO_MOVE: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 /// files graded side by side. A worker running now is moved when it is next asked (`asking`),
 /// while it waits for the request: moving a process that runs on another core stops it, and this
 /// thread, until the move is done (0.1–0.2 ms for the world's process, still loading, on a VM).
+/// Only for speed: where there is no CPU affinity (macOS), nothing.
 pub(super) fn keep_on_one_core() {
     #[cfg(target_os = "linux")]
     {
@@ -254,6 +256,7 @@ pub(super) fn awaiting(pid: u32) {
 }
 
 /// Worker `pid` onto this thread's core, if it follows its asker and is not there already.
+/// Without CPU affinity (macOS), nothing: it only saves time.
 fn to_the_askers_core(pid: i32) {
     #[cfg(target_os = "linux")]
     {
@@ -286,7 +289,8 @@ thread_local! {
 /// the one it is on when that is free. A file's Python and its thread only take turns, so each
 /// call is then a switch on that core rather than a wake-up of another (on a 2-core VM, a class
 /// graded in 0.9× the time). A thread that finds every core taken (more threads than cores) is
-/// left to the scheduler. The core is free again when the guard is dropped.
+/// left to the scheduler. The core is free again when the guard is dropped. Without CPU affinity
+/// (macOS), every thread is left to the scheduler: it only saves time.
 pub(crate) fn keep_to_a_core_of_its_own() -> OwnCore {
     #[cfg(target_os = "linux")]
     {
@@ -344,6 +348,7 @@ fn to_die_elsewhere(pid: Pid, others: Option<rustix::thread::CpuSet>) {
 }
 
 /// A worker goes to the one core, when there is one (its threads and children to come follow it).
+/// There is none without CPU affinity (macOS).
 fn to_the_one_core(pid: i32) {
     #[cfg(target_os = "linux")]
     {
@@ -600,6 +605,7 @@ fn reap(pid: i32) {
     }
 }
 
+// Linux only: they read /proc, set cores and start the strays the subreaper or /proc finds.
 #[cfg(all(test, target_os = "linux"))]
 pub(super) mod tests {
     use std::process::Command;

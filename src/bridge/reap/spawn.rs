@@ -1,4 +1,5 @@
-//! Starting a worker: from one long-lived thread, with the parent-death signal and no inherited
+//! Starting a worker: on Linux from one long-lived thread, with the parent-death signal (elsewhere
+//! announced to the lifeline instead, see `spawn_elsewhere`), with no inherited
 //! descriptors, registered under the registry's lock.
 
 use std::process::{Child, Command};
@@ -152,7 +153,9 @@ fn spawn_elsewhere(
         });
     }
     let announced = Announced::arm(&mut command);
+    let forking = crate::bridge::pipe::FORKING.write().unwrap_or_else(|e| e.into_inner());
     let result = spawn_here(command, sandboxed);
+    drop(forking);
     if let (Err(_), Some(announced)) = (&result, announced) {
         announced.withdraw();
     }
