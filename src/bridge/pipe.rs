@@ -22,7 +22,8 @@ pub(super) fn cloexec_pipe() -> rustix::io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// Held for reading while a pipe is made and for writing while a worker is forked (see
-/// `cloexec_pipe`).
+/// `cloexec_pipe`). Taken after the registry's lock (`reap::WORKERS`) where both are held, and
+/// no pipe is made while it is held for writing.
 #[cfg(not(target_os = "linux"))]
 pub(super) static FORKING: std::sync::RwLock<()> = std::sync::RwLock::new(());
 

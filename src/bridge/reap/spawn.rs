@@ -153,9 +153,7 @@ fn spawn_elsewhere(
         });
     }
     let announced = Announced::arm(&mut command);
-    let forking = crate::bridge::pipe::FORKING.write().unwrap_or_else(|e| e.into_inner());
     let result = spawn_here(command, sandboxed);
-    drop(forking);
     if let (Err(_), Some(announced)) = (&result, announced) {
         announced.withdraw();
     }
@@ -278,7 +276,14 @@ pub(super) fn spawn_here(mut command: Command, sandboxed: bool) -> std::io::Resu
     if subreaper() {
         set_subreaper(true);
     }
-    let child = command.spawn()?;
+    // Without pipe2 (macOS) no pipe of ours is half made while a worker forks (see
+    // `cloexec_pipe`); taken after the registry's lock, as everywhere.
+    #[cfg(not(target_os = "linux"))]
+    let forking = crate::bridge::pipe::FORKING.write().unwrap_or_else(|e| e.into_inner());
+    let child = command.spawn();
+    #[cfg(not(target_os = "linux"))]
+    drop(forking);
+    let child = child?;
     if let Ok(pid) = i32::try_from(child.id()) {
         workers.push(pid);
         super::to_the_one_core(pid);
