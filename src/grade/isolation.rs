@@ -18,7 +18,8 @@ const INSTALL: &str = "Install bubblewrap (Debian, Ubuntu: apt-get install bubbl
 const NAMESPACES: &str = "bubblewrap needs user namespaces: see sysctl user.max_user_namespaces (and kernel.unprivileged_userns_clone on Debian, kernel.apparmor_restrict_unprivileged_userns on Ubuntu 24.04); Docker's default seccomp profile blocks them inside a container";
 
 /// Where to grade untrusted code when this system cannot sandbox it.
-const WHERE_INSTEAD: &str = "grade untrusted code on Linux instead (a CI runner, or the Exercism test runner's container: see docs/operators.md)";
+const WHERE_INSTEAD: &str = "grade untrusted code on Linux instead (a CI runner, or the Exercism \
+                             test runner's container: see docs/operators.md)";
 
 /// `--sandbox`: bubblewrap when it is asked for or (`auto`) when it works here.
 pub(crate) fn isolate(python: &mut Interpreter, mode: SandboxMode) -> Result<Isolation, Error> {
@@ -78,7 +79,9 @@ impl Isolation {
                 if unusable.installed { NAMESPACES } else { INSTALL }
             )),
             Isolation::NotLinux(os) => Some(format!(
-                "warning: grading without a sandbox: the bubblewrap sandbox is Linux-only, and this system is {os}. Not isolated: {}. To grade code you do not trust, {WHERE_INSTEAD}; pass --sandbox none to say this is intended.",
+                "warning: grading without a sandbox: the bubblewrap sandbox is Linux-only, and \
+                 this system is {os}. Not isolated: {}. To grade code you do not trust, \
+                 {WHERE_INSTEAD}; pass --sandbox none to say this is intended.",
                 sandbox::MISSING_WITHOUT
             )),
             _ => None,
@@ -109,35 +112,36 @@ mod tests {
 
     #[test]
     fn on_a_mac_auto_grades_without_the_sandbox_and_says_so_once_with_where_to_grade_instead() {
-        let Some(Ok(isolation)) = off_linux("macos", SandboxMode::Auto) else { panic!("auto is decided on a Mac") };
+        let decided = off_linux("macos", SandboxMode::Auto);
+        let Some(Ok(isolation)) = decided else { panic!("auto is decided on a Mac") };
         let warning = isolation.warning().unwrap_or_default();
-        assert!(
-            warning.starts_with(
-                "warning: grading without a sandbox: the bubblewrap sandbox is Linux-only, and this system is macos."
-            ),
-            "{warning}"
-        );
+        let plainly = "warning: grading without a sandbox: the bubblewrap sandbox is Linux-only, \
+                       and this system is macos.";
+        assert!(warning.starts_with(plainly), "{warning}");
         assert_eq!(warning.matches("Linux-only").count(), 1, "{warning}");
         assert!(warning.contains("docs/operators.md") && !warning.contains("apt-get"), "{warning}");
         let line = isolation.line();
-        assert!(line.starts_with("sandbox: none, since bubblewrap is Linux-only and this is macos;"), "{line}");
+        let summary = "sandbox: none, since bubblewrap is Linux-only and this is macos;";
+        assert!(line.starts_with(summary), "{line}");
     }
 
     #[test]
     fn on_a_mac_bwrap_is_refused_with_the_reason_and_where_to_grade_instead() {
-        let Some(Err(refused)) = off_linux("macos", SandboxMode::Bwrap) else { panic!("bwrap is refused on a Mac") };
+        let decided = off_linux("macos", SandboxMode::Bwrap);
+        let Some(Err(refused)) = decided else { panic!("bwrap is refused on a Mac") };
         assert_eq!(refused.exit_code(), 2);
         let message = refused.to_string();
-        assert!(
-            message.starts_with("--sandbox bwrap: the bubblewrap sandbox is Linux-only, and this system is macos. Grade untrusted code on Linux instead"),
-            "{message}"
-        );
-        assert!(message.contains("docs/operators.md") && message.contains("--sandbox none"), "{message}");
+        let reason = "--sandbox bwrap: the bubblewrap sandbox is Linux-only, and this system is \
+                      macos. Grade untrusted code on Linux instead";
+        assert!(message.starts_with(reason), "{message}");
+        let told = message.contains("docs/operators.md") && message.contains("--sandbox none");
+        assert!(told, "{message}");
     }
 
     #[test]
     fn on_a_mac_none_is_none_as_asked_and_on_linux_bubblewrap_decides() {
-        let Some(Ok(none)) = off_linux("macos", SandboxMode::None) else { panic!("none stays none") };
+        let decided = off_linux("macos", SandboxMode::None);
+        let Some(Ok(none)) = decided else { panic!("none stays none") };
         assert!(none.warning().is_none());
         assert!(none.line().starts_with("sandbox: none (--sandbox none)"), "{}", none.line());
         for mode in [SandboxMode::Auto, SandboxMode::Bwrap, SandboxMode::None] {

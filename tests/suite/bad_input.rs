@@ -311,7 +311,8 @@ fn check_leaves_no_child_started_in_a_new_session() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     // This run's own stray, by pid: a suite running elsewhere on the machine has its own.
     let pid = w.read("stray.pid");
-    assert!(!alive(pid.trim().parse().unwrap()), "a child outside the process group is gone too: {pid}");
+    let gone = !alive(pid.trim().parse().unwrap());
+    assert!(gone, "a child outside the process group is gone too: {pid}");
 }
 
 #[test]

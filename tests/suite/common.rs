@@ -395,12 +395,11 @@ pub(crate) fn flat(text: &str) -> String {
 /// elsewhere from `ps`, so a test of what outlives a command never passes for want of /proc).
 pub(crate) fn alive(pid: u32) -> bool {
     if cfg!(target_os = "linux") {
-        return match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Ok(stat) => stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"),
-            Err(_) => false,
-        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+        return stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z");
     }
-    let ps = std::process::Command::new("ps").args(["-o", "stat=", "-p", &pid.to_string()]).output();
+    let pid = pid.to_string();
+    let ps = std::process::Command::new("ps").args(["-o", "stat=", "-p", &pid]).output();
     let ps = ps.expect("ps runs");
     let state = String::from_utf8_lossy(&ps.stdout).trim().to_string();
     !state.is_empty() && !state.starts_with('Z')

@@ -710,7 +710,8 @@ fn user_processes() -> u64 {
     let uid = unsafe { libc::getuid() }.to_string();
     if !cfg!(target_os = "linux") {
         let ps = std::process::Command::new("ps").args(["-A", "-o", "ruid="]).output().unwrap();
-        return String::from_utf8_lossy(&ps.stdout).lines().filter(|l| l.trim() == uid).count() as u64;
+        let listed = String::from_utf8_lossy(&ps.stdout).into_owned();
+        return listed.lines().filter(|l| l.trim() == uid).count() as u64;
     }
     let mut count = 0;
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {

@@ -51,7 +51,7 @@ pub(crate) fn needs_bwrap() -> bool {
     let test = this_test();
     if !cfg!(target_os = "linux") {
         // Not even under CI=1: grade never tries it there (see grade::isolation's unit tests).
-        eprintln!("SKIPPED {test}: bubblewrap is Linux-only, so grade has no sandbox on this system.");
+        eprintln!("SKIPPED {test}: bubblewrap is Linux-only: grade has no sandbox here.");
         return false;
     }
     match bwrap_here() {

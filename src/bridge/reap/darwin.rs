@@ -24,8 +24,9 @@ fn listed(kind: u32, uid: u32) -> Vec<i32> {
     // Room for processes started between the two calls.
     let mut pids = vec![0 as c_int; needed / std::mem::size_of::<c_int>() + 64];
     let bytes = c_int::try_from(std::mem::size_of_val(pids.as_slice())).unwrap_or(c_int::MAX);
+    let buffer = pids.as_mut_ptr().cast::<c_void>();
     // SAFETY: the buffer is `pids`, of `bytes` bytes, which the call fills at most.
-    let filled = unsafe { libc::proc_listpids(kind, uid, pids.as_mut_ptr().cast::<c_void>(), bytes) };
+    let filled = unsafe { libc::proc_listpids(kind, uid, buffer, bytes) };
     let Ok(filled) = usize::try_from(filled) else { return Vec::new() };
     pids.truncate(filled / std::mem::size_of::<c_int>());
     pids.retain(|&pid| pid > 0);
@@ -38,8 +39,9 @@ pub(in crate::bridge) fn stopped(pid: i32) -> bool {
     let mut info: libc::proc_bsdinfo = unsafe { std::mem::zeroed() };
     let size = std::mem::size_of::<libc::proc_bsdinfo>();
     let Ok(bytes) = c_int::try_from(size) else { return false };
+    let buffer = (&raw mut info).cast::<c_void>();
     // SAFETY: the buffer is `info`, of `bytes` bytes, the size this flavour fills.
-    let got = unsafe { libc::proc_pidinfo(pid, libc::PROC_PIDTBSDINFO, 0, (&raw mut info).cast::<c_void>(), bytes) };
+    let got = unsafe { libc::proc_pidinfo(pid, libc::PROC_PIDTBSDINFO, 0, buffer, bytes) };
     got == bytes && info.pbi_status == libc::SSTOP
 }
 
@@ -49,11 +51,10 @@ pub(in crate::bridge) fn environment(pid: i32) -> Option<Vec<u8>> {
     let mut args = vec![0_u8; argmax()?];
     let mut mib = [libc::CTL_KERN, libc::KERN_PROCARGS2, pid];
     let mut size = args.len();
+    let (buffer, none) = (args.as_mut_ptr().cast::<c_void>(), std::ptr::null_mut());
     // SAFETY: `mib` names three integers; the kernel writes at most `size` bytes into `args`
     // and sets `size` to what it wrote.
-    let done = unsafe {
-        libc::sysctl(mib.as_mut_ptr(), 3, args.as_mut_ptr().cast::<c_void>(), &mut size, std::ptr::null_mut(), 0)
-    };
+    let done = unsafe { libc::sysctl(mib.as_mut_ptr(), 3, buffer, &mut size, none, 0) };
     if done != 0 {
         return None;
     }
@@ -68,10 +69,9 @@ fn argmax() -> Option<usize> {
         let mut mib = [libc::CTL_KERN, libc::KERN_ARGMAX];
         let mut value: c_int = 0;
         let mut size = std::mem::size_of::<c_int>();
+        let (buffer, none) = ((&raw mut value).cast::<c_void>(), std::ptr::null_mut());
         // SAFETY: `mib` names two integers; the kernel writes one `c_int` into `value`.
-        let done = unsafe {
-            libc::sysctl(mib.as_mut_ptr(), 2, (&raw mut value).cast::<c_void>(), &mut size, std::ptr::null_mut(), 0)
-        };
+        let done = unsafe { libc::sysctl(mib.as_mut_ptr(), 2, buffer, &mut size, none, 0) };
         (done == 0).then(|| usize::try_from(value).ok()).flatten().filter(|&n| n > 0)
     })
 }

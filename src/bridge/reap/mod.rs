@@ -17,9 +17,9 @@
 //! worker's business, so one file's clean-up never kills what a classmate's code still uses.
 //!
 //! If the workshop is killed outright (SIGKILL), the kernel kills every worker (the parent-death
-//! signal, Linux's only) and the lifeline, one small process forked once per workshop (from 50 ms after the
-//! first worker starts) that reads a pipe only the workshop holds, kills every worker's group
-//! when that pipe closes.
+//! signal, Linux's only) and the lifeline, one small process forked once per workshop (on Linux
+//! from 50 ms after the first worker starts) that reads a pipe only the workshop holds, kills
+//! every worker's group when that pipe closes.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -562,7 +562,8 @@ fn kill_strays() {
                 let own_group = rustix::process::getpgrp();
                 children()
                     .into_iter()
-                    .filter(|&p| (quitting || !held.contains(&p)) && Some(p) != lifeline && !dying.contains(&p))
+                    .filter(|&p| quitting || !held.contains(&p))
+                    .filter(|&p| Some(p) != lifeline && !dying.contains(&p))
                     // The group of our own child, which is not reaped yet.
                     .filter(|&p| group_of(p) != Some(own_group) || mark_of(p).is_some())
                     .filter(|&p| !belongs_to_a_running_worker(p))
