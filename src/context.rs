@@ -116,17 +116,22 @@ impl Context {
 
     /// The lessons as a short list, one a line, for messages that ask for one.
     pub fn lesson_list(&self) -> Result<String, Error> {
-        let lessons = lesson::all_in_order(&self.root)?;
-        if lessons.is_empty() {
+        let (lessons, broken) = lesson::all_in_order(&self.root);
+        if lessons.is_empty() && broken.is_empty() {
             return Ok(format!("  (there are none under {})", self.shown(&self.root.join("lessons"))));
         }
-        let width = lessons.iter().map(|l| l.id.len()).max().unwrap_or(0);
-        let lines: Vec<String> =
+        let ids = lessons.iter().map(|l| &l.id).chain(broken.iter().map(|(id, _)| id));
+        let width = ids.map(String::len).max().unwrap_or(0);
+        let mut lines: Vec<String> =
             lessons.iter().map(|l| format!("  {:<width$}  {} ({})", l.id, l.title, l.course)).collect();
+        // A broken lesson is still one the learner may mean: named, with where to see why.
+        lines.extend(broken.iter().map(|(id, _)| format!("  {id:<width$}  (broken: ./workshop doctor {id})")));
+        let first = lessons.first().map(|l| &l.id).or(broken.first().map(|(id, _)| id));
+        let first = first.map_or("<lesson>", String::as_str);
         Ok(format!(
             "{}\nStart one with ./workshop start <lesson>, such as ./workshop start {}.",
             lines.join("\n"),
-            lessons[0].id
+            first
         ))
     }
 }

@@ -53,7 +53,12 @@ pub fn run() -> i32 {
         Err(Error::Output(e)) if error::reader_left(&e) => error::EXIT_SUCCESS,
         Err(e) => {
             // Messages can quote the learner's code (an exception's text): shown, never sent.
-            errln!("error: {}", text::inert::text(&e.to_string()));
+            let said = format!("error: {}", text::inert::text(&e.to_string()));
+            match e {
+                // The learner's file quoted (a line, an exception's text): as it is.
+                Error::Load(_) => output::note_as_is(&said),
+                _ => errln!("{said}"),
+            }
             e.exit_code()
         }
     }

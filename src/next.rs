@@ -54,13 +54,18 @@ impl Standing {
 /// The lessons in course order, each with the learner's standing and record.
 pub(crate) struct Course {
     pub lessons: Vec<(Lesson, Standing, LessonProgress)>,
+    /// The lessons that do not load, by id, each with its first problem: shown as broken, never
+    /// offered as the next step.
+    pub broken: Vec<(String, String)>,
     pub preface: crate::course::preface::Preface,
 }
 
 impl Course {
     pub(crate) fn read(ctx: &Context) -> Result<Course, Error> {
         let progress = Progress::read(&ctx.root);
-        let lessons = lesson::all_in_order(&ctx.root)?
+        let (lessons, broken) = lesson::all_in_order(&ctx.root);
+        let broken = broken.into_iter().map(|(id, e)| (id, first_problem(&e))).collect();
+        let lessons = lessons
             .into_iter()
             .map(|lesson| {
                 let entry = progress.lessons.get(&lesson.id).cloned().unwrap_or_default();
@@ -68,7 +73,7 @@ impl Course {
                 (lesson, standing, entry)
             })
             .collect();
-        Ok(Course { lessons, preface: crate::course::preface::Preface::read(&ctx.root)? })
+        Ok(Course { lessons, broken, preface: crate::course::preface::Preface::read(&ctx.root)? })
     }
 
     /// Where the lessons before the first one here are, when the course does not start at 1.
@@ -120,6 +125,17 @@ impl Course {
         let started = standing.started();
         let verb = if started { "check" } else { "start" };
         Some(Next { lesson: next, command: format!("./workshop {verb} {}", next.id), starts: !started })
+    }
+}
+
+/// The first problem of a lesson that does not load, in one line, saying how many more there are.
+fn first_problem(e: &Error) -> String {
+    let text = e.to_string();
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or_default().to_string();
+    match lines.count() {
+        0 => first,
+        more => format!("{first} (and {})", crate::render::count(more, "more problem")),
     }
 }
 

@@ -26,7 +26,10 @@ pub(crate) fn set_command(command: String) {
     let _ = COMMAND.set(command);
 }
 
-fn adapt(text: &str) -> Cow<'_, str> {
+/// The workshop's own words with each `./workshop` made the command that works from here.
+/// `print`, `line` and `note` do this to what they are given; text that carries what the
+/// learner's code printed or returned goes out `as_is`, with its hints adapted here first.
+pub(crate) fn adapt(text: &str) -> Cow<'_, str> {
     match COMMAND.get() {
         Some(command) if text.contains("./workshop") => Cow::Owned(replace_command(text, command)),
         _ => Cow::Borrowed(text),
@@ -55,6 +58,24 @@ pub(crate) fn print(text: &str) -> Result<(), Error> {
     bytes(adapt(text).as_bytes())
 }
 
+/// Write text to standard output exactly as it is: it holds the learner's output, or data
+/// (JSON, a page) that is never rewritten.
+pub(crate) fn as_is(text: &str) -> Result<(), Error> {
+    bytes(text.as_bytes())
+}
+
+/// Write one line of text exactly as it is (see `as_is`).
+pub(crate) fn line_as_is(text: &str) -> Result<(), Error> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes()).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush()).map_err(Error::Output)
+}
+
+/// Write one line to standard error exactly as it is (see `as_is`). Never fails.
+pub(crate) fn note_as_is(text: &str) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_all(text.as_bytes()).and_then(|()| err.write_all(b"\n"));
+}
+
 /// Write raw bytes to standard output, and flush them.
 pub(crate) fn bytes(data: &[u8]) -> Result<(), Error> {
     let mut out = io::stdout().lock();
@@ -63,16 +84,12 @@ pub(crate) fn bytes(data: &[u8]) -> Result<(), Error> {
 
 /// Write one line to standard output.
 pub(crate) fn line(text: &str) -> Result<(), Error> {
-    let text = adapt(text);
-    let mut out = io::stdout().lock();
-    out.write_all(text.as_bytes()).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush()).map_err(Error::Output)
+    line_as_is(&adapt(text))
 }
 
 /// Write one line to standard error. Never fails: see the module's note.
 pub(crate) fn note(text: &str) {
-    let text = adapt(text);
-    let mut err = io::stderr().lock();
-    let _ = err.write_all(text.as_bytes()).and_then(|()| err.write_all(b"\n"));
+    note_as_is(&adapt(text));
 }
 
 /// `outln!("…", args)`: a formatted line to standard output; evaluates to `Result<(), Error>`.

@@ -488,7 +488,7 @@ impl Report {
             let first = checks.iter().find(|c| c.status != Status::Pass).map(|c| c.id.as_str()).unwrap_or("");
             (Status::Fail, format!("{passed} of {total} checks pass; the first to fix is {first}"))
         };
-        let again = format!("run ./workshop check {} again", lesson.id);
+        let again = crate::output::adapt(&format!("run ./workshop check {} again", lesson.id)).into_owned();
         Report {
             lesson: lesson.id.clone(),
             file,
@@ -528,7 +528,7 @@ impl Report {
             passed: 0,
             total,
             load_output: error.output.clone(),
-            again: format!("run ./workshop check {} again", lesson.id),
+            again: crate::output::adapt(&format!("run ./workshop check {} again", lesson.id)).into_owned(),
         }
     }
 

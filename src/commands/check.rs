@@ -34,23 +34,27 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     let mut report = match one_file::to_the_end(&ctx.at(), &lesson, &file, limit) {
         // An autograder reads stdout: even with no Python it gets a report it can parse.
         Err(Error::Load(e)) if args.format != CheckFormat::Text => {
-            crate::errln!("error: {e}");
+            // The learner's file and line, as they are: its text is not the workshop's.
+            crate::output::note_as_is(&format!("error: {e}"));
             Report::not_loaded(&lesson, ctx.shown(&file), &e)
         }
         other => other?,
     };
     if let Some(typed) = &args.file {
         // Suggest the command as it was typed, so it works from where the learner is.
-        report.again = format!("run ./workshop check {} --file {} again", lesson.id, crate::text::inert::path(typed));
+        let again = format!("run ./workshop check {} --file {} again", lesson.id, crate::text::inert::path(typed));
+        report.again = output::adapt(&again).into_owned();
     }
     if args.format == CheckFormat::Json {
         // An autograder reads the name itself; JSON escapes whatever in it would act.
         report.file = ctx.at().named(&file);
     }
     let shown = match args.format {
-        CheckFormat::Text => output::print(&render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
-        CheckFormat::Json => output::line(&render::check::json(&report)),
-        CheckFormat::Exercism => output::line(&render::exercism::results(&report, &lesson)),
+        // The report holds what the learner's code printed and returned: never rewritten (its
+        // own hints were adapted as they were made).
+        CheckFormat::Text => output::as_is(&render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
+        CheckFormat::Json => output::line_as_is(&render::check::json(&report)),
+        CheckFormat::Exercism => output::line_as_is(&render::exercism::results(&report, &lesson)),
     };
     // The grade counts even when nobody read all of it (`check | head -1`).
     if let Err(e) = one_file::save_progress(&ctx.root, &lesson, &file, &report) {

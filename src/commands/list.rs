@@ -8,7 +8,7 @@ use crate::render::styles::Styles;
 
 pub(crate) fn run(ctx: &Context) -> Result<i32, Error> {
     let course = Course::read(ctx)?;
-    if course.lessons.is_empty() {
+    if course.lessons.is_empty() && course.broken.is_empty() {
         outln!("No lessons under {}.", ctx.shown(&ctx.root.join("lessons")))?;
         return Ok(EXIT_SUCCESS);
     }
@@ -30,7 +30,8 @@ pub(crate) fn run(ctx: &Context) -> Result<i32, Error> {
 /// would be too narrow to read, each lesson takes lines of its own: id, title, standing.
 pub(crate) fn rows(course: &Course, s: &Styles, width: usize) -> String {
     let next = course.next_step().map(|step| step.lesson.id.clone());
-    let id_width = course.lessons.iter().map(|(l, _, _)| l.id.len()).max().unwrap_or(0);
+    let ids = course.lessons.iter().map(|(l, _, _)| &l.id).chain(course.broken.iter().map(|(id, _)| id));
+    let id_width = ids.map(String::len).max().unwrap_or(0);
     let tail = |standing: &Standing, quiz: Option<(usize, usize)>| {
         standing.words().chars().count() + quiz.map_or(0, |(r, o)| format!("  quiz {r}/{o}").len())
     };
@@ -75,6 +76,30 @@ pub(crate) fn rows(course: &Course, s: &Styles, width: usize) -> String {
             out.push_str(&format!("{:lead$}{line}\n", ""));
         }
     }
+    let indent = if stacked { STACKED } else { lead };
+    for (id, problem) in &course.broken {
+        let head = format!("   {}  {id:<id_width$}", s.paint(s.bad, "!"));
+        out.push_str(&broken_row(head, id, problem, (stacked, indent), s, width));
+    }
+    out
+}
+
+/// A lesson that does not load: `!` where its number would be, its first problem (beside the id,
+/// or under it when stacked), and the command that says all that is wrong with it.
+fn broken_row(head: String, id: &str, problem: &str, at: (bool, usize), s: &Styles, width: usize) -> String {
+    let (stacked, indent) = at;
+    let words = crate::render::plain_words(width.saturating_sub(indent).max(MIN_TITLE));
+    let mut out = head;
+    for (i, line) in textwrap::wrap(&format!("broken: {problem}"), words).iter().enumerate() {
+        let gap = if i == 0 && !stacked { "  ".to_string() } else { format!("\n{:indent$}", "") };
+        out.push_str(&format!("{gap}{}", s.paint(s.bad, line)));
+    }
+    // The command whole on a line of its own when the words do not fit beside it.
+    let next = format!("./workshop doctor {id}");
+    let fits = indent + next.len() + " says what is wrong".len() <= width;
+    let gap = if fits { " ".to_string() } else { format!("\n{:indent$}", "") };
+    let command = s.paint(s.code, &next);
+    out.push_str(&format!("\n{:indent$}{command}{gap}says what is wrong\n", ""));
     out
 }
 

@@ -79,14 +79,14 @@ pub(super) fn class(
     skipped: &[(String, &'static str)],
 ) -> Result<(), Error> {
     let class = html::class::Class { lesson: &lesson.id, title: &lesson.title, reports, sandbox, skipped };
-    output::print(&html::class::page(&class))
+    output::as_is(&html::class::page(&class))
 }
 
 /// A page to standard output (`-`) or to a file, written whole or not at all: to a temporary
 /// file beside it, then renamed over it. Says where it went and how to open it.
 fn write(ctx: &Context, page: &str, to: &Path) -> Result<(), Error> {
     if to == Path::new("-") {
-        return output::print(page);
+        return output::as_is(page);
     }
     let path = ctx.cwd.join(to);
     let shown = crate::text::inert::path(to);

@@ -49,7 +49,8 @@ pub(super) fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
         crate::files::read_data_text(&lesson.starter_file(&ctx.root), crate::files::DATA_CAP).unwrap_or_default();
     let notes = diff::notes_of(&starter);
     let sides = diff::Sides { yours: &theirs, reference: &ours, notes: &notes };
-    output::print(&diff::unified(&sides, &yours_label, &reference_label, &ctx.styles))?;
+    // The learner's file and the reference, line for line as they are.
+    output::as_is(&diff::unified(&sides, &yours_label, &reference_label, &ctx.styles))?;
     Ok(EXIT_SUCCESS)
 }
 

@@ -170,7 +170,7 @@ fn print_json(shown: &[Shown], one_asked: bool) -> Result<(), Error> {
         (true, [one]) => one.clone(),
         _ => serde_json::Value::Array(values),
     };
-    output::line(&crate::text::inert::json(serde_json::to_string_pretty(&out).unwrap_or_default()))
+    output::line_as_is(&crate::text::inert::json(serde_json::to_string_pretty(&out).unwrap_or_default()))
 }
 
 /// What `--compare` sets beside the starter. Unless `--code` says otherwise: the fix while the
@@ -297,7 +297,8 @@ impl Pacer {
     fn show(&self, text: &str) -> Result<(), Error> {
         // Raw mode leaves a bare newline without its carriage return.
         let text = if self.keys.is_some() { text.replace('\n', "\r\n") } else { text.to_string() };
-        output::print(&text)
+        // Cards carry what the model said and the learner's code printed: never rewritten.
+        output::as_is(&text)
     }
 }
 
@@ -338,5 +339,5 @@ fn print_all(shown: &Shown, look: &Look) -> Result<(), Error> {
         [one] => cards::replay(one, look),
         _ => String::new(),
     };
-    output::print(&text)
+    output::as_is(&text)
 }

@@ -17,7 +17,7 @@ pub(super) fn run(ctx: &Context) -> Result<i32, Error> {
     }
     outln!()?;
     let course = Course::read(ctx)?;
-    if course.lessons.is_empty() {
+    if course.lessons.is_empty() && course.broken.is_empty() {
         outln!("There are no lessons under {} yet.", ctx.shown(&ctx.root.join("lessons")))?;
         outln!("\n./workshop --help lists every command.")?;
         return Ok(EXIT_SUCCESS);
@@ -43,6 +43,13 @@ pub(super) fn run(ctx: &Context) -> Result<i32, Error> {
                 outln!("Next: {}", s.paint(s.code, &step.command))?;
                 outln!("      {}", s.paint(s.dim, why))?;
             }
+        }
+        None if course.lessons.is_empty() => {
+            outln!("No lesson here loads: {} says what is wrong.", s.paint(s.code, "./workshop doctor"))?;
+        }
+        None if !course.broken.is_empty() => {
+            let doctor = s.paint(s.code, "./workshop doctor");
+            outln!("Every lesson that loads is done; {doctor} says what is wrong with the others.")?;
         }
         None => {
             let last = course.lessons.last().map(|(l, _, _)| l.id.as_str()).unwrap_or_default();

@@ -62,7 +62,7 @@ pub(crate) fn grade_all(
                 if failure.is_none() {
                     bar.clear();
                     // A reader that went away (`grade ... | head -3`) ends the grading.
-                    if let Err(e) = output::print(&line(report, lesson, format, printed == 0)) {
+                    if let Err(e) = output::as_is(&line(report, lesson, format, printed == 0)) {
                         abort.store(true, Ordering::SeqCst);
                         failure = Some(e);
                     }

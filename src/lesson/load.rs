@@ -7,12 +7,18 @@ use super::problems::Problems;
 use super::Lesson;
 use crate::error::Error;
 
-/// Every lesson of the root, loaded, in course order (by number).
-pub(crate) fn all_in_order(root: &Path) -> Result<Vec<Lesson>, Error> {
-    let mut lessons: Vec<Lesson> =
-        known_ids(root).iter().map(|id| Lesson::load_listed(root, id)).collect::<Result<_, _>>()?;
+/// Every lesson of the root that loads, in course order (by number), and the id and error of
+/// each that does not: a listing shows a broken lesson as broken and goes on with the rest.
+pub(crate) fn all_in_order(root: &Path) -> (Vec<Lesson>, Vec<(String, Error)>) {
+    let (mut lessons, mut broken) = (Vec::new(), Vec::new());
+    for id in known_ids(root) {
+        match Lesson::load_listed(root, &id) {
+            Ok(lesson) => lessons.push(lesson),
+            Err(e) => broken.push((id, e.relative_to(root))),
+        }
+    }
     lessons.sort_by_key(|l| l.number);
-    Ok(lessons)
+    (lessons, broken)
 }
 
 impl Lesson {

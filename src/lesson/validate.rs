@@ -3,15 +3,25 @@
 
 use super::hooks::BUILD_ARGS;
 use super::paths::{inside_folder, plain_file_name, plain_word, resolves_inside};
-use super::problems::Problems;
+use super::problems::{Near, Problems};
 use super::{Answers, CheckSpec, Hook, Lesson, Notes, Runtime, Ticket, TicketPredict};
 
-/// The question before a replay must not give its answer away.
-fn no_count(text: &str, problems: &mut Problems) {
+/// Words that count: a question before a replay must not give its answer away.
+const COUNT_WORDS: [&str; 6] = ["once", "twice", "three", "two", "four", "times"];
+
+/// Whether `text` names a count: a digit, or a count word as a whole word (so "network" and
+/// "sometimes" are not counts).
+fn names_a_count(text: &str) -> bool {
     let lower = text.to_lowercase();
-    let counts = ["once", "twice", "three", "two", "four", "times"];
-    if text.chars().any(|c| c.is_ascii_digit()) || counts.iter().any(|w| lower.contains(w)) {
-        problems.say(text, "a [predict] text names a count, which gives the answer away: describe, do not count");
+    let mut words = lower.split(|c: char| !c.is_alphanumeric());
+    text.chars().any(|c| c.is_ascii_digit()) || words.any(|w| COUNT_WORDS.contains(&w))
+}
+
+/// The question before a replay must not give its answer away.
+fn no_count(text: &str, near: Near, problems: &mut Problems) {
+    if names_a_count(text) {
+        let why = "a [predict] text names a count, which gives the answer away: describe, do not count";
+        problems.say(near, why);
     }
 }
 
@@ -24,8 +34,9 @@ impl Lesson {
         self.check_tools_and_tickets(problems);
         self.check_checks(problems);
         let ids: Vec<&str> = self.tickets.iter().map(|t| t.id.as_str()).collect();
-        for words in &self.own_words {
-            words.problems(&ids).into_iter().for_each(|why| problems.say(format!("id = \"{}\"", words.id), why));
+        for (i, words) in self.own_words.iter().enumerate() {
+            let at = Near::entry("own_words", i).then("id");
+            words.problems(&ids).into_iter().for_each(|why| problems.say(at.clone(), why));
         }
     }
 
@@ -34,7 +45,7 @@ impl Lesson {
     fn check_names_and_paths(&self, problems: &mut Problems) {
         if !plain_file_name(&self.file) {
             problems.say(
-                format!("file = \"{}\"", self.file),
+                Near::key("file"),
                 format!(
                     "file '{}' must be a plain file name (no folders, no ..): it is created in work/{}/",
                     self.file, self.id
@@ -43,12 +54,12 @@ impl Lesson {
         }
         if !inside_folder(&self.solution) {
             problems.say(
-                format!("solution = \"{}\"", self.solution),
+                Near::key("solution"),
                 format!("solution '{}' must be a path inside the lesson's folder (no leading /, no ..)", self.solution),
             );
         } else if !resolves_inside(&self.dir, &self.solution) {
             problems.say(
-                format!("solution = \"{}\"", self.solution),
+                Near::key("solution"),
                 format!(
                     "solution '{}' is a link (or lies under one) that leads out of the lesson's folder: put the reference solution itself in lessons/{}/",
                     self.solution, self.id
@@ -56,18 +67,19 @@ impl Lesson {
             );
         }
         self.check_mistakes(problems);
-        for f in &self.functions {
+        for (i, f) in self.functions.iter().enumerate() {
             let identifier = f.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                 && f.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
             if !identifier {
-                problems.say(format!("\"{f}\""), format!("function '{f}' is not a Python name"));
+                problems.say(Near::entry("functions", i), format!("function '{f}' is not a Python name"));
             }
         }
-        let ids = self.checks.iter().map(|c| ("check", &c.id)).chain(self.tickets.iter().map(|t| ("ticket", &t.id)));
-        for (what, id) in ids {
+        let checks = self.checks.iter().enumerate().map(|(i, c)| ("check", "checks", i, &c.id));
+        let tickets = self.tickets.iter().enumerate().map(|(i, t)| ("ticket", "tickets", i, &t.id));
+        for (what, key, i, id) in checks.chain(tickets) {
             if !plain_word(id) {
                 problems.say(
-                    format!("id = \"{id}\""),
+                    Near::entry(key, i).then("id"),
                     format!("{what} id '{id}' may hold only letters, digits, - and _ (graders and shell completion key on it)"),
                 );
             }
@@ -76,12 +88,12 @@ impl Lesson {
 
     /// Each named mistake: a plain label of its own, a file inside the lesson's folder.
     fn check_mistakes(&self, problems: &mut Problems) {
-        for mistake in &self.mistakes {
-            let at = format!("label = \"{}\"", mistake.label);
+        for (i, mistake) in self.mistakes.iter().enumerate() {
+            let at = Near::entry("mistakes", i).then("label");
             let taken = ["starter", "yours", "auto", "solution", self.solution_label.as_str()];
             if !plain_word(&mistake.label) || taken.contains(&mistake.label.as_str()) {
                 problems.say(
-                    &at,
+                    at.clone(),
                     format!(
                         "mistake label '{}' must be a plain word (letters, digits, - and _) other than {}",
                         mistake.label,
@@ -90,11 +102,11 @@ impl Lesson {
                 );
             }
             if self.mistakes.iter().filter(|m| m.label == mistake.label).count() > 1 {
-                problems.say(&at, format!("mistake '{}' is declared twice", mistake.label));
+                problems.say(at.clone(), format!("mistake '{}' is declared twice", mistake.label));
             }
             if !inside_folder(&mistake.file) {
                 problems.say(
-                    format!("file = \"{}\"", mistake.file),
+                    Near::entry("mistakes", i).then("file"),
                     format!(
                         "mistake {}'s file '{}' must be a path inside the lesson's folder",
                         mistake.label, mistake.file
@@ -102,7 +114,7 @@ impl Lesson {
                 );
             } else if !resolves_inside(&self.dir, &mistake.file) {
                 problems.say(
-                    format!("file = \"{}\"", mistake.file),
+                    Near::entry("mistakes", i).then("file"),
                     format!(
                         "mistake {}'s file '{}' is a link (or lies under one) that leads out of the lesson's folder: put the file itself in lessons/{}/",
                         mistake.label, mistake.file, self.id
@@ -129,7 +141,7 @@ impl Lesson {
             )
         };
         problems.say(
-            "[harness]",
+            Near::key("harness"),
             format!(
                 "[harness] has {}, the earlier form of the hooks, which is no longer read: {write} (see lessons/README.md)",
                 keys.join(", ")
@@ -142,7 +154,7 @@ impl Lesson {
         for field in &fields {
             if BUILD_ARGS.contains(field) {
                 problems.say(
-                    "[failure]",
+                    Near::key("failure").then("fields"),
                     format!("[failure] fields names '{field}', which the build hook is given anyway"),
                 );
             }
@@ -155,7 +167,7 @@ impl Lesson {
         if let Some(Answers::Truthy(word)) = self.hooks.decide.as_ref().and_then(|h| h.answers.as_ref()) {
             if word != "truthy" {
                 problems.say(
-                    "answers",
+                    Near::key("hooks").then("decide").then("answers"),
                     format!("the decide hook's answers is '{word}': give \"truthy\" or a table of answers"),
                 );
             }
@@ -163,27 +175,29 @@ impl Lesson {
         let shape = self.failure.as_ref();
         if self.hooks.build.is_some() && shape.is_none_or(|f| f.flag.is_none() && f.error.is_none()) {
             problems.say(
-                "[hooks.build]",
+                Near::key("hooks").then("build"),
                 "the learner's code builds failures, but no [failure] table says how they look: add [failure] with `flag` (the key set to true on a failure) and/or `error` (the key holding the error object), and `category`, `retryable`, `message`, `verify` for the keys inside it that the cards show (see lessons/README.md)",
             );
         }
         if self.hooks.decide.is_some() && self.hooks.build.is_none() {
-            problems
-                .say("[hooks.decide]", "the decide hook judges failures the build hook made: add [hooks.build] too");
+            problems.say(
+                Near::key("hooks").then("decide"),
+                "the decide hook judges failures the build hook made: add [hooks.build] too",
+            );
         }
         if !(1..=10).contains(&self.harness.max_attempts) {
-            problems
-                .say("max_attempts", format!("harness.max_attempts is {}: give 1 to 10", self.harness.max_attempts));
+            let why = format!("harness.max_attempts is {}: give 1 to 10", self.harness.max_attempts);
+            problems.say(Near::key("harness").then("max_attempts"), why);
         }
     }
 
     /// One hook: a learner function, given arguments its point of a run offers, with the keys
     /// that belong to that point only.
     fn check_hook(&self, place: &str, hook: &Hook, offered: &[&str], problems: &mut Problems) {
-        let at = format!("[hooks.{place}]");
+        let at = Near::key("hooks").then(place);
         if !self.functions.contains(&hook.function) {
             problems.say(
-                format!("\"{}\"", hook.function),
+                at.clone().then("function"),
                 format!(
                     "the {place} hook calls '{}', which is not among the learner's functions {:?}",
                     hook.function, self.functions
@@ -193,7 +207,7 @@ impl Lesson {
         for arg in &hook.args {
             if !offered.contains(&arg.as_str()) {
                 problems.say(
-                    &at,
+                    at.clone().then("args"),
                     format!(
                         "the {place} hook is given '{arg}', which that point of a run cannot give: choose from {}",
                         offered.join(", ")
@@ -203,55 +217,62 @@ impl Lesson {
         }
         if hook.answers.is_some() != (place == "decide") {
             if place == "decide" {
-                problems.say(&at, "the decide hook needs `answers`: \"truthy\" or a table of answers");
+                problems.say(at.clone(), "the decide hook needs `answers`: \"truthy\" or a table of answers");
             } else {
-                problems.say(&at, format!("`answers` belongs to the decide hook, not to {place}"));
+                problems
+                    .say(at.clone().then("answers"), format!("`answers` belongs to the decide hook, not to {place}"));
             }
         }
         if !hook.kinds.is_empty() && place != "answer" {
-            problems.say(&at, format!("`kinds` belongs to the answer hook, not to {place}"));
+            problems.say(at.then("kinds"), format!("`kinds` belongs to the answer hook, not to {place}"));
         }
     }
 
     fn check_tools_and_tickets(&self, problems: &mut Problems) {
         let tool_names: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
-        for tool in &self.tools {
+        for (i, tool) in self.tools.iter().enumerate() {
             if let Some(runs) = &tool.runs {
                 if !tool_names.contains(&runs.as_str()) {
-                    problems
-                        .say(format!("runs = \"{runs}\""), format!("tool {} runs an unknown tool '{runs}'", tool.name));
+                    let why = format!("tool {} runs an unknown tool '{runs}'", tool.name);
+                    problems.say(Near::entry("tools", i).then("runs"), why);
                 }
             }
         }
-        for ticket in &self.tickets {
-            self.check_ticket(ticket, &tool_names, problems);
+        for (i, ticket) in self.tickets.iter().enumerate() {
+            self.check_ticket(ticket, Near::entry("tickets", i), &tool_names, problems);
         }
-        for text in self.predict.context.values() {
-            no_count(text, problems);
+        for (runtime, text) in &self.predict.context {
+            no_count(text, Near::key("predict").then("context").then(runtime), problems);
         }
     }
 
     /// One ticket: the tools it names, its probe, its runtimes, its notes and its question.
-    fn check_ticket(&self, ticket: &Ticket, tool_names: &[&str], problems: &mut Problems) {
-        let at = format!("id = \"{}\"", ticket.id);
+    fn check_ticket(&self, ticket: &Ticket, entry: Near, tool_names: &[&str], problems: &mut Problems) {
+        let at = entry.clone().then("id");
         let probed = ticket.probes().iter().map(|p| &p.tool);
         for tool in ticket.tools.iter().chain(probed) {
             if !tool_names.contains(&tool.as_str()) {
-                problems.say(&at, format!("ticket {} names an unknown tool '{tool}'", ticket.id));
+                problems.say(at.clone(), format!("ticket {} names an unknown tool '{tool}'", ticket.id));
             }
         }
         if ticket.probes().is_empty() {
-            problems.say(&at, format!("ticket {} has an empty probe: give one call, or a list of calls", ticket.id));
+            problems.say(
+                entry.clone().then("probe"),
+                format!("ticket {} has an empty probe: give one call, or a list of calls", ticket.id),
+            );
         }
         for runtime in &ticket.runtimes {
             if Runtime::parse(runtime).is_none() {
-                problems.say(&at, format!("ticket {} names an unknown runtime '{runtime}'", ticket.id));
+                problems.say(
+                    entry.clone().then("runtimes"),
+                    format!("ticket {} names an unknown runtime '{runtime}'", ticket.id),
+                );
             }
         }
         if let Notes::ByCode(by_code) = &ticket.notes {
             let codes: Vec<&str> = by_code.keys().map(String::as_str).collect();
             problems.say(
-                &at,
+                entry.clone().then("notes"),
                 format!(
                     "ticket {}: notes are keyed by code ({}), but a note now says when it applies by what the run did, so that any code that behaves like the fix gets the fix's note: write notes = [{{ when = {{ attempts = 2, reads = \">=1\" }}, says = \"...\" }}, ..., {{ says = \"for any other run\" }}] (the keys are in lessons/README.md)",
                     ticket.id,
@@ -260,16 +281,16 @@ impl Lesson {
             );
         }
         if let Some(predict) = &ticket.predict {
-            self.check_ticket_predict(ticket, predict, &at, problems);
+            self.check_ticket_predict(ticket, predict, entry.then("predict"), problems);
         }
     }
 
     /// A ticket's question: about a code the lesson has, with 2 to 9 choices, and context that
     /// does not give the answer away.
-    fn check_ticket_predict(&self, ticket: &Ticket, predict: &TicketPredict, at: &str, problems: &mut Problems) {
+    fn check_ticket_predict(&self, ticket: &Ticket, predict: &TicketPredict, at: Near, problems: &mut Problems) {
         if predict.code != "starter" && predict.code != self.solution_label {
             problems.say(
-                at,
+                at.clone().then("code"),
                 format!(
                     "ticket {}'s question is about the code '{}': ask about starter or {}",
                     ticket.id, predict.code, self.solution_label
@@ -277,15 +298,16 @@ impl Lesson {
             );
         }
         if !(2..=9).contains(&predict.choices.len()) {
-            problems
-                .say(at, format!("ticket {}'s question has {} choices: give 2 to 9", ticket.id, predict.choices.len()));
+            let why = format!("ticket {}'s question has {} choices: give 2 to 9", ticket.id, predict.choices.len());
+            problems.say(at.clone().then("choices"), why);
         }
         for (runtime, text) in &predict.context {
+            let near = at.clone().then("context").then(runtime);
             if Runtime::parse(runtime).is_none() {
-                problems
-                    .say(at, format!("ticket {}'s question has context for an unknown runtime '{runtime}'", ticket.id));
+                let why = format!("ticket {}'s question has context for an unknown runtime '{runtime}'", ticket.id);
+                problems.say(near.clone(), why);
             }
-            no_count(text, problems);
+            no_count(text, near, problems);
         }
     }
 
@@ -300,12 +322,12 @@ impl Lesson {
                 _ => false,
             }
         }
-        for prefix in &self.case_ids {
-            let at = format!("\"{prefix}\"");
+        for (i, prefix) in self.case_ids.iter().enumerate() {
+            let at = Near::entry("case_ids", i);
             let args = || self.checks.iter().flat_map(|c| &c.cases).flat_map(|case| &case.args);
             if prefix.trim().is_empty() {
                 let why = "case_ids holds an empty prefix: say how ids begin, such as \"toolu_\"";
-                problems.say("case_ids", why);
+                problems.say(at, why);
             } else if !args().any(|a| begins(a, prefix)) {
                 let why = format!("case_ids: no case argument holds an id beginning '{prefix}'");
                 problems.say(at, why);
@@ -316,30 +338,31 @@ impl Lesson {
     fn check_checks(&self, problems: &mut Problems) {
         self.check_case_ids(problems);
         let mut seen = std::collections::HashSet::new();
-        for check in &self.checks {
-            let at = format!("id = \"{}\"", check.id);
+        for (i, check) in self.checks.iter().enumerate() {
+            let at = Near::entry("checks", i).then("id");
             if !seen.insert(&check.id) {
-                problems.say(&at, format!("check {} is declared twice", check.id));
+                problems.say(at.clone(), format!("check {} is declared twice", check.id));
             }
             if check.hints.is_empty() {
-                problems.say(&at, format!("check {} has no hints", check.id));
+                problems.say(at.clone(), format!("check {} has no hints", check.id));
             }
             match (&check.call, &check.ticket) {
-                (Some(function), None) => self.check_call_check(check, function, &at, problems),
+                (Some(function), None) => self.check_call_check(check, function, at.clone(), problems),
                 (None, Some(ticket)) => {
                     if self.ticket(ticket).is_none() {
-                        problems.say(&at, format!("check {} runs an unknown ticket '{ticket}'", check.id));
+                        problems.say(at.clone(), format!("check {} runs an unknown ticket '{ticket}'", check.id));
                     }
                     if check.expect.is_empty() {
-                        problems.say(&at, format!("check {} expects nothing of its run", check.id));
+                        problems.say(at.clone(), format!("check {} expects nothing of its run", check.id));
                     }
                 }
-                _ => problems.say(&at, format!("check {} must have either `call` (with cases) or `ticket`", check.id)),
+                _ => problems
+                    .say(at.clone(), format!("check {} must have either `call` (with cases) or `ticket`", check.id)),
             }
             for g in &check.guidance {
                 if g.when.is_empty() == g.raises.is_none() {
                     problems.say(
-                        &at,
+                        at.clone(),
                         format!("check {}: guidance '{}' needs either `when` or `raises`", check.id, g.mistake),
                     );
                 }
@@ -351,22 +374,37 @@ impl Lesson {
                 .chain(check.expect.malformed())
                 .chain(check.guidance.iter().flat_map(|g| g.when.malformed()));
             for why in malformed {
-                problems.say(&at, format!("check {}: {why}", check.id));
+                problems.say(at.clone(), format!("check {}: {why}", check.id));
             }
         }
     }
 
-    fn check_call_check(&self, check: &CheckSpec, function: &str, at: &str, problems: &mut Problems) {
+    fn check_call_check(&self, check: &CheckSpec, function: &str, at: Near, problems: &mut Problems) {
         if !self.functions.iter().any(|f| f == function) {
-            problems.say(at, format!("check {} calls '{function}', which is not a learner function", check.id));
+            problems.say(at.clone(), format!("check {} calls '{function}', which is not a learner function", check.id));
         }
         if check.cases.is_empty() {
-            problems.say(at, format!("check {} calls {function} but has no cases", check.id));
+            problems.say(at.clone(), format!("check {} calls {function} but has no cases", check.id));
         }
         for case in &check.cases {
             if case.expect.is_empty() {
-                problems.say(at, format!("check {} has a case with nothing expected", check.id));
+                problems.say(at.clone(), format!("check {} has a case with nothing expected", check.id));
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_a_count;
+
+    #[test]
+    fn a_count_word_counts_only_as_a_whole_word() {
+        for text in ["The network sometimes drops a call.", "Network outages: sometimes, it retries."] {
+            assert!(!names_a_count(text), "{text}");
+        }
+        for text in ["It runs twice.", "Two attempts", "three-step", "at most 3", "Times up"] {
+            assert!(names_a_count(text), "{text}");
         }
     }
 }

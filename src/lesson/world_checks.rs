@@ -1,7 +1,7 @@
 //! The checks of a lesson's data that only its world can make: the behaviours its tools name,
 //! its samples' messages and fields, the counts its notes and questions name.
 
-use super::problems::Problems;
+use super::problems::{Near, Problems};
 use super::Lesson;
 use crate::world::python::PythonWorld;
 use crate::world::Setting;
@@ -11,10 +11,10 @@ impl Lesson {
     /// of messages it does not have, then (if there were none) unknown samples and counts.
     pub(super) fn check_with_world(&self, world: &PythonWorld, name: &str) -> Problems {
         let mut problems = Problems::default();
-        for tool in &self.tools {
+        for (i, tool) in self.tools.iter().enumerate() {
             if !world.behaviours().contains(&tool.does) {
                 problems.say(
-                    format!("does = \"{}\"", tool.does),
+                    Near::entry("tools", i).then("does"),
                     format!(
                         "tool {} does '{}', which the world {name} cannot do: {}",
                         tool.name,
@@ -27,7 +27,7 @@ impl Lesson {
         for (sample_name, sample) in &self.samples {
             if world.message(&sample.message).is_none() {
                 problems.say(
-                    format!("{sample_name} = {{"),
+                    Near::key("samples").then(sample_name).then("message"),
                     format!("sample {sample_name} uses an unknown message '{}'", sample.message),
                 );
             }
@@ -43,7 +43,7 @@ impl Lesson {
     /// every sample message of the run names, say).
     fn check_sample_refs(&self, problems: &mut Problems, world: &PythonWorld) {
         let drawn = world.drawn();
-        for check in &self.checks {
+        for (i, check) in self.checks.iter().enumerate() {
             for name in &check.samples {
                 if !self.samples.contains_key(name) && !drawn.contains(name) {
                     let also = if drawn.is_empty() {
@@ -52,7 +52,7 @@ impl Lesson {
                         format!(", or a drawn field: ${}", drawn.join(", $"))
                     };
                     problems.say(
-                        format!("id = \"{}\"", check.id),
+                        Near::entry("checks", i).then("id"),
                         format!("check {} uses an unknown sample '${name}': name one of [samples]{also}", check.id),
                     );
                 }
@@ -62,13 +62,21 @@ impl Lesson {
 
     /// The counts each note and question names are counts a run has, with values they can have.
     fn check_outcomes(&self, problems: &mut Problems, world: &PythonWorld) {
-        for ticket in &self.tickets {
-            let at = format!("id = \"{}\"", ticket.id);
+        for (i, ticket) in self.tickets.iter().enumerate() {
+            let entry = Near::entry("tickets", i);
             let mut known: Vec<String> = super::cond::COUNT_KEYS.iter().map(|k| k.to_string()).collect();
             known.extend(world.counted(&ticket.id));
-            let notes = ticket.notes.list().iter().map(|n| ("a note", &n.when));
-            let choices = ticket.predict.iter().flat_map(|p| &p.choices).map(|c| ("a choice of its question", &c.when));
-            for (what, when) in notes.chain(choices) {
+            let notes = ticket
+                .notes
+                .list()
+                .iter()
+                .enumerate()
+                .map(|(j, n)| ("a note", entry.clone().then("notes").at(j), &n.when));
+            let choices = ticket.predict.iter().flat_map(|p| &p.choices).enumerate().map(|(j, c)| {
+                let near = entry.clone().then("predict").then("choices").at(j);
+                ("a choice of its question", near, &c.when)
+            });
+            for (what, near, when) in notes.chain(choices) {
                 for (key, cond) in when {
                     let why = if known.contains(key) {
                         cond.problem(key)
@@ -76,18 +84,19 @@ impl Lesson {
                         Some(format!("'{key}' is not something a run counts: choose from {}", known.join(", ")))
                     };
                     if let Some(why) = why {
-                        problems.say(&at, format!("ticket {}: {what} asks for {key}: {why}", ticket.id));
+                        let near = near.clone().then("when").then(key);
+                        problems.say(near, format!("ticket {}: {what} asks for {key}: {why}", ticket.id));
                     }
                 }
             }
             let list = ticket.notes.list();
-            if let Some(i) = list.iter().position(|n| n.when.is_empty()).filter(|i| i + 1 < list.len()) {
+            if let Some(j) = list.iter().position(|n| n.when.is_empty()).filter(|j| j + 1 < list.len()) {
                 problems.say(
-                    &at,
+                    entry.clone().then("notes").at(j),
                     format!(
                         "ticket {}: note {} applies to every run, so the notes after it never show: put it last",
                         ticket.id,
-                        i + 1
+                        j + 1
                     ),
                 );
             }

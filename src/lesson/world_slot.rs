@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::nowhere::NOWHERE;
 use super::paths::plain_word;
-use super::problems::Problems;
+use super::problems::{Near, Problems};
 use super::Lesson;
 use crate::error::Error;
 use crate::world::python::{AheadQuestion, Loading, PythonWorld, Refused};
@@ -82,7 +82,7 @@ impl Lesson {
         let worlds = root.join("worlds");
         let Some(name) = self.setting.clone() else {
             problems.say(
-                "title",
+                Near::key("title"),
                 format!(
                     "the manifest names no world: add setting = \"<name>\" near the top (worlds here: {})",
                     world_names(&worlds)
@@ -93,7 +93,7 @@ impl Lesson {
         let file = worlds.join(&name).join("world.py");
         if !plain_word(&name) || !file.is_file() {
             problems.say(
-                "setting",
+                Near::key("setting"),
                 format!(
                     "setting '{name}' is not a world here: there is no worlds/{name}/world.py (worlds here: {})",
                     world_names(&worlds)
@@ -181,7 +181,7 @@ impl Lesson {
         };
         let world = match opened {
             Ok(world) => world,
-            Err(Refused::Problems(found)) => return Err(manifest(Problems { found })),
+            Err(Refused::Problems(found)) => return Err(manifest(Problems::from_world(found))),
             Err(Refused::Broken(why)) => return Err(NotOpened { path: slot.file.display().to_string(), why }),
             // With no Python nothing can run: the learner's bridge says so in its own words, and
             // an autograder still gets its report.

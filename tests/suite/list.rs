@@ -290,3 +290,53 @@ fn a_title_wraps_before_it_is_cut_at_sixty_eighty_and_a_hundred_and_twenty_colum
         }
     }
 }
+
+/// The course with structured-errors broken: a later check takes the first check's id.
+fn one_lesson_broken() -> Workshop {
+    let w = Workshop::foundations();
+    let path = "lessons/structured-errors/lesson.toml";
+    let text = w.read(path);
+    w.write(path, &text.replace("id = \"retry-transient\"", "id = \"fail-flags-failure\""));
+    w
+}
+
+#[test]
+fn list_shows_a_broken_lesson_as_broken_and_lists_the_rest() {
+    let w = one_lesson_broken();
+    let run = w.run(&["list"]);
+    // A list that shows every lesson, broken or not, did what was asked: doctor fails for it.
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    insta::assert_snapshot!("list_one_lesson_broken", run.stdout);
+    let said = flat(&run.stdout);
+    assert!(said.contains("> 4 tool-results"), "{said}");
+    assert!(said.contains("6 uncertain-state A timeout is not a no not started"), "{said}");
+    assert!(
+        said.contains(
+            "! structured-errors broken: lessons/structured-errors/lesson.toml: line 506: check \
+             fail-flags-failure is declared twice ./workshop doctor structured-errors says what is wrong"
+        ),
+        "{said}"
+    );
+    for columns in [60, 120] {
+        let run = at(&w, columns, &["list"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        for line in run.stdout.lines() {
+            assert!(line.chars().count() <= columns, "list at {columns}: {line}");
+        }
+        assert!(flat(&run.stdout).contains("./workshop doctor structured-errors says what is wrong"));
+    }
+    let run = w.run(&["doctor", "structured-errors"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stdout.contains("line 506: check fail-flags-failure is declared twice"), "{}", run.stdout);
+}
+
+#[test]
+fn a_message_that_lists_the_lessons_names_a_broken_one_too() {
+    let w = one_lesson_broken();
+    // Nothing started and no lesson named: check asks for one, from the list.
+    let run = w.run(&["check"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("structured-errors  (broken: ./workshop doctor structured-errors)"));
+    assert!(run.stderr.contains("tool-results"), "{}", run.stderr);
+}

@@ -34,6 +34,7 @@ mod lesson8;
 mod lesson_names;
 mod list;
 mod live;
+mod manifest;
 mod mistakes;
 mod narrow;
 mod note;

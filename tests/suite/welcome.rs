@@ -104,3 +104,26 @@ fn the_course_says_where_the_lessons_before_its_first_are() {
     let one = Workshop::from_fixture("relay");
     assert!(!one.run(&["list"]).stdout.contains("not in it"));
 }
+
+#[test]
+fn the_greeting_shows_a_broken_lesson_as_broken_and_greets_with_the_rest() {
+    let w = Workshop::foundations();
+    w.write("lessons/uncertain-state/lesson.toml", "id = \"uncertain-state\"\nnumber = [\n");
+    let out = greeting(&w);
+    let said = flat(&out);
+    assert!(said.contains("5 structured-errors Structured tool errors not started"), "{out}");
+    let broken =
+        "! uncertain-state broken: lessons/uncertain-state/lesson.toml: is not a valid lesson manifest (line 2)";
+    assert!(said.contains(broken), "{out}");
+    assert!(said.contains("./workshop doctor uncertain-state says what is wrong"), "{out}");
+    assert!(out.contains("Next: ./workshop start tool-results"), "{out}");
+}
+
+#[test]
+fn a_course_whose_lessons_are_all_broken_still_greets_and_sends_to_doctor() {
+    let w = Workshop::lesson5();
+    w.write("lessons/structured-errors/lesson.toml", "not toml at all [\n");
+    let out = greeting(&w);
+    assert!(flat(&out).contains("! structured-errors broken:"), "{out}");
+    assert!(out.contains("No lesson here loads: ./workshop doctor says what is wrong."), "{out}");
+}
