@@ -114,22 +114,30 @@ impl Worker {
     /// A call's answer line: its outcome, and whether the process is still to be trusted with
     /// the next call (a line that is not this call's answer ends it).
     fn answered(&mut self, cfg: &BridgeConfig, function: &str, line: &str) -> (Call, bool) {
-        match serde_json::from_str::<Answer>(line) {
+        let when = format!("during the call to {function}");
+        let unknown = match serde_json::from_str::<Answer>(line) {
             Ok(answer) if answer.id == Some(self.answered + 1) => {
                 self.answered += 1;
                 let answered = self.answered;
                 self.ahead.retain(|&(id, _)| id != answered);
                 let dropped = answer.dropped;
-                let outcome = outcome_of(answer, &cfg.shown_as);
-                let (output, over) = self.capture.take();
-                (Call { outcome, output, dropped: over + dropped }, true)
+                match outcome_of(answer, &cfg.shown_as) {
+                    Ok(outcome) => {
+                        let (output, over) = self.capture.take();
+                        return (Call { outcome, output, dropped: over + dropped }, true);
+                    }
+                    // The runner never sends it: the line is not its answer.
+                    Err(kind) => Some(kind),
+                }
             }
-            _ => {
-                kill_group(&mut self.child);
-                let message = garbled(&cfg.shown_as, &format!("during the call to {function}"), line);
-                (Call { outcome: Outcome::Garbled { message }, output: self.read_capture(), dropped: 0 }, false)
-            }
-        }
+            _ => None,
+        };
+        kill_group(&mut self.child);
+        let message = match unknown {
+            Some(kind) => garbled(&cfg.shown_as, &when, &format!("{kind}, in {line}")),
+            None => garbled(&cfg.shown_as, &when, line),
+        };
+        (Call { outcome: Outcome::Garbled { message }, output: self.read_capture(), dropped: 0 }, false)
     }
 
     /// Whether bytes of the last request are still in the pipe, not taken by the runner, after
@@ -186,21 +194,63 @@ impl Worker {
     }
 }
 
-/// What the runner's answer to a call says happened, for the file shown as `file`.
-fn outcome_of(answer: Answer, file: &str) -> Outcome {
+/// What the runner's answer to a call says happened, for the file shown as `file`; `Err` names
+/// what the runner never sends (an unknown kind, a kind without its key), refused rather than
+/// taken for an exception with no message.
+fn outcome_of(answer: Answer, file: &str) -> Result<Outcome, String> {
     if answer.ok {
-        return Outcome::Returned(answer.value.unwrap_or(Value::Null));
+        return answer.value.map(Outcome::Returned).ok_or_else(|| "an `ok` answer without its `value`".into());
     }
-    let message = answer.message.unwrap_or_default();
-    match answer.kind.as_deref() {
-        Some("not_json") => Outcome::NotJson { message },
-        Some("too_big") => Outcome::TooBig { bytes: answer.size.unwrap_or_default() },
-        Some("exit") => Outcome::Exited {
-            message: match location(&answer.frames, file) {
-                Some(at) => format!("{message} ({}, line {}: {})", at.file, at.line, at.code),
-                None => message,
-            },
-        },
-        _ => Outcome::Raised { message, location: location(&answer.frames, file) },
+    let kind = answer.kind.as_deref().ok_or("a failed call's answer without its `kind`")?;
+    let message = |key: Option<String>| key.ok_or_else(|| format!("a `{kind}` answer without its `message`"));
+    Ok(match kind {
+        "not_json" => Outcome::NotJson { message: message(answer.message)? },
+        "too_big" => Outcome::TooBig { bytes: answer.size.ok_or("a `too_big` answer without its `size`")? },
+        "exit" => {
+            let message = message(answer.message)?;
+            Outcome::Exited {
+                message: match location(&answer.frames, file) {
+                    Some(at) => format!("{message} ({}, line {}: {})", at.file, at.line, at.code),
+                    None => message,
+                },
+            }
+        }
+        "exception" => Outcome::Raised { message: message(answer.message)?, location: location(&answer.frames, file) },
+        other => return Err(format!("an answer of kind `{other}`, which the runner never sends")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{outcome_of, Answer};
+    use crate::bridge::Outcome;
+
+    fn outcome(line: &str) -> Result<Outcome, String> {
+        outcome_of(serde_json::from_str::<Answer>(line).unwrap(), "errors.py")
+    }
+
+    #[test]
+    fn each_kind_the_runner_sends_is_its_outcome() {
+        assert_eq!(outcome(r#"{"id": 1, "ok": true, "value": null}"#), Ok(Outcome::Returned(serde_json::Value::Null)));
+        let raised = outcome(r#"{"id": 1, "ok": false, "kind": "exception", "message": "KeyError: 'x'"}"#);
+        assert_eq!(raised, Ok(Outcome::Raised { message: "KeyError: 'x'".into(), location: None }));
+        let exited = outcome(r#"{"id": 1, "ok": false, "kind": "exit", "message": "called sys.exit(4)"}"#);
+        assert_eq!(exited, Ok(Outcome::Exited { message: "called sys.exit(4)".into() }));
+        let too_big = outcome(r#"{"id": 1, "ok": false, "kind": "too_big", "size": 9}"#);
+        assert_eq!(too_big, Ok(Outcome::TooBig { bytes: 9 }));
+    }
+
+    #[test]
+    fn an_unknown_kind_or_a_missing_key_is_refused_by_name() {
+        let why = outcome(r#"{"id": 1, "ok": false, "kind": "exceptoin", "message": "m"}"#).unwrap_err();
+        assert!(why.contains("`exceptoin`"), "{why}");
+        let why = outcome(r#"{"id": 1, "ok": false, "message": "m"}"#).unwrap_err();
+        assert!(why.contains("`kind`"), "{why}");
+        let why = outcome(r#"{"id": 1, "ok": false, "kind": "exception", "mesage": "m"}"#).unwrap_err();
+        assert!(why.contains("`exception`") && why.contains("`message`"), "{why}");
+        let why = outcome(r#"{"id": 1, "ok": true, "valeu": 3}"#).unwrap_err();
+        assert!(why.contains("`value`"), "{why}");
+        let why = outcome(r#"{"id": 1, "ok": false, "kind": "too_big"}"#).unwrap_err();
+        assert!(why.contains("`size`"), "{why}");
     }
 }

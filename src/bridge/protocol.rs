@@ -20,6 +20,9 @@ pub(super) struct Answer {
     pub ok: bool,
     #[serde(default)]
     pub ready: bool,
+    /// There even when it is `null` (a function that returned None), which `Option` alone would
+    /// take for absent.
+    #[serde(default, deserialize_with = "present")]
     pub value: Option<Value>,
     pub kind: Option<String>,
     pub message: Option<String>,
@@ -31,6 +34,11 @@ pub(super) struct Answer {
     pub dropped: u64,
     /// The size of a value too big to send.
     pub size: Option<u64>,
+}
+
+/// A key that is there, even holding `null`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 #[derive(Deserialize)]

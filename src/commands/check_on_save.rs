@@ -23,6 +23,7 @@ use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::Lesson;
 use crate::on_save::keys::{key_of, read_lines};
 use crate::on_save::msg::{Ended, Msg};
+use crate::on_save::note::Note;
 use crate::on_save::output::Output;
 use crate::on_save::session::Session;
 use crate::saves;
@@ -79,7 +80,7 @@ pub(super) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         match ended {
             Ok(Ended::Next(id)) => {
                 let next = Lesson::load(&ctx.root, &id)?;
-                notes.push(go_on(ctx, &next)?);
+                notes.push(Note::Moved(go_on(ctx, &next)?));
                 file = next.work_file(&ctx.root);
                 lesson = next;
                 // What the last lesson's watcher and graders sent is of no use now; keys still are.

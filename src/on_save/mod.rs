@@ -8,6 +8,7 @@
 pub(crate) mod clock;
 pub(crate) mod keys;
 pub(crate) mod msg;
+pub(crate) mod note;
 pub(crate) mod output;
 pub(crate) mod screen;
 pub(crate) mod session;

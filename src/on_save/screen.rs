@@ -8,12 +8,13 @@ use crate::context::Context;
 use crate::error::Error;
 use crate::render;
 
+use super::note::Note;
 use super::session::Session;
 
 impl Session<'_> {
     /// The next hint step of the first failing check, shown with the steps before it.
     pub(super) fn hint(&mut self) {
-        self.notes.retain(|n| n.contains("--poll"));
+        self.notes.retain(Note::stays_for_a_hint);
         self.hint_card = None;
         let note = match &self.report {
             None => "No report yet: the first check is still running.".to_string(),
@@ -39,7 +40,7 @@ impl Session<'_> {
                 }
             },
         };
-        self.notes.push(note);
+        self.notes.push(Note::Once(note));
     }
 
     pub(super) fn width(&self) -> usize {
@@ -86,7 +87,7 @@ impl Session<'_> {
             text.push('\n');
             // Never split at a hyphen: lesson ids and paths stay whole.
             let options = textwrap::Options::new(width).word_splitter(textwrap::WordSplitter::NoHyphenation);
-            for line in textwrap::wrap(note, options) {
+            for line in textwrap::wrap(note.text(), options) {
                 text.push_str(&s.paint(s.warn, line));
                 text.push('\n');
             }

@@ -18,6 +18,7 @@ use crate::saves::{Change, Fingerprint, Staleness};
 
 use super::keys::Key;
 use super::msg::{Ended, Msg};
+use super::note::Note;
 use super::output::Output;
 
 /// Why `n` cannot go on to the next lesson.
@@ -75,7 +76,7 @@ pub(crate) struct Session<'a> {
     /// Why to grade again once the grading in progress has stopped.
     pub(super) pending: Option<String>,
     pub(super) report: Option<Report>,
-    pub(crate) notes: Vec<String>,
+    pub(crate) notes: Vec<Note>,
     /// The hint steps `h` showed last, until the next report.
     pub(super) hint_card: Option<String>,
     /// The file is not there now: the report on screen is of the version that was.
@@ -153,12 +154,13 @@ impl<'a> Session<'a> {
                         return Ok(Ended::Next(id));
                     }
                     Err(why) => {
-                        self.notes = vec![why.to_string()];
+                        self.notes = vec![Note::Once(why.to_string())];
                         self.draw();
                     }
                 },
                 Msg::Key(Key::Other) => {
-                    self.notes = vec!["Keys: r re-run · h hint · n next lesson (once green) · q quit.".into()];
+                    let keys = "Keys: r re-run · h hint · n next lesson (once green) · q quit.";
+                    self.notes = vec![Note::Once(keys.into())];
                     self.draw();
                 }
                 Msg::File(Change::Saved) => {
@@ -168,9 +170,9 @@ impl<'a> Session<'a> {
                 }
                 Msg::File(Change::Gone) => self.gone(),
                 Msg::File(Change::Failed(why)) => {
-                    self.notes = vec![format!(
+                    self.notes = vec![Note::Watching(format!(
                         "The file watcher failed ({why}). Press r to grade by hand, or quit and run again with --poll."
-                    )];
+                    ))];
                     self.draw();
                 }
                 Msg::Graded { run, result, took } => self.graded(scope, run, result, took),
@@ -250,7 +252,7 @@ impl<'a> Session<'a> {
         });
         if let Err(e) = spawned {
             self.running = None;
-            self.notes = vec![format!("Could not start a check ({e}). Press r to try again.")];
+            self.notes = vec![Note::Once(format!("Could not start a check ({e}). Press r to try again."))];
         }
         if self.output.terminal {
             self.draw();
@@ -270,12 +272,12 @@ impl<'a> Session<'a> {
                 self.save_progress(&report);
                 self.report = Some(report);
                 *self.door.get_mut() = None;
-                self.notes.retain(|n| n.contains("--poll") || n.starts_with("Lesson "));
+                self.notes.retain(Note::stays_for_a_grade);
                 self.hint_card = None;
                 self.draw();
             }
             Some(Err(e)) if run == self.run => {
-                self.notes = vec![format!("Could not grade: {e}")];
+                self.notes = vec![Note::Once(format!("Could not grade: {e}"))];
                 self.draw();
             }
             _ => {}
@@ -294,10 +296,10 @@ impl<'a> Session<'a> {
         self.pending = None;
         self.gone = true;
         self.staleness.seen(Fingerprint::of(&self.file));
-        self.notes = vec![format!(
+        self.notes = vec![Note::Once(format!(
             "{} is gone (deleted or moved away); the report above is of the last version. Still watching: save the file again and it is graded.",
             self.shown
-        )];
+        ))];
         self.draw();
     }
 
@@ -310,10 +312,10 @@ impl<'a> Session<'a> {
         if self.polling || !self.staleness.missed_event(Fingerprint::of(&self.file), Instant::now()) {
             return;
         }
-        self.notes = vec![format!(
+        self.notes = vec![Note::Watching(format!(
             "{} changed, but no file event arrived: this filesystem may not report changes (a WSL mount of a Windows drive, a network drive). Quit and run again with --poll to grade on every save.",
             self.shown
-        )];
+        ))];
         if self.file.is_file() {
             self.start(scope, "changed on disk");
         } else {

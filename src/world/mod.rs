@@ -8,6 +8,7 @@
 //! lesson's `[world]` table and each ticket's world keys to check, and keeps a `Setting`: the loaded
 //! world, from which every run starts a fresh `World`.
 
+mod frames;
 pub(crate) mod python;
 
 use std::fmt::Debug;

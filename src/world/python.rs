@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
+use super::frames::{self, Said};
 use super::{Effects, Fail, Failure, Halt, Problem, Seen, Setting, TicketKeys, Tool, World};
 use crate::bridge::{Asked, Bridge, BridgeConfig, Outcome, Stop};
 
@@ -163,24 +164,6 @@ struct Besides {
     effects: Option<Effects>,
 }
 
-impl Besides {
-    fn of(answer: &Value) -> Besides {
-        let said = answer
-            .get("said")
-            .and_then(Value::as_array)
-            .map(|lines| lines.iter().filter_map(Value::as_str).map(String::from).collect())
-            .unwrap_or_default();
-        Besides { said, effects: answer.get("effects").map(effects_of) }
-    }
-}
-
-/// A run's effects as the host gives them: counts, detail and harms.
-fn effects_of(v: &Value) -> Effects {
-    let map = |k: &str| v.get(k).and_then(Value::as_object).cloned().unwrap_or_default();
-    let harms = v["harms"].as_array().map(|h| h.iter().filter_map(Value::as_str).map(String::from).collect());
-    Effects { counts: map("counts"), detail: map("detail"), harms: harms.unwrap_or_default() }
-}
-
 /// The numbers a world's `draw(n)` takes its draws from, in turn: each draw of 2^53 is a
 /// uniform number in 0..1 with every bit the world's own draw(n) would have used (it takes
 /// floor(u * n) % n, as the seeded draw does).
@@ -313,21 +296,13 @@ impl Loading {
             Err(Opened::Broken(why)) => return Err(Refused::Broken(why)),
             Err(Opened::Lost) => return Err(Refused::Broken("its process ended while it loaded".into())),
         };
-        let strings = |v: &Value| -> Vec<String> {
-            v.as_array().map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default()
-        };
-        world.behaviours = strings(&loaded["behaviours"]);
-        world.fields = strings(&loaded["fields"]);
-        world.retry_helps = strings(&loaded["retry_helps"]);
-        world.internal = strings(&loaded["internal"]);
-        world.messages = loaded["messages"]
-            .as_object()
-            .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
-            .unwrap_or_default();
-        world.counts = loaded["counts"]
-            .as_object()
-            .map(|m| m.iter().map(|(k, v)| (k.clone(), strings(v))).collect())
-            .unwrap_or_default();
+        let loaded = frames::loaded(loaded).map_err(|why| Refused::Broken(format!("while loading, {why}")))?;
+        world.behaviours = loaded.behaviours;
+        world.fields = loaded.fields;
+        world.retry_helps = loaded.retry_helps;
+        world.internal = loaded.internal;
+        world.messages = loaded.messages;
+        world.counts = loaded.counts.into_iter().collect();
         Ok(world)
     }
 }
@@ -400,10 +375,7 @@ impl PythonWorld {
         killed: bool,
     ) -> Result<(Answer, Besides), Opened> {
         let answer = match call.outcome {
-            Outcome::Returned(value) => {
-                let besides = Besides::of(&value);
-                self.read(value).map(|answer| (answer, besides))
-            }
+            Outcome::Returned(value) => self.read(value, named),
             // Killed, stopped, flooded or written into from outside, or made to answer past the
             // limit by what it was asked: the doing of the file whose run asked, not the author's.
             other if function != "load_world" && upset(&other, killed) => Err(self.upset(bridge, named, &other)),
@@ -428,11 +400,17 @@ impl PythonWorld {
             }
         };
         if let Err(Opened::Broken(why)) = &answer {
-            if let Ok(mut broken) = self.broken.lock() {
-                broken.get_or_insert_with(|| why.clone());
-            }
+            self.remember_broken(why.clone());
         }
         answer
+    }
+
+    /// An author's error (or a host the workshop cannot read): the first one is kept, and every
+    /// later question is answered with it.
+    fn remember_broken(&self, why: String) {
+        if let Ok(mut broken) = self.broken.lock() {
+            broken.get_or_insert(why);
+        }
     }
 
     /// A call the asking file's run upset (see `upset`): remembered as that thread's, and the
@@ -490,7 +468,9 @@ impl PythonWorld {
         // Once the workshop is quitting no process can start: retrying would spin until the deadline.
         while std::time::Instant::now() < until && !crate::bridge::quitting() {
             match bridge.call("load_world", &self.load).outcome {
-                Outcome::Returned(value) => return value.get("value").is_some(),
+                Outcome::Returned(value) => {
+                    return frames::read(value).is_ok_and(|answer| matches!(answer.said, Said::Value(_)))
+                }
                 Outcome::Exited { .. } | Outcome::Unavailable { .. } => {}
                 _ => return false,
             }
@@ -498,46 +478,26 @@ impl PythonWorld {
         false
     }
 
-    fn read(&self, answer: Value) -> Result<Answer, Opened> {
-        if let Some(value) = answer.get("value") {
-            return Ok(Answer::Value(value.clone()));
-        }
-        if let Some(f) = answer.get("failure") {
-            let text = |k: &str| f.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-            return Ok(Answer::Failed(Failure {
-                category: text("category"),
-                message: text("message"),
-                verify: f.get("verify").filter(|v| !v.is_null()).cloned(),
-                fields: f.get("fields").and_then(Value::as_object).cloned().unwrap_or_default(),
-            }));
-        }
-        if let Some(Value::Array(found)) = answer.get("problems") {
-            let problems = found
-                .iter()
-                .map(|p| {
-                    let part = |i: usize| p.get(i).and_then(Value::as_str).unwrap_or_default().to_string();
-                    Problem::new(part(0), part(1))
-                })
-                .collect();
-            return Err(Opened::Problems(problems));
-        }
-        if answer.get("lost").is_some() {
-            return Err(Opened::Lost);
-        }
-        if let Some(e) = answer.get("error") {
-            let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-            let at = match e.get("line").and_then(Value::as_u64) {
-                Some(line) => format!("line {line}: "),
-                None => String::new(),
-            };
-            let code = Some(text("code")).filter(|c| !c.is_empty()).map(|c| format!("\n    {c}")).unwrap_or_default();
-            return Err(Opened::Broken(format!(
-                "{at}while {}, the world failed: {}{code}\nThis is an error in the world, not in the learner's code: fix the world file.",
-                text("doing"),
-                text("message")
-            )));
-        }
-        Err(Opened::Broken("the world's host answered with something it never sends".into()))
+    /// One answer of the host, read by its kind (see `frames`): a host that answers otherwise
+    /// than the workshop reads is broken, with the key and the answer that did not fit.
+    fn read(&self, answer: Value, named: &str) -> Result<(Answer, Besides), Opened> {
+        let read = frames::read(answer).map_err(|why| Opened::Broken(format!("while {}, {why}", doing(named))))?;
+        let besides = Besides { said: read.lines, effects: read.effects };
+        let answer = match read.said {
+            Said::Value(value) => Answer::Value(value),
+            Said::Failed(failure) => Answer::Failed(failure),
+            Said::Problems(problems) => return Err(Opened::Problems(problems)),
+            Said::Lost => return Err(Opened::Lost),
+            Said::Error(e) => {
+                let at = e.line.map(|line| format!("line {line}: ")).unwrap_or_default();
+                let code = e.code.filter(|c| !c.is_empty()).map(|c| format!("\n    {c}")).unwrap_or_default();
+                return Err(Opened::Broken(format!(
+                    "{at}while {}, the world failed: {}{code}\nThis is an error in the world, not in the learner's code: fix the world file.",
+                    e.doing, e.message
+                )));
+            }
+        };
+        Ok((answer, besides))
     }
 
     /// Ask the loaded world (`function` of the host's `ask`), forgetting the runs that ended
@@ -736,10 +696,13 @@ impl World for PythonRun<'_> {
         if let Some(known) = self.done_so_far.lock().ok().and_then(|known| known.clone()) {
             return known;
         }
-        match self.world.value(Some(self), "effects", vec![json!(self.number)]) {
-            Some(v) => effects_of(&v),
-            None => Effects::default(),
-        }
+        let Some(v) = self.world.value(Some(self), "effects", vec![json!(self.number)]) else {
+            return Effects::default();
+        };
+        frames::effects("the value of an `effects` question", v).unwrap_or_else(|why| {
+            self.world.remember_broken(format!("while {}, {why}", doing("effects")));
+            Effects::default()
+        })
     }
 
     fn report(&self, seen: &Seen, attempts: usize, input: &Value) -> Option<Value> {
