@@ -125,7 +125,8 @@ impl Context {
         let mut lines: Vec<String> =
             lessons.iter().map(|l| format!("  {:<width$}  {} ({})", l.id, l.title, l.course)).collect();
         // A broken lesson is still one the learner may mean: named, with where to see why.
-        lines.extend(broken.iter().map(|(id, _)| format!("  {id:<width$}  (broken: ./workshop doctor {id})")));
+        let broken_line = |id: &String| format!("  {id:<width$}  (broken: ./workshop doctor {id})");
+        lines.extend(broken.iter().map(|(id, _)| broken_line(id)));
         let first = lessons.first().map(|l| &l.id).or(broken.first().map(|(id, _)| id));
         let first = first.map_or("<lesson>", String::as_str);
         Ok(format!(

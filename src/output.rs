@@ -67,7 +67,8 @@ pub(crate) fn as_is(text: &str) -> Result<(), Error> {
 /// Write one line of text exactly as it is (see `as_is`).
 pub(crate) fn line_as_is(text: &str) -> Result<(), Error> {
     let mut out = io::stdout().lock();
-    out.write_all(text.as_bytes()).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush()).map_err(Error::Output)
+    let written = out.write_all(text.as_bytes()).and_then(|()| out.write_all(b"\n"));
+    written.and_then(|()| out.flush()).map_err(Error::Output)
 }
 
 /// Write one line to standard error exactly as it is (see `as_is`). Never fails.

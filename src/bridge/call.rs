@@ -137,7 +137,8 @@ impl Worker {
             Some(kind) => garbled(&cfg.shown_as, &when, &format!("{kind}, in {line}")),
             None => garbled(&cfg.shown_as, &when, line),
         };
-        (Call { outcome: Outcome::Garbled { message }, output: self.read_capture(), dropped: 0 }, false)
+        let outcome = Outcome::Garbled { message };
+        (Call { outcome, output: self.read_capture(), dropped: 0 }, false)
     }
 
     /// Whether bytes of the last request are still in the pipe, not taken by the runner, after
@@ -199,13 +200,18 @@ impl Worker {
 /// taken for an exception with no message.
 fn outcome_of(answer: Answer, file: &str) -> Result<Outcome, String> {
     if answer.ok {
-        return answer.value.map(Outcome::Returned).ok_or_else(|| "an `ok` answer without its `value`".into());
+        let value = answer.value.ok_or("an `ok` answer without its `value`")?;
+        return Ok(Outcome::Returned(value));
     }
     let kind = answer.kind.as_deref().ok_or("a failed call's answer without its `kind`")?;
-    let message = |key: Option<String>| key.ok_or_else(|| format!("a `{kind}` answer without its `message`"));
+    let without = format!("a `{kind}` answer without its `message`");
+    let message = |key: Option<String>| key.ok_or_else(|| without.clone());
     Ok(match kind {
         "not_json" => Outcome::NotJson { message: message(answer.message)? },
-        "too_big" => Outcome::TooBig { bytes: answer.size.ok_or("a `too_big` answer without its `size`")? },
+        "too_big" => {
+            let bytes = answer.size.ok_or("a `too_big` answer without its `size`")?;
+            Outcome::TooBig { bytes }
+        }
         "exit" => {
             let message = message(answer.message)?;
             Outcome::Exited {
@@ -215,7 +221,10 @@ fn outcome_of(answer: Answer, file: &str) -> Result<Outcome, String> {
                 },
             }
         }
-        "exception" => Outcome::Raised { message: message(answer.message)?, location: location(&answer.frames, file) },
+        "exception" => {
+            let location = location(&answer.frames, file);
+            Outcome::Raised { message: message(answer.message)?, location }
+        }
         other => return Err(format!("an answer of kind `{other}`, which the runner never sends")),
     })
 }
@@ -231,22 +240,27 @@ mod tests {
 
     #[test]
     fn each_kind_the_runner_sends_is_its_outcome() {
-        assert_eq!(outcome(r#"{"id": 1, "ok": true, "value": null}"#), Ok(Outcome::Returned(serde_json::Value::Null)));
-        let raised = outcome(r#"{"id": 1, "ok": false, "kind": "exception", "message": "KeyError: 'x'"}"#);
-        assert_eq!(raised, Ok(Outcome::Raised { message: "KeyError: 'x'".into(), location: None }));
-        let exited = outcome(r#"{"id": 1, "ok": false, "kind": "exit", "message": "called sys.exit(4)"}"#);
-        assert_eq!(exited, Ok(Outcome::Exited { message: "called sys.exit(4)".into() }));
+        let null = outcome(r#"{"id": 1, "ok": true, "value": null}"#);
+        assert_eq!(null, Ok(Outcome::Returned(serde_json::Value::Null)));
+        let raised = r#"{"id": 1, "ok": false, "kind": "exception", "message": "KeyError"}"#;
+        let message = "KeyError".to_string();
+        assert_eq!(outcome(raised), Ok(Outcome::Raised { message, location: None }));
+        let exited = r#"{"id": 1, "ok": false, "kind": "exit", "message": "sys.exit(4)"}"#;
+        let exited = outcome(exited);
+        assert_eq!(exited, Ok(Outcome::Exited { message: "sys.exit(4)".into() }));
         let too_big = outcome(r#"{"id": 1, "ok": false, "kind": "too_big", "size": 9}"#);
         assert_eq!(too_big, Ok(Outcome::TooBig { bytes: 9 }));
     }
 
     #[test]
     fn an_unknown_kind_or_a_missing_key_is_refused_by_name() {
-        let why = outcome(r#"{"id": 1, "ok": false, "kind": "exceptoin", "message": "m"}"#).unwrap_err();
+        let unknown = r#"{"id": 1, "ok": false, "kind": "exceptoin", "message": "m"}"#;
+        let why = outcome(unknown).unwrap_err();
         assert!(why.contains("`exceptoin`"), "{why}");
         let why = outcome(r#"{"id": 1, "ok": false, "message": "m"}"#).unwrap_err();
         assert!(why.contains("`kind`"), "{why}");
-        let why = outcome(r#"{"id": 1, "ok": false, "kind": "exception", "mesage": "m"}"#).unwrap_err();
+        let renamed = r#"{"id": 1, "ok": false, "kind": "exception", "mesage": "m"}"#;
+        let why = outcome(renamed).unwrap_err();
         assert!(why.contains("`exception`") && why.contains("`message`"), "{why}");
         let why = outcome(r#"{"id": 1, "ok": true, "valeu": 3}"#).unwrap_err();
         assert!(why.contains("`value`"), "{why}");

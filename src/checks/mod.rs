@@ -142,6 +142,11 @@ pub(crate) fn seed_for(bytes: &[u8], key: u64) -> u64 {
     crate::fnv::fnv1a(bytes) ^ key
 }
 
+/// How to grade again, in the command that works from the learner's folder.
+fn again_command(lesson: &str) -> String {
+    crate::output::adapt(&format!("run ./workshop check {lesson} again")).into_owned()
+}
+
 /// Run every check of the lesson against the learner's code, in order.
 pub(crate) fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<CheckResult> {
     let mut code = Remembering { code, broken: HashMap::new(), hangs: HashMap::new(), refused: None };
@@ -488,7 +493,7 @@ impl Report {
             let first = checks.iter().find(|c| c.status != Status::Pass).map(|c| c.id.as_str()).unwrap_or("");
             (Status::Fail, format!("{passed} of {total} checks pass; the first to fix is {first}"))
         };
-        let again = crate::output::adapt(&format!("run ./workshop check {} again", lesson.id)).into_owned();
+        let again = again_command(&lesson.id);
         Report {
             lesson: lesson.id.clone(),
             file,
@@ -528,7 +533,7 @@ impl Report {
             passed: 0,
             total,
             load_output: error.output.clone(),
-            again: crate::output::adapt(&format!("run ./workshop check {} again", lesson.id)).into_owned(),
+            again: again_command(&lesson.id),
         }
     }
 

@@ -42,17 +42,19 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     };
     if let Some(typed) = &args.file {
         // Suggest the command as it was typed, so it works from where the learner is.
-        let again = format!("run ./workshop check {} --file {} again", lesson.id, crate::text::inert::path(typed));
+        let typed = crate::text::inert::path(typed);
+        let again = format!("run ./workshop check {} --file {typed} again", lesson.id);
         report.again = output::adapt(&again).into_owned();
     }
     if args.format == CheckFormat::Json {
         // An autograder reads the name itself; JSON escapes whatever in it would act.
         report.file = ctx.at().named(&file);
     }
+    let (s, glyphs) = (&ctx.styles, ctx.glyphs);
     let shown = match args.format {
         // The report holds what the learner's code printed and returned: never rewritten (its
         // own hints were adapted as they were made).
-        CheckFormat::Text => output::as_is(&render::check::text(&report, &ctx.styles, ctx.glyphs, ctx.width)),
+        CheckFormat::Text => output::as_is(&render::check::text(&report, s, glyphs, ctx.width)),
         CheckFormat::Json => output::line_as_is(&render::check::json(&report)),
         CheckFormat::Exercism => output::line_as_is(&render::exercism::results(&report, &lesson)),
     };

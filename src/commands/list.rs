@@ -30,7 +30,8 @@ pub(crate) fn run(ctx: &Context) -> Result<i32, Error> {
 /// would be too narrow to read, each lesson takes lines of its own: id, title, standing.
 pub(crate) fn rows(course: &Course, s: &Styles, width: usize) -> String {
     let next = course.next_step().map(|step| step.lesson.id.clone());
-    let ids = course.lessons.iter().map(|(l, _, _)| &l.id).chain(course.broken.iter().map(|(id, _)| id));
+    let broken = course.broken.iter().map(|(id, _)| id);
+    let ids = course.lessons.iter().map(|(l, _, _)| &l.id).chain(broken);
     let id_width = ids.map(String::len).max().unwrap_or(0);
     let tail = |standing: &Standing, quiz: Option<(usize, usize)>| {
         standing.words().chars().count() + quiz.map_or(0, |(r, o)| format!("  quiz {r}/{o}").len())
@@ -86,11 +87,11 @@ pub(crate) fn rows(course: &Course, s: &Styles, width: usize) -> String {
 
 /// A lesson that does not load: `!` where its number would be, its first problem (beside the id,
 /// or under it when stacked), and the command that says all that is wrong with it.
-fn broken_row(head: String, id: &str, problem: &str, at: (bool, usize), s: &Styles, width: usize) -> String {
+fn broken_row(head: String, id: &str, why: &str, at: Place, s: &Styles, width: usize) -> String {
     let (stacked, indent) = at;
     let words = crate::render::plain_words(width.saturating_sub(indent).max(MIN_TITLE));
     let mut out = head;
-    for (i, line) in textwrap::wrap(&format!("broken: {problem}"), words).iter().enumerate() {
+    for (i, line) in textwrap::wrap(&format!("broken: {why}"), words).iter().enumerate() {
         let gap = if i == 0 && !stacked { "  ".to_string() } else { format!("\n{:indent$}", "") };
         out.push_str(&format!("{gap}{}", s.paint(s.bad, line)));
     }
@@ -102,6 +103,9 @@ fn broken_row(head: String, id: &str, problem: &str, at: (bool, usize), s: &Styl
     out.push_str(&format!("\n{:indent$}{command}{gap}says what is wrong\n", ""));
     out
 }
+
+/// Where a broken lesson's text goes: whether the rows are stacked, and its indent.
+type Place = (bool, usize);
 
 /// Where a stacked row's title and standing start: under the id.
 const STACKED: usize = 6;

@@ -170,7 +170,8 @@ fn print_json(shown: &[Shown], one_asked: bool) -> Result<(), Error> {
         (true, [one]) => one.clone(),
         _ => serde_json::Value::Array(values),
     };
-    output::line_as_is(&crate::text::inert::json(serde_json::to_string_pretty(&out).unwrap_or_default()))
+    let json = serde_json::to_string_pretty(&out).unwrap_or_default();
+    output::line_as_is(&crate::text::inert::json(json))
 }
 
 /// What `--compare` sets beside the starter. Unless `--code` says otherwise: the fix while the

@@ -45,11 +45,13 @@ pub(super) fn run(ctx: &Context) -> Result<i32, Error> {
             }
         }
         None if course.lessons.is_empty() => {
-            outln!("No lesson here loads: {} says what is wrong.", s.paint(s.code, "./workshop doctor"))?;
+            let doctor = s.paint(s.code, "./workshop doctor");
+            outln!("No lesson here loads: {doctor} says what is wrong.")?;
         }
         None if !course.broken.is_empty() => {
             let doctor = s.paint(s.code, "./workshop doctor");
-            outln!("Every lesson that loads is done; {doctor} says what is wrong with the others.")?;
+            let done = "Every lesson that loads is done;";
+            outln!("{done} {doctor} says what is wrong with the others.")?;
         }
         None => {
             let last = course.lessons.last().map(|(l, _, _)| l.id.as_str()).unwrap_or_default();

@@ -78,13 +78,11 @@ fn start_of(document: &Spanned<DeTable<'_>>, path: &[Step]) -> Option<usize> {
                 found = Some(name.span().start);
                 v
             }
-            (Step::Key(key), Some(DeValue::Table(table))) => match table.get_key_value(key.as_str()) {
-                Some((name, v)) => {
-                    found = Some(name.span().start);
-                    v
-                }
-                None => return found,
-            },
+            (Step::Key(key), Some(DeValue::Table(table))) => {
+                let Some((name, v)) = table.get_key_value(key.as_str()) else { return found };
+                found = Some(name.span().start);
+                v
+            }
             (Step::Index(i), Some(DeValue::Array(items))) => match items.get(*i) {
                 Some(v) => v,
                 None => return found,
@@ -123,7 +121,10 @@ impl Problems {
             .map(|(near, why)| {
                 let line = match &near {
                     Near::Text(needle) => line_of(text, needle),
-                    Near::Path(path) => document.as_ref().and_then(|d| start_of(d, path)).map(|at| line_at(text, at)),
+                    Near::Path(path) => {
+                        let start = document.as_ref().and_then(|d| start_of(d, path));
+                        start.map(|at| line_at(text, at))
+                    }
                 };
                 let at = line.map(|l| format!("line {l}: ")).unwrap_or_default();
                 format!("{at}{why}")

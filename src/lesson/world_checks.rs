@@ -85,12 +85,14 @@ impl Lesson {
                     };
                     if let Some(why) = why {
                         let near = near.clone().then("when").then(key);
-                        problems.say(near, format!("ticket {}: {what} asks for {key}: {why}", ticket.id));
+                        let why = format!("ticket {}: {what} asks for {key}: {why}", ticket.id);
+                        problems.say(near, why);
                     }
                 }
             }
             let list = ticket.notes.list();
-            if let Some(j) = list.iter().position(|n| n.when.is_empty()).filter(|j| j + 1 < list.len()) {
+            let catch_all = list.iter().position(|n| n.when.is_empty());
+            if let Some(j) = catch_all.filter(|j| j + 1 < list.len()) {
                 problems.say(
                     entry.clone().then("notes").at(j),
                     format!(

@@ -252,7 +252,8 @@ impl<'a> Session<'a> {
         });
         if let Err(e) = spawned {
             self.running = None;
-            self.notes = vec![Note::Once(format!("Could not start a check ({e}). Press r to try again."))];
+            let why = format!("Could not start a check ({e}). Press r to try again.");
+            self.notes = vec![Note::Once(why)];
         }
         if self.output.terminal {
             self.draw();

@@ -103,7 +103,8 @@ pub(super) struct Answer {
 
 /// One part of an answer, read with its own keys; an error names the part.
 fn part<T: DeserializeOwned>(name: &str, value: Value) -> Result<T, String> {
-    T::deserialize(value).map_err(|e| format!("the world's host sent {name} the workshop cannot read ({e})"))
+    let why = |e| format!("the world's host sent {name} the workshop cannot read ({e})");
+    T::deserialize(value).map_err(why)
 }
 
 /// Read one answer of the host.
@@ -119,8 +120,8 @@ pub(super) fn read(raw: Value) -> Result<Answer, String> {
     let given: Vec<&str> = kinds.iter().filter(|(_, there)| *there).map(|(k, _)| *k).collect();
     if given.len() != 1 {
         return Err(format!(
-            "the world's host sent an answer with {} of the keys value, failure, problems, lost and \
-             error, where each answer has exactly one",
+            "the world's host sent an answer with {} of the keys value, failure, problems, lost \
+             and error, where each answer has exactly one",
             if given.is_empty() { "none".to_string() } else { given.join(" and ") }
         ));
     }

@@ -21,6 +21,9 @@ const HOST: &str = include_str!("host.py");
 /// through `ask` (see `PythonWorld::asked`).
 const FUNCTIONS: [&str; 2] = ["load_world", "ask"];
 
+/// The last line of an error raised in the world's code.
+const WORLDS_OWN: &str = "This is an error in the world, not in the learner's code: fix the world file.";
+
 /// How long a world may take over one call: a world is the author's code, and fast.
 const DEADLINE: Duration = Duration::from_secs(5);
 
@@ -296,7 +299,8 @@ impl Loading {
             Err(Opened::Broken(why)) => return Err(Refused::Broken(why)),
             Err(Opened::Lost) => return Err(Refused::Broken("its process ended while it loaded".into())),
         };
-        let loaded = frames::loaded(loaded).map_err(|why| Refused::Broken(format!("while loading, {why}")))?;
+        let broken = |why| Refused::Broken(format!("while loading, {why}"));
+        let loaded = frames::loaded(loaded).map_err(broken)?;
         world.behaviours = loaded.behaviours;
         world.fields = loaded.fields;
         world.retry_helps = loaded.retry_helps;
@@ -469,7 +473,8 @@ impl PythonWorld {
         while std::time::Instant::now() < until && !crate::bridge::quitting() {
             match bridge.call("load_world", &self.load).outcome {
                 Outcome::Returned(value) => {
-                    return frames::read(value).is_ok_and(|answer| matches!(answer.said, Said::Value(_)))
+                    let read = frames::read(value);
+                    return read.is_ok_and(|answer| matches!(answer.said, Said::Value(_)));
                 }
                 Outcome::Exited { .. } | Outcome::Unavailable { .. } => {}
                 _ => return false,
@@ -481,7 +486,8 @@ impl PythonWorld {
     /// One answer of the host, read by its kind (see `frames`): a host that answers otherwise
     /// than the workshop reads is broken, with the key and the answer that did not fit.
     fn read(&self, answer: Value, named: &str) -> Result<(Answer, Besides), Opened> {
-        let read = frames::read(answer).map_err(|why| Opened::Broken(format!("while {}, {why}", doing(named))))?;
+        let broken = |why| Opened::Broken(format!("while {}, {why}", doing(named)));
+        let read = frames::read(answer).map_err(broken)?;
         let besides = Besides { said: read.lines, effects: read.effects };
         let answer = match read.said {
             Said::Value(value) => Answer::Value(value),
@@ -490,9 +496,10 @@ impl PythonWorld {
             Said::Lost => return Err(Opened::Lost),
             Said::Error(e) => {
                 let at = e.line.map(|line| format!("line {line}: ")).unwrap_or_default();
-                let code = e.code.filter(|c| !c.is_empty()).map(|c| format!("\n    {c}")).unwrap_or_default();
+                let code = e.code.filter(|c| !c.is_empty());
+                let code = code.map(|c| format!("\n    {c}")).unwrap_or_default();
                 return Err(Opened::Broken(format!(
-                    "{at}while {}, the world failed: {}{code}\nThis is an error in the world, not in the learner's code: fix the world file.",
+                    "{at}while {}, the world failed: {}{code}\n{WORLDS_OWN}",
                     e.doing, e.message
                 )));
             }

@@ -4,11 +4,14 @@
 use crate::common::*;
 
 const MANIFEST: &str = "lessons/structured-errors/lesson.toml";
+/// The id of the first check, given to a later one too.
+const TWICE: &str = "id = \"fail-flags-failure\"";
 const SOLUTION: &str = "lessons/structured-errors/solution/errors.py";
 
 /// The 1-based line of the `n`th (from 0) line of `text` that is `line`.
 fn nth_line(text: &str, line: &str, n: usize) -> usize {
-    text.lines().enumerate().filter(|(_, l)| *l == line).nth(n).map(|(i, _)| i + 1).expect("the line is there")
+    let mut found = text.lines().enumerate().filter(|(_, l)| *l == line);
+    found.nth(n).map(|(i, _)| i + 1).expect("the line is there")
 }
 
 #[test]
@@ -32,7 +35,8 @@ fn prose_naming_a_count_is_refused_at_its_line() {
     let w = Workshop::lesson5();
     let text = w.read(MANIFEST);
     let before = "context.sdk = \"Here no code retries:";
-    w.write(MANIFEST, &text.replace(before, "context.sdk = \"It runs twice. Here no code retries:"));
+    let counted = "context.sdk = \"It runs twice. Here no code retries:";
+    w.write(MANIFEST, &text.replace(before, counted));
     let line = text.lines().position(|l| l.starts_with(before)).unwrap() + 1;
     let run = w.run(&["check", "--file", SOLUTION]);
     assert_eq!(run.code, 2, "{}", run.stdout);
@@ -47,8 +51,7 @@ fn a_problem_names_the_line_of_its_entry_not_the_first_mention_of_its_id() {
     // A later check takes the first check's id: the problem is the later one, far down.
     let broken = text.replace("id = \"retry-transient\"", "id = \"fail-flags-failure\"");
     w.write(MANIFEST, &broken);
-    let (first, second) =
-        (nth_line(&broken, "id = \"fail-flags-failure\"", 0), nth_line(&broken, "id = \"fail-flags-failure\"", 1));
+    let (first, second) = (nth_line(&broken, TWICE, 0), nth_line(&broken, TWICE, 1));
     assert!(second > first + 100, "{first} {second}");
     let run = w.run(&["check", "--file", SOLUTION]);
     assert_eq!(run.code, 2, "{}", run.stdout);
@@ -62,8 +65,9 @@ fn a_ticket_problem_names_the_line_of_its_own_key() {
     let text = w.read(MANIFEST);
     let probe = "probe = { tool = \"process_refund\", input = { order_id = \"0871\" } }";
     assert!(text.contains(probe));
-    w.write(MANIFEST, &text.replace(probe, &format!("runtimes = [\"harness\", \"shell\"]\n{probe}")));
-    let line = nth_line(&w.read(MANIFEST), "runtimes = [\"harness\", \"shell\"]", 0);
+    let runtimes = "runtimes = [\"harness\", \"shell\"]";
+    w.write(MANIFEST, &text.replace(probe, &format!("{runtimes}\n{probe}")));
+    let line = nth_line(&w.read(MANIFEST), runtimes, 0);
     let run = w.run(&["check", "--file", SOLUTION]);
     assert_eq!(run.code, 2, "{}", run.stdout);
     let want = format!("line {line}: ticket old-order names an unknown runtime 'shell'");
