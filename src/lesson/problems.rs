@@ -89,8 +89,10 @@ fn start_of(document: &Spanned<DeTable<'_>>, path: &[Step]) -> Option<usize> {
             },
             _ => return found,
         };
-        // An array of tables' entry has no text of its own before its first key.
-        if !next.span().is_empty() && !matches!(next.get_ref(), DeValue::Table(_)) {
+        // A table under a key starts where the key does; an entry of an array starts itself.
+        let table = matches!(next.get_ref(), DeValue::Table(_));
+        let table_under_key = table && matches!(step, Step::Key(_));
+        if !next.span().is_empty() && !table_under_key {
             found = Some(next.span().start);
         }
         value = Some(next.get_ref());
