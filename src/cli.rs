@@ -132,6 +132,11 @@ pub(crate) enum Command {
         after_help = "Examples:\n  ./workshop solution\n  ./workshop solution --reveal   see it before you are green\n\nBefore your checks have been green it refuses, with exit status 1. --reveal asks first (y/N) on a terminal; off a terminal (a pipe, a script) it shows the solution without asking."
     )]
     Solution(SolutionArgs),
+    /// Write a course folder to work in: the lessons, their starters, recordings and worlds.
+    #[command(
+        after_help = "Examples:\n  workshop init                  into ./workshop-course\n  workshop init ~/agents-course\n  cd workshop-course && workshop start <lesson>\n\nThe course comes from the program itself when it was installed as a wheel (pipx, uv tool), else from the workshop folder found as every command finds it (from a clone: ./workshop init DIR). It writes only into a new or empty folder: a folder with files in it, a course folder you already work in above all, is refused (exit status 1) and left as it is.\n\nExit status: 0 written, 1 refused, 2 could not run (no course to copy, a file where the folder should be)."
+    )]
+    Init(InitArgs),
     /// Print a shell completion script.
     #[command(
         after_help = "Examples:\n  ./workshop completions bash > ~/.local/share/bash-completion/completions/workshop\n  ./workshop completions fish > ~/.config/fish/completions/workshop.fish"
@@ -156,6 +161,7 @@ impl Command {
             Command::Reset(_) => "reset",
             Command::Solution(_) => "solution",
             Command::Completions(_) => "completions",
+            Command::Init(_) => "init",
         }
     }
 }
@@ -315,6 +321,13 @@ pub(crate) struct SolutionArgs {
     /// Show it even though your checks are not green yet (asks first on a terminal).
     #[arg(long)]
     pub reveal: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct InitArgs {
+    /// The folder to write the course into: new, or empty.
+    #[arg(value_name = "DIR", default_value = "workshop-course")]
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -6,6 +6,7 @@ mod completions;
 mod doctor;
 mod grade;
 mod hint;
+mod init;
 mod lesson_text;
 pub(crate) mod list;
 mod pages;
@@ -40,6 +41,12 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
         _ => {}
     }
     let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the current folder", e))?;
+    if let Some(Command::Init(args)) = &cli.command {
+        if let Some(name) = typed_name() {
+            crate::output::set_command(name);
+        }
+        return init::run(cli.root.as_deref(), args, &cwd);
+    }
     let root = crate::course::root::find(cli.root.as_deref(), &cwd)?;
     if let Some(command) = command_from(&root, &cwd) {
         crate::output::set_command(command);
@@ -71,6 +78,8 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
         Command::Reset(args) => reset::run(&ctx, args),
         Command::Solution(args) => solution::run(&ctx, args),
         Command::Completions(args) => completions::run(&ctx, args),
+        // Handled above, before a root is looked for; the same call, were it ever reached here.
+        Command::Init(args) => init::run(cli.root.as_deref(), &args, &ctx.cwd),
     };
     result.map_err(|e| e.relative_to(&ctx.root))
 }
@@ -119,12 +128,14 @@ fn warms_early(args: &[std::ffi::OsString]) -> Option<bool> {
     }
 }
 
-/// How to run the launcher from `cwd`, when that is not `./workshop`: a relative path inside the
-/// root (`../../workshop`), else its full path. `None` at the root, or with no launcher there.
+/// How to run the workshop from `cwd`, when that is not `./workshop`: a relative path inside the
+/// root (`../../workshop`), else its full path. Where the root has no launcher (a course folder
+/// `init` wrote), the name typed when the program was found on PATH. `None` at the root, or
+/// with neither.
 fn command_from(root: &std::path::Path, cwd: &std::path::Path) -> Option<String> {
     let launcher = root.join("workshop");
     if !launcher.is_file() {
-        return None;
+        return typed_name();
     }
     let (root, cwd) = (root.canonicalize().ok()?, cwd.canonicalize().ok()?);
     if cwd == root {
@@ -134,6 +145,13 @@ fn command_from(root: &std::path::Path, cwd: &std::path::Path) -> Option<String>
         Ok(inside) => Some(format!("{}workshop", "../".repeat(inside.components().count()))),
         Err(_) => Some(launcher.display().to_string()),
     }
+}
+
+/// The program's name as the learner typed it, when the shell found it on PATH (`workshop`, not
+/// `./workshop` or a path), so messages name commands the same way.
+fn typed_name() -> Option<String> {
+    let first = std::env::args_os().next()?.into_string().ok()?;
+    (!first.is_empty() && !first.contains('/')).then_some(first)
 }
 
 /// A run's `code` in the lesson's `script.toml` (for `record`, `record --live` and `doctor`):

@@ -38,9 +38,15 @@ fn launch(dir: &std::path::Path, args: &[&str]) -> Launch {
 
 /// As `launch`, with `WORKSHOP_FEATURES` set to `features`, if given.
 fn launch_with(dir: &std::path::Path, args: &[&str], features: Option<&str>) -> Launch {
+    launch_from(dir, &repo(), args, features)
+}
+
+/// As `launch_with`, run from the folder `cwd`.
+fn launch_from(dir: &std::path::Path, cwd: &std::path::Path, args: &[&str], features: Option<&str>) -> Launch {
     let path = format!("{}:{}", dir.join("fake-bin").display(), std::env::var("PATH").unwrap_or_default());
     let mut cmd = Command::new(dir.join("workshop"));
-    cmd.args(args)
+    cmd.current_dir(cwd)
+        .args(args)
         .env("PATH", path)
         .env("FAKE_CARGO_LOG", dir.join("cargo.log"))
         .env_remove("WORKSHOP_FEATURES")
@@ -231,4 +237,22 @@ fn under_a_windows_shell_the_launcher_points_to_wsl_and_builds_nothing() {
         assert!(run.stderr.contains("wsl --install"), "{system}: {}", run.stderr);
         assert!(!root.join("cargo.log").exists(), "{system}: nothing was built");
     }
+}
+
+#[test]
+fn inside_a_course_folder_the_launcher_lets_the_binary_find_it() {
+    let dir = a_checkout(FAKE_CARGO);
+    let root = dir.path();
+    assert_eq!(launch(root, &["list"]).code, 0);
+    // A built binary that says which root it was handed.
+    executable(&root.join("target/release/workshop"), "#!/bin/sh\necho \"root=${WORKSHOP_ROOT:-none}\"\n");
+    let course = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(course.path().join("lessons")).unwrap();
+    std::fs::create_dir_all(course.path().join("work/some-lesson")).unwrap();
+    let inside = launch_from(root, &course.path().join("work/some-lesson"), &["list"], None);
+    assert_eq!((inside.stdout.as_str(), inside.code), ("root=none\n", 0), "{}", inside.stderr);
+    // Anywhere else, the lessons beside the launcher, as before.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let outside = launch_from(root, elsewhere.path(), &["list"], None);
+    assert_eq!(outside.stdout, format!("root={}\n", root.display()), "{}", outside.stderr);
 }

@@ -25,6 +25,7 @@ mod grade_trust;
 mod hardening;
 mod hint;
 mod inert;
+mod init;
 mod launcher;
 mod lesson;
 mod lesson4;

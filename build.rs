@@ -1,0 +1,52 @@
+//! With the `course` feature (see Cargo.toml), a list of the course's files for `include!`:
+//! each file's path under the root and its bytes, read by the compiler. Without it, nothing.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The folders a course is made of, as `workshop init` writes them.
+const PARTS: [&str; 4] = ["lessons", "starter", "recordings", "worlds"];
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    println!("cargo:rerun-if-changed=build.rs");
+    if std::env::var_os("CARGO_FEATURE_COURSE").is_none() {
+        return Ok(());
+    }
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?);
+    let mut files = Vec::new();
+    for part in PARTS {
+        // A folder here means: anything under it changed.
+        println!("cargo:rerun-if-changed={part}");
+        walk(&root, &root.join(part), &mut files)?;
+    }
+    files.sort();
+    let mut list = String::from("&[\n");
+    for (rel, full) in &files {
+        writeln!(list, "    ({rel:?}, include_bytes!({full:?})),")?;
+    }
+    list.push_str("]\n");
+    std::fs::write(PathBuf::from(std::env::var("OUT_DIR")?).join("course.rs"), list)?;
+    Ok(())
+}
+
+/// Every regular file under `dir`, as (its path from `root` with `/`, its full path), leaving
+/// out Python's compiled caches (a developer's runs leave them in worlds/) and hidden files, as
+/// `course::init` does for a clone's `init`.
+fn walk(root: &Path, dir: &Path, files: &mut Vec<(String, String)>) -> Result<(), Box<dyn std::error::Error>> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).ok_or(format!("{}: not UTF-8", path.display()))?;
+        if name == "__pycache__" || name.ends_with(".pyc") || name.starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            walk(root, &path, files)?;
+        } else if path.is_file() {
+            let rel =
+                path.strip_prefix(root)?.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>();
+            let full = path.to_str().ok_or(format!("{}: not UTF-8", path.display()))?;
+            files.push((rel.join("/"), full.to_string()));
+        }
+    }
+    Ok(())
+}

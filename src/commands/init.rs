@@ -1,0 +1,80 @@
+//! `workshop init [DIR]`: a course folder to work in (see `course::init`). It runs before any
+//! workshop root is found: the folder it writes is the root of the commands that follow.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::cli::InitArgs;
+use crate::course::init::{self, Source};
+use crate::error::{Error, EXIT_SUCCESS};
+use crate::outln;
+use crate::text::inert;
+
+pub(super) fn run(given_root: Option<&Path>, args: &InitArgs, cwd: &Path) -> Result<i32, Error> {
+    let dest = lexical(&cwd.join(&args.dir));
+    let shown = inert::path(&args.dir);
+    if let Some(refused) = init::refusal(&dest, &shown)? {
+        return Err(refused);
+    }
+    let source = match init::carried() {
+        Some(carried) => carried,
+        None => Source::Folder(crate::course::root::find(given_root, cwd).map_err(|_| no_course())?),
+    };
+    if let Source::Folder(root) = &source {
+        if let Some(part) = init::PARTS.iter().find(|part| dest.starts_with(lexical(&root.join(part)))) {
+            return Err(Error::usage(format!(
+                "{shown} is inside the course's own {part}/ folder, where a lesson would take it for course data. Name a folder outside it, such as ./workshop init workshop-course."
+            )));
+        }
+    }
+    let course = init::files(&source)?;
+    let (mut lessons, mut first) = (0, None);
+    let written = init::write(&dest, &shown, &course, |dest| {
+        let listed = crate::lesson::all_in_order(dest).unwrap_or_default();
+        lessons = listed.len();
+        first = listed.first().map(|l| l.id.clone());
+        first.clone().unwrap_or_else(|| "<lesson>".to_string())
+    })?;
+    outln!("Wrote a course of {lessons} lessons into {shown} ({written} files; its README.md says what is where).")?;
+    outln!("Next:")?;
+    outln!("  cd {shown}")?;
+    outln!("  {} start {}", command_word(&source), first.as_deref().unwrap_or("<lesson>"))?;
+    Ok(EXIT_SUCCESS)
+}
+
+/// How the learner runs the workshop from inside the new folder: the name they typed when it
+/// came from PATH, else a clone's launcher (which finds the course folder from where it is
+/// run), else this program's own path.
+fn command_word(source: &Source) -> String {
+    if let Some(name) = super::typed_name() {
+        return name;
+    }
+    if let Source::Folder(root) = source {
+        let launcher = root.join("workshop");
+        if launcher.is_file() {
+            return inert::path(&launcher);
+        }
+    }
+    std::env::current_exe().map_or_else(|_| "workshop".to_string(), |exe| inert::path(&exe))
+}
+
+/// `path` with its `.` and `..` parts worked out from the text alone (the folder may not be there
+/// yet), so a folder named through `..` is still seen inside the course it is in.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn no_course() -> Error {
+    Error::usage(
+        "this workshop program carries no course of its own (it was built from a clone), and no folder here or above holds one (a folder with lessons/ in it). Run ./workshop init DIR inside the cloned workshop, or install the wheel, which carries the course.",
+    )
+}

@@ -1,0 +1,181 @@
+//! A new course folder (`workshop init`): the course's folders, an empty work/ and a README for
+//! the learner, written from the course the binary carries (the wheel's build, see build.rs) or
+//! from a workshop folder (a clone). It writes only into a new or empty folder, so it never
+//! replaces a file: a learner's edits in a course they already have stay as they are.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::text::inert;
+
+/// The folders a course is made of (build.rs compiles in the same four).
+pub(crate) const PARTS: [&str; 4] = ["lessons", "starter", "recordings", "worlds"];
+
+/// The course compiled into the binary: each file's path under the course and its bytes.
+#[cfg(feature = "course")]
+const CARRIED: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/course.rs"));
+#[cfg(not(feature = "course"))]
+const CARRIED: &[(&str, &[u8])] = &[];
+
+/// The learner's README, with `{first}` (the first lesson) and `{version}` filled in.
+const README: &str = include_str!("course_readme.md");
+
+/// Where a new course's files come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// The course compiled into this binary.
+    Carried,
+    /// The course folders of a workshop on disk (a clone).
+    Folder(PathBuf),
+}
+
+/// The course this binary carries, when it was built with one.
+pub(crate) fn carried() -> Option<Source> {
+    (!CARRIED.is_empty()).then_some(Source::Carried)
+}
+
+/// A file of the course: its path under the course folder (with `/`) and its bytes.
+type File = (String, Vec<u8>);
+
+/// Every file of the course at `source`.
+pub(crate) fn files(source: &Source) -> Result<Vec<File>, Error> {
+    match source {
+        Source::Carried => Ok(CARRIED.iter().map(|(rel, bytes)| (rel.to_string(), bytes.to_vec())).collect()),
+        Source::Folder(root) => {
+            let mut files = Vec::new();
+            for part in PARTS {
+                let dir = root.join(part);
+                if !dir.is_dir() {
+                    return Err(Error::usage(format!(
+                        "{} has no {part}/ folder, so it holds no whole course to copy. Run init from a complete clone of the workshop.",
+                        inert::path(root)
+                    )));
+                }
+                collect(root, &dir, &mut files)?;
+            }
+            files.sort();
+            Ok(files)
+        }
+    }
+}
+
+/// What build.rs leaves out too: Python's compiled caches and hidden files (an editor's, a
+/// desktop's), which are no part of the course.
+fn left_out(name: &str) -> bool {
+    name == "__pycache__" || name.ends_with(".pyc") || name.starts_with('.')
+}
+
+fn collect(root: &Path, dir: &Path, files: &mut Vec<File>) -> Result<(), Error> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(format!("could not read {}", inert::path(dir)), e))?;
+    for entry in entries {
+        let path = entry.map_err(|e| Error::io(format!("could not read {}", inert::path(dir)), e))?.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            return Err(Error::usage(format!(
+                "{} has a name that is not UTF-8, which no lesson file has: rename or remove it, then run init again.",
+                inert::path(&path)
+            )));
+        };
+        if left_out(name) {
+            continue;
+        }
+        if path.is_dir() {
+            collect(root, &path, files)?;
+        } else if path.is_file() {
+            let bytes = crate::files::read_data(&path, crate::files::DATA_CAP)
+                .map_err(|e| Error::io(format!("could not read {}", inert::path(&path)), e))?;
+            let rel: Vec<String> = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            files.push((rel.join("/"), bytes));
+        }
+    }
+    Ok(())
+}
+
+/// Why a folder cannot take a new course, in a sentence that says what to do instead; `None`
+/// when it can (it is not there, or it is an empty folder). `shown` is the folder as the
+/// learner named it.
+pub(crate) fn refusal(dest: &Path, shown: &str) -> Result<Option<Error>, Error> {
+    let meta = match std::fs::symlink_metadata(dest) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(format!("could not look at {shown}"), e)),
+    };
+    if !meta.is_dir() && !std::fs::metadata(dest).is_ok_and(|m| m.is_dir()) {
+        return Ok(Some(Error::usage(format!(
+            "{shown} is there and is not a folder: name a new folder for the course, such as ./workshop init workshop-course."
+        ))));
+    }
+    if dest.join("lessons").is_dir() {
+        return Ok(Some(Error::Refused(format!(
+            "{shown} is a course folder already, and init never writes over one: your work there stays as it is. Carry on in it (cd {shown}, then ./workshop list), or name a new folder to begin afresh."
+        ))));
+    }
+    let mut entries = std::fs::read_dir(dest).map_err(|e| Error::io(format!("could not read {shown}"), e))?;
+    if entries.next().is_some() {
+        return Ok(Some(Error::Refused(format!(
+            "{shown} is not empty, and init writes a course only into a new or empty folder, so that nothing there is replaced. Name a new folder, such as ./workshop init workshop-course."
+        ))));
+    }
+    Ok(None)
+}
+
+/// Write the course into `dest` (checked with `refusal` first): every file made new, never one
+/// replaced; `first` names the first lesson for the README. On a failure what was written is
+/// taken away again, so no half course is left. Returns the number of files written.
+pub(crate) fn write(
+    dest: &Path,
+    shown: &str,
+    course: &[File],
+    first: impl FnOnce(&Path) -> String,
+) -> Result<usize, Error> {
+    let existed = dest.is_dir();
+    std::fs::create_dir_all(dest).map_err(|e| Error::io(format!("could not make {shown}"), e))?;
+    let written = course.iter().try_for_each(|(rel, bytes)| put(dest, rel, bytes)).and_then(|()| {
+        // The README names the first lesson, read from the lessons just written.
+        let readme = README.replace("{first}", &first(dest)).replace("{version}", env!("CARGO_PKG_VERSION"));
+        put(dest, "work/.gitkeep", b"")?;
+        put(dest, "README.md", readme.as_bytes())
+    });
+    if let Err(e) = written {
+        if existed {
+            for top in PARTS.iter().chain(&["work", "README.md"]) {
+                let path = dest.join(top);
+                let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
+            }
+        } else {
+            let _ = std::fs::remove_dir_all(dest);
+        }
+        return Err(Error::io(format!("could not write the course into {shown} (nothing of it was left there)"), e));
+    }
+    Ok(course.len() + 2)
+}
+
+/// One new file at `dest/rel`: refused if anything is there already.
+fn put(dest: &Path, rel: &str, bytes: &[u8]) -> std::io::Result<()> {
+    let path = dest.join(rel);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&path)?;
+    file.write_all(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caches_and_hidden_files_are_no_part_of_a_course() {
+        for name in ["__pycache__", "host.cpython-311.pyc", ".DS_Store", ".lesson.md.swp"] {
+            assert!(left_out(name), "{name}");
+        }
+        for name in ["lesson.toml", "errors.py", "script.toml", "README.md"] {
+            assert!(!left_out(name), "{name}");
+        }
+    }
+}
