@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 /// The folders a course is made of, as `workshop init` writes them.
 const PARTS: [&str; 4] = ["lessons", "starter", "recordings", "worlds"];
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+type Failure = Box<dyn std::error::Error>;
+
+fn main() -> Result<(), Failure> {
     println!("cargo:rerun-if-changed=build.rs");
     if std::env::var_os("CARGO_FEATURE_COURSE").is_none() {
         return Ok(());
@@ -32,19 +34,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// Every regular file under `dir`, as (its path from `root` with `/`, its full path), leaving
 /// out Python's compiled caches (a developer's runs leave them in worlds/) and hidden files, as
 /// `course::init` does for a clone's `init`.
-fn walk(root: &Path, dir: &Path, files: &mut Vec<(String, String)>) -> Result<(), Box<dyn std::error::Error>> {
+fn walk(root: &Path, dir: &Path, files: &mut Vec<(String, String)>) -> Result<(), Failure> {
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
-        let name = path.file_name().and_then(|n| n.to_str()).ok_or(format!("{}: not UTF-8", path.display()))?;
+        let not_utf8 = || format!("{}: not UTF-8", path.display());
+        let name = path.file_name().and_then(|n| n.to_str()).ok_or_else(not_utf8)?;
         if name == "__pycache__" || name.ends_with(".pyc") || name.starts_with('.') {
             continue;
         }
         if path.is_dir() {
             walk(root, &path, files)?;
         } else if path.is_file() {
-            let rel =
-                path.strip_prefix(root)?.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>();
-            let full = path.to_str().ok_or(format!("{}: not UTF-8", path.display()))?;
+            let parts = path.strip_prefix(root)?.components();
+            let rel: Vec<_> = parts.map(|c| c.as_os_str().to_string_lossy()).collect();
+            let full = path.to_str().ok_or_else(not_utf8)?;
             files.push((rel.join("/"), full.to_string()));
         }
     }

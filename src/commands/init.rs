@@ -17,12 +17,17 @@ pub(super) fn run(given_root: Option<&Path>, args: &InitArgs, cwd: &Path) -> Res
     }
     let source = match init::carried() {
         Some(carried) => carried,
-        None => Source::Folder(crate::course::root::find(given_root, cwd).map_err(|_| no_course())?),
+        None => {
+            let root = crate::course::root::find(given_root, cwd).map_err(|_| no_course())?;
+            Source::Folder(root)
+        }
     };
     if let Source::Folder(root) = &source {
-        if let Some(part) = init::PARTS.iter().find(|part| dest.starts_with(lexical(&root.join(part)))) {
+        let inside = |part: &&str| dest.starts_with(lexical(&root.join(part)));
+        if let Some(part) = init::PARTS.into_iter().find(inside) {
             return Err(Error::usage(format!(
-                "{shown} is inside the course's own {part}/ folder, where a lesson would take it for course data. Name a folder outside it, such as ./workshop init workshop-course."
+                "{shown} is inside the course's own {part}/ folder, where it would be taken for \
+                 course data. Name a folder outside it, such as ./workshop init workshop-course."
             )));
         }
     }
@@ -34,7 +39,8 @@ pub(super) fn run(given_root: Option<&Path>, args: &InitArgs, cwd: &Path) -> Res
         first = listed.first().map(|l| l.id.clone());
         first.clone().unwrap_or_else(|| "<lesson>".to_string())
     })?;
-    outln!("Wrote a course of {lessons} lessons into {shown} ({written} files; its README.md says what is where).")?;
+    outln!("Wrote a course of {lessons} lessons into {shown} ({written} files).")?;
+    outln!("Its README.md says what is where.")?;
     outln!("Next:")?;
     outln!("  cd {shown}")?;
     outln!("  {} start {}", command_word(&source), first.as_deref().unwrap_or("<lesson>"))?;
@@ -75,6 +81,8 @@ fn lexical(path: &Path) -> PathBuf {
 
 fn no_course() -> Error {
     Error::usage(
-        "this workshop program carries no course of its own (it was built from a clone), and no folder here or above holds one (a folder with lessons/ in it). Run ./workshop init DIR inside the cloned workshop, or install the wheel, which carries the course.",
+        "this workshop program carries no course of its own (it was built from a clone), and \
+         no folder here or above holds one (a folder with lessons/ in it). Run ./workshop init \
+         DIR inside the cloned workshop, or install the wheel, which carries the course.",
     )
 }

@@ -41,14 +41,18 @@ type File = (String, Vec<u8>);
 /// Every file of the course at `source`.
 pub(crate) fn files(source: &Source) -> Result<Vec<File>, Error> {
     match source {
-        Source::Carried => Ok(CARRIED.iter().map(|(rel, bytes)| (rel.to_string(), bytes.to_vec())).collect()),
+        Source::Carried => {
+            let owned = |(rel, bytes): &(&str, &[u8])| (rel.to_string(), bytes.to_vec());
+            Ok(CARRIED.iter().map(owned).collect())
+        }
         Source::Folder(root) => {
             let mut files = Vec::new();
             for part in PARTS {
                 let dir = root.join(part);
                 if !dir.is_dir() {
                     return Err(Error::usage(format!(
-                        "{} has no {part}/ folder, so it holds no whole course to copy. Run init from a complete clone of the workshop.",
+                        "{} has no {part}/ folder, so it holds no whole course to copy. Run \
+                         init from a complete clone of the workshop.",
                         inert::path(root)
                     )));
                 }
@@ -67,12 +71,13 @@ fn left_out(name: &str) -> bool {
 }
 
 fn collect(root: &Path, dir: &Path, files: &mut Vec<File>) -> Result<(), Error> {
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(format!("could not read {}", inert::path(dir)), e))?;
-    for entry in entries {
-        let path = entry.map_err(|e| Error::io(format!("could not read {}", inert::path(dir)), e))?.path();
+    let unread = |e| Error::io(format!("could not read {}", inert::path(dir)), e);
+    for entry in std::fs::read_dir(dir).map_err(unread)? {
+        let path = entry.map_err(unread)?.path();
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             return Err(Error::usage(format!(
-                "{} has a name that is not UTF-8, which no lesson file has: rename or remove it, then run init again.",
+                "{} has a name that is not UTF-8, which no lesson file has: rename or remove \
+                 it, then run init again.",
                 inert::path(&path)
             )));
         };
@@ -107,18 +112,24 @@ pub(crate) fn refusal(dest: &Path, shown: &str) -> Result<Option<Error>, Error> 
     };
     if !meta.is_dir() && !std::fs::metadata(dest).is_ok_and(|m| m.is_dir()) {
         return Ok(Some(Error::usage(format!(
-            "{shown} is there and is not a folder: name a new folder for the course, such as ./workshop init workshop-course."
+            "{shown} is there and is not a folder: name a new folder for the course, such as \
+             ./workshop init workshop-course."
         ))));
     }
     if dest.join("lessons").is_dir() {
         return Ok(Some(Error::Refused(format!(
-            "{shown} is a course folder already, and init never writes over one: your work there stays as it is. Carry on in it (cd {shown}, then ./workshop list), or name a new folder to begin afresh."
+            "{shown} is a course folder already, and init never writes over one: your work \
+             there stays as it is. Carry on in it (cd {shown}, then ./workshop list), or name a \
+             new folder to begin afresh."
         ))));
     }
-    let mut entries = std::fs::read_dir(dest).map_err(|e| Error::io(format!("could not read {shown}"), e))?;
+    let unread = |e| Error::io(format!("could not read {shown}"), e);
+    let mut entries = std::fs::read_dir(dest).map_err(unread)?;
     if entries.next().is_some() {
         return Ok(Some(Error::Refused(format!(
-            "{shown} is not empty, and init writes a course only into a new or empty folder, so that nothing there is replaced. Name a new folder, such as ./workshop init workshop-course."
+            "{shown} is not empty, and init writes a course only into a new or empty folder, so \
+             that nothing there is replaced. Name a new folder, such as ./workshop init \
+             workshop-course."
         ))));
     }
     Ok(None)
@@ -137,7 +148,8 @@ pub(crate) fn write(
     std::fs::create_dir_all(dest).map_err(|e| Error::io(format!("could not make {shown}"), e))?;
     let written = course.iter().try_for_each(|(rel, bytes)| put(dest, rel, bytes)).and_then(|()| {
         // The README names the first lesson, read from the lessons just written.
-        let readme = README.replace("{first}", &first(dest)).replace("{version}", env!("CARGO_PKG_VERSION"));
+        let version = env!("CARGO_PKG_VERSION");
+        let readme = README.replace("{first}", &first(dest)).replace("{version}", version);
         put(dest, "work/.gitkeep", b"")?;
         put(dest, "README.md", readme.as_bytes())
     });
@@ -150,7 +162,8 @@ pub(crate) fn write(
         } else {
             let _ = std::fs::remove_dir_all(dest);
         }
-        return Err(Error::io(format!("could not write the course into {shown} (nothing of it was left there)"), e));
+        let what = format!("could not write the course into {shown} (none of it is left there)");
+        return Err(Error::io(what, e));
     }
     Ok(course.len() + 2)
 }

@@ -46,7 +46,7 @@ fn init_writes_a_course_folder_where_start_and_check_work() {
     let made = init(&w, &[course.to_str().unwrap()]);
     assert_eq!(made.code, 0, "{}", made.stderr);
     assert!(made.stdout.contains("Wrote a course of 5 lessons into "), "{}", made.stdout);
-    assert!(made.stdout.contains("start tool-results"), "the first lesson is named next: {}", made.stdout);
+    assert!(made.stdout.contains("start tool-results"), "the first lesson next: {}", made.stdout);
 
     for part in ["lessons", "starter", "recordings", "worlds"] {
         let theirs: Vec<String> = files_under(&w.path(part))
@@ -60,7 +60,8 @@ fn init_writes_a_course_folder_where_start_and_check_work() {
             .collect();
         assert_eq!(ours, theirs, "{part}/ is copied whole, caches left out");
     }
-    assert_eq!(files_under(&course.join("work")), vec![course.join("work/.gitkeep").display().to_string()]);
+    let gitkeep = course.join("work/.gitkeep").display().to_string();
+    assert_eq!(files_under(&course.join("work")), vec![gitkeep]);
     let readme = std::fs::read_to_string(course.join("README.md")).unwrap();
     assert!(readme.contains("workshop start tool-results"), "{readme}");
 
@@ -69,9 +70,10 @@ fn init_writes_a_course_folder_where_start_and_check_work() {
     assert!(course.join("work/tool-results/results.py").is_file());
     let failing = inside(&w, &course, &["check"]);
     assert_eq!(failing.code, 1, "the starter fails its checks: {}", failing.stdout);
-    assert!(failing.stderr.contains("(lesson tool-results: the one you started last."), "{}", failing.stderr);
-    std::fs::copy(course.join("lessons/tool-results/solution/results.py"), course.join("work/tool-results/results.py"))
-        .unwrap();
+    let note = "(lesson tool-results: the one you started last.";
+    assert!(failing.stderr.contains(note), "{}", failing.stderr);
+    let solution = course.join("lessons/tool-results/solution/results.py");
+    std::fs::copy(solution, course.join("work/tool-results/results.py")).unwrap();
     let passing = inside(&w, &course.join("work/tool-results"), &["check", "tool-results"]);
     assert_eq!(passing.code, 0, "{}\n{}", passing.stdout, passing.stderr);
     // The workshop the course came from is untouched.
@@ -104,7 +106,7 @@ fn init_refuses_a_folder_with_files_in_it_and_adds_nothing() {
     let refused = init(&w, &[out.path().to_str().unwrap()]);
     assert_eq!(refused.code, 1, "{}", refused.stdout);
     assert!(
-        flat(&refused.stderr).contains("is not empty, and init writes a course only into a new or empty folder"),
+        flat(&refused.stderr).contains("is not empty, and init writes a course only into a new"),
         "{}",
         refused.stderr
     );
@@ -132,7 +134,8 @@ fn init_never_writes_over_a_course_folder_or_the_edits_in_it() {
         again.stderr
     );
     assert_eq!(std::fs::read_to_string(&work).unwrap(), "# my edits\n");
-    assert_eq!(std::fs::read_to_string(course.join("lessons/tool-results/lesson.md")).unwrap(), "changed");
+    let text = std::fs::read_to_string(course.join("lessons/tool-results/lesson.md")).unwrap();
+    assert_eq!(text, "changed");
     assert!(!course.join("README.md").exists(), "not even a missing file is put back");
 }
 
@@ -151,7 +154,7 @@ fn init_refuses_a_folder_inside_the_course_it_copies() {
     let w = Workshop::new();
     let refused = init(&w, &["lessons/../lessons/mine"]);
     assert_eq!(refused.code, 2, "{}", refused.stdout);
-    assert!(refused.stderr.contains("is inside the course's own lessons/ folder"), "{}", refused.stderr);
+    assert!(refused.stderr.contains("inside the course's own lessons/"), "{}", refused.stderr);
     assert!(!w.path("lessons/mine").exists());
 }
 
@@ -181,7 +184,7 @@ fn a_failed_init_leaves_no_half_course_behind() {
     let failed = run(cmd);
     assert_eq!(failed.code, 2, "{}", failed.stdout);
     assert!(flat(&failed.stderr).contains("could not write the course into"), "{}", failed.stderr);
-    assert!(failed.stderr.contains("nothing of it was left there"), "{}", failed.stderr);
+    assert!(failed.stderr.contains("none of it is left there"), "{}", failed.stderr);
     assert!(!course.exists(), "the half-written folder is gone");
 }
 
@@ -204,5 +207,5 @@ fn run_from_path_messages_name_the_command_as_typed() {
     let started = run(typed);
     assert_eq!(started.code, 0, "{}", started.stderr);
     assert!(started.stdout.contains("workshop check tool-results"), "{}", started.stdout);
-    assert!(!started.stdout.contains("./workshop"), "no launcher in a course folder: {}", started.stdout);
+    assert!(!started.stdout.contains("./workshop"), "no launcher here: {}", started.stdout);
 }

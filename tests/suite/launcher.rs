@@ -4,6 +4,7 @@
 //! arguments, so the test needs neither a real build nor a network.
 
 use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 use std::process::Command;
 
 use crate::common::*;
@@ -42,7 +43,7 @@ fn launch_with(dir: &std::path::Path, args: &[&str], features: Option<&str>) -> 
 }
 
 /// As `launch_with`, run from the folder `cwd`.
-fn launch_from(dir: &std::path::Path, cwd: &std::path::Path, args: &[&str], features: Option<&str>) -> Launch {
+fn launch_from(dir: &Path, cwd: &Path, args: &[&str], features: Option<&str>) -> Launch {
     let path = format!("{}:{}", dir.join("fake-bin").display(), std::env::var("PATH").unwrap_or_default());
     let mut cmd = Command::new(dir.join("workshop"));
     cmd.current_dir(cwd)
@@ -245,7 +246,8 @@ fn inside_a_course_folder_the_launcher_lets_the_binary_find_it() {
     let root = dir.path();
     assert_eq!(launch(root, &["list"]).code, 0);
     // A built binary that says which root it was handed.
-    executable(&root.join("target/release/workshop"), "#!/bin/sh\necho \"root=${WORKSHOP_ROOT:-none}\"\n");
+    let says_its_root = "#!/bin/sh\necho \"root=${WORKSHOP_ROOT:-none}\"\n";
+    executable(&root.join("target/release/workshop"), says_its_root);
     let course = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(course.path().join("lessons")).unwrap();
     std::fs::create_dir_all(course.path().join("work/some-lesson")).unwrap();
