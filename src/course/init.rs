@@ -187,7 +187,7 @@ mod tests {
         for name in ["__pycache__", "host.cpython-311.pyc", ".DS_Store", ".lesson.md.swp"] {
             assert!(left_out(name), "{name}");
         }
-        for name in ["lesson.toml", "errors.py", "script.toml", "README.md"] {
+        for name in ["lesson.toml", "mine.py", "turns.jsonl", "README.md"] {
             assert!(!left_out(name), "{name}");
         }
     }
