@@ -34,7 +34,7 @@ pub(super) fn run(given_root: Option<&Path>, args: &InitArgs, cwd: &Path) -> Res
     let course = init::files(&source)?;
     let (mut lessons, mut first) = (0, None);
     let written = init::write(&dest, &shown, &course, |dest| {
-        let listed = crate::lesson::all_in_order(dest).unwrap_or_default();
+        let (listed, _broken) = crate::lesson::all_in_order(dest);
         lessons = listed.len();
         first = listed.first().map(|l| l.id.clone());
         first.clone().unwrap_or_else(|| "<lesson>".to_string())
