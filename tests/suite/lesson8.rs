@@ -349,3 +349,43 @@ fn a_crash_with_its_telling_words_masked_fails_and_the_report_quotes_what_is_lef
     let (_, solution) = check_report(&ws, LESSON, SOLUTION);
     assert_eq!(ids_with(&solution, "pass"), ALL);
 }
+
+/// A leak per kind of failure: the file, and the checks it fails (each names what leaked).
+const LEAKS: [(&str, &[&str]); 7] = [
+    ("crash_operational.py", &["no-host-or-path", "no-trace-or-code"]),
+    ("crash_code_host.py", &["no-host-or-path", "no-trace-or-code"]),
+    ("crash_host.py", &["no-host-or-path"]),
+    ("unavailable_host.py", &["no-host-or-path"]),
+    ("transport_code.py", &["no-trace-or-code"]),
+    ("partial_host.py", &["no-host-or-path"]),
+    ("invalid_path.py", &["no-host-or-path"]),
+];
+
+#[test]
+fn a_leak_in_any_kind_of_failure_fails_the_check_that_names_it_in_check_and_in_grade() {
+    // Each kind is asked for hosts, paths and codes: a crash's host too, and a dropped read's
+    // error name. Graded twice with other samples, the verdicts stay.
+    let ws = Workshop::only(LESSON);
+    for (file, failing) in LEAKS {
+        let path = lesson_file(LESSON, FIXTURES, file);
+        let (run, report) = check_report(&ws, LESSON, &path);
+        assert_eq!(run.code, 1, "{file}: {}", run.stdout);
+        assert_eq!(ids_with(&report, "fail"), failing, "{file}");
+        let stem = file.trim_end_matches(".py");
+        ws.write(&format!("class/{stem}/messages.py"), &std::fs::read_to_string(&path).unwrap());
+    }
+    ws.write("class/solution/messages.py", &std::fs::read_to_string(repo().join(SOLUTION)).unwrap());
+    for seed in ["1", "5eed5eed5eed5eed"] {
+        let mut cmd = crate::grade::command(&ws, &["grade", LESSON, "class"]);
+        cmd.env("WORKSHOP_SEED", seed);
+        let graded = crate::grade::graded(cmd);
+        assert_eq!(graded.code, 0, "{}", graded.stderr);
+        let lines = crate::grade::lines(&graded.stdout);
+        assert_eq!(lines.len(), LEAKS.len() + 1);
+        for line in lines {
+            let name = line["file"].as_str().unwrap().to_string();
+            let failing = LEAKS.iter().find(|(f, _)| name.contains(f.trim_end_matches(".py"))).map(|(_, ids)| *ids);
+            assert_eq!(ids_with(&line, "fail"), failing.unwrap_or_default(), "seed {seed}: {name}");
+        }
+    }
+}
