@@ -20,6 +20,7 @@ pub(crate) mod quiz;
 mod running;
 mod ticket;
 mod validate;
+mod wording;
 mod world_checks;
 mod world_slot;
 pub(crate) use world_slot::WorldSince;
@@ -90,6 +91,9 @@ pub struct Lesson {
     /// Words in requests that replies depend on only by their kind (`crate::lesson::kinds`).
     #[serde(default)]
     pub own_words: Vec<crate::lesson::kinds::Words>,
+    /// Rival roles a message can give the facts it names, for `names ... as` expectations.
+    #[serde(default)]
+    pub(crate) wording: Vec<expect::Wording>,
     pub checks: Vec<CheckSpec>,
     /// The player's question before a starter replay.
     #[serde(default)]

@@ -180,3 +180,39 @@ fn malformed_paths_and_shapes_are_refused_at_load_with_the_line() {
         );
     }
 }
+
+#[test]
+fn a_role_is_read_from_the_lessons_wording_and_one_no_wording_declares_is_refused_with_the_line() {
+    // Each result must say its parcel is done, in the words of the lesson's own wording.
+    let ws = lesson_with_answer(RIGHT);
+    let asked = "{ path = \"content\", len = 2 },\n    \
+        { path = \"content.0.content\", names = \"@args.0.0.input.order_id\", as = \"refunded\" },";
+    let text = ws.read(MANIFEST).replacen("{ path = \"content\", len = 2 },", asked, 1);
+    let one_role = "\n[[wording]]\nid = \"parcels\"\n\
+        roles = [{ id = \"lost\", words = [\"not\"] }]\n";
+    ws.write(MANIFEST, &format!("{text}{one_role}"));
+    let run = ws.run(&["check", "parcel-desk", "--file", "mine.py"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    let lines = ws.read(MANIFEST);
+    let line_of = |start: &str| lines.lines().position(|l| l.starts_with(start)).unwrap() + 1;
+    let refused = format!(
+        "line {}: answer-every-call: no [[wording]] declares the role 'refunded' (declared: lost)",
+        line_of("id = \"answer-every-call\"")
+    );
+    assert!(run.stderr.contains(&refused), "{}", run.stderr);
+    let alone = "wording parcels: give at least two roles";
+    let alone = format!("line {}: {alone}", line_of("id = \"parcels\""));
+    assert!(run.stderr.contains(&alone), "{}", run.stderr);
+
+    let two_roles = "\n[[wording]]\nid = \"parcels\"\n\
+        roles = [{ id = \"lost\", words = [\"not\"] }, \
+        { id = \"refunded\", words = [\"done\"] }]\n";
+    ws.write(MANIFEST, &format!("{text}{two_roles}"));
+    assert_eq!(result(&check(&ws), "answer-every-call")["status"], "pass");
+    let not_done = RIGHT.replace("\"Done for parcel \"", "\"Not done: parcel \"");
+    ws.write("mine.py", &ws.read("mine.py").replace(RIGHT, &not_done));
+    let failed = check(&ws);
+    let message = result(&failed, "answer-every-call")["message"].as_str().unwrap().to_string();
+    let said = "named as refunded: it is named as lost, in 'Not done: parcel 20";
+    assert!(message.contains(said), "{message}");
+}

@@ -389,3 +389,37 @@ fn a_leak_in_any_kind_of_failure_fails_the_check_that_names_it_in_check_and_in_g
         }
     }
 }
+
+/// The mistakes named when the pods' lists are swapped, and when the nearest value is said to be
+/// one to avoid.
+const SWAPPED: &str = "the lists swapped";
+const AVOIDED: &str = "the nearest named as one to avoid";
+
+#[test]
+fn a_message_that_gives_a_fact_the_wrong_role_fails_its_check_and_no_reply_answers_it() {
+    // Every pod named, but the lists swapped; the nearest namespace named, as one never to use.
+    // Naming is not enough: each check asks in which role, and so does the kind a reply was
+    // recorded for, so the replay stops at no_recording instead of answering the right message.
+    let ws = Workshop::only(LESSON);
+    let cases = [
+        ("partial_swapped.py", "partial-says-done", SWAPPED, "restart-stopped", "checkout-3"),
+        ("nearest_avoided.py", "names-nearest", AVOIDED, "payment-namespace", "payments"),
+    ];
+    for (file, failing, mistake, ticket, named) in cases {
+        let path = lesson_file(LESSON, FIXTURES, file);
+        let (run, report) = check_report(&ws, LESSON, &path);
+        assert_eq!(run.code, 1, "{file}: {}", run.stdout);
+        assert_eq!(ids_with(&report, "fail"), [failing], "{file}");
+        let failed = check(&report, failing);
+        assert_eq!(failed["guidance"]["mistake"], mistake, "{failed}");
+        let message = failed["message"].as_str().unwrap();
+        assert!(message.contains(" as "), "{file}: the problem names the role: {message}");
+        let json = replay_json(&ws, LESSON, ticket, &path);
+        assert_eq!(last_event_kind(&json), "no_recording", "{file} in {ticket}: {json:#}");
+        let events = json["events"].as_array().unwrap();
+        assert!(events.iter().all(|e| e["by_kind"].is_null()), "{file}: a reply by kind: {json:#}");
+        let words = &events.last().unwrap()["words"][0];
+        assert!(words.get("kind").is_none(), "{file}: {words:#}");
+        assert!(words["sent"].as_str().unwrap().contains(named), "{words:#}");
+    }
+}

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::roles::{said, Said};
 use super::{quoted_piece, Expect, Want, SHORTEST_PIECE};
 use crate::text::pyrepr::{self, truthy};
 
@@ -39,6 +40,7 @@ pub(crate) fn first_difference(expect: &[Expect], got: &Value, args: &[Value]) -
                     negated: true,
                     length: matches!(e.want, Want::Length(_)),
                     quoted: quoted(e, value, args),
+                    roles: roles(e, value, args).err(),
                 }))
             }
         }
@@ -127,6 +129,54 @@ fn quoted(e: &Expect, value: Option<&Value>, args: &[Value]) -> Option<String> {
     pieces.max_by_key(|piece| piece.chars().count())
 }
 
+/// For `names ... as`, its `not` read in: `Ok` when it is met, else the verdict in words, naming
+/// the first name that breaks it and the clause. Without `not`, every name must be said in the
+/// role at least once; with `not`, none may be.
+fn roles(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result<(), String> {
+    let Want::Names { names, role, wording } = &e.want else { return Ok(()) };
+    let names: Vec<&str> = match named(names, args) {
+        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
+        Some(Value::String(one)) => vec![one.as_str()],
+        _ => Vec::new(),
+    };
+    let mut texts = Vec::new();
+    value.into_iter().for_each(|v| strings(v, &mut texts));
+    let places: Vec<Said> = match wording {
+        Some(wording) => texts.iter().flat_map(|t| said(t, &names, wording)).collect(),
+        None => Vec::new(),
+    };
+    let shown = |name: &str| pyrepr::repr(&Value::from(name));
+    let clause = |s: &Said| {
+        let part = crate::text::shorten::shorten_text(&s.clause, PIECE_SHOWN);
+        pyrepr::repr(&Value::from(part))
+    };
+    let in_role = |s: &&Said| s.role.as_deref() == Some(role.as_str());
+    if e.not {
+        return match places.iter().find(in_role) {
+            Some(s) => {
+                let name = shown(names[s.name]);
+                Err(format!("must not name {name} as {role}: it does, in {}", clause(s)))
+            }
+            None => Ok(()),
+        };
+    }
+    for (n, name) in names.iter().enumerate() {
+        let mine: Vec<&Said> = places.iter().filter(|s| s.name == n).collect();
+        if mine.iter().any(in_role) {
+            continue;
+        }
+        let how = match mine.iter().find(|s| s.role.is_some()).or(mine.first()) {
+            Some(s) => match &s.role {
+                Some(other) => format!("it is named as {other}, in {}", clause(s)),
+                None => format!("no word of a role stands beside it, in {}", clause(s)),
+            },
+            None => "it is not named".to_string(),
+        };
+        return Err(format!("expected {} named as {role}: {how}", shown(name)));
+    }
+    Ok(())
+}
+
 /// Whether one expectation holds of the value at its path; if not, the first place where it
 /// fails (deeper than its path for `only_keys` and `each`), what was wanted and what was there.
 fn holds(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result<(), Box<Difference>> {
@@ -151,6 +201,16 @@ fn holds(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result<(), Box<Di
         },
         Want::Mentions(text) => value.is_some_and(|v| mentioned(v, text)),
         Want::Quotes { .. } => quoted(e, value, args).is_some(),
+        // What holds before `not` turns it around: with `not`, that a name is said in the role.
+        Want::Names { .. } => match roles(e, value, args) {
+            Ok(()) => !e.not,
+            Err(_) if e.not => true,
+            Err(verdict) => {
+                let mut d = Difference::unmet(&e.path, wanted(e, value, args), value);
+                d.roles = Some(verdict);
+                return Err(Box::new(d));
+            }
+        },
         Want::Length(want) => value.and_then(length).is_some_and(|n| want.fits(n)),
         Want::Each(inner) => match value {
             Some(Value::Array(items)) => return each(&e.path, inner, items, args),
@@ -226,6 +286,10 @@ fn wanted(e: &Expect, value: Option<&Value>, args: &[Value]) -> String {
             let raw = pyrepr::repr(&Value::from(raw));
             format!("{SHORTEST_PIECE} characters or more in a row of {raw}")
         }
+        Want::Names { names, role, .. } => {
+            let names = named(names, args).map(pyrepr::repr).unwrap_or_else(|| "missing".into());
+            format!("each of {names} named as {role}")
+        }
         Want::Length(want) => want.words(),
         Want::Each(inner) => format!("a list where every element {}", clauses(inner, args)),
         Want::Any(inner) => format!("a list with an element that {}", clauses(inner, args)),
@@ -271,17 +335,22 @@ pub(crate) struct Difference {
     pub length: bool,
     /// For a negated `quotes`: the piece of the raw text that was there, word for word.
     pub quoted: Option<String>,
+    /// For `names ... as`: the verdict in words, with the name and the clause that break it.
+    pub roles: Option<String>,
 }
 
 impl Difference {
     fn unmet(path: &str, want: String, got: Option<&Value>) -> Difference {
         let got = got.cloned();
         let path = path.to_string();
-        Difference { path, want, got, negated: false, length: false, quoted: None }
+        Difference { path, want, got, negated: false, length: false, quoted: None, roles: None }
     }
 
     /// "expected …", or "must not be …" (or "must not have …" for a length) when negated.
     pub(crate) fn verdict(&self) -> String {
+        if let Some(verdict) = &self.roles {
+            return verdict.clone();
+        }
         if let (true, Some(piece)) = (self.negated, &self.quoted) {
             let piece = crate::text::shorten::shorten_text(piece, PIECE_SHOWN);
             let piece = pyrepr::repr(&Value::from(piece));
@@ -479,6 +548,61 @@ mod tests {
         let own = json!({"content": [{"content": "The order service failed; the call was fine."}]});
         let kept_out = r#"{ quotes = "@args.0.0.message", not = true }"#;
         assert_eq!(verdict_with(kept_out, own, &args), "holds");
+    }
+
+    #[test]
+    fn names_as_asks_each_names_role_and_says_where_it_breaks() {
+        let wording: crate::lesson::expect::Wording = toml::from_str(
+            r#"
+id = "restart"
+joins = ["and"]
+roles = [
+  { id = "left", words = ["not", "still"] },
+  { id = "done", words = ["restarted", "already"] },
+]
+"#,
+        )
+        .unwrap();
+        let wordings = [std::sync::Arc::new(wording)];
+        let args = [json!("partial"), json!({"done": ["c-1", "c-2"], "left": ["c-3"]})];
+        let verdict_of = |expect: &str, got: &str| {
+            let mut e = parse(expect);
+            assert!(e.word(&wordings).is_empty());
+            match first_difference(&[e], &json!(got), &args) {
+                Ok(()) => "holds".to_string(),
+                Err(d) => d.verdict(),
+            }
+        };
+        let done = r#"{ names = "@args.1.done", as = "done" }"#;
+        let left = r#"{ names = "@args.1.left", as = "done", not = true }"#;
+        let right = "c-1 and c-2 restarted, c-3 not.";
+        assert_eq!(verdict_of(done, right), "holds");
+        assert_eq!(verdict_of(left, right), "holds");
+        let swapped = "Already restarted: c-3. Still: c-1 and c-2.";
+        assert_eq!(
+            verdict_of(done, swapped),
+            "expected 'c-1' named as done: it is named as left, in 'Still: c-1 and c-2'"
+        );
+        let named = "must not name 'c-3' as done: it does, in 'Already restarted: c-3'";
+        assert_eq!(verdict_of(left, swapped), named);
+        assert_eq!(
+            verdict_of(done, "Pods c-1, c-2."),
+            "expected 'c-1' named as done: no word of a role stands beside it, in 'Pods c-1, c-2'"
+        );
+        assert_eq!(verdict_of(done, "Nothing."), "expected 'c-1' named as done: it is not named");
+        // Inside any or each, the role reads the element's text.
+        let any = r#"{ any = [{ names = "@args.1.done", as = "done" }] }"#;
+        assert_eq!(
+            verdict_of(any, "c-1, c-2 restarted"),
+            "expected a list with an element that is each of ['c-1', 'c-2'] named as done"
+        );
+        let mut nested = parse(any);
+        let list = json!(["x", "c-1 and c-2 restarted"]);
+        assert!(first_difference(&[nested.clone()], &list, &args).is_err());
+        assert!(nested.word(&wordings).is_empty());
+        assert!(first_difference(&[nested], &list, &args).is_ok());
+        let mut unknown = parse(r#"{ names = "x", as = "paid" }"#);
+        assert_eq!(unknown.word(&wordings), ["paid"]);
     }
 
     #[test]

@@ -5,16 +5,19 @@
 //! returned or a run did (`matching`), and shown as the shape they describe (`shape`).
 
 mod matching;
+mod roles;
 mod shape;
 mod verbatim;
 mod written;
 
 use std::ops::Deref;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
 
 pub(crate) use matching::first_difference;
+pub(crate) use roles::Wording;
 pub(crate) use shape::expected_shape;
 pub(crate) use verbatim::{quoted_piece, SHORTEST_PIECE};
 pub(crate) use written::{Malformed, RawExpect};
@@ -56,6 +59,10 @@ enum Want {
     /// both first, being what the learner is meant to name. With `not`, the promise that a
     /// failure's raw text stays out, masked or not.
     Quotes { raw: Value, facts: Vec<Value> },
+    /// Each of these names (a text, a list of texts, or `"@args.N..."`) said in this role of a
+    /// wording, somewhere in the value's text; with `not`, none of them is (`roles`). The
+    /// wording that declares the role is found as the lesson loads (`Expect::word`).
+    Names { names: Value, role: String, wording: Option<Arc<Wording>> },
     /// The length of a list, a string (in characters) or an object (in keys), as Python's `len`.
     Length(Length),
     /// A list whose every element meets all of these (their paths start at the element).
@@ -111,11 +118,33 @@ impl Expect {
                 let facts = facts.iter().map(f).collect();
                 Want::Quotes { raw: f(raw), facts }
             }
+            Want::Names { names, role, wording } => {
+                Want::Names { names: f(names), role: role.clone(), wording: wording.clone() }
+            }
             Want::Each(list) => Want::Each(inner(list)),
             Want::Any(list) => Want::Any(inner(list)),
             other => other.clone(),
         };
         Expect { path: self.path.clone(), want, not: self.not }
+    }
+
+    /// Give every `names ... as` in it (nested too) the wording that declares its role; each
+    /// role no wording declares is returned, for the loader to refuse the lesson.
+    pub(crate) fn word(&mut self, wordings: &[Arc<Wording>]) -> Vec<String> {
+        match &mut self.want {
+            Want::Names { role, wording, .. } => match wordings.iter().find(|w| w.has(role)) {
+                Some(found) => {
+                    *wording = Some(found.clone());
+                    Vec::new()
+                }
+                None => vec![role.clone()],
+            },
+            Want::Each(list) | Want::Any(list) => {
+                let missing = list.iter_mut().flat_map(|e| e.word(wordings));
+                missing.collect()
+            }
+            _ => Vec::new(),
+        }
     }
 }
 
@@ -163,6 +192,11 @@ impl Expectations {
     /// Why each malformed one is, in the order they were written.
     pub(crate) fn malformed(&self) -> &[Malformed] {
         &self.malformed
+    }
+
+    /// `Expect::word` for each: the roles no wording declares.
+    pub(crate) fn word(&mut self, wordings: &[Arc<Wording>]) -> Vec<String> {
+        self.read.iter_mut().flat_map(|e| e.word(wordings)).collect()
     }
 }
 

@@ -38,6 +38,11 @@ pub(crate) struct RawExpect {
     /// With `quotes`: what the learner may name although the raw text holds it.
     #[serde(default, rename = "except")]
     facts: Option<Vec<Value>>,
+    /// With `as`: the names whose role is asked.
+    #[serde(default)]
+    names: Option<Value>,
+    #[serde(default, rename = "as")]
+    role: Option<String>,
     #[serde(default)]
     len: Option<usize>,
     #[serde(default)]
@@ -54,7 +59,7 @@ pub(crate) struct RawExpect {
 
 /// The words for the expectation kinds, in the order a message lists them.
 const KINDS: &str = "equals, absent, one_of, is_bool, truthy, only_keys, contains, mentions, \
-    quotes, len (or min_len and max_len), each or any";
+    quotes, names (with as), len (or min_len and max_len), each or any";
 
 /// Why a written expectation means nothing; `on` is its path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -75,6 +80,10 @@ pub(crate) enum Malformed {
     AnyOrderAlone(String),
     #[error("except on '{0}' goes with quotes: it names what the learner may say of the raw text")]
     ExceptAlone(String),
+    #[error("names on '{0}' goes with as: the role, of a [[wording]], each name must be said in")]
+    NamesAlone(String),
+    #[error("as on '{0}' goes with names: the names said in that role")]
+    AsAlone(String),
     #[error("'{0}' has len and min_len or max_len: give either an exact length or bounds")]
     LenAndBounds(String),
     #[error("'{on}' has min_len {low} above max_len {high}: no length fits")]
@@ -117,10 +126,16 @@ impl RawExpect {
             self.contains.is_some(),
             self.mentions.is_some(),
             self.quotes.is_some(),
+            self.names.is_some(),
             sizes,
             self.each.is_some(),
             self.any.is_some(),
         ];
+        match (&self.names, &self.role) {
+            (Some(_), None) => return Err(Malformed::NamesAlone(on())),
+            (None, Some(_)) => return Err(Malformed::AsAlone(on())),
+            _ => {}
+        }
         if kinds.iter().filter(|k| **k).count() != 1 {
             return Err(Malformed::NotOneKind(on()));
         }
@@ -147,7 +162,8 @@ impl RawExpect {
             }
         }
         let facts = self.facts.iter().flatten();
-        for want in self.equals.iter().chain(&self.contains).chain(&self.quotes).chain(facts) {
+        let named = self.equals.iter().chain(&self.contains).chain(&self.quotes).chain(&self.names);
+        for want in named.chain(facts) {
             if let Some(reference) = want.as_str().filter(|s| s.starts_with('@')) {
                 check_path(reference).map_err(|why| Malformed::Reference { on: on(), why: Box::new(why) })?;
             }
@@ -191,6 +207,8 @@ impl RawExpect {
             Want::Mentions(text)
         } else if let Some(raw) = self.quotes {
             Want::Quotes { raw, facts: self.facts.unwrap_or_default() }
+        } else if let (Some(names), Some(role)) = (self.names, self.role) {
+            Want::Names { names, role, wording: None }
         } else if let Some(length) = length {
             Want::Length(length)
         } else if let Some(inner) = self.each {
@@ -276,6 +294,11 @@ mod tests {
         let broken = invalid(r#"{ quotes = "@args.1.raw", except = ["@args..x"] }"#);
         assert!(broken.contains("empty part"), "{broken}");
         assert!(invalid(r#"{ quotes = "x", contains = "x" }"#).contains("exactly one of"));
+        assert!(invalid(r#"{ names = "@args.1.done" }"#).contains("names on '' goes with as"));
+        assert!(invalid(r#"{ path = "a", as = "done" }"#).contains("as on 'a' goes with names"));
+        assert!(invalid(r#"{ names = "@args..x", as = "done" }"#).contains("empty part"));
+        let two = invalid(r#"{ names = "x", as = "done", contains = "x" }"#);
+        assert!(two.contains("exactly one of"), "{two}");
         assert!(invalid(r#"{ path = "a", each = [] }"#).contains("'a' has an empty each"));
         assert_eq!(invalid(r#"{ path = "a", any = [{ path = "b", each = [{ path = "c..d", absent = true }] }] }"#),
             "in any of 'a': in each of 'b': the path 'c..d' has an empty part: join keys and list positions with single dots, like content.0.tool_use_id");
@@ -286,6 +309,8 @@ mod tests {
             r#"{ path = "a", equals = "@args.0", any_order = true }"#,
             r#"{ path = "a", any = [{ path = "b", each = [{ truthy = true, not = true }] }] }"#,
             r#"{ quotes = "@args.1.raw", except = ["@args.1.value", "15:30"], not = true }"#,
+            r#"{ names = "@args.1.left", as = "done", not = true }"#,
+            r#"{ path = "content", names = ["checkout-1", "checkout-2"], as = "done" }"#,
         ] {
             assert!(read(good).is_ok(), "{good}");
         }
