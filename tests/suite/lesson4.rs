@@ -433,3 +433,26 @@ fn a_crash_with_its_telling_words_masked_fails_and_the_report_quotes_what_is_lef
     let shown = text.stdout.contains("✗ crash-kept-out") && text.stdout.contains("word for word");
     assert!(shown, "{}", text.stdout);
 }
+
+#[test]
+fn a_sentence_that_quotes_the_crash_replays_by_kind_to_the_end_and_the_note_says_harm() {
+    // The traceback's first line in a flagged sentence of the learner's own: no host, but the
+    // crash's words. It replays with the reply recorded for another such sentence, to the end.
+    let ws = workshop();
+    let text = std::fs::read_to_string(lesson_file(LESSON, FIXTURES, "crash_first_line.py")).unwrap();
+    ws.write("work/tool-results/results.py", &text);
+    let json = replay_json(&ws, LESSON, "crash-trace", "yours");
+    assert_eq!(last_event_kind(&json), "reply", "{json:#}");
+    let reply = events_of_kind(&json, "reply")[0];
+    assert_eq!(reply["by_kind"][0]["kind"], "quotes-the-crash", "{reply:#}");
+    assert!(reply["by_kind"][0]["sent"].as_str().unwrap().contains("Traceback (most recent call last)"));
+    assert!(reply["provenance"].to_string().contains("authored"), "{reply:#}");
+    assert!(json["verdict"]["counts"]["leaks"].as_u64().unwrap() >= 1, "{json:#}");
+    let note = json["verdict"]["note"].as_str().unwrap();
+    assert!(note.starts_with("Harm: text from the crash reached the model"), "{note}");
+    let text = ws.run(&["watch", LESSON, "--ticket", "crash-trace", "--code", "yours", "--no-anim"]);
+    assert!(!text.stdout.contains("none of the lesson's kinds"), "{}", text.stdout);
+    // It fails the check that keeps the crash out, as the recorded mistake does.
+    let (_, report) = check_report(&ws, LESSON, "work/tool-results/results.py");
+    assert_eq!(ids_with(&report, "fail"), ["crash-kept-out"], "{report}");
+}

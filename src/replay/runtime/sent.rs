@@ -67,12 +67,13 @@ fn leaked(answered: &Answered, block: Option<&Value>, setting: &dyn Setting) -> 
     internal.is_some_and(|c| block.is_some_and(|b| gives_away(&block_text(b), &c.message)))
 }
 
-/// Whether text sent to the model gives away a failure's internal text: all of it, or one of its
+/// Whether text sent to the model gives away a failure's internal text: all of it, a piece of it
+/// word for word (as a check's `quotes` counts one: the traceback's first line), or one of its
 /// telling words (a host, a path, a credential: eight characters or more with a `.`, `-` or `/`
 /// inside), so a sentence that keeps only the host name still counts.
 fn gives_away(text: &str, internal: &str) -> bool {
     let internal = internal.trim();
-    if text.contains(internal) {
+    if text.contains(internal) || crate::lesson::expect::quoted_piece(text, internal, &[]).is_some() {
         return true;
     }
     internal
