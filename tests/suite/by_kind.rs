@@ -113,8 +113,9 @@ fn the_fix_replays_exactly_and_carries_no_kind_label() {
 #[test]
 fn a_sentence_of_no_recorded_kind_stops_and_says_its_kind_and_the_recorded_ones() {
     let ws = Workshop::new();
-    // The password alone: of none of the kinds, so it is keyed by its words and nothing answers.
-    ws.write(WORK, &with_sentence("The database refused the password Quill-Harbor-4417."));
+    // A bare word: of none of the kinds, so it is keyed by its words and nothing answers. (The
+    // password alone would quote the crash: a kind with a reply.)
+    ws.write(WORK, &with_sentence("It broke."));
     let json = crash_trace(&ws, &["--format", "json"]).json();
     let last = json["events"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["kind"], "no_recording");
@@ -122,14 +123,15 @@ fn a_sentence_of_no_recorded_kind_stops_and_says_its_kind_and_the_recorded_ones(
     assert!(words.get("kind").is_none(), "{words:#}");
     let recorded: Vec<&str> =
         words["recorded"].as_array().unwrap().iter().map(|k| k["kind"].as_str().unwrap()).collect();
-    assert_eq!(recorded, ["names-the-host", "own-sentence"]);
+    assert_eq!(recorded, ["names-the-host", "quotes-the-crash", "own-sentence"]);
     let text = crash_trace(&ws, &["--color", "never"]);
     assert!(
         text.stdout.contains("Kind          your sentence for the crash is of none of the lesson's kinds."),
         "{}",
         text.stdout
     );
-    assert!(text.stdout.contains("Kinds recorded: names-the-host; own-sentence."), "{}", text.stdout);
+    let flat = text.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("Kinds recorded: names-the-host; quotes-the-crash; own-sentence."), "{flat}");
 
     // Of a recorded kind, but unflagged: the flag is outside the words, so the card says the
     // kind has a reply and something else differs.
