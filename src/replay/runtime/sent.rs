@@ -64,16 +64,30 @@ pub(super) fn complete(
 fn leaked(answered: &Answered, block: Option<&Value>, setting: &dyn Setting) -> bool {
     let cause = answered.run.attempts.last().and_then(|a| a.cause.as_ref());
     let internal = cause.filter(|c| setting.internal(&c.category));
-    internal.is_some_and(|c| block.is_some_and(|b| gives_away(&block_text(b), &c.message)))
+    let mut asked = Vec::new();
+    strings(&answered.run.input, &mut asked);
+    internal.is_some_and(|c| block.is_some_and(|b| gives_away(&block_text(b), &c.message, &asked)))
+}
+
+/// Every string in a call's input: the model's own words, which its failure's text may repeat.
+fn strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
+    match value {
+        Value::String(s) => out.push(s),
+        Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+        Value::Object(map) => map.values().for_each(|v| strings(v, out)),
+        _ => {}
+    }
 }
 
 /// Whether text sent to the model gives away a failure's internal text: all of it, a piece of it
-/// word for word (as a check's `quotes` counts one: the traceback's first line), or one of its
-/// telling words (a host, a path, a credential: eight characters or more with a `.`, `-` or `/`
-/// inside), so a sentence that keeps only the host name still counts.
-fn gives_away(text: &str, internal: &str) -> bool {
+/// word for word (as a check's `quotes` counts one: the traceback's first line; what the call
+/// `asked`, the model's own words, cut out), or one of its telling words (a host, a path, a
+/// credential: eight characters or more with a `.`, `-` or `/` inside), so a sentence that keeps
+/// only the host name still counts.
+fn gives_away(text: &str, internal: &str, asked: &[&str]) -> bool {
     let internal = internal.trim();
-    if text.contains(internal) || crate::lesson::expect::quoted_piece(text, internal, &[]).is_some() {
+    let quoted = crate::lesson::expect::quoted_piece(text, internal, asked);
+    if text.contains(internal) || quoted.is_some() {
         return true;
     }
     internal
@@ -91,5 +105,23 @@ fn block_text(block: &Value) -> String {
             parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
         }
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gives_away;
+
+    const CRASH: &str = "Traceback (most recent call last):\n  File \"/srv/app/db.py\", line 9\n\
+        ValidationError(namespace='payment') code=E-VAL";
+
+    #[test]
+    fn a_quoted_piece_gives_away_the_crash_and_the_models_own_words_do_not() {
+        assert!(gives_away("It failed (Traceback (most recent call last)).", CRASH, &[]));
+        assert!(gives_away("See /srv/app/db.py.", CRASH, &[]));
+        let own = "namespace='payment' matches nothing; try again.";
+        assert!(gives_away(own, CRASH, &[]));
+        assert!(!gives_away(own, CRASH, &["payment"]));
+        assert!(!gives_away("The lookup failed on our side; the call was fine.", CRASH, &[]));
     }
 }
