@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::expect::Wording;
-use super::problems::Problems;
+use super::problems::{Near, Problems};
 use super::Lesson;
 
 impl Lesson {
@@ -12,44 +12,44 @@ impl Lesson {
     /// a role no wording declares is a problem of the check or kind that asks it.
     pub(super) fn word_expectations(&mut self, problems: &mut Problems) {
         let mut roles: Vec<(&str, &str)> = Vec::new();
-        for wording in &self.wording {
-            let at = format!("id = \"{}\"", wording.id);
-            wording.problems().into_iter().for_each(|why| problems.say(&at, why));
+        for (i, wording) in self.wording.iter().enumerate() {
+            let at = Near::entry("wording", i).then("id");
+            wording.problems().into_iter().for_each(|why| problems.say(at.clone(), why));
             for role in &wording.roles {
                 match roles.iter().find(|(r, w)| *r == role.id && *w != wording.id) {
                     Some((_, other)) => {
                         let why = format!("the role '{}' is wording {other}'s too", role.id);
                         let why = format!("wording {}: {why}: give it another id", wording.id);
-                        problems.say(&at, why);
+                        problems.say(at.clone(), why);
                     }
                     None => roles.push((&role.id, &wording.id)),
                 }
             }
         }
         let declared: Vec<String> = roles.iter().map(|(r, _)| r.to_string()).collect();
-        let unknown = |asker: String, role: String| {
-            let known = if declared.is_empty() { "none".to_string() } else { declared.join(", ") };
-            (asker, format!("no [[wording]] declares the role '{role}' (declared: {known})"))
+        let known = if declared.is_empty() { "none".to_string() } else { declared.join(", ") };
+        let unknown = |asker: &str, role: String| {
+            format!("{asker}: no [[wording]] declares the role '{role}' (declared: {known})")
         };
         let wordings: Vec<Arc<Wording>> = self.wording.iter().cloned().map(Arc::new).collect();
         let mut missing = Vec::new();
-        for check in &mut self.checks {
+        for (i, check) in self.checks.iter_mut().enumerate() {
             let cases = check.cases.iter_mut().map(|c| &mut c.expect);
             let guidance = check.guidance.iter_mut().map(|g| &mut g.when);
             let lists = cases.chain(std::iter::once(&mut check.expect)).chain(guidance);
             for role in lists.flat_map(|list| list.word(&wordings)) {
-                missing.push(unknown(check.id.clone(), role));
+                missing.push((Near::entry("checks", i).then("id"), unknown(&check.id, role)));
             }
         }
-        for words in &mut self.own_words {
+        for (i, words) in self.own_words.iter_mut().enumerate() {
             let kinds = words.kinds.iter_mut().map(|k| &mut k.when);
             let lists = std::iter::once(&mut words.blocks).chain(kinds);
             for role in lists.flat_map(|list| list.word(&wordings)) {
-                missing.push(unknown(words.id.clone(), role));
+                missing.push((Near::entry("own_words", i).then("id"), unknown(&words.id, role)));
             }
         }
-        for (asker, why) in missing {
-            problems.say(format!("id = \"{asker}\""), format!("{asker}: {why}"));
+        for (at, why) in missing {
+            problems.say(at, why);
         }
     }
 }
