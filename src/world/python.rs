@@ -287,7 +287,16 @@ impl Loading {
         world.reserved = Mutex::new(reserved);
         let answer = match world.bridge.lock() {
             Ok(mut slot) => {
-                let killed = slot.0.killed_by_signal();
+                let mut loading = loading;
+                let mut killed = slot.0.killed_by_signal();
+                // Stopped or killed from outside as it loaded (by the file graded meanwhile):
+                // that file's doing, and the world loads once more in a fresh process.
+                if upset(&loading.outcome, killed) {
+                    world.remember_upset("load_world", &loading.outcome);
+                    world.resets.fetch_add(1, Ordering::SeqCst);
+                    loading = slot.0.call("load_world", &world.load);
+                    killed = slot.0.killed_by_signal();
+                }
                 world.judged(&mut slot.0, "load_world", "load_world", loading, killed).map(|(answer, _)| answer)
             }
             Err(_) => Err(Opened::Broken("the world's process was lost".into())),
@@ -420,8 +429,29 @@ impl PythonWorld {
     /// A call the asking file's run upset (see `upset`): remembered as that thread's, and the
     /// world made whole again for every later run (a fresh process when this one was ended).
     fn upset(&self, bridge: &mut Bridge, named: &str, outcome: &Outcome) -> Opened {
+        // An answer over the limit leaves the process as it was; anything else ended it.
+        if !matches!(outcome, Outcome::TooBig { .. }) {
+            if !self.reload(bridge) {
+                return Opened::Broken(format!("{}, and it would not load again", self.upset_words(named, outcome)));
+            }
+            self.resets.fetch_add(1, Ordering::SeqCst);
+        }
+        self.remember_upset(named, outcome);
+        Opened::Lost
+    }
+
+    /// Remember, for the thread that asked, what upset the world (see `upset_from_this_thread`).
+    fn remember_upset(&self, named: &str, outcome: &Outcome) {
+        let why = self.upset_words(named, outcome);
+        if let Ok(mut upsets) = self.upsets.lock() {
+            upsets.push((std::thread::current().id(), why));
+        }
+    }
+
+    /// What upset the world, in words.
+    fn upset_words(&self, named: &str, outcome: &Outcome) -> String {
         let doing = doing(named);
-        let why = match outcome {
+        match outcome {
             Outcome::TooBig { bytes } => format!(
                 "while {doing}, the world's answer came to {bytes} bytes, more than the {} one \
                  answer may carry (it quotes what it was given, and that was as large)",
@@ -435,18 +465,7 @@ impl PythonWorld {
                 format!("while {doing}, lines the world did not write came on its answer channel")
             }
             _ => format!("while {doing}, the world's process was killed by a signal from outside"),
-        };
-        // An answer over the limit leaves the process as it was; anything else ended it.
-        if !matches!(outcome, Outcome::TooBig { .. }) {
-            if !self.reload(bridge) {
-                return Opened::Broken(format!("{why}, and it would not load again"));
-            }
-            self.resets.fetch_add(1, Ordering::SeqCst);
         }
-        if let Ok(mut upsets) = self.upsets.lock() {
-            upsets.push((std::thread::current().id(), why));
-        }
-        Opened::Lost
     }
 
     /// How often the world was made whole again with a fresh process (any thread's doing).
