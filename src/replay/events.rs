@@ -25,6 +25,9 @@ pub enum Tone {
     Reported,
     /// Retried although nothing said it was safe, and the retry went through: a gamble.
     Blind,
+    /// Retried although no retry can fix it, and a later try went through after the same
+    /// failure came back: the answer changed only because the call was made again.
+    Overturned,
     /// An uncertain failure that a read settled: it had gone through.
     Settled,
     /// An uncertain failure retried after a read of the same object found nothing: known safe.
@@ -123,6 +126,9 @@ pub enum Event {
         /// The `tool_result` block this attempt's MCP result became (SDK runtime).
         #[serde(skip_serializing_if = "Option::is_none")]
         block: Option<Value>,
+        /// The world could not tell whether the call went through: it named a read that would.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        uncertain: bool,
         /// The world's internal text of this failure (a traceback) reached the model.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         leaked: bool,
@@ -231,6 +237,8 @@ impl Event {
 pub struct Judged {
     pub tone: Tone,
     pub retried: bool,
+    /// The same call was made again after this try, by the harness or by the model.
+    pub repeated: bool,
 }
 
 /// The story's judgement of a run, by event index: `Some` for each attempt.
@@ -256,6 +264,12 @@ impl Told<'_> {
     /// How the attempt went; `Reported` for an event the story did not judge.
     pub fn tone(&self) -> Tone {
         self.judged.map_or(Tone::Reported, |j| j.tone)
+    }
+
+    /// Whether the same call was made again after this attempt (a retry, or the model asking
+    /// again in a call of its own).
+    pub fn repeated(&self) -> bool {
+        self.judged.is_some_and(|j| j.repeated) || self.retried()
     }
 
     /// Whether the attempt was tried again, as the story judged it.
@@ -320,6 +334,9 @@ pub struct Counts {
     pub wasted_retries: usize,
     /// Retries nothing showed to be safe (neither the failure's kind nor a read).
     pub blind_retries: usize,
+    /// Retries of a failure no retry can fix, made until a try went through after the same
+    /// failure: the outcome changed only because the call was made again.
+    pub overturned_retries: usize,
     /// Failed tries whose result says nothing (no category, flag, message or read).
     pub bare_failures: usize,
     /// Reports a subagent passed up about its failed task.
@@ -343,6 +360,15 @@ impl Counts {
     }
 }
 
+/// How a verdict is drawn: green, yellow or red.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerdictTone {
+    Good,
+    Warn,
+    Bad,
+}
+
 /// The one-line summary under a replay.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Verdict {
@@ -357,9 +383,15 @@ pub struct Verdict {
     /// What the run did to its world, as the world counts it (its `counts()`).
     #[serde(flatten)]
     pub effects: serde_json::Map<String, Value>,
-    /// Whether the run did its world harm (the world's sentences are in `text`).
-    #[serde(skip)]
+    /// Whether the run did harm: the world counted some, the model read a failure's internal
+    /// text, or a retry repeated a failure no retry can fix. Decides the verdict's colour.
     pub harmed: bool,
+    /// The harm the world counted, in its own sentences (also in `text`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub harms: Vec<String>,
+    /// The verdict's colour, from the run: `bad` (harm, or the code failed), `warn` (stopped
+    /// before a reply for another reason) or `good`.
+    pub tone: VerdictTone,
     /// The lesson's note on what this run did: the first of the ticket's notes whose `when`
     /// holds of the counts.
     #[serde(skip_serializing_if = "Option::is_none")]

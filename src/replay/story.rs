@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use crate::lesson::{Cond, Note, Runtime};
-use crate::replay::events::{self, Counts, Event, Judgement, Tone, Verdict};
+use crate::replay::events::{self, Counts, Event, Judgement, Tone, Verdict, VerdictTone};
 use crate::world::{Effects, Setting};
 
 /// How a failed try is judged, once the run is over.
@@ -21,6 +21,9 @@ enum Judged {
     Wasted,
     /// Tried again with nothing to show it was safe.
     Blind,
+    /// Tried again although no retry can fix it, and a later try of the same call went through
+    /// after the same failure: the outcome changed only because the call was made again.
+    Overturned,
     /// Not tried again: a read showed it had gone through.
     Settled,
     /// Not tried again, and it failed the same way as the try before it.
@@ -48,6 +51,8 @@ struct Try {
     found: Option<bool>,
     /// What the failure claimed about a retry.
     claimed: Option<bool>,
+    /// The world could not tell whether the call went through (it named a read that would).
+    uncertain: bool,
 }
 
 impl Try {
@@ -67,7 +72,7 @@ fn tries(events: &[Event]) -> Vec<Try> {
         .iter()
         .enumerate()
         .filter_map(|(at, e)| match e {
-            Event::Attempt { tool_use_id, failed, cause, read_of, found, retryable, .. } => Some(Try {
+            Event::Attempt { tool_use_id, failed, cause, read_of, found, retryable, uncertain, .. } => Some(Try {
                 at,
                 key: call_of(tool_use_id).unwrap_or(Value::Null),
                 id: tool_use_id.clone(),
@@ -76,6 +81,7 @@ fn tries(events: &[Event]) -> Vec<Try> {
                 read_of: read_of.clone(),
                 found: *found,
                 claimed: *retryable,
+                uncertain: *uncertain,
             }),
             Event::Verify { tool_use_id, tool, input, failed, found, cause, .. } => Some(Try {
                 at,
@@ -86,6 +92,7 @@ fn tries(events: &[Event]) -> Vec<Try> {
                 read_of: Some(tool_use_id.clone()),
                 found: *found,
                 claimed: None,
+                uncertain: false,
             }),
             _ => None,
         })
@@ -132,6 +139,7 @@ fn judge(all: &[Try], setting: &dyn Setting, events: &[Event]) -> Vec<(usize, Ju
             Some(_) if found == Some(false) => Judged::Checked,
             Some(_) if found == Some(true) => Judged::Wasted,
             Some(_) if helps => Judged::Sound,
+            Some(_) if !t.uncertain && overturned(all, n) => Judged::Overturned,
             Some(u) if u.failed && u.cause == t.cause => Judged::Wasted,
             Some(_) => Judged::Blind,
             None if found == Some(true) => Judged::Settled,
@@ -142,6 +150,22 @@ fn judge(all: &[Try], setting: &dyn Setting, events: &[Event]) -> Vec<(usize, Ju
         out.push((t.at, judged));
     }
     out
+}
+
+/// Whether the failed try `n`, of a failure the world gave as an answer (not an uncertain one),
+/// was followed by tries of the same call that failed the same way until one went through: the
+/// answer changed only because the call was made again.
+fn overturned(all: &[Try], n: usize) -> bool {
+    let t = &all[n];
+    for u in all[n + 1..].iter().filter(|u| u.key == t.key) {
+        if !u.failed {
+            return true;
+        }
+        if u.cause != t.cause {
+            return false;
+        }
+    }
+    false
 }
 
 /// The story's judgement of every attempt, once the run is over: whether it was retried, and
@@ -157,12 +181,21 @@ pub(crate) fn judgement(events: &[Event], setting: &dyn Setting, runtime: Runtim
         .iter()
         .enumerate()
         .map(|(at, event)| {
-            let Event::Attempt { failed, retried, .. } = event else {
+            let Event::Attempt { failed, retried, capped, .. } = event else {
                 return None;
             };
-            let tone = match judged.iter().find(|(i, _)| *i == at).map(|(_, j)| *j) {
+            let retried = *retried || model_retried.contains(&at);
+            let judged = judged.iter().find(|(i, _)| *i == at).map(|(_, j)| *j);
+            let repeated = judged.is_some_and(|j| {
+                matches!(j, Judged::Sound | Judged::Checked | Judged::Wasted | Judged::Blind | Judged::Overturned)
+            });
+            let tone = match judged {
                 _ if !failed => Tone::Worked,
+                // The cap ended this call: the model calling the tool again is a call of its own,
+                // not a retry of this try.
+                Some(Judged::Sound) if capped.is_some() && !retried => Tone::Reported,
                 Some(Judged::Sound) => Tone::Retried,
+                Some(Judged::Overturned) => Tone::Overturned,
                 Some(Judged::Checked) => Tone::Checked,
                 Some(Judged::Wasted | Judged::Again) => Tone::Wasted,
                 Some(Judged::Blind) => Tone::Blind,
@@ -170,7 +203,7 @@ pub(crate) fn judgement(events: &[Event], setting: &dyn Setting, runtime: Runtim
                 Some(Judged::Reported) | None => Tone::Reported,
                 Some(Judged::Dropped) => Tone::Dropped,
             };
-            Some(events::Judged { tone, retried: *retried || model_retried.contains(&at) })
+            Some(events::Judged { tone, retried, repeated })
         })
         .collect();
     Judgement(out)
@@ -245,13 +278,27 @@ pub(crate) fn verdict(events: &[Event], setting: &dyn Setting, effects: &Effects
         text.push(' ');
         text.push_str(harm);
     }
+    // Harm is what the run did: the world's own count of it, what the model read, and retries
+    // of failures no retry can fix; never which code ran or what a note says.
+    let harmed = !effects.harms.is_empty()
+        || counts.leaks > 0
+        || counts.wasted_retries > 0
+        || counts.overturned_retries > 0;
+    let tone = match ends {
+        "code_error" => VerdictTone::Bad,
+        _ if stopped.is_some() => VerdictTone::Warn,
+        _ if harmed => VerdictTone::Bad,
+        _ => VerdictTone::Good,
+    };
     Verdict {
         tool_calls: events.iter().filter(|e| matches!(e, Event::Attempt { .. })).count(),
         wasted_retries: counts.wasted_retries,
         text,
         stopped: stopped.map(|_| ends.to_string()),
         effects: effects.detail.clone(),
-        harmed: !effects.harms.is_empty(),
+        harmed,
+        harms: effects.harms.clone(),
+        tone,
         note: None,
         counts,
     }
@@ -300,6 +347,7 @@ fn counts(events: &[Event], all: &[Try], judged: &[(usize, Judged)], ends: &str,
         retries: (0..all.len()).filter(|&n| retry_of(all, n)).count(),
         wasted_retries: count(judged, Judged::Wasted),
         blind_retries: count(judged, Judged::Blind),
+        overturned_retries: count(judged, Judged::Overturned),
         bare_failures: events.iter().filter(|e| matches!(e, Event::Attempt { bare: true, .. })).count(),
         reports: events.iter().filter(|e| matches!(e, Event::Report { .. })).count(),
         leaks: events.iter().filter(|e| matches!(e, Event::Attempt { leaked: true, .. })).count(),
@@ -351,7 +399,9 @@ fn told(events: &[Event], all: &[Try], judged: &[(usize, Judged)], counts: &Coun
     let last_worked = calls.last().is_some_and(|t| !t.failed);
     let blind_claimed =
         judged.iter().any(|(at, j)| *j == Judged::Blind && all.iter().any(|t| t.at == *at && t.claimed == Some(true)));
-    if counts.wasted_retries > 0 {
+    if counts.overturned_retries > 0 {
+        format!("{head}: a failure no retry can fix was tried again until a try went through.")
+    } else if counts.wasted_retries > 0 {
         format!("{head}. {} could not have helped.", plural(counts.wasted_retries, "retry", "retries"))
     } else if counts.blind_retries > 0 && blind_claimed {
         format!("{head}: the error said a retry could help, but nothing showed this failure was safe to repeat.")
@@ -489,6 +539,7 @@ mod tests {
             read_of: None,
             found: None,
             block: None,
+            uncertain: false,
             leaked: false,
             capped: None,
             said: Vec::new(),

@@ -16,7 +16,7 @@ fn tone_role(tone: Tone) -> Role {
         Tone::Retried | Tone::Checked => Role::Warn,
         Tone::Wasted | Tone::Dropped => Role::Bad,
         Tone::Reported | Tone::Settled => Role::Strong,
-        Tone::Blind => Role::Bad,
+        Tone::Blind | Tone::Overturned => Role::Bad,
     }
 }
 
@@ -32,16 +32,13 @@ pub(super) fn attempt(out: &mut Vec<Line>, look: &Look, ev: &Told<'_>) {
         summary,
         said,
         printed,
-        retryable,
-        found,
-        capped,
         ..
     } = ev.event
     else {
         return;
     };
     let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
-    let words = attempt_words(*found, ev.tone(), ev.retried(), *retryable, *capped);
+    let words = attempt_words(ev);
     let headline = format!("{mark} {words}");
     card(out, look, 2, &format!("Attempt {number}"), tone_role(ev.tone()), &headline);
     card(out, look, 0, "", Role::Dim, &attempt_said(details, message.as_deref(), summary.as_deref(), output));
@@ -61,7 +58,7 @@ pub(super) fn attempt(out: &mut Vec<Line>, look: &Look, ev: &Told<'_>) {
 /// JSON value with its label, or a note.
 pub(crate) enum Behind<'e> {
     Json(String, &'e Value),
-    Note(&'static str),
+    Note(String),
 }
 
 /// An attempt's or a read's raw side, in order: what the tool returned, and what of it reached
@@ -70,8 +67,11 @@ pub(crate) fn behind<'e>(ev: &Told<'e>) -> Vec<Behind<'e>> {
     let mut parts = Vec::new();
     let (tone, retried) = (ev.tone(), ev.retried());
     match ev.event {
-        Event::Attempt { output, wire, block, .. } => {
+        Event::Attempt { output, wire, block, capped, .. } => {
             parts.push(Behind::Json("the tool returned".into(), output));
+            if let Some(cap) = capped.filter(|_| !retried) {
+                parts.push(Behind::Note(format!("the cap of {cap} attempts ended the call here: no retry followed")));
+            }
             match wire {
                 Some(wire) if wire.get("type").and_then(Value::as_str) == Some("tool_result") => {
                     parts.push(Behind::Json(BLOCK_LABEL.into(), wire));
@@ -85,9 +85,9 @@ pub(crate) fn behind<'e>(ev: &Told<'e>) -> Vec<Behind<'e>> {
                 }
                 // The harness's own tries: only the last reaches the model.
                 None if tone == Tone::Settled => {
-                    parts.push(Behind::Note("the model is given the read's answer for this call instead (below)"))
+                    parts.push(Behind::Note("the model is given the read's answer for this call instead (below)".into()))
                 }
-                None if retried => parts.push(Behind::Note("never sent to the model: the harness tried again")),
+                None if retried => parts.push(Behind::Note("never sent to the model: the harness tried again".into())),
                 None => {}
             }
         }
@@ -96,7 +96,7 @@ pub(crate) fn behind<'e>(ev: &Told<'e>) -> Vec<Behind<'e>> {
             parts.push(Behind::Json("the read returned".into(), output));
             match wire {
                 Some(wire) => parts.push(Behind::Json(BLOCK_LABEL.into(), wire)),
-                None if *retried => parts.push(Behind::Note("never sent to the model: the harness read again")),
+                None if *retried => parts.push(Behind::Note("never sent to the model: the harness read again".into())),
                 None => {}
             }
         }
@@ -109,7 +109,7 @@ fn expanded(out: &mut Vec<Line>, look: &Look, ev: &Told<'_>) {
     for part in behind(ev) {
         match part {
             Behind::Json(label, value) => raw(out, look, &label, value),
-            Behind::Note(text) => note(out, look, text),
+            Behind::Note(text) => note(out, look, &text),
         }
     }
 }

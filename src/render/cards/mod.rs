@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::lesson::kinds::ByKind;
 use crate::render::styled::{ansi, Line};
 use crate::render::styles::{Glyphs, Role, Styles};
-use crate::replay::events::{Event, Run, Told, Verdict};
+use crate::replay::events::{Event, Run, Told, Verdict, VerdictTone};
 pub(crate) use attempt::{behind, Behind};
 pub(crate) use changes::word_changes;
 pub(crate) use words::provenance_line;
@@ -196,19 +196,18 @@ fn note(out: &mut Vec<Line>, look: &Look, text: &str) {
     }
 }
 
-/// The verdict line. A replay that stopped early is never green: red when the code failed,
-/// yellow when no recording answered.
+/// The verdict line, coloured by the run (`Verdict::tone`): red for harm or a failed code,
+/// yellow for a replay that stopped before a reply.
 pub(crate) fn verdict(v: &Verdict, look: &Look) -> String {
     ansi(&verdict_lines(v, look), &look.styles)
 }
 
 /// The verdict line, and the lesson's note under it: their styled lines.
 pub(crate) fn verdict_lines(v: &Verdict, look: &Look) -> Vec<Line> {
-    let style = match v.stopped.as_deref() {
-        Some("code_error") => Role::Bad,
-        Some(_) => Role::Warn,
-        None if v.wasted_retries > 0 || v.harmed => Role::Bad,
-        None => Role::Good,
+    let style = match v.tone {
+        VerdictTone::Bad => Role::Bad,
+        VerdictTone::Warn => Role::Warn,
+        VerdictTone::Good => Role::Good,
     };
     let mut out = Vec::new();
     card(&mut out, look, 0, "Verdict", style, &v.text);

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::lesson::kinds::{ByKind, Unanswered};
-use crate::replay::events::{Detail, Event, Tone};
+use crate::replay::events::{Detail, Event, Told, Tone};
 use crate::replay::recordings::Provenance;
 
 /// Who wrote the replies of a replay, in one line.
@@ -35,41 +35,48 @@ pub(crate) fn provenance_line(events: &[Event]) -> String {
 
 /// An attempt's headline. `claimed`: what the failure said about a retry, so that a blind
 /// retry made on the failure's own word is not called one nothing asked for.
-fn tone_words(tone: Tone, retried: bool, claimed: Option<bool>) -> &'static str {
+fn tone_words(tone: Tone, retried: bool, repeated: bool, claimed: Option<bool>) -> &'static str {
     match (tone, retried) {
         (Tone::Worked, _) => "worked",
         (Tone::Retried, _) => "failed: retried, and a retry could help",
-        (Tone::Wasted, true) => "failed, retried: a retry cannot change this answer",
+        (Tone::Wasted, true) => "failed, retried: the same failure came back, and no retry can fix it",
+        // Not tried again by the harness, but the model made the same call again.
+        (Tone::Wasted, false) if repeated => "failed; the same call was made again, and failed the same way",
         (Tone::Wasted, false) => "failed again, the same way",
         (Tone::Reported, _) => "failed, reported and not retried",
         (Tone::Dropped, _) => "failed, no result sent: the API refused the next request",
-        (Tone::Blind, _) if claimed == Some(true) => {
+        (Tone::Blind, true) if claimed == Some(true) => {
             "failed, retried on the error's word: nothing showed this failure was safe to repeat"
         }
-        (Tone::Blind, _) => "failed, retried blindly: nothing said a retry was safe",
+        (Tone::Blind, true) => "failed, retried blindly: nothing said a retry was safe",
+        // Not tried again by the harness, but the model made the same call again.
+        (Tone::Blind, false) => "failed; the same call was made again, with nothing to show it was safe",
+        (Tone::Overturned, true) => {
+            "failed, retried until a later try went through: the answer changed only because it was asked again"
+        }
+        (Tone::Overturned, false) => {
+            "failed; the same call was made again until a try went through: the answer changed only because it was asked again"
+        }
         (Tone::Settled, _) => "failed, uncertain: a read settled it",
         (Tone::Checked, _) => "failed, uncertain: a read found nothing, so it was tried again",
     }
 }
 
 /// An attempt's headline: what the model's own read of an earlier failure found (as the
-/// harness's read says it), else how the attempt went.
-/// The model's own read of an earlier failure says what it found, as the harness's does; a try
-/// the attempt cap ended says the cap is why.
-pub(crate) fn attempt_words(
-    found: Option<bool>,
-    tone: Tone,
-    retried: bool,
-    claimed: Option<bool>,
-    capped: Option<u32>,
-) -> std::borrow::Cow<'static, str> {
+/// harness's read says it), else how the attempt went; a try the attempt cap ended says so,
+/// whatever came after it (the model calling again is a call of its own).
+pub(crate) fn attempt_words(ev: &Told<'_>) -> std::borrow::Cow<'static, str> {
+    let Event::Attempt { found, retryable, capped, .. } = ev.event else {
+        return "".into();
+    };
+    let (tone, retried, repeated) = (ev.tone(), ev.retried(), ev.repeated());
     match (found, capped) {
         (Some(true), _) => "worked: it went through, nothing to repeat".into(),
         (Some(false), _) => "worked: it did not go through, safe to try again".into(),
-        (None, Some(cap)) if tone == Tone::Reported => {
-            format!("failed, reported and not retried: the cap of {cap} attempts was reached").into()
+        (None, Some(cap)) if !retried => {
+            format!("{}: the cap of {cap} attempts was reached", tone_words(tone, false, repeated, *retryable)).into()
         }
-        (None, _) => tone_words(tone, retried, claimed).into(),
+        (None, _) => tone_words(tone, retried, repeated, *retryable).into(),
     }
 }
 

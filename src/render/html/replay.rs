@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{esc, json_block};
 use crate::render::cards;
-use crate::replay::events::{Event, Run, Told, Tone, Verdict};
+use crate::replay::events::{Event, Run, Told, Tone, Verdict, VerdictTone};
 
 /// A ticket's question before its replay, as the player asks it, with the answer the run bears
 /// out; drawn with the answer folded away until the reader opens it.
@@ -334,7 +334,7 @@ fn tone_class(tone: Tone) -> &'static str {
     match tone {
         Tone::Worked => "good",
         Tone::Retried | Tone::Checked => "warn",
-        Tone::Wasted | Tone::Blind | Tone::Dropped => "bad",
+        Tone::Wasted | Tone::Blind | Tone::Dropped | Tone::Overturned => "bad",
         Tone::Reported | Tone::Settled => "neutral",
     }
 }
@@ -348,9 +348,6 @@ fn attempt(ev: &Told<'_>) -> String {
         message,
         summary,
         printed: out,
-        retryable,
-        found,
-        capped,
         said,
         ..
     } = ev.event
@@ -359,7 +356,7 @@ fn attempt(ev: &Told<'_>) -> String {
     };
     let tone = ev.tone();
     let mark = if *failed { "✗" } else { "✓" };
-    let mut body = text(&format!("{mark} {}", cards::attempt_words(*found, tone, ev.retried(), *retryable, *capped)));
+    let mut body = text(&format!("{mark} {}", cards::attempt_words(ev)));
     body.push_str(&dim(&cards::attempt_said(details, message.as_deref(), summary.as_deref(), output)));
     // The world's own lines, as it wrote them.
     for line in said {
@@ -395,7 +392,7 @@ fn behind(ev: &Told<'_>) -> String {
     for part in cards::behind(ev) {
         match part {
             cards::Behind::Json(label, value) => inner.push_str(&labelled(&label, value)),
-            cards::Behind::Note(note) => inner.push_str(&dim(note)),
+            cards::Behind::Note(note) => inner.push_str(&dim(&note)),
         }
     }
     expander("Show the result", &inner)
@@ -403,11 +400,10 @@ fn behind(ev: &Told<'_>) -> String {
 
 /// The verdict: red when the code failed or the run did harm, yellow when no recording answered.
 fn verdict(v: &Verdict) -> String {
-    let class = match v.stopped.as_deref() {
-        Some("code_error") => "bad",
-        Some(_) => "warn",
-        None if v.wasted_retries > 0 || v.harmed => "bad",
-        None => "good",
+    let class = match v.tone {
+        VerdictTone::Bad => "bad",
+        VerdictTone::Warn => "warn",
+        VerdictTone::Good => "good",
     };
     let mut body = text(&v.text);
     if let Some(note) = &v.note {

@@ -102,6 +102,7 @@ impl Conversation<'_, '_> {
                 read_of,
                 found,
                 block: None,
+                uncertain: attempt.cause.as_ref().is_some_and(|c| c.verify.is_some()),
                 leaked: false,
                 capped,
             });
