@@ -20,11 +20,14 @@ use crate::replay::runtime::{answer_message, Answered};
 use crate::text::pyrepr;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub(crate) enum Status {
     Pass,
     Fail,
     Error,
+    /// A check of a file that ran, left out: a function it needs hung before, so it was not
+    /// called again. No verdict on the code either way.
+    NotRun,
 }
 
 /// A likely mistake recognised in what the code returned.
@@ -55,9 +58,13 @@ pub(crate) struct CheckResult {
     pub task_id: Option<u32>,
     #[serde(skip)]
     pub hints: Vec<String>,
-    /// With `Status::Error`, why the check did not run, without the `not run: ` of `message`.
+    /// With `Status::NotRun` (or `Error`), why the check did not run, without the `not run: `
+    /// of `message`.
     #[serde(skip)]
     pub not_run: Option<String>,
+    /// The deciding call hung (never returned): that call, short (`message('partial', …)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hung: Option<String>,
 }
 
 impl CheckResult {
@@ -76,6 +83,7 @@ impl CheckResult {
             task_id: spec.task,
             hints: spec.hints.clone(),
             not_run: None,
+            hung: None,
         }
     }
 }
@@ -88,6 +96,8 @@ struct Miss {
     got: Option<Value>,
     output: String,
     guidance: Option<Advice>,
+    /// The call hung: it, short.
+    hung: Option<String>,
 }
 
 type Verdict = Result<(), Box<Miss>>;
@@ -123,7 +133,7 @@ impl Code for Remembering<'_> {
         }
         let call = self.code.call(function, args);
         if matches!(call.outcome, Outcome::TimedOut { .. }) {
-            self.hangs.entry(function.to_string()).or_insert_with(|| (0, pyrepr::call(function, args))).0 += 1;
+            self.hangs.entry(function.to_string()).or_insert_with(|| (0, short_call(function, args))).0 += 1;
         }
         if matches!(
             call.outcome,
@@ -161,7 +171,7 @@ pub(crate) fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<Ch
             let refused = code.refused.take();
             let mut result = CheckResult::new(spec, Status::Pass, String::new());
             if let Some(why) = refused {
-                result.status = Status::Error;
+                result.status = Status::NotRun;
                 result.message = format!("not run: {why}");
                 result.not_run = Some(why);
             } else if let Err(miss) = verdict {
@@ -172,6 +182,7 @@ pub(crate) fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<Ch
                 result.expected = miss.expected;
                 result.got = miss.got;
                 result.guidance = miss.guidance;
+                result.hung = miss.hung;
             }
             result
         })
@@ -301,6 +312,7 @@ fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn 
                 guidance: advice(spec, &got, &args, samples),
                 got: Some(got),
                 output,
+                hung: None,
             }));
         }
     }
@@ -375,6 +387,7 @@ fn ticket_check(spec: &CheckSpec, lesson: &Lesson, ticket: &Ticket, samples: &Sa
             guidance: advice(spec, &got, &[], samples),
             got: Some(got.clone()),
             output,
+            hung: None,
         })
     })
 }
@@ -454,14 +467,33 @@ fn summarise(runs: &[ToolRun]) -> Value {
 }
 
 fn fault_miss(fault: &Fault, output: String) -> Box<Miss> {
+    let hung = matches!(fault.call.outcome, Outcome::TimedOut { stopped: false, .. })
+        .then(|| short_call(&fault.function, &fault.args));
+    let problem = fault.call.outcome.problem().unwrap_or_default();
     Box::new(Miss {
-        message: fault.call.outcome.problem().unwrap_or_default(),
+        message: match &hung {
+            Some(call) => format!("{call} hung: it {problem}"),
+            None => problem,
+        },
         call: pyrepr::call(&fault.function, &fault.args),
         expected: None,
         got: None,
         output: if output.is_empty() { fault.call.shown_output() } else { output },
         guidance: None,
+        hung,
     })
+}
+
+/// A call named by its function and its first argument when that is short (a kind, a tool),
+/// the rest left out: `message('partial', …)`.
+pub(crate) fn short_call(function: &str, args: &[Value]) -> String {
+    let first = args.first().map(pyrepr::repr).filter(|r| r.chars().count() <= 32);
+    match (first, args.len()) {
+        (None, 0) => format!("{function}()"),
+        (None, _) => format!("{function}(…)"),
+        (Some(first), 1) => format!("{function}({first})"),
+        (Some(first), _) => format!("{function}({first}, …)"),
+    }
 }
 
 /// The whole grading of one file, as `check` prints it and autograders read it.
@@ -487,11 +519,17 @@ impl Report {
     pub(crate) fn graded(lesson: &Lesson, file: String, checks: Vec<CheckResult>) -> Report {
         let passed = checks.iter().filter(|c| c.status == Status::Pass).count();
         let total = checks.len();
+        let not_run = checks.iter().filter(|c| c.status == Status::NotRun).count();
         let (status, message) = if passed == total {
             (Status::Pass, format!("all {total} checks pass"))
         } else {
             let first = checks.iter().find(|c| c.status != Status::Pass).map(|c| c.id.as_str()).unwrap_or("");
-            (Status::Fail, format!("{passed} of {total} checks pass; the first to fix is {first}"))
+            let unrun = if not_run > 0 { format!(", {not_run} not run") } else { String::new() };
+            let hang = match checks.iter().find_map(|c| c.hung.as_deref()) {
+                Some(call) => format!("; {call} hung"),
+                None => String::new(),
+            };
+            (Status::Fail, format!("{passed} of {total} checks pass{unrun}{hang}; the first to fix is {first}"))
         };
         let again = again_command(&lesson.id);
         Report {
@@ -539,5 +577,10 @@ impl Report {
 
     pub(crate) fn first_failure(&self) -> Option<&CheckResult> {
         self.checks.iter().find(|c| c.status == Status::Fail)
+    }
+
+    /// The checks left out because a function they need hung before.
+    pub(crate) fn not_run(&self) -> usize {
+        self.checks.iter().filter(|c| c.status == Status::NotRun).count()
     }
 }

@@ -72,7 +72,7 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     }
     Ok(match report.status {
         Status::Pass => EXIT_SUCCESS,
-        Status::Fail => EXIT_FAILED,
+        Status::Fail | Status::NotRun => EXIT_FAILED,
         Status::Error => EXIT_COULD_NOT_RUN,
     })
 }

@@ -46,6 +46,7 @@ fn status_word(status: Status) -> &'static str {
         Status::Pass => "pass",
         Status::Fail => "fail",
         Status::Error => "error",
+        Status::NotRun => "not_run",
     }
 }
 

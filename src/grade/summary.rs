@@ -29,6 +29,7 @@ pub(crate) struct Summary<'a> {
 pub(crate) fn summary(reports: &[Report], context: &Summary) -> String {
     let mut out = head(reports, context);
     checks(&mut out, reports, context.detail);
+    hung(&mut out, reports);
     not_loaded(&mut out, reports);
     if !context.skipped.is_empty() {
         let _ = writeln!(out, "skipped, not regular files:");
@@ -97,7 +98,9 @@ fn checks(out: &mut String, reports: &[Report], detail: &str) {
             let (failed, errors) = fails.entry(check.id.clone()).or_default();
             *failed += usize::from(check.status == Status::Fail);
             // A file that did not load has every check unrun: it is listed below, once.
-            *errors += usize::from(check.status == Status::Error && report.status != Status::Error);
+            *errors += usize::from(
+                check.status == Status::NotRun || (check.status == Status::Error && report.status != Status::Error),
+            );
         }
     }
     let not_passed = |id: &str| fails.get(id).map_or(0, |(f, e)| f + e);
@@ -117,6 +120,24 @@ fn checks(out: &mut String, reports: &[Report], detail: &str) {
         let text =
             format!("no file fails {}: {}", if failed.is_empty() { "any check" } else { "the others" }, ids.join(", "));
         let _ = writeln!(out, "{}", wrapped(&text));
+    }
+}
+
+/// The files where a call hung, with the call, the first ten of them: a hang is what to fix
+/// first in each, since the checks that need that function did not run.
+fn hung(out: &mut String, reports: &[Report]) {
+    let hung: Vec<(&Report, &str)> =
+        reports.iter().filter_map(|r| r.checks.iter().find_map(|c| c.hung.as_deref()).map(|call| (r, call))).collect();
+    if hung.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "files where a call hung (checks that need it did not run):");
+    for (report, call) in hung.iter().take(10) {
+        let file = crate::text::inert::one_line(&report.file);
+        let _ = writeln!(out, "  {file}: {} hung; {} not run", crate::text::inert::one_line(call), report.not_run());
+    }
+    if hung.len() > 10 {
+        let _ = writeln!(out, "  … and {} more (see their lines on stdout)", hung.len() - 10);
     }
 }
 

@@ -13,6 +13,9 @@ const LABEL_WIDTH: usize = 10;
 const PRINTED_LINES: usize = 20;
 /// Characters of a check's message shown; its values are shortened already, so this is a guard.
 const MESSAGE_CHARS: usize = 2_000;
+/// What to look for when a call never returned.
+const HUNG_HINT: &str = "The call above never returned. Look for a loop that cannot end on the path \
+     this call takes (a while with no way out, a retry with no limit); print inside it to see.";
 
 /// The report as a learner reads it.
 pub(crate) fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> String {
@@ -41,12 +44,21 @@ pub(crate) fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usiz
     }
     not_run(&mut out, report, styles, width);
     out.push('\n');
-    let tally = format!("{}/{} passed", report.passed, report.total);
+    let unrun = match report.not_run() {
+        0 => String::new(),
+        n => format!(", {n} not run"),
+    };
+    let tally = format!("{}/{} passed{unrun}", report.passed, report.total);
     let (style, rest) = if report.passed == report.total {
         (styles.good, ": every check is green.".to_string())
     } else {
-        let first = report.first_failure().map(|c| c.id.as_str()).unwrap_or("");
-        (styles.bad, format!(". Next: fix {first} in {}, then {}.", report.file, report.again))
+        let first = report.first_failure();
+        let fix = match first.and_then(|c| c.hung.as_deref()) {
+            // A hang first: the checks after it wait on the same function.
+            Some(call) => format!("make {call} return (it hung)"),
+            None => format!("fix {}", first.map(|c| c.id.as_str()).unwrap_or("")),
+        };
+        (styles.bad, format!(". Next: {fix} in {}, then {}.", report.file, report.again))
     };
     // Wrapped as plain text, then the tally painted, so colour codes never count as width.
     let plain = format!("{tally}{rest}");
@@ -91,19 +103,22 @@ fn check_lines(out: &mut String, report: &Report, styles: &Styles, glyphs: Glyph
     let id_width = report.checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
     // The marks may be wider than one column ("ok" and "XX" in ASCII): the names line up after
     // the widest, and the wrapping counts it.
-    let mark_width = glyphs.pass.chars().count().max(glyphs.fail.chars().count());
+    let mark_width = [glyphs.pass, glyphs.fail, glyphs.skip].iter().map(|g| g.chars().count()).max().unwrap_or(1);
     // On a narrow terminal the names go under their ids, indented, instead of off the edge.
     let beside = mark_width + 1 + id_width + 2 + 20 <= width;
     for check in &report.checks {
+        let hung = check.hung.as_ref().map(|call| format!("hung: {call} never returned"));
+        let name = hung.as_deref().unwrap_or(&check.name);
         let (glyph, style) = match check.status {
             Status::Pass => (glyphs.pass, styles.good),
+            Status::NotRun => (glyphs.skip, styles.dim),
             _ => (glyphs.fail, styles.bad),
         };
         let mark = format!("{}{}", styles.paint(style, glyph), " ".repeat(mark_width - glyph.chars().count()));
         if beside {
             let indent = " ".repeat(mark_width + 1 + id_width + 2);
             let room = width.saturating_sub(indent.len()).max(20);
-            for (i, piece) in textwrap::wrap(&check.name, plain_words(room)).iter().enumerate() {
+            for (i, piece) in textwrap::wrap(name, plain_words(room)).iter().enumerate() {
                 if i == 0 {
                     let _ = writeln!(out, "{mark} {:<id_width$}  {}", check.id, styles.paint(styles.dim, piece));
                 } else {
@@ -112,7 +127,7 @@ fn check_lines(out: &mut String, report: &Report, styles: &Styles, glyphs: Glyph
             }
         } else {
             let _ = writeln!(out, "{mark} {}", check.id);
-            for piece in textwrap::wrap(&check.name, plain_words(width.saturating_sub(4))) {
+            for piece in textwrap::wrap(name, plain_words(width.saturating_sub(4))) {
                 let _ = writeln!(out, "    {}", styles.paint(styles.dim, piece));
             }
         }
@@ -122,7 +137,7 @@ fn check_lines(out: &mut String, report: &Report, styles: &Styles, glyphs: Glyph
 /// Checks that could not run (a function given up on after it hung), grouped by why.
 fn not_run(out: &mut String, report: &Report, styles: &Styles, width: usize) {
     let mut not_run: Vec<(&str, Vec<&str>)> = Vec::new();
-    for check in report.checks.iter().filter(|c| c.status == Status::Error) {
+    for check in report.checks.iter().filter(|c| matches!(c.status, Status::Error | Status::NotRun)) {
         let why = check.not_run.as_deref().unwrap_or(&check.message);
         match not_run.iter_mut().find(|(w, _)| *w == why) {
             Some((_, ids)) => ids.push(&check.id),
@@ -143,7 +158,11 @@ fn wrapped(out: &mut String, text: &str, width: usize) {
 
 /// The first failure in full: the call, expected and got, where they differ, output and hint.
 fn expand(out: &mut String, check: &CheckResult, styles: &Styles, glyphs: Glyphs, width: usize) {
-    let head = format!("{} {}: {}", glyphs.fail, check.id, check.name);
+    // A hang is what to fix, whatever the check was about: it heads the failure.
+    let head = match &check.hung {
+        Some(call) => format!("{} {}: {call} hung, so this check could not finish", glyphs.fail, check.id),
+        None => format!("{} {}: {}", glyphs.fail, check.id, check.name),
+    };
     for (i, line) in textwrap::wrap(&head, plain_words(width)).iter().enumerate() {
         let lead = format!("{} {}", glyphs.fail, check.id);
         if i == 0 && line.starts_with(&lead) {
@@ -171,6 +190,12 @@ fn expand(out: &mut String, check: &CheckResult, styles: &Styles, glyphs: Glyphs
     labelled(out, styles, width, label, &shorten_text(&check.message, MESSAGE_CHARS));
     let shown = if check.output.trim().is_empty() { "nothing".to_string() } else { printed(&check.output) };
     labelled(out, styles, width, "printed", &shown);
+    // A hang says nothing of what the check looks at: its hints would send the learner to the
+    // wrong place.
+    if check.hung.is_some() {
+        labelled(out, styles, width, "hint", HUNG_HINT);
+        return;
+    }
     // The lesson's advice for the mistake this shape of answer suggests; else its first hint.
     match (&check.guidance, check.hints.first()) {
         (Some(advice), _) => labelled(out, styles, width, "likely", &format!("{}. {}", advice.mistake, advice.says)),

@@ -101,11 +101,13 @@ pub struct Glyphs {
     pub pass: &'static str,
     pub fail: &'static str,
     pub dot: &'static str,
+    /// A check that did not run: neither passed nor failed.
+    pub skip: &'static str,
 }
 
 impl Glyphs {
-    pub const UNICODE: Glyphs = Glyphs { pass: "✓", fail: "✗", dot: "·" };
-    pub const ASCII: Glyphs = Glyphs { pass: "ok", fail: "XX", dot: "-" };
+    pub const UNICODE: Glyphs = Glyphs { pass: "✓", fail: "✗", dot: "·", skip: "○" };
+    pub const ASCII: Glyphs = Glyphs { pass: "ok", fail: "XX", dot: "-", skip: "--" };
 
     /// Unicode unless asked for ASCII, or the terminal is `dumb`.
     pub fn detect(ascii: bool) -> Glyphs {

@@ -23,18 +23,7 @@ fn tone_role(tone: Tone) -> Role {
 /// An attempt's card: its headline, what the failure says, what the code printed, and with
 /// `--expand` the tool's own result and the `tool_result` block it became.
 pub(super) fn attempt(out: &mut Vec<Line>, look: &Look, ev: &Told<'_>) {
-    let Event::Attempt {
-        number,
-        output,
-        failed,
-        details,
-        message,
-        summary,
-        said,
-        printed,
-        ..
-    } = ev.event
-    else {
+    let Event::Attempt { number, output, failed, details, message, summary, said, printed, .. } = ev.event else {
         return;
     };
     let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
@@ -84,9 +73,8 @@ pub(crate) fn behind<'e>(ev: &Told<'e>) -> Vec<Behind<'e>> {
                     }
                 }
                 // The harness's own tries: only the last reaches the model.
-                None if tone == Tone::Settled => {
-                    parts.push(Behind::Note("the model is given the read's answer for this call instead (below)".into()))
-                }
+                None if tone == Tone::Settled => parts
+                    .push(Behind::Note("the model is given the read's answer for this call instead (below)".into())),
                 None if retried => parts.push(Behind::Note("never sent to the model: the harness tried again".into())),
                 None => {}
             }

@@ -153,6 +153,10 @@ fn files(reports: &[Report]) -> String {
     for report in ran {
         let first = report.checks.iter().find(|c| c.status != Status::Pass);
         let (first_id, failure, advice) = match first {
+            // A hang says nothing of what its check looks at: no guidance of the check's.
+            Some(c) if c.hung.is_some() => {
+                (c.id.as_str(), format!("<code>{}</code> {}", esc(&c.id), esc(&c.message)), String::new())
+            }
             Some(c) => (c.id.as_str(), format!("<code>{}</code> {}", esc(&c.id), esc(&c.message)), esc(&guidance(c))),
             None => ("", "<span class=\"pass\">none: every check passes</span>".to_string(), String::new()),
         };
@@ -161,9 +165,13 @@ fn files(reports: &[Report]) -> String {
             out,
             "<tr data-file=\"{file}\" data-score=\"{score:.4}\" data-first=\"{first}\">\
              <td class=\"file\"><code>{shown}</code></td>\
-             <td class=\"score {class}\">{} / {}</td><td>{failure}</td><td>{advice}</td></tr>",
+             <td class=\"score {class}\">{} / {}{unrun}</td><td>{failure}</td><td>{advice}</td></tr>",
             report.passed,
             report.total,
+            unrun = match report.not_run() {
+                0 => String::new(),
+                n => format!(" <span class=\"dim\">({n} not run)</span>"),
+            },
             file = esc(&report.file),
             shown = breakable(&report.file),
             score = score(report),

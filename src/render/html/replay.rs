@@ -340,18 +340,7 @@ fn tone_class(tone: Tone) -> &'static str {
 }
 
 fn attempt(ev: &Told<'_>) -> String {
-    let Event::Attempt {
-        number,
-        output,
-        failed,
-        details,
-        message,
-        summary,
-        printed: out,
-        said,
-        ..
-    } = ev.event
-    else {
+    let Event::Attempt { number, output, failed, details, message, summary, printed: out, said, .. } = ev.event else {
         return String::new();
     };
     let tone = ev.tone();
