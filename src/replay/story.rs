@@ -181,7 +181,7 @@ pub(crate) fn judgement(events: &[Event], setting: &dyn Setting, runtime: Runtim
         .iter()
         .enumerate()
         .map(|(at, event)| {
-            let Event::Attempt { failed, retried, capped, .. } = event else {
+            let Event::Attempt { failed, retried, .. } = event else {
                 return None;
             };
             let retried = *retried || model_retried.contains(&at);
@@ -191,9 +191,9 @@ pub(crate) fn judgement(events: &[Event], setting: &dyn Setting, runtime: Runtim
             });
             let tone = match judged {
                 _ if !failed => Tone::Worked,
-                // The cap ended this call: the model calling the tool again is a call of its own,
-                // not a retry of this try.
-                Some(Judged::Sound) if capped.is_some() && !retried => Tone::Reported,
+                // Reported to the model (the cap ended it, or the code said no): the model calling
+                // the tool again is a call of its own, not a retry of this try.
+                Some(Judged::Sound) if !retried => Tone::Reported,
                 Some(Judged::Sound) => Tone::Retried,
                 Some(Judged::Overturned) => Tone::Overturned,
                 Some(Judged::Checked) => Tone::Checked,
