@@ -300,11 +300,7 @@ fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn 
         })?;
         let expect: Vec<Expect> = case.expect.iter().map(|e| resolved(e, samples)).collect();
         if let Err(d) = first_difference(&expect, &got, &args) {
-            let message = if d.path.is_empty() {
-                format!("{function} returned {}: {}", pyrepr::repr(&crate::text::shorten::shorten(&got)), d.verdict())
-            } else {
-                d.to_string()
-            };
+            let message = if d.path.is_empty() { returned(function, &got, &d.verdict()) } else { d.to_string() };
             return Err(Box::new(Miss {
                 message,
                 call: pyrepr::call(function, &args),
@@ -317,6 +313,18 @@ fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn 
         }
     }
     Ok(())
+}
+
+/// What a call returned and what is wrong with it: a short value first, else the words first
+/// and the value after, cut (the report shows it whole under `got`).
+fn returned(function: &str, got: &Value, verdict: &str) -> String {
+    const SHORT: usize = 48;
+    let shown = pyrepr::repr(&crate::text::shorten::shorten(got));
+    if shown.chars().count() <= SHORT {
+        format!("{function} returned {shown}: {verdict}")
+    } else {
+        format!("{verdict}; {function} returned {}", crate::text::shorten::shorten_text(&shown, SHORT))
+    }
 }
 
 fn resolved(e: &Expect, samples: &Samples) -> Expect {

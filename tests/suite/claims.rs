@@ -199,3 +199,58 @@ fn every_card_and_verdict_of_lessons_7_and_8_agrees_with_the_runs_record() {
         }
     }
 }
+
+#[test]
+fn a_reply_by_kind_is_told_once_on_the_first_turn_that_depended_on_it() {
+    let ws = Workshop::only(L8);
+    let file = repo().join("tests/fixtures/messages-that-help/good_plain.py");
+    let file = file.to_str().unwrap();
+    for ticket in ["alerts-stuck", "payment-namespace"] {
+        let text = cards(&ws, L8, ticket, file, "harness", &["--color", "never"]);
+        assert_eq!(text.matches("By kind").count(), 1, "{ticket}: {text}");
+        let run = &json(&ws, L8, file, "harness", Some(ticket))[0];
+        let swaps: usize =
+            run["events"].as_array().unwrap().iter().filter_map(|e| e["by_kind"].as_array()).map(Vec::len).sum();
+        assert_eq!(swaps, 1, "{ticket}: {run}");
+    }
+}
+
+#[test]
+fn a_failed_checks_words_come_before_the_value_it_returned() {
+    let ws = Workshop::only(L8);
+    let file = repo().join("tests/fixtures/messages-that-help/code_kept.py");
+    let run = ws.run(&["check", L8, "--file", file.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = run.json();
+    let failed = report["checks"].as_array().unwrap().iter().find(|c| c["status"] == "fail").unwrap();
+    let message = failed["message"].as_str().unwrap();
+    assert!(message.starts_with("must not be a string containing 'E-ROLL-"), "{message}");
+    assert!(message.contains("; message returned 'The restart stopped part way") && message.len() < 160, "{message}");
+}
+
+#[test]
+fn expanded_json_wraps_between_tokens_never_inside_one() {
+    let ws = Workshop::only(L7);
+    // At the usual width, where the encoded result must wrap.
+    let args = ["watch", L7, "--ticket", "metrics-down", "--code", "solution", "--no-anim", "--expand"];
+    let mut cmd = ws.command(&args);
+    cmd.env("COLUMNS", "80");
+    let run = run(cmd);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = run.stdout;
+    for token in ["\\\"figures\\\":", "\\\"error_rate_percent\\\":", "\\\"age_minutes\\\":"] {
+        assert!(text.contains(token), "{token} is cut: {text}");
+    }
+}
+
+#[test]
+fn a_card_names_cached_figures_only_where_the_failure_carries_them() {
+    let ws = Workshop::course(&[L7, L8]);
+    for code in ["starter", "solution", "no-fix", "retry-all", "no-retry"] {
+        let text = cards(&ws, L8, "metrics-down", code, "harness", &["--color", "never"]);
+        assert!(!text.contains("cached at"), "{code}: {text}");
+        assert!(text.contains("The metrics service is down for maintenance until 15:30."), "{code}: {text}");
+    }
+    let text = cards(&ws, L7, "metrics-down", "solution", "harness", &["--color", "never"]);
+    assert!(text.contains("it offered figures cached at 13:52"), "{text}");
+}

@@ -31,7 +31,8 @@ Failures (category, then the fields a lesson may list in `[failure] fields`)
                  503 text (`metrics_maintenance`: a host, a maintenance ticket). Fields: `service`,
                  `until` (HH:MM it is back), `cached` (the last figures it kept, as `metrics`
                  returns them), `as_of` (HH:MM of those figures), `age_minutes`, and `fallback`:
-                 all of these in one object {service, until, as_of, age_minutes, figures}.
+                 all of these in one object {service, until, as_of, age_minutes, figures}. A
+                 deployment without `cached` figures offers none: `cached` and `fallback` are None.
 - `invalid`      a field with a value that does not exist or is out of range. The message is the
                  API's raw text (`invalid_raw`). Fields: `field`, `value`, `valid` (the valid
                  values, or "1-12" for a range), `nearest` (the closest valid value, or None).
@@ -68,7 +69,8 @@ The lesson's data
 -----------------
 [world]: `now` (HH:MM, the frozen clock), `engineer` (who is on call), `[[world.deployments]]`
 (`name`, `namespace`, `replicas`, `max_replicas`, `image`, `metrics` = {cpu_percent, p95_ms,
-error_rate_percent}, optional `cached` = the same figures as the metrics service last kept them),
+error_rate_percent}, optional `cached` = the same figures as the metrics service last kept them;
+without it the service offers no figures while it is down),
 `[[world.alerts]]` (`id`, `deployment`, `severity`, `summary`, `fired`), optional
 `[world.maintenance]` (`until`, `cached_at`: used by tickets with `metrics_down = true`),
 optional `[world.internals]` (`metrics_host`, `deploy_host`, `token`), optional
@@ -339,14 +341,19 @@ class Oncall(World):
         now = self.data["now"]
         if self.down:
             m = self.data["maintenance"]
-            self.offered += 1
             age = (minutes(now) or 0) - (minutes(m["cached_at"]) or 0)
-            cached = self.figures(d, "cached")
+            # Only a deployment with `cached` figures has any to offer: a card never names
+            # figures that no failure field carries.
+            cached = self.figures(d, "cached") if d.get("cached") else None
             raw = self.message(
                 "metrics_maintenance",
                 **self.fields_of(until=m["until"], as_of=m["cached_at"]),
             )
-            self.say(f"The metrics service is down for maintenance until {m['until']}; it offered figures cached at {m['cached_at']}.")
+            if cached:
+                self.offered += 1
+                self.say(f"The metrics service is down for maintenance until {m['until']}; it offered figures cached at {m['cached_at']}.")
+            else:
+                self.say(f"The metrics service is down for maintenance until {m['until']}.")
             raise Failure(
                 "unavailable",
                 raw,
@@ -355,7 +362,7 @@ class Oncall(World):
                 cached=cached,
                 as_of=m["cached_at"],
                 age_minutes=age,
-                fallback={"service": "metrics", "until": m["until"], "as_of": m["cached_at"], "age_minutes": age, "figures": cached},
+                fallback={"service": "metrics", "until": m["until"], "as_of": m["cached_at"], "age_minutes": age, "figures": cached} if cached else None,
             )
         self.read_reset()
         return {**self.figures(d), "as_of": now}

@@ -76,12 +76,48 @@ fn raw(out: &mut Vec<Line>, look: &Look, label: &str, value: &Value) {
         let under = " ".repeat(depth + 2);
         let options = textwrap::Options::new(room)
             .break_words(true)
+            .word_separator(textwrap::WordSeparator::Custom(json_words))
             .word_splitter(textwrap::WordSplitter::NoHyphenation)
             .subsequent_indent(&under);
         for piece in textwrap::wrap(line, options) {
             out.push(Line::plain(format!("{pad}  ")).with(Role::Code, piece));
         }
     }
+}
+
+/// A JSON line's words for wrapping: a break may come after a space, or after a `,` or `:`
+/// between tokens (inside an encoded string too), so a key or a value is never cut in two
+/// unless it is wider than the room on its own.
+fn json_words(line: &str) -> Box<dyn Iterator<Item = textwrap::core::Word<'_>> + '_> {
+    let mut words = Vec::new();
+    let mut start = 0;
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let end = match bytes[i] {
+            b' ' => {
+                let mut j = i;
+                while j < bytes.len() && bytes[j] == b' ' {
+                    j += 1;
+                }
+                Some(j)
+            }
+            b',' | b':' => Some(i + 1),
+            _ => None,
+        };
+        match end {
+            Some(end) => {
+                words.push(textwrap::core::Word::from(&line[start..end]));
+                start = end;
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    if start < line.len() {
+        words.push(textwrap::core::Word::from(&line[start..]));
+    }
+    Box::new(words.into_iter())
 }
 
 pub(crate) fn header(replay: &Run, look: &Look) -> String {

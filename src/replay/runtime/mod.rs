@@ -14,6 +14,7 @@ mod sent;
 use serde_json::{json, Value};
 
 use crate::bridge::LoadError;
+use crate::lesson::kinds::ByKind;
 use crate::lesson::{Lesson, Runtime, Ticket};
 use crate::replay::events::{Event, Run};
 use crate::replay::recordings::canonical;
@@ -180,6 +181,14 @@ pub(crate) fn run(
     finish(lesson, ticket, code_label, runtime, c.events, &effects)
 }
 
+/// The swaps a model turn's card tells.
+fn told_kinds(event: &Event) -> &[ByKind] {
+    match event {
+        Event::ToolCall { by_kind, .. } | Event::Reply { by_kind, .. } => by_kind,
+        _ => &[],
+    }
+}
+
 impl Conversation<'_, '_> {
     /// Send the conversation so far, and act on the model's turn.
     fn turn(&mut self, model: &mut dyn Model) -> Next {
@@ -201,6 +210,14 @@ impl Conversation<'_, '_> {
                 return Next::Stop;
             }
         };
+        // A swap is told once, on the first turn that depended on it: the later requests carry
+        // the same words again, and two results of one kind in a request are one swap.
+        let mut told: Vec<ByKind> = self.events.iter().chain(&self.turn).flat_map(told_kinds).cloned().collect();
+        by_kind.retain(|swap| {
+            let new = !told.contains(swap);
+            told.push(swap.clone());
+            new
+        });
         let content: Vec<Value> = response.get("content").and_then(Value::as_array).cloned().unwrap_or_default();
         let calls: Vec<Value> =
             content.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")).cloned().collect();
