@@ -8,12 +8,13 @@ pub(crate) const ENDINGS: [&str; 5] = ["reply", "no_recording", "api_error", "co
 
 /// The counts a note or a prediction may name, besides the world's own counts: the fields of
 /// `events::Counts` as a run writes them (a test below keeps the two lists the same).
-pub(crate) const COUNT_KEYS: [&str; 10] = [
+pub(crate) const COUNT_KEYS: [&str; 11] = [
     "attempts",
     "reads",
     "retries",
     "wasted_retries",
     "blind_retries",
+    "overturned_retries",
     "bare_failures",
     "reports",
     "leaks",

@@ -517,6 +517,8 @@ mod tests {
     }
 
     /// A try of `toolu_1`: failed with `cause` (claiming what `retryable` says), or worked.
+    /// Its failure is uncertain (the world named a read): whether a retry was safe is the
+    /// question these verdicts answer.
     fn attempt(number: u32, cause: Option<&str>, retryable: Option<bool>) -> Event {
         Event::Attempt {
             tool_use_id: "toolu_1".into(),
@@ -537,7 +539,7 @@ mod tests {
             read_of: None,
             found: None,
             block: None,
-            uncertain: false,
+            uncertain: cause.is_some(),
             leaked: false,
             capped: None,
             said: Vec::new(),
@@ -565,6 +567,28 @@ mod tests {
             text(&invited),
             "Tried twice: the error said a retry could help, but nothing showed this failure was safe to repeat."
         );
+    }
+
+    #[test]
+    fn a_definite_failure_asked_again_until_it_went_through_is_overturned_not_blind() {
+        // A refusal the world gave as an answer, not an uncertain outcome.
+        let definite = |number, cause| {
+            let mut event = attempt(number, cause, None);
+            if let Event::Attempt { uncertain, .. } = &mut event {
+                *uncertain = false;
+            }
+            event
+        };
+        let events = [call(), definite(1, Some("business")), definite(2, Some("business")), definite(3, None), reply()];
+        assert_eq!(
+            text(&events),
+            "Tried 3 times: a failure no retry can fix was tried again until a try went through."
+        );
+        let judged = judgement(&events, &Timeouts, Runtime::Harness);
+        let tones: Vec<Tone> = judged.0.iter().flatten().map(|j| j.tone).collect();
+        assert_eq!(tones, [Tone::Overturned, Tone::Overturned, Tone::Worked]);
+        let v = verdict(&events, &Timeouts, &Effects::default());
+        assert_eq!((v.counts.overturned_retries, v.harmed, v.tone), (2, true, VerdictTone::Bad));
     }
 
     #[test]

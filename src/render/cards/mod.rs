@@ -89,30 +89,30 @@ fn raw(out: &mut Vec<Line>, look: &Look, label: &str, value: &Value) {
 /// between tokens (inside an encoded string too), so a key or a value is never cut in two
 /// unless it is wider than the room on its own.
 fn json_words(line: &str) -> Box<dyn Iterator<Item = textwrap::core::Word<'_>> + '_> {
-    let mut words = Vec::new();
-    let mut start = 0;
     let bytes = line.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let end = match bytes[i] {
-            b' ' => {
-                let mut j = i;
-                while j < bytes.len() && bytes[j] == b' ' {
-                    j += 1;
-                }
-                Some(j)
-            }
-            b',' | b':' => Some(i + 1),
-            _ => None,
-        };
-        match end {
-            Some(end) => {
-                words.push(textwrap::core::Word::from(&line[start..end]));
-                start = end;
-                i = end;
-            }
-            None => i += 1,
+    let spaces_from = |mut j: usize| {
+        while j < bytes.len() && bytes[j] == b' ' {
+            j += 1;
         }
+        j
+    };
+    let mut words = Vec::new();
+    // The indentation stays with the first word.
+    let mut start = 0;
+    let mut i = spaces_from(0);
+    while i < bytes.len() {
+        // A word ends after a space run, or after a `,` or `:` and the spaces after it.
+        let end = match bytes[i] {
+            b' ' => spaces_from(i),
+            b',' | b':' => spaces_from(i + 1),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        words.push(textwrap::core::Word::from(&line[start..end]));
+        start = end;
+        i = end;
     }
     if start < line.len() {
         words.push(textwrap::core::Word::from(&line[start..]));
