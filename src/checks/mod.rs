@@ -133,7 +133,8 @@ impl Code for Remembering<'_> {
         }
         let call = self.code.call(function, args);
         if matches!(call.outcome, Outcome::TimedOut { .. }) {
-            self.hangs.entry(function.to_string()).or_insert_with(|| (0, short_call(function, args))).0 += 1;
+            let first = || (0, short_call(function, args));
+            self.hangs.entry(function.to_string()).or_insert_with(first).0 += 1;
         }
         if matches!(
             call.outcome,
@@ -300,7 +301,11 @@ fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn 
         })?;
         let expect: Vec<Expect> = case.expect.iter().map(|e| resolved(e, samples)).collect();
         if let Err(d) = first_difference(&expect, &got, &args) {
-            let message = if d.path.is_empty() { returned(function, &got, &d.verdict()) } else { d.to_string() };
+            let verdict = d.verdict();
+            let message = match d.path.as_str() {
+                "" => returned(function, &got, &verdict),
+                _ => d.to_string(),
+            };
             return Err(Box::new(Miss {
                 message,
                 call: pyrepr::call(function, &args),
@@ -323,7 +328,8 @@ fn returned(function: &str, got: &Value, verdict: &str) -> String {
     if shown.chars().count() <= SHORT {
         format!("{function} returned {shown}: {verdict}")
     } else {
-        format!("{verdict}; {function} returned {}", crate::text::shorten::shorten_text(&shown, SHORT))
+        let cut = crate::text::shorten::shorten_text(&shown, SHORT);
+        format!("{verdict}; {function} returned {cut}")
     }
 }
 
@@ -537,7 +543,8 @@ impl Report {
                 Some(call) => format!("; {call} hung"),
                 None => String::new(),
             };
-            (Status::Fail, format!("{passed} of {total} checks pass{unrun}{hang}; the first to fix is {first}"))
+            let tally = format!("{passed} of {total} checks pass{unrun}{hang}");
+            (Status::Fail, format!("{tally}; the first to fix is {first}"))
         };
         let again = again_command(&lesson.id);
         Report {

@@ -98,9 +98,8 @@ fn checks(out: &mut String, reports: &[Report], detail: &str) {
             let (failed, errors) = fails.entry(check.id.clone()).or_default();
             *failed += usize::from(check.status == Status::Fail);
             // A file that did not load has every check unrun: it is listed below, once.
-            *errors += usize::from(
-                check.status == Status::NotRun || (check.status == Status::Error && report.status != Status::Error),
-            );
+            let unrun = check.status == Status::Error && report.status != Status::Error;
+            *errors += usize::from(check.status == Status::NotRun || unrun);
         }
     }
     let not_passed = |id: &str| fails.get(id).map_or(0, |(f, e)| f + e);
@@ -126,19 +125,25 @@ fn checks(out: &mut String, reports: &[Report], detail: &str) {
 /// The files where a call hung, with the call, the first ten of them: a hang is what to fix
 /// first in each, since the checks that need that function did not run.
 fn hung(out: &mut String, reports: &[Report]) {
-    let hung: Vec<(&Report, &str)> =
-        reports.iter().filter_map(|r| r.checks.iter().find_map(|c| c.hung.as_deref()).map(|call| (r, call))).collect();
+    let with_call = |r| hung_call(r).map(|c| (r, c));
+    let hung: Vec<(&Report, &str)> = reports.iter().filter_map(with_call).collect();
     if hung.is_empty() {
         return;
     }
     let _ = writeln!(out, "files where a call hung (checks that need it did not run):");
     for (report, call) in hung.iter().take(10) {
         let file = crate::text::inert::one_line(&report.file);
-        let _ = writeln!(out, "  {file}: {} hung; {} not run", crate::text::inert::one_line(call), report.not_run());
+        let call = crate::text::inert::one_line(call);
+        let _ = writeln!(out, "  {file}: {call} hung; {} not run", report.not_run());
     }
     if hung.len() > 10 {
         let _ = writeln!(out, "  … and {} more (see their lines on stdout)", hung.len() - 10);
     }
+}
+
+/// The call that hung in a file's run, if one did.
+fn hung_call(report: &Report) -> Option<&str> {
+    report.checks.iter().find_map(|c| c.hung.as_deref())
 }
 
 /// The files that did not load, the first ten of them.

@@ -14,8 +14,9 @@ const PRINTED_LINES: usize = 20;
 /// Characters of a check's message shown; its values are shortened already, so this is a guard.
 const MESSAGE_CHARS: usize = 2_000;
 /// What to look for when a call never returned.
-const HUNG_HINT: &str = "The call above never returned. Look for a loop that cannot end on the path \
-     this call takes (a while with no way out, a retry with no limit); print inside it to see.";
+const HUNG_HINT: &str = "The call above never returned. Look for a loop that cannot end on \
+     the path this call takes (a while with no way out, a retry with no limit); print inside \
+     it to see.";
 
 /// The report as a learner reads it.
 pub(crate) fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> String {
@@ -103,7 +104,8 @@ fn check_lines(out: &mut String, report: &Report, styles: &Styles, glyphs: Glyph
     let id_width = report.checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
     // The marks may be wider than one column ("ok" and "XX" in ASCII): the names line up after
     // the widest, and the wrapping counts it.
-    let mark_width = [glyphs.pass, glyphs.fail, glyphs.skip].iter().map(|g| g.chars().count()).max().unwrap_or(1);
+    let marks = [glyphs.pass, glyphs.fail, glyphs.skip];
+    let mark_width = marks.iter().map(|g| g.chars().count()).max().unwrap_or(1);
     // On a narrow terminal the names go under their ids, indented, instead of off the edge.
     let beside = mark_width + 1 + id_width + 2 + 20 <= width;
     for check in &report.checks {
@@ -137,7 +139,8 @@ fn check_lines(out: &mut String, report: &Report, styles: &Styles, glyphs: Glyph
 /// Checks that could not run (a function given up on after it hung), grouped by why.
 fn not_run(out: &mut String, report: &Report, styles: &Styles, width: usize) {
     let mut not_run: Vec<(&str, Vec<&str>)> = Vec::new();
-    for check in report.checks.iter().filter(|c| matches!(c.status, Status::Error | Status::NotRun)) {
+    let unrun = |c: &&CheckResult| matches!(c.status, Status::Error | Status::NotRun);
+    for check in report.checks.iter().filter(unrun) {
         let why = check.not_run.as_deref().unwrap_or(&check.message);
         match not_run.iter_mut().find(|(w, _)| *w == why) {
             Some((_, ids)) => ids.push(&check.id),
@@ -160,7 +163,10 @@ fn wrapped(out: &mut String, text: &str, width: usize) {
 fn expand(out: &mut String, check: &CheckResult, styles: &Styles, glyphs: Glyphs, width: usize) {
     // A hang is what to fix, whatever the check was about: it heads the failure.
     let head = match &check.hung {
-        Some(call) => format!("{} {}: {call} hung, so this check could not finish", glyphs.fail, check.id),
+        Some(call) => {
+            let id = &check.id;
+            format!("{} {id}: {call} hung, so this check could not finish", glyphs.fail)
+        }
         None => format!("{} {}: {}", glyphs.fail, check.id, check.name),
     };
     for (i, line) in textwrap::wrap(&head, plain_words(width)).iter().enumerate() {

@@ -144,7 +144,8 @@ fn check_timeout_flag_sets_the_deadline_of_each_call() {
     let (run, report) = check_json(&w, &file, &["--timeout", "0.3"]);
     assert_eq!(run.code, 1);
     let message = check(&report, "no-retry-without-flag")["message"].as_str().unwrap().to_string();
-    assert!(message.ends_with("hung: it did not return within 0.3 s: an infinite loop?"), "{message}");
+    let hung = "hung: it did not return within 0.3 s: an infinite loop?";
+    assert!(message.ends_with(hung), "{message}");
 }
 
 #[test]

@@ -28,8 +28,10 @@ fn a_hang_is_headlined_as_a_hang_and_the_checks_it_left_out_are_not_failures() {
     let run = ws.run(&["check", LESSON, "--file", &file(), "--color", "never"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let out = &run.stdout;
-    assert!(out.contains("✗ no-host-or-path            hung: message('partial', …) never returned"), "{out}");
-    assert!(out.contains("✗ no-host-or-path: message('partial', …) hung, so this check could not finish"), "{out}");
+    let line = "✗ no-host-or-path            hung: message('partial', …) never returned";
+    assert!(out.contains(line), "{out}");
+    let head = "✗ no-host-or-path: message('partial', …) hung, so this check could not finish";
+    assert!(out.contains(head), "{out}");
     for id in LEFT_OUT {
         assert!(out.lines().any(|l| l.starts_with(&format!("○ {id} "))), "{id}: {out}");
     }
@@ -37,7 +39,8 @@ fn a_hang_is_headlined_as_a_hang_and_the_checks_it_left_out_are_not_failures() {
     assert!(!out.contains("Which parts of a failure"), "{out}");
     assert!(out.contains("Look for a loop that cannot end"), "{out}");
     let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(flat.contains("5/16 passed, 8 not run. Next: make message('partial', …) return (it hung)"), "{out}");
+    let tally = "5/16 passed, 8 not run. Next: make message('partial', …) return (it hung)";
+    assert!(flat.contains(tally), "{out}");
     assert!(!flat.contains("Next: fix no-host-or-path"), "{out}");
     let ascii = ws.run(&["check", LESSON, "--file", &file(), "--color", "never", "--ascii"]);
     assert!(ascii.stdout.lines().any(|l| l.starts_with("-- short ")), "{}", ascii.stdout);
@@ -51,23 +54,29 @@ fn a_hang_and_the_checks_it_left_out_have_their_own_status_in_json_and_grade() {
     let report = run.json();
     assert_eq!(
         report["message"],
-        "5 of 16 checks pass, 8 not run; message('partial', …) hung; the first to fix is no-host-or-path"
+        "5 of 16 checks pass, 8 not run; message('partial', …) hung; \
+         the first to fix is no-host-or-path"
     );
     let checks = report["checks"].as_array().unwrap();
-    let status = |id: &str| checks.iter().find(|c| c["id"] == id).unwrap()["status"].as_str().unwrap().to_string();
+    let by_id = |id: &str| checks.iter().find(|c| c["id"] == id).unwrap();
+    let status = |id: &str| by_id(id)["status"].as_str().unwrap().to_string();
     for id in LEFT_OUT {
         assert_eq!(status(id), "not_run", "{id}");
     }
     let first = checks.iter().find(|c| c["id"] == "no-host-or-path").unwrap();
-    assert_eq!((first["status"].as_str(), first["hung"].as_str()), (Some("fail"), Some("message('partial', …)")));
+    let told = (first["status"].as_str(), first["hung"].as_str());
+    assert_eq!(told, (Some("fail"), Some("message('partial', …)")));
     // grade: the summary names the file and the call, and the CSV says not_run.
     ws.write("class/a.py", &std::fs::read_to_string(repo().join(FILE)).unwrap());
     let tmp = crate::grade::grade_temp();
-    let mut cmd = crate::grade::command(&ws, &["grade", LESSON, "class", "--sandbox", "none", "--format", "csv"]);
+    let args = ["grade", LESSON, "class", "--sandbox", "none", "--format", "csv"];
+    let mut cmd = crate::grade::command(&ws, &args);
     cmd.env("TMPDIR", tmp.path());
     let graded = crate::grade::graded(cmd);
     assert_eq!(graded.code, 0, "{}", graded.stderr);
     assert!(graded.stdout.contains(",not_run,"), "{}", graded.stdout);
-    assert!(graded.stderr.contains("files where a call hung (checks that need it did not run):"), "{}", graded.stderr);
-    assert!(graded.stderr.contains("a.py: message('partial', …) hung; 8 not run"), "{}", graded.stderr);
+    let summary = &graded.stderr;
+    let head = "files where a call hung (checks that need it did not run):";
+    assert!(summary.contains(head), "{summary}");
+    assert!(summary.contains("a.py: message('partial', …) hung; 8 not run"), "{summary}");
 }

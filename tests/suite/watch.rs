@@ -265,7 +265,8 @@ fn json_has_the_shape_of_the_issue() {
                 assert_eq!(replay["runtime"], runtime);
                 let verdict_keys: Vec<&str> =
                     keys(&replay["verdict"]).into_iter().filter(|k| *k != "refunds_paid" && *k != "note").collect();
-                assert_eq!(verdict_keys, ["counts", "harmed", "text", "tone", "tool_calls", "wasted_retries"]);
+                let want = ["counts", "harmed", "text", "tone", "tool_calls", "wasted_retries"];
+                assert_eq!(verdict_keys, want);
                 assert!(replay["verdict"]["tool_calls"].is_u64());
                 assert!(replay["verdict"]["wasted_retries"].is_u64());
                 assert!(!replay["verdict"]["text"].as_str().unwrap().is_empty());

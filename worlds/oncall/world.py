@@ -349,9 +349,15 @@ class Oncall(World):
                 "metrics_maintenance",
                 **self.fields_of(until=m["until"], as_of=m["cached_at"]),
             )
+            fallback = None
             if cached:
+                fallback = {"service": "metrics", "until": m["until"], "as_of": m["cached_at"]}
+                fallback.update(age_minutes=age, figures=cached)
                 self.offered += 1
-                self.say(f"The metrics service is down for maintenance until {m['until']}; it offered figures cached at {m['cached_at']}.")
+                self.say(
+                    f"The metrics service is down for maintenance until {m['until']}; "
+                    f"it offered figures cached at {m['cached_at']}."
+                )
             else:
                 self.say(f"The metrics service is down for maintenance until {m['until']}.")
             raise Failure(
@@ -362,7 +368,7 @@ class Oncall(World):
                 cached=cached,
                 as_of=m["cached_at"],
                 age_minutes=age,
-                fallback={"service": "metrics", "until": m["until"], "as_of": m["cached_at"], "age_minutes": age, "figures": cached} if cached else None,
+                fallback=fallback,
             )
         self.read_reset()
         return {**self.figures(d), "as_of": now}

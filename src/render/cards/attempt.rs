@@ -23,14 +23,14 @@ fn tone_role(tone: Tone) -> Role {
 /// An attempt's card: its headline, what the failure says, what the code printed, and with
 /// `--expand` the tool's own result and the `tool_result` block it became.
 pub(super) fn attempt(out: &mut Vec<Line>, look: &Look, ev: &Told<'_>) {
-    let Event::Attempt { number, output, failed, details, message, summary, said, printed, .. } = ev.event else {
+    let Event::Attempt { number, failed, said, printed, .. } = ev.event else {
         return;
     };
     let mark = if *failed { look.glyphs.fail } else { look.glyphs.pass };
     let words = attempt_words(ev);
     let headline = format!("{mark} {words}");
     card(out, look, 2, &format!("Attempt {number}"), tone_role(ev.tone()), &headline);
-    card(out, look, 0, "", Role::Dim, &attempt_said(details, message.as_deref(), summary.as_deref(), output));
+    card(out, look, 0, "", Role::Dim, &attempt_said(ev.event));
     // The world's own lines, as it wrote them.
     for line in said {
         card(out, look, 0, "", Role::Emphasis, line);
@@ -42,6 +42,11 @@ pub(super) fn attempt(out: &mut Vec<Line>, look: &Look, ev: &Told<'_>) {
         expanded(out, look, ev);
     }
 }
+
+const NO_RETRY: &str = "no retry followed";
+const READ_INSTEAD: &str = "the model is given the read's answer for this call instead (below)";
+const TRIED_AGAIN: &str = "never sent to the model: the harness tried again";
+const READ_AGAIN: &str = "never sent to the model: the harness read again";
 
 /// What `--expand` shows under an attempt or a read (and a page behind its expander): each
 /// JSON value with its label, or a note.
@@ -59,7 +64,8 @@ pub(crate) fn behind<'e>(ev: &Told<'e>) -> Vec<Behind<'e>> {
         Event::Attempt { output, wire, block, capped, .. } => {
             parts.push(Behind::Json("the tool returned".into(), output));
             if let Some(cap) = capped.filter(|_| !retried) {
-                parts.push(Behind::Note(format!("the cap of {cap} attempts ended the call here: no retry followed")));
+                let why = format!("the cap of {cap} attempts ended the call here: {NO_RETRY}");
+                parts.push(Behind::Note(why));
             }
             match wire {
                 Some(wire) if wire.get("type").and_then(Value::as_str) == Some("tool_result") => {
@@ -73,9 +79,8 @@ pub(crate) fn behind<'e>(ev: &Told<'e>) -> Vec<Behind<'e>> {
                     }
                 }
                 // The harness's own tries: only the last reaches the model.
-                None if tone == Tone::Settled => parts
-                    .push(Behind::Note("the model is given the read's answer for this call instead (below)".into())),
-                None if retried => parts.push(Behind::Note("never sent to the model: the harness tried again".into())),
+                None if tone == Tone::Settled => parts.push(Behind::Note(READ_INSTEAD.into())),
+                None if retried => parts.push(Behind::Note(TRIED_AGAIN.into())),
                 None => {}
             }
         }
@@ -84,7 +89,7 @@ pub(crate) fn behind<'e>(ev: &Told<'e>) -> Vec<Behind<'e>> {
             parts.push(Behind::Json("the read returned".into(), output));
             match wire {
                 Some(wire) => parts.push(Behind::Json(BLOCK_LABEL.into(), wire)),
-                None if *retried => parts.push(Behind::Note("never sent to the model: the harness read again".into())),
+                None if *retried => parts.push(Behind::Note(READ_AGAIN.into())),
                 None => {}
             }
         }

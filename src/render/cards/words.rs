@@ -2,8 +2,6 @@
 //! failure says of itself, a read's words, who wrote the replies. The page and the JSON say the
 //! same words.
 
-use serde_json::Value;
-
 use crate::lesson::kinds::{ByKind, Unanswered};
 use crate::replay::events::{Detail, Event, Told, Tone};
 use crate::replay::recordings::Provenance;
@@ -39,9 +37,15 @@ fn tone_words(tone: Tone, retried: bool, repeated: bool, claimed: Option<bool>) 
     match (tone, retried) {
         (Tone::Worked, _) => "worked",
         (Tone::Retried, _) => "failed: retried, and a retry could help",
-        (Tone::Wasted, true) => "failed, retried: the same failure came back, and no retry can fix it",
+        (Tone::Wasted, true) => {
+            "failed, retried: the same failure came back, \
+             and no retry can fix it"
+        }
         // Not tried again by the harness, but the model made the same call again.
-        (Tone::Wasted, false) if repeated => "failed; the same call was made again, and failed the same way",
+        (Tone::Wasted, false) if repeated => {
+            "failed; the same call was made again, \
+             and failed the same way"
+        }
         (Tone::Wasted, false) => "failed again, the same way",
         (Tone::Reported, _) => "failed, reported and not retried",
         (Tone::Dropped, _) => "failed, no result sent: the API refused the next request",
@@ -50,12 +54,17 @@ fn tone_words(tone: Tone, retried: bool, repeated: bool, claimed: Option<bool>) 
         }
         (Tone::Blind, true) => "failed, retried blindly: nothing said a retry was safe",
         // Not tried again by the harness, but the model made the same call again.
-        (Tone::Blind, false) => "failed; the same call was made again, with nothing to show it was safe",
+        (Tone::Blind, false) => {
+            "failed; the same call was made again, \
+             with nothing to show it was safe"
+        }
         (Tone::Overturned, true) => {
-            "failed, retried until a later try went through: the answer changed only because it was asked again"
+            "failed, retried until a later try went through: \
+             the answer changed only because it was asked again"
         }
         (Tone::Overturned, false) => {
-            "failed; the same call was made again until a try went through: the answer changed only because it was asked again"
+            "failed; the same call was made again until a try went through: \
+             the answer changed only because it was asked again"
         }
         (Tone::Settled, _) => "failed, uncertain: a read settled it",
         (Tone::Checked, _) => "failed, uncertain: a read found nothing, so it was tried again",
@@ -74,7 +83,8 @@ pub(crate) fn attempt_words(ev: &Told<'_>) -> std::borrow::Cow<'static, str> {
         (Some(true), _) => "worked: it went through, nothing to repeat".into(),
         (Some(false), _) => "worked: it did not go through, safe to try again".into(),
         (None, Some(cap)) if !retried => {
-            format!("{}: the cap of {cap} attempts was reached", tone_words(tone, false, repeated, *retryable)).into()
+            let words = tone_words(tone, false, repeated, *retryable);
+            format!("{words}: the cap of {cap} attempts was reached").into()
         }
         (None, _) => tone_words(tone, retried, repeated, *retryable).into(),
     }
@@ -82,9 +92,13 @@ pub(crate) fn attempt_words(ev: &Told<'_>) -> std::borrow::Cow<'static, str> {
 
 /// What an attempt's card says under its headline: the failure's words, else the result in
 /// words, else the result itself.
-pub(crate) fn attempt_said(details: &[Detail], message: Option<&str>, summary: Option<&str>, output: &Value) -> String {
-    failure_body(details, message)
-        .unwrap_or_else(|| summary.map_or_else(|| crate::replay::recordings::canonical(output), str::to_string))
+pub(crate) fn attempt_said(event: &Event) -> String {
+    let Event::Attempt { details, message, summary, output, .. } = event else {
+        return String::new();
+    };
+    let result = || crate::replay::recordings::canonical(output);
+    let said = failure_body(details, message.as_deref());
+    said.unwrap_or_else(|| summary.clone().unwrap_or_else(result))
 }
 
 /// A failure's body: what it says of itself (from the lesson's keys), then its message.

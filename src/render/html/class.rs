@@ -155,7 +155,8 @@ fn files(reports: &[Report]) -> String {
         let (first_id, failure, advice) = match first {
             // A hang says nothing of what its check looks at: no guidance of the check's.
             Some(c) if c.hung.is_some() => {
-                (c.id.as_str(), format!("<code>{}</code> {}", esc(&c.id), esc(&c.message)), String::new())
+                let shown = format!("<code>{}</code> {}", esc(&c.id), esc(&c.message));
+                (c.id.as_str(), shown, String::new())
             }
             Some(c) => (c.id.as_str(), format!("<code>{}</code> {}", esc(&c.id), esc(&c.message)), esc(&guidance(c))),
             None => ("", "<span class=\"pass\">none: every check passes</span>".to_string(), String::new()),
@@ -165,7 +166,8 @@ fn files(reports: &[Report]) -> String {
             out,
             "<tr data-file=\"{file}\" data-score=\"{score:.4}\" data-first=\"{first}\">\
              <td class=\"file\"><code>{shown}</code></td>\
-             <td class=\"score {class}\">{} / {}{unrun}</td><td>{failure}</td><td>{advice}</td></tr>",
+             <td class=\"score {class}\">{} / {}{unrun}</td>\
+             <td>{failure}</td><td>{advice}</td></tr>",
             report.passed,
             report.total,
             unrun = match report.not_run() {

@@ -340,13 +340,13 @@ fn tone_class(tone: Tone) -> &'static str {
 }
 
 fn attempt(ev: &Told<'_>) -> String {
-    let Event::Attempt { number, output, failed, details, message, summary, printed: out, said, .. } = ev.event else {
+    let Event::Attempt { number, failed, printed: out, said, .. } = ev.event else {
         return String::new();
     };
     let tone = ev.tone();
     let mark = if *failed { "✗" } else { "✓" };
     let mut body = text(&format!("{mark} {}", cards::attempt_words(ev)));
-    body.push_str(&dim(&cards::attempt_said(details, message.as_deref(), summary.as_deref(), output)));
+    body.push_str(&dim(&cards::attempt_said(ev.event)));
     // The world's own lines, as it wrote them.
     for line in said {
         body.push_str(&format!("<p class=\"text\"><strong>{}</strong></p>", esc(line)));

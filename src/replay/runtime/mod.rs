@@ -212,7 +212,8 @@ impl Conversation<'_, '_> {
         };
         // A swap is told once, on the first turn that depended on it: the later requests carry
         // the same words again, and two results of one kind in a request are one swap.
-        let mut told: Vec<ByKind> = self.events.iter().chain(&self.turn).flat_map(told_kinds).cloned().collect();
+        let earlier = self.events.iter().chain(&self.turn);
+        let mut told: Vec<ByKind> = earlier.flat_map(told_kinds).cloned().collect();
         by_kind.retain(|swap| {
             let new = !told.contains(swap);
             told.push(swap.clone());
