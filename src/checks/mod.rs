@@ -133,7 +133,7 @@ impl Code for Remembering<'_> {
         }
         let call = self.code.call(function, args);
         if matches!(call.outcome, Outcome::TimedOut { .. }) {
-            let first = || (0, short_call(function, args));
+            let first = || (0, pyrepr::short_call(function, args));
             self.hangs.entry(function.to_string()).or_insert_with(first).0 += 1;
         }
         if matches!(
@@ -482,7 +482,7 @@ fn summarise(runs: &[ToolRun]) -> Value {
 
 fn fault_miss(fault: &Fault, output: String) -> Box<Miss> {
     let hung = matches!(fault.call.outcome, Outcome::TimedOut { stopped: false, .. })
-        .then(|| short_call(&fault.function, &fault.args));
+        .then(|| pyrepr::short_call(&fault.function, &fault.args));
     let problem = fault.call.outcome.problem().unwrap_or_default();
     Box::new(Miss {
         message: match &hung {
@@ -496,18 +496,6 @@ fn fault_miss(fault: &Fault, output: String) -> Box<Miss> {
         guidance: None,
         hung,
     })
-}
-
-/// A call named by its function and its first argument when that is short (a kind, a tool),
-/// the rest left out: `message('partial', …)`.
-pub(crate) fn short_call(function: &str, args: &[Value]) -> String {
-    let first = args.first().map(pyrepr::repr).filter(|r| r.chars().count() <= 32);
-    match (first, args.len()) {
-        (None, 0) => format!("{function}()"),
-        (None, _) => format!("{function}(…)"),
-        (Some(first), 1) => format!("{function}({first})"),
-        (Some(first), _) => format!("{function}({first}, …)"),
-    }
 }
 
 /// The whole grading of one file, as `check` prints it and autograders read it.

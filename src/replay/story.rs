@@ -152,9 +152,8 @@ fn judge(all: &[Try], setting: &dyn Setting, events: &[Event]) -> Vec<(usize, Ju
     out
 }
 
-/// Whether the failed try `n`, of a failure the world gave as an answer (not an uncertain one),
-/// was followed by tries of the same call that failed the same way until one went through: the
-/// answer changed only because the call was made again.
+/// Whether the failed try `n` was followed by tries of the same call that failed the same way
+/// until one went through: the answer changed only because the call was made again.
 fn overturned(all: &[Try], n: usize) -> bool {
     let t = &all[n];
     for u in all[n + 1..].iter().filter(|u| u.key == t.key) {
@@ -571,16 +570,14 @@ mod tests {
 
     #[test]
     fn a_definite_failure_asked_again_until_it_went_through_is_overturned_not_blind() {
-        // A refusal the world gave as an answer, not an uncertain outcome.
-        let definite = |number, cause| {
-            let mut event = attempt(number, cause, None);
-            if let Event::Attempt { uncertain, .. } = &mut event {
+        let no = Some("business");
+        let tries = [attempt(1, no, None), attempt(2, no, None), attempt(3, None, None)];
+        let mut events: Vec<Event> = [vec![call()], tries.to_vec(), vec![reply()]].concat();
+        for event in &mut events {
+            if let Event::Attempt { uncertain, .. } = event {
                 *uncertain = false;
             }
-            event
-        };
-        let no = Some("business");
-        let events = [call(), definite(1, no), definite(2, no), definite(3, None), reply()];
+        }
         assert_eq!(
             text(&events),
             "Tried 3 times: a failure no retry can fix was tried again until a try went through."

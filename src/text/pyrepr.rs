@@ -75,6 +75,18 @@ pub(crate) fn string(text: &str) -> String {
     out
 }
 
+/// A call named by its function and its first argument when that is short (a kind, a tool),
+/// the rest left out: `message('partial', …)`.
+pub(crate) fn short_call(function: &str, args: &[Value]) -> String {
+    let first = args.first().map(repr).filter(|r| r.chars().count() <= 32);
+    match (first, args.len()) {
+        (None, 0) => format!("{function}()"),
+        (None, _) => format!("{function}(…)"),
+        (Some(first), 1) => format!("{function}({first})"),
+        (Some(first), _) => format!("{function}({first}, …)"),
+    }
+}
+
 /// `name(arg, arg)`.
 pub(crate) fn call(function: &str, args: &[Value]) -> String {
     let args: Vec<String> = args.iter().map(repr).collect();
