@@ -4,13 +4,15 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The folders a course is made of, as `workshop init` writes them.
-const PARTS: [&str; 4] = ["lessons", "starter", "recordings", "worlds"];
+#[path = "src/course/layout.rs"]
+mod layout;
+use layout::{left_out, PARTS};
 
 type Failure = Box<dyn std::error::Error>;
 
 fn main() -> Result<(), Failure> {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=src/course/layout.rs");
     if std::env::var_os("CARGO_FEATURE_COURSE").is_none() {
         return Ok(());
     }
@@ -32,14 +34,14 @@ fn main() -> Result<(), Failure> {
 }
 
 /// Every regular file under `dir`, as (its path from `root` with `/`, its full path), leaving
-/// out Python's compiled caches (a developer's runs leave them in worlds/) and hidden files, as
-/// `course::init` does for a clone's `init`.
+/// out what is no part of a course (`layout::left_out`: a developer's runs leave compiled caches
+/// in worlds/), as `course::init` does for a clone's `init`.
 fn walk(root: &Path, dir: &Path, files: &mut Vec<(String, String)>) -> Result<(), Failure> {
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
         let not_utf8 = || format!("{}: not UTF-8", path.display());
         let name = path.file_name().and_then(|n| n.to_str()).ok_or_else(not_utf8)?;
-        if name == "__pycache__" || name.ends_with(".pyc") || name.starts_with('.') {
+        if left_out(name) {
             continue;
         }
         if path.is_dir() {

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use crate::error::Error;
 use crate::text::inert;
 
-/// The folders a course is made of (build.rs compiles in the same four).
-pub(crate) const PARTS: [&str; 4] = ["lessons", "starter", "recordings", "worlds"];
+use super::layout::left_out;
+pub(crate) use super::layout::PARTS;
 
 /// The course compiled into the binary: each file's path under the course and its bytes.
 #[cfg(feature = "course")]
@@ -62,12 +62,6 @@ pub(crate) fn files(source: &Source) -> Result<Vec<File>, Error> {
             Ok(files)
         }
     }
-}
-
-/// What build.rs leaves out too: Python's compiled caches and hidden files (an editor's, a
-/// desktop's), which are no part of the course.
-fn left_out(name: &str) -> bool {
-    name == "__pycache__" || name.ends_with(".pyc") || name.starts_with('.')
 }
 
 fn collect(root: &Path, dir: &Path, files: &mut Vec<File>) -> Result<(), Error> {

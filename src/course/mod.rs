@@ -3,6 +3,7 @@
 //! course folder (`init`).
 
 pub(crate) mod init;
+mod layout;
 pub(crate) mod preface;
 pub(crate) mod progress;
 pub(crate) mod root;
