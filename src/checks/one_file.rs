@@ -86,31 +86,43 @@ pub(crate) fn grade_with_spare(
 const GRADINGS_AT_MOST: usize = 3;
 
 /// Grade a file as it would be graded alone. A grading during which the world was upset is not
-/// kept: one that another file's run upset (`grade --jobs` grades files side by side) is done
-/// again with the world made whole; one this file's own run upset is done again once, and when
-/// it upsets the world again, that is the file's error, named as its doing.
+/// kept. A question of this file's that upset it (an answer over the limit) is its doing for
+/// certain; a world stopped, killed or written into from outside is found by whichever file asks
+/// next, so a grading that met one beside others (`grade --jobs` grades files side by side) is
+/// done again with no other file beside it, where whatever befalls the world is its doing. A file
+/// that upsets the world a second time so gets that as its error.
 fn run(lesson: &Lesson, cfg: BridgeConfig, stop: &AtomicBool, spare: Option<Spare>) -> Result<Report, LoadError> {
     let shown = cfg.shown_as.clone();
     let mut spare = spare;
-    let mut upset_by_it = 0;
+    let (mut upset_by_it, mut alone) = (0, false);
     for _ in 0..GRADINGS_AT_MOST {
+        let grading = lesson.grading(alone);
         let mark = lesson.world_mark();
         let report = graded_once(lesson, cfg.clone(), stop, spare.take())?;
-        match lesson.world_since(&mark) {
+        let since = lesson.world_since(&mark);
+        let by_itself = grading.alone();
+        drop(grading);
+        let its_doing = match since {
             _ if stop.load(Ordering::SeqCst) => return Ok(report),
             WorldSince::Untouched => return Ok(report),
-            WorldSince::UpsetFromHere(why) => {
-                upset_by_it += 1;
-                if upset_by_it == 2 {
-                    return Ok(Report::not_loaded(lesson, shown.clone(), &upset_the_world(&shown, &why)));
-                }
+            WorldSince::UpsetFromHere(why) => Some(why),
+            WorldSince::Reset { outside: Some(why) } if by_itself => Some(why),
+            WorldSince::Reset { .. } => {
+                alone = true;
+                None
             }
-            WorldSince::ResetByAnother => {}
+        };
+        if let Some(why) = its_doing {
+            upset_by_it += 1;
+            if upset_by_it == 2 {
+                return Ok(Report::not_loaded(lesson, shown.clone(), &upset_the_world(&shown, &why)));
+            }
         }
     }
     let why = format!(
-        "{shown}: other files' runs upset the lesson's world during each of its {GRADINGS_AT_MOST} gradings, \
-         so it has no grade of its own; grade this file again on its own."
+        "{shown}: the lesson's world was started afresh during each of its {GRADINGS_AT_MOST} gradings \
+         (other files' runs upset it, or it ended by itself), so this file has no grade of its own; \
+         grade it again on its own."
     );
     Ok(Report::not_loaded(lesson, shown, &LoadError::new(LoadKind::UpsetTheWorld, why)))
 }

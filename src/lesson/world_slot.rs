@@ -64,8 +64,20 @@ impl Lesson {
         let Some(world) = self.loaded_world() else { return WorldSince::Untouched };
         match world.upset_from_this_thread() {
             Some(why) => WorldSince::UpsetFromHere(why),
-            None if world.resets() != mark.resets => WorldSince::ResetByAnother,
+            None if world.resets() != mark.resets => {
+                WorldSince::Reset { outside: world.upset_from_outside_since(mark.resets) }
+            }
             None => WorldSince::Untouched,
+        }
+    }
+
+    /// A grading begun: with `alone`, once no other is under way, and none begins until it
+    /// ends; else beside any others (`grade --jobs`). `Grading::alone` tells, at its end, whether
+    /// it ran with no other beside it, so that whatever befell the world meanwhile was its doing.
+    pub(crate) fn grading(&self, alone: bool) -> Grading<'_> {
+        match &self.world_slot {
+            Some(slot) => slot.gradings.begin(alone),
+            None => Grading { gradings: None, _turn: Turn { _beside: None, _alone: None }, started: 0, others: false },
         }
     }
 
@@ -132,6 +144,7 @@ impl Lesson {
             file,
             name,
             ahead,
+            gradings: Gradings::default(),
         }));
     }
 
@@ -241,6 +254,8 @@ pub(crate) struct WorldSlot {
     name: String,
     /// Questions to ask as soon as the world's process can take them.
     ahead: Waiting,
+    /// The gradings under way, to tell whose doing an upset of the world was.
+    gradings: Gradings,
 }
 
 impl std::fmt::Debug for WorldSlot {
@@ -277,8 +292,114 @@ pub(crate) struct WorldMark {
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum WorldSince {
     Untouched,
-    /// A run asked from this thread upset it (killed, stopped, flooded it): the file's doing.
+    /// A question asked from this thread upset it (its answer went over the limit): the file's
+    /// doing, for certain.
     UpsetFromHere(String),
-    /// Another thread's file upset it, and the runs it held, this file's among them, were lost.
-    ResetByAnother,
+    /// It was started afresh, and the runs it held were lost: upset from outside (stopped,
+    /// killed or written into; `outside` says how) or ended by itself. Whose doing that was,
+    /// only a run with no other beside it tells (`Lesson::grading`).
+    Reset {
+        outside: Option<String>,
+    },
+}
+
+/// The gradings under way (`Lesson::grading`).
+#[derive(Default)]
+pub(crate) struct Gradings {
+    /// How many are under way, and how many ever began.
+    under_way: std::sync::Mutex<(usize, u64)>,
+    /// Held shared by a grading beside others, alone by one that must run by itself.
+    beside: std::sync::RwLock<()>,
+}
+
+impl Gradings {
+    /// A grading begun (see `Lesson::grading`).
+    fn begin(&self, alone: bool) -> Grading<'_> {
+        let no_turn = Turn { _beside: None, _alone: None };
+        let turn = if alone {
+            Turn { _alone: Some(self.beside.write().unwrap_or_else(std::sync::PoisonError::into_inner)), ..no_turn }
+        } else {
+            Turn { _beside: Some(self.beside.read().unwrap_or_else(std::sync::PoisonError::into_inner)), ..no_turn }
+        };
+        let mut under_way = self.under_way.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let others = under_way.0 > 0;
+        under_way.0 += 1;
+        under_way.1 += 1;
+        Grading { gradings: Some(self), _turn: turn, started: under_way.1, others }
+    }
+}
+
+/// One grading under way (`Lesson::grading`); it ends when dropped.
+pub(crate) struct Grading<'a> {
+    gradings: Option<&'a Gradings>,
+    _turn: Turn<'a>,
+    /// Its number among all that began.
+    started: u64,
+    /// Whether another was under way when it began.
+    others: bool,
+}
+
+/// How a grading holds its turn: shared, alone, or neither (a lesson with no world).
+struct Turn<'a> {
+    _beside: Option<std::sync::RwLockReadGuard<'a, ()>>,
+    _alone: Option<std::sync::RwLockWriteGuard<'a, ()>>,
+}
+
+impl Grading<'_> {
+    /// Whether it has run, so far, with no other grading beside it: none under way when it
+    /// began, and none begun since.
+    pub(crate) fn alone(&self) -> bool {
+        let Some(gradings) = self.gradings else { return true };
+        let under_way = gradings.under_way.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        !self.others && under_way.1 == self.started
+    }
+}
+
+impl Drop for Grading<'_> {
+    fn drop(&mut self) {
+        if let Some(gradings) = self.gradings {
+            let mut under_way = gradings.under_way.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            under_way.0 -= 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Gradings;
+
+    #[test]
+    fn a_grading_is_alone_only_when_none_ran_beside_it() {
+        let gradings = Gradings::default();
+        let first = gradings.begin(false);
+        assert!(first.alone());
+        let second = gradings.begin(false);
+        assert!(!first.alone(), "another began beside it");
+        assert!(!second.alone(), "another was under way as it began");
+        drop(second);
+        assert!(!first.alone(), "once beside another, never alone again");
+        drop(first);
+        assert!(gradings.begin(false).alone(), "each after the other: alone");
+    }
+
+    #[test]
+    fn a_grading_that_must_be_alone_waits_for_the_others_and_holds_off_new_ones() {
+        let gradings = Gradings::default();
+        let order = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            let beside = gradings.begin(false);
+            scope.spawn(|| {
+                let alone = gradings.begin(true);
+                order.lock().unwrap().push("alone began");
+                assert!(alone.alone());
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                order.lock().unwrap().push("alone ended");
+            });
+            // Time for the spawned grading to begin, if it would not wait.
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            order.lock().unwrap().push("beside ended");
+            drop(beside);
+        });
+        assert_eq!(*order.lock().unwrap(), ["beside ended", "alone began", "alone ended"]);
+    }
 }

@@ -176,8 +176,11 @@ impl<'l> Replayer<'l> {
         if let Some(e) = self.lesson.world_error() {
             return Err(e);
         }
-        // One the code under replay upset is that code's doing; the world is whole again.
-        if let crate::lesson::WorldSince::UpsetFromHere(why) = self.lesson.world_since(&mark) {
+        // One the code under replay upset is that code's doing (the player runs nothing beside
+        // it); the world is whole again.
+        if let crate::lesson::WorldSince::UpsetFromHere(why) | crate::lesson::WorldSince::Reset { outside: Some(why) } =
+            self.lesson.world_since(&mark)
+        {
             let message = format!(
                 "the {label} code's run of {} upset the lesson's world: {why}. This is the code's \
                  doing, not the world's: it must leave the world alone and name things of a sane size.",

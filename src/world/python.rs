@@ -131,8 +131,13 @@ pub(crate) struct PythonWorld {
     ended: std::sync::atomic::AtomicU32,
     /// How often a fresh process took the place of one that ended (see `resets`).
     resets: AtomicU64,
-    /// Calls a file's run upset, by the thread that asked them (see `upset`).
+    /// Calls whose asking upset the world (an answer over the limit), by the thread that asked
+    /// them (see `upset`).
     upsets: Mutex<Vec<(std::thread::ThreadId, String)>>,
+    /// The last upset from outside (a signal, lines written into its channel), in words: not
+    /// the asker's doing, whoever asked; `Lesson::grading` tells whose.
+    /// Kept with the count of resets it came to.
+    outside: Mutex<Option<(u64, String)>>,
     /// The number the next run gets: never one given before, in any of the world's processes.
     next_run: AtomicU64,
     /// The runs whose first calls were asked ahead (`Loading::ask_ahead`), not started yet: each
@@ -292,8 +297,8 @@ impl Loading {
                 // Stopped or killed from outside as it loaded (by the file graded meanwhile):
                 // that file's doing, and the world loads once more in a fresh process.
                 if upset(&loading.outcome, killed) {
-                    world.remember_upset("load_world", &loading.outcome);
                     world.resets.fetch_add(1, Ordering::SeqCst);
+                    world.remember_upset("load_world", &loading.outcome);
                     loading = slot.0.call("load_world", &world.load);
                     killed = slot.0.killed_by_signal();
                 }
@@ -337,6 +342,7 @@ impl PythonWorld {
             ended: std::sync::atomic::AtomicU32::new(0),
             resets: AtomicU64::new(0),
             upsets: Mutex::new(Vec::new()),
+            outside: Mutex::new(None),
             next_run: AtomicU64::new(FIRST_RUN),
             reserved: Mutex::new(Vec::new()),
             done: Mutex::new(Vec::new()),
@@ -440,12 +446,26 @@ impl PythonWorld {
         Opened::Lost
     }
 
-    /// Remember, for the thread that asked, what upset the world (see `upset_from_this_thread`).
+    /// Remember what upset the world: for the thread that asked when its question did it (an
+    /// answer over the limit, see `upset_from_this_thread`), else as done from outside (see
+    /// `upset_from_outside`): a stopped or killed world is found by whichever file asks next,
+    /// which with files graded side by side need not be the one that stopped it.
     fn remember_upset(&self, named: &str, outcome: &Outcome) {
         let why = self.upset_words(named, outcome);
-        if let Ok(mut upsets) = self.upsets.lock() {
-            upsets.push((std::thread::current().id(), why));
+        if matches!(outcome, Outcome::TooBig { .. }) {
+            if let Ok(mut upsets) = self.upsets.lock() {
+                upsets.push((std::thread::current().id(), why));
+            }
+        } else if let Ok(mut outside) = self.outside.lock() {
+            *outside = Some((self.resets(), why));
         }
+    }
+
+    /// What last upset the world from outside, in words, when that came after `resets` resets
+    /// (see `remember_upset`).
+    pub(crate) fn upset_from_outside_since(&self, resets: u64) -> Option<String> {
+        let outside = self.outside.lock().ok()?;
+        outside.as_ref().filter(|(at, _)| *at > resets).map(|(_, why)| why.clone())
     }
 
     /// What upset the world, in words.
