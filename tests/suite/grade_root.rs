@@ -12,7 +12,7 @@ use std::process::Command;
 
 /// A submission that reports, by the message of the exception its import raises, who it runs
 /// as and which of /proc's writable-looking files opened for writing.
-const PROBE_PROC: &str = "import os\nopened = []\nfor path in ['/proc/sys/kernel/core_pattern', '/proc/sys/vm/drop_caches', '/proc/sysrq-trigger', '/proc/self/oom_score_adj', '/proc/sys/kernel/ns_last_pid']:\n    try:\n        os.close(os.open(path, os.O_WRONLY))\n        opened.append(path)\n    except OSError:\n        pass\nraise Exception('uid %d opened %s' % (os.getuid(), ','.join(opened) or 'nothing'))\n";
+const PROBE_PROC: &str = "import os\nopened = []\nfor path in ['/proc/sys/kernel/core_pattern', '/proc/sys/vm/drop_caches', '/proc/sysrq-trigger', '/proc/self/oom_score_adj', '/proc/sys/kernel/ns_last_pid']:\n    try:\n        os.close(os.open(path, os.O_WRONLY))\n        opened.append(path)\n    except OSError:\n        pass\nraise Exception('uid %d gid %d groups %s opened %s' % (os.getuid(), os.getgid(), os.getgroups(), ','.join(opened) or 'nothing'))\n";
 
 /// `workshop grade` as nobody (through setpriv) when the tests run as root: the ordinary user.
 fn as_user(w: &Workshop, args: &[&str]) -> Command {
@@ -56,10 +56,13 @@ fn as_root_and_as_a_user_a_submission_runs_unprivileged_and_proc_is_read_only() 
         assert_eq!(user.code, 0, "{}", user.stderr);
         assert!(message(&user.stdout).contains("opened nothing"), "{}", user.stdout);
     }
-    // Without the sandbox, as root the submission is still nobody.
+    // Without the sandbox, as root the submission is still nobody, in no group of root's.
     let bare = graded(command(&w, &["grade", "class", "--sandbox", "none"]));
     let said = message(&bare.stdout);
     assert!(!said.contains("uid 0 "), "{said}");
+    if is_root() {
+        assert!(said.contains("uid 65534 gid 65534 groups [] "), "{said}");
+    }
 }
 
 #[test]

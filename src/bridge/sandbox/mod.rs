@@ -304,23 +304,13 @@ pub(crate) fn as_root() -> bool {
     rustix::process::geteuid().is_root()
 }
 
-/// As root, make `cmd` drop to [`GRADER`] (no supplementary groups) before it execs: bwrap then
-/// makes its namespaces as an ordinary user. Registered before the spawner's own step (the
-/// parent-death signal, which a change of user would clear), as every `pre_exec` runs in order.
+/// As root, make `cmd` drop to [`GRADER`] before it execs: bwrap then makes its namespaces as an
+/// ordinary user. std changes the group, then the user (giving up the supplementary groups, as
+/// root), before any `pre_exec` step, so the spawner's parent-death signal, which a change of
+/// user clears, is asked after it.
 fn demote(cmd: &mut Command) {
-    if !as_root() {
-        return;
-    }
-    // SAFETY: setgroups(2), setgid(2) and setuid(2) are async-signal-safe, take values fixed
-    // before the fork, and allocate nothing. libc's: rustix changes the user of one thread only
-    // (its `thread` API), where libc changes the whole process's.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::setgroups(0, std::ptr::null()) != 0 || libc::setgid(GRADER) != 0 || libc::setuid(GRADER) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
+    if as_root() {
+        cmd.uid(GRADER).gid(GRADER);
     }
 }
 

@@ -77,10 +77,9 @@ pub(crate) fn restore_after_signal() {
         text.push_str("\x1b[?1049l");
     }
     text.push_str("\x1b[?25h");
-    // SAFETY: write(2) of a buffer that lives for the call, on fd 1 (closed or not, no harm).
-    unsafe {
-        libc::write(1, text.as_ptr().cast(), text.len());
-    }
+    // One write(2), no lock and no buffer: this runs on the signal thread while another may
+    // hold stdout's lock. A closed stdout is no harm.
+    let _ = rustix::io::write(rustix::stdio::stdout(), text.as_bytes());
 }
 
 /// A panic while the terminal is raw would leave the learner's shell unusable and the message
