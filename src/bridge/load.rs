@@ -2,10 +2,8 @@
 
 use std::time::Instant;
 
-use serde_json::Value;
-
 use super::outcome::{garbled, stopped_message, with_dropped};
-use super::protocol::{load_error, Answer};
+use super::protocol::{hello_version, load_error, other_version, Answer, PROTOCOL};
 use super::wait::NoLine;
 use super::worker::{kill_group, Worker};
 use super::{cache, seconds, size_text, BridgeConfig, LoadError, LoadKind, NoPython, STARTUP_ALLOWANCE};
@@ -18,11 +16,15 @@ impl Worker {
         let deadline = started + cfg.timeout + STARTUP_ALLOWANCE;
         // The runner says hello before it touches the learner's file, so an interpreter that is
         // not a working Python 3 is told apart from a file that kills it.
-        match worker.wait_line(deadline) {
-            Ok(line) if serde_json::from_str::<Value>(&line).is_ok_and(|v| v["hello"] == true) => {
+        match worker.wait_line(deadline).map(|line| hello_version(line.as_bytes())) {
+            Ok(Some(Some(PROTOCOL))) => {
                 if cfg.sandbox.is_none() {
                     cache::runner_started();
                 }
+            }
+            Ok(Some(spoken)) => {
+                kill_group(&mut worker.child);
+                return Err(NoPython::new(&cfg.python, other_version(spoken)).into());
             }
             Ok(_) | Err(NoLine::TooLong(_)) => {
                 kill_group(&mut worker.child);

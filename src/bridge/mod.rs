@@ -39,6 +39,7 @@ pub(crate) use crate::files::size_text;
 pub(crate) use config::{seconds, BridgeConfig, ANSWER_LIMIT, OUTPUT_CAP};
 pub(crate) use load_error::{LoadError, LoadKind, NoPython};
 pub(crate) use outcome::{Call, Location, Outcome};
+pub(crate) use protocol::PROTOCOL;
 pub(crate) use reap::{keep_to_a_core_of_its_own, quitting};
 pub(crate) use warm::{take_turns_on_one_core, warm_up, Spare};
 

@@ -5,6 +5,28 @@ use serde_json::Value;
 
 use super::{BridgeConfig, LoadError, LoadKind, Location};
 
+/// The version of the wire between the workshop and its Python: the runner's frames and the world
+/// host's (docs/protocol.md). Both Python ends carry it (`PROTOCOL` in runner.py and host.py): the
+/// runner says it in its hello and the host is given it with its load, and each side refuses the
+/// other's when they differ. Raise it with any change to a frame.
+pub(crate) const PROTOCOL: u64 = 1;
+
+/// Whether a runner's first line is its hello, and in which version of the wire: `None` when it
+/// is no hello at all.
+pub(super) fn hello_version(line: &[u8]) -> Option<Option<u64>> {
+    let hello: Value = serde_json::from_slice(line).ok()?;
+    (hello["hello"] == true).then(|| hello["protocol"].as_u64())
+}
+
+/// Why a runner that said hello in another version of the wire is not taken.
+pub(super) fn other_version(spoken: Option<u64>) -> String {
+    let spoken = spoken.map_or("no version".to_string(), |v| format!("version {v}"));
+    format!(
+        "its runner speaks {spoken} of the workshop's protocol, and this workshop speaks version \
+         {PROTOCOL} (a runner kept from another build of the workshop?)"
+    )
+}
+
 #[derive(Deserialize)]
 pub(super) struct Frame {
     line: u32,
@@ -100,4 +122,26 @@ pub(super) fn load_error(cfg: &BridgeConfig, report: LoadReport) -> LoadError {
         }
     };
     LoadError::new(kind, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_python_ends_carry_the_workshops_version_of_the_wire() {
+        let line = format!("\nPROTOCOL = {PROTOCOL}\n");
+        assert!(super::super::runner::RUNNER.contains(&line), "runner.py's PROTOCOL is not {PROTOCOL}");
+        assert!(crate::world::python::HOST.contains(&line), "host.py's PROTOCOL is not {PROTOCOL}");
+    }
+
+    #[test]
+    fn a_hello_is_told_by_its_version() {
+        assert_eq!(hello_version(br#"{"hello": true, "protocol": 1, "pid": 7}"#), Some(Some(1)));
+        assert_eq!(hello_version(br#"{"hello": true, "pid": 7}"#), Some(None));
+        assert_eq!(hello_version(br#"{"ready": true}"#), None);
+        assert_eq!(hello_version(b"Python 2.7"), None);
+        assert!(other_version(Some(2)).contains("speaks version 2 of the workshop's protocol"));
+        assert!(other_version(None).contains("speaks no version"));
+    }
 }

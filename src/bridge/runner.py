@@ -97,6 +97,9 @@ ANSWER_LIMIT = int(sys.argv[3])
 FUNCTIONS = sys.argv[4:]
 # Deeper than this, the workshop's JSON reader would refuse the answer.
 MAX_DEPTH = 100
+# The version of the wire (docs/protocol.md), said in the hello: the workshop takes no runner of
+# another. Kept equal to `PROTOCOL` in protocol.rs, which a test of it checks.
+PROTOCOL = 1
 
 
 
@@ -813,7 +816,7 @@ def main():
         # This process is the one the world takes: out of reach before the spare exists.
         _dumpable(False)
         _fork_a_spare(*_SECOND_CHANNEL)
-    _send({"hello": True, "pid": _PID})
+    _send({"hello": True, "protocol": PROTOCOL, "pid": _PID})
     if LEARNER is None:
         request = _request()
         if request is None:

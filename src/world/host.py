@@ -8,6 +8,9 @@
 import sys
 
 _MODULE = type(sys)
+# The version of the wire (docs/protocol.md): the workshop gives its own with every load, and a
+# host of another refuses to load. Kept equal to `PROTOCOL` in protocol.rs, which a test checks.
+PROTOCOL = 1
 # Runs are numbered by the workshop, which never gives a number twice: a run of a process that
 # ended is never taken for a run of the next one, which does not know it.
 _state = {"world": None, "file": None, "source": [], "runs": {}}
@@ -217,9 +220,12 @@ def _compiled(path, source):
     return runner._code_of(path, source)[0]
 
 
-def load_world(path, data, tools, tickets):
+def load_world(path, data, tools, tickets, protocol):
     """Load the world file and check the lesson's data with it; returns what the runner keeps of
-    the loaded world."""
+    the loaded world. `protocol`: the workshop's version of the wire, which must be this host's."""
+    if protocol != PROTOCOL:
+        message = f"the world host speaks version {PROTOCOL} of the workshop's protocol, and the workshop version {protocol}"
+        return {"error": {"message": message, "doing": "loading"}}
     _install()
     _state["file"] = path
     try:

@@ -15,7 +15,7 @@ use super::frames::{self, Said};
 use super::{Effects, Fail, Failure, Halt, Problem, Seen, Setting, TicketKeys, Tool, World};
 use crate::bridge::{Asked, Bridge, BridgeConfig, Outcome, Stop};
 
-const HOST: &str = include_str!("host.py");
+pub(crate) const HOST: &str = include_str!("host.py");
 
 /// The host's functions, as the runner checks they exist: loading, then every question asked
 /// through `ask` (see `PythonWorld::asked`).
@@ -258,7 +258,8 @@ impl PythonWorld {
             tickets.iter().map(|t| (t.id.to_string(), serde_json::to_value(t.keys).unwrap_or(Value::Null))).collect();
         let data = serde_json::to_value(data).unwrap_or(Value::Null);
         let path = file.to_string_lossy().into_owned();
-        let load = vec![Value::from(path), data, Value::from(tools), Value::Object(tickets)];
+        let protocol = Value::from(crate::bridge::PROTOCOL);
+        let load = vec![Value::from(path), data, Value::from(tools), Value::Object(tickets), protocol];
         // A Python warmed up at the start of the command (`check`) is taken when there is one,
         // told to load the host and the lesson's world in one go.
         let asked = Bridge::start_asking(cfg, Stop::default(), "load_world", &load).map_err(|e| match e.kind {

@@ -93,7 +93,7 @@ class HostAnswers(unittest.TestCase):
         shutil.rmtree(cls.folder, ignore_errors=True)
 
     def load(self, data=None):
-        return self.host.load_world(self.world, data or {}, self.tools, ["old-order"])
+        return self.host.load_world(self.world, data or {}, self.tools, ["old-order"], self.host.PROTOCOL)
 
     def assertShaped(self, answer, golden):
         self.assertEqual(shape(answer), shape(self.golden[golden]), answer)
@@ -106,6 +106,12 @@ class HostAnswers(unittest.TestCase):
         self.assertShaped(answer, "loaded")
         self.assertEqual(sorted(answer["value"]), sorted(self.golden["loaded"]["value"]))
         self.assertEqual(answer["value"]["counts"], {"old-order": ["refunds_paid"]})
+
+    def test_a_workshop_of_another_protocol_is_refused_by_version(self):
+        answer = self.host.load_world(self.world, {}, self.tools, ["old-order"], self.host.PROTOCOL + 1)
+        self.assertEqual(list(answer), ["error"], answer)
+        self.assertEqual(answer["error"]["doing"], "loading")
+        self.assertIn(f"speaks version {self.host.PROTOCOL} of the workshop's protocol", answer["error"]["message"])
 
     def test_refused_data_is_a_problems_answer(self):
         answer = self.load({"refuse": True})

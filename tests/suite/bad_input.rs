@@ -415,6 +415,23 @@ fn check_with_an_interpreter_that_is_not_python() {
     );
 }
 
+#[test]
+fn check_with_a_runner_of_another_version_of_the_wire_names_both_versions() {
+    use std::os::unix::fs::PermissionsExt;
+    let w = Workshop::lesson5();
+    let file = w.learner("good_match.py");
+    // Says hello as a runner would, in a version this workshop does not speak.
+    let fake = w.root().join("other-python");
+    std::fs::write(&fake, "#!/bin/sh\necho '{\"hello\": true, \"protocol\": 99, \"pid\": 1}'\nsleep 5\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut cmd = w.command(&["check", "--file", &file]);
+    cmd.env("WORKSHOP_PYTHON", &fake);
+    let run = run(cmd);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("its runner speaks version 99 of the workshop's protocol"), "{}", run.stderr);
+    assert!(run.stderr.contains(&format!("this workshop speaks version {}", 1)), "{}", run.stderr);
+}
+
 // Lessons and work files that are not there.
 
 #[test]
