@@ -30,7 +30,7 @@ impl Worker {
     /// Write a call's request without waiting for its answer; false when the process had ended.
     /// Every answer before it must have been read first, unless it is written `ahead`.
     fn send(&mut self, function: &str, args: &[Value]) -> bool {
-        super::reap::asking(self.child.id());
+        super::cores::asking(self.child.id());
         self.write_request(function, args)
     }
 
@@ -168,7 +168,7 @@ impl Worker {
         let ping = request_frame(&serde_json::json!({ "id": self.next_id }));
         let when = "after the last call";
         let untrusted = |line: &str| LoadError::new(LoadKind::Garbled, garbled(&cfg.shown_as, when, line));
-        super::reap::asking(self.child.id());
+        super::cores::asking(self.child.id());
         if self.stdin.write_all(&ping).is_err() {
             // It ended after its last answer: nothing it sent is contradicted.
             return Ok(());

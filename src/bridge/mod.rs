@@ -19,6 +19,7 @@ mod cache;
 mod call;
 mod capture;
 mod config;
+mod cores;
 mod ending;
 mod load;
 mod load_error;
@@ -31,16 +32,19 @@ mod reap;
 mod runner;
 pub(crate) mod sandbox;
 mod shim;
+mod speed;
 mod wait;
 mod warm;
 mod worker;
 
 pub(crate) use crate::files::size_text;
 pub(crate) use config::{seconds, BridgeConfig, ANSWER_LIMIT, OUTPUT_CAP};
+pub(crate) use cores::keep_to_a_core_of_its_own;
 pub(crate) use load_error::{LoadError, LoadKind, NoPython};
 pub(crate) use outcome::{Call, Location, Outcome};
 pub(crate) use protocol::PROTOCOL;
-pub(crate) use reap::{keep_to_a_core_of_its_own, quitting};
+pub(crate) use reap::quitting;
+pub(crate) use speed::plain;
 pub(crate) use warm::{take_turns_on_one_core, warm_up, Spare};
 
 use config::STARTUP_ALLOWANCE;
@@ -273,13 +277,13 @@ impl Bridge {
             self.ahead.clear();
             return None;
         };
-        reap::awaiting(worker.child.id());
+        cores::awaiting(worker.child.id());
         let (call, alive) = worker.answer(&self.cfg, &asked);
         if self.ahead.is_empty() {
             // Idle now, with nothing more written ahead: the calls from here on take turns, so
             // it is moved to the one core if it is to be (the requests written ahead left it
             // where it was, see `Worker::send_ahead`).
-            reap::asking(worker.child.id());
+            cores::asking(worker.child.id());
         }
         self.after(worker, &call, alive);
         if self.worker.is_none() {

@@ -708,8 +708,8 @@ def _fork_a_spare(requests, answers, output):
     except OSError:
         middle = -1  # no spare: the workshop reads the end of its channel and starts one instead
     if middle > 0 and elsewhere:
-        # A child starts on its parent's core, and waits there while this process loads (1.2 ms
-        # on a 2-core VM, the other core idle): moved before it first runs, it starts at once.
+        # A child starts on its parent's core, and waits there while this process loads (the
+        # other core idle): moved before it first runs, it starts at once.
         try:
             posix.sched_setaffinity(middle, elsewhere)
         except OSError:
@@ -770,8 +770,8 @@ def _cores():
         kept = workshops - cores
         if kept:
             return cores | workshops, kept
-        # The core a process last ran on: field 39 of its stat line, the 37th after the name
-        # (35 µs on a VM: a look the workshop's placing saves).
+        # The core a process last ran on: field 39 of its stat line, the 37th after the name (a
+        # look the workshop's placing saves).
         fd = posix.open("/proc/self/stat", posix.O_RDONLY)
         try:
             on = int(posix.read(fd, 1024).rsplit(b")", 1)[1].split()[36])

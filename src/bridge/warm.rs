@@ -85,6 +85,9 @@ static WARM: std::sync::Mutex<Option<Warming>> = std::sync::Mutex::new(None);
 /// `read_ahead`: the file the first Python will most likely load (the world's host), whose code
 /// it reads before it forks.
 pub(crate) fn warm_up(forked_only: bool, read_ahead: Option<&'static Path>) {
+    if super::plain() {
+        return;
+    }
     let Ok(mut warm) = WARM.lock() else { return };
     if warm.is_some() {
         return;
@@ -245,10 +248,10 @@ fn take_warm(cfg: &BridgeConfig, stop: &Stop, request: &[u8]) -> Option<Worker> 
 /// For a command that warmed up, once its Pythons are started and from here on only take turns
 /// with this thread (a request, then its answer; `check`'s calls, `watch`'s replays printed as
 /// cards, not the player, which starts several codes at once): keep them and this thread on one
-/// core (see `reap::keep_on_one_core`).
+/// core (see `cores::keep_on_one_core`).
 pub(crate) fn take_turns_on_one_core() {
     if WARM.lock().is_ok_and(|warm| warm.is_some()) {
-        reap::keep_on_one_core();
+        super::cores::keep_on_one_core();
     }
 }
 

@@ -189,7 +189,7 @@ impl Worker {
             Err(e) => return Err(NoPython::new(&cfg.python, e.to_string()).into()),
         };
         if cfg.world {
-            reap::follows_its_asker(child.id());
+            super::cores::follows_its_asker(child.id());
         }
         let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
         let mut child = Process::Started(child);

@@ -123,8 +123,8 @@ impl Lesson {
             PythonWorld::begin(&opening, &shown, &data, &tools, &keys)
         };
         // The world comes back on a channel, not by joining the thread: its ending (its stack
-        // given back, the kernel's wake-up at its exit) is then no wait of the first use's, which
-        // on a VM found it done 0.17 ms before the join returned.
+        // given back, the kernel's wake-up at its exit) is then no wait of the first use's
+        // (docs/benchmarks.md, "Figures once kept in comments").
         let (sent, world) = std::sync::mpsc::sync_channel(1);
         let begin = open.clone();
         let ahead: Waiting = Arc::default();
@@ -151,6 +151,9 @@ impl Lesson {
     /// The sample draw a check of a file with this seed will ask first, asked of the world now
     /// if it is still loading (see `Loading::ask_ahead`); nothing once it has opened.
     pub(crate) fn draw_ahead(&self, units: Vec<serde_json::Value>) {
+        if crate::bridge::plain() {
+            return;
+        }
         self.ask_ahead(AheadQuestion::Draw(units));
     }
 
@@ -158,6 +161,9 @@ impl Lesson {
     /// while it loads; at once once it has loaded): the command's next run of that ticket takes
     /// the answer when its first call is this one.
     pub(crate) fn call_ahead(&self, ticket: &str, tool: &str, input: &serde_json::Value) {
+        if crate::bridge::plain() {
+            return;
+        }
         if let Some(Ok(Some(world))) = self.world_slot.as_ref().and_then(|slot| slot.opened.get()) {
             world.call_ahead(ticket, tool, input);
             return;

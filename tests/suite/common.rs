@@ -284,6 +284,8 @@ impl Workshop {
             "ANTHROPIC_API_KEY",
             "ANTHROPIC_BASE_URL",
             "WORKSHOP_LIVE_MAX_REQUESTS",
+            // The fast path unless a test asks for the plain one (plain.rs).
+            "WORKSHOP_PLAIN",
         ] {
             cmd.env_remove(var);
         }

@@ -44,6 +44,7 @@ mod note;
 mod open_runner;
 mod output;
 mod pages;
+mod plain;
 mod player;
 mod progress;
 mod quiz;

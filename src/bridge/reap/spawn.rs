@@ -37,11 +37,12 @@ impl Place {
     #[cfg(target_os = "linux")]
     pub(in crate::bridge) fn core(self) -> Option<rustix::thread::CpuSet> {
         match self {
-            Place::WithThisThread => super::own_core().map(super::only),
+            Place::WithThisThread => crate::bridge::cores::own_core().map(crate::bridge::cores::only),
             Place::Anywhere => None,
-            Place::AwayFromThisThread => {
-                super::all_but(rustix::thread::sched_getaffinity(None).ok()?, rustix::thread::sched_getcpu())
-            }
+            Place::AwayFromThisThread => crate::bridge::cores::all_but(
+                rustix::thread::sched_getaffinity(None).ok()?,
+                rustix::thread::sched_getcpu(),
+            ),
         }
     }
 }
@@ -286,7 +287,7 @@ pub(super) fn spawn_here(mut command: Command, sandboxed: bool) -> std::io::Resu
     let child = child?;
     if let Ok(pid) = i32::try_from(child.id()) {
         workers.push(pid);
-        super::to_the_one_core(pid);
+        crate::bridge::cores::to_the_one_core(pid);
         if sandboxed {
             if let Ok(mut list) = SANDBOXED.lock() {
                 list.push(pid);

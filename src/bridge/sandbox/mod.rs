@@ -149,7 +149,7 @@ impl Interpreter {
         let (code, source) = match &self.bwrap {
             // The process limit is the first thing the submission's Python does (see `apply`);
             // `resource` is small (built in, or on Debian's Python a tiny extension module): a start
-            // with it measures the same as one without, 11.9 ms each here.
+            // with it measures the same as one without (docs/benchmarks.md).
             // In a user namespace of its own (bwrap makes one unless it is installed setuid) the
             // kernel counts the processes of that namespace against it, so the margin alone is
             // the limit; otherwise the count is the user's, as without bubblewrap.
