@@ -4,18 +4,27 @@
 //! code never runs there, so what a run counts cannot be forged by it.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Mutex;
 use std::time::Duration;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::frames::{self, Said};
-use super::{Effects, Fail, Failure, Halt, Problem, Seen, Setting, TicketKeys, Tool, World};
-use crate::bridge::{Asked, Bridge, BridgeConfig, Outcome, Stop};
+use super::{Effects, Fail, Failure, Halt, Problem, Seen, Setting, World};
+use crate::bridge::{Bridge, Outcome};
 
-pub(crate) const HOST: &str = include_str!("host.py");
+mod host_file;
+mod loading;
+mod upset;
+
+pub(crate) use host_file::host_to_read_ahead;
+pub(crate) use loading::{AheadQuestion, Loading};
+use loading::{host_question, RESERVED_AT_MOST};
+use upset::{doing, upset};
+
+pub(crate) const HOST: &str = include_str!("../host.py");
 
 /// The host's functions, as the runner checks they exist: loading, then every question asked
 /// through `ask` (see `PythonWorld::asked`).
@@ -29,77 +38,6 @@ const DEADLINE: Duration = Duration::from_secs(5);
 
 /// Numbers handed to the world for its sample fields (each a uniform draw in 0..1).
 const DRAWS: usize = 8;
-
-/// The host could be written neither to the cache folder nor to an in-memory file.
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("there is no cache folder to write it to, and no in-memory file: {0}{next}", next = crate::error::next_step(.0))]
-struct NoHostFile(Arc<std::io::Error>);
-
-/// The world's host, for the Python a command starts before its lesson is read, to read ahead
-/// (see `bridge::warm_up`); `None` where it could not be written (a world then says why).
-pub(crate) fn host_to_read_ahead() -> Option<&'static Path> {
-    host_file().ok()
-}
-
-/// Where the runner loads the host from: a copy beside the cached runner, named by a hash of its
-/// text (so a new host never meets an old one) and rewritten when it is not that text; else,
-/// with no cache to write to, an in-memory file the world's process reads through /proc, so
-/// nothing is left behind in a temporary folder (elsewhere than Linux, a private temporary one).
-fn host_file() -> Result<&'static Path, NoHostFile> {
-    static PATH: OnceLock<Result<PathBuf, NoHostFile>> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let cache = crate::files::cache_dir();
-        const HASH: u64 = crate::fnv::fnv1a(HOST.as_bytes());
-        let name = format!("workshop_world_host_{HASH:016x}.py");
-        if let Some(path) = cache.and_then(|dir| write_host(&dir, &name).ok()) {
-            return Ok(path);
-        }
-        in_memory().map_err(|e| NoHostFile(Arc::new(e)))
-    })
-    .as_ref()
-    .map(PathBuf::as_path)
-    .map_err(Clone::clone)
-}
-
-/// The host as a memfd, open for the life of the workshop, read by the world's process as
-/// `/proc/<the workshop's pid>/fd/<n>` (its text is no secret). Not inherited: every process the
-/// workshop starts gets no descriptor of its own but 0, 1 and 2 (see `bridge::reap`).
-#[cfg(target_os = "linux")]
-fn in_memory() -> std::io::Result<PathBuf> {
-    use std::io::Write;
-    use std::os::fd::IntoRawFd;
-    let memfd = rustix::fs::memfd_create(c"workshop-world-host", rustix::fs::MemfdFlags::CLOEXEC)?;
-    let mut file = std::fs::File::from(memfd);
-    file.write_all(HOST.as_bytes())?;
-    // Kept open (never closed) so every world process started later can read it.
-    let fd = file.into_raw_fd();
-    Ok(PathBuf::from(format!("/proc/{}/fd/{fd}", std::process::id())))
-}
-
-/// Without memfd or /proc (macOS): the host in a folder of its own under the temporary folder,
-/// made with an unpredictable name and readable by this user alone, and left there for the
-/// system's clean-up (the world's process may be started again until the workshop exits).
-#[cfg(not(target_os = "linux"))]
-fn in_memory() -> std::io::Result<PathBuf> {
-    let dir = tempfile::Builder::new().prefix("workshop-world-host-").tempdir()?.keep();
-    let path = dir.join("workshop_world_host.py");
-    std::fs::write(&path, HOST)?;
-    Ok(path)
-}
-
-fn write_host(dir: &Path, name: &str) -> std::io::Result<PathBuf> {
-    let path = dir.join(name);
-    if crate::files::holds(&path, HOST.as_bytes()) {
-        return Ok(path);
-    }
-    crate::files::make_cache_dir(dir)?;
-    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&temp, HOST)?;
-    std::fs::rename(&temp, &path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&temp);
-    })?;
-    Ok(path)
-}
 
 /// Why a world could not be opened: the lesson's data it refuses (near text of the manifest),
 /// or the world itself is broken (an author's error in its own file).
@@ -182,149 +120,6 @@ pub(crate) fn units(draw: &mut dyn FnMut(u64) -> u64) -> Vec<Value> {
 
 /// The number of a command's first run in the world (`Setting::start` numbers them from here).
 const FIRST_RUN: u64 = 1;
-
-/// One question of the host's `ask`: the runs it is `done` with, the run it opens (`[number,
-/// ticket]`, or null), the function asked and its arguments.
-fn host_question(done: Value, opening: Value, function: &str, args: Vec<Value>) -> Vec<Value> {
-    vec![done, opening, Value::from(function), Value::Array(args)]
-}
-
-/// A question asked of the world ahead of the command's need of it, as soon as its process can
-/// take it: its answer is ready when the command comes to ask it.
-pub(crate) enum AheadQuestion {
-    /// A check's sample draw with these numbers (`draw_fields`).
-    Draw(Vec<Value>),
-    /// The first call of a run of `ticket` (`World::call`, opening the run): the command's next
-    /// run of that ticket takes the run, and the answer when its first call is this one.
-    FirstCall { ticket: String, tool: String, input: Value },
-}
-
-impl AheadQuestion {
-    /// The question, asked as the command will ask it (forgetting no runs, see `asked`), and
-    /// the run it opens, numbered `run`, when it opens one.
-    fn asked(self, run: u64) -> (Vec<Value>, Option<(String, u64)>) {
-        match self {
-            AheadQuestion::Draw(units) => {
-                (host_question(json!([]), Value::Null, "draw", vec![Value::from(units)]), None)
-            }
-            AheadQuestion::FirstCall { ticket, tool, input } => {
-                let args = vec![json!(run), Value::from(tool), input];
-                (host_question(json!([]), json!([run, ticket]), "call", args), Some((ticket, run)))
-            }
-        }
-    }
-}
-
-/// How many runs may wait with their first calls asked ahead of a loaded world: a file that
-/// does not load leaves its runs to the next file's checks of the same tickets, and no more than
-/// this are asked while they wait.
-const RESERVED_AT_MOST: usize = 16;
-
-/// A world's process started and asked to load the lesson's data, its answer not yet read.
-pub(crate) struct Loading {
-    shown: String,
-    asked: Asked,
-    load: Vec<Value>,
-    /// The runs whose first calls were asked ahead: each one's ticket and number.
-    reserved: Vec<(String, u64)>,
-    /// The number of the next run to open.
-    next_run: u64,
-}
-
-impl PythonWorld {
-    /// Start the world's process on `file` and ask it to load the lesson's data.
-    pub(crate) fn begin(
-        file: &Path,
-        shown: &str,
-        data: &toml::Value,
-        tools: &[Tool],
-        tickets: &[TicketKeys<'_>],
-    ) -> Result<Loading, Refused> {
-        let host = host_file().map_err(|why| Refused::Broken(format!("the world host could not be written: {why}")))?;
-        let cfg = BridgeConfig {
-            python: BridgeConfig::learner_python(),
-            file: host.to_path_buf(),
-            shown_as: shown.to_string(),
-            functions: FUNCTIONS.iter().map(|f| f.to_string()).collect(),
-            timeout: DEADLINE,
-            sandbox: None,
-            world: true,
-        };
-        let tools: Vec<Value> = tools
-            .iter()
-            .map(|t| json!({"name": t.name, "does": t.does, "description": t.description, "input_schema": t.input_schema}))
-            .collect();
-        let tickets: Map<String, Value> =
-            tickets.iter().map(|t| (t.id.to_string(), serde_json::to_value(t.keys).unwrap_or(Value::Null))).collect();
-        let data = serde_json::to_value(data).unwrap_or(Value::Null);
-        let path = file.to_string_lossy().into_owned();
-        let protocol = Value::from(crate::bridge::PROTOCOL);
-        let load = vec![Value::from(path), data, Value::from(tools), Value::Object(tickets), protocol];
-        // A Python warmed up at the start of the command (`check`) is taken when there is one,
-        // told to load the host and the lesson's world in one go.
-        let asked = Bridge::start_asking(cfg, Stop::default(), "load_world", &load).map_err(|e| match e.kind {
-            crate::bridge::LoadKind::NoPython => Refused::NoPython,
-            _ => Refused::Broken(format!("its process could not start: {}", e.message)),
-        })?;
-        Ok(Loading { shown: shown.to_string(), asked, load, reserved: Vec::new(), next_run: FIRST_RUN })
-    }
-}
-
-impl Loading {
-    /// Ask now a question expected once the world has loaded: its process answers as soon as it
-    /// has loaded, and the command finds the answer there instead of asking once the load is read.
-    pub(crate) fn ask_ahead(&mut self, ahead: AheadQuestion) {
-        let (question, opens) = ahead.asked(self.next_run);
-        if opens.is_some() {
-            self.next_run += 1;
-        }
-        if self.asked.send_ahead("ask", question) {
-            self.reserved.extend(opens);
-        }
-    }
-
-    /// The world once its process has loaded the lesson's data (waited for here), or why not.
-    pub(crate) fn finish(self) -> Result<PythonWorld, Refused> {
-        let Loading { shown, asked, load, reserved, next_run } = self;
-        let (bridge, loading) = asked.answer();
-        let mut world = PythonWorld::started(&shown, bridge);
-        world.load = load;
-        world.next_run = AtomicU64::new(next_run);
-        world.reserved = Mutex::new(reserved);
-        let answer = match world.bridge.lock() {
-            Ok(mut slot) => {
-                let mut loading = loading;
-                let mut killed = slot.0.killed_by_signal();
-                // Stopped or killed from outside as it loaded (by the file graded meanwhile):
-                // that file's doing, and the world loads once more in a fresh process.
-                if upset(&loading.outcome, killed) {
-                    world.resets.fetch_add(1, Ordering::SeqCst);
-                    world.remember_upset("load_world", &loading.outcome);
-                    loading = slot.0.call("load_world", &world.load);
-                    killed = slot.0.killed_by_signal();
-                }
-                world.judged(&mut slot.0, "load_world", "load_world", loading, killed).map(|(answer, _)| answer)
-            }
-            Err(_) => Err(Opened::Broken("the world's process was lost".into())),
-        };
-        let loaded = match answer {
-            Ok(Answer::Value(v)) => v,
-            Ok(Answer::Failed(_)) => return Err(Refused::Broken(world.garbled("loading", "a Failure"))),
-            Err(Opened::Problems(found)) => return Err(Refused::Problems(found)),
-            Err(Opened::Broken(why)) => return Err(Refused::Broken(why)),
-            Err(Opened::Lost) => return Err(Refused::Broken("its process ended while it loaded".into())),
-        };
-        let broken = |why| Refused::Broken(format!("while loading, {why}"));
-        let loaded = frames::loaded(loaded).map_err(broken)?;
-        world.behaviours = loaded.behaviours;
-        world.fields = loaded.fields;
-        world.retry_helps = loaded.retry_helps;
-        world.internal = loaded.internal;
-        world.messages = loaded.messages;
-        world.counts = loaded.counts.into_iter().collect();
-        Ok(world)
-    }
-}
 
 impl PythonWorld {
     /// A world whose process has started, before anything is loaded into it.
@@ -433,96 +228,6 @@ impl PythonWorld {
         }
     }
 
-    /// A call the asking file's run upset (see `upset`): remembered as that thread's, and the
-    /// world made whole again for every later run (a fresh process when this one was ended).
-    fn upset(&self, bridge: &mut Bridge, named: &str, outcome: &Outcome) -> Opened {
-        // An answer over the limit leaves the process as it was; anything else ended it.
-        if !matches!(outcome, Outcome::TooBig { .. }) {
-            if !self.reload(bridge) {
-                return Opened::Broken(format!("{}, and it would not load again", self.upset_words(named, outcome)));
-            }
-            self.resets.fetch_add(1, Ordering::SeqCst);
-        }
-        self.remember_upset(named, outcome);
-        Opened::Lost
-    }
-
-    /// Remember what upset the world: for the thread that asked when its question did it (an
-    /// answer over the limit, see `upset_from_this_thread`), else as done from outside (see
-    /// `upset_from_outside`): a stopped or killed world is found by whichever file asks next,
-    /// which with files graded side by side need not be the one that stopped it.
-    fn remember_upset(&self, named: &str, outcome: &Outcome) {
-        let why = self.upset_words(named, outcome);
-        if matches!(outcome, Outcome::TooBig { .. }) {
-            if let Ok(mut upsets) = self.upsets.lock() {
-                upsets.push((std::thread::current().id(), why));
-            }
-        } else if let Ok(mut outside) = self.outside.lock() {
-            *outside = Some((self.resets(), why));
-        }
-    }
-
-    /// What last upset the world from outside, in words, when that came after `resets` resets
-    /// (see `remember_upset`).
-    pub(crate) fn upset_from_outside_since(&self, resets: u64) -> Option<String> {
-        let outside = self.outside.lock().ok()?;
-        outside.as_ref().filter(|(at, _)| *at > resets).map(|(_, why)| why.clone())
-    }
-
-    /// What upset the world, in words.
-    fn upset_words(&self, named: &str, outcome: &Outcome) -> String {
-        let doing = doing(named);
-        match outcome {
-            Outcome::TooBig { bytes } => format!(
-                "while {doing}, the world's answer came to {bytes} bytes, more than the {} one \
-                 answer may carry (it quotes what it was given, and that was as large)",
-                crate::bridge::size_text(crate::bridge::ANSWER_LIMIT as u64)
-            ),
-            Outcome::TimedOut { .. } => format!(
-                "while {doing}, the world was stopped by a signal (SIGSTOP) from outside, so it \
-                 could not answer"
-            ),
-            Outcome::Garbled { .. } => {
-                format!("while {doing}, lines the world did not write came on its answer channel")
-            }
-            _ => format!("while {doing}, the world's process was killed by a signal from outside"),
-        }
-    }
-
-    /// How often the world was made whole again with a fresh process (any thread's doing).
-    pub(crate) fn resets(&self) -> u64 {
-        self.resets.load(Ordering::SeqCst)
-    }
-
-    /// What a run asked from this thread did to the world since the last look, if anything
-    /// (the first thing), forgotten now.
-    pub(crate) fn upset_from_this_thread(&self) -> Option<String> {
-        let here = std::thread::current().id();
-        let mut upsets = self.upsets.lock().ok()?;
-        let first = upsets.iter().position(|(thread, _)| *thread == here)?;
-        let why = upsets.remove(first).1;
-        upsets.retain(|(thread, _)| *thread != here);
-        Some(why)
-    }
-
-    /// Load a fresh process with the lesson's data again, trying for up to a deadline while it
-    /// keeps ending under the load (killed as it starts); false when it would not load.
-    fn reload(&self, bridge: &mut Bridge) -> bool {
-        let until = std::time::Instant::now() + DEADLINE;
-        // Once the workshop is quitting no process can start: retrying would spin until the deadline.
-        while std::time::Instant::now() < until && !crate::bridge::quitting() {
-            match bridge.call("load_world", &self.load).outcome {
-                Outcome::Returned(value) => {
-                    let read = frames::read(value);
-                    return read.is_ok_and(|answer| matches!(answer.said, Said::Value(_)));
-                }
-                Outcome::Exited { .. } | Outcome::Unavailable { .. } => {}
-                _ => return false,
-            }
-        }
-        false
-    }
-
     /// One answer of the host, read by its kind (see `frames`): a host that answers otherwise
     /// than the workshop reads is broken, with the key and the answer that did not fit.
     fn read(&self, answer: Value, named: &str) -> Result<(Answer, Besides), Opened> {
@@ -575,34 +280,6 @@ impl PythonWorld {
             Ok((Answer::Value(v), _)) => Some(v),
             _ => None,
         }
-    }
-}
-
-/// Whether a call's end came from outside the world's own code: its process killed by a signal,
-/// held stopped past the deadline, an answer channel carrying lines the host never wrote, or an
-/// answer over the limit (a name it quotes, as large as a file made it). A file graded beside
-/// the world, or its input, did it; an error raised in the world's code, or a loop in it, is the
-/// author's.
-fn upset(outcome: &Outcome, killed: bool) -> bool {
-    match outcome {
-        Outcome::Exited { .. } | Outcome::Unavailable { .. } => killed,
-        Outcome::TimedOut { stopped, .. } => *stopped,
-        Outcome::TooBig { .. } | Outcome::Garbled { .. } => true,
-        Outcome::Returned(_) | Outcome::Raised { .. } | Outcome::NotJson { .. } => false,
-    }
-}
-
-/// What the world was doing when asked `named` (a function of the host), for messages.
-fn doing(named: &str) -> String {
-    match named {
-        "call" => "running a tool call".into(),
-        "found" => "deciding whether a read found something".into(),
-        "effects" => "reporting what a run did".into(),
-        "report" => "building a subagent's report".into(),
-        "card" => "saying a result in words on its card".into(),
-        "draw" => "drawing the sample fields".into(),
-        "load_world" => "loading".into(),
-        other => format!("running {other}"),
     }
 }
 
