@@ -1,7 +1,7 @@
 //! The learner's Python: one process per command, spoken to on a private channel (requests in
 //! Python's `marshal` format, answers as JSON lines).
 //!
-//! `runner.py` moves the protocol off fds 0 and 1 before the learner's file loads, so whatever the
+//! The runner (runner/) moves the protocol off fds 0 and 1 before the learner's file loads, so whatever the
 //! learner's process (or anything it starts) writes to fds 1 and 2 lands in a capture pipe, which
 //! this side drains while it waits, keeping the first `OUTPUT_CAP` bytes of each call and counting
 //! the rest. Every call has a deadline;

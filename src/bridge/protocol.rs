@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{BridgeConfig, LoadError, LoadKind, Location};
 
 /// The version of the wire between the workshop and its Python: the runner's frames and the world
-/// host's (docs/protocol.md). Both Python ends carry it (`PROTOCOL` in runner.py and host.py): the
+/// host's (docs/protocol.md). Both Python ends carry it (`PROTOCOL` in runner/start.py and host.py): the
 /// runner says it in its hello and the host is given it with its load, and each side refuses the
 /// other's when they differ. Raise it with any change to a frame.
 pub(crate) const PROTOCOL: u64 = 1;
@@ -131,7 +131,7 @@ mod tests {
     #[test]
     fn both_python_ends_carry_the_workshops_version_of_the_wire() {
         let line = format!("\nPROTOCOL = {PROTOCOL}\n");
-        assert!(super::super::runner::RUNNER.contains(&line), "runner.py's PROTOCOL is not {PROTOCOL}");
+        assert!(super::super::runner::RUNNER.contains(&line), "the runner's PROTOCOL is not {PROTOCOL}");
         assert!(crate::world::python::HOST.contains(&line), "host.py's PROTOCOL is not {PROTOCOL}");
     }
 

@@ -1,4 +1,4 @@
-//! The runner's source (`runner.py`), and how Python gets it: from a copy in the user's cache
+//! The runner's source (the four parts in runner/), and how Python gets it: from a copy in the user's cache
 //! folder, whose bytecode Python caches beside it, or compiled from `-c` on every start.
 
 use std::path::PathBuf;
@@ -6,7 +6,17 @@ use std::sync::OnceLock;
 
 use super::cache;
 
-pub(super) const RUNNER: &str = include_str!("runner.py");
+/// The runner, one program: its four parts joined in order (see runner/start.py). The blank
+/// lines keep two top-level definitions of adjacent parts apart as PEP 8 has them.
+pub(super) const RUNNER: &str = concat!(
+    include_str!("runner/start.py"),
+    "\n\n",
+    include_str!("runner/channel.py"),
+    "\n\n",
+    include_str!("runner/load.py"),
+    "\n\n",
+    include_str!("runner/spare.py"),
+);
 
 /// How Python gets the runner: `-c` with the source compiled on every start, or (the fast way)
 /// an import of a copy in the user's cache folder, whose bytecode Python caches beside it.

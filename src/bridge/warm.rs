@@ -55,7 +55,7 @@ struct Warming {
 }
 
 /// The learner's spare: a runner the warm Python forked as soon as it was ready, before anything
-/// was loaded into either (`_fork_a_spare` in runner.py), leading a process group of its own and
+/// was loaded into either (`_fork_a_spare` in runner/spare.py), leading a process group of its own and
 /// handed to this process, its child subreaper. Known here by the channel it was forked onto
 /// until its hello gives its pid; adopted then (see `reap::adopt`). One interpreter's start-up
 /// serves both processes. The learner's file is the one forked into, and the world gets the

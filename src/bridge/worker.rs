@@ -163,7 +163,7 @@ impl Worker {
             command.process_group(0);
         }
         // The world, and every graded file, keep other processes of their user from tracing
-        // them or opening their /proc files (see `_dumpable` in runner.py).
+        // them or opening their /proc files (see `_dumpable` in runner/start.py).
         let reach: &[(&str, &str)] = match cfg.world || cfg.sandbox.is_some() {
             true => &[(OUT_OF_REACH, "1")],
             false => &[],

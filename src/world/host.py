@@ -1,10 +1,13 @@
-# The world host: the Python side of a world, loaded by the workshop runner (runner.py) as the
-# file whose functions it serves, in a process of its own that never loads the learner's code.
+# The world host: the Python side of a world, loaded by the workshop runner (src/bridge/runner/)
+# as the file whose functions it serves, in a process of its own that never loads the learner's
+# code.
 # It imports the author's world file (worlds/<name>/world.py), gives it `kit.world`, and keeps
 # the runs in progress by number. Every answer is a dict: {"value": ...} when the world answered,
 # {"failure": {...}} when a tool failed as the world means it to, {"problems": [...]} for data the
 # world refuses, and {"error": {...}} when the author's code raised or returned what cannot be
 # used, with the world file's line.
+from __future__ import annotations  # the kit's type hints stay text: nothing to evaluate at start-up
+
 import sys
 
 _MODULE = type(sys)
@@ -21,7 +24,9 @@ class Failure(Exception):
     uncertain outcome (`verify`, as {"tool": ..., "input": {...}}) and any fields of its own,
     which reach the learner's build hook by name when the lesson declares them."""
 
-    def __init__(self, category, message, verify=None, **fields):
+    def __init__(
+        self, category: str, message: str, verify: dict[str, object] | None = None, **fields: object
+    ) -> None:
         super().__init__(message)
         self.category = category
         self.message = message
@@ -33,14 +38,14 @@ class Problems:
     """What is wrong with a lesson's world data: each near some text of the manifest (for the
     line), and why."""
 
-    def __init__(self):
-        self.found = []
+    def __init__(self) -> None:
+        self.found: list[list[str]] = []
 
-    def add(self, near, why):
+    def add(self, near: object, why: object) -> None:
         self.found.append([str(near), str(why)])
 
 
-def tool(name):
+def tool(name: str):  # -> a decorator giving the method back as it was
     """Marks a method of a World as the behaviour `name` that a lesson's tool can name in `does`."""
 
     def mark(method):
@@ -65,63 +70,71 @@ class World:
     Its `@tool` methods are the behaviours a lesson's tools can do."""
 
     #: The categories a retry can really fix: the truth a replay's cards are coloured by.
-    retry_helps = ()
+    retry_helps: tuple[str, ...] = ()
     #: Categories whose message carries the service's internals, which must never reach the model.
-    internal = ()
+    internal: tuple[str, ...] = ()
 
-    def load(self, data, tools, tickets, problems):
+    def load(
+        self,
+        data: dict[str, object],
+        tools: list[dict[str, object]],
+        tickets: dict[str, dict[str, object]],
+        problems: Problems,
+    ) -> None:
         """Check the lesson's [world] table (`data`), its tools and each ticket's keys; report
         what is wrong with `problems.add(near, why)`."""
 
-    def start(self, ticket):
+    def start(self, ticket: str) -> None:
         """Set up one run of `ticket` (its id) on a fresh instance that shares what `load` made:
         give the run its own state here (new lists and dicts), and never change the loaded data."""
 
-    def say(self, text):
+    def say(self, text: object) -> None:
         """A line of the world's own on the card of the current call: what it did that the
         result does not show ("Dana was asked to approve scaling to 4 replicas: declined")."""
         self.__dict__.setdefault("_said", []).append(str(text))
 
-    def no_such_tool(self, name, names):
+    def no_such_tool(self, name: str, names: list[str]) -> object:
         """A call of a tool the lesson does not have: a validation failure, as a server says it."""
         raise Failure("validation", f"There is no tool named {name}. The tools are {', '.join(names)}.")
 
-    def message(self, key, **fields):
+    def message(self, key: str, **fields: object) -> str:
         """One of the lesson's messages ([world.messages]) with `{name}` fields filled in."""
         text = self.messages().get(key, key)
         for name, value in fields.items():
             text = text.replace("{" + name + "}", str(value))
         return text
 
-    def messages(self):
+    def messages(self) -> dict[str, str]:
         """The lesson's message templates, by key."""
         return {}
 
-    def found(self, read):
+    def found(self, read: object) -> bool:
         """Whether a read's result found what it looked for."""
         return False
 
-    def counts(self):
+    def counts(self) -> dict[str, int]:
         """What the run counts, for checks and notes: {"bells_rung": 1}."""
         return {}
 
-    def detail(self):
+    def detail(self) -> dict[str, object]:
         """The counts in detail, for `watch --format json`."""
         return {}
 
-    def harms(self):
+    def harms(self) -> list[str]:
         """Sentences naming harm the run did; empty when it did none."""
         return []
 
-    def card(self, output):
+    def card(self, output: object) -> str | None:
         """A successful result without a message, in words on its card; None to show it raw."""
         return None
 
-    def sample_fields(self, draw):
+    def sample_fields(self, draw) -> dict[str, object]:  # draw(n: int) -> int, in 0..n
         """Fields for the lesson's sample messages: `draw(n)` gives a number in 0..n."""
         return {}
 
-    def report(self, seen, attempts, input):
+    def report(
+        self, seen: dict[str, object], attempts: int, input: dict[str, object]
+    ) -> object | None:
         """What a subagent whose task failed passes up; None when the failure said nothing."""
         return None
 

@@ -192,7 +192,7 @@ pub(super) fn running_child(pid: i32) -> bool {
 /// takes it for a stray from here on. It shares the environment of the runner it was forked
 /// from, and so that runner's mark, which the runner's own process keeps running under: before
 /// anything else runs in it, it marks what it starts as its own, with its pid after the mark
-/// (`_own_mark` in runner.py), and that mark is registered here, so what it leaves behind when it
+/// (`_own_mark` in runner/spare.py), and that mark is registered here, so what it leaves behind when it
 /// is killed is a stray, not the other runner's.
 pub(super) fn adopt(pid: i32) -> bool {
     let mut workers = WORKERS.lock().unwrap_or_else(|e| e.into_inner());
@@ -482,11 +482,11 @@ pub(super) mod tests {
     }
 
     /// The learner's spare marks what it starts under the name the workshop looks for (see
-    /// `adopt` and `_own_mark` in runner.py, which spells it out, as Python starts).
+    /// `adopt` and `_own_mark` in runner/spare.py, which spells it out, as Python starts).
     #[test]
     fn the_runner_marks_its_own_under_the_name_sweeps_read() {
         let runner = crate::bridge::runner::RUNNER;
-        assert!(runner.contains(&format!("b\"{MARK}\"")), "runner.py names the mark {MARK}");
+        assert!(runner.contains(&format!("b\"{MARK}\"")), "the runner names the mark {MARK}");
     }
 
     /// The learner's spare, forked and handed to us but not adopted yet, is no stray: a sweep

@@ -28,7 +28,7 @@ pub(in crate::bridge) enum Place {
     /// often stays there, since its parent sleeps while it execs; the parent's work then came
     /// before the interpreter's start-up (a millisecond, a tenth of a `check`, in two starts of
     /// three from a shell). The runner gives the learner's spare every core back when it forks,
-    /// and sends the middle process to the core kept from it (see `_cores` in runner.py).
+    /// and sends the middle process to the core kept from it (see `_cores` in runner/spare.py).
     AwayFromThisThread,
 }
 

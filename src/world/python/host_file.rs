@@ -76,4 +76,3 @@ fn write_host(dir: &Path, name: &str) -> std::io::Result<PathBuf> {
     })?;
     Ok(path)
 }
-

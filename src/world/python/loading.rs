@@ -157,4 +157,3 @@ impl Loading {
         Ok(world)
     }
 }
-

@@ -20,8 +20,8 @@ mod loading;
 mod upset;
 
 pub(crate) use host_file::host_to_read_ahead;
-pub(crate) use loading::{AheadQuestion, Loading};
 use loading::{host_question, RESERVED_AT_MOST};
+pub(crate) use loading::{AheadQuestion, Loading};
 use upset::{doing, upset};
 
 pub(crate) const HOST: &str = include_str!("../host.py");

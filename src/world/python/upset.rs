@@ -97,7 +97,6 @@ impl PythonWorld {
         }
         false
     }
-
 }
 
 /// Whether a call's end came from outside the world's own code: its process killed by a signal,
@@ -127,4 +126,3 @@ pub(super) fn doing(named: &str) -> String {
         other => format!("running {other}"),
     }
 }
-
