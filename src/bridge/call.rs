@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::marshal::request_frame;
 use super::outcome::{garbled, stopped_message};
-use super::protocol::{location, Answer};
+use super::protocol::{location, RunnerAnswer};
 use super::wait::NoLine;
 use super::worker::{kill_group, Worker};
 use super::{size_text, BridgeConfig, Call, LoadError, LoadKind, Outcome, STARTUP_ALLOWANCE};
@@ -115,7 +115,7 @@ impl Worker {
     /// the next call (a line that is not this call's answer ends it).
     fn answered(&mut self, cfg: &BridgeConfig, function: &str, line: &str) -> (Call, bool) {
         let when = format!("during the call to {function}");
-        let unknown = match serde_json::from_str::<Answer>(line) {
+        let unknown = match serde_json::from_str::<RunnerAnswer>(line) {
             Ok(answer) if answer.id == Some(self.answered + 1) => {
                 self.answered += 1;
                 let answered = self.answered;
@@ -184,7 +184,7 @@ impl Worker {
             }
             Err(NoLine::HeldStopped) => return Ok(()),
         };
-        match serde_json::from_str::<Answer>(&line) {
+        match serde_json::from_str::<RunnerAnswer>(&line) {
             Ok(answer) if answer.id == Some(self.next_id) && answer.ok => {
                 self.answered = self.next_id;
                 self.capture.take();
@@ -198,7 +198,7 @@ impl Worker {
 /// What the runner's answer to a call says happened, for the file shown as `file`; `Err` names
 /// what the runner never sends (an unknown kind, a kind without its key), refused rather than
 /// taken for an exception with no message.
-fn outcome_of(answer: Answer, file: &str) -> Result<Outcome, String> {
+fn outcome_of(answer: RunnerAnswer, file: &str) -> Result<Outcome, String> {
     if answer.ok {
         let value = answer.value.ok_or("an `ok` answer without its `value`")?;
         return Ok(Outcome::Returned(value));
@@ -231,11 +231,11 @@ fn outcome_of(answer: Answer, file: &str) -> Result<Outcome, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{outcome_of, Answer};
+    use super::{outcome_of, RunnerAnswer};
     use crate::bridge::Outcome;
 
     fn outcome(line: &str) -> Result<Outcome, String> {
-        outcome_of(serde_json::from_str::<Answer>(line).unwrap(), "errors.py")
+        outcome_of(serde_json::from_str::<RunnerAnswer>(line).unwrap(), "errors.py")
     }
 
     #[test]

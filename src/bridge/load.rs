@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use super::outcome::{garbled, stopped_message, with_dropped};
-use super::protocol::{hello_version, load_error, other_version, Answer, PROTOCOL};
+use super::protocol::{hello_version, load_error, other_version, RunnerAnswer, PROTOCOL};
 use super::wait::NoLine;
 use super::worker::{kill_group, Worker};
 use super::{cache, seconds, size_text, BridgeConfig, LoadError, LoadKind, NoPython, STARTUP_ALLOWANCE};
@@ -68,7 +68,7 @@ impl Worker {
             Ok(line) => line,
             Err(no_line) => return Err(worker.not_loaded(cfg, no_line)),
         };
-        let answer = match serde_json::from_str::<Answer>(&line) {
+        let answer = match serde_json::from_str::<RunnerAnswer>(&line) {
             Ok(answer) if answer.id == Some(0) => answer,
             _ => {
                 kill_group(&mut worker.child);

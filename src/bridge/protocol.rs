@@ -28,14 +28,14 @@ pub(super) fn other_version(spoken: Option<u64>) -> String {
 }
 
 #[derive(Deserialize)]
-pub(super) struct Frame {
+pub(super) struct TraceFrame {
     line: u32,
     function: String,
     code: String,
 }
 
 #[derive(Deserialize)]
-pub(super) struct Answer {
+pub(super) struct RunnerAnswer {
     /// The request answered; 0 for the answer to loading.
     pub id: Option<u64>,
     #[serde(default)]
@@ -49,7 +49,7 @@ pub(super) struct Answer {
     pub kind: Option<String>,
     pub message: Option<String>,
     #[serde(default)]
-    pub frames: Vec<Frame>,
+    pub frames: Vec<TraceFrame>,
     pub load_error: Option<LoadReport>,
     /// Bytes of output the runner counted past the cap instead of writing them.
     #[serde(default)]
@@ -70,10 +70,10 @@ pub(super) struct LoadReport {
     line: Option<u32>,
     code: Option<String>,
     #[serde(default)]
-    pub frames: Vec<Frame>,
+    pub frames: Vec<TraceFrame>,
 }
 
-pub(super) fn location(frames: &[Frame], file: &str) -> Option<Location> {
+pub(super) fn location(frames: &[TraceFrame], file: &str) -> Option<Location> {
     frames.last().map(|f| Location {
         file: file.to_string(),
         line: f.line,

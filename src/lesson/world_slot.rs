@@ -77,7 +77,7 @@ impl Lesson {
     pub(crate) fn grading(&self, alone: bool) -> Grading<'_> {
         match &self.world_slot {
             Some(slot) => slot.gradings.begin(alone),
-            None => Grading { gradings: None, _turn: Turn { _beside: None, _alone: None }, started: 0, others: false },
+            None => Grading { gradings: None, _hold: Hold { _beside: None, _alone: None }, started: 0, others: false },
         }
     }
 
@@ -321,24 +321,24 @@ pub(crate) struct Gradings {
 impl Gradings {
     /// A grading begun (see `Lesson::grading`).
     fn begin(&self, alone: bool) -> Grading<'_> {
-        let no_turn = Turn { _beside: None, _alone: None };
-        let turn = if alone {
-            Turn { _alone: Some(self.beside.write().unwrap_or_else(std::sync::PoisonError::into_inner)), ..no_turn }
+        let no_hold = Hold { _beside: None, _alone: None };
+        let hold = if alone {
+            Hold { _alone: Some(self.beside.write().unwrap_or_else(std::sync::PoisonError::into_inner)), ..no_hold }
         } else {
-            Turn { _beside: Some(self.beside.read().unwrap_or_else(std::sync::PoisonError::into_inner)), ..no_turn }
+            Hold { _beside: Some(self.beside.read().unwrap_or_else(std::sync::PoisonError::into_inner)), ..no_hold }
         };
         let mut under_way = self.under_way.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let others = under_way.0 > 0;
         under_way.0 += 1;
         under_way.1 += 1;
-        Grading { gradings: Some(self), _turn: turn, started: under_way.1, others }
+        Grading { gradings: Some(self), _hold: hold, started: under_way.1, others }
     }
 }
 
 /// One grading under way (`Lesson::grading`); it ends when dropped.
 pub(crate) struct Grading<'a> {
     gradings: Option<&'a Gradings>,
-    _turn: Turn<'a>,
+    _hold: Hold<'a>,
     /// Its number among all that began.
     started: u64,
     /// Whether another was under way when it began.
@@ -346,7 +346,7 @@ pub(crate) struct Grading<'a> {
 }
 
 /// How a grading holds its turn: shared, alone, or neither (a lesson with no world).
-struct Turn<'a> {
+struct Hold<'a> {
     _beside: Option<std::sync::RwLockReadGuard<'a, ()>>,
     _alone: Option<std::sync::RwLockWriteGuard<'a, ()>>,
 }

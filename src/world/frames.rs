@@ -16,7 +16,7 @@ use super::{Effects, Failure, Problem};
 /// carries beside it.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Frame {
+struct HostFrame {
     #[serde(default, deserialize_with = "present")]
     value: Option<Value>,
     #[serde(default, deserialize_with = "present")]
@@ -72,7 +72,7 @@ struct EffectsFrame {
 /// What the host keeps of a loaded world, as `load_world` answers with it.
 #[derive(Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Loaded {
+pub(super) struct LoadedWorld {
     pub(super) behaviours: Vec<String>,
     pub(super) messages: BTreeMap<String, String>,
     pub(super) fields: Vec<String>,
@@ -83,7 +83,7 @@ pub(super) struct Loaded {
 
 /// What one answer says.
 #[derive(Debug, PartialEq)]
-pub(super) enum Said {
+pub(super) enum HostSaid {
     Value(Value),
     Failed(Failure),
     Problems(Vec<Problem>),
@@ -95,8 +95,8 @@ pub(super) enum Said {
 /// An answer read: what it says, the world's own lines of the call, and what the run had done
 /// after it (a call's answer carries both).
 #[derive(Debug, PartialEq)]
-pub(super) struct Answer {
-    pub(super) said: Said,
+pub(super) struct HostAnswer {
+    pub(super) said: HostSaid,
     pub(super) lines: Vec<String>,
     pub(super) effects: Option<Effects>,
 }
@@ -108,8 +108,8 @@ fn part<T: DeserializeOwned>(name: &str, value: Value) -> Result<T, String> {
 }
 
 /// Read one answer of the host.
-pub(super) fn read(raw: Value) -> Result<Answer, String> {
-    let frame: Frame = part("an answer", raw)?;
+pub(super) fn read(raw: Value) -> Result<HostAnswer, String> {
+    let frame: HostFrame = part("an answer", raw)?;
     let kinds = [
         ("value", frame.value.is_some()),
         ("failure", frame.failure.is_some()),
@@ -126,26 +126,26 @@ pub(super) fn read(raw: Value) -> Result<Answer, String> {
         ));
     }
     let said = if let Some(value) = frame.value {
-        Said::Value(value)
+        HostSaid::Value(value)
     } else if let Some(failure) = frame.failure {
         let f: FailureFrame = part("a `failure` answer", failure)?;
         let verify = Some(f.verify).filter(|v| !v.is_null());
-        Said::Failed(Failure { category: f.category, message: f.message, verify, fields: f.fields })
+        HostSaid::Failed(Failure { category: f.category, message: f.message, verify, fields: f.fields })
     } else if let Some(problems) = frame.problems {
         let found: Vec<(String, String)> = part("a `problems` answer", problems)?;
-        Said::Problems(found.into_iter().map(|(near, why)| Problem::new(near, why)).collect())
+        HostSaid::Problems(found.into_iter().map(|(near, why)| Problem::new(near, why)).collect())
     } else if let Some(lost) = frame.lost {
         part::<bool>("a `lost` answer", lost)?;
-        Said::Lost
+        HostSaid::Lost
     } else {
-        Said::Error(part("an `error` answer", frame.error.unwrap_or_default())?)
+        HostSaid::Error(part("an `error` answer", frame.error.unwrap_or_default())?)
     };
     let lines = match frame.said {
         Some(lines) => part("the `said` lines of an answer", lines)?,
         None => Vec::new(),
     };
     let effects = frame.effects.map(|e| effects("the `effects` of an answer", e)).transpose()?;
-    Ok(Answer { said, lines, effects })
+    Ok(HostAnswer { said, lines, effects })
 }
 
 /// A run's effects (the value of an `effects` question, or what a call's answer carries).
@@ -155,7 +155,7 @@ pub(super) fn effects(name: &str, value: Value) -> Result<Effects, String> {
 }
 
 /// What the host keeps of a loaded world: the value of `load_world`'s answer.
-pub(super) fn loaded(value: Value) -> Result<Loaded, String> {
+pub(super) fn loaded(value: Value) -> Result<LoadedWorld, String> {
     part("a loaded world (the value of `load_world`)", value)
 }
 

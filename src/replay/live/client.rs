@@ -99,7 +99,7 @@ impl Settings {
 
 /// The model's reply to one request.
 #[derive(Debug, Clone)]
-pub(crate) struct Answer {
+pub(crate) struct ApiAnswer {
     pub response: Value,
     /// The `request-id` response header, as the SDK exposes it.
     pub request_id: String,
@@ -107,9 +107,9 @@ pub(crate) struct Answer {
 
 /// Why a request got no reply. Every message says what to do, and none holds the key.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Failure(pub String);
+pub(crate) struct ApiFailure(pub String);
 
-impl std::fmt::Display for Failure {
+impl std::fmt::Display for ApiFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::client::{describe_transient, said, Answer, Failure, Settings, BASE_VAR, MAX_REQUESTS_VAR};
+use super::client::{describe_transient, said, ApiAnswer, ApiFailure, Settings, BASE_VAR, MAX_REQUESTS_VAR};
 use super::retry::{self, Jitter};
 use crate::replay::recordings;
 use crate::secrets::KEY_VAR;
@@ -20,7 +20,7 @@ const MAX_BODY: u64 = 8 * 1024 * 1024;
 
 /// One attempt's outcome, before the retry policy looks at it.
 enum Attempt {
-    Done(Answer),
+    Done(ApiAnswer),
     /// A status, its headers for the retry policy, and the API's own words about it.
     Status {
         status: u16,
@@ -59,12 +59,12 @@ impl Client {
     }
 
     /// Send a request, retrying what the SDK retries, within the command's request cap.
-    pub(crate) fn send(&mut self, request: &Value) -> Result<Answer, Failure> {
+    pub(crate) fn send(&mut self, request: &Value) -> Result<ApiAnswer, ApiFailure> {
         let body = recordings::canonical(request);
         let mut retries_taken = 0;
         loop {
             if self.sent >= self.settings.max_requests {
-                return Err(Failure(format!(
+                return Err(ApiFailure(format!(
                     "stopped after {} requests to the API, the cap for one command, so a loop cannot run up a bill. Raise it with --max-requests N (or {MAX_REQUESTS_VAR}) if this lesson needs more.",
                     self.sent
                 )));
@@ -85,13 +85,13 @@ impl Client {
                 ),
             };
             if retries_taken >= retry::MAX_RETRIES {
-                return Err(Failure(format!(
+                return Err(ApiFailure(format!(
                     "the API did not answer after {} attempts: {what}. {next}",
                     retries_taken + 1
                 )));
             }
             if let Some(asked) = wait.filter(|w| *w > retry::MAX_SERVER_WAIT) {
-                return Err(Failure(format!(
+                return Err(ApiFailure(format!(
                     "the API asked to wait {} s before trying again ({what}). Run this again after that.",
                     asked.as_secs()
                 )));
@@ -133,7 +133,7 @@ impl Client {
         let parsed: Option<Value> = serde_json::from_str(&text).ok();
         if (200..300).contains(&status) {
             return match parsed {
-                Some(response) if response.is_object() => Attempt::Done(Answer { response, request_id }),
+                Some(response) if response.is_object() => Attempt::Done(ApiAnswer { response, request_id }),
                 _ => Attempt::Status {
                     status,
                     should_retry: Some("false".into()),
@@ -153,10 +153,10 @@ impl Client {
     }
 
     /// The message for a status that is not retried: what happened, and what to do.
-    fn refused(&self, status: u16, kind: &str, message: &str) -> Failure {
+    fn refused(&self, status: u16, kind: &str, message: &str) -> ApiFailure {
         let said = said(status, kind, message);
         let base = &self.settings.shown_base();
-        Failure(match status {
+        ApiFailure(match status {
             401 => format!(
                 "the API did not accept the key in {KEY_VAR} ({said}). Set {KEY_VAR} to a current key from your Anthropic console and run this again."
             ),

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::own;
-use super::{Client, Failure};
+use super::{ApiFailure, Client};
 use crate::replay::recordings::{self, Entry, Provenance};
 use crate::replay::turns::{Model, RecordedModel, Turn};
 use crate::secrets;
@@ -22,7 +22,7 @@ pub(crate) struct LiveModel<'c> {
     /// The turns this model answered, in order.
     pub answered: Vec<Entry>,
     /// Why the last request got no answer; the command ends with it (exit 2).
-    pub failure: Option<Failure>,
+    pub failure: Option<ApiFailure>,
 }
 
 impl<'c> LiveModel<'c> {
@@ -30,14 +30,14 @@ impl<'c> LiveModel<'c> {
         LiveModel { client, memo, answered: Vec::new(), failure: None }
     }
 
-    fn ask(&mut self, request: &Value) -> Result<Entry, Failure> {
+    fn ask(&mut self, request: &Value) -> Result<Entry, ApiFailure> {
         let key = recordings::key(request);
         if let Some(known) = self.memo.get(&key) {
             return Ok(known.clone());
         }
         let answer = self.client.send(request)?;
         crate::replay::messages::check_response(&answer.response, request)
-            .map_err(|why| Failure(format!("the model's reply cannot be replayed: {why}. Run this again.")))?;
+            .map_err(|why| ApiFailure(format!("the model's reply cannot be replayed: {why}. Run this again.")))?;
         let model = answer.response.get("model").or_else(|| request.get("model")).and_then(Value::as_str);
         let provenance = Provenance::Live {
             model: model.unwrap_or("unknown").to_string(),
@@ -49,12 +49,12 @@ impl<'c> LiveModel<'c> {
         // Everything a kept turn holds, as it would be written, compared with the key itself.
         let written = recordings::canonical(&serde_json::to_value(&entry).unwrap_or_default());
         if self.client.settings().key.is_in(&written) {
-            return Err(Failure(
+            return Err(ApiFailure(
                 "the API's reply holds the API key itself (a server or gateway that echoes it), so it was not kept. Check ANTHROPIC_BASE_URL points at the Messages API, then run this again.".into(),
             ));
         }
         if let Some(what) = secrets::scan(&written) {
-            return Err(Failure(format!("the model's reply holds {what}, so it was not kept. Run this again.")));
+            return Err(ApiFailure(format!("the model's reply holds {what}, so it was not kept. Run this again.")));
         }
         self.memo.insert(key, entry.clone());
         Ok(entry)

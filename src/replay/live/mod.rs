@@ -15,7 +15,7 @@ mod offline;
 pub(crate) mod own;
 pub(crate) mod retry;
 
-pub(crate) use client::{Failure, Settings};
+pub(crate) use client::{ApiFailure, Settings};
 #[cfg(feature = "live")]
 pub(crate) use http::Client;
 pub(crate) use layered::{Layered, LiveModel};

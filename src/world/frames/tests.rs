@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::{effects, loaded, read, Said};
+use super::{effects, loaded, read, HostSaid};
 
 const GOLDEN: &str = include_str!("../../../tests/fixtures/protocol/world_answers.json");
 
@@ -16,8 +16,8 @@ fn golden(name: &str) -> Value {
 fn reads(name: &str, frame: Value) -> Result<(), String> {
     let answer = read(frame)?;
     match (name, answer.said) {
-        ("loaded", Said::Value(v)) => loaded(v).map(drop),
-        ("effects", Said::Value(v)) => effects("the value of an `effects` question", v).map(drop),
+        ("loaded", HostSaid::Value(v)) => loaded(v).map(drop),
+        ("effects", HostSaid::Value(v)) => effects("the value of an `effects` question", v).map(drop),
         _ => Ok(()),
     }
 }
@@ -65,13 +65,13 @@ fn every_golden_frame_reads() {
     let call = read(golden("call_value")).unwrap();
     assert_eq!(call.lines, ["the payment service was asked twice"]);
     assert_eq!(call.effects.unwrap().counts["refunds_paid"], json!(1));
-    assert_eq!(read(golden("value_null")).unwrap().said, Said::Value(Value::Null));
-    let Said::Failed(failure) = read(golden("failure")).unwrap().said else { panic!("a failure") };
+    assert_eq!(read(golden("value_null")).unwrap().said, HostSaid::Value(Value::Null));
+    let HostSaid::Failed(failure) = read(golden("failure")).unwrap().said else { panic!("a failure") };
     assert_eq!((failure.category.as_str(), failure.verify), ("business", None));
-    assert_eq!(read(golden("lost")).unwrap().said, Said::Lost);
-    let Said::Error(error) = read(golden("error")).unwrap().said else { panic!("an error") };
+    assert_eq!(read(golden("lost")).unwrap().said, HostSaid::Lost);
+    let HostSaid::Error(error) = read(golden("error")).unwrap().said else { panic!("an error") };
     assert_eq!((error.line, error.function.as_deref()), (Some(12), Some("pay")));
-    let Said::Value(value) = read(golden("loaded")).unwrap().said else { panic!("a value") };
+    let HostSaid::Value(value) = read(golden("loaded")).unwrap().said else { panic!("a value") };
     assert_eq!(loaded(value).unwrap().counts["old-order"], ["refunds_paid"]);
 }
 

@@ -11,7 +11,7 @@ use super::upset::upset;
 use std::path::Path;
 
 use super::super::frames;
-use super::{Answer, Opened, PythonWorld, Refused, DEADLINE, FIRST_RUN, FUNCTIONS};
+use super::{CallAnswer, PythonWorld, Refused, Unanswered, DEADLINE, FIRST_RUN, FUNCTIONS};
 use crate::bridge::{Asked, Bridge, BridgeConfig, Stop};
 use crate::world::{TicketKeys, Tool};
 
@@ -137,14 +137,14 @@ impl Loading {
                 }
                 world.judged(&mut slot.0, "load_world", "load_world", loading, killed).map(|(answer, _)| answer)
             }
-            Err(_) => Err(Opened::Broken("the world's process was lost".into())),
+            Err(_) => Err(Unanswered::Broken("the world's process was lost".into())),
         };
         let loaded = match answer {
-            Ok(Answer::Value(v)) => v,
-            Ok(Answer::Failed(_)) => return Err(Refused::Broken(world.garbled("loading", "a Failure"))),
-            Err(Opened::Problems(found)) => return Err(Refused::Problems(found)),
-            Err(Opened::Broken(why)) => return Err(Refused::Broken(why)),
-            Err(Opened::Lost) => return Err(Refused::Broken("its process ended while it loaded".into())),
+            Ok(CallAnswer::Value(v)) => v,
+            Ok(CallAnswer::Failed(_)) => return Err(Refused::Broken(world.garbled("loading", "a Failure"))),
+            Err(Unanswered::Problems(found)) => return Err(Refused::Problems(found)),
+            Err(Unanswered::Broken(why)) => return Err(Refused::Broken(why)),
+            Err(Unanswered::Lost) => return Err(Refused::Broken("its process ended while it loaded".into())),
         };
         let broken = |why| Refused::Broken(format!("while loading, {why}"));
         let loaded = frames::loaded(loaded).map_err(broken)?;

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::frames::{self, Said};
+use super::frames::{self, HostSaid};
 use super::{Effects, Fail, Failure, Halt, Problem, Seen, Setting, World};
 use crate::bridge::{Bridge, Outcome};
 
@@ -98,7 +98,7 @@ impl std::fmt::Debug for BridgeSlot {
 }
 
 /// What the host answered to one call.
-enum Answer {
+enum CallAnswer {
     Value(Value),
     Failed(Failure),
 }
@@ -166,13 +166,13 @@ impl PythonWorld {
 
     /// Call a host function, for its answer and the world's own lines of it; an error names the
     /// call as `named` (what was asked through the host's `ask`), and the first one is kept.
-    fn ask_saying(&self, function: &str, named: &str, args: &[Value]) -> Result<(Answer, Besides), Opened> {
+    fn ask_saying(&self, function: &str, named: &str, args: &[Value]) -> Result<(CallAnswer, Besides), Unanswered> {
         if let Some(why) = self.broken() {
-            return Err(Opened::Broken(why));
+            return Err(Unanswered::Broken(why));
         }
         let mut slot = match self.bridge.lock() {
             Ok(slot) => slot,
-            Err(_) => return Err(Opened::Broken("the world's process was lost".into())),
+            Err(_) => return Err(Unanswered::Broken("the world's process was lost".into())),
         };
         let call = slot.0.call(function, args);
         let killed = slot.0.killed_by_signal();
@@ -188,7 +188,7 @@ impl PythonWorld {
         named: &str,
         call: crate::bridge::Call,
         killed: bool,
-    ) -> Result<(Answer, Besides), Opened> {
+    ) -> Result<(CallAnswer, Besides), Unanswered> {
         let answer = match call.outcome {
             Outcome::Returned(value) => self.read(value, named),
             // Killed, stopped, flooded or written into from outside, or made to answer past the
@@ -203,18 +203,18 @@ impl PythonWorld {
                     && self.reload(bridge) =>
             {
                 self.resets.fetch_add(1, Ordering::SeqCst);
-                Err(Opened::Lost)
+                Err(Unanswered::Lost)
             }
             other => {
                 let problem = other.problem().unwrap_or_else(|| "failed".into());
                 let stop = if problem.ends_with(['.', '?', '!']) { "" } else { "." };
-                Err(Opened::Broken(format!(
+                Err(Unanswered::Broken(format!(
                     "while {}, the world {problem}{stop} This is an error in the world, not in the learner's code: fix the world file.",
                     doing(named)
                 )))
             }
         };
-        if let Err(Opened::Broken(why)) = &answer {
+        if let Err(Unanswered::Broken(why)) = &answer {
             self.remember_broken(why.clone());
         }
         answer
@@ -230,20 +230,20 @@ impl PythonWorld {
 
     /// One answer of the host, read by its kind (see `frames`): a host that answers otherwise
     /// than the workshop reads is broken, with the key and the answer that did not fit.
-    fn read(&self, answer: Value, named: &str) -> Result<(Answer, Besides), Opened> {
-        let broken = |why| Opened::Broken(format!("while {}, {why}", doing(named)));
+    fn read(&self, answer: Value, named: &str) -> Result<(CallAnswer, Besides), Unanswered> {
+        let broken = |why| Unanswered::Broken(format!("while {}, {why}", doing(named)));
         let read = frames::read(answer).map_err(broken)?;
         let besides = Besides { said: read.lines, effects: read.effects };
         let answer = match read.said {
-            Said::Value(value) => Answer::Value(value),
-            Said::Failed(failure) => Answer::Failed(failure),
-            Said::Problems(problems) => return Err(Opened::Problems(problems)),
-            Said::Lost => return Err(Opened::Lost),
-            Said::Error(e) => {
+            HostSaid::Value(value) => CallAnswer::Value(value),
+            HostSaid::Failed(failure) => CallAnswer::Failed(failure),
+            HostSaid::Problems(problems) => return Err(Unanswered::Problems(problems)),
+            HostSaid::Lost => return Err(Unanswered::Lost),
+            HostSaid::Error(e) => {
                 let at = e.line.map(|line| format!("line {line}: ")).unwrap_or_default();
                 let code = e.code.filter(|c| !c.is_empty());
                 let code = code.map(|c| format!("\n    {c}")).unwrap_or_default();
-                return Err(Opened::Broken(format!(
+                return Err(Unanswered::Broken(format!(
                     "{at}while {}, the world failed: {}{code}\n{WORLDS_OWN}",
                     e.doing, e.message
                 )));
@@ -259,7 +259,7 @@ impl PythonWorld {
         run: Option<&PythonRun<'_>>,
         function: &str,
         args: Vec<Value>,
-    ) -> Result<(Answer, Besides), Opened> {
+    ) -> Result<(CallAnswer, Besides), Unanswered> {
         let opening = match run {
             Some(run) if !run.opened.swap(true, Ordering::SeqCst) => json!([run.number, run.ticket]),
             _ => Value::Null,
@@ -277,14 +277,14 @@ impl PythonWorld {
     /// A value the host must give; a world that broke gives `None` (and is remembered broken).
     fn value(&self, run: Option<&PythonRun<'_>>, function: &str, args: Vec<Value>) -> Option<Value> {
         match self.asked(run, function, args) {
-            Ok((Answer::Value(v), _)) => Some(v),
+            Ok((CallAnswer::Value(v), _)) => Some(v),
             _ => None,
         }
     }
 }
 
 /// An answer that is not a value or a failure.
-enum Opened {
+enum Unanswered {
     Problems(Vec<Problem>),
     Broken(String),
     /// The run asked about was lost with a process that ended: its calls fail, nothing more.
@@ -293,7 +293,7 @@ enum Opened {
 
 impl Setting for PythonWorld {
     fn start(&self, ticket: &str) -> Box<dyn World + '_> {
-        // Opened in the host with its first question, so a run costs no round trip of its own;
+        // Unanswered in the host with its first question, so a run costs no round trip of its own;
         // the number of a run of this ticket whose first call was asked ahead, if one is left.
         let reserved = self.reserved.lock().ok().and_then(|mut reserved| {
             let at = reserved.iter().position(|(t, _)| t == ticket)?;
@@ -400,8 +400,8 @@ impl World for PythonRun<'_> {
             *known = besides.effects;
         }
         match answer {
-            Answer::Value(v) => Ok(v),
-            Answer::Failed(failure) => fail(&failure),
+            CallAnswer::Value(v) => Ok(v),
+            CallAnswer::Failed(failure) => fail(&failure),
         }
     }
 

@@ -3,23 +3,26 @@
 
 use std::sync::atomic::Ordering;
 
-use super::super::frames::{self, Said};
-use super::{Opened, PythonWorld, DEADLINE};
+use super::super::frames::{self, HostSaid};
+use super::{PythonWorld, Unanswered, DEADLINE};
 use crate::bridge::{Bridge, Outcome};
 
 impl PythonWorld {
     /// A call the asking file's run upset (see `upset`): remembered as that thread's, and the
     /// world made whole again for every later run (a fresh process when this one was ended).
-    pub(super) fn upset(&self, bridge: &mut Bridge, named: &str, outcome: &Outcome) -> Opened {
+    pub(super) fn upset(&self, bridge: &mut Bridge, named: &str, outcome: &Outcome) -> Unanswered {
         // An answer over the limit leaves the process as it was; anything else ended it.
         if !matches!(outcome, Outcome::TooBig { .. }) {
             if !self.reload(bridge) {
-                return Opened::Broken(format!("{}, and it would not load again", self.upset_words(named, outcome)));
+                return Unanswered::Broken(format!(
+                    "{}, and it would not load again",
+                    self.upset_words(named, outcome)
+                ));
             }
             self.resets.fetch_add(1, Ordering::SeqCst);
         }
         self.remember_upset(named, outcome);
-        Opened::Lost
+        Unanswered::Lost
     }
 
     /// Remember what upset the world: for the thread that asked when its question did it (an
@@ -89,7 +92,7 @@ impl PythonWorld {
             match bridge.call("load_world", &self.load).outcome {
                 Outcome::Returned(value) => {
                     let read = frames::read(value);
-                    return read.is_ok_and(|answer| matches!(answer.said, Said::Value(_)));
+                    return read.is_ok_and(|answer| matches!(answer.said, HostSaid::Value(_)));
                 }
                 Outcome::Exited { .. } | Outcome::Unavailable { .. } => {}
                 _ => return false,
