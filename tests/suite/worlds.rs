@@ -401,8 +401,8 @@ fn a_program_the_learners_code_starts_holds_no_channel() {
 /// The world's file is read ahead too, before the fork, when the workshop has asked for the
 /// world by then: it names the file in the call behind the load request, which the first process
 /// looks at without taking it. (Here the interpreter starts only once something waits on its
-/// channel, and half a second later, so the ask is whole even on a busy machine; in a `check` it is waiting, since the
-/// lesson is read in less time than Python starts.)
+/// channel, and half a second later, so the ask is whole even on a busy machine; in a `check` it
+/// is waiting, since the lesson is read in less time than Python starts.)
 // Linux only: the fork it reads ahead before is made only where the workshop is a subreaper.
 #[cfg(target_os = "linux")]
 #[test]
