@@ -6,8 +6,6 @@
 # {"failure": {...}} when a tool failed as the world means it to, {"problems": [...]} for data the
 # world refuses, and {"error": {...}} when the author's code raised or returned what cannot be
 # used, with the world file's line.
-from __future__ import annotations  # the kit's type hints stay text: nothing to evaluate at start-up
-
 import sys
 
 _MODULE = type(sys)
@@ -25,7 +23,7 @@ class Failure(Exception):
     which reach the learner's build hook by name when the lesson declares them."""
 
     def __init__(
-        self, category: str, message: str, verify: dict[str, object] | None = None, **fields: object
+        self, category: str, message: str, verify: "dict[str, object] | None" = None, **fields: object
     ) -> None:
         super().__init__(message)
         self.category = category
@@ -39,7 +37,7 @@ class Problems:
     line), and why."""
 
     def __init__(self) -> None:
-        self.found: list[list[str]] = []
+        self.found: "list[list[str]]" = []
 
     def add(self, near: object, why: object) -> None:
         self.found.append([str(near), str(why)])
@@ -70,15 +68,15 @@ class World:
     Its `@tool` methods are the behaviours a lesson's tools can do."""
 
     #: The categories a retry can really fix: the truth a replay's cards are coloured by.
-    retry_helps: tuple[str, ...] = ()
+    retry_helps: "tuple[str, ...]" = ()
     #: Categories whose message carries the service's internals, which must never reach the model.
-    internal: tuple[str, ...] = ()
+    internal: "tuple[str, ...]" = ()
 
     def load(
         self,
-        data: dict[str, object],
-        tools: list[dict[str, object]],
-        tickets: dict[str, dict[str, object]],
+        data: "dict[str, object]",
+        tools: "list[dict[str, object]]",
+        tickets: "dict[str, dict[str, object]]",
         problems: Problems,
     ) -> None:
         """Check the lesson's [world] table (`data`), its tools and each ticket's keys; report
@@ -93,7 +91,7 @@ class World:
         result does not show ("Dana was asked to approve scaling to 4 replicas: declined")."""
         self.__dict__.setdefault("_said", []).append(str(text))
 
-    def no_such_tool(self, name: str, names: list[str]) -> object:
+    def no_such_tool(self, name: str, names: "list[str]") -> object:
         """A call of a tool the lesson does not have: a validation failure, as a server says it."""
         raise Failure("validation", f"There is no tool named {name}. The tools are {', '.join(names)}.")
 
@@ -104,7 +102,7 @@ class World:
             text = text.replace("{" + name + "}", str(value))
         return text
 
-    def messages(self) -> dict[str, str]:
+    def messages(self) -> "dict[str, str]":
         """The lesson's message templates, by key."""
         return {}
 
@@ -112,29 +110,29 @@ class World:
         """Whether a read's result found what it looked for."""
         return False
 
-    def counts(self) -> dict[str, int]:
+    def counts(self) -> "dict[str, int]":
         """What the run counts, for checks and notes: {"bells_rung": 1}."""
         return {}
 
-    def detail(self) -> dict[str, object]:
+    def detail(self) -> "dict[str, object]":
         """The counts in detail, for `watch --format json`."""
         return {}
 
-    def harms(self) -> list[str]:
+    def harms(self) -> "list[str]":
         """Sentences naming harm the run did; empty when it did none."""
         return []
 
-    def card(self, output: object) -> str | None:
+    def card(self, output: object) -> "str | None":
         """A successful result without a message, in words on its card; None to show it raw."""
         return None
 
-    def sample_fields(self, draw) -> dict[str, object]:  # draw(n: int) -> int, in 0..n
+    def sample_fields(self, draw) -> "dict[str, object]":  # draw(n: int) -> int, in 0..n
         """Fields for the lesson's sample messages: `draw(n)` gives a number in 0..n."""
         return {}
 
     def report(
-        self, seen: dict[str, object], attempts: int, input: dict[str, object]
-    ) -> object | None:
+        self, seen: "dict[str, object]", attempts: int, input: "dict[str, object]"
+    ) -> "object | None":
         """What a subagent whose task failed passes up; None when the failure said nothing."""
         return None
 
