@@ -281,7 +281,7 @@ fn unused(
     used: &HashSet<String>,
 ) -> Result<(), Error> {
     for turn in &cassette.turns {
-        if !used.contains(&turn.entry.key) {
+        if !used.contains(&turn.used_key()) {
             exam.report(false, format!("{}: this recorded turn is never replayed", turn.file_line(&exam.ctx.root)))?;
         }
     }
@@ -340,7 +340,13 @@ fn wrong(replay: &crate::replay::events::Run, expected: Option<usize>) -> Option
         }
         // A run may end in the API's refusal: the code under replay built a request the API
         // does not accept, which is what that code does.
-        _ if !matches!(replay.events.last(), Some(Event::Reply { .. } | Event::ApiError { .. })) => {
+        // So may a run that the host ended: by a cap, or on an API error it did not send again
+        // (what it told the person comes last).
+        _ if !matches!(
+            replay.events.iter().rev().find(|e| !matches!(e, Event::Told { .. })),
+            Some(Event::Reply { .. } | Event::ApiError { .. } | Event::HostError { .. } | Event::Capped { .. })
+        ) =>
+        {
             Some("the replay does not end in a reply".into())
         }
         _ => None,

@@ -93,11 +93,17 @@ fn off_script(replay: &Run, model: &ScriptModel, run: &ScriptRun) -> Vec<String>
 
 /// Add a run's recorded turns to its file's, each request once. Two runs that send one request,
 /// or words of one kind in requests otherwise alike, must script the same reply to it.
+/// A request sent again after a transient error is recorded again: the n-th sending of it in a
+/// run is matched with the n-th entry of its key.
 fn merge(entries: &mut Vec<Entry>, kinds: &Kinds, recorded: Vec<Entry>, issues: &mut Vec<String>) {
+    let mut sent: BTreeMap<String, usize> = BTreeMap::new();
     for entry in recorded {
+        let nth = sent.entry(entry.key.clone()).or_default();
+        let this = *nth;
+        *nth += 1;
         let kind = kinds.key(&entry.request);
         let same_kind = |e: &&Entry| kind.is_some() && kinds.key(&e.request) == kind;
-        match entries.iter().find(|e| e.key == entry.key) {
+        match entries.iter().filter(|e| e.key == entry.key).nth(this) {
             Some(same) if same.response == entry.response => {}
             Some(_) => issues.push("sends a request another run sends too, but scripts a different reply to it".into()),
             None if entries.iter().filter(same_kind).any(|e| e.response != entry.response) => issues.push(

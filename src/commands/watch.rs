@@ -22,7 +22,8 @@ fn pause(event: &Event) -> Duration {
         Event::ToolCall { .. } => 800,
         Event::Attempt { .. } | Event::Report { .. } | Event::Verify { .. } => 700,
         Event::Wait { ms } => *ms,
-        Event::Reply { .. } => 900,
+        Event::Reply { .. } | Event::Told { .. } => 900,
+        Event::HostError { .. } | Event::Capped { .. } => 700,
         Event::NoRecording { .. } | Event::CodeError { .. } | Event::ApiError { .. } => 300,
     })
 }

@@ -38,6 +38,10 @@ pub struct AgentData {
     /// Model turns at most in one run.
     #[serde(default = "default_max_turns")]
     pub max_turns: usize,
+    /// Seconds a run may take on the replay's own clock (the recorded time of each request,
+    /// and the waits the host chose); none when absent.
+    #[serde(default)]
+    pub time_budget_s: Option<f64>,
 }
 
 fn default_server() -> String {

@@ -4,11 +4,11 @@ use serde::Deserialize;
 use serde_json::Value;
 
 /// The ways a run can end, as a condition's `ends` names them (`events::Counts::ends`).
-pub(crate) const ENDINGS: [&str; 5] = ["reply", "no_recording", "api_error", "code_error", "none"];
+pub(crate) const ENDINGS: [&str; 6] = ["reply", "no_recording", "api_error", "code_error", "cap", "none"];
 
 /// The counts a note or a prediction may name, besides the world's own counts: the fields of
 /// `events::Counts` as a run writes them (a test below keeps the two lists the same).
-pub(crate) const COUNT_KEYS: [&str; 11] = [
+pub(crate) const COUNT_KEYS: [&str; 15] = [
     "attempts",
     "reads",
     "retries",
@@ -20,6 +20,10 @@ pub(crate) const COUNT_KEYS: [&str; 11] = [
     "leaks",
     "failed",
     "ends",
+    "api_errors",
+    "api_retries",
+    "turns",
+    "elapsed_ms",
 ];
 
 /// What one count must be: a number (`1`), a comparison (`">=1"`, `"<3"`, `"!=2"`), a yes or

@@ -44,6 +44,17 @@ pub struct Hooks {
     /// Builds the user message that answers one assistant turn's tool calls.
     #[serde(default)]
     pub answer: Option<Hook>,
+    /// Asked when the Messages API answers a request with an error or not at all: a number of
+    /// seconds sends the same request again after that wait; anything else stops the run.
+    #[serde(default)]
+    pub api_error: Option<Hook>,
+    /// Asked before each model request after the first: a falsy answer stops the run there.
+    #[serde(default)]
+    pub go_on: Option<Hook>,
+    /// Asked when the run ends without the model's answer (a cap, an API error, a reply cut
+    /// off or refused): what the person is told.
+    #[serde(default)]
+    pub tell: Option<Hook>,
 }
 
 /// One hook: the learner function, and the arguments it is given, by name.
@@ -64,6 +75,9 @@ pub struct Hook {
 pub(crate) const BUILD_ARGS: [&str; 5] = ["category", "message", "verify", "tool", "input"];
 pub(crate) const DECIDE_ARGS: [&str; 5] = ["error", "result", "tool", "input", "attempt"];
 pub(crate) const ANSWER_ARGS: [&str; 3] = ["tool_uses", "outcomes", "note"];
+pub(crate) const API_ERROR_ARGS: [&str; 5] = ["status", "error_type", "retry_after", "attempt", "elapsed"];
+pub(crate) const GO_ON_ARGS: [&str; 2] = ["turn", "elapsed"];
+pub(crate) const TELL_ARGS: [&str; 3] = ["reason", "detail", "text"];
 
 impl Hooks {
     /// Every hook with its place's name and the arguments that place offers.
@@ -72,6 +86,9 @@ impl Hooks {
             ("build", &self.build, &BUILD_ARGS[..]),
             ("decide", &self.decide, &DECIDE_ARGS[..]),
             ("answer", &self.answer, &ANSWER_ARGS[..]),
+            ("api_error", &self.api_error, &API_ERROR_ARGS[..]),
+            ("go_on", &self.go_on, &GO_ON_ARGS[..]),
+            ("tell", &self.tell, &TELL_ARGS[..]),
         ]
         .into_iter()
         .filter_map(|(name, hook, args)| hook.as_ref().map(|h| (name, h, args)))

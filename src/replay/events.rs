@@ -186,6 +186,48 @@ pub enum Event {
         /// The turn was recorded for other words of the same kind as this run's (`kinds`).
         #[serde(skip_serializing_if = "Vec::is_empty")]
         by_kind: Vec<ByKind>,
+        /// Why the model stopped, when it is not the end of its turn: `max_tokens` (the text
+        /// is cut off there) or `refusal`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stop_reason: Option<String>,
+    },
+    /// The Messages API answered a request with an error, or nothing came back in time: the
+    /// host's to handle in code. The model never sees it.
+    HostError {
+        /// The HTTP status; none for a timeout.
+        status: Option<u16>,
+        /// The API's error type (`overloaded_error`), or `timeout`.
+        error_type: String,
+        message: String,
+        /// What the API asked the host to wait before sending again (`retry-after`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        retry_after_ms: Option<u64>,
+        /// Which sending of this request it was, from 1.
+        number: u32,
+        /// The wait the host chose before sending the same request again; none: it stopped.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        wait_ms: Option<u64>,
+        /// When it happened, on the replay's own clock.
+        at_ms: u64,
+    },
+    /// A cap of the host's ended the run before the model answered: `max_turns` (the lesson's
+    /// turn limit), `time_budget` (its time on the replay's clock) or `code` (the code under
+    /// replay said to stop).
+    Capped {
+        by: String,
+        /// The turns the model was asked for, and the time the run had taken.
+        turns: usize,
+        elapsed_ms: u64,
+        /// The limit that was reached: turns, or milliseconds; none for `code`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        limit: Option<u64>,
+    },
+    /// What the host told the person when the run ended without the model's answer.
+    Told {
+        text: String,
+        /// Why the run ended: `max_turns`, `time_budget`, `code`, `api_error`, `max_tokens`,
+        /// `refusal`.
+        reason: String,
     },
     /// The run asked for a model turn nobody recorded. The replay stops here.
     NoRecording {
@@ -345,9 +387,16 @@ pub struct Counts {
     pub leaks: usize,
     /// Whether a call ended in a failure that nothing settled.
     pub failed: bool,
-    /// How the run ended: `reply`, `no_recording`, `api_error`, `code_error`, or
+    /// How the run ended: `reply`, `no_recording`, `api_error`, `code_error`, `cap`, or
     /// `none` (no event ended it).
     pub ends: String,
+    /// Errors the Messages API answered with (or timeouts), which the model never saw; and
+    /// how many of them the host sent again.
+    pub api_errors: usize,
+    pub api_retries: usize,
+    /// Model requests the run made, and the time it took on the replay's own clock.
+    pub turns: usize,
+    pub elapsed_ms: u64,
     /// What the run did to its world, as the world counts it (its `counts()`).
     #[serde(flatten)]
     pub world: serde_json::Map<String, Value>,

@@ -190,7 +190,8 @@ pub(crate) fn check_response(response: &Value, request: &Value) -> Result<(), Br
     let stop = response.get("stop_reason").and_then(Value::as_str).unwrap_or("");
     match (stop, ids.is_empty()) {
         ("tool_use", true) => return Err(Broken::Rule("the response stops for tool_use but calls no tool".into())),
-        ("tool_use", false) | ("end_turn", true) => {}
+        // A reply cut off at max_tokens, or refused, ends with what text there is.
+        ("tool_use", false) | ("end_turn" | "max_tokens" | "refusal", true) => {}
         (other, _) => return Err(rule!("the response's stop_reason '{other}' does not match its content")),
     }
     for block in content {

@@ -68,12 +68,28 @@ pub(crate) struct Entry {
     pub provenance: Provenance,
     pub request: Value,
     pub response: Value,
+    /// How long the request took on the recorded clock: a replay's own clock moves by this,
+    /// never by the machine's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub took_ms: Option<u64>,
 }
 
 impl Entry {
     /// Whether what was recorded is the API's refusal (`{"type": "error", ...}`), not a reply.
     pub(crate) fn refused(&self) -> bool {
         self.response.get("type").and_then(Value::as_str) == Some("error")
+    }
+
+    /// No response came back in time: the request timed out (`{"type": "timeout"}`).
+    pub(crate) fn timed_out(&self) -> bool {
+        self.response.get("type").and_then(Value::as_str) == Some("timeout")
+    }
+
+    /// An error the same request may not meet again (429, 5xx, 529, a timeout), so a later
+    /// entry may record what the same request got when it was sent again.
+    pub(crate) fn transient(&self) -> bool {
+        let status = self.response.get("status").and_then(Value::as_u64).unwrap_or(400);
+        self.timed_out() || (self.refused() && (status == 429 || status >= 500))
     }
 }
 
@@ -83,9 +99,17 @@ pub(crate) struct Recorded {
     pub entry: Entry,
     pub file: PathBuf,
     pub line: usize,
+    /// Which sending of its request this answers, from 0: a request sent again after a
+    /// transient error has the next entry of the same key.
+    pub nth: usize,
 }
 
 impl Recorded {
+    /// What marks this turn used in a replay: its key, and the sending it answers.
+    pub(crate) fn used_key(&self) -> String {
+        used_key(&self.entry.key, self.nth)
+    }
+
     pub(crate) fn file_line(&self, root: &Path) -> String {
         format!("{}:{}", crate::course::root::shown(root, &self.file), self.line)
     }
@@ -95,7 +119,8 @@ impl Recorded {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Cassette {
     pub turns: Vec<Recorded>,
-    by_key: HashMap<String, usize>,
+    /// Each key's entries, in the order the request was sent.
+    by_key: HashMap<String, Vec<usize>>,
     /// The words of this ticket's requests that replies depend on only by kind.
     kinds: Kinds,
     /// The turns by the key of their request with those words replaced by their kind.
@@ -141,12 +166,45 @@ fn read_entry(line: &str) -> Result<Entry, (String, Option<&'static str>)> {
     }
     messages::check_request(&entry.request)
         .map_err(|why| (format!("the recorded request breaks the tool-use rules: {why}"), Some(RECORD_AGAIN)))?;
-    let checked = if entry.refused() { Ok(()) } else { messages::check_response(&entry.response, &entry.request) };
+    let checked = if entry.refused() || entry.timed_out() {
+        check_error(&entry.response)
+    } else {
+        messages::check_response(&entry.response, &entry.request).map_err(|e| e.to_string())
+    };
     checked.map_err(|why| (format!("the recorded response is not valid: {why}"), Some(RECORD_AGAIN)))?;
     Ok(entry)
 }
 
 /// The file holding a ticket's turns in a runtime.
+/// What marks the `nth` sending of the request with this key used in a replay.
+pub(crate) fn used_key(key: &str, nth: usize) -> String {
+    if nth == 0 {
+        key.to_string()
+    } else {
+        format!("{key}#{nth}")
+    }
+}
+
+/// A recorded error answer: a status the API answers with (400 to 599) and an error object
+/// with its type, or a timeout, which has no answer at all.
+fn check_error(response: &Value) -> Result<(), String> {
+    if response.get("type").and_then(Value::as_str) == Some("timeout") {
+        return Ok(());
+    }
+    let status = response.get("status").and_then(Value::as_u64);
+    if !status.is_some_and(|s| (400..600).contains(&s)) {
+        return Err("an error response needs a status from 400 to 599".into());
+    }
+    if response.pointer("/error/type").and_then(Value::as_str).is_none() {
+        return Err("an error response needs error.type, as the API sends it".into());
+    }
+    match response.get("retry_after") {
+        None => Ok(()),
+        Some(v) if v.as_f64().is_some_and(|s| s >= 0.0) => Ok(()),
+        Some(_) => Err("retry_after, when given, is the seconds the API asked to wait".into()),
+    }
+}
+
 pub(crate) fn file_for(dir: &Path, runtime: &str, ticket: &str) -> PathBuf {
     dir.join(runtime).join(format!("{ticket}.jsonl"))
 }
@@ -205,18 +263,30 @@ impl Cassette {
                 why: whose.why(reason, remedy),
             };
             let entry = read_entry(line).map_err(|(reason, remedy)| at(reason, remedy))?;
-            if let Some(first) = cassette.by_key.get(&entry.key) {
-                let line = cassette.turns[*first].line;
-                return Err(at(format!("records the same request as line {line} again"), None));
+            let earlier = cassette.by_key.entry(entry.key.clone()).or_default();
+            if let Some(&last) = earlier.last() {
+                let before = &cassette.turns[last];
+                if !before.entry.transient() {
+                    let line = before.line;
+                    return Err(at(format!("records the same request as line {line} again"), None));
+                }
             }
-            cassette.by_key.insert(entry.key.clone(), cassette.turns.len());
-            cassette.turns.push(Recorded { entry, file: path.to_path_buf(), line: number });
+            let nth = earlier.len();
+            earlier.push(cassette.turns.len());
+            cassette.turns.push(Recorded { entry, file: path.to_path_buf(), line: number, nth });
         }
         Ok(cassette)
     }
 
-    pub(crate) fn find(&self, key: &str) -> Option<&Recorded> {
-        self.by_key.get(key).map(|&i| &self.turns[i])
+    /// The turn recorded for the `nth` sending of this request (from 0). Past the last one
+    /// recorded, the last again when it is an error: an API that keeps failing, or a request
+    /// it refuses, answers a request sent again the same way. A reply is never made up.
+    pub(crate) fn find_nth(&self, key: &str, nth: usize) -> Option<&Recorded> {
+        let all = self.by_key.get(key)?;
+        match all.get(nth) {
+            Some(&i) => Some(&self.turns[i]),
+            None => all.last().map(|&i| &self.turns[i]).filter(|t| t.entry.refused() || t.entry.timed_out()),
+        }
     }
 
     /// The same turns, also found by kind. Two turns whose requests are alike but for words of
@@ -224,6 +294,9 @@ impl Cassette {
     pub(crate) fn with_kinds(mut self, root: &Path, kinds: Kinds) -> Result<Cassette, Error> {
         for (i, turn) in self.turns.iter().enumerate() {
             let Some(key) = kinds.key(&turn.entry.request) else { continue };
+            if turn.nth > 0 {
+                continue;
+            }
             if let Some(&first) = self.by_kind.get(&key) {
                 let other = &self.turns[first];
                 if other.entry.response != turn.entry.response {

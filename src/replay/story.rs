@@ -119,9 +119,11 @@ fn refused_after(events: &[Event], at: usize) -> bool {
                 | Event::ApiError { .. }
                 | Event::NoRecording { .. }
                 | Event::CodeError { .. }
+                | Event::HostError { wait_ms: None, .. }
+                | Event::Capped { .. }
         )
     });
-    matches!(next, Some(Event::ApiError { .. }))
+    matches!(next, Some(Event::ApiError { .. } | Event::HostError { .. }))
 }
 
 /// Each failed try with its judgement.
@@ -252,7 +254,13 @@ fn times(n: usize) -> String {
 
 /// How the run ended, and why it stopped early when it did.
 fn ending(events: &[Event]) -> (&'static str, Option<&'static str>) {
-    match events.last() {
+    // What the host told the person comes after what ended the run.
+    match events.iter().rev().find(|e| !matches!(e, Event::Told { .. })) {
+        Some(Event::Capped { .. }) => ("cap", Some("a cap of the host's ended the run")),
+        Some(Event::HostError { status: Some(400), .. }) => {
+            ("api_error", Some("the API refused the request (400), and the host stopped"))
+        }
+        Some(Event::HostError { .. }) => ("api_error", Some("the API answered with an error, and the host stopped")),
         Some(Event::Reply { .. }) => ("reply", None),
         Some(Event::NoRecording { .. }) => ("no_recording", Some("no recorded reply for this request")),
         Some(Event::ApiError { status: 400, .. }) => ("api_error", Some("the API refused the request (400)")),
@@ -270,6 +278,8 @@ pub(crate) fn verdict(events: &[Event], setting: &dyn Setting, effects: &Effects
     let counts = counts(events, &all, &judged, ends, effects);
     let head = head(events, &all, &counts);
     let mut text = match stopped {
+        // A cap is the host's own stop, not the replay's.
+        Some(why) if ends == "cap" => format!("{head}, then {why}."),
         Some(why) => format!("{head}, then the replay stopped: {why}."),
         None => told(events, &all, &judged, &counts, head),
     };
@@ -353,6 +363,11 @@ fn counts(events: &[Event], all: &[Try], judged: &[(usize, Judged)], ends: &str,
             calls.iter().rev().find(|t| t.key == **key).is_some_and(|t| t.failed && !settled.contains(&t.at))
         }),
         ends: ends.to_string(),
+        api_errors: events.iter().filter(|e| matches!(e, Event::HostError { .. })).count(),
+        api_retries: events.iter().filter(|e| matches!(e, Event::HostError { wait_ms: Some(_), .. })).count(),
+        // The runtime knows these; a run that never started took no turn and no time.
+        turns: 0,
+        elapsed_ms: 0,
         world: effects.counts.clone(),
     }
 }
@@ -546,7 +561,7 @@ mod tests {
     }
 
     fn reply() -> Event {
-        Event::Reply { text: "Done.".into(), provenance: authored(), by_kind: Vec::new() }
+        Event::Reply { text: "Done.".into(), provenance: authored(), by_kind: Vec::new(), stop_reason: None }
     }
 
     fn text(events: &[Event]) -> String {

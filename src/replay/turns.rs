@@ -1,7 +1,7 @@
 //! Where the model's turns come from: recordings (replay), or an authored script (when lesson
 //! authors make recordings). Either way the harness and the tools around it run for real.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 
 use serde::Deserialize;
@@ -17,9 +17,21 @@ pub(crate) enum Turn {
         provenance: Provenance,
         /// When the reply was recorded for other words of the same kind: those words and these.
         by_kind: Vec<ByKind>,
+        /// How long the request took on the replay's clock.
+        took_ms: u64,
     },
-    /// The API refused the request: a recorded error response (`{"type": "error", ...}`).
-    Refused { status: u16, error_type: String, message: String },
+    /// The API answered with an error (`{"type": "error", ...}`): a refusal of the request (a
+    /// 400) or an error of its own (429, 500, 529). The host's to handle; the model never sees it.
+    Refused {
+        status: u16,
+        error_type: String,
+        message: String,
+        /// How long the API asked the host to wait before it sends again (`retry-after`).
+        retry_after_ms: Option<u64>,
+        took_ms: u64,
+    },
+    /// No answer came back within the request's time limit.
+    TimedOut { took_ms: u64 },
     /// Nobody recorded a reply to this request.
     Missing {
         closest: Option<String>,
@@ -30,17 +42,29 @@ pub(crate) enum Turn {
 }
 
 impl Turn {
-    /// A recorded turn: the model's reply, or the API's refusal when that is what was recorded.
+    /// A recorded turn: the model's reply, or the API's error or a timeout when that is what
+    /// was recorded.
     pub(crate) fn recorded(entry: &Entry) -> Turn {
         let response = &entry.response;
+        let took_ms = entry.took_ms.unwrap_or(0);
+        if entry.timed_out() {
+            return Turn::TimedOut { took_ms };
+        }
         if entry.refused() {
             let error = response.get("error");
             let text = |k: &str| error.and_then(|e| e.get(k)).and_then(Value::as_str).unwrap_or("").to_string();
             let status =
                 response.get("status").and_then(Value::as_u64).and_then(|s| u16::try_from(s).ok()).unwrap_or(400);
-            return Turn::Refused { status, error_type: text("type"), message: text("message") };
+            let retry_after_ms = response.get("retry_after").and_then(Value::as_f64).map(|s| (s * 1000.0) as u64);
+            return Turn::Refused {
+                status,
+                error_type: text("type"),
+                message: text("message"),
+                retry_after_ms,
+                took_ms,
+            };
         }
-        Turn::Reply { response: response.clone(), provenance: entry.provenance.clone(), by_kind: Vec::new() }
+        Turn::Reply { response: response.clone(), provenance: entry.provenance.clone(), by_kind: Vec::new(), took_ms }
     }
 
     /// Nothing answers, and nothing is known of why.
@@ -53,32 +77,37 @@ pub(crate) trait Model {
     fn respond(&mut self, request: &Value) -> Turn;
 }
 
-/// Replays recorded turns, strictly by the request's key.
+/// Replays recorded turns, strictly by the request's key (and, for a request sent again after
+/// a transient error, by how many times it was sent).
 pub(crate) struct RecordedModel<'c> {
     cassette: &'c Cassette,
     root: PathBuf,
-    /// Keys of the turns replayed so far.
+    /// Keys of the turns replayed so far (`recordings::used_key`).
     pub used: HashSet<String>,
+    /// How many times each request was sent so far in this run.
+    sent: HashMap<String, usize>,
 }
 
 impl<'c> RecordedModel<'c> {
     pub(crate) fn new(cassette: &'c Cassette, root: PathBuf) -> RecordedModel<'c> {
-        RecordedModel { cassette, root, used: HashSet::new() }
+        RecordedModel { cassette, root, used: HashSet::new(), sent: HashMap::new() }
     }
 }
 
 impl RecordedModel<'_> {
-    /// The recorded turn for the request with this key, if there is one.
+    /// The recorded turn for this sending of the request with this key, if there is one.
     pub(crate) fn find(&mut self, key: &str) -> Option<Turn> {
-        let found = self.cassette.find(key)?;
-        self.used.insert(key.to_string());
+        let nth = self.sent.get(key).copied().unwrap_or(0);
+        let found = self.cassette.find_nth(key, nth)?;
+        self.sent.insert(key.to_string(), nth + 1);
+        self.used.insert(found.used_key());
         Some(Turn::recorded(&found.entry))
     }
 
     /// The turn recorded for other words of the same kind as this request's, labelled so.
     pub(crate) fn find_kind(&mut self, request: &Value) -> Option<Turn> {
         let (found, swaps) = self.cassette.find_kind(request)?;
-        self.used.insert(found.entry.key.clone());
+        self.used.insert(found.used_key());
         let mut turn = Turn::recorded(&found.entry);
         if let Turn::Reply { by_kind, .. } = &mut turn {
             *by_kind = swaps;
@@ -121,7 +150,8 @@ pub(crate) fn unqualified<'n>(server: &str, name: &'n str) -> Option<&'n str> {
     name.strip_prefix("mcp__")?.strip_prefix(server)?.strip_prefix("__")
 }
 
-/// One authored model turn: optional text, then optional tool calls.
+/// One authored model turn: optional text, then optional tool calls; or what the API answered
+/// instead of the model (an error, or nothing within the time limit).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ScriptTurn {
@@ -129,7 +159,36 @@ pub(crate) struct ScriptTurn {
     pub say: Option<String>,
     #[serde(default)]
     pub call: Vec<ScriptCall>,
+    /// Why the model stopped when it is not the end of its turn or a tool call: `max_tokens`
+    /// (the text is cut there) or `refusal`.
+    #[serde(default)]
+    pub stop: Option<String>,
+    /// The API answered with this error instead.
+    #[serde(default)]
+    pub error: Option<ScriptError>,
+    /// The request timed out: nothing came back.
+    #[serde(default)]
+    pub timeout: bool,
+    /// How long the request took, on the replay's clock.
+    #[serde(default)]
+    pub took_ms: Option<u64>,
 }
+
+/// An error the API answers a request with, as its body says it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ScriptError {
+    pub status: u16,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub message: String,
+    /// Seconds the API asks the host to wait (its `retry-after` header).
+    #[serde(default)]
+    pub retry_after: Option<f64>,
+}
+
+/// The stop reasons a script may give a reply besides the two it works out itself.
+const SCRIPT_STOPS: [&str; 2] = ["max_tokens", "refusal"];
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -226,6 +285,51 @@ impl Model for ScriptModel {
         let Some(turn) = self.turns.pop_front() else {
             return Turn::missing("the script has no more turns for this run".into());
         };
+        let (response, answer) = match self.answer(&turn, request) {
+            Ok(answered) => answered,
+            Err(why) => return Turn::missing(why),
+        };
+        let entry = Entry {
+            key: recordings::key(request),
+            provenance: self.provenance.clone(),
+            request: request.clone(),
+            response,
+            took_ms: turn.took_ms,
+        };
+        self.recorded.push(entry);
+        answer
+    }
+}
+
+impl ScriptModel {
+    /// The response a scripted turn records, and the turn it is. Err: the script asks for
+    /// what no API answers.
+    fn answer(&mut self, turn: &ScriptTurn, request: &Value) -> Result<(Value, Turn), String> {
+        let took_ms = turn.took_ms.unwrap_or(0);
+        if turn.timeout {
+            return Ok((json!({"type": "timeout"}), Turn::TimedOut { took_ms }));
+        }
+        if let Some(error) = &turn.error {
+            if !(400..600).contains(&error.status) {
+                return Err(format!("the scripted error's status {} is not one the API answers with", error.status));
+            }
+            let mut response = json!({
+                "type": "error",
+                "status": error.status,
+                "error": {"type": error.kind, "message": error.message},
+            });
+            if let Some(seconds) = error.retry_after {
+                response["retry_after"] = json!(seconds);
+            }
+            let recorded = Entry {
+                key: String::new(),
+                provenance: self.provenance.clone(),
+                request: Value::Null,
+                response: response.clone(),
+                took_ms: Some(took_ms),
+            };
+            return Ok((response, Turn::recorded(&recorded)));
+        }
         let mut content = Vec::new();
         if let Some(text) = &turn.say {
             content.push(json!({"type": "text", "text": text.trim()}));
@@ -238,7 +342,12 @@ impl Model for ScriptModel {
             let id = self.id("toolu", request);
             content.push(json!({"type": "tool_use", "id": id, "name": name, "input": call.input}));
         }
-        let stop = if turn.call.is_empty() { "end_turn" } else { "tool_use" };
+        let stop = match &turn.stop {
+            Some(stop) if SCRIPT_STOPS.contains(&stop.as_str()) => stop.as_str(),
+            Some(other) => return Err(format!("the scripted stop {other:?} is not one of {SCRIPT_STOPS:?}")),
+            None if turn.call.is_empty() => "end_turn",
+            None => "tool_use",
+        };
         let response = json!({
             "id": self.id("msg", request),
             "type": "message",
@@ -247,13 +356,8 @@ impl Model for ScriptModel {
             "content": content,
             "stop_reason": stop,
         });
-        self.recorded.push(Entry {
-            key: recordings::key(request),
-            provenance: self.provenance.clone(),
-            request: request.clone(),
-            response: response.clone(),
-        });
-        Turn::Reply { response, provenance: self.provenance.clone(), by_kind: Vec::new() }
+        let provenance = self.provenance.clone();
+        Ok((response.clone(), Turn::Reply { response, provenance, by_kind: Vec::new(), took_ms }))
     }
 }
 
@@ -283,7 +387,7 @@ pub(crate) mod tests_support {
             let calls = content.as_array().is_some_and(|c| c.iter().any(|b| b["type"] == "tool_use"));
             let response = json!({"role": "assistant", "content": content, "stop_reason": if calls { "tool_use" } else { "end_turn" }});
             let provenance = Provenance::Authored { by: "a test".into(), written: "today".into() };
-            Turn::Reply { response, provenance, by_kind: Vec::new() }
+            Turn::Reply { response, provenance, by_kind: Vec::new(), took_ms: 0 }
         }
     }
 }

@@ -183,3 +183,64 @@ pub(crate) fn verify_words(found: Option<bool>, retried: bool) -> &'static str {
         (None, false) => "the read failed: still unknown",
     }
 }
+
+/// An API error the host met, in words: its line, and what the host did about it.
+pub(crate) fn host_error_words(
+    status: Option<u16>,
+    error_type: &str,
+    message: &str,
+    retry_after_ms: Option<u64>,
+    wait_ms: Option<u64>,
+) -> (String, String) {
+    let mut line = match status {
+        Some(status) => format!("{status} {error_type}: {message}"),
+        None => format!("timeout: {message}"),
+    };
+    if let Some(ms) = retry_after_ms {
+        line.push_str(&format!(" (retry-after {})", clock(ms)));
+    }
+    let then = match wait_ms {
+        Some(ms) => format!("The host waits {} and sends the same request again.", clock(ms)),
+        None => "The host sends it no more: the run ends here.".to_string(),
+    };
+    (line, format!("The host's to handle in code; the model never sees it. {then}"))
+}
+
+/// A cap that ended the run, in words.
+pub(crate) fn capped_words(by: &str, turns: usize, elapsed_ms: u64, limit: Option<u64>) -> String {
+    let turns = crate::render::count(turns, "model turn");
+    let spent = clock(elapsed_ms);
+    match (by, limit) {
+        ("max_turns", Some(limit)) => {
+            format!("the host stopped the run after {turns}, its cap of {limit} ({spent} on the replay's clock)")
+        }
+        ("time_budget", Some(limit)) => format!(
+            "the host stopped the run at {spent} on the replay's clock, its budget of {}, after {turns}",
+            clock(limit)
+        ),
+        _ => format!("the code stopped the run after {turns} ({spent} on the replay's clock)"),
+    }
+}
+
+/// Under a cap's card, and under what the host told the person.
+pub(crate) const CAP_ENDS: &str = "The model never gave a final answer: the run ends here.";
+pub(crate) const TOLD_WHO: &str = "[to the person, from the host's code; the model never sees it]";
+
+/// Under a reply the model did not finish: why it stopped.
+pub(crate) fn stop_words(stop_reason: &str) -> String {
+    match stop_reason {
+        "max_tokens" => "[cut off: the reply reached max_tokens]".to_string(),
+        "refusal" => "[the model refused: stop_reason refusal]".to_string(),
+        other => format!("[stop_reason {other}]"),
+    }
+}
+
+/// "2 s", "0.5 s", "1 min 30 s": a time on the replay's clock.
+pub(crate) fn clock(ms: u64) -> String {
+    let seconds = ms as f64 / 1000.0;
+    if seconds >= 60.0 {
+        let minutes = (seconds / 60.0).floor();
+        return format!("{minutes} min {} s", (seconds - minutes * 60.0).round());
+    }
+    format!("{seconds} s")
+}

@@ -243,7 +243,22 @@ fn event(ev: &Told<'_>) -> String {
         Event::Note { text: words, after_results } => {
             card("note", "Note", &text(&cards::note_words(words, *after_results)))
         }
-        Event::Reply { text: words, provenance, by_kind } => reply(words, provenance, by_kind),
+        Event::Reply { text: words, provenance, by_kind, stop_reason } => {
+            reply(words, stop_reason.as_deref(), provenance, by_kind)
+        }
+        Event::HostError { status, error_type, message, retry_after_ms, wait_ms, number, .. } => {
+            let (line, then) = cards::host_error_words(*status, error_type, message, *retry_after_ms, *wait_ms);
+            let label = if *number > 1 { format!("API error {number}") } else { "API error".to_string() };
+            let class = if wait_ms.is_some() { "warn host" } else { "bad host" };
+            card(class, &label, &format!("{}{}", text(&line), dim(&then)))
+        }
+        Event::Capped { by, turns, elapsed_ms, limit } => {
+            let words = cards::capped_words(by, *turns, *elapsed_ms, *limit);
+            card("warn host", "Cap", &format!("{}{}", text(&words), dim(cards::CAP_ENDS)))
+        }
+        Event::Told { text: words, .. } => {
+            card("host", "Host tells", &format!("{}{}", text(words), dim(cards::TOLD_WHO)))
+        }
         Event::NoRecording { .. } => dead_end(ev.event),
         Event::ApiError { status, error_type, message } => {
             let body = format!("{}{}", text(&format!("{status} {error_type}: {message}")), dim(cards::API_REFUSES));
@@ -275,10 +290,12 @@ fn report_card(report: &Value) -> String {
 /// The model's reply, with each turn replayed by kind and both of its sentences.
 fn reply(
     words: &str,
+    stop_reason: Option<&str>,
     provenance: &crate::replay::recordings::Provenance,
     by_kind: &[crate::lesson::kinds::ByKind],
 ) -> String {
-    let mut body = format!("{}<p>{}</p>", text(words), badge(provenance));
+    let stopped = stop_reason.map(|r| dim(&cards::stop_words(r))).unwrap_or_default();
+    let mut body = format!("{}{stopped}<p>{}</p>", text(words), badge(provenance));
     for swap in by_kind {
         body.push_str(&format!("<p class=\"text\"><strong>By kind</strong> {}</p>", esc(&cards::by_kind_words(swap))));
         let both = format!("this run sent: {}\nrecorded for:  {}", swap.sent, swap.recorded);

@@ -7,6 +7,7 @@
 mod answer;
 mod facts;
 pub(crate) mod harness;
+mod host;
 mod lazy;
 pub(crate) mod sdk;
 mod sent;
@@ -18,7 +19,7 @@ use crate::lesson::kinds::ByKind;
 use crate::lesson::{Lesson, Runtime, Ticket};
 use crate::replay::events::{Event, Run};
 use crate::replay::recordings::canonical;
-use crate::replay::turns::{Model, Turn};
+use crate::replay::turns::Model;
 use crate::world::World;
 pub(crate) use answer::{answer_message, sent_as, Answered};
 use harness::{Backoff, Code, Harness, Mode, Policy, ToolRun};
@@ -75,7 +76,7 @@ fn text_of(content: &[Value]) -> String {
 pub(crate) fn not_loaded(lesson: &Lesson, ticket: &Ticket, code: &str, runtime: Runtime, error: &LoadError) -> Run {
     let mut events = vec![Event::Customer { text: ticket.text.clone() }];
     events.push(Event::CodeError { message: error.message.clone(), call: None, printed: error.output.clone() });
-    finish(lesson, ticket, code, runtime, events, &Default::default())
+    finish(lesson, ticket, code, runtime, events, &Default::default(), (0, 0))
 }
 
 fn finish(
@@ -85,10 +86,13 @@ fn finish(
     runtime: Runtime,
     events: Vec<Event>,
     effects: &crate::world::Effects,
+    (turns, elapsed_ms): (usize, u64),
 ) -> Run {
     let setting = lesson.setting();
     let judgement = crate::replay::story::judgement(&events, setting, runtime);
     let mut verdict = crate::replay::story::verdict(&events, setting, effects);
+    verdict.counts.turns = turns;
+    verdict.counts.elapsed_ms = elapsed_ms;
     verdict.note = crate::replay::story::note(ticket.notes.list(), &verdict.counts).map(String::from);
     Run {
         lesson: lesson.id.clone(),
@@ -132,6 +136,10 @@ struct Conversation<'r, 'l> {
     /// The reads the world named for failed calls so far (the call's id, the read), so that
     /// a model that makes that read is seen to check the failure.
     named_reads: Vec<(String, Value)>,
+    /// The replay's own clock: the recorded time of each request and the waits the host chose.
+    clock_ms: u64,
+    /// The model's answers so far (its turns).
+    replies: usize,
 }
 
 /// Run one ticket: the model's turns from `model`, the tools and the harness for real.
@@ -156,29 +164,30 @@ pub(crate) fn run(
         turn: Vec::new(),
         followed_up: false,
         named_reads: Vec::new(),
+        clock_ms: 0,
+        replies: 0,
     };
-    let mut answered = false;
+    let mut over = false;
     for _ in 0..lesson.agent.max_turns {
-        let next = c.turn(model);
+        let next = if c.may_go_on() { c.turn(model) } else { Next::Stop };
         c.events.append(&mut c.turn);
         match next {
             // Over either way: a stop has said why in its own event.
             Next::Done | Next::Stop => {
-                answered = true;
+                over = true;
                 break;
             }
             Next::Answer(messages) => c.messages.extend(messages),
         }
     }
-    if !answered {
-        c.events.push(Event::CodeError {
-            message: format!("the agent stopped after {} model turns without a final reply", lesson.agent.max_turns),
-            call: None,
-            printed: String::new(),
-        });
+    if !over {
+        c.out_of_turns();
+        c.events.append(&mut c.turn);
     }
+    // The waits the harness chose between a tool's attempts took time on the same clock.
+    let waited: u64 = c.events.iter().map(|e| if let Event::Wait { ms } = e { *ms } else { 0 }).sum();
     let effects = c.world.effects();
-    finish(lesson, ticket, code_label, runtime, c.events, &effects)
+    finish(lesson, ticket, code_label, runtime, c.events, &effects, (c.replies, c.clock_ms + waited))
 }
 
 /// The swaps a model turn's card tells.
@@ -193,22 +202,16 @@ impl Conversation<'_, '_> {
     /// Send the conversation so far, and act on the model's turn.
     fn turn(&mut self, model: &mut dyn Model) -> Next {
         let body = request(self.lesson, self.ticket, self.runtime, &self.messages);
-        if let Err(message) = crate::replay::messages::check_request(&body).map_err(|e| e.to_string()) {
+        let invalid = crate::replay::messages::check_request(&body).err().map(|e| e.to_string());
+        if let (Some(message), None) = (&invalid, &self.lesson.hooks.api_error) {
+            // Without code of its own for the API's errors, the refusal ends the run as it is.
+            let message = message.clone();
             self.turn.push(Event::ApiError { status: 400, error_type: "invalid_request_error".into(), message });
             return Next::Stop;
         }
-        let (response, provenance, mut by_kind) = match model.respond(&body) {
-            Turn::Reply { response, provenance, by_kind } => (response, provenance, by_kind),
-            Turn::Refused { status, error_type, message } => {
-                self.turn.push(Event::ApiError { status, error_type, message });
-                return Next::Stop;
-            }
-            Turn::Missing { closest, diff, words } => {
-                let sent = self.messages.last().and_then(|m| m.get("content")).cloned().unwrap_or(Value::Null);
-                let (explanation, next) = no_recording();
-                self.turn.push(Event::NoRecording { sent, closest, diff, explanation, next, words });
-                return Next::Stop;
-            }
+        let (response, provenance, mut by_kind) = match self.send(model, &body, invalid) {
+            host::Sent::Reply { response, provenance, by_kind } => (response, provenance, by_kind),
+            host::Sent::Stop => return Next::Stop,
         };
         // A swap is told once, on the first turn that depended on it: the later requests carry
         // the same words again, and two results of one kind in a request are one swap.
@@ -224,7 +227,12 @@ impl Conversation<'_, '_> {
             content.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")).cloned().collect();
         let text = text_of(&content);
         if calls.is_empty() {
-            self.turn.push(Event::Reply { text, provenance, by_kind });
+            let stop_reason = response.get("stop_reason").and_then(Value::as_str);
+            let cut = stop_reason.filter(|r| ["max_tokens", "refusal"].contains(r)).map(String::from);
+            self.turn.push(Event::Reply { text: text.clone(), provenance, by_kind, stop_reason: cut.clone() });
+            if let Some(reason) = cut {
+                self.tell(&reason, json!({}), Some(&text));
+            }
             return Next::Done;
         }
         let mut preface = (!text.trim().is_empty()).then_some(text);
