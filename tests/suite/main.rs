@@ -23,6 +23,7 @@ mod grade;
 mod grade_links;
 mod grade_root;
 mod grade_trust;
+mod host_events;
 mod hardening;
 mod hint;
 mod hung;
