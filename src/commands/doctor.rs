@@ -342,13 +342,15 @@ fn wrong(replay: &crate::replay::events::Run, expected: Option<usize>) -> Option
         // does not accept, which is what that code does.
         // So may a run that the host ended: by a cap, or on an API error it did not send again
         // (what it told the person comes last).
-        _ if !matches!(
-            replay.events.iter().rev().find(|e| !matches!(e, Event::Told { .. })),
-            Some(Event::Reply { .. } | Event::ApiError { .. } | Event::HostError { .. } | Event::Capped { .. })
-        ) =>
-        {
-            Some("the replay does not end in a reply".into())
-        }
+        _ if !ends_well(replay) => Some("the replay does not end in a reply".into()),
         _ => None,
     }
+}
+
+/// Whether a run ends as a run may: in a reply, the API's refusal, or the host's stop after an
+/// API error or by a cap (what the host told the person comes after it).
+fn ends_well(replay: &crate::replay::events::Run) -> bool {
+    use Event::{ApiError, Capped, HostError, Reply};
+    let last = replay.events.iter().rev().find(|e| !matches!(e, Event::Told { .. }));
+    matches!(last, Some(Reply { .. } | ApiError { .. } | HostError { .. } | Capped { .. }))
 }

@@ -4,7 +4,15 @@ use serde::Deserialize;
 use serde_json::Value;
 
 /// The ways a run can end, as a condition's `ends` names them (`events::Counts::ends`).
-pub(crate) const ENDINGS: [&str; 6] = ["reply", "no_recording", "api_error", "code_error", "cap", "none"];
+pub(crate) const ENDINGS: [&str; 6] = [
+    "reply",
+    // Without the model's final answer.
+    "no_recording",
+    "api_error",
+    "code_error",
+    "cap",
+    "none",
+];
 
 /// The counts a note or a prediction may name, besides the world's own counts: the fields of
 /// `events::Counts` as a run writes them (a test below keeps the two lists the same).

@@ -75,7 +75,15 @@ pub struct Hook {
 pub(crate) const BUILD_ARGS: [&str; 5] = ["category", "message", "verify", "tool", "input"];
 pub(crate) const DECIDE_ARGS: [&str; 5] = ["error", "result", "tool", "input", "attempt"];
 pub(crate) const ANSWER_ARGS: [&str; 3] = ["tool_uses", "outcomes", "note"];
-pub(crate) const API_ERROR_ARGS: [&str; 5] = ["status", "error_type", "retry_after", "attempt", "elapsed"];
+pub(crate) const API_ERROR_ARGS: [&str; 5] = [
+    // What the API answered.
+    "status",
+    "error_type",
+    "retry_after",
+    // Which sending, and when.
+    "attempt",
+    "elapsed",
+];
 pub(crate) const GO_ON_ARGS: [&str; 2] = ["turn", "elapsed"];
 pub(crate) const TELL_ARGS: [&str; 3] = ["reason", "detail", "text"];
 

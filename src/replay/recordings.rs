@@ -285,7 +285,10 @@ impl Cassette {
         let all = self.by_key.get(key)?;
         match all.get(nth) {
             Some(&i) => Some(&self.turns[i]),
-            None => all.last().map(|&i| &self.turns[i]).filter(|t| t.entry.refused() || t.entry.timed_out()),
+            None => {
+                let last = all.last().map(|&i| &self.turns[i]);
+                last.filter(|t| t.entry.refused() || t.entry.timed_out())
+            }
         }
     }
 

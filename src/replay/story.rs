@@ -252,6 +252,13 @@ fn times(n: usize) -> String {
     }
 }
 
+/// An API error after which the host sent the same request again.
+fn sent_again(event: &Event) -> bool {
+    matches!(event, Event::HostError { wait_ms: Some(_), .. })
+}
+
+const HOST_STOPPED: &str = "the API answered with an error, and the host stopped";
+
 /// How the run ended, and why it stopped early when it did.
 fn ending(events: &[Event]) -> (&'static str, Option<&'static str>) {
     // What the host told the person comes after what ended the run.
@@ -260,7 +267,7 @@ fn ending(events: &[Event]) -> (&'static str, Option<&'static str>) {
         Some(Event::HostError { status: Some(400), .. }) => {
             ("api_error", Some("the API refused the request (400), and the host stopped"))
         }
-        Some(Event::HostError { .. }) => ("api_error", Some("the API answered with an error, and the host stopped")),
+        Some(Event::HostError { .. }) => ("api_error", Some(HOST_STOPPED)),
         Some(Event::Reply { .. }) => ("reply", None),
         Some(Event::NoRecording { .. }) => ("no_recording", Some("no recorded reply for this request")),
         Some(Event::ApiError { status: 400, .. }) => ("api_error", Some("the API refused the request (400)")),
@@ -364,7 +371,7 @@ fn counts(events: &[Event], all: &[Try], judged: &[(usize, Judged)], ends: &str,
         }),
         ends: ends.to_string(),
         api_errors: events.iter().filter(|e| matches!(e, Event::HostError { .. })).count(),
-        api_retries: events.iter().filter(|e| matches!(e, Event::HostError { wait_ms: Some(_), .. })).count(),
+        api_retries: events.iter().filter(|e| sent_again(e)).count(),
         // The runtime knows these; a run that never started took no turn and no time.
         turns: 0,
         elapsed_ms: 0,
@@ -561,7 +568,8 @@ mod tests {
     }
 
     fn reply() -> Event {
-        Event::Reply { text: "Done.".into(), provenance: authored(), by_kind: Vec::new(), stop_reason: None }
+        let provenance = authored();
+        Event::Reply { text: "Done.".into(), provenance, by_kind: Vec::new(), stop_reason: None }
     }
 
     fn text(events: &[Event]) -> String {

@@ -55,7 +55,8 @@ impl Turn {
             let text = |k: &str| error.and_then(|e| e.get(k)).and_then(Value::as_str).unwrap_or("").to_string();
             let status =
                 response.get("status").and_then(Value::as_u64).and_then(|s| u16::try_from(s).ok()).unwrap_or(400);
-            let retry_after_ms = response.get("retry_after").and_then(Value::as_f64).map(|s| (s * 1000.0) as u64);
+            let retry_after = response.get("retry_after").and_then(Value::as_f64);
+            let retry_after_ms = retry_after.map(|s| (s * 1000.0) as u64);
             return Turn::Refused {
                 status,
                 error_type: text("type"),
@@ -64,7 +65,8 @@ impl Turn {
                 took_ms,
             };
         }
-        Turn::Reply { response: response.clone(), provenance: entry.provenance.clone(), by_kind: Vec::new(), took_ms }
+        let provenance = entry.provenance.clone();
+        Turn::Reply { response: response.clone(), provenance, by_kind: Vec::new(), took_ms }
     }
 
     /// Nothing answers, and nothing is known of why.
@@ -311,7 +313,8 @@ impl ScriptModel {
         }
         if let Some(error) = &turn.error {
             if !(400..600).contains(&error.status) {
-                return Err(format!("the scripted error's status {} is not one the API answers with", error.status));
+                let status = error.status;
+                return Err(format!("the scripted error's status {status} is not an API status"));
             }
             let mut response = json!({
                 "type": "error",
@@ -344,7 +347,10 @@ impl ScriptModel {
         }
         let stop = match &turn.stop {
             Some(stop) if SCRIPT_STOPS.contains(&stop.as_str()) => stop.as_str(),
-            Some(other) => return Err(format!("the scripted stop {other:?} is not one of {SCRIPT_STOPS:?}")),
+            Some(other) => {
+                let known = SCRIPT_STOPS.join(", ");
+                return Err(format!("the scripted stop {other:?} is not one of {known}"));
+            }
             None if turn.call.is_empty() => "end_turn",
             None => "tool_use",
         };

@@ -15,9 +15,20 @@ fn hostloop() -> Workshop {
 }
 
 fn watch_json(ws: &Workshop, ticket: &str, code: &str) -> Value {
-    let run = ws.run(&["watch", "host-desk", "--ticket", ticket, "--code", code, "--format", "json"]);
+    let run = watch(ws, ticket, code, &["--format", "json"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     run.json()
+}
+
+/// `watch host-desk` of one ticket and code, with these flags.
+fn watch(ws: &Workshop, ticket: &str, code: &str, flags: &[&str]) -> crate::common::Run {
+    let mut args = vec!["watch", "host-desk", "--ticket", ticket, "--code", code];
+    args.extend(flags);
+    ws.run(&args)
+}
+
+fn events(replay: &Value) -> Vec<Value> {
+    replay["events"].as_array().cloned().unwrap_or_default()
 }
 
 fn kinds(replay: &Value) -> Vec<String> {
@@ -57,7 +68,8 @@ fn runs_ended_by_a_cap_or_an_api_error_are_recorded_and_doctor_finds_nothing_wro
 fn an_overloaded_api_is_the_hosts_to_retry_and_the_model_never_sees_it() {
     let ws = hostloop();
     let replay = watch_json(&ws, "busy-api", "fixed");
-    assert_eq!(kinds(&replay), ["customer", "host_error", "host_error", "tool_call", "attempt", "reply"]);
+    let want = ["customer", "host_error", "host_error", "tool_call", "attempt", "reply"];
+    assert_eq!(kinds(&replay), want);
     let first = &replay["events"][1];
     assert_eq!(first["status"], 529);
     assert_eq!(first["error_type"], "overloaded_error");
@@ -72,10 +84,12 @@ fn an_overloaded_api_is_the_hosts_to_retry_and_the_model_never_sees_it() {
     assert_eq!(counts["ends"], "reply");
     // 300 + 2000 + 300 + 1000 + 900 + 700 on the replay's clock, whatever the machine took.
     assert_eq!(counts["elapsed_ms"], 5200);
-    assert_eq!(replay["verdict"]["note"], "Overloaded twice, sent again twice: the third sending went through.");
+    let note = "Overloaded twice, sent again twice: the third sending went through.";
+    assert_eq!(replay["verdict"]["note"], note);
     for request in recorded_requests(&ws, "busy-api") {
         let text = request.to_string();
-        assert!(!text.contains("overloaded") && !text.contains("529"), "the model saw the error: {text}");
+        let saw = text.contains("overloaded") || text.contains("529");
+        assert!(!saw, "the model saw the error: {text}");
     }
 }
 
@@ -87,12 +101,14 @@ fn a_400_is_sent_again_only_by_code_that_retries_everything_and_ends_the_run() {
     assert_eq!(fixed["events"][1]["status"], 400);
     assert!(fixed["events"][1].get("wait_ms").is_none(), "{}", fixed["events"][1]);
     assert_eq!(fixed["events"][2]["reason"], "api_error");
-    assert_eq!(fixed["events"][2]["text"], "The assistant service failed (400); nothing was changed.");
+    let told = "The assistant service failed (400); nothing was changed.";
+    assert_eq!(fixed["events"][2]["text"], told);
     assert_eq!(fixed["verdict"]["counts"]["ends"], "api_error");
     // The starter sends a refused request again and again: the same 400 every time, until the
     // replay's own guard of 10 sendings.
     let starter = watch_json(&ws, "bad-request", "starter");
-    let errors: Vec<&Value> = starter["events"].as_array().unwrap().iter().filter(|e| e["kind"] == "host_error").collect();
+    let all = events(&starter);
+    let errors: Vec<&Value> = all.iter().filter(|e| e["kind"] == "host_error").collect();
     assert_eq!(errors.len(), 10);
     assert!(errors.iter().all(|e| e["status"] == 400));
     assert_eq!(starter["verdict"]["counts"]["api_retries"], 9);
@@ -104,17 +120,18 @@ fn the_turn_cap_and_the_codes_own_stop_end_a_stubborn_run_and_the_person_is_told
     let starter = watch_json(&ws, "stubborn", "starter");
     let counts = &starter["verdict"]["counts"];
     assert_eq!((counts["ends"].as_str(), counts["turns"].as_u64()), (Some("cap"), Some(8)));
-    let capped = starter["events"].as_array().unwrap().iter().find(|e| e["kind"] == "capped").unwrap().clone();
+    let capped = events(&starter).into_iter().find(|e| e["kind"] == "capped").unwrap();
     assert_eq!(capped["by"], "max_turns");
     assert_eq!(capped["limit"], 8);
     assert_eq!(starter["verdict"]["tool_calls"], 8);
     assert_eq!(starter["verdict"]["tone"], "warn");
 
     let fixed = watch_json(&ws, "stubborn", "fixed");
-    let events = fixed["events"].as_array().unwrap();
+    let events = events(&fixed);
     let capped = events.iter().find(|e| e["kind"] == "capped").unwrap();
     assert_eq!((capped["by"].as_str(), capped["turns"].as_u64()), (Some("code"), Some(3)));
-    assert_eq!(events.last().unwrap()["text"], "I stopped after 3 tries without an answer; a person will follow up.");
+    let told = "I stopped after 3 tries without an answer; a person will follow up.";
+    assert_eq!(events.last().unwrap()["text"], told);
     assert_eq!(fixed["verdict"]["tool_calls"], 3);
     assert_eq!(fixed["verdict"]["note"], "The host's own cap ended it early.");
 }
@@ -145,8 +162,9 @@ fn a_reply_cut_at_max_tokens_says_so_and_the_host_tells_the_person() {
 #[test]
 fn the_cards_show_the_hosts_events_apart_from_tool_results() {
     let ws = hostloop();
-    for (ticket, code) in [("busy-api", "fixed"), ("stubborn", "fixed"), ("slow-api", "starter"), ("long-answer", "fixed")] {
-        let run = ws.run(&["watch", "host-desk", "--ticket", ticket, "--code", code, "--no-anim", "--color", "never"]);
+    let runs = [("busy-api", "fixed"), ("stubborn", "fixed"), ("slow-api", "starter")];
+    for (ticket, code) in runs.into_iter().chain([("long-answer", "fixed")]) {
+        let run = watch(&ws, ticket, code, &["--no-anim", "--color", "never"]);
         assert_eq!(run.code, 0, "{}", run.stderr);
         insta::assert_snapshot!(format!("host_cards_{ticket}"), run.stdout);
     }
@@ -160,9 +178,10 @@ fn the_page_shows_the_hosts_events() {
     assert!(run.stdout.contains("<span class=\"label\">Cap</span>"), "{}", run.stdout);
     assert!(run.stdout.contains("<span class=\"label\">Host tells</span>"), "{}", run.stdout);
     assert!(run.stdout.contains("the code stopped the run after 3 model turns"), "{}", run.stdout);
-    let busy = ws.run(&["watch", "host-desk", "--ticket", "busy-api", "--code", "fixed", "--html", "-"]);
+    let busy = watch(&ws, "busy-api", "fixed", &["--html", "-"]);
     assert!(busy.stdout.contains("card warn host"), "{}", busy.stdout);
-    assert!(busy.stdout.contains("529 overloaded_error: Overloaded (retry-after 2 s)"), "{}", busy.stdout);
+    let line = "529 overloaded_error: Overloaded (retry-after 2 s)";
+    assert!(busy.stdout.contains(line), "{}", busy.stdout);
 }
 
 #[test]
@@ -171,13 +190,10 @@ fn a_recorded_error_without_a_status_or_type_is_refused_with_its_line() {
     let path = "recordings/host-desk/harness/busy-api.jsonl";
     let text = ws.read(path).replacen("\"status\":529,", "", 1);
     ws.write(path, &text);
-    let run = ws.run(&["watch", "host-desk", "--ticket", "busy-api", "--code", "fixed", "--no-anim"]);
+    let run = watch(&ws, "busy-api", "fixed", &["--no-anim"]);
     assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("busy-api.jsonl:1") && run.stderr.contains("an error response needs a status"),
-        "{}",
-        run.stderr
-    );
+    let why = "an error response needs a status";
+    assert!(run.stderr.contains("busy-api.jsonl:1") && run.stderr.contains(why), "{}", run.stderr);
 }
 
 #[test]
@@ -186,7 +202,7 @@ fn a_reply_recorded_twice_for_one_request_is_still_refused() {
     let path = "recordings/host-desk/harness/long-answer.jsonl";
     let line = ws.read(path);
     ws.write(path, &format!("{line}{line}"));
-    let run = ws.run(&["watch", "host-desk", "--ticket", "long-answer", "--code", "fixed", "--no-anim"]);
+    let run = watch(&ws, "long-answer", "fixed", &["--no-anim"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("records the same request as line 1 again"), "{}", run.stderr);
 }

@@ -18,10 +18,9 @@ use crate::replay::events::{Event, Run, Told, Verdict, VerdictTone};
 pub(crate) use attempt::{behind, Behind};
 pub(crate) use changes::word_changes;
 pub(crate) use words::provenance_line;
-pub(crate) use words::{
-    attempt_said, attempt_words, by_kind_words, capped_words, failure_body, host_error_words, note_words, stop_words,
-    unanswered, verify_label, verify_words, API_REFUSES, CAP_ENDS, TOLD_WHO,
-};
+pub(crate) use words::{attempt_said, attempt_words, by_kind_words, failure_body, note_words};
+pub(crate) use words::{capped_words, host_error_words, host_label, stop_words, CAP_ENDS, TOLD_WHO};
+pub(crate) use words::{unanswered, verify_label, verify_words, API_REFUSES};
 
 const LABEL: usize = 14;
 
@@ -183,20 +182,23 @@ pub(crate) fn event_lines(ev: &Told<'_>, look: &Look) -> Vec<Line> {
             card(&mut out, look, 2, "wait", Role::Dim, &format!("{ms} ms backoff before the next attempt"))
         }
         Event::Reply { text, provenance, by_kind, stop_reason } => {
-            let stopped = stop_reason.as_deref().map(|r| format!("\n{}", stop_words(r))).unwrap_or_default();
+            let stopped = stop_reason.as_deref().map(|r| format!("\n{}", stop_words(r)));
+            let stopped = stopped.unwrap_or_default();
             let body = format!("{text}{stopped}\n[{}]", provenance.tag());
             card(&mut out, look, 0, "Agent replies", Role::Label, &body);
             kind_cards(&mut out, look, by_kind);
         }
         Event::HostError { status, error_type, message, retry_after_ms, wait_ms, number, .. } => {
-            let (line, then) = host_error_words(*status, error_type, message, *retry_after_ms, *wait_ms);
-            let label = if *number > 1 { format!("API error {number}") } else { "API error".to_string() };
+            let (retry_after, wait) = (*retry_after_ms, *wait_ms);
+            let (line, then) = host_error_words(*status, error_type, message, retry_after, wait);
+            let label = host_label(*number);
             let role = if wait_ms.is_some() { Role::Warn } else { Role::Bad };
             card(&mut out, look, 0, &label, role, &line);
             card(&mut out, look, 0, "", Role::Dim, &then);
         }
         Event::Capped { by, turns, elapsed_ms, limit } => {
-            card(&mut out, look, 0, "Cap", Role::Warn, &capped_words(by, *turns, *elapsed_ms, *limit));
+            let words = capped_words(by, *turns, *elapsed_ms, *limit);
+            card(&mut out, look, 0, "Cap", Role::Warn, &words);
             card(&mut out, look, 0, "", Role::Dim, CAP_ENDS);
         }
         Event::Told { text, .. } => {

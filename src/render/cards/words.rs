@@ -206,16 +206,27 @@ pub(crate) fn host_error_words(
     (line, format!("The host's to handle in code; the model never sees it. {then}"))
 }
 
+/// An API error's label: `API error`, then `API error 2` for the request sent again.
+pub(crate) fn host_label(number: u32) -> String {
+    if number > 1 {
+        format!("API error {number}")
+    } else {
+        "API error".to_string()
+    }
+}
+
 /// A cap that ended the run, in words.
 pub(crate) fn capped_words(by: &str, turns: usize, elapsed_ms: u64, limit: Option<u64>) -> String {
     let turns = crate::render::count(turns, "model turn");
     let spent = clock(elapsed_ms);
     match (by, limit) {
-        ("max_turns", Some(limit)) => {
-            format!("the host stopped the run after {turns}, its cap of {limit} ({spent} on the replay's clock)")
-        }
+        ("max_turns", Some(limit)) => format!(
+            "the host stopped the run after {turns}, its cap of {limit} \
+({spent} on the replay's clock)"
+        ),
         ("time_budget", Some(limit)) => format!(
-            "the host stopped the run at {spent} on the replay's clock, its budget of {}, after {turns}",
+            "the host stopped the run at {spent} on the replay's clock, \
+its budget of {}, after {turns}",
             clock(limit)
         ),
         _ => format!("the code stopped the run after {turns} ({spent} on the replay's clock)"),

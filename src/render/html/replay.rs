@@ -247,8 +247,10 @@ fn event(ev: &Told<'_>) -> String {
             reply(words, stop_reason.as_deref(), provenance, by_kind)
         }
         Event::HostError { status, error_type, message, retry_after_ms, wait_ms, number, .. } => {
-            let (line, then) = cards::host_error_words(*status, error_type, message, *retry_after_ms, *wait_ms);
-            let label = if *number > 1 { format!("API error {number}") } else { "API error".to_string() };
+            let (retry_after, wait) = (*retry_after_ms, *wait_ms);
+            let words = cards::host_error_words(*status, error_type, message, retry_after, wait);
+            let (line, then) = words;
+            let label = cards::host_label(*number);
             let class = if wait_ms.is_some() { "warn host" } else { "bad host" };
             card(class, &label, &format!("{}{}", text(&line), dim(&then)))
         }

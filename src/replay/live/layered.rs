@@ -45,8 +45,8 @@ impl<'c> LiveModel<'c> {
             request_id: if answer.request_id.is_empty() { "none given".into() } else { answer.request_id },
         }
         .escaped();
-        let entry =
-            Entry { key: key.clone(), provenance, request: request.clone(), response: answer.response, took_ms: None };
+        let (response, request) = (answer.response, request.clone());
+        let entry = Entry { key: key.clone(), provenance, request, response, took_ms: None };
         // Everything a kept turn holds, as it would be written, compared with the key itself.
         let written = recordings::canonical(&serde_json::to_value(&entry).unwrap_or_default());
         if self.client.settings().key.is_in(&written) {

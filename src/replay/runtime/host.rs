@@ -20,6 +20,9 @@ use crate::text::pyrepr::truthy;
 /// code that never stops sending a request the API keeps refusing.
 pub(super) const MOST_SENDINGS: u32 = 10;
 
+/// Why the API refuses a request without asking the model: it breaks the API's rules.
+pub(super) type Bad = Option<String>;
+
 /// The model's answer, once the host has it.
 pub(super) enum Sent {
     Reply {
@@ -84,15 +87,15 @@ fn seconds(ms: u64) -> String {
 impl Conversation<'_, '_> {
     /// Send the request until the model answers, as the host's code says: an API error or a
     /// timeout is the host's event, sent again after the wait the `api_error` hook chooses.
-    /// `invalid`: the request breaks the API's rules, so the API refuses it without a model.
-    pub(super) fn send(&mut self, model: &mut dyn Model, body: &Value, invalid: Option<String>) -> Sent {
+    /// `bad`: the request breaks the API's rules, so the API refuses it without a model.
+    pub(super) fn send(&mut self, model: &mut dyn Model, body: &Value, bad: Bad) -> Sent {
         let mut number = 0;
         loop {
             number += 1;
             if self.over_budget() {
                 return Sent::Stop;
             }
-            let turn = match &invalid {
+            let turn = match &bad {
                 Some(message) => Turn::Refused {
                     status: 400,
                     error_type: "invalid_request_error".into(),
@@ -123,9 +126,11 @@ impl Conversation<'_, '_> {
                     Sent::Reply { response, provenance, by_kind }
                 }
                 Turn::Missing { closest, diff, words } => {
-                    let sent = self.messages.last().and_then(|m| m.get("content")).cloned().unwrap_or(Value::Null);
+                    let last = self.messages.last().and_then(|m| m.get("content"));
+                    let sent = last.cloned().unwrap_or(Value::Null);
                     let (explanation, next) = no_recording();
-                    self.turn.push(Event::NoRecording { sent, closest, diff, explanation, next, words });
+                    let at = Event::NoRecording { sent, closest, diff, explanation, next, words };
+                    self.turn.push(at);
                     Sent::Stop
                 }
                 Turn::Refused { .. } | Turn::TimedOut { .. } => Sent::Stop,
@@ -154,18 +159,20 @@ impl Conversation<'_, '_> {
 
     /// What the `api_error` hook answers: a number of seconds (not a bool) sends again after
     /// that wait; anything else stops.
-    fn ask_wait(&mut self, hook: &Hook, failure: &ApiFailure, number: u32) -> Result<Option<u64>, ()> {
+    fn ask_wait(&mut self, hook: &Hook, failure: &ApiFailure, n: u32) -> Result<Option<u64>, ()> {
         let given = |arg: &str| match arg {
             "status" => json!(failure.status),
             "error_type" => json!(failure.error_type),
             "retry_after" => json!(failure.retry_after_ms.map(|ms| ms as f64 / 1000.0)),
-            "attempt" => json!(number),
+            "attempt" => json!(n),
             "elapsed" => json!(self.clock_ms as f64 / 1000.0),
             _ => Value::Null,
         };
-        let args: Vec<Value> = hook.args.iter().map(|a| given(a)).collect();
+        let args: Vec<Value> = hook.args.iter().map(|a| given(a.as_str())).collect();
         let answer = self.ask(&hook.function, args)?;
-        Ok(answer.as_f64().filter(|s| !answer.is_boolean() && *s >= 0.0 && s.is_finite()).map(|s| (s * 1000.0) as u64))
+        let number = answer.as_f64().filter(|_| !answer.is_boolean());
+        let seconds = number.filter(|s| *s >= 0.0 && s.is_finite());
+        Ok(seconds.map(|s| (s * 1000.0) as u64))
     }
 
     /// Whether the run may ask the model for another turn: the lesson's time budget is not
@@ -212,8 +219,10 @@ impl Conversation<'_, '_> {
     }
 
     fn capped(&mut self, by: &str, limit: Option<u64>) {
-        self.turn.push(Event::Capped { by: by.into(), turns: self.replies, elapsed_ms: self.clock_ms, limit });
-        let detail = json!({"turns": self.replies, "elapsed": self.clock_ms as f64 / 1000.0, "limit": limit});
+        let (turns, elapsed_ms) = (self.replies, self.clock_ms);
+        self.turn.push(Event::Capped { by: by.into(), turns, elapsed_ms, limit });
+        let elapsed = elapsed_ms as f64 / 1000.0;
+        let detail = json!({"turns": turns, "elapsed": elapsed, "limit": limit});
         self.tell(by, detail, None);
     }
 

@@ -185,10 +185,14 @@ pub(crate) fn run(
         c.events.append(&mut c.turn);
     }
     // The waits the harness chose between a tool's attempts took time on the same clock.
-    let waited: u64 = c.events.iter().map(|e| if let Event::Wait { ms } = e { *ms } else { 0 }).sum();
+    let waits = c.events.iter().map(|e| if let Event::Wait { ms } = e { *ms } else { 0 });
+    let elapsed_ms = c.clock_ms + waits.sum::<u64>();
     let effects = c.world.effects();
-    finish(lesson, ticket, code_label, runtime, c.events, &effects, (c.replies, c.clock_ms + waited))
+    finish(lesson, ticket, code_label, runtime, c.events, &effects, (c.replies, elapsed_ms))
 }
+
+/// The stop reasons of a reply the model did not finish: the person is told.
+const CUT_OFF: [&str; 2] = ["max_tokens", "refusal"];
 
 /// The swaps a model turn's card tells.
 fn told_kinds(event: &Event) -> &[ByKind] {
@@ -228,8 +232,9 @@ impl Conversation<'_, '_> {
         let text = text_of(&content);
         if calls.is_empty() {
             let stop_reason = response.get("stop_reason").and_then(Value::as_str);
-            let cut = stop_reason.filter(|r| ["max_tokens", "refusal"].contains(r)).map(String::from);
-            self.turn.push(Event::Reply { text: text.clone(), provenance, by_kind, stop_reason: cut.clone() });
+            let cut = stop_reason.filter(|r| CUT_OFF.contains(r)).map(String::from);
+            let stop_reason = cut.clone();
+            self.turn.push(Event::Reply { text: text.clone(), provenance, by_kind, stop_reason });
             if let Some(reason) = cut {
                 self.tell(&reason, json!({}), Some(&text));
             }
