@@ -188,23 +188,8 @@ pub(crate) fn event_lines(ev: &Told<'_>, look: &Look) -> Vec<Line> {
             card(&mut out, look, 0, "Agent replies", Role::Label, &body);
             kind_cards(&mut out, look, by_kind);
         }
-        Event::HostError { status, error_type, message, retry_after_ms, wait_ms, number, .. } => {
-            let (retry_after, wait) = (*retry_after_ms, *wait_ms);
-            let (line, then) = host_error_words(*status, error_type, message, retry_after, wait);
-            let label = host_label(*number);
-            let role = if wait_ms.is_some() { Role::Warn } else { Role::Bad };
-            card(&mut out, look, 0, &label, role, &line);
-            card(&mut out, look, 0, "", Role::Dim, &then);
-        }
-        Event::Capped { by, turns, elapsed_ms, limit } => {
-            let words = capped_words(by, *turns, *elapsed_ms, *limit);
-            card(&mut out, look, 0, "Cap", Role::Warn, &words);
-            card(&mut out, look, 0, "", Role::Dim, CAP_ENDS);
-        }
-        Event::Told { text, .. } => {
-            card(&mut out, look, 0, "Host tells", Role::Label, text);
-            card(&mut out, look, 0, "", Role::Dim, TOLD_WHO);
-        }
+        Event::HostError { .. } | Event::Capped { .. } => host_cards(&mut out, look, ev.event),
+        Event::Told { .. } => host_cards(&mut out, look, ev.event),
         Event::NoRecording { .. } => missing::dead_end(&mut out, look, ev.event),
         Event::ApiError { status, error_type, message } => {
             card(&mut out, look, 0, "API error", Role::Bad, &format!("{status} {error_type}: {message}"));
@@ -221,6 +206,30 @@ pub(crate) fn event_lines(ev: &Told<'_>, look: &Look) -> Vec<Line> {
         }
     }
     out
+}
+
+/// The host's events: an API error, a cap, what the person was told. None reaches the model.
+fn host_cards(out: &mut Vec<Line>, look: &Look, event: &Event) {
+    match event {
+        Event::HostError { status, error_type, message, retry_after_ms, wait_ms, number, .. } => {
+            let (retry_after, wait) = (*retry_after_ms, *wait_ms);
+            let (line, then) = host_error_words(*status, error_type, message, retry_after, wait);
+            let label = host_label(*number);
+            let role = if wait_ms.is_some() { Role::Warn } else { Role::Bad };
+            card(out, look, 0, &label, role, &line);
+            card(out, look, 0, "", Role::Dim, &then);
+        }
+        Event::Capped { by, turns, elapsed_ms, limit } => {
+            let words = capped_words(by, *turns, *elapsed_ms, *limit);
+            card(out, look, 0, "Cap", Role::Warn, &words);
+            card(out, look, 0, "", Role::Dim, CAP_ENDS);
+        }
+        Event::Told { text, .. } => {
+            card(out, look, 0, "Host tells", Role::Label, text);
+            card(out, look, 0, "", Role::Dim, TOLD_WHO);
+        }
+        _ => {}
+    }
 }
 
 /// What a subagent passed up: the report's parts, in the order the world wrote them.
