@@ -16,7 +16,7 @@ pub(crate) const ENDINGS: [&str; 6] = [
 
 /// The counts a note or a prediction may name, besides the world's own counts: the fields of
 /// `events::Counts` as a run writes them (a test below keeps the two lists the same).
-pub(crate) const COUNT_KEYS: [&str; 15] = [
+pub(crate) const COUNT_KEYS: [&str; 17] = [
     "attempts",
     "reads",
     "retries",
@@ -26,6 +26,8 @@ pub(crate) const COUNT_KEYS: [&str; 15] = [
     "bare_failures",
     "reports",
     "leaks",
+    "model_read_bare",
+    "unflagged_failures",
     "failed",
     "ends",
     "api_errors",

@@ -8,6 +8,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::lesson::kinds::{ByKind, Unanswered};
+use crate::replay::received::Received;
 use crate::replay::recordings::Provenance;
 
 /// How an attempt went, which decides its card's colour: the story's judgement, known once the
@@ -136,6 +137,10 @@ pub enum Event {
         /// not a decision, is why it was not tried again.
         #[serde(skip_serializing_if = "Option::is_none")]
         capped: Option<u32>,
+        /// What the model received for this attempt, and what it read there: the one record
+        /// that verdicts, notes and cards judge a result by.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        received: Option<Received>,
     },
     /// One try of the read the harness ran, because a failure named it, to learn whether the
     /// call went through. A read that fails and is tried again is one event per try.
@@ -385,6 +390,10 @@ pub struct Counts {
     pub reports: usize,
     /// Failures whose internal text (a traceback) reached the model.
     pub leaks: usize,
+    /// Failures the model read as a line that says nothing of them (`Received::bare`).
+    pub model_read_bare: usize,
+    /// Failures whose result reached the model without the error flag, as if they had worked.
+    pub unflagged_failures: usize,
     /// Whether a call ended in a failure that nothing settled.
     pub failed: bool,
     /// How the run ended: `reply`, `no_recording`, `api_error`, `code_error`, `cap`, or

@@ -7,6 +7,7 @@
 pub(crate) mod events;
 pub(crate) mod live;
 pub(crate) mod messages;
+pub(crate) mod received;
 pub(crate) mod recordings;
 pub(crate) mod runtime;
 pub(crate) mod story;

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use crate::lesson::{Cond, Note, Runtime};
 use crate::replay::events::{self, Counts, Event, Judgement, Tone, Verdict, VerdictTone};
+use crate::replay::received::Received;
 use crate::world::{Effects, Setting};
 
 /// How a failed try is judged, once the run is over.
@@ -294,10 +295,12 @@ pub(crate) fn verdict(events: &[Event], setting: &dyn Setting, effects: &Effects
         text.push(' ');
         text.push_str(harm);
     }
-    // Harm is what the run did: the world's own count of it, what the model read, and retries
+    // Harm is what the run did: the world's own count of it, what the model read (a leak; a
+    // line that says nothing, or a failure unflagged, where a call was left failed) and retries
     // of failures no retry can fix; never which code ran or what a note says.
     let repeated_in_vain = counts.wasted_retries + counts.overturned_retries;
-    let harmed = !effects.harms.is_empty() || counts.leaks > 0 || repeated_in_vain > 0;
+    let misread = counts.model_read_bare + counts.unflagged_failures > 0 && counts.failed;
+    let harmed = !effects.harms.is_empty() || counts.leaks > 0 || misread || repeated_in_vain > 0;
     let tone = match ends {
         "code_error" => VerdictTone::Bad,
         _ if stopped.is_some() => VerdictTone::Warn,
@@ -316,6 +319,14 @@ pub(crate) fn verdict(events: &[Event], setting: &dyn Setting, effects: &Effects
         note: None,
         counts,
     }
+}
+
+/// What the model read of each failure whose result reached it.
+fn read(events: &[Event]) -> impl Iterator<Item = &Received> {
+    events.iter().filter_map(|e| match e {
+        Event::Attempt { received: Some(r), .. } if r.read() && r.failure => Some(r),
+        _ => None,
+    })
 }
 
 /// Whether the `n`th try followed a failed try of the same call.
@@ -365,6 +376,8 @@ fn counts(events: &[Event], all: &[Try], judged: &[(usize, Judged)], ends: &str,
         bare_failures: events.iter().filter(|e| matches!(e, Event::Attempt { bare: true, .. })).count(),
         reports: events.iter().filter(|e| matches!(e, Event::Report { .. })).count(),
         leaks: events.iter().filter(|e| matches!(e, Event::Attempt { leaked: true, .. })).count(),
+        model_read_bare: read(events).filter(|r| r.bare).count(),
+        unflagged_failures: read(events).filter(|r| !r.flagged).count(),
         // A call whose last try failed, unless a read showed it had gone through.
         failed: keys.iter().any(|key| {
             calls.iter().rev().find(|t| t.key == **key).is_some_and(|t| t.failed && !settled.contains(&t.at))
@@ -434,6 +447,10 @@ fn told(events: &[Event], all: &[Try], judged: &[(usize, Judged)], counts: &Coun
         format!("{head}: the read showed it had gone through, so nothing was repeated.")
     } else if keys(&calls).len() > 1 {
         format!("{head}: {}.", came_back(events, all))
+    } else if counts.model_read_bare > 0 {
+        format!("{head}, but the model read nothing of what happened: a line that says the same of any failure.")
+    } else if counts.unflagged_failures > 0 {
+        format!("{head}: the failure reached the model unflagged, as if the call had worked.")
     } else if count(judged, Judged::Sound) > 0 && last_worked {
         format!("{head}: the retry got it through.")
     } else if calls.is_empty() && !called {
@@ -455,28 +472,34 @@ fn came_back(events: &[Event], all: &[Try]) -> String {
         })
         .filter(|id| all.iter().any(|t| t.id == *id && !t.is_read()))
         .collect();
-    let (mut worked, mut reported, mut told, mut bare) = (0, 0, 0, 0);
+    let (mut worked, mut reported, mut told, mut bare, mut unflagged) = (0, 0, 0, 0, 0);
     for id in ids {
+        // Judged by what the model read of the call's last result, where it read one.
         let last = events.iter().rev().find_map(|e| match e {
-            Event::Attempt { tool_use_id, failed, bare, .. } if tool_use_id == id => Some((*failed, *bare)),
+            Event::Attempt { tool_use_id, failed, bare, received, .. } if tool_use_id == id => {
+                let read = received.as_ref().filter(|r| r.read());
+                Some((*failed, read.map_or(*bare, |r| r.bare), read.is_some_and(|r| !r.flagged)))
+            }
             _ => None,
         });
         let has_report = events.iter().any(|e| matches!(e, Event::Report { tool_use_id, .. } if tool_use_id == id));
         match (last, has_report) {
-            (Some((false, _)), _) => worked += 1,
+            (Some((false, _, _)), _) => worked += 1,
             (_, true) => reported += 1,
-            (Some((true, false)), _) => told += 1,
-            _ => bare += 1,
+            (Some((true, true, _)), _) | (None, _) => bare += 1,
+            (Some((true, false, true)), _) => unflagged += 1,
+            (Some((true, false, false)), _) => told += 1,
         }
     }
     let results = plural(worked, "result", "results");
-    match (reported, told, bare) {
-        (0, 0, 0) => "every result came back".to_string(),
-        (r, 0, 0) => format!("{results} and {} of what failed, in four parts", plural(r, "report", "reports")),
-        (_, t, 0) => {
+    match (reported, told, bare, unflagged) {
+        (0, 0, 0, 0) => "every result came back".to_string(),
+        (r, 0, 0, 0) => format!("{results} and {} of what failed, in four parts", plural(r, "report", "reports")),
+        (_, t, 0, 0) => {
             format!("{results}; {} came back saying what happened", plural(t, "failure", "failures"))
         }
-        (_, _, b) => format!(
+        (_, _, 0, u) => format!("{results}; {} came back unflagged, read as results", plural(u, "failure", "failures")),
+        (_, _, b, _) => format!(
             "{results}; {} came back with nothing that says what happened or what to do",
             plural(b, "failure", "failures")
         ),
@@ -495,129 +518,4 @@ pub(crate) fn holds(when: &std::collections::BTreeMap<String, Cond>, facts: &Val
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::replay::recordings::Provenance;
-
-    /// A world where only a timeout is worth retrying; the verdict never starts a run in it.
-    #[derive(Debug)]
-    struct Timeouts;
-
-    impl Setting for Timeouts {
-        fn start(&self, _ticket: &str) -> Box<dyn crate::world::World + '_> {
-            unreachable!("a verdict is judged from events, without a run")
-        }
-        fn message(&self, _key: &str) -> Option<&str> {
-            None
-        }
-        fn retry_helps(&self, category: &str) -> bool {
-            category == "transient"
-        }
-        fn draw_fields(&self, _draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)> {
-            Vec::new()
-        }
-        fn summary(&self, _output: &Value) -> Option<String> {
-            None
-        }
-    }
-
-    fn authored() -> Provenance {
-        Provenance::Authored { by: "tests".into(), written: "2026-12-01".into() }
-    }
-
-    fn call() -> Event {
-        Event::ToolCall {
-            id: "toolu_1".into(),
-            tool: "process_refund".into(),
-            input: json!({"order_id": "0871"}),
-            words: "refunds order 0871".into(),
-            preface: None,
-            provenance: authored(),
-            by_kind: Vec::new(),
-        }
-    }
-
-    /// A try of `toolu_1`: failed with `cause` (claiming what `retryable` says), or worked.
-    /// Its failure is uncertain (the world named a read): whether a retry was safe is the
-    /// question these verdicts answer.
-    fn attempt(number: u32, cause: Option<&str>, retryable: Option<bool>) -> Event {
-        Event::Attempt {
-            tool_use_id: "toolu_1".into(),
-            number,
-            output: json!({}),
-            failed: cause.is_some(),
-            category: cause.map(String::from),
-            retryable,
-            message: None,
-            details: Vec::new(),
-            cause: cause.map(String::from),
-            summary: None,
-            retried: false,
-            wire: None,
-            printed: String::new(),
-            answer: None,
-            bare: false,
-            read_of: None,
-            found: None,
-            block: None,
-            uncertain: cause.is_some(),
-            leaked: false,
-            capped: None,
-            said: Vec::new(),
-        }
-    }
-
-    fn reply() -> Event {
-        let provenance = authored();
-        Event::Reply { text: "Done.".into(), provenance, by_kind: Vec::new(), stop_reason: None }
-    }
-
-    fn text(events: &[Event]) -> String {
-        verdict(events, &Timeouts, &Effects::default()).text
-    }
-
-    #[test]
-    fn a_retry_nothing_said_was_safe_is_told_apart_from_one_the_error_invited() {
-        // A business refusal (no retry can fix it) that said nothing of retrying, tried again.
-        let went_through = [call(), attempt(1, Some("business"), None), attempt(2, None, None), reply()];
-        assert_eq!(text(&went_through), "Tried twice: the retry went through, but nothing said it was safe to repeat.");
-        let failed_again =
-            [call(), attempt(1, Some("business"), Some(false)), attempt(2, Some("validation"), None), reply()];
-        assert_eq!(text(&failed_again), "Tried twice: a retry was made although nothing said it was safe to repeat.");
-        let invited = [call(), attempt(1, Some("business"), Some(true)), attempt(2, None, None), reply()];
-        assert_eq!(
-            text(&invited),
-            "Tried twice: the error said a retry could help, but nothing showed this failure was safe to repeat."
-        );
-    }
-
-    #[test]
-    fn a_definite_failure_asked_again_until_it_went_through_is_overturned_not_blind() {
-        let no = Some("business");
-        let tries = [attempt(1, no, None), attempt(2, no, None), attempt(3, None, None)];
-        let mut events: Vec<Event> = [vec![call()], tries.to_vec(), vec![reply()]].concat();
-        for event in &mut events {
-            if let Event::Attempt { uncertain, .. } = event {
-                *uncertain = false;
-            }
-        }
-        assert_eq!(
-            text(&events),
-            "Tried 3 times: a failure no retry can fix was tried again until a try went through."
-        );
-        let judged = judgement(&events, &Timeouts, Runtime::Harness);
-        let tones: Vec<Tone> = judged.0.iter().flatten().map(|j| j.tone).collect();
-        assert_eq!(tones, [Tone::Overturned, Tone::Overturned, Tone::Worked]);
-        let v = verdict(&events, &Timeouts, &Effects::default());
-        assert_eq!((v.counts.overturned_retries, v.harmed, v.tone), (2, true, VerdictTone::Bad));
-    }
-
-    #[test]
-    fn a_run_without_a_finished_attempt_says_whether_the_tool_was_called() {
-        assert_eq!(text(&[reply()]), "The tool never ran; the agent answered directly.");
-        assert_eq!(
-            text(&[call(), reply()]),
-            "The tool was called, but no attempt finished, then explained the result."
-        );
-    }
-}
+mod tests;

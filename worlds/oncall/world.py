@@ -229,6 +229,8 @@ class Oncall(World):
         self.offered = 0
         self.restarted = 0
         self.reset_count = 0
+        self.invalid_calls = 0
+        self.reads_answered = 0
 
     # ------------------------------------------------------------------ helpers
 
@@ -236,6 +238,7 @@ class Oncall(World):
         return {**self.internals, **extra}
 
     def invalid(self, field, value, valid):
+        self.invalid_calls += 1
         shown = valid if isinstance(valid, str) else list(valid)
         near = None if isinstance(valid, str) else nearest(value, valid)
         raise Failure(
@@ -317,6 +320,7 @@ class Oncall(World):
     def list_alerts(self, input):
         self.crash("alerts")
         self.read_reset()
+        self.reads_answered += 1
         return {"alerts": [dict(a) for a in self.alerts]}
 
     @tool("deployments")
@@ -328,6 +332,7 @@ class Oncall(World):
         if namespace not in namespaces:
             self.invalid("namespace", namespace, namespaces)
         self.read_reset()
+        self.reads_answered += 1
         here = [d for d in self.live.values() if d["namespace"] == namespace]
         return {
             "namespace": namespace,
@@ -371,6 +376,7 @@ class Oncall(World):
                 fallback=fallback,
             )
         self.read_reset()
+        self.reads_answered += 1
         return {**self.figures(d), "as_of": now}
 
     @tool("scale")
@@ -455,6 +461,14 @@ class Oncall(World):
     def harms(self):
         engineer = self.data.get("engineer", "The engineer")
         out = []
+        # What the run left undone that the world could have given.
+        if self.reset_count and self.resets == 0 and not self.reads_answered:
+            out.append(f"{engineer} got no answer, although the next read would have come through.")
+        if self.invalid_calls >= 2 and not self.reads_answered:
+            out.append(
+                f"{self.invalid_calls} calls named something that does not exist, and no read was "
+                f"answered: {engineer} got none of what was asked."
+            )
         repeats = {}
         for p in self.prompts:
             if p["repeated"]:

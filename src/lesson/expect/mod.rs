@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 pub(crate) use matching::first_difference;
-pub(crate) use roles::Wording;
+pub(crate) use roles::{said, Wording};
 pub(crate) use shape::expected_shape;
 pub(crate) use verbatim::{quoted_piece, SHORTEST_PIECE};
 pub(crate) use written::{Malformed, RawExpect};

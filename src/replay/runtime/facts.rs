@@ -105,6 +105,7 @@ impl Conversation<'_, '_> {
                 uncertain: attempt.cause.as_ref().is_some_and(|c| c.verify.is_some()),
                 leaked: false,
                 capped,
+                received: None,
             });
             if let Some(read) = &attempt.read {
                 self.push_read(tool_use_id, read);

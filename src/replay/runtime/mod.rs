@@ -341,8 +341,20 @@ impl Conversation<'_, '_> {
         };
         let messages = sent_as(message);
         let turn = std::mem::take(&mut self.turn);
-        let setting = self.lesson.setting();
-        self.turn = sent::complete(turn, &results, &messages, &printed, self.runtime, setting);
+        // Whether the request that carries these messages breaks a tool-use rule: then the
+        // model reads none of them.
+        let next = [self.messages.clone(), messages.clone()].concat();
+        let body = request(self.lesson, self.ticket, self.runtime, &next);
+        let refused = crate::replay::messages::check_request(&body).err().map(|e| e.to_string());
+        let sent = sent::Sent {
+            messages: &messages,
+            printed: &printed,
+            runtime: self.runtime,
+            setting: self.lesson.setting(),
+            wording: &self.lesson.wording,
+            refused: refused.as_deref(),
+        };
+        self.turn = sent::complete(turn, &results, &sent);
         self.turn.extend(facts::notes(&messages));
         Some(messages)
     }

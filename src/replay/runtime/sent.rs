@@ -5,21 +5,29 @@
 use serde_json::Value;
 
 use super::answer::Answered;
+use crate::lesson::expect::Wording;
 use crate::lesson::Runtime;
 use crate::replay::events::Event;
+use crate::replay::received::{block_text, received, Reading, Received};
 use crate::world::Setting;
+
+/// The message that answers a turn, as it was sent, and what the record of it needs.
+pub(super) struct Sent<'a> {
+    pub(super) messages: &'a [Value],
+    /// What the answer hook printed.
+    pub(super) printed: &'a str,
+    pub(super) runtime: Runtime,
+    pub(super) setting: &'a dyn Setting,
+    pub(super) wording: &'a [Wording],
+    /// The protocol error the request carrying these messages gets, when it breaks a rule.
+    pub(super) refused: Option<&'a str>,
+}
 
 /// The turn's events, completed with what the answering message sent: the block under each
 /// call's last attempt (or the read that settled it), a leak marked on the attempt it came from,
 /// and what the answer hook printed on the turn's last attempt.
-pub(super) fn complete(
-    mut turn: Vec<Event>,
-    results: &[Answered],
-    messages: &[Value],
-    printed: &str,
-    runtime: Runtime,
-    setting: &dyn Setting,
-) -> Vec<Event> {
+pub(super) fn complete(mut turn: Vec<Event>, results: &[Answered], sent: &Sent<'_>) -> Vec<Event> {
+    let Sent { messages, printed, runtime, setting, .. } = *sent;
     if !printed.is_empty() {
         let last = turn.iter_mut().rev().find_map(|e| match e {
             Event::Attempt { printed, .. } => Some(printed),
@@ -53,11 +61,34 @@ pub(super) fn complete(
             }
             _ => None,
         });
+        let record = reading(answered, block.as_ref(), sent);
         if let Some(slot) = last {
             *slot = block;
         }
+        // The last attempt of the call is what went back; the harness's earlier tries of it
+        // never reached the model.
+        let mut tries = turn.iter_mut().rev().filter_map(|e| match e {
+            Event::Attempt { tool_use_id, received, .. } if *tool_use_id == answered.id => Some(received),
+            _ => None,
+        });
+        if let Some(last) = tries.next() {
+            *last = Some(record);
+        }
+        for earlier in tries {
+            *earlier = Some(Received::nothing());
+        }
     }
     turn
+}
+
+/// What the model received for a call: its block, read against the failure it answers.
+fn reading(answered: &Answered, block: Option<&Value>, sent: &Sent<'_>) -> Received {
+    let failure = answered.run.attempts.last().and_then(|a| a.cause.as_ref());
+    let failure = failure.filter(|_| answered.run.settled.is_none());
+    let mut asked = Vec::new();
+    strings(&answered.run.input, &mut asked);
+    let reading = Reading { block, refused: sent.refused, failure, asked: &asked, wording: sent.wording };
+    received(&reading, sent.setting)
 }
 
 /// Whether the block sent for a call passed on the world's internal text of its failure as it was.
@@ -95,17 +126,6 @@ fn gives_away(text: &str, internal: &str, asked: &[&str]) -> bool {
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
         .filter(|w| w.chars().count() >= 8 && w.contains(['.', '-', '/']))
         .any(|w| text.contains(w))
-}
-
-/// The text a `tool_result` block gives the model: its content string, or its text blocks.
-fn block_text(block: &Value) -> String {
-    match block.get("content") {
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Array(parts)) => {
-            parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
-        }
-        _ => String::new(),
-    }
 }
 
 #[cfg(test)]

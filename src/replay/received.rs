@@ -1,0 +1,297 @@
+//! What the model received for one attempt: the `tool_result` it read (or the protocol error
+//! that kept it from the model, or nothing), and the facts read from it once, so the story, the
+//! notes and the cards judge a run by what the model read and never by what the code meant to
+//! send. The world's counts stay the world's.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::lesson::expect::{said, quoted_piece, Wording};
+use crate::world::{Failure, Setting};
+
+/// What reached the model for an attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Got {
+    /// A `tool_result` block, read in the next request.
+    Result,
+    /// The request that carried the block was refused (a broken tool-use rule): the model read
+    /// nothing of it.
+    Refused,
+    /// The result was never sent: the code tried the call again first.
+    Nothing,
+}
+
+/// One of the failure's facts the text names, and the role it names it in (`[[wording]]`),
+/// when words of a role stand beside it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Named {
+    pub fact: String,
+    pub value: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+}
+
+/// The record of what the model received for one attempt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Received {
+    pub got: Got,
+    /// The exact `tool_result` block, when one was built.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<Value>,
+    /// The protocol error that refused the request carrying it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The result answers a failure (not a success, nor a read that showed the call went
+    /// through).
+    pub failure: bool,
+    /// The block was flagged (`is_error: true`).
+    pub flagged: bool,
+    /// The block had no text at all.
+    pub empty: bool,
+    /// A failure whose block carries nothing of this failure: none of the world's words for it,
+    /// none of its facts, not its category, nor a sentence of the code's own where the world's
+    /// text must stay out. A fixed line such as "Tool call failed." is bare.
+    pub bare: bool,
+    /// Pieces of the failure's raw text (what the world marks internal) the block carries word
+    /// for word, 12 characters or more each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub verbatim: Vec<String>,
+    /// The failure's facts the block names, each with its role.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<Named>,
+}
+
+/// The shortest sentence of the code's own that says anything of a failure whose world text
+/// must stay out (as lesson texts ask of an own sentence).
+const OWN_SENTENCE: usize = 20;
+
+/// The most verbatim pieces listed: enough to show the leak, not the whole text again.
+const MOST_PIECES: usize = 6;
+
+impl Received {
+    /// An attempt whose result the model never saw.
+    pub(crate) fn nothing() -> Received {
+        Received {
+            got: Got::Nothing,
+            block: None,
+            error: None,
+            failure: false,
+            flagged: false,
+            empty: true,
+            bare: false,
+            verbatim: Vec::new(),
+            names: Vec::new(),
+        }
+    }
+
+    /// Whether the model read this result (it was sent and the request was not refused).
+    pub fn read(&self) -> bool {
+        self.got == Got::Result
+    }
+}
+
+/// What the model read of one failure, and the words it has to go by: the parts of a reading.
+pub(crate) struct Reading<'a> {
+    pub(crate) block: Option<&'a Value>,
+    /// The protocol error of the request that carried the block, when it was refused.
+    pub(crate) refused: Option<&'a str>,
+    /// The failure the world reported (`None` for a success).
+    pub(crate) failure: Option<&'a Failure>,
+    /// The call's input: the model's own words, which a failure's text may repeat.
+    pub(crate) asked: &'a [&'a str],
+    pub(crate) wording: &'a [Wording],
+}
+
+/// The record of what the model received, read once.
+pub(crate) fn received(reading: &Reading<'_>, setting: &dyn Setting) -> Received {
+    let Some(block) = reading.block else {
+        return Received::nothing();
+    };
+    let text = block_text(block);
+    let flagged = block.get("is_error") == Some(&Value::Bool(true));
+    let empty = text.trim().is_empty();
+    let internal = reading.failure.filter(|f| setting.internal(&f.category));
+    let verbatim = internal.map(|f| pieces(&text, &f.message, reading.asked)).unwrap_or_default();
+    let names = reading.failure.map(|f| named(&text, &f.fields, reading.wording)).unwrap_or_default();
+    let bare = reading.failure.is_some_and(|f| {
+        let tells = !verbatim.is_empty()
+            || !names.is_empty()
+            || has_word(&text, &f.category)
+            || (internal.is_none() && carries(&text, &f.message, reading.asked))
+            || (internal.is_some() && text.trim().chars().count() >= OWN_SENTENCE);
+        empty || !tells
+    });
+    let (got, error) = match reading.refused {
+        Some(error) => (Got::Refused, Some(error.to_string())),
+        None => (Got::Result, None),
+    };
+    let failure = reading.failure.is_some();
+    Received { got, block: Some(block.clone()), error, failure, flagged, empty, bare, verbatim, names }
+}
+
+/// The text a `tool_result` block gives the model: its content string, or its text blocks.
+pub(crate) fn block_text(block: &Value) -> String {
+    match block.get("content") {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(parts)) => {
+            let texts = parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str));
+            texts.collect::<Vec<_>>().join("\n")
+        }
+        _ => String::new(),
+    }
+}
+
+/// Whether `text` carries the world's message for the failure: all of it, or a piece of it
+/// word for word (the model's own words cut out).
+fn carries(text: &str, message: &str, asked: &[&str]) -> bool {
+    let message = message.trim();
+    !message.is_empty() && (text.contains(message) || quoted_piece(text, message, asked).is_some())
+}
+
+/// Every piece of `raw` that `text` carries word for word, longest first, each cut out of the
+/// text before the next is looked for.
+fn pieces(text: &str, raw: &str, asked: &[&str]) -> Vec<String> {
+    let mut rest = text.to_string();
+    let mut out = Vec::new();
+    if raw.trim().is_empty() {
+        return out;
+    }
+    if rest.contains(raw.trim()) {
+        return vec![raw.trim().to_string()];
+    }
+    while out.len() < MOST_PIECES {
+        let Some(piece) = quoted_piece(&rest, raw, asked) else { break };
+        if piece.is_empty() || !rest.contains(&piece) {
+            break;
+        }
+        rest = rest.replace(&piece, "\u{1}");
+        out.push(piece);
+    }
+    out
+}
+
+/// Whether `word` stands in `text` as a whole word, in any case.
+fn has_word(text: &str, word: &str) -> bool {
+    let word = word.to_lowercase();
+    !word.is_empty()
+        && text
+            .to_lowercase()
+            .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '-')
+            .any(|w| w == word)
+}
+
+/// The failure's facts (its string fields, and the strings of list fields) the text names,
+/// each with the role the lesson's wordings give it there.
+fn named(text: &str, fields: &Map<String, Value>, wording: &[Wording]) -> Vec<Named> {
+    let mut out = Vec::new();
+    for (fact, value) in fields {
+        let values: Vec<&str> = match value {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        for value in values.into_iter().filter(|v| v.trim().chars().count() >= 2) {
+            let role = wording
+                .iter()
+                .flat_map(|w| said(text, &[value], w))
+                .find_map(|s| s.role);
+            let whole = text.contains(value) && (role.is_some() || names_whole(text, value));
+            if whole {
+                out.push(Named { fact: fact.clone(), value: value.to_string(), role });
+            }
+        }
+    }
+    out
+}
+
+/// Whether `value` stands in `text` not inside a longer word.
+fn names_whole(text: &str, value: &str) -> bool {
+    text.match_indices(value).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + value.len()..].chars().next();
+        let inside = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !inside(before) && !inside(after)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Debug)]
+    struct Plain;
+
+    impl Setting for Plain {
+        fn start(&self, _ticket: &str) -> Box<dyn crate::world::World + '_> {
+            unreachable!("a reading needs no run")
+        }
+        fn message(&self, _key: &str) -> Option<&str> {
+            None
+        }
+        fn retry_helps(&self, _category: &str) -> bool {
+            false
+        }
+        fn internal(&self, category: &str) -> bool {
+            category == "crash"
+        }
+        fn draw_fields(&self, _draw: &mut dyn FnMut(u64) -> u64) -> Vec<(String, String)> {
+            Vec::new()
+        }
+        fn summary(&self, _output: &Value) -> Option<String> {
+            None
+        }
+    }
+
+    fn failure(category: &str, message: &str, fields: Value) -> Failure {
+        let fields = fields.as_object().cloned().unwrap_or_default();
+        Failure { category: category.into(), message: message.into(), verify: None, fields }
+    }
+
+    fn read(content: &str, flagged: bool, f: &Failure) -> Received {
+        let block = json!({"type": "tool_result", "tool_use_id": "t", "content": content, "is_error": flagged});
+        let reading = Reading { block: Some(&block), refused: None, failure: Some(f), asked: &[], wording: &[] };
+        received(&reading, &Plain)
+    }
+
+    #[test]
+    fn a_fixed_line_is_bare_and_the_worlds_words_or_facts_are_not() {
+        let full = failure("business", "The 07:00 sailing is full.", json!({"next_sailing": "09:00"}));
+        let fixed = read("Tool call failed.", true, &full);
+        assert!(fixed.bare && fixed.flagged && !fixed.empty);
+        assert!(!read("The 07:00 sailing is full.", true, &full).bare);
+        let next = read("No seat; the 09:00 has some.", false, &full);
+        assert!(!next.bare && !next.flagged);
+        assert_eq!(next.names, [Named { fact: "next_sailing".into(), value: "09:00".into(), role: None }]);
+        assert!(read("", true, &full).bare && read("", true, &full).empty);
+        assert!(!read("{\"category\": \"business\"}", true, &full).bare, "its category says something");
+    }
+
+    #[test]
+    fn where_the_worlds_text_must_stay_out_a_sentence_of_its_own_is_not_bare_and_a_piece_is_listed() {
+        let crash = failure("crash", "Traceback (most recent call last): db.internal:5432 refused", json!({}));
+        assert!(read("Tool call failed.", true, &crash).bare);
+        let own = read("The lookup broke on the shop's side; try again later.", true, &crash);
+        assert!(!own.bare && own.verbatim.is_empty());
+        let quoted = read("It said: Traceback (most recent call last), sorry.", true, &crash);
+        assert_eq!(quoted.verbatim, ["Traceback (most recent call last)"]);
+        assert!(!quoted.bare);
+    }
+
+    #[test]
+    fn nothing_sent_and_a_refused_request_are_told_apart_from_a_result() {
+        let full = failure("business", "The 07:00 sailing is full.", json!({}));
+        assert_eq!(Received::nothing().got, Got::Nothing);
+        let block = json!({"type": "tool_result", "tool_use_id": "t", "content": "x"});
+        let reading = Reading {
+            block: Some(&block),
+            refused: Some("tool_result must come first"),
+            failure: Some(&full),
+            asked: &[],
+            wording: &[],
+        };
+        let got = received(&reading, &Plain);
+        assert_eq!((got.got, got.read()), (Got::Refused, false));
+    }
+}
