@@ -83,8 +83,10 @@ pub(super) fn complete(mut turn: Vec<Event>, results: &[Answered], sent: &Sent<'
 
 /// What the model received for a call: its block, read against the failure it answers.
 fn reading(answered: &Answered, block: Option<&Value>, sent: &Sent<'_>) -> Received {
-    let failure = answered.run.attempts.last().and_then(|a| a.cause.as_ref());
-    let failure = failure.filter(|_| answered.run.settled.is_none());
+    // The world's failure, where the code's result for it was a failure too (an empty list the
+    // world reports is a valid answer once the code makes it one) and no read settled it.
+    let last = answered.run.attempts.last().filter(|a| a.failed && answered.run.settled.is_none());
+    let failure = last.and_then(|a| a.cause.as_ref());
     let mut asked = Vec::new();
     strings(&answered.run.input, &mut asked);
     let reading = Reading { block, refused: sent.refused, failure, asked: &asked, wording: sent.wording };
