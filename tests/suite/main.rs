@@ -51,6 +51,7 @@ mod progress;
 mod quiz;
 mod readme;
 mod reaping;
+mod received;
 mod recordings;
 mod reset;
 mod root;
