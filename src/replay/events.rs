@@ -140,7 +140,7 @@ pub enum Event {
         /// What the model received for this attempt, and what it read there: the one record
         /// that verdicts, notes and cards judge a result by.
         #[serde(skip_serializing_if = "Option::is_none")]
-        received: Option<Received>,
+        received: Option<Box<Received>>,
     },
     /// One try of the read the harness ran, because a failure named it, to learn whether the
     /// call went through. A read that fails and is tried again is one event per try.
@@ -356,6 +356,10 @@ impl Told<'_> {
             for id in ["id", "tool_use_id", "read_of"] {
                 map.remove(id);
             }
+            // The record repeats the block (which stays) and whether the request carrying it
+            // was refused, which the next card shows: a try both runs made alike is shared
+            // up to the card where they part.
+            map.remove("received");
         }
         value
     }
@@ -442,13 +446,14 @@ pub struct Verdict {
     #[serde(flatten)]
     pub effects: serde_json::Map<String, Value>,
     /// Whether the run did harm: the world counted some, the model read a failure's internal
-    /// text, or a retry repeated a failure no retry can fix. Decides the verdict's colour.
+    /// text (or a bare or unflagged one, where a call was left failed), a retry repeated a
+    /// failure no retry can fix, or the API refused a request. Decides the verdict's colour.
     pub harmed: bool,
     /// The harm the world counted, in its own sentences (also in `text`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub harms: Vec<String>,
-    /// The verdict's colour, from the run: `bad` (harm, or the code failed), `warn` (stopped
-    /// before a reply for another reason) or `good`.
+    /// The verdict's colour, from the run: `bad` (harm, the code failed, or the API refused a
+    /// request it built), `warn` (stopped before a reply for another reason) or `good`.
     pub tone: VerdictTone,
     /// The lesson's note on what this run did: the first of the ticket's notes whose `when`
     /// holds of the counts.

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::lesson::expect::{said, quoted_piece, Wording};
+use crate::lesson::expect::{quoted_piece, said, Wording};
 use crate::world::{Failure, Setting};
 
 /// What reached the model for an attempt.
@@ -106,14 +106,19 @@ pub(crate) struct Reading<'a> {
 /// The record of what the model received, read once.
 pub(crate) fn received(reading: &Reading<'_>, setting: &dyn Setting) -> Received {
     let Some(block) = reading.block else {
-        return Received::nothing();
+        // No block for the call: the model read nothing, and where the request went out
+        // anyway, the protocol error is what that request got.
+        let error = reading.refused.map(String::from);
+        let got = if error.is_some() { Got::Refused } else { Got::Nothing };
+        return Received { got, error, ..Received::nothing() };
     };
     let text = block_text(block);
     let flagged = block.get("is_error") == Some(&Value::Bool(true));
     let empty = text.trim().is_empty();
     let internal = reading.failure.filter(|f| setting.internal(&f.category));
     let verbatim = internal.map(|f| pieces(&text, &f.message, reading.asked)).unwrap_or_default();
-    let names = reading.failure.map(|f| named(&text, &f.fields, reading.wording)).unwrap_or_default();
+    let named_in = |f: &Failure| named(&text, &f.fields, reading.wording);
+    let names = reading.failure.map(named_in).unwrap_or_default();
     let bare = reading.failure.is_some_and(|f| {
         let tells = !verbatim.is_empty()
             || !names.is_empty()
@@ -127,7 +132,8 @@ pub(crate) fn received(reading: &Reading<'_>, setting: &dyn Setting) -> Received
         None => (Got::Result, None),
     };
     let failure = reading.failure.is_some();
-    Received { got, block: Some(block.clone()), error, failure, flagged, empty, bare, verbatim, names }
+    let block = Some(block.clone());
+    Received { got, block, error, failure, flagged, empty, bare, verbatim, names }
 }
 
 /// The text a `tool_result` block gives the model: its content string, or its text blocks.
@@ -174,11 +180,8 @@ fn pieces(text: &str, raw: &str, asked: &[&str]) -> Vec<String> {
 /// Whether `word` stands in `text` as a whole word, in any case.
 fn has_word(text: &str, word: &str) -> bool {
     let word = word.to_lowercase();
-    !word.is_empty()
-        && text
-            .to_lowercase()
-            .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '-')
-            .any(|w| w == word)
+    let apart = |c: char| !c.is_alphanumeric() && c != '_' && c != '-';
+    !word.is_empty() && text.to_lowercase().split(apart).any(|w| w == word)
 }
 
 /// The failure's facts (its string fields, and the strings of list fields) the text names,
@@ -252,27 +255,32 @@ mod tests {
     }
 
     fn read(content: &str, flagged: bool, f: &Failure) -> Received {
-        let block = json!({"type": "tool_result", "tool_use_id": "t", "content": content, "is_error": flagged});
-        let reading = Reading { block: Some(&block), refused: None, failure: Some(f), asked: &[], wording: &[] };
+        let block = json!({"type": "tool_result", "content": content, "is_error": flagged});
+        let (block, failure) = (Some(&block), Some(f));
+        let reading = Reading { block, refused: None, failure, asked: &[], wording: &[] };
         received(&reading, &Plain)
     }
 
     #[test]
     fn a_fixed_line_is_bare_and_the_worlds_words_or_facts_are_not() {
-        let full = failure("business", "The 07:00 sailing is full.", json!({"next_sailing": "09:00"}));
+        let next = json!({"next_sailing": "09:00"});
+        let full = failure("business", "The 07:00 sailing is full.", next);
         let fixed = read("Tool call failed.", true, &full);
         assert!(fixed.bare && fixed.flagged && !fixed.empty);
         assert!(!read("The 07:00 sailing is full.", true, &full).bare);
         let next = read("No seat; the 09:00 has some.", false, &full);
         assert!(!next.bare && !next.flagged);
-        assert_eq!(next.names, [Named { fact: "next_sailing".into(), value: "09:00".into(), role: None }]);
+        let (fact, value) = ("next_sailing".to_string(), "09:00".to_string());
+        assert_eq!(next.names, [Named { fact, value, role: None }]);
         assert!(read("", true, &full).bare && read("", true, &full).empty);
-        assert!(!read("{\"category\": \"business\"}", true, &full).bare, "its category says something");
+        let category = read("{\"category\": \"business\"}", true, &full);
+        assert!(!category.bare, "its category says something");
     }
 
     #[test]
-    fn where_the_worlds_text_must_stay_out_a_sentence_of_its_own_is_not_bare_and_a_piece_is_listed() {
-        let crash = failure("crash", "Traceback (most recent call last): db.internal:5432 refused", json!({}));
+    fn a_sentence_of_its_own_is_not_bare_where_the_raw_text_stays_out_and_a_piece_is_listed() {
+        let raw = "Traceback (most recent call last): db.internal:5432 refused";
+        let crash = failure("crash", raw, json!({}));
         assert!(read("Tool call failed.", true, &crash).bare);
         let own = read("The lookup broke on the shop's side; try again later.", true, &crash);
         assert!(!own.bare && own.verbatim.is_empty());

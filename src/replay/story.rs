@@ -296,13 +296,16 @@ pub(crate) fn verdict(events: &[Event], setting: &dyn Setting, effects: &Effects
         text.push_str(harm);
     }
     // Harm is what the run did: the world's own count of it, what the model read (a leak; a
-    // line that says nothing, or a failure unflagged, where a call was left failed) and retries
-    // of failures no retry can fix; never which code ran or what a note says.
+    // line that says nothing, or a failure unflagged, where a call was left failed), retries
+    // of failures no retry can fix, and a request the API refused, which ends the run with no
+    // reply; never which code ran or what a note says.
     let repeated_in_vain = counts.wasted_retries + counts.overturned_retries;
     let misread = counts.model_read_bare + counts.unflagged_failures > 0 && counts.failed;
-    let harmed = !effects.harms.is_empty() || counts.leaks > 0 || misread || repeated_in_vain > 0;
+    let refused = ends == "api_error";
+    let world = !effects.harms.is_empty();
+    let harmed = world || counts.leaks > 0 || misread || repeated_in_vain > 0 || refused;
     let tone = match ends {
-        "code_error" => VerdictTone::Bad,
+        "code_error" | "api_error" => VerdictTone::Bad,
         _ if stopped.is_some() => VerdictTone::Warn,
         _ if harmed => VerdictTone::Bad,
         _ => VerdictTone::Good,
@@ -324,7 +327,7 @@ pub(crate) fn verdict(events: &[Event], setting: &dyn Setting, effects: &Effects
 /// What the model read of each failure whose result reached it.
 fn read(events: &[Event]) -> impl Iterator<Item = &Received> {
     events.iter().filter_map(|e| match e {
-        Event::Attempt { received: Some(r), .. } if r.read() && r.failure => Some(r),
+        Event::Attempt { received: Some(r), .. } if r.read() && r.failure => Some(&**r),
         _ => None,
     })
 }
@@ -447,12 +450,13 @@ fn told(events: &[Event], all: &[Try], judged: &[(usize, Judged)], counts: &Coun
         format!("{head}: the read showed it had gone through, so nothing was repeated.")
     } else if keys(&calls).len() > 1 {
         format!("{head}: {}.", came_back(events, all))
-    } else if counts.model_read_bare > 0 {
-        format!("{head}, but the model read nothing of what happened: a line that says the same of any failure.")
-    } else if counts.unflagged_failures > 0 {
-        format!("{head}: the failure reached the model unflagged, as if the call had worked.")
     } else if count(judged, Judged::Sound) > 0 && last_worked {
         format!("{head}: the retry got it through.")
+    } else if counts.model_read_bare > 0 {
+        let bare = "a line that says the same of any failure";
+        format!("{head}, but the model read nothing of what happened: {bare}.")
+    } else if counts.unflagged_failures > 0 {
+        format!("{head}: the failure reached the model unflagged, as if the call had worked.")
     } else if calls.is_empty() && !called {
         format!("{head}; the agent answered directly.")
     } else {
@@ -494,11 +498,17 @@ fn came_back(events: &[Event], all: &[Try]) -> String {
     let results = plural(worked, "result", "results");
     match (reported, told, bare, unflagged) {
         (0, 0, 0, 0) => "every result came back".to_string(),
-        (r, 0, 0, 0) => format!("{results} and {} of what failed, in four parts", plural(r, "report", "reports")),
+        (r, 0, 0, 0) => {
+            let reports = plural(r, "report", "reports");
+            format!("{results} and {reports} of what failed, in four parts")
+        }
         (_, t, 0, 0) => {
             format!("{results}; {} came back saying what happened", plural(t, "failure", "failures"))
         }
-        (_, _, 0, u) => format!("{results}; {} came back unflagged, read as results", plural(u, "failure", "failures")),
+        (_, _, 0, u) => {
+            let failures = plural(u, "failure", "failures");
+            format!("{results}; {failures} came back unflagged, read as results")
+        }
         (_, _, b, _) => format!(
             "{results}; {} came back with nothing that says what happened or what to do",
             plural(b, "failure", "failures")

@@ -143,73 +143,195 @@ fn verdict_colours(text: &str) -> Vec<&'static str> {
         .collect()
 }
 
-/// Lessons 7 and 8, every runtime their tickets replay in, the starter, the solution and every
-/// named mistake: each attempt card's retried and capped claims agree with the run's record,
-/// event by event, and each verdict's colour (terminal and page) with its harms.
-#[test]
-fn every_card_and_verdict_of_lessons_7_and_8_agrees_with_the_runs_record() {
-    let ws = Workshop::course(&[L7, L8]);
-    for (lesson, runtimes, mistakes) in [
-        (L7, &["harness", "sdk"][..], &["asks-again", "flag-says-retry", "no-fallback"][..]),
-        // Lesson 8's tickets replay in the harness only (its [agent] says why).
-        (L8, &["harness"][..], &["no-fix", "retry-all", "no-retry"][..]),
-    ] {
-        let codes: Vec<&str> = ["starter", "solution"].iter().chain(mistakes).copied().collect();
-        for runtime in runtimes {
-            for code in &codes {
-                let runs = json(&ws, lesson, code, runtime, None);
-                let all = ["watch", lesson, "--code", code, "--runtime", runtime, "--no-anim"];
-                let plain = wide(&ws, &[&all[..], &["--color", "never"]].concat());
-                let colour = wide(&ws, &[&all[..], &["--color", "always"]].concat());
-                let page = ws.run(&[&all[..], &["--html", "-"]].concat());
-                let classes: Vec<&str> = page
-                    .stdout
-                    .match_indices("class=\"verdict ")
-                    .map(|(at, m)| page.stdout[at + m.len()..].split('"').next().unwrap())
-                    .collect();
-                let heads = headlines(&plain.stdout);
-                let tries: Vec<&Value> = runs.iter().flat_map(attempts).collect();
-                assert_eq!(heads.len(), tries.len(), "{lesson} {runtime} {code}: {}", plain.stdout);
-                for (head, a) in heads.iter().zip(&tries) {
-                    let at = format!("{lesson} {runtime} {code}: {head} / {a}");
-                    let retried = a["retried"] == true;
-                    // "retried" is said only of a try that was retried, and of every one.
-                    let retry_words = ["✗ failed: retried", "✗ failed, retried"];
-                    let says_retried = retry_words.iter().any(|w| head.starts_with(w));
-                    assert_eq!(says_retried, retried, "{at}");
-                    let capped = a["capped"].as_u64().filter(|_| !retried);
-                    let says_cap = head.contains("attempts was reached");
-                    assert_eq!(says_cap, capped.is_some(), "{at}");
-                    if let Some(cap) = capped {
-                        assert!(head.contains(&format!("the cap of {cap} attempts")), "{at}");
-                    }
-                    assert!(!head.contains("cannot change"), "{at}");
+/// A lesson's codes to replay, from its folder: the starter, the solution and every mistake
+/// file (the manifest's named mistakes are among them), by path.
+fn codes_of(lesson: &str) -> Vec<String> {
+    let dir = repo().join("lessons").join(lesson).join("mistakes");
+    let file = |e: std::fs::DirEntry| e.file_name().to_string_lossy().into_owned();
+    let mut mistakes: Vec<String> = std::fs::read_dir(&dir)
+        .map(|d| d.map(|e| format!("lessons/{lesson}/mistakes/{}", file(e.unwrap()))).collect())
+        .unwrap_or_default();
+    mistakes.sort();
+    ["starter".to_string(), "solution".to_string()].into_iter().chain(mistakes).collect()
+}
+
+/// The runtimes any of a lesson's tickets replays in, from its manifest.
+fn runtimes_of(lesson: &str) -> Vec<&'static str> {
+    let path = repo().join("lessons").join(lesson).join("lesson.toml");
+    let manifest: toml::Value = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let tickets = manifest["tickets"].as_array().unwrap();
+    let names = |t: &toml::Value, rt: &str| {
+        let listed = t.get("runtimes").map(|l| l.as_array().unwrap());
+        listed.is_none_or(|l| l.iter().any(|r| r.as_str() == Some(rt)))
+    };
+    ["harness", "sdk"].into_iter().filter(|rt| tickets.iter().any(|t| names(t, rt))).collect()
+}
+
+/// Every lesson of the course, from the repository's lessons folder.
+fn lessons() -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(repo().join("lessons"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("lesson.toml").is_file())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Text without its ANSI colours.
+fn plain(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('\x1b') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let end = tail.find('m').map_or(tail.len(), |m| m + 1);
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// One replay's claims against its record: each attempt card's headline (retried, capped,
+/// reported, no result sent) against the attempt's judgement and what the model received; each
+/// reply by kind that says it names a fact against the facts the model read, in their roles;
+/// the verdict's colour (terminal and page) against its harms, and a note's "Gain:" or
+/// "Harm:" against that colour.
+fn claims_agree(at: &str, runtime: &str, runs: &[Value], coloured: &str, page: &str) {
+    headlines_agree(at, runtime, runs, coloured);
+    by_kind_agrees(at, runs);
+    verdicts_agree(at, runs, coloured, page);
+}
+
+/// Each attempt card's headline against the attempt's judgement and what the model received.
+fn headlines_agree(at: &str, runtime: &str, runs: &[Value], coloured: &str) {
+    let heads = headlines(&plain(coloured));
+    let tries: Vec<&Value> = runs.iter().flat_map(attempts).collect();
+    assert_eq!(heads.len(), tries.len(), "{at}: {}", plain(coloured));
+    for (head, a) in heads.iter().zip(&tries) {
+        let at = format!("{at}: {head} / {a}");
+        let retried = a["retried"] == true;
+        let retry_words = ["✗ failed: retried", "✗ failed, retried"];
+        let says_retried = retry_words.iter().any(|w| head.starts_with(w));
+        let says_retried = says_retried || head.contains("so it was tried again");
+        assert_eq!(says_retried, retried, "retried, {at}");
+        let capped = a["capped"].as_u64().filter(|_| !retried);
+        assert_eq!(head.contains("attempts was reached"), capped.is_some(), "capped, {at}");
+        if let Some(cap) = capped {
+            assert!(head.contains(&format!("the cap of {cap} attempts")), "{at}");
+        }
+        let reported = a["tone"] == "reported";
+        assert_eq!(head.contains("reported and not retried"), reported, "reported, {at}");
+        assert!(!head.contains("cannot change"), "{at}");
+        // What the card says went back is what the record says the model received.
+        let got = a["received"]["got"].as_str();
+        if a["tone"] == "dropped" {
+            assert_eq!(got, Some("refused"), "a dropped result was refused, {at}");
+        }
+        if retried && runtime == "harness" && a.get("read_of").is_none() {
+            assert_eq!(got, Some("nothing"), "a try the harness repeated never went back, {at}");
+        }
+        if a["tone"] == "reported" {
+            assert!(matches!(got, Some("result" | "refused")), "a reported try went back, {at}");
+        }
+    }
+}
+
+/// A reply by kind that says the message names a fact: the model read that fact, in a role.
+fn by_kind_agrees(at: &str, runs: &[Value]) {
+    for run in runs {
+        let events = run["events"].as_array().unwrap();
+        for (i, event) in events.iter().enumerate() {
+            // A reply by kind that says the message named a fact: the model read it so.
+            for swap in event["by_kind"].as_array().into_iter().flatten() {
+                let says = swap["says"].as_str().unwrap_or("");
+                if !says.starts_with("it names") {
+                    continue;
                 }
-                let colours = verdict_colours(&colour.stdout);
-                assert_eq!(colours.len(), runs.len(), "{lesson} {runtime} {code}");
-                assert_eq!(classes.len(), runs.len(), "{lesson} {runtime} {code}");
-                for ((run, colour), class) in runs.iter().zip(&colours).zip(&classes) {
-                    let v = &run["verdict"];
-                    let at = format!("{lesson} {runtime} {code} {}: {v}", run["ticket"]);
-                    let counts = &v["counts"];
-                    let world_harms = v["harms"].as_array().is_some_and(|h| !h.is_empty());
-                    let harm = world_harms
-                        || counts["leaks"].as_u64() > Some(0)
-                        || counts["wasted_retries"].as_u64() > Some(0)
-                        || counts["overturned_retries"].as_u64() > Some(0);
-                    assert_eq!(v["harmed"].as_bool(), Some(harm), "{at}");
-                    let want = match v["stopped"].as_str() {
-                        Some("code_error") => "bad",
-                        Some(_) => "warn",
-                        None if harm => "bad",
-                        None => "good",
-                    };
-                    let drawn = (v["tone"].as_str(), *colour, *class);
-                    assert_eq!(drawn, (Some(want), want, want), "{at}");
+                let read: Vec<&Value> = events[..i]
+                    .iter()
+                    .rev()
+                    .filter(|e| e["kind"] == "attempt")
+                    .filter_map(|e| e["received"]["names"].as_array())
+                    .flatten()
+                    .collect();
+                let claimed: Vec<&&Value> =
+                    read.iter().filter(|n| says.contains(n["value"].as_str().unwrap())).collect();
+                let none = "but the model read none of it";
+                assert!(!claimed.is_empty(), "{at}: '{says}' {none}: {read:?}");
+                for n in claimed {
+                    assert!(n["role"].is_string(), "{at}: '{says}' names {n} in no role");
                 }
             }
         }
     }
+}
+
+/// The verdict's colour (terminal and page) against its harms, and a note's "Gain:" or
+/// "Harm:" against that colour.
+fn verdicts_agree(at: &str, runs: &[Value], coloured: &str, page: &str) {
+    let colours = verdict_colours(coloured);
+    let class = |at: usize| page[at..].split('"').next().unwrap();
+    let found = page.match_indices("class=\"verdict ");
+    let classes: Vec<&str> = found.map(|(at, m)| class(at + m.len())).collect();
+    assert_eq!((colours.len(), classes.len()), (runs.len(), runs.len()), "{at}");
+    for ((run, colour), class) in runs.iter().zip(&colours).zip(&classes) {
+        let v = &run["verdict"];
+        let at = format!("{at} {}: {v}", run["ticket"]);
+        let counts = &v["counts"];
+        let more = |key: &str| counts[key].as_u64() > Some(0);
+        let misread = more("model_read_bare") || more("unflagged_failures");
+        let misread = misread && counts["failed"] == true;
+        let world_harms = v["harms"].as_array().is_some_and(|h| !h.is_empty());
+        let refused = v["stopped"] == "api_error";
+        let repeated = more("wasted_retries") || more("overturned_retries");
+        let harm = world_harms || more("leaks") || repeated || misread || refused;
+        assert_eq!(v["harmed"].as_bool(), Some(harm), "{at}");
+        let want = match v["stopped"].as_str() {
+            Some("code_error" | "api_error") => "bad",
+            Some(_) => "warn",
+            None if harm => "bad",
+            None => "good",
+        };
+        assert_eq!((v["tone"].as_str(), *colour, *class), (Some(want), want, want), "{at}");
+        // A note that says "Gain" is drawn green and one that says "Harm" red, as the run was.
+        let note = v["note"].as_str().unwrap_or("");
+        if note.starts_with("Harm:") {
+            assert_eq!(want, "bad", "a harm drawn {want}: {at}");
+        }
+        if note.starts_with("Gain:") {
+            assert_eq!(want, "good", "a gain drawn {want}: {at}");
+        }
+        // Nothing is said to be explained when the model read nothing of what happened.
+        if more("model_read_bare") {
+            assert!(!v["text"].as_str().unwrap().contains("explained the result"), "{at}");
+        }
+    }
+}
+
+/// Every lesson, every runtime its tickets replay in, the starter, the solution and every
+/// mistake file: each card's claims agree with the run's record, event by event. One loop over
+/// the lessons as their folders and manifests list them.
+#[test]
+fn every_card_and_verdict_of_every_lesson_agrees_with_the_runs_record() {
+    let ws = Workshop::new();
+    let mut replayed = 0;
+    for lesson in lessons() {
+        for runtime in runtimes_of(&lesson) {
+            for code in codes_of(&lesson) {
+                let all = ["watch", lesson.as_str(), "--code", code.as_str(), "--runtime", runtime];
+                let runs = json(&ws, &lesson, &code, runtime, None);
+                let colour = wide(&ws, &[&all[..], &["--no-anim", "--color", "always"]].concat());
+                let page = ws.run(&[&all[..], &["--html", "-"]].concat());
+                assert_eq!(page.code, 0, "{}", page.stderr);
+                let at = format!("{lesson} {runtime} {code}");
+                claims_agree(&at, runtime, &runs, &colour.stdout, &page.stdout);
+                replayed += runs.len();
+            }
+        }
+    }
+    assert!(replayed >= 100, "only {replayed} replays: are the lessons found?");
 }
 
 #[test]
@@ -270,4 +392,26 @@ fn a_card_names_cached_figures_only_where_the_failure_carries_them() {
     }
     let text = cards(&ws, L7, "metrics-down", "solution", "harness", &["--color", "never"]);
     assert!(text.contains("it offered figures cached at 13:52"), "{text}");
+}
+
+/// The runs whose notes said "Harm:" under a green verdict: each is red now, for what happened
+/// (the world's harm, or what the model read), in the JSON and the page.
+#[test]
+fn a_harm_the_run_did_is_drawn_red_whatever_its_counts_of_retries() {
+    let ws = Workshop::course(&["tool-results", "structured-errors", L8]);
+    let bare_fix = "lessons/tool-results/mistakes/invalid_as_crash.py";
+    for (lesson, ticket, code, why) in [
+        (L8, "payment-namespace", "no-fix", "calls named something that does not exist"),
+        (L8, "alerts-reset", "no-retry", "the next read would have come through"),
+        ("structured-errors", "coordinator", "starter", "came back with nothing that says"),
+        ("tool-results", "hash-ids", bare_fix, "came back with nothing that says"),
+    ] {
+        let run = &json(&ws, lesson, code, "harness", Some(ticket))[0];
+        let v = &run["verdict"];
+        assert!(v["note"].as_str().unwrap().starts_with("Harm:"), "{v}");
+        assert_eq!((v["tone"].as_str(), v["harmed"].as_bool()), (Some("bad"), Some(true)), "{v}");
+        assert!(v["text"].as_str().unwrap().contains(why), "{ticket}: {v}");
+        let page = ws.run(&["watch", lesson, "--ticket", ticket, "--code", code, "--html", "-"]);
+        assert!(page.stdout.contains("class=\"verdict bad\""), "{ticket}");
+    }
 }

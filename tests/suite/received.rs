@@ -30,7 +30,10 @@ fn a_fixed_line_the_model_read_is_bare_harm_and_never_explained() {
     assert_eq!(got.len(), 1, "{run}");
     let r = got[0];
     assert_eq!(r["got"], "result", "{r}");
-    assert_eq!((r["flagged"].as_bool(), r["bare"].as_bool(), r["empty"].as_bool()), (Some(true), Some(true), Some(false)));
+    assert_eq!(
+        (r["flagged"].as_bool(), r["bare"].as_bool(), r["empty"].as_bool()),
+        (Some(true), Some(true), Some(false))
+    );
     let content = r["block"]["content"].as_str().unwrap();
     assert!(content.contains("Tool call failed."), "{r}");
     let v = &run["verdict"];
@@ -46,7 +49,8 @@ fn a_fixed_line_the_model_read_is_bare_harm_and_never_explained() {
     assert_eq!(r["names"][0]["fact"], "next_sailing", "{r}");
     assert_eq!(r["names"][0]["value"], "09:00", "{r}");
     let v = &fixed["verdict"];
-    assert_eq!((v["counts"]["model_read_bare"].as_u64(), v["tone"].as_str()), (Some(0), Some("good")), "{v}");
+    let read_bare = v["counts"]["model_read_bare"].as_u64();
+    assert_eq!((read_bare, v["tone"].as_str()), (Some(0), Some("good")), "{v}");
     assert_eq!(v["note"], "The model read what the world said: the sailing is full.");
 }
 
@@ -68,7 +72,8 @@ fn a_failure_sent_unflagged_and_a_crash_quoted_are_in_the_record() {
     let pieces = r["verbatim"].as_array().unwrap();
     assert!(pieces.iter().any(|p| p.as_str().unwrap().contains("orders-db.lumen.internal")), "{r}");
     let counts = &run["verdict"]["counts"];
-    assert_eq!((counts["unflagged_failures"].as_u64(), counts["leaks"].as_u64()), (Some(1), Some(1)), "{counts}");
+    let unflagged = counts["unflagged_failures"].as_u64();
+    assert_eq!((unflagged, counts["leaks"].as_u64()), (Some(1), Some(1)), "{counts}");
     // A request the API refuses carried its results to no model: the record says so.
     let refused = replay(&ws, "tool-results", "two-parcels", "starter");
     let got: Vec<&str> = received(&refused).iter().map(|r| r["got"].as_str().unwrap()).collect();
@@ -84,7 +89,7 @@ fn a_role_is_recorded_with_each_fact_the_model_read() {
     let names: Vec<(String, String)> = received(&run)
         .iter()
         .flat_map(|r| r["names"].as_array().cloned().unwrap_or_default())
-        .map(|n| (n["value"].as_str().unwrap().to_string(), n["role"].as_str().unwrap_or("").to_string()))
+        .map(|n| (n["value"].as_str().unwrap().into(), n["role"].as_str().unwrap_or("").into()))
         .collect();
     assert!(names.contains(&("checkout-3".into(), "left".into())), "{names:?}");
     assert!(names.contains(&("checkout-1".into(), "done".into())), "{names:?}");

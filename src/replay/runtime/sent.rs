@@ -68,14 +68,14 @@ pub(super) fn complete(mut turn: Vec<Event>, results: &[Answered], sent: &Sent<'
         // The last attempt of the call is what went back; the harness's earlier tries of it
         // never reached the model.
         let mut tries = turn.iter_mut().rev().filter_map(|e| match e {
-            Event::Attempt { tool_use_id, received, .. } if *tool_use_id == answered.id => Some(received),
+            Event::Attempt { tool_use_id: id, received: r, .. } if *id == answered.id => Some(r),
             _ => None,
         });
         if let Some(last) = tries.next() {
-            *last = Some(record);
+            *last = Some(Box::new(record));
         }
         for earlier in tries {
-            *earlier = Some(Received::nothing());
+            *earlier = Some(Box::new(Received::nothing()));
         }
     }
     turn
@@ -89,7 +89,8 @@ fn reading(answered: &Answered, block: Option<&Value>, sent: &Sent<'_>) -> Recei
     let failure = last.and_then(|a| a.cause.as_ref());
     let mut asked = Vec::new();
     strings(&answered.run.input, &mut asked);
-    let reading = Reading { block, refused: sent.refused, failure, asked: &asked, wording: sent.wording };
+    let (refused, wording) = (sent.refused, sent.wording);
+    let reading = Reading { block, refused, failure, asked: &asked, wording };
     received(&reading, sent.setting)
 }
 

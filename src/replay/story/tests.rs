@@ -105,10 +105,7 @@ fn a_definite_failure_asked_again_until_it_went_through_is_overturned_not_blind(
             *uncertain = false;
         }
     }
-    assert_eq!(
-        text(&events),
-        "Tried 3 times: a failure no retry can fix was tried again until a try went through."
-    );
+    assert_eq!(text(&events), "Tried 3 times: a failure no retry can fix was tried again until a try went through.");
     let judged = judgement(&events, &Timeouts, Runtime::Harness);
     let tones: Vec<Tone> = judged.0.iter().flatten().map(|j| j.tone).collect();
     assert_eq!(tones, [Tone::Overturned, Tone::Overturned, Tone::Worked]);
@@ -119,8 +116,5 @@ fn a_definite_failure_asked_again_until_it_went_through_is_overturned_not_blind(
 #[test]
 fn a_run_without_a_finished_attempt_says_whether_the_tool_was_called() {
     assert_eq!(text(&[reply()]), "The tool never ran; the agent answered directly.");
-    assert_eq!(
-        text(&[call(), reply()]),
-        "The tool was called, but no attempt finished, then explained the result."
-    );
+    assert_eq!(text(&[call(), reply()]), "The tool was called, but no attempt finished, then explained the result.");
 }
