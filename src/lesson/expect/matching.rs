@@ -1,29 +1,14 @@
-//! Matching expectations against a value: the first one that does not hold, where, and what
-//! was wanted there in words.
+//! Matching expectations against a value: the first one that does not hold, and where (what
+//! was wanted there, in words, is `difference`'s; what a text must carry, `in_text`'s).
 
 use serde_json::Value;
 
-use super::roles::{said, Said};
-use super::{quoted_piece, Expect, Want, SHORTEST_PIECE};
-use crate::text::pyrepr::{self, truthy};
-
-/// The value at a dotted path: a key of an object, or a position (from 0) in a list; `@args.N`
-/// is the call's N-th argument.
-fn at<'v>(got: &'v Value, args: &'v [Value], path: &str) -> Option<&'v Value> {
-    if path.is_empty() {
-        return Some(got);
-    }
-    if let Some(rest) = path.strip_prefix("@args.") {
-        let (index, tail) = rest.split_once('.').unwrap_or((rest, ""));
-        let arg = args.get(index.parse::<usize>().ok()?)?;
-        return at(arg, &[], tail);
-    }
-    path.split('.').try_fold(got, |v, part| match v {
-        Value::Object(map) => map.get(part),
-        Value::Array(items) => items.get(part.parse::<usize>().ok()?),
-        _ => None,
-    })
-}
+use super::difference::wanted;
+pub(crate) use super::difference::Difference;
+use super::in_text::{mentioned, quoted, roles};
+use super::path::{at, named};
+use super::{Expect, Want};
+use crate::text::pyrepr::truthy;
 
 /// The first expectation that does not hold.
 pub(crate) fn first_difference(expect: &[Expect], got: &Value, args: &[Value]) -> Result<(), Box<Difference>> {
@@ -46,14 +31,6 @@ pub(crate) fn first_difference(expect: &[Expect], got: &Value, args: &[Value]) -
         }
     }
     Ok(())
-}
-
-/// A value an expectation names: `"@args.N..."` is the call's argument, anything else itself.
-pub(super) fn named<'v>(want: &'v Value, args: &'v [Value]) -> Option<&'v Value> {
-    match want.as_str() {
-        Some(path) if path.starts_with('@') => at(&Value::Null, args, path),
-        _ => Some(want),
-    }
 }
 
 /// `path` with `tail` after it: a list position or a nested expectation's own path.
@@ -86,95 +63,6 @@ fn length(value: &Value) -> Option<usize> {
         Value::Object(map) => Some(map.len()),
         _ => None,
     }
-}
-
-/// Whether any string in `value` (keys too, at any depth) holds `text`.
-fn mentioned(value: &Value, text: &str) -> bool {
-    match value {
-        Value::String(s) => s.contains(text),
-        Value::Array(items) => items.iter().any(|v| mentioned(v, text)),
-        Value::Object(map) => map.iter().any(|(k, v)| k.contains(text) || mentioned(v, text)),
-        _ => false,
-    }
-}
-
-/// Every string in `value`, keys included, at any depth.
-fn strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
-    match value {
-        Value::String(s) => out.push(s),
-        Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
-        Value::Object(map) => map.iter().for_each(|(k, v)| {
-            out.push(k);
-            strings(v, out);
-        }),
-        _ => {}
-    }
-}
-
-/// The longest piece of a `quotes` expectation's raw text that the value carries word for word
-/// (`None` for any other expectation, or a raw text that is no string).
-fn quoted(e: &Expect, value: Option<&Value>, args: &[Value]) -> Option<String> {
-    let Want::Quotes { raw, facts } = &e.want else { return None };
-    let raw = named(raw, args)?.as_str()?;
-    let mut told = Vec::new();
-    for fact in facts.iter().filter_map(|f| named(f, args)) {
-        match fact {
-            Value::Array(items) => told.extend(items.iter().filter_map(Value::as_str)),
-            other => told.extend(other.as_str()),
-        }
-    }
-    let mut texts = Vec::new();
-    strings(value?, &mut texts);
-    let pieces = texts.into_iter().filter_map(|text| quoted_piece(text, raw, &told));
-    pieces.max_by_key(|piece| piece.chars().count())
-}
-
-/// For `names ... as`, its `not` read in: `Ok` when it is met, else the verdict in words, naming
-/// the first name that breaks it and the clause. Without `not`, every name must be said in the
-/// role at least once; with `not`, none may be.
-fn roles(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result<(), String> {
-    let Want::Names { names, role, wording } = &e.want else { return Ok(()) };
-    let names: Vec<&str> = match named(names, args) {
-        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
-        Some(Value::String(one)) => vec![one.as_str()],
-        _ => Vec::new(),
-    };
-    let mut texts = Vec::new();
-    value.into_iter().for_each(|v| strings(v, &mut texts));
-    let places: Vec<Said> = match wording {
-        Some(wording) => texts.iter().flat_map(|t| said(t, &names, wording)).collect(),
-        None => Vec::new(),
-    };
-    let shown = |name: &str| pyrepr::repr(&Value::from(name));
-    let clause = |s: &Said| {
-        let part = crate::text::shorten::shorten_text(&s.clause, PIECE_SHOWN);
-        pyrepr::repr(&Value::from(part))
-    };
-    let in_role = |s: &&Said| s.role.as_deref() == Some(role.as_str());
-    if e.not {
-        return match places.iter().find(in_role) {
-            Some(s) => {
-                let name = shown(names[s.name]);
-                Err(format!("must not name {name} as {role}: it does, in {}", clause(s)))
-            }
-            None => Ok(()),
-        };
-    }
-    for (n, name) in names.iter().enumerate() {
-        let mine: Vec<&Said> = places.iter().filter(|s| s.name == n).collect();
-        if mine.iter().any(in_role) {
-            continue;
-        }
-        let how = match mine.iter().find(|s| s.role.is_some()).or(mine.first()) {
-            Some(s) => match &s.role {
-                Some(other) => format!("it is named as {other}, in {}", clause(s)),
-                None => format!("no word of a role stands beside it, in {}", clause(s)),
-            },
-            None => "it is not named".to_string(),
-        };
-        return Err(format!("expected {} named as {role}: {how}", shown(name)));
-    }
-    Ok(())
 }
 
 /// Whether one expectation holds of the value at its path; if not, the first place where it
@@ -251,129 +139,6 @@ fn each(path: &str, inner: &[Expect], items: &[Value], args: &[Value]) -> Result
         }
     }
     Ok(())
-}
-
-/// What the value at an expectation's path must be, in words that follow "expected" (or, for a
-/// negated one, "must not be").
-fn wanted(e: &Expect, value: Option<&Value>, args: &[Value]) -> String {
-    let shown = |want: &Value| named(want, args).map(pyrepr::repr).unwrap_or_else(|| "missing".into());
-    match &e.want {
-        Want::Equals { value: want, any_order: true } => format!("{} in any order", shown(want)),
-        Want::Equals { value: want, any_order: false } => shown(want),
-        Want::OneOf { options, or_absent } => {
-            let mut words: Vec<String> = options.iter().map(pyrepr::repr).collect();
-            if *or_absent {
-                words.push("missing".into());
-            }
-            format!("one of {}", words.join(", "))
-        }
-        Want::Truthy(true) => "a yes (True)".into(),
-        Want::Truthy(false) => "a no (False)".into(),
-        Want::OnlyKeys(keys) => {
-            let keys: Vec<String> = keys.iter().map(|k| pyrepr::repr(&Value::from(k.as_str()))).collect();
-            format!("an object with no keys but {}", keys.join(", "))
-        }
-        Want::Contains(want) => {
-            let what = if value.is_some_and(Value::is_string) { "a string" } else { "a list" };
-            format!("{what} containing {}", shown(want))
-        }
-        Want::Mentions(text) => {
-            format!("a value with {} somewhere in its text", pyrepr::repr(&Value::from(text.as_str())))
-        }
-        Want::Quotes { raw, .. } => {
-            let raw = named(raw, args).and_then(Value::as_str).unwrap_or_default();
-            let raw = crate::text::shorten::shorten_text(raw, RAW_SHOWN);
-            let raw = pyrepr::repr(&Value::from(raw));
-            format!("{SHORTEST_PIECE} characters or more in a row of {raw}")
-        }
-        Want::Names { names, role, .. } => {
-            let names = named(names, args).map(pyrepr::repr).unwrap_or_else(|| "missing".into());
-            format!("each of {names} named as {role}")
-        }
-        Want::Length(want) => want.words(),
-        Want::Each(inner) => format!("a list where every element {}", clauses(inner, args)),
-        Want::Any(inner) => format!("a list with an element that {}", clauses(inner, args)),
-        Want::IsBool => "a real bool, True or False".into(),
-        Want::Absent => "missing".into(),
-    }
-}
-
-/// Nested expectations as one clause about an element: "has type 'tool_result' and is ...".
-fn clauses(inner: &[Expect], args: &[Value]) -> String {
-    let words: Vec<String> = inner
-        .iter()
-        .map(|e| {
-            let not = if e.not { "not " } else { "" };
-            let want = wanted(e, None, args);
-            if e.path.is_empty() {
-                format!("is {not}{want}")
-            } else {
-                format!("has {} {not}{want}", e.path)
-            }
-        })
-        .collect();
-    words.join(" and ")
-}
-
-/// Characters of a raw text shown in what a `quotes` wanted: enough to tell which text it is.
-const RAW_SHOWN: usize = 40;
-
-/// Characters of a quoted piece shown: the piece is the longest, so a whole trace can be one.
-const PIECE_SHOWN: usize = 80;
-
-/// The first place where `got` differs from what was expected.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Difference {
-    pub path: String,
-    /// What was expected there, in words (for a negated expectation: what must not be there).
-    pub want: String,
-    /// `None`: the key is missing.
-    pub got: Option<Value>,
-    /// The expectation was negated, and what it names is what was there.
-    pub negated: bool,
-    /// What was wanted is a length (which a value has, rather than is).
-    pub length: bool,
-    /// For a negated `quotes`: the piece of the raw text that was there, word for word.
-    pub quoted: Option<String>,
-    /// For `names ... as`: the verdict in words, with the name and the clause that break it.
-    pub roles: Option<String>,
-}
-
-impl Difference {
-    fn unmet(path: &str, want: String, got: Option<&Value>) -> Difference {
-        let got = got.cloned();
-        let path = path.to_string();
-        Difference { path, want, got, negated: false, length: false, quoted: None, roles: None }
-    }
-
-    /// "expected …", or "must not be …" (or "must not have …" for a length) when negated.
-    pub(crate) fn verdict(&self) -> String {
-        if let Some(verdict) = &self.roles {
-            return verdict.clone();
-        }
-        if let (true, Some(piece)) = (self.negated, &self.quoted) {
-            let piece = crate::text::shorten::shorten_text(piece, PIECE_SHOWN);
-            let piece = pyrepr::repr(&Value::from(piece));
-            return format!("must not quote {}: it carries {piece}, word for word", self.want);
-        }
-        match (self.negated, self.length) {
-            (false, _) => format!("expected {}", self.want),
-            (true, false) => format!("must not be {}", self.want),
-            (true, true) => format!("must not have {}", self.want),
-        }
-    }
-}
-
-impl std::fmt::Display for Difference {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let path = if self.path.is_empty() { "the result" } else { &self.path };
-        match &self.got {
-            Some(v) => write!(f, "{path}: {}, got {}", self.verdict(), pyrepr::repr(&crate::text::shorten::shorten(v))),
-            // A negated expectation that fails on a missing key needs no "got": missing is the point.
-            None if self.negated => write!(f, "{path}: {}", self.verdict()),
-            None => write!(f, "{path}: {}, got missing", self.verdict()),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,10 @@
 //! read into well-formed ones as they load (`written`), matched against what the learner's code
 //! returned or a run did (`matching`), and shown as the shape they describe (`shape`).
 
+mod difference;
+mod in_text;
 mod matching;
+mod path;
 mod roles;
 mod shape;
 mod verbatim;

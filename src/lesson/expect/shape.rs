@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::matching::named;
+use super::path::named;
 use super::{Expect, Want};
 
 /// The last list position the expected shape shows; a later one is left out of it.
