@@ -113,9 +113,10 @@ fn the_fix_replays_exactly_and_carries_no_kind_label() {
 #[test]
 fn a_sentence_of_no_recorded_kind_stops_and_says_its_kind_and_the_recorded_ones() {
     let ws = Workshop::new();
-    // A bare word: of none of the kinds, so it is keyed by its words and nothing answers. (The
-    // password alone would quote the crash: a kind with a reply.)
-    ws.write(WORK, &with_sentence("It broke."));
+    // A sentence that names the traceback but quotes none of it: of none of the kinds, so it
+    // is keyed by its words and nothing answers. (The password alone would quote the crash, and
+    // a bare word says nothing: kinds with a reply.)
+    ws.write(WORK, &with_sentence("Our order lookup hit a Traceback on its side."));
     let json = crash_trace(&ws, &["--format", "json"]).json();
     let last = json["events"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["kind"], "no_recording");
@@ -123,7 +124,7 @@ fn a_sentence_of_no_recorded_kind_stops_and_says_its_kind_and_the_recorded_ones(
     assert!(words.get("kind").is_none(), "{words:#}");
     let recorded: Vec<&str> =
         words["recorded"].as_array().unwrap().iter().map(|k| k["kind"].as_str().unwrap()).collect();
-    assert_eq!(recorded, ["names-the-host", "quotes-the-crash", "own-sentence"]);
+    assert_eq!(recorded, ["names-the-host", "quotes-the-crash", "says-nothing", "own-sentence"]);
     let text = crash_trace(&ws, &["--color", "never"]);
     assert!(
         text.stdout.contains("Kind          your sentence for the crash is of none of the lesson's kinds."),
@@ -131,7 +132,8 @@ fn a_sentence_of_no_recorded_kind_stops_and_says_its_kind_and_the_recorded_ones(
         text.stdout
     );
     let flat = text.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(flat.contains("Kinds recorded: names-the-host; quotes-the-crash; own-sentence."), "{flat}");
+    let recorded = "Kinds recorded: names-the-host; quotes-the-crash; says-nothing; own-sentence.";
+    assert!(flat.contains(recorded), "{flat}");
 
     // Of a recorded kind, but unflagged: the flag is outside the words, so the card says the
     // kind has a reply and something else differs.
@@ -185,7 +187,7 @@ fn doctor_names_a_kind_no_recorded_reply_answers() {
     let path = "lessons/tool-results/lesson.toml";
     let manifest = ws.read(path).replacen(
         "kinds = [\n",
-        "kinds = [\n  { id = \"bare-word\", says = \"one word\", when = [{ path = \"content\", max_len = 8 }] },\n",
+        "kinds = [\n  { id = \"bare-word\", says = \"one word\", when = [{ path = \"content\", max_len = 3 }] },\n",
         1,
     );
     ws.write(path, &manifest);
@@ -200,4 +202,27 @@ fn doctor_names_a_kind_no_recorded_reply_answers() {
     // The lesson as shipped has a reply for each of its kinds.
     let shipped = Workshop::new().run(&["doctor", "tool-results"]);
     assert_eq!(shipped.code, 0, "{}", shipped.stdout);
+}
+
+/// A bare word for the crash (the tool-results mistake crash_bare.py): nothing leaks, and the
+/// reply recorded for that kind answers any such word, which the model reads as a bare line.
+#[test]
+fn a_bare_word_for_the_crash_replays_by_its_kind_and_reads_as_bare() {
+    let ws = Workshop::new();
+    for word in ["Error", "Failed.", "error: crashed"] {
+        ws.write(WORK, &with_sentence(word));
+        let run = crash_trace(&ws, &["--format", "json"]);
+        assert_eq!(run.code, 0, "{word}: {}", run.stderr);
+        let json = run.json();
+        let reply = reply(&json);
+        let kind = reply["by_kind"][0]["kind"].as_str();
+        // The recorded word itself replays exactly; any other is labelled by its kind.
+        if word != "Error" {
+            assert_eq!(kind, Some("says-nothing"), "{word}: {reply:#}");
+        }
+        let v = &json["verdict"];
+        assert_eq!(v["counts"]["model_read_bare"], 1, "{word}: {v}");
+        assert_eq!(v["counts"]["leaks"], 0, "{word}: {v}");
+        assert!(v["note"].as_str().unwrap().starts_with("Harm: nothing leaked"), "{word}: {v}");
+    }
 }
