@@ -187,7 +187,10 @@ fn doctor_names_a_kind_no_recorded_reply_answers() {
     let path = "lessons/tool-results/lesson.toml";
     let manifest = ws.read(path).replacen(
         "kinds = [\n",
-        "kinds = [\n  { id = \"bare-word\", says = \"one word\", when = [{ path = \"content\", max_len = 3 }] },\n",
+        concat!(
+            "kinds = [\n  { id = \"bare-word\", says = \"one word\", ",
+            "when = [{ path = \"content\", max_len = 3 }] },\n"
+        ),
         1,
     );
     ws.write(path, &manifest);

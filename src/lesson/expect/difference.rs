@@ -11,7 +11,8 @@ use crate::text::pyrepr;
 /// What the value at an expectation's path must be, in words that follow "expected" (or, for a
 /// negated one, "must not be").
 pub(super) fn wanted(e: &Expect, value: Option<&Value>, args: &[Value]) -> String {
-    let shown = |want: &Value| named(want, args).map(pyrepr::repr).unwrap_or_else(|| "missing".into());
+    let missing = || "missing".to_string();
+    let shown = |want: &Value| named(want, args).map(pyrepr::repr).unwrap_or_else(missing);
     match &e.want {
         Want::Equals { value: want, any_order: true } => format!("{} in any order", shown(want)),
         Want::Equals { value: want, any_order: false } => shown(want),
@@ -25,7 +26,8 @@ pub(super) fn wanted(e: &Expect, value: Option<&Value>, args: &[Value]) -> Strin
         Want::Truthy(true) => "a yes (True)".into(),
         Want::Truthy(false) => "a no (False)".into(),
         Want::OnlyKeys(keys) => {
-            let keys: Vec<String> = keys.iter().map(|k| pyrepr::repr(&Value::from(k.as_str()))).collect();
+            let repr = |k: &String| pyrepr::repr(&Value::from(k.as_str()));
+            let keys: Vec<String> = keys.iter().map(repr).collect();
             format!("an object with no keys but {}", keys.join(", "))
         }
         Want::Contains(want) => {
@@ -33,7 +35,8 @@ pub(super) fn wanted(e: &Expect, value: Option<&Value>, args: &[Value]) -> Strin
             format!("{what} containing {}", shown(want))
         }
         Want::Mentions(text) => {
-            format!("a value with {} somewhere in its text", pyrepr::repr(&Value::from(text.as_str())))
+            let text = pyrepr::repr(&Value::from(text.as_str()));
+            format!("a value with {text} somewhere in its text")
         }
         Want::Quotes { raw, .. } => {
             let raw = named(raw, args).and_then(Value::as_str).unwrap_or_default();
@@ -123,8 +126,12 @@ impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let path = if self.path.is_empty() { "the result" } else { &self.path };
         match &self.got {
-            Some(v) => write!(f, "{path}: {}, got {}", self.verdict(), pyrepr::repr(&crate::text::shorten::shorten(v))),
-            // A negated expectation that fails on a missing key needs no "got": missing is the point.
+            Some(v) => {
+                let got = pyrepr::repr(&crate::text::shorten::shorten(v));
+                write!(f, "{path}: {}, got {got}", self.verdict())
+            }
+            // A negated expectation that fails on a missing key needs no "got": missing is the
+            // point.
             None if self.negated => write!(f, "{path}: {}", self.verdict()),
             None => write!(f, "{path}: {}, got missing", self.verdict()),
         }
