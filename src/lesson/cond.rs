@@ -36,6 +36,10 @@ pub(crate) const COUNT_KEYS: [&str; 17] = [
     "elapsed_ms",
 ];
 
+/// The prefix of the counts of facts named: `named_until` is how many failures the model read
+/// named their `until`, for any fact a world's failure carries.
+pub(crate) const NAMED: &str = "named_";
+
 /// What one count must be: a number (`1`), a comparison (`">=1"`, `"<3"`, `"!=2"`), a yes or
 /// no (`failed = true`), or a word (`ends = "reply"`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -35,7 +35,7 @@ pub(crate) use crate::world::Tool;
 pub(crate) use agent::AgentData;
 pub use agent::Runtime;
 pub(crate) use check_spec::{CheckSpec, Sample};
-pub(crate) use cond::Cond;
+pub(crate) use cond::{Cond, NAMED};
 pub(crate) use find::resolve;
 pub(crate) use hooks::{Action, Answers, FailureShape, HarnessData, Hook, Hooks};
 pub(crate) use load::all_in_order;

@@ -78,7 +78,8 @@ impl Lesson {
             });
             for (what, near, when) in notes.chain(choices) {
                 for (key, cond) in when {
-                    let why = if known.contains(key) {
+                    let named = key.strip_prefix(super::cond::NAMED).is_some_and(|f| !f.is_empty());
+                    let why = if known.contains(key) || named {
                         cond.problem(key)
                     } else {
                         Some(format!("'{key}' is not something a run counts: choose from {}", known.join(", ")))

@@ -410,6 +410,10 @@ pub struct Counts {
     /// Model requests the run made, and the time it took on the replay's own clock.
     pub turns: usize,
     pub elapsed_ms: u64,
+    /// For each fact of the failures the model read (a field with text): how many of their
+    /// results named it, as `named_<fact>` (0 when none did).
+    #[serde(flatten)]
+    pub named: serde_json::Map<String, Value>,
     /// What the run did to its world, as the world counts it (its `counts()`).
     #[serde(flatten)]
     pub world: serde_json::Map<String, Value>,

@@ -60,6 +60,9 @@ pub struct Received {
     /// The failure's facts the block names, each with its role.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub names: Vec<Named>,
+    /// The failure's facts (fields with text) the block does not name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unnamed: Vec<String>,
 }
 
 /// The shortest sentence of the code's own that says anything of a failure whose world text
@@ -82,6 +85,7 @@ impl Received {
             bare: false,
             verbatim: Vec::new(),
             names: Vec::new(),
+            unnamed: Vec::new(),
         }
     }
 
@@ -96,8 +100,13 @@ pub(crate) struct Reading<'a> {
     pub(crate) block: Option<&'a Value>,
     /// The protocol error of the request that carried the block, when it was refused.
     pub(crate) refused: Option<&'a str>,
-    /// The failure the world reported (`None` for a success).
+    /// The failure the world reported, where no read settled it (`None` for a success).
     pub(crate) failure: Option<&'a Failure>,
+    /// The code's result for it was a failure (it may make one a valid answer: an empty list).
+    pub(crate) failed: bool,
+    /// The code's result says of itself what failure it is (a category or a retry flag), flag
+    /// or not.
+    pub(crate) shaped: bool,
     /// The call's input: the model's own words, which a failure's text may repeat.
     pub(crate) asked: &'a [&'a str],
     pub(crate) wording: &'a [Wording],
@@ -119,21 +128,29 @@ pub(crate) fn received(reading: &Reading<'_>, setting: &dyn Setting) -> Received
     let verbatim = internal.map(|f| pieces(&text, &f.message, reading.asked)).unwrap_or_default();
     let named_in = |f: &Failure| named(&text, &f.fields, reading.wording);
     let names = reading.failure.map(named_in).unwrap_or_default();
-    let bare = reading.failure.is_some_and(|f| {
-        let tells = !verbatim.is_empty()
+    // What of the failure the text carries: its world words, facts, category or raw text.
+    let about = reading.failure.is_some_and(|f| {
+        !verbatim.is_empty()
             || !names.is_empty()
             || has_word(&text, &f.category)
             || (internal.is_none() && carries(&text, &f.message, reading.asked))
-            || (internal.is_some() && text.trim().chars().count() >= OWN_SENTENCE);
-        empty || !tells
     });
+    // Where the world's text must stay out, a sentence of the code's own is all it can say.
+    let own_sentence = internal.is_some() && text.trim().chars().count() >= OWN_SENTENCE;
+    let bare = reading.failed && reading.failure.is_some() && (empty || !(about || own_sentence));
     let (got, error) = match reading.refused {
         Some(error) => (Got::Refused, Some(error.to_string())),
         None => (Got::Result, None),
     };
-    let failure = reading.failure.is_some();
+    // A failure the code sent as one, or shaped as one with its flag left off (a no sent
+    // unflagged), not an answer it made valid (an empty list).
+    let failure = reading.failure.is_some() && (reading.failed || reading.shaped);
     let block = Some(block.clone());
-    Received { got, block, error, failure, flagged, empty, bare, verbatim, names }
+    let unnamed = match reading.failure.filter(|_| failure) {
+        Some(f) => unnamed(&f.fields, &names),
+        None => Vec::new(),
+    };
+    Received { got, block, error, failure, flagged, empty, bare, verbatim, names, unnamed }
 }
 
 /// The text a `tool_result` block gives the model: its content string, or its text blocks.
@@ -210,6 +227,17 @@ fn named(text: &str, fields: &Map<String, Value>, wording: &[Wording]) -> Vec<Na
     out
 }
 
+/// The failure's facts with text (a string, or a list of strings) that `names` leaves out.
+fn unnamed(fields: &Map<String, Value>, names: &[Named]) -> Vec<String> {
+    let texts = |v: &Value| match v {
+        Value::String(s) => !s.trim().is_empty(),
+        Value::Array(items) => items.iter().any(Value::is_string),
+        _ => false,
+    };
+    let told = |fact: &String| names.iter().any(|n| n.fact == *fact);
+    fields.iter().filter(|(fact, v)| texts(v) && !told(fact)).map(|(f, _)| f.clone()).collect()
+}
+
 /// Whether `value` stands in `text` not inside a longer word.
 fn names_whole(text: &str, value: &str) -> bool {
     text.match_indices(value).any(|(at, _)| {
@@ -257,7 +285,8 @@ mod tests {
     fn read(content: &str, flagged: bool, f: &Failure) -> Received {
         let block = json!({"type": "tool_result", "content": content, "is_error": flagged});
         let (block, failure) = (Some(&block), Some(f));
-        let reading = Reading { block, refused: None, failure, asked: &[], wording: &[] };
+        let (failed, shaped, refused) = (true, true, None);
+        let reading = Reading { block, refused, failure, failed, shaped, asked: &[], wording: &[] };
         received(&reading, &Plain)
     }
 
@@ -298,6 +327,8 @@ mod tests {
             block: Some(&block),
             refused: Some("tool_result must come first"),
             failure: Some(&full),
+            failed: true,
+            shaped: true,
             asked: &[],
             wording: &[],
         };

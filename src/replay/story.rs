@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::lesson::{Cond, Note, Runtime};
+use crate::lesson::{Cond, Note, Runtime, NAMED};
 use crate::replay::events::{self, Counts, Event, Judgement, Tone, Verdict, VerdictTone};
 use crate::replay::received::Received;
 use crate::world::{Effects, Setting};
@@ -54,6 +54,8 @@ struct Try {
     claimed: Option<bool>,
     /// The world could not tell whether the call went through (it named a read that would).
     uncertain: bool,
+    /// The model read this try's failure as a bare line, or unflagged (`Received`).
+    misread: bool,
 }
 
 impl Try {
@@ -83,6 +85,8 @@ fn tries(events: &[Event]) -> Vec<Try> {
                 found: *found,
                 claimed: *retryable,
                 uncertain: matches!(e, Event::Attempt { uncertain: true, .. }),
+                misread: matches!(e, Event::Attempt { received: Some(r), .. }
+                    if r.read() && r.failure && (r.bare || !r.flagged)),
             }),
             Event::Verify { tool_use_id, tool, input, failed, found, cause, .. } => Some(Try {
                 at,
@@ -94,6 +98,7 @@ fn tries(events: &[Event]) -> Vec<Try> {
                 found: *found,
                 claimed: None,
                 uncertain: false,
+                misread: false,
             }),
             _ => None,
         })
@@ -296,11 +301,15 @@ pub(crate) fn verdict(events: &[Event], setting: &dyn Setting, effects: &Effects
         text.push_str(harm);
     }
     // Harm is what the run did: the world's own count of it, what the model read (a leak; a
-    // line that says nothing, or a failure unflagged, where a call was left failed), retries
+    // line that says nothing, or a failure unflagged, as its last word on a call), retries
     // of failures no retry can fix, and a request the API refused, which ends the run with no
     // reply; never which code ran or what a note says.
     let repeated_in_vain = counts.wasted_retries + counts.overturned_retries;
-    let misread = counts.model_read_bare + counts.unflagged_failures > 0 && counts.failed;
+    // A misread is harm where it was the model's last word on a call: nothing it read later
+    // put it right.
+    let calls = calls(&all);
+    let last_of = |key: &Value| calls.iter().rev().find(|t| t.key == *key);
+    let misread = keys(&calls).iter().any(|key| last_of(key).is_some_and(|t| t.misread));
     let refused = ends == "api_error";
     let world = !effects.harms.is_empty();
     let harmed = world || counts.leaks > 0 || misread || repeated_in_vain > 0 || refused;
@@ -330,6 +339,21 @@ fn read(events: &[Event]) -> impl Iterator<Item = &Received> {
         Event::Attempt { received: Some(r), .. } if r.read() && r.failure => Some(&**r),
         _ => None,
     })
+}
+
+/// `named_<fact>`: how many failures the model read named each of their facts.
+fn named(events: &[Event]) -> serde_json::Map<String, Value> {
+    let mut out = serde_json::Map::new();
+    for r in read(events) {
+        for fact in &r.unnamed {
+            out.entry(format!("{NAMED}{fact}")).or_insert(Value::from(0));
+        }
+        for n in &r.names {
+            let slot = out.entry(format!("{NAMED}{}", n.fact)).or_insert(Value::from(0));
+            *slot = Value::from(slot.as_u64().unwrap_or(0) + 1);
+        }
+    }
+    out
 }
 
 /// Whether the `n`th try followed a failed try of the same call.
@@ -381,6 +405,7 @@ fn counts(events: &[Event], all: &[Try], judged: &[(usize, Judged)], ends: &str,
         leaks: events.iter().filter(|e| matches!(e, Event::Attempt { leaked: true, .. })).count(),
         model_read_bare: read(events).filter(|r| r.bare).count(),
         unflagged_failures: read(events).filter(|r| !r.flagged).count(),
+        named: named(events),
         // A call whose last try failed, unless a read showed it had gone through.
         failed: keys.iter().any(|key| {
             calls.iter().rev().find(|t| t.key == **key).is_some_and(|t| t.failed && !settled.contains(&t.at))
@@ -482,7 +507,10 @@ fn came_back(events: &[Event], all: &[Try]) -> String {
         let last = events.iter().rev().find_map(|e| match e {
             Event::Attempt { tool_use_id, failed, bare, received, .. } if tool_use_id == id => {
                 let read = received.as_ref().filter(|r| r.read());
-                Some((*failed, read.map_or(*bare, |r| r.bare), read.is_some_and(|r| !r.flagged)))
+                // A failure sent as a success is still one: the model read it unflagged.
+                let failed = *failed || read.is_some_and(|r| r.failure);
+                let unflagged = read.is_some_and(|r| r.failure && !r.flagged);
+                Some((failed, read.map_or(*bare, |r| r.bare), unflagged))
             }
             _ => None,
         });
@@ -507,7 +535,8 @@ fn came_back(events: &[Event], all: &[Try]) -> String {
         }
         (_, _, 0, u) => {
             let failures = plural(u, "failure", "failures");
-            format!("{results}; {failures} came back unflagged, read as results")
+            let read_as = if u == 1 { "a result" } else { "results" };
+            format!("{results}; {failures} came back unflagged, read as {read_as}")
         }
         (_, _, b, _) => format!(
             "{results}; {} came back with nothing that says what happened or what to do",

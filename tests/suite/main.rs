@@ -43,6 +43,7 @@ mod mistakes;
 mod narrow;
 mod note;
 mod open_runner;
+mod outage_kinds;
 mod output;
 mod pages;
 mod plain;

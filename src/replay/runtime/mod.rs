@@ -352,6 +352,7 @@ impl Conversation<'_, '_> {
             runtime: self.runtime,
             setting: self.lesson.setting(),
             wording: &self.lesson.wording,
+            policy: self.policy,
             refused: refused.as_deref(),
         };
         self.turn = sent::complete(turn, &results, &sent);

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::answer::Answered;
+use super::harness::Policy;
 use crate::lesson::expect::Wording;
 use crate::lesson::Runtime;
 use crate::replay::events::Event;
@@ -19,6 +20,8 @@ pub(super) struct Sent<'a> {
     pub(super) runtime: Runtime,
     pub(super) setting: &'a dyn Setting,
     pub(super) wording: &'a [Wording],
+    /// How the lesson reads a failure's keys: a result shaped as a failure is one, flag or not.
+    pub(super) policy: Policy<'a>,
     /// The protocol error the request carrying these messages gets, when it breaks a rule.
     pub(super) refused: Option<&'a str>,
 }
@@ -83,14 +86,20 @@ pub(super) fn complete(mut turn: Vec<Event>, results: &[Answered], sent: &Sent<'
 
 /// What the model received for a call: its block, read against the failure it answers.
 fn reading(answered: &Answered, block: Option<&Value>, sent: &Sent<'_>) -> Received {
-    // The world's failure, where the code's result for it was a failure too (an empty list the
-    // world reports is a valid answer once the code makes it one) and no read settled it.
-    let last = answered.run.attempts.last().filter(|a| a.failed && answered.run.settled.is_none());
+    // The world's failure, unless a read settled it, and whether the code's result was one.
+    let last = answered.run.attempts.last().filter(|_| answered.run.settled.is_none());
     let failure = last.and_then(|a| a.cause.as_ref());
+    let failed = last.is_some_and(|a| a.failed);
+    // A result that says of itself what failure it is (a category, a retry flag) is one even
+    // without the flag; a valid answer the code made of it (an empty list) is not.
+    let shaped = last.is_some_and(|a| {
+        let seen = sent.policy.seen(&a.result);
+        seen.category.is_some() || seen.retryable.is_some()
+    });
     let mut asked = Vec::new();
     strings(&answered.run.input, &mut asked);
     let (refused, wording) = (sent.refused, sent.wording);
-    let reading = Reading { block, refused, failure, asked: &asked, wording };
+    let reading = Reading { block, refused, failure, failed, shaped, asked: &asked, wording };
     received(&reading, sent.setting)
 }
 
