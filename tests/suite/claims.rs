@@ -268,6 +268,26 @@ fn by_kind_agrees(at: &str, runs: &[Value]) {
     }
 }
 
+/// Whether the model's last word on some call (the last try of a tool with an input) was a
+/// failure it read as a bare line or unflagged, from the run's record.
+fn last_word_misread(run: &Value) -> bool {
+    let events = run["events"].as_array().unwrap();
+    let key_of = |id: &Value| {
+        let call = events.iter().find(|e| e["kind"] == "tool_call" && e["id"] == *id);
+        call.map(|c| (c["tool"].clone(), c["input"].clone()))
+    };
+    let mut last: Vec<((Value, Value), bool)> = Vec::new();
+    for a in events.iter().filter(|e| e["kind"] == "attempt" && e.get("read_of").is_none()) {
+        let Some(key) = key_of(&a["tool_use_id"]) else { continue };
+        let r = &a["received"];
+        let read = r["got"] == "result" && r["failure"] == true;
+        let misread = read && (r["bare"] == true || r["flagged"] == false);
+        last.retain(|(k, _)| *k != key);
+        last.push((key, misread));
+    }
+    last.iter().any(|(_, misread)| *misread)
+}
+
 /// The verdict's colour (terminal and page) against its harms, and a note's "Gain:" or
 /// "Harm:" against that colour.
 fn verdicts_agree(at: &str, runs: &[Value], coloured: &str, page: &str) {
@@ -281,8 +301,7 @@ fn verdicts_agree(at: &str, runs: &[Value], coloured: &str, page: &str) {
         let at = format!("{at} {}: {v}", run["ticket"]);
         let counts = &v["counts"];
         let more = |key: &str| counts[key].as_u64() > Some(0);
-        let misread = more("model_read_bare") || more("unflagged_failures");
-        let misread = misread && counts["failed"] == true;
+        let misread = last_word_misread(run);
         let world_harms = v["harms"].as_array().is_some_and(|h| !h.is_empty());
         let refused = v["stopped"] == "api_error";
         let repeated = more("wasted_retries") || more("overturned_retries");
