@@ -12,7 +12,8 @@ const WORK: &str = "work/confirm-and-degrade/oncall.py";
 
 /// The reference fix with each `(from, to)` applied, as a learner might change it.
 fn fix_with(changes: &[(&str, &str)]) -> String {
-    let mut fix = std::fs::read_to_string(repo().join("lessons").join(LESSON).join("solution/oncall.py")).unwrap();
+    let path = repo().join("lessons").join(LESSON).join("solution/oncall.py");
+    let mut fix = std::fs::read_to_string(path).unwrap();
     for (from, to) in changes {
         assert!(fix.contains(from), "the fix no longer holds {from:?}");
         fix = fix.replacen(from, to, 1);
@@ -42,8 +43,10 @@ fn ends_in_a_reply(run: &Value) -> bool {
 fn an_outage_that_passes_the_503_text_through_replays_by_its_kind_as_a_leak() {
     let ws = Workshop::only(LESSON);
     // The gateway's own text, in the fix's shape (not retryable, unlike the starter's).
-    let raw =
-        "    return {\"is_error\": True, \"type\": \"unavailable\", \"retryable\": False, \"message\": message}\n";
+    let raw = concat!(
+        "    return {\"is_error\": True, \"type\": \"unavailable\", ",
+        "\"retryable\": False, \"message\": message}\n"
+    );
     let file = fix_with(&[(
         "    \"\"\"The result of a call to a service that is down for maintenance.\"\"\"\n",
         &format!("    \"\"\"The gateway's text, as it came.\"\"\"\n{raw}"),
@@ -101,7 +104,8 @@ fn a_no_sent_without_its_flag_replays_by_its_kind_and_is_counted_unflagged() {
             assert_eq!(kinds(&run), ["unflagged-no"], "{runtime} {ticket}: {run}");
             let v = &run["verdict"];
             assert_eq!(v["counts"]["unflagged_failures"], 1, "{runtime} {ticket}: {v}");
-            assert_eq!((v["tone"].as_str(), v["harmed"].as_bool()), (Some("bad"), Some(true)), "{v}");
+            let drawn = (v["tone"].as_str(), v["harmed"].as_bool());
+            assert_eq!(drawn, (Some("bad"), Some(true)), "{v}");
             assert!(v["text"].as_str().unwrap().contains("unflagged"), "{v}");
             assert!(v["note"].as_str().unwrap().starts_with("Priya's no went back without"), "{v}");
         }
