@@ -118,3 +118,36 @@ fn a_run_without_a_finished_attempt_says_whether_the_tool_was_called() {
     assert_eq!(text(&[reply()]), "The tool never ran; the agent answered directly.");
     assert_eq!(text(&[call(), reply()]), "The tool was called, but no attempt finished, then explained the result.");
 }
+
+/// The attempt as the model read it: a failure's result, bare or not, flagged or not.
+fn read_as(mut event: Event, bare: bool, flagged: bool) -> Event {
+    use crate::replay::received::{Got, Received};
+    if let Event::Attempt { received, .. } = &mut event {
+        let mut record = Received::nothing();
+        (record.got, record.failure, record.empty) = (Got::Result, true, false);
+        (record.bare, record.flagged) = (bare, flagged);
+        *received = Some(Box::new(record));
+    }
+    event
+}
+
+#[test]
+fn a_bare_line_the_model_read_is_never_explained_and_is_harm_as_its_last_word() {
+    let no = Some("business");
+    let bare = [call(), read_as(attempt(1, no, None), true, true), reply()];
+    let v = verdict(&bare, &Timeouts, &Effects::default());
+    assert!(v.text.contains("the model read nothing of what happened"), "{}", v.text);
+    assert!(!v.text.contains("explained the result"), "{}", v.text);
+    assert_eq!((v.counts.model_read_bare, v.harmed, v.tone), (1, true, VerdictTone::Bad));
+    // Unflagged, not bare: said so, and harm too.
+    let unflagged = [call(), read_as(attempt(1, no, None), false, false), reply()];
+    let v = verdict(&unflagged, &Timeouts, &Effects::default());
+    assert!(v.text.contains("reached the model unflagged"), "{}", v.text);
+    assert_eq!((v.counts.unflagged_failures, v.harmed), (1, true));
+    // A later try of the same call went through: the misread was not the model's last word.
+    let timeout = Some("transient");
+    let first = read_as(attempt(1, timeout, Some(true)), true, false);
+    let retried = [call(), first, attempt(2, None, None), reply()];
+    let v = verdict(&retried, &Timeouts, &Effects::default());
+    assert_eq!((v.counts.model_read_bare, v.harmed, v.tone), (1, false, VerdictTone::Good));
+}
