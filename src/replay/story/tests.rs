@@ -83,16 +83,17 @@ fn text(events: &[Event]) -> String {
 #[test]
 fn a_retry_nothing_said_was_safe_is_told_apart_from_one_the_error_invited() {
     // A business refusal (no retry can fix it) that said nothing of retrying, tried again.
-    let went_through = [call(), attempt(1, Some("business"), None), attempt(2, None, None), reply()];
-    assert_eq!(text(&went_through), "Tried twice: the retry went through, but nothing said it was safe to repeat.");
-    let failed_again =
-        [call(), attempt(1, Some("business"), Some(false)), attempt(2, Some("validation"), None), reply()];
-    assert_eq!(text(&failed_again), "Tried twice: a retry was made although nothing said it was safe to repeat.");
-    let invited = [call(), attempt(1, Some("business"), Some(true)), attempt(2, None, None), reply()];
-    assert_eq!(
-        text(&invited),
-        "Tried twice: the error said a retry could help, but nothing showed this failure was safe to repeat."
-    );
+    let no = Some("business");
+    let went_through = [call(), attempt(1, no, None), attempt(2, None, None), reply()];
+    let said = "Tried twice: the retry went through, but nothing said it was safe to repeat.";
+    assert_eq!(text(&went_through), said);
+    let other = attempt(2, Some("validation"), None);
+    let failed_again = [call(), attempt(1, no, Some(false)), other, reply()];
+    let said = "Tried twice: a retry was made although nothing said it was safe to repeat.";
+    assert_eq!(text(&failed_again), said);
+    let invited = [call(), attempt(1, no, Some(true)), attempt(2, None, None), reply()];
+    let said = "the error said a retry could help, but nothing showed this failure was safe to repeat.";
+    assert_eq!(text(&invited), format!("Tried twice: {said}"));
 }
 
 #[test]
@@ -105,7 +106,8 @@ fn a_definite_failure_asked_again_until_it_went_through_is_overturned_not_blind(
             *uncertain = false;
         }
     }
-    assert_eq!(text(&events), "Tried 3 times: a failure no retry can fix was tried again until a try went through.");
+    let said = "a failure no retry can fix was tried again until a try went through.";
+    assert_eq!(text(&events), format!("Tried 3 times: {said}"));
     let judged = judgement(&events, &Timeouts, Runtime::Harness);
     let tones: Vec<Tone> = judged.0.iter().flatten().map(|j| j.tone).collect();
     assert_eq!(tones, [Tone::Overturned, Tone::Overturned, Tone::Worked]);
@@ -116,7 +118,8 @@ fn a_definite_failure_asked_again_until_it_went_through_is_overturned_not_blind(
 #[test]
 fn a_run_without_a_finished_attempt_says_whether_the_tool_was_called() {
     assert_eq!(text(&[reply()]), "The tool never ran; the agent answered directly.");
-    assert_eq!(text(&[call(), reply()]), "The tool was called, but no attempt finished, then explained the result.");
+    let said = "The tool was called, but no attempt finished, then explained the result.";
+    assert_eq!(text(&[call(), reply()]), said);
 }
 
 /// The attempt as the model read it: a failure's result, bare or not, flagged or not.
