@@ -92,7 +92,8 @@ fn a_retry_nothing_said_was_safe_is_told_apart_from_one_the_error_invited() {
     let said = "Tried twice: a retry was made although nothing said it was safe to repeat.";
     assert_eq!(text(&failed_again), said);
     let invited = [call(), attempt(1, no, Some(true)), attempt(2, None, None), reply()];
-    let said = "the error said a retry could help, but nothing showed this failure was safe to repeat.";
+    let said = "the error said a retry could help, but nothing showed this failure was safe to \
+                repeat.";
     assert_eq!(text(&invited), format!("Tried twice: {said}"));
 }
 
