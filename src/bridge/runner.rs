@@ -6,9 +6,14 @@ use std::sync::OnceLock;
 
 use super::cache;
 
-/// The runner, one program: its four parts joined in order (see runner/start.py). The blank
-/// lines keep two top-level definitions of adjacent parts apart as PEP 8 has them.
+/// The runner, one program: the source of `kit.mcp` as a string (`_KIT_MCP`, which the runner
+/// runs only when a learner's file imports it; kit_mcp.py holds no triple single quote), then the
+/// runner's four parts joined in order (see runner/start.py). The blank lines keep two top-level
+/// definitions of adjacent parts apart as PEP 8 has them.
 pub(super) const RUNNER: &str = concat!(
+    "_KIT_MCP = r'''",
+    include_str!("kit_mcp.py"),
+    "'''\n",
     include_str!("runner/start.py"),
     "\n\n",
     include_str!("runner/channel.py"),

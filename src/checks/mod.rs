@@ -240,9 +240,11 @@ impl Samples {
         Samples { values, ids: drawn_ids(lesson, seed), seed }
     }
 
-    /// A case's arguments with every `$name` replaced by its sample.
+    /// A case's arguments with every `$name` replaced by its sample, and every `{ none = true }`
+    /// by `None` (TOML has no null).
     fn resolve(&self, value: &Value) -> Value {
         match value {
+            Value::Object(map) if is_none(map) => Value::Null,
             Value::String(s) => match s.strip_prefix('$').and_then(|name| self.values.get(name)) {
                 Some(text) => Value::from(text.as_str()),
                 None => Value::from(self.ids.get(s).unwrap_or(s).as_str()),
@@ -252,6 +254,11 @@ impl Samples {
             other => other.clone(),
         }
     }
+}
+
+/// `{ none = true }`, which stands for `None` in a case.
+fn is_none(map: &serde_json::Map<String, Value>) -> bool {
+    map.len() == 1 && map.get("none") == Some(&Value::Bool(true))
 }
 
 /// The ids written in the cases' arguments that start with one of the lesson's `case_ids`, each

@@ -340,8 +340,8 @@ fn wrong(replay: &crate::replay::events::Run, expected: Option<usize>) -> Option
         }
         // A run may end in the API's refusal: the code under replay built a request the API
         // does not accept, which is what that code does.
-        // So may a run that the host ended: by a cap, or on an API error it did not send again
-        // (what it told the person comes last).
+        // So may a run that the host ended: by a cap, on an API error it did not send again
+        // (what it told the person comes last), or on an MCP server's error (`[mcp] on_error`).
         _ if !ends_well(replay) => Some("the replay does not end in a reply".into()),
         _ => None,
     }
@@ -350,7 +350,7 @@ fn wrong(replay: &crate::replay::events::Run, expected: Option<usize>) -> Option
 /// Whether a run ends as a run may: in a reply, the API's refusal, or the host's stop after an
 /// API error or by a cap (what the host told the person comes after it).
 fn ends_well(replay: &crate::replay::events::Run) -> bool {
-    use Event::{ApiError, Capped, HostError, Reply};
+    use Event::{ApiError, Capped, HostError, Reply, RpcEnded};
     let last = replay.events.iter().rev().find(|e| !matches!(e, Event::Told { .. }));
-    matches!(last, Some(Reply { .. } | ApiError { .. } | HostError { .. } | Capped { .. }))
+    matches!(last, Some(Reply { .. } | ApiError { .. } | HostError { .. } | Capped { .. } | RpcEnded { .. }))
 }

@@ -21,10 +21,12 @@ fn pause(event: &Event) -> Duration {
         Event::Customer { .. } | Event::Note { .. } => 700,
         Event::ToolCall { .. } => 800,
         Event::Attempt { .. } | Event::Report { .. } | Event::Verify { .. } => 700,
+        Event::Rpc { .. } => 700,
         Event::Wait { ms } => *ms,
         Event::Reply { .. } | Event::Told { .. } => 900,
         Event::HostError { .. } | Event::Capped { .. } => 700,
         Event::NoRecording { .. } | Event::CodeError { .. } | Event::ApiError { .. } => 300,
+        Event::RpcEnded { .. } => 300,
     })
 }
 

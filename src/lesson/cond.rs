@@ -4,19 +4,21 @@ use serde::Deserialize;
 use serde_json::Value;
 
 /// The ways a run can end, as a condition's `ends` names them (`events::Counts::ends`).
-pub(crate) const ENDINGS: [&str; 6] = [
+pub(crate) const ENDINGS: [&str; 7] = [
     "reply",
     // Without the model's final answer.
     "no_recording",
     "api_error",
     "code_error",
     "cap",
+    // An MCP host that ended the run on a JSON-RPC error (`[mcp] on_error`).
+    "rpc_ended",
     "none",
 ];
 
 /// The counts a note or a prediction may name, besides the world's own counts: the fields of
 /// `events::Counts` as a run writes them (a test below keeps the two lists the same).
-pub(crate) const COUNT_KEYS: [&str; 17] = [
+pub(crate) const COUNT_KEYS: [&str; 20] = [
     "attempts",
     "reads",
     "retries",
@@ -28,6 +30,9 @@ pub(crate) const COUNT_KEYS: [&str; 17] = [
     "leaks",
     "model_read_bare",
     "unflagged_failures",
+    "protocol_errors",
+    "tool_errors",
+    "relists",
     "failed",
     "ends",
     "api_errors",

@@ -12,6 +12,7 @@ mod find;
 mod hooks;
 pub(crate) mod kinds;
 mod load;
+pub(crate) mod mcp;
 mod nowhere;
 mod paths;
 mod predict;
@@ -76,6 +77,9 @@ pub struct Lesson {
     pub hooks: Hooks,
     #[serde(default)]
     pub harness: HarnessData,
+    /// The lesson's MCP client, when the learner writes an MCP server (`lesson::mcp`).
+    #[serde(default)]
+    pub mcp: Option<mcp::McpData>,
     pub tools: Vec<Tool>,
     /// The world's own data, checked and loaded by the world (`setting`).
     #[serde(default = "empty_table")]

@@ -31,6 +31,7 @@ impl Lesson {
         self.check_names_and_paths(problems);
         self.refuse_earlier_harness(problems);
         self.check_hooks(problems);
+        self.check_mcp(problems);
         self.check_tools_and_tickets(problems);
         self.check_checks(problems);
         let ids: Vec<&str> = self.tickets.iter().map(|t| t.id.as_str()).collect();

@@ -251,6 +251,36 @@ pub enum Event {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         words: Vec<Unanswered>,
     },
+    /// One JSON-RPC 2.0 message between the runner, as the MCP client, and the learner's
+    /// server: each request and each response is an event of its own.
+    Rpc {
+        /// `sent` by the client, or `received` from the server.
+        direction: Direction,
+        /// The request's method (`tools/call`, `tools/list`), on its response too.
+        method: String,
+        /// The message as it went over the wire.
+        message: Value,
+        /// The `tool_use` whose call this exchange serves.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tool_use_id: Option<String>,
+        /// Who reads it, and what the model was given for it.
+        reader: Reader,
+        /// Whether the model read this message's content.
+        read: bool,
+        /// The line the model read instead of a JSON-RPC error (`Reader::Line`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        instead: Option<String>,
+        /// Why the client could not use a response (no `id`, not JSON-RPC 2.0...).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        problem: Option<String>,
+        /// What the server's code printed while it answered.
+        #[serde(skip_serializing_if = "String::is_empty")]
+        printed: String,
+    },
+    /// The host ended the run on a JSON-RPC error, and showed the person this.
+    RpcEnded {
+        message: String,
+    },
     /// The API refused the request (a broken tool-use rule): what it would answer. The run ends.
     ApiError {
         status: u16,
@@ -266,6 +296,32 @@ pub enum Event {
         #[serde(skip_serializing_if = "String::is_empty")]
         printed: String,
     },
+}
+
+/// Which way a JSON-RPC message went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    Sent,
+    Received,
+}
+
+/// What became of a JSON-RPC message, as far as the model is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reader {
+    /// A request: the client's own, the model never reads it.
+    Client,
+    /// A result: its content goes to the model as the call's `tool_result`.
+    Model,
+    /// An error or an unusable response: the model read the lesson's fixed line instead.
+    Line,
+    /// An error or an unusable response: the host took the model's turn back.
+    TakenBack,
+    /// An error or an unusable response: the run ended, and the person was shown it.
+    Ended,
+    /// A `tools/list` result: the client offers these tools from the next request on.
+    Listed,
 }
 
 impl Event {
@@ -398,10 +454,13 @@ pub struct Counts {
     pub model_read_bare: usize,
     /// Failures whose result reached the model without the error flag, as if they had worked.
     pub unflagged_failures: usize,
+    /// What the MCP client met: `protocol_errors`, `tool_errors`, `relists`.
+    #[serde(flatten)]
+    pub mcp: crate::replay::exchange::Exchanged,
     /// Whether a call ended in a failure that nothing settled.
     pub failed: bool,
-    /// How the run ended: `reply`, `no_recording`, `api_error`, `code_error`, `cap`, or
-    /// `none` (no event ended it).
+    /// How the run ended: `reply`, `no_recording`, `api_error`, `code_error`, `cap`,
+    /// `rpc_ended` (an MCP error the host ended the run on), or `none` (no event ended it).
     pub ends: String,
     /// Errors the Messages API answered with (or timeouts), which the model never saw; and
     /// how many of them the host sent again.

@@ -5,6 +5,7 @@
 //! the model itself; or, for authors, from any model (a script, the live API).
 
 pub(crate) mod events;
+pub(crate) mod exchange;
 pub(crate) mod live;
 pub(crate) mod messages;
 pub(crate) mod received;

@@ -279,16 +279,14 @@ impl Cassette {
     }
 
     /// The turn recorded for the `nth` sending of this request (from 0). Past the last one
-    /// recorded, the last again when it is an error: an API that keeps failing, or a request
-    /// it refuses, answers a request sent again the same way. A reply is never made up.
+    /// recorded, the last again: an API that keeps failing, or a request it refuses, answers a
+    /// request sent again the same way, and a request asked again after its reply (a host that
+    /// took the model's turn back, as an MCP client may) gets that reply, as the same request.
     pub(crate) fn find_nth(&self, key: &str, nth: usize) -> Option<&Recorded> {
         let all = self.by_key.get(key)?;
         match all.get(nth) {
             Some(&i) => Some(&self.turns[i]),
-            None => {
-                let last = all.last().map(|&i| &self.turns[i]);
-                last.filter(|t| t.entry.refused() || t.entry.timed_out())
-            }
+            None => all.last().map(|&i| &self.turns[i]),
         }
     }
 

@@ -216,9 +216,8 @@ pub(crate) fn judgement(events: &[Event], setting: &dyn Setting, runtime: Runtim
     Judgement(out)
 }
 
-/// In the SDK runtime a retry is the model calling the same tool with the same input again:
-/// the attempts so retried, each the last attempt of a same call before the call that repeats
-/// it.
+/// In the SDK runtime a retry is the model calling the same tool with the same input again: the
+/// attempts so retried, each the last attempt of a same call before the call that repeats it.
 fn model_retries(events: &[Event]) -> Vec<usize> {
     let mut out = Vec::new();
     for (at, event) in events.iter().enumerate() {
@@ -239,8 +238,7 @@ fn model_retries(events: &[Event]) -> Vec<usize> {
     out
 }
 
-/// `1 retry`, `2 retries`: a count with its noun (`render::count` for a noun whose plural is
-/// its `s` form).
+/// `1 retry`, `2 retries`: a count with its noun (`render::count` for a plural in `s`).
 pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
     if n == 1 {
         format!("1 {one}")
@@ -279,6 +277,7 @@ fn ending(events: &[Event]) -> (&'static str, Option<&'static str>) {
         Some(Event::ApiError { status: 400, .. }) => ("api_error", Some("the API refused the request (400)")),
         Some(Event::ApiError { .. }) => ("api_error", Some("the API refused the request")),
         Some(Event::CodeError { .. }) => ("code_error", Some("the code under replay failed")),
+        Some(Event::RpcEnded { .. }) => ("rpc_ended", Some("the MCP host ended the run")),
         _ => ("none", None),
     }
 }
@@ -406,6 +405,7 @@ fn counts(events: &[Event], all: &[Try], judged: &[(usize, Judged)], ends: &str,
         model_read_bare: read(events).filter(|r| r.bare).count(),
         unflagged_failures: read(events).filter(|r| !r.flagged).count(),
         named: named(events),
+        mcp: crate::replay::exchange::Exchanged::of(events),
         // A call whose last try failed, unless a read showed it had gone through.
         failed: keys.iter().any(|key| {
             calls.iter().rev().find(|t| t.key == **key).is_some_and(|t| t.failed && !settled.contains(&t.at))

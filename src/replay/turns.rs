@@ -284,6 +284,14 @@ impl ScriptModel {
 
 impl Model for ScriptModel {
     fn respond(&mut self, request: &Value) -> Turn {
+        // The same request asked again in one run after its reply (a host that took a turn back
+        // and asked the model afresh) gets the reply already recorded for it, as a replay keyed
+        // by request would; one sent again after an error takes the script's next turn.
+        let key = recordings::key(request);
+        let replied = |e: &&Entry| e.key == key && e.response.get("type").and_then(Value::as_str) == Some("message");
+        if let Some(earlier) = self.recorded.iter().rev().find(replied) {
+            return Turn::recorded(earlier);
+        }
         let Some(turn) = self.turns.pop_front() else {
             return Turn::missing("the script has no more turns for this run".into());
         };
@@ -292,7 +300,7 @@ impl Model for ScriptModel {
             Err(why) => return Turn::missing(why),
         };
         let entry = Entry {
-            key: recordings::key(request),
+            key,
             provenance: self.provenance.clone(),
             request: request.clone(),
             response,

@@ -298,3 +298,12 @@ def _install_kit():
     kit.api = api
     sys.modules["kit"] = kit
     sys.modules["kit.api"] = api
+    # kit.mcp (kit_mcp.py, put before the runner as _KIT_MCP) runs at its first use only.
+    mcp = kit.mcp = sys.modules["kit.mcp"] = module("kit.mcp")
+
+    def __getattr__(name):
+        mcp.__dict__.pop("__getattr__", None)
+        exec(compile(_KIT_MCP, "kit/mcp.py", "exec"), mcp.__dict__)
+        return getattr(mcp, name)
+
+    mcp.__getattr__ = __getattr__

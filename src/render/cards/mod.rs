@@ -5,6 +5,7 @@
 mod attempt;
 mod changes;
 mod missing;
+mod rpc;
 mod words;
 
 use std::fmt::Write as _;
@@ -17,6 +18,7 @@ use crate::render::styles::{Glyphs, Role, Styles};
 use crate::replay::events::{Event, Run, Told, Verdict, VerdictTone};
 pub(crate) use attempt::{behind, Behind};
 pub(crate) use changes::word_changes;
+pub(crate) use rpc::rpc_words;
 pub(crate) use words::provenance_line;
 pub(crate) use words::{attempt_said, attempt_words, by_kind_words, failure_body, note_words};
 pub(crate) use words::{capped_words, host_error_words, host_label, stop_words, CAP_ENDS, TOLD_WHO};
@@ -188,8 +190,9 @@ pub(crate) fn event_lines(ev: &Told<'_>, look: &Look) -> Vec<Line> {
             card(&mut out, look, 0, "Agent replies", Role::Label, &body);
             kind_cards(&mut out, look, by_kind);
         }
-        Event::HostError { .. } | Event::Capped { .. } => host_cards(&mut out, look, ev.event),
-        Event::Told { .. } => host_cards(&mut out, look, ev.event),
+        Event::HostError { .. } | Event::Capped { .. } | Event::Told { .. } => host_cards(&mut out, look, ev.event),
+        Event::Rpc { .. } => rpc_cards(&mut out, look, ev.event),
+        Event::RpcEnded { message } => card(&mut out, look, 0, "Host error", Role::Bad, message),
         Event::NoRecording { .. } => missing::dead_end(&mut out, look, ev.event),
         Event::ApiError { status, error_type, message } => {
             card(&mut out, look, 0, "API error", Role::Bad, &format!("{status} {error_type}: {message}"));
@@ -206,6 +209,24 @@ pub(crate) fn event_lines(ev: &Told<'_>, look: &Look) -> Vec<Line> {
         }
     }
     out
+}
+
+/// One JSON-RPC message between the MCP client and the learner's server: what it says, who read
+/// it, what the server printed, and the message itself with `--expand`.
+fn rpc_cards(out: &mut Vec<Line>, look: &Look, event: &Event) {
+    let Event::Rpc { message, printed, .. } = event else { return };
+    if let Some(words) = rpc_words(event) {
+        let role = if words.kept { Role::Warn } else { Role::Label };
+        card(out, look, 2, words.label, role, &words.line);
+        card(out, look, 2, "", Role::Dim, &words.reader);
+    }
+    if !printed.trim().is_empty() {
+        let printed = format!("printed: {}", shortened(printed, look));
+        card(out, look, 2, "", Role::Dim, &printed);
+    }
+    if look.expand {
+        raw(out, look, "JSON-RPC message", message);
+    }
 }
 
 /// The host's events: an API error, a cap, what the person was told. None reaches the model.

@@ -261,6 +261,8 @@ fn event(ev: &Told<'_>) -> String {
         Event::Told { text: words, .. } => {
             card("host", "Host tells", &format!("{}{}", text(words), dim(cards::TOLD_WHO)))
         }
+        Event::Rpc { .. } => rpc_card(ev.event),
+        Event::RpcEnded { message } => card("bad", "Host error", &text(message)),
         Event::NoRecording { .. } => dead_end(ev.event),
         Event::ApiError { status, error_type, message } => {
             let body = format!("{}{}", text(&format!("{status} {error_type}: {message}")), dim(cards::API_REFUSES));
@@ -275,6 +277,22 @@ fn event(ev: &Told<'_>) -> String {
             card("bad", "Code error", &body)
         }
     }
+}
+
+/// One JSON-RPC message between the MCP client and the learner's server (see `cards::rpc_words`).
+fn rpc_card(event: &Event) -> String {
+    let Event::Rpc { message, printed: out, .. } = event else { return String::new() };
+    let mut body = String::new();
+    let (mut class, mut label) = ("sub", "Server says");
+    if let Some(words) = cards::rpc_words(event) {
+        body.push_str(&text(&words.line));
+        body.push_str(&dim(&words.reader));
+        class = if words.kept { "sub warn" } else { "sub" };
+        label = words.label;
+    }
+    body.push_str(&printed(out));
+    body.push_str(&expander("JSON-RPC message", &json_block(message)));
+    card(class, label, &body)
 }
 
 /// What a subagent passed up: the report's labelled parts.

@@ -9,6 +9,7 @@ mod facts;
 pub(crate) mod harness;
 mod host;
 mod lazy;
+mod mcp;
 pub(crate) mod sdk;
 mod sent;
 
@@ -26,13 +27,47 @@ use harness::{Backoff, Code, Harness, Mode, Policy, ToolRun};
 
 /// The request body the runtime sends for this conversation so far.
 pub(crate) fn request(lesson: &Lesson, ticket: &Ticket, runtime: Runtime, messages: &[Value]) -> Value {
-    let (system, tools) = match runtime {
+    offering(lesson, ticket, runtime, Sofar { messages, listed: None })
+}
+
+/// What a request holds that changes turn by turn: the conversation so far, and the tools an
+/// MCP client has read from `tools/list`, once it has.
+struct Sofar<'a> {
+    messages: &'a [Value],
+    listed: Option<&'a [Value]>,
+}
+
+/// The request body, with the tools an MCP client offers once it has read `tools/list`.
+fn offering(lesson: &Lesson, ticket: &Ticket, runtime: Runtime, sofar: Sofar<'_>) -> Value {
+    let Sofar { messages, listed } = sofar;
+    let server = &lesson.agent.server;
+    let (system, mut tools): (_, Vec<Value>) = match runtime {
         Runtime::Harness => (
             &lesson.agent.harness_system,
             lesson.tools_for(ticket).into_iter().map(|t| t.definition(&t.name)).collect(),
         ),
-        Runtime::Sdk => (&lesson.agent.sdk_system, sdk::tool_definitions(lesson, ticket)),
+        Runtime::Sdk => {
+            let tools = sdk::tool_definitions(lesson, ticket).as_array().cloned();
+            (&lesson.agent.sdk_system, tools.unwrap_or_default())
+        }
     };
+    match (listed, &lesson.mcp) {
+        (Some(listed), data) => {
+            tools = mcp::offered(listed, runtime, server);
+            // A cached tool the conversation already called stays offered: the API refuses a
+            // request whose history calls a tool it does not offer.
+            if let Some(data) = data {
+                let called = called_tools(messages);
+                let kept = mcp::cached(data, runtime, server).into_iter().filter(|t| {
+                    let name = t.get("name").and_then(Value::as_str).unwrap_or_default();
+                    called.contains(&name) && !tools.iter().any(|o| o.get("name") == t.get("name"))
+                });
+                tools.extend(kept.collect::<Vec<_>>());
+            }
+        }
+        (None, Some(data)) => tools.extend(mcp::cached(data, runtime, server)),
+        (None, None) => {}
+    }
     json!({
         "model": lesson.agent.model,
         "max_tokens": lesson.agent.max_tokens,
@@ -40,6 +75,17 @@ pub(crate) fn request(lesson: &Lesson, ticket: &Ticket, runtime: Runtime, messag
         "tools": tools,
         "messages": messages,
     })
+}
+
+/// The names of the tools the conversation's assistant turns called.
+fn called_tools(messages: &[Value]) -> Vec<&str> {
+    messages
+        .iter()
+        .filter_map(|m| m.get("content").and_then(Value::as_array))
+        .flatten()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .filter_map(|b| b.get("name").and_then(Value::as_str))
+        .collect()
 }
 
 /// A tool call in words, for its card: the tool's `says`, filled from its input.
@@ -140,6 +186,8 @@ struct Conversation<'r, 'l> {
     clock_ms: u64,
     /// The model's answers so far (its turns).
     replies: usize,
+    /// The MCP client's state, for a lesson whose learner writes the server.
+    client: mcp::Client,
 }
 
 /// Run one ticket: the model's turns from `model`, the tools and the harness for real.
@@ -166,6 +214,7 @@ pub(crate) fn run(
         named_reads: Vec::new(),
         clock_ms: 0,
         replies: 0,
+        client: mcp::Client::default(),
     };
     let mut over = false;
     for _ in 0..lesson.agent.max_turns {
@@ -205,7 +254,9 @@ fn told_kinds(event: &Event) -> &[ByKind] {
 impl Conversation<'_, '_> {
     /// Send the conversation so far, and act on the model's turn.
     fn turn(&mut self, model: &mut dyn Model) -> Next {
-        let body = request(self.lesson, self.ticket, self.runtime, &self.messages);
+        let listed = self.client.listed.as_deref();
+        let sofar = Sofar { messages: &self.messages, listed };
+        let body = offering(self.lesson, self.ticket, self.runtime, sofar);
         let invalid = crate::replay::messages::check_request(&body).err().map(|e| e.to_string());
         if let (Some(message), None) = (&invalid, &self.lesson.hooks.api_error) {
             // Without code of its own for the API's errors, the refusal ends the run as it is.
@@ -217,15 +268,7 @@ impl Conversation<'_, '_> {
             host::Sent::Reply { response, provenance, by_kind } => (response, provenance, by_kind),
             host::Sent::Stop => return Next::Stop,
         };
-        // A swap is told once, on the first turn that depended on it: the later requests carry
-        // the same words again, and two results of one kind in a request are one swap.
-        let earlier = self.events.iter().chain(&self.turn);
-        let mut told: Vec<ByKind> = earlier.flat_map(told_kinds).cloned().collect();
-        by_kind.retain(|swap| {
-            let new = !told.contains(swap);
-            told.push(swap.clone());
-            new
-        });
+        self.untold(&mut by_kind);
         let content: Vec<Value> = response.get("content").and_then(Value::as_array).cloned().unwrap_or_default();
         let calls: Vec<Value> =
             content.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")).cloned().collect();
@@ -242,6 +285,7 @@ impl Conversation<'_, '_> {
         }
         let mut preface = (!text.trim().is_empty()).then_some(text);
         let mut results = Vec::new();
+        let mut taken_back = false;
         for call in &calls {
             let id = call.get("id").and_then(Value::as_str).unwrap_or("").to_string();
             let tool = call.get("name").and_then(Value::as_str).unwrap_or("").to_string();
@@ -256,15 +300,45 @@ impl Conversation<'_, '_> {
                 // The turn's label goes on its first card.
                 by_kind: std::mem::take(&mut by_kind),
             });
-            match self.call_tool(&id, &tool, &input) {
-                Some(result) => results.push(result),
-                None => return Next::Stop,
+            match self.serve(&id, &tool, &input) {
+                mcp::Served::Answer(answered) => results.push(*answered),
+                mcp::Served::TakeBack => taken_back = true,
+                mcp::Served::Stop => return Next::Stop,
             }
+        }
+        if taken_back {
+            // The host keeps the error from the model: the turn is not sent back, and the model
+            // is asked again with the conversation as it was (and the tools as now listed).
+            return Next::Answer(Vec::new());
         }
         self.messages.push(json!({"role": "assistant", "content": content}));
         match self.answer(&calls, results) {
             Some(messages) => Next::Answer(messages),
             None => Next::Stop,
+        }
+    }
+
+    /// Keep the swaps by kind no earlier card has told. A swap is told once, on the first turn
+    /// that depended on it: the later requests carry the same words again, and two results of
+    /// one kind in a request are one swap.
+    fn untold(&self, by_kind: &mut Vec<ByKind>) {
+        let earlier = self.events.iter().chain(&self.turn);
+        let mut told: Vec<ByKind> = earlier.flat_map(told_kinds).cloned().collect();
+        by_kind.retain(|swap| {
+            let new = !told.contains(swap);
+            told.push(swap.clone());
+            new
+        });
+    }
+
+    /// Serve one call: as the MCP client for an `[mcp]` lesson, else in this runtime.
+    fn serve(&mut self, id: &str, tool: &str, input: &Value) -> mcp::Served {
+        match &self.lesson.mcp {
+            Some(data) => self.mcp_call(data, mcp::Call { id, tool, input }),
+            None => match self.call_tool(id, tool, input) {
+                Some(answered) => mcp::Served::Answer(Box::new(answered)),
+                None => mcp::Served::Stop,
+            },
         }
     }
 

@@ -1,0 +1,3 @@
+"""kit.api: the names lesson files import for their type hints."""
+
+Json = dict
