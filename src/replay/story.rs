@@ -309,13 +309,16 @@ pub(crate) fn verdict(events: &[Event], setting: &dyn Setting, effects: &Effects
     let calls = calls(&all);
     let last_of = |key: &Value| calls.iter().rev().find(|t| t.key == *key);
     let misread = keys(&calls).iter().any(|key| last_of(key).is_some_and(|t| t.misread));
-    let refused = ends == "api_error";
+    // The person got no answer: the API refused the request, or an MCP host ended the run on
+    // the server's error and showed them that.
+    let refused = ends == "api_error" || ends == "rpc_ended";
     let world = !effects.harms.is_empty();
     let harmed = world || counts.leaks > 0 || misread || repeated_in_vain > 0 || refused;
     let tone = match ends {
         "code_error" | "api_error" => VerdictTone::Bad,
-        _ if stopped.is_some() => VerdictTone::Warn,
+        // Harm is red however the run ended: a run the host stopped may have done harm first.
         _ if harmed => VerdictTone::Bad,
+        _ if stopped.is_some() => VerdictTone::Warn,
         _ => VerdictTone::Good,
     };
     Verdict {

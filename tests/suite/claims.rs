@@ -303,14 +303,14 @@ fn verdicts_agree(at: &str, runs: &[Value], coloured: &str, page: &str) {
         let more = |key: &str| counts[key].as_u64() > Some(0);
         let misread = last_word_misread(run);
         let world_harms = v["harms"].as_array().is_some_and(|h| !h.is_empty());
-        let refused = v["stopped"] == "api_error";
+        let refused = v["stopped"] == "api_error" || v["stopped"] == "rpc_ended";
         let repeated = more("wasted_retries") || more("overturned_retries");
         let harm = world_harms || more("leaks") || repeated || misread || refused;
         assert_eq!(v["harmed"].as_bool(), Some(harm), "{at}");
         let want = match v["stopped"].as_str() {
             Some("code_error" | "api_error") => "bad",
+            _ if harm => "bad",
             Some(_) => "warn",
-            None if harm => "bad",
             None => "good",
         };
         assert_eq!((v["tone"].as_str(), *colour, *class), (Some(want), want, want), "{at}");
