@@ -31,6 +31,7 @@ mod inert;
 mod init;
 mod launcher;
 mod lesson;
+mod lesson10;
 mod lesson4;
 mod lesson6;
 mod lesson7;
