@@ -29,9 +29,8 @@ impl Context {
         let ctx = self;
         match given {
             Some(path) => ctx.given_file(path, "--file"),
-            None => {
-                crate::course::work_file::existing(&ctx.root, lesson).map_err(|e| e.error(lesson, |p| ctx.shown(p), ""))
-            }
+            None => crate::course::work_file::existing(&ctx.root, lesson)
+                .map_err(|e| e.error(lesson, |p| ctx.shown(p), "")),
         }
     }
 
@@ -39,7 +38,12 @@ impl Context {
     /// current folder, checked to be a file. `flag` names the option in the message.
     pub fn given_file(&self, path: &Path, flag: &str) -> Result<PathBuf, Error> {
         // `./x.py` is shown as `x.py`: the `.` parts say nothing.
-        let full: PathBuf = self.cwd.join(path).components().filter(|c| *c != std::path::Component::CurDir).collect();
+        let full: PathBuf = self
+            .cwd
+            .join(path)
+            .components()
+            .filter(|c| *c != std::path::Component::CurDir)
+            .collect();
         if full.is_file() {
             return Ok(full);
         }
@@ -47,7 +51,10 @@ impl Context {
             Some(what) => format!("{what}, not a file,"),
             None => "no file".into(),
         };
-        Err(Error::usage(format!("there is {what} at {}: check the path given to {flag}.", self.shown(&full))))
+        Err(Error::usage(format!(
+            "there is {what} at {}: check the path given to {flag}.",
+            self.shown(&full)
+        )))
     }
 
     /// A path for messages: relative to the root when run there; from a folder inside the root, relative to that
@@ -82,7 +89,8 @@ impl Context {
             .iter()
             .filter_map(|id| {
                 let entry = progress.lessons.get(id);
-                let started = entry.is_some_and(|p| p.started) || self.root.join("work").join(id).is_dir();
+                let started =
+                    entry.is_some_and(|p| p.started) || self.root.join("work").join(id).is_dir();
                 started.then(|| (entry.and_then(|p| p.started_at).unwrap_or(0), id))
             })
             .max();
@@ -99,11 +107,15 @@ impl Context {
                 self.command,
                 known.iter().find(|k| *k != id).map(String::as_str).unwrap_or("<lesson>")
             );
-            let options = textwrap::Options::new(self.width).word_splitter(textwrap::WordSplitter::NoHyphenation);
+            let options = textwrap::Options::new(self.width)
+                .word_splitter(textwrap::WordSplitter::NoHyphenation);
             crate::output::note(&textwrap::wrap(&note, options).join("\n"));
             return Ok(lesson);
         }
-        Err(Error::usage(format!("name a lesson, since you have not started one yet:\n{}", self.lesson_list()?)))
+        Err(Error::usage(format!(
+            "name a lesson, since you have not started one yet:\n{}",
+            self.lesson_list()?
+        )))
     }
 
     /// Keep which lesson the note last named (none: the next inference names it again). Progress
@@ -118,12 +130,17 @@ impl Context {
     pub fn lesson_list(&self) -> Result<String, Error> {
         let (lessons, broken) = lesson::all_in_order(&self.root);
         if lessons.is_empty() && broken.is_empty() {
-            return Ok(format!("  (there are none under {})", self.shown(&self.root.join("lessons"))));
+            return Ok(format!(
+                "  (there are none under {})",
+                self.shown(&self.root.join("lessons"))
+            ));
         }
         let ids = lessons.iter().map(|l| &l.id).chain(broken.iter().map(|(id, _)| id));
         let width = ids.map(String::len).max().unwrap_or(0);
-        let mut lines: Vec<String> =
-            lessons.iter().map(|l| format!("  {:<width$}  {} ({})", l.id, l.title, l.course)).collect();
+        let mut lines: Vec<String> = lessons
+            .iter()
+            .map(|l| format!("  {:<width$}  {} ({})", l.id, l.title, l.course))
+            .collect();
         // A broken lesson is still one the learner may mean: named, with where to see why.
         let broken_line = |id: &String| format!("  {id:<width$}  (broken: ./workshop doctor {id})");
         lines.extend(broken.iter().map(|(id, _)| broken_line(id)));

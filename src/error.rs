@@ -58,7 +58,10 @@ impl Error {
     pub fn relative_to(self, root: &Path) -> Error {
         match self {
             Error::Corrupt { path, why } => {
-                let rel = Path::new(&path).strip_prefix(root).map(|p| p.display().to_string()).unwrap_or(path);
+                let rel = Path::new(&path)
+                    .strip_prefix(root)
+                    .map(|p| p.display().to_string())
+                    .unwrap_or(path);
                 Error::Corrupt { path: rel, why }
             }
             other => other,

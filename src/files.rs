@@ -107,7 +107,8 @@ pub(crate) fn holds(path: &Path, bytes: &[u8]) -> bool {
 
 /// The cache folder `cache_dir` names instead of the user's, once set (see
 /// `testing::cache_in`): for tests that drive the library in their own process.
-pub(crate) static CACHE_INSTEAD: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+pub(crate) static CACHE_INSTEAD: std::sync::OnceLock<std::path::PathBuf> =
+    std::sync::OnceLock::new();
 
 /// The workshop's folder in the user's cache (`$XDG_CACHE_HOME/workshop`, else
 /// `~/.cache/workshop`): the runner's copy, the world's host, the sample key, the interpreters
@@ -182,7 +183,11 @@ pub(crate) fn make_cache_dir(dir: &Path) -> io::Result<()> {
 /// terminal) and checked on the open descriptor, so what is read is what was checked. The cap
 /// holds for files whose size says nothing (in /proc) too.
 pub(crate) fn read_regular(path: &Path, cap: u64) -> io::Result<Found> {
-    let file = match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path) {
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+    {
         Ok(file) => file,
         Err(e) => {
             // A dangling link or a socket is there, though it cannot be opened.
@@ -271,12 +276,17 @@ pub(crate) fn read_data(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     match read_regular(path, cap)? {
         Found::Bytes(bytes) => Ok(bytes),
         Found::Nothing => Err(io::Error::new(io::ErrorKind::NotFound, "there is no such file")),
-        Found::NotRegular(what) => {
-            Err(io::Error::new(io::ErrorKind::InvalidData, format!("it is {what}, not a regular file")))
-        }
+        Found::NotRegular(what) => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("it is {what}, not a regular file"),
+        )),
         Found::TooBig(size) => Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("it holds {}, more than the {} a data file may", size_text(size), size_text(cap)),
+            format!(
+                "it holds {}, more than the {} a data file may",
+                size_text(size),
+                size_text(cap)
+            ),
         )),
     }
 }
@@ -380,17 +390,26 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let link = dir.path().join("zero");
         std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
-        assert!(matches!(read_regular(&link, 10).unwrap(), Found::NotRegular("a character device")));
+        assert!(matches!(
+            read_regular(&link, 10).unwrap(),
+            Found::NotRegular("a character device")
+        ));
         assert!(matches!(read_regular(dir.path(), 10).unwrap(), Found::NotRegular("a folder")));
         assert!(matches!(read_regular(&dir.path().join("none"), 10).unwrap(), Found::Nothing));
         let dangling = dir.path().join("dangling");
         std::os::unix::fs::symlink(dir.path().join("none"), &dangling).unwrap();
-        assert!(matches!(read_regular(&dangling, 10).unwrap(), Found::NotRegular("a symbolic link to nothing")));
+        assert!(matches!(
+            read_regular(&dangling, 10).unwrap(),
+            Found::NotRegular("a symbolic link to nothing")
+        ));
         let fifo = dir.path().join("fifo");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         // SAFETY: mkfifo(3) with a NUL-terminated path that lives across the call.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        assert!(matches!(read_regular(&fifo, 10).unwrap(), Found::NotRegular("a named pipe (FIFO)")));
+        assert!(matches!(
+            read_regular(&fifo, 10).unwrap(),
+            Found::NotRegular("a named pipe (FIFO)")
+        ));
         let err = read_data(&fifo, 10).unwrap_err();
         assert_eq!(err.to_string(), "it is a named pipe (FIFO), not a regular file");
     }
@@ -407,6 +426,9 @@ mod tests {
             let environ = read_regular(Path::new("/proc/self/environ"), 1).unwrap();
             assert!(matches!(environ, Found::TooBig(2)));
         }
-        assert!(read_data(&file, 10).unwrap_err().to_string().contains("more than the 10 bytes a data file may"));
+        assert!(read_data(&file, 10)
+            .unwrap_err()
+            .to_string()
+            .contains("more than the 10 bytes a data file may"));
     }
 }

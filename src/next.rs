@@ -46,7 +46,9 @@ impl Standing {
             Standing::Checked { passed, total } => format!("{passed} of {total} checks"),
             Standing::Done => "done".into(),
             Standing::DoneBeforeReset => "done before; reset".into(),
-            Standing::DoneBefore { passed, total } => format!("done before; now {passed} of {total} checks"),
+            Standing::DoneBefore { passed, total } => {
+                format!("done before; now {passed} of {total} checks")
+            }
         }
     }
 }
@@ -111,7 +113,11 @@ impl Course {
             .filter(|(_, s, _)| s.started() && !s.was_green())
             .max_by_key(|(_, _, p)| p.started_at.unwrap_or(0));
         if let Some((lesson, _, _)) = open {
-            return Some(Next { lesson, command: format!("./workshop check {}", lesson.id), starts: false });
+            return Some(Next {
+                lesson,
+                command: format!("./workshop check {}", lesson.id),
+                starts: false,
+            });
         }
         // Every lesson started and never green was `open`: this one was never started.
         let (lesson, _, _) = self.lessons.iter().find(|(_, s, _)| !s.was_green())?;
@@ -124,7 +130,11 @@ impl Course {
         let (next, standing) = self.after(id)?;
         let started = standing.started();
         let verb = if started { "check" } else { "start" };
-        Some(Next { lesson: next, command: format!("./workshop {verb} {}", next.id), starts: !started })
+        Some(Next {
+            lesson: next,
+            command: format!("./workshop {verb} {}", next.id),
+            starts: !started,
+        })
     }
 }
 
@@ -155,7 +165,9 @@ fn standing(ctx: &Context, lesson: &Lesson, entry: &LessonProgress) -> Standing 
     };
     let green_now = checked.is_some_and(|(p, t)| p == t && t > 0);
     if entry.green {
-        if !crate::course::starter::edited(&ctx.at(), lesson) && lesson.work_file(&ctx.root).is_file() {
+        if !crate::course::starter::edited(&ctx.at(), lesson)
+            && lesson.work_file(&ctx.root).is_file()
+        {
             return Standing::DoneBeforeReset;
         }
         return match checked {
@@ -181,10 +193,13 @@ pub(crate) fn door(ctx: &Context, lesson: &Lesson) -> Result<Door, Error> {
         why: "your code replayed beside the starter".into(),
     }];
     if let Ok(quiz) = crate::lesson::quiz::Quiz::load(lesson) {
-        let last = course.lessons.iter().find(|(l, _, _)| l.id == lesson.id).and_then(|(_, _, p)| p.quiz);
+        let last =
+            course.lessons.iter().find(|(l, _, _)| l.id == lesson.id).and_then(|(_, _, p)| p.quiz);
         let why = match last {
             Some((right, of)) => format!("test yourself (last score {right}/{of})"),
-            None => format!("test yourself: {}", crate::render::count(quiz.questions.len(), "question")),
+            None => {
+                format!("test yourself: {}", crate::render::count(quiz.questions.len(), "question"))
+            }
         };
         ways.push(Step { word: "quiz", command: format!("./workshop quiz {}", lesson.id), why });
     }

@@ -121,6 +121,9 @@ mod tests {
         let cmd = "../../workshop";
         assert_eq!(replace_command("run ./workshop check x", cmd), "run ../../workshop check x");
         assert_eq!(replace_command("`./workshop hint`", cmd), "`../../workshop hint`");
-        assert_eq!(replace_command("see ../workshop and a/./workshop/x", cmd), "see ../workshop and a/./workshop/x");
+        assert_eq!(
+            replace_command("see ../workshop and a/./workshop/x", cmd),
+            "see ../workshop and a/./workshop/x"
+        );
     }
 }

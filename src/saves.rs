@@ -67,9 +67,12 @@ pub(crate) struct Listener {
 
 /// The folder to watch and the name to look for in it.
 fn split(file: &Path) -> Result<(PathBuf, OsString), WatchError> {
-    let name = file.file_name().ok_or_else(|| WatchError::NoFileName(file.to_path_buf()))?.to_os_string();
+    let name =
+        file.file_name().ok_or_else(|| WatchError::NoFileName(file.to_path_buf()))?.to_os_string();
     let parent = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let dir = parent.canonicalize().map_err(|source| WatchError::Folder { dir: parent.to_path_buf(), source })?;
+    let dir = parent
+        .canonicalize()
+        .map_err(|source| WatchError::Folder { dir: parent.to_path_buf(), source })?;
     Ok((dir, name))
 }
 
@@ -90,7 +93,9 @@ fn step(event: &notify::Event, name: &OsString) -> Option<Step> {
     let ours = |p: &PathBuf| p.file_name() == Some(name.as_os_str());
     match event.kind {
         // Reading the file (Python importing it) is no save.
-        EventKind::Access(AccessKind::Close(AccessMode::Write)) if event.paths.iter().any(ours) => Some(Step::Done),
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) if event.paths.iter().any(ours) => {
+            Some(Step::Done)
+        }
         EventKind::Access(_) => None,
         // Renamed into place: the new name is the last path.
         EventKind::Modify(ModifyKind::Name(RenameMode::To | RenameMode::Both))
@@ -134,7 +139,8 @@ pub(crate) fn listen(
     let failed = |source: notify::Error| WatchError::Watcher { dir: dir.clone(), source };
     let watcher: Box<dyn std::any::Any> = if poll {
         // Compare contents too: some network filesystems keep modification times to 2 s.
-        let config = notify::Config::default().with_poll_interval(POLL_EVERY).with_compare_contents(true);
+        let config =
+            notify::Config::default().with_poll_interval(POLL_EVERY).with_compare_contents(true);
         let mut w = PollWatcher::new(handler, config).map_err(failed)?;
         w.watch(&dir, RecursiveMode::NonRecursive).map_err(failed)?;
         Box::new(w)

@@ -15,7 +15,11 @@ pub(crate) struct ApiKey(String);
 impl ApiKey {
     /// The key from the environment; `None` when it is unset or blank.
     pub(crate) fn from_env() -> Option<ApiKey> {
-        std::env::var(KEY_VAR).ok().map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).map(ApiKey)
+        std::env::var(KEY_VAR)
+            .ok()
+            .map(|k| k.trim().to_string())
+            .filter(|k| !k.is_empty())
+            .map(ApiKey)
     }
 
     #[cfg(test)]
@@ -85,7 +89,10 @@ pub(crate) fn scan(text: &str) -> Option<&'static str> {
     let mut from = 0;
     while let Some(at) = lower[from..].find(KEY_PREFIX) {
         let start = from + at + KEY_PREFIX.len();
-        let tail = lower[start..].bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_').count();
+        let tail = lower[start..]
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_')
+            .count();
         if tail >= KEY_MIN_TAIL {
             return Some("something shaped like an API key (sk-ant-...)");
         }
@@ -124,7 +131,10 @@ mod tests {
 
     #[test]
     fn an_address_is_shown_without_its_password() {
-        assert_eq!(shown_address("https://me:hunter2@gw.example/v1?x=1"), "https://me:[redacted]@gw.example/v1?x=1");
+        assert_eq!(
+            shown_address("https://me:hunter2@gw.example/v1?x=1"),
+            "https://me:[redacted]@gw.example/v1?x=1"
+        );
         assert_eq!(shown_address("https://tok3n@gw.example"), "https://[redacted]@gw.example");
         assert_eq!(shown_address("https://api.anthropic.com"), "https://api.anthropic.com");
         assert_eq!(address_secret("http://me:hunter2@127.0.0.1:9/"), Some("hunter2"));

@@ -17,5 +17,7 @@ pub fn cache_in(folder: &std::path::Path) {
 /// The full-screen player of `watch`, as `tests/suite/player.rs` drives it.
 pub mod player {
     pub use crate::terminal::player::ui::draw;
-    pub use crate::terminal::player::{drive, App, Flow, LessonSource, Msg, Options, Source, Theme};
+    pub use crate::terminal::player::{
+        drive, App, Flow, LessonSource, Msg, Options, Source, Theme,
+    };
 }

@@ -41,7 +41,9 @@ fn compiled(dir: &Path, module: &str) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir.join("__pycache__")) else { return Vec::new() };
     entries
         .flatten()
-        .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".pyc")))
+        .filter(|e| {
+            e.file_name().to_str().is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".pyc"))
+        })
         .map(|e| e.path())
         .collect()
 }
@@ -49,7 +51,8 @@ fn compiled(dir: &Path, module: &str) -> Vec<PathBuf> {
 /// Whether `pyc` is what Python writes for `source` of `len` bytes last changed at `mtime`
 /// (seconds): flags 0 (timestamp-based), then the source's time and size, as 32-bit words.
 fn as_python_writes(pyc: &[u8], mtime: u64, len: u64) -> bool {
-    let word = |at: usize| pyc.get(at..at + 4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+    let word =
+        |at: usize| pyc.get(at..at + 4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
     word(4) == Some(0) && word(8) == Some(mtime as u32) && word(12) == Some(len as u32)
 }
 
@@ -70,7 +73,8 @@ pub(super) fn vet(dir: &Path, module: &str) {
     let source = dir.join(format!("{module}.py"));
     let (mtime, len) = match std::fs::metadata(&source) {
         Ok(meta) => {
-            let mtime = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+            let mtime =
+                meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
             (mtime.map_or(0, |d| d.as_secs()), meta.len())
         }
         Err(_) => (0, 0),
@@ -102,8 +106,10 @@ pub(super) fn runner_started() {
     let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
     let Some(w) = watched.as_mut() else { return };
     if w.seen.is_none() {
-        let seen: Vec<_> =
-            compiled(&w.dir, &w.module).into_iter().filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b))).collect();
+        let seen: Vec<_> = compiled(&w.dir, &w.module)
+            .into_iter()
+            .filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
+            .collect();
         w.seen = Some(seen).filter(|s| !s.is_empty());
     }
 }
@@ -156,13 +162,22 @@ mod tests {
     #[test]
     fn only_a_timestamp_pyc_for_the_source_as_it_is_passes() {
         let header = |flags: u32, mtime: u32, len: u32| {
-            [0x6f0d_0d0a_u32, flags, mtime, len].iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()
+            [0x6f0d_0d0a_u32, flags, mtime, len]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect::<Vec<u8>>()
         };
         assert!(as_python_writes(&header(0, 1_700_000_000, 20_494), 1_700_000_000, 20_494));
         assert!(!as_python_writes(&header(1, 0, 0), 1_700_000_000, 20_494), "unchecked hash-based");
         assert!(!as_python_writes(&header(3, 0, 0), 1_700_000_000, 20_494), "checked hash-based");
-        assert!(!as_python_writes(&header(0, 1_699_999_999, 20_494), 1_700_000_000, 20_494), "older source");
-        assert!(!as_python_writes(&header(0, 1_700_000_000, 20_493), 1_700_000_000, 20_494), "other size");
+        assert!(
+            !as_python_writes(&header(0, 1_699_999_999, 20_494), 1_700_000_000, 20_494),
+            "older source"
+        );
+        assert!(
+            !as_python_writes(&header(0, 1_700_000_000, 20_493), 1_700_000_000, 20_494),
+            "other size"
+        );
         assert!(!as_python_writes(&[0; 8], 0, 0), "too short");
     }
 }

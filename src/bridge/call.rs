@@ -18,11 +18,19 @@ pub(super) fn call_frame(id: u64, function: &str, args: &[Value]) -> Vec<u8> {
 }
 
 impl Worker {
-    pub(super) fn call(&mut self, cfg: &BridgeConfig, function: &str, args: &[Value]) -> (Call, bool) {
+    pub(super) fn call(
+        &mut self,
+        cfg: &BridgeConfig,
+        function: &str,
+        args: &[Value],
+    ) -> (Call, bool) {
         if !self.send(function, args) {
             let death = self.death();
             let message = format!("the Python process had ended: {}", death.note());
-            return (Call { outcome: Outcome::Exited { message }, output: death.output, dropped: 0 }, false);
+            return (
+                Call { outcome: Outcome::Exited { message }, output: death.output, dropped: 0 },
+                false,
+            );
         }
         self.answer(cfg, function)
     }
@@ -94,7 +102,11 @@ impl Worker {
             }
             NoLine::Died(death) => {
                 let message = format!("the Python process ended during the call: {}", death.note());
-                return Call { outcome: Outcome::Exited { message }, output: death.output, dropped: 0 };
+                return Call {
+                    outcome: Outcome::Exited { message },
+                    output: death.output,
+                    dropped: 0,
+                };
             }
             NoLine::Stopped => {
                 kill_group(&mut self.child);
@@ -105,7 +117,13 @@ impl Worker {
                 // The runner measures what it sends, so this is a line it did not write.
                 kill_group(&mut self.child);
                 let what = format!("{} without an end", size_text(bytes as u64));
-                Outcome::Garbled { message: garbled(&cfg.shown_as, &format!("during the call to {function}"), &what) }
+                Outcome::Garbled {
+                    message: garbled(
+                        &cfg.shown_as,
+                        &format!("during the call to {function}"),
+                        &what,
+                    ),
+                }
             }
         };
         Call { outcome, output: self.read_capture(), dropped: 0 }
@@ -146,8 +164,12 @@ impl Worker {
     fn request_untaken_within(&self, grace: Duration) -> bool {
         let until = Instant::now() + grace;
         // Requests written ahead, after the one awaited, are not taken until that one is done.
-        let behind: u64 =
-            self.ahead.iter().filter(|&&(id, _)| id > self.answered + 1).map(|&(_, frame)| frame as u64).sum();
+        let behind: u64 = self
+            .ahead
+            .iter()
+            .filter(|&&(id, _)| id > self.answered + 1)
+            .map(|&(_, frame)| frame as u64)
+            .sum();
         loop {
             // On a pipe's write end FIONREAD counts the bytes not yet read, as on its read end.
             if rustix::io::ioctl_fionread(&self.stdin).map_or(true, |unread| unread <= behind) {
@@ -167,7 +189,8 @@ impl Worker {
         self.next_id += 1;
         let ping = request_frame(&serde_json::json!({ "id": self.next_id }));
         let when = "after the last call";
-        let untrusted = |line: &str| LoadError::new(LoadKind::Garbled, garbled(&cfg.shown_as, when, line));
+        let untrusted =
+            |line: &str| LoadError::new(LoadKind::Garbled, garbled(&cfg.shown_as, when, line));
         super::cores::asking(self.child.id());
         if self.stdin.write_all(&ping).is_err() {
             // It ended after its last answer: nothing it sent is contradicted.

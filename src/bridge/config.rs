@@ -13,8 +13,10 @@ use super::{sandbox, shim};
 /// shim's choice of interpreter. Everything else (API keys, tokens, `PYTHON*`) stays with the
 /// workshop.
 pub(super) fn passed_on(name: &str) -> bool {
-    matches!(name, "PATH" | "LANG" | "LANGUAGE" | "TZ" | "HOME" | "TMPDIR" | "PYENV_VERSION" | "PYENV_ROOT")
-        || name.starts_with("LC_")
+    matches!(
+        name,
+        "PATH" | "LANG" | "LANGUAGE" | "TZ" | "HOME" | "TMPDIR" | "PYENV_VERSION" | "PYENV_ROOT"
+    ) || name.starts_with("LC_")
 }
 
 /// How much of the learner's output one call keeps.
@@ -47,7 +49,9 @@ pub(crate) struct BridgeConfig {
 impl BridgeConfig {
     /// The interpreter: `WORKSHOP_PYTHON`, else `python3` from PATH.
     pub(crate) fn default_python() -> OsString {
-        std::env::var_os("WORKSHOP_PYTHON").filter(|p| !p.is_empty()).unwrap_or_else(|| OsString::from("python3"))
+        std::env::var_os("WORKSHOP_PYTHON")
+            .filter(|p| !p.is_empty())
+            .unwrap_or_else(|| OsString::from("python3"))
     }
 
     /// The interpreter a learner's file runs with: [`default_python`](Self::default_python),

@@ -135,7 +135,8 @@ pub(crate) fn keep_to_a_core_of_its_own() -> OwnCore {
         let Ok(mut taken) = TAKEN.lock() else { return OwnCore(None) };
         let here = rustix::thread::sched_getcpu();
         let free = |cpu: &usize| allowed.is_set(*cpu) && !taken.contains(cpu);
-        let Some(cpu) = std::iter::once(here).chain(0..rustix::thread::CpuSet::MAX_CPU).find(free) else {
+        let Some(cpu) = std::iter::once(here).chain(0..rustix::thread::CpuSet::MAX_CPU).find(free)
+        else {
             return OwnCore(None);
         };
         if rustix::thread::sched_setaffinity(None, &only(cpu)).is_ok() {
@@ -169,7 +170,10 @@ pub(super) fn own_core() -> Option<usize> {
 
 /// The cores of `set` but `cpu`, if any.
 #[cfg(target_os = "linux")]
-pub(super) fn all_but(mut set: rustix::thread::CpuSet, cpu: usize) -> Option<rustix::thread::CpuSet> {
+pub(super) fn all_but(
+    mut set: rustix::thread::CpuSet,
+    cpu: usize,
+) -> Option<rustix::thread::CpuSet> {
     set.unset(cpu);
     (set.count() > 0).then_some(set)
 }
@@ -233,7 +237,12 @@ mod tests {
     fn a_worker_is_killed_off_the_core_the_workshop_keeps_to() {
         let cores = |pid: u32| -> String {
             let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-            status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap().trim().to_string()
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                .unwrap()
+                .trim()
+                .to_string()
         };
         let mut two = rustix::thread::CpuSet::new();
         two.set(0);
@@ -266,15 +275,23 @@ mod tests {
                 let mine = own_core();
                 first_took.send(mine).unwrap();
                 let _ = first_may.recv();
-                assert_eq!(crate::bridge::reap::Place::WithThisThread.core().map(|s| s.count()), mine.map(|_| 1));
+                assert_eq!(
+                    crate::bridge::reap::Place::WithThisThread.core().map(|s| s.count()),
+                    mine.map(|_| 1)
+                );
                 assert!(crate::bridge::reap::Place::Anywhere.core().is_none());
                 drop(held);
-                assert!(own_core().is_none() && crate::bridge::reap::Place::WithThisThread.core().is_none());
+                assert!(
+                    own_core().is_none()
+                        && crate::bridge::reap::Place::WithThisThread.core().is_none()
+                );
                 mine
             });
             let second = scope.spawn(move || {
                 // Started on the core the first took, so that core is the one it is on.
-                if let (Ok(Some(taken)), Ok(all)) = (second_may.recv(), rustix::thread::sched_getaffinity(None)) {
+                if let (Ok(Some(taken)), Ok(all)) =
+                    (second_may.recv(), rustix::thread::sched_getaffinity(None))
+                {
                     let _ = rustix::thread::sched_setaffinity(None, &only(taken));
                     std::thread::yield_now();
                     let _ = rustix::thread::sched_setaffinity(None, &all);

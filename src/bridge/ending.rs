@@ -99,7 +99,9 @@ impl Death {
     /// Why, as the learner reads it: their code is the likely cause.
     pub(super) fn note(&self) -> String {
         match self.ending() {
-            Some(Ending::Exited(code)) => format!("it exited with code {code} (os._exit, or a crash)"),
+            Some(Ending::Exited(code)) => {
+                format!("it exited with code {code} (os._exit, or a crash)")
+            }
             Some(Ending::Killed { signal, reported }) => Ending::killed(signal, reported),
             Some(Ending::Other) => "it ended".into(),
             None => "it closed its channel to the workshop".into(),
@@ -126,18 +128,28 @@ mod tests {
         let exited = |code: i32| ExitStatus::from_raw(code << 8);
         let killed = ExitStatus::from_raw(libc::SIGSEGV);
         assert_eq!(Ending::of(killed, false), Ending::Killed { signal: 11, reported: None });
-        assert_eq!(Ending::of(exited(139), true), Ending::Killed { signal: 11, reported: Some(139) });
+        assert_eq!(
+            Ending::of(exited(139), true),
+            Ending::Killed { signal: 11, reported: Some(139) }
+        );
         assert_eq!(Ending::of(exited(139), false), Ending::Exited(139));
         for code in [0, 1, 128, 193, 255] {
             assert_eq!(Ending::of(exited(code), true), Ending::Exited(code), "{code}");
         }
-        assert_eq!(Ending::killed(libc::SIGXCPU, None), "it was killed by signal 24 (SIGXCPU, its CPU time ran out)");
+        assert_eq!(
+            Ending::killed(libc::SIGXCPU, None),
+            "it was killed by signal 24 (SIGXCPU, its CPU time ran out)"
+        );
         assert_eq!(Ending::killed(64, None), "it was killed by signal 64");
         assert_eq!(
             Ending::killed(64, Some(192)),
             "it was killed by signal 64 (the sandbox reports that as exit code 192, which os._exit(192) would also give)"
         );
         let death = Death { status: Some(exited(137)), output: String::new(), sandboxed: true };
-        assert!(death.note().starts_with("it was killed by signal 9 (SIGKILL, killed outright; "), "{}", death.note());
+        assert!(
+            death.note().starts_with("it was killed by signal 9 (SIGKILL, killed outright; "),
+            "{}",
+            death.note()
+        );
     }
 }

@@ -6,11 +6,17 @@ use super::outcome::{garbled, stopped_message, with_dropped};
 use super::protocol::{hello_version, load_error, other_version, RunnerAnswer, PROTOCOL};
 use super::wait::NoLine;
 use super::worker::{kill_group, Worker};
-use super::{cache, seconds, size_text, BridgeConfig, LoadError, LoadKind, NoPython, STARTUP_ALLOWANCE};
+use super::{
+    cache, seconds, size_text, BridgeConfig, LoadError, LoadKind, NoPython, STARTUP_ALLOWANCE,
+};
 
 impl Worker {
     /// Wait for the hello of a runner started at `started`.
-    pub(super) fn greet(mut self, cfg: &BridgeConfig, started: Instant) -> Result<(Worker, Instant), LoadError> {
+    pub(super) fn greet(
+        mut self,
+        cfg: &BridgeConfig,
+        started: Instant,
+    ) -> Result<(Worker, Instant), LoadError> {
         let fail = LoadError::new;
         let worker = &mut self;
         let deadline = started + cfg.timeout + STARTUP_ALLOWANCE;
@@ -61,7 +67,11 @@ impl Worker {
     }
 
     /// Wait for the runner to load the learner's file (and, for a spare, ask it to first).
-    pub(super) fn load(mut self, cfg: &BridgeConfig, deadline: Instant) -> Result<Worker, LoadError> {
+    pub(super) fn load(
+        mut self,
+        cfg: &BridgeConfig,
+        deadline: Instant,
+    ) -> Result<Worker, LoadError> {
         let worker = &mut self;
         let fail = LoadError::new;
         let line = match worker.wait_line(deadline) {

@@ -87,7 +87,10 @@ mod tests {
 
     #[test]
     fn no_python_says_its_reason_and_remedy_in_one_message_and_keeps_them_apart() {
-        let error = LoadError::from(NoPython::new(OsStr::new("/opt/py/bin/python3"), "there is no such program"));
+        let error = LoadError::from(NoPython::new(
+            OsStr::new("/opt/py/bin/python3"),
+            "there is no such program",
+        ));
         assert_eq!(error.kind, LoadKind::NoPython);
         assert_eq!(
             error.message,

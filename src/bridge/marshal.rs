@@ -24,7 +24,9 @@ fn marshal(value: &Value, out: &mut Vec<u8>) {
             if let Some(small) = n.as_i64().and_then(|i| i32::try_from(i).ok()) {
                 out.push(b'i');
                 out.extend_from_slice(&small.to_le_bytes());
-            } else if let Some(big) = n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from)) {
+            } else if let Some(big) =
+                n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from))
+            {
                 // A long: its magnitude in 15-bit digits, least significant first; the count
                 // carries the sign.
                 let mut digits = Vec::new();

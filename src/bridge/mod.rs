@@ -134,7 +134,11 @@ impl Asked {
                 }
                 None => {
                     let message = "the process was gone before it answered".to_string();
-                    Call { outcome: Outcome::Unavailable { message }, output: String::new(), dropped: 0 }
+                    Call {
+                        outcome: Outcome::Unavailable { message },
+                        output: String::new(),
+                        dropped: 0,
+                    }
                 }
             },
         };
@@ -193,7 +197,11 @@ impl Bridge {
 
     /// As `start_stoppable`, loading the file in `spare` when there is one that fits and still
     /// runs; otherwise in a fresh process.
-    pub(crate) fn start_with_spare(cfg: BridgeConfig, stop: Stop, spare: Option<Spare>) -> Result<Bridge, LoadError> {
+    pub(crate) fn start_with_spare(
+        cfg: BridgeConfig,
+        stop: Stop,
+        spare: Option<Spare>,
+    ) -> Result<Bridge, LoadError> {
         match Bridge::told(cfg, stop, spare, None) {
             Told::Loaded(bridge) => Ok(*bridge),
             Told::Failed(e) => Err(e),
@@ -212,7 +220,9 @@ impl Bridge {
         args: &[Value],
     ) -> Result<Asked, LoadError> {
         match Bridge::told(cfg, stop, None, Some((function, args))) {
-            Told::Loaded(bridge) => Ok(Asked { bridge: *bridge, answer: First::Pending(function.to_string()) }),
+            Told::Loaded(bridge) => {
+                Ok(Asked { bridge: *bridge, answer: First::Pending(function.to_string()) })
+            }
             Told::Failed(e) => Err(e),
             Told::NotWarm(cfg, stop) => {
                 let mut bridge = Bridge::start_stoppable(cfg, stop)?;
@@ -224,14 +234,22 @@ impl Bridge {
 
     /// The file loaded in a warm Python (or `spare`), told the load and the `first` call in one
     /// write (that call's answer is left to be read).
-    fn told(cfg: BridgeConfig, stop: Stop, spare: Option<Spare>, first: Option<(&str, &[Value])>) -> Told {
+    fn told(
+        cfg: BridgeConfig,
+        stop: Stop,
+        spare: Option<Spare>,
+        first: Option<(&str, &[Value])>,
+    ) -> Told {
         // A file whose path is not text is started the usual way, with its path as an argument.
         let Some(path) = cfg.file.to_str() else { return Told::NotWarm(cfg, stop) };
-        let mut request = request_frame(&serde_json::json!({ "load": path, "functions": cfg.functions }));
+        let mut request =
+            request_frame(&serde_json::json!({ "load": path, "functions": cfg.functions }));
         if let Some((function, args)) = first {
             request.extend(call::call_frame(1, function, args));
         }
-        let Some(mut worker) = warm::told(&cfg, &stop, spare, &request) else { return Told::NotWarm(cfg, stop) };
+        let Some(mut worker) = warm::told(&cfg, &stop, spare, &request) else {
+            return Told::NotWarm(cfg, stop);
+        };
         worker.stop = stop.clone();
         let mut worker = match worker.load(&cfg, Instant::now() + cfg.timeout + STARTUP_ALLOWANCE) {
             Ok(worker) => worker,
@@ -297,7 +315,11 @@ impl Bridge {
     pub(crate) fn call(&mut self, function: &str, args: &[Value]) -> Call {
         // A call written ahead takes its answer: set aside already, or read now, setting aside
         // those of the calls written before it.
-        if let Some(at) = self.set_aside.iter().position(|(asked, with, _)| same_call(asked, with, function, args)) {
+        if let Some(at) = self
+            .set_aside
+            .iter()
+            .position(|(asked, with, _)| same_call(asked, with, function, args))
+        {
             return self.set_aside.remove(at).2;
         }
         while let Some((asked, with, call)) = self.answer_ahead() {
@@ -315,8 +337,15 @@ impl Bridge {
                     Ok(worker) => worker,
                     Err(e) => {
                         self.killed_by = e.signal;
-                        let message = format!("could not reload after the last call ended the process: {}", e.message);
-                        return Call { outcome: Outcome::Unavailable { message }, output: e.output, dropped: 0 };
+                        let message = format!(
+                            "could not reload after the last call ended the process: {}",
+                            e.message
+                        );
+                        return Call {
+                            outcome: Outcome::Unavailable { message },
+                            output: e.output,
+                            dropped: 0,
+                        };
                     }
                 }
             }
@@ -379,8 +408,11 @@ mod tests {
     fn counting() -> (tempfile::TempDir, Bridge) {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("count.py");
-        std::fs::write(&file, "runs = 0\n\ndef count(tag):\n    global runs\n    runs += 1\n    return [tag, runs]\n")
-            .unwrap();
+        std::fs::write(
+            &file,
+            "runs = 0\n\ndef count(tag):\n    global runs\n    runs += 1\n    return [tag, runs]\n",
+        )
+        .unwrap();
         let cfg = BridgeConfig {
             python: BridgeConfig::learner_python(),
             file,
@@ -413,13 +445,28 @@ mod tests {
         }
         assert!(bridge.is_ahead("count", &[Value::from("a")]));
         assert!(!bridge.is_ahead("count", &[Value::from("d")]));
-        assert_eq!(count(&mut bridge, "b"), serde_json::json!(["b", 2]), "a's answer read first, set aside");
-        assert_eq!(count(&mut bridge, "d"), serde_json::json!(["d", 4]), "after every call written ahead");
+        assert_eq!(
+            count(&mut bridge, "b"),
+            serde_json::json!(["b", 2]),
+            "a's answer read first, set aside"
+        );
+        assert_eq!(
+            count(&mut bridge, "d"),
+            serde_json::json!(["d", 4]),
+            "after every call written ahead"
+        );
         assert_eq!(count(&mut bridge, "a"), serde_json::json!(["a", 1]));
         assert_eq!(count(&mut bridge, "c"), serde_json::json!(["c", 3]));
         assert!(!bridge.is_ahead("count", &[Value::from("a")]), "taken");
-        assert_eq!(count(&mut bridge, "a"), serde_json::json!(["a", 5]), "made again, it runs again");
+        assert_eq!(
+            count(&mut bridge, "a"),
+            serde_json::json!(["a", 5]),
+            "made again, it runs again"
+        );
         bridge.send_ahead("count", vec![Value::from("e")]);
-        assert!(bridge.confirm().is_ok(), "a call written ahead and never made is read before the check");
+        assert!(
+            bridge.confirm().is_ok(),
+            "a call written ahead and never made is read before the check"
+        );
     }
 }

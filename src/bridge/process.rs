@@ -40,7 +40,8 @@ impl Process {
             Process::Started(child) => child.kill(),
             Process::Adopted { status: Some(_), .. } => Ok(()),
             Process::Adopted { pid, status: None } => {
-                let pid = Pid::from_raw(*pid).ok_or_else(|| std::io::Error::other("no such process"))?;
+                let pid =
+                    Pid::from_raw(*pid).ok_or_else(|| std::io::Error::other("no such process"))?;
                 rustix::process::kill_process(pid, Signal::KILL).map_err(std::io::Error::from)
             }
         }
@@ -52,8 +53,10 @@ impl Process {
             Process::Started(child) => child.wait().map(Some),
             Process::Adopted { status: Some(status), .. } => Ok(Some(*status)),
             Process::Adopted { pid, status } => {
-                let raw = Pid::from_raw(*pid).ok_or_else(|| std::io::Error::other("no such process"))?;
-                let reaped = rustix::process::waitpid(Some(raw), options).map_err(std::io::Error::from)?;
+                let raw =
+                    Pid::from_raw(*pid).ok_or_else(|| std::io::Error::other("no such process"))?;
+                let reaped =
+                    rustix::process::waitpid(Some(raw), options).map_err(std::io::Error::from)?;
                 // The raw status is what waitpid(2) wrote, which ExitStatus is made of on Unix.
                 *status = reaped.map(|(_, s)| ExitStatus::from_raw(s.as_raw()));
                 Ok(*status)

@@ -87,14 +87,23 @@ pub(super) fn load_error(cfg: &BridgeConfig, report: LoadReport) -> LoadError {
     let (kind, message) = match report.kind.as_str() {
         "syntax" => {
             let at = report.line.map(|l| format!(", line {l}")).unwrap_or_default();
-            let code = report.code.filter(|c| !c.is_empty()).map(|c| format!("\n    {c}")).unwrap_or_default();
+            let code = report
+                .code
+                .filter(|c| !c.is_empty())
+                .map(|c| format!("\n    {c}"))
+                .unwrap_or_default();
             (LoadKind::Syntax, format!("{file}{at}: {}{code}", report.message))
         }
         "missing" => {
-            let names: Vec<&str> = cfg.functions.iter().map(|f| f.split('=').next().unwrap_or(f)).collect();
+            let names: Vec<&str> =
+                cfg.functions.iter().map(|f| f.split('=').next().unwrap_or(f)).collect();
             (
                 LoadKind::Missing,
-                format!("{file} has {}: the lesson needs {} defined in it.", report.message, names.join(" and ")),
+                format!(
+                    "{file} has {}: the lesson needs {} defined in it.",
+                    report.message,
+                    names.join(" and ")
+                ),
             )
         }
         "signature" => {
@@ -107,7 +116,9 @@ pub(super) fn load_error(cfg: &BridgeConfig, report: LoadReport) -> LoadError {
                 ),
             )
         }
-        "unreadable" => (LoadKind::Unreadable, format!("could not read {file}: {}", report.message)),
+        "unreadable" => {
+            (LoadKind::Unreadable, format!("could not read {file}: {}", report.message))
+        }
         other => {
             let kind = match other {
                 "import" => LoadKind::Import,
@@ -131,7 +142,10 @@ mod tests {
     #[test]
     fn both_python_ends_carry_the_workshops_version_of_the_wire() {
         let line = format!("\nPROTOCOL = {PROTOCOL}\n");
-        assert!(super::super::runner::RUNNER.contains(&line), "the runner's PROTOCOL is not {PROTOCOL}");
+        assert!(
+            super::super::runner::RUNNER.contains(&line),
+            "the runner's PROTOCOL is not {PROTOCOL}"
+        );
         assert!(crate::world::python::HOST.contains(&line), "host.py's PROTOCOL is not {PROTOCOL}");
     }
 

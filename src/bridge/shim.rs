@@ -85,7 +85,8 @@ fn key(shim: &Path) -> String {
 }
 
 fn executable(path: &Path) -> bool {
-    path.is_absolute() && path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    path.is_absolute()
+        && path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// The folder the records are kept in.
@@ -110,7 +111,9 @@ fn ask(shim: &Path) -> Option<PathBuf> {
     let answered = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status.success(),
-            Ok(None) if std::time::Instant::now() < until => std::thread::sleep(Duration::from_millis(2)),
+            Ok(None) if std::time::Instant::now() < until => {
+                std::thread::sleep(Duration::from_millis(2))
+            }
             _ => break false,
         }
     };
@@ -130,8 +133,11 @@ pub(super) fn behind(name: &OsStr) -> OsString {
     let record = records().map(|dir| dir.join(&key[..32]));
     if let Some(record) = &record {
         if let Ok(text) = crate::files::read_data(record, 4096) {
-            if let Some(rest) = text.strip_prefix(key.as_bytes()).and_then(|r| r.strip_prefix(b"\n")) {
-                let path = PathBuf::from(OsStr::from_bytes(rest.strip_suffix(b"\n").unwrap_or(rest)));
+            if let Some(rest) =
+                text.strip_prefix(key.as_bytes()).and_then(|r| r.strip_prefix(b"\n"))
+            {
+                let path =
+                    PathBuf::from(OsStr::from_bytes(rest.strip_suffix(b"\n").unwrap_or(rest)));
                 if executable(&path) {
                     return path.into_os_string();
                 }

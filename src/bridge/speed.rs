@@ -9,5 +9,7 @@ use std::sync::OnceLock;
 /// Whether the plain path was asked for (`WORKSHOP_PLAIN`), read once.
 pub(crate) fn plain() -> bool {
     static PLAIN: OnceLock<bool> = OnceLock::new();
-    *PLAIN.get_or_init(|| std::env::var_os("WORKSHOP_PLAIN").is_some_and(|v| !v.is_empty() && v != "0"))
+    *PLAIN.get_or_init(|| {
+        std::env::var_os("WORKSHOP_PLAIN").is_some_and(|v| !v.is_empty() && v != "0")
+    })
 }

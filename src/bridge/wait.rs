@@ -55,7 +55,8 @@ impl Worker {
             }
             if Instant::now() >= next_look {
                 next_look += STOPPED_CHECK;
-                stopped_looks = if super::reap::stopped(self.child.id()) { stopped_looks + 1 } else { 0 };
+                stopped_looks =
+                    if super::reap::stopped(self.child.id()) { stopped_looks + 1 } else { 0 };
                 if stopped_looks == 2 {
                     return Err(NoLine::HeldStopped);
                 }
@@ -74,7 +75,8 @@ impl Worker {
             // Readable (or hung up): this read returns at once, into the room after what is
             // pending (no buffer of its own to clear at every read).
             self.pending.reserve(READ_SIZE);
-            match rustix::io::read(&self.answers, rustix::buffer::spare_capacity(&mut self.pending)) {
+            match rustix::io::read(&self.answers, rustix::buffer::spare_capacity(&mut self.pending))
+            {
                 Ok(0) => return Err(NoLine::Died(self.death())),
                 Ok(_) | Err(rustix::io::Errno::INTR) => {}
                 Err(_) => return Err(NoLine::Died(self.death())),

@@ -132,7 +132,10 @@ fn begin_forking(cfg: &BridgeConfig, read_ahead: Option<&'static Path>) -> Optio
     let (theirs_in, requests) = pipe()?;
     let (answers, theirs_out) = pipe()?;
     let (output, theirs_err) = capture_pipe().ok()?;
-    let handed = Handed::Fork([theirs_in.as_raw_fd(), theirs_out.as_raw_fd(), theirs_err.as_raw_fd()], read_ahead);
+    let handed = Handed::Fork(
+        [theirs_in.as_raw_fd(), theirs_out.as_raw_fd(), theirs_err.as_raw_fd()],
+        read_ahead,
+    );
     let pipe = rustix::fs::fstat(&theirs_in).ok()?.st_ino;
     let started = Instant::now();
     let worker = Worker::started(cfg, runner_code(), &Stop::default(), true, handed).ok()?;
@@ -166,7 +169,10 @@ impl Forked {
         // adopted).
         let mut requests = requests;
         let told = requests.write_all(request).is_ok();
-        let adopted = told.then(|| hello(&mut answers, deadline)).flatten().filter(|(pid, _)| reap::adopt(*pid));
+        let adopted = told
+            .then(|| hello(&mut answers, deadline))
+            .flatten()
+            .filter(|(pid, _)| reap::adopt(*pid));
         let Some((pid, rest)) = adopted else {
             // Not to be waited for any more: a sweep may take it now.
             reap::spare_coming(None);
@@ -174,8 +180,14 @@ impl Forked {
         };
         cache::runner_started();
         let child = Process::Adopted { pid, status: None };
-        let mut worker =
-            Worker::of(child, OwnedFd::from(requests).into(), OwnedFd::from(answers).into(), output, stop, false);
+        let mut worker = Worker::of(
+            child,
+            OwnedFd::from(requests).into(),
+            OwnedFd::from(answers).into(),
+            output,
+            stop,
+            false,
+        );
         worker.pending = rest;
         Some(worker)
     }
@@ -189,8 +201,9 @@ fn hello(answers: &mut File, deadline: Instant) -> Option<(i32, Vec<u8>)> {
         if let Some(end) = got.iter().position(|&b| b == b'\n') {
             let line: Value = serde_json::from_slice(&got[..end]).ok()?;
             let spoken = super::protocol::hello_version(&got[..end]).flatten();
-            let pid =
-                i32::try_from(line["pid"].as_i64()?).ok().filter(|_| spoken == Some(super::protocol::PROTOCOL))?;
+            let pid = i32::try_from(line["pid"].as_i64()?)
+                .ok()
+                .filter(|_| spoken == Some(super::protocol::PROTOCOL))?;
             return Some((pid, got[end + 1..].to_vec()));
         }
         let left = deadline.saturating_duration_since(Instant::now());
@@ -256,7 +269,12 @@ pub(crate) fn take_turns_on_one_core() {
 }
 
 /// The spare when it fits and still runs, else the warm Python, told `request` (its file).
-pub(super) fn told(cfg: &BridgeConfig, stop: &Stop, spare: Option<Spare>, request: &[u8]) -> Option<Worker> {
+pub(super) fn told(
+    cfg: &BridgeConfig,
+    stop: &Stop,
+    spare: Option<Spare>,
+    request: &[u8],
+) -> Option<Worker> {
     match spare.filter(|s| s.python == cfg.python && cfg.sandbox.is_none()) {
         Some(Spare { mut worker, .. }) => {
             let alive = running(&worker.child);

@@ -58,7 +58,11 @@ impl Worker {
 
     /// Start Python and wait for the runner's hello. `deferred`: the runner waits for the file
     /// to load in a first request (a spare process, started before the file is known).
-    pub(super) fn launch(cfg: &BridgeConfig, stop: &Stop, deferred: bool) -> Result<(Worker, Instant), LoadError> {
+    pub(super) fn launch(
+        cfg: &BridgeConfig,
+        stop: &Stop,
+        deferred: bool,
+    ) -> Result<(Worker, Instant), LoadError> {
         // The shared cache is writable by whoever runs as this user: a sandboxed file gets its
         // runner from the command line, so nothing another submission left there runs instead.
         let code = match &cfg.sandbox {
@@ -91,8 +95,17 @@ impl Worker {
 
     /// Start Python on `code`, without waiting for it to answer: in the sandbox started for it
     /// ahead of its turn when there is one (see `Ahead`).
-    pub(super) fn begin(cfg: &BridgeConfig, code: &str, stop: &Stop, deferred: bool) -> Result<Worker, LoadError> {
-        let ahead = cfg.sandbox.as_ref().filter(|_| !deferred && !stop.is_stopped()).and_then(|s| s.take_ahead());
+    pub(super) fn begin(
+        cfg: &BridgeConfig,
+        code: &str,
+        stop: &Stop,
+        deferred: bool,
+    ) -> Result<Worker, LoadError> {
+        let ahead = cfg
+            .sandbox
+            .as_ref()
+            .filter(|_| !deferred && !stop.is_stopped())
+            .and_then(|s| s.take_ahead());
         if let Some(worker) = ahead.and_then(|ahead| ahead.go(cfg, code, stop)) {
             return Ok(worker);
         }
@@ -110,7 +123,9 @@ impl Worker {
         let path = format!("/proc/self/fd/{}", read.as_raw_fd());
         let wait = std::fs::OpenOptions::new().read(true).write(true).open(path).ok()?;
         drop(read);
-        let worker = Worker::started(cfg, code, &Stop::default(), false, Handed::Wait(wait.as_raw_fd())).ok()?;
+        let worker =
+            Worker::started(cfg, code, &Stop::default(), false, Handed::Wait(wait.as_raw_fd()))
+                .ok()?;
         Some(Ahead {
             worker,
             go: std::fs::File::from(go),
@@ -134,8 +149,9 @@ impl Worker {
         if stop.is_stopped() {
             return Err(fail(LoadKind::Died, stopped_message()));
         }
-        let (capture, for_child) = capture_pipe()
-            .map_err(|e| fail(LoadKind::Died, format!("could not make a pipe for the learner's output: {e}")))?;
+        let (capture, for_child) = capture_pipe().map_err(|e| {
+            fail(LoadKind::Died, format!("could not make a pipe for the learner's output: {e}"))
+        })?;
         let own_mark = reap::worker_mark();
         // Under bubblewrap the sandbox's own program comes first (`bwrap ... -- python`).
         let mut command = match &cfg.sandbox {
@@ -162,18 +178,7 @@ impl Worker {
             // bubblewrap starts in a session of its own, which is a group of its own too.
             command.process_group(0);
         }
-        // The world, and every graded file, keep other processes of their user from tracing
-        // them or opening their /proc files (see `_dumpable` in runner/start.py).
-        let reach: &[(&str, &str)] = match cfg.world || cfg.sandbox.is_some() {
-            true => &[(OUT_OF_REACH, "1")],
-            false => &[],
-        };
-        command.envs(reach.iter().copied());
-        if let Some(sandbox) = &cfg.sandbox {
-            let mut keep = vec![(reap::MARK, own_mark.as_str())];
-            keep.extend_from_slice(reach);
-            sandbox.apply(&mut command, &keep);
-        }
+        out_of_reach(cfg, &mut command, &own_mark);
         // The lesson's world is one process every grading thread asks: it keeps to no thread's core.
         // The warm-up's forking runner starts while this thread reads the lesson: off its core.
         let place = match handed {
@@ -181,13 +186,14 @@ impl Worker {
             _ if cfg.world => reap::Place::Anywhere,
             _ => reap::Place::WithThisThread,
         };
-        let mut child = match reap::spawn(command, sandboxed, &handed.kept(cfg, deferred, sandboxed), place) {
-            Ok(child) => child,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(NoPython::new(&cfg.python, "there is no such program").into())
-            }
-            Err(e) => return Err(NoPython::new(&cfg.python, e.to_string()).into()),
-        };
+        let mut child =
+            match reap::spawn(command, sandboxed, &handed.kept(cfg, deferred, sandboxed), place) {
+                Ok(child) => child,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(NoPython::new(&cfg.python, "there is no such program").into())
+                }
+                Err(e) => return Err(NoPython::new(&cfg.python, e.to_string()).into()),
+            };
         if cfg.world {
             super::cores::follows_its_asker(child.id());
         }
@@ -195,7 +201,10 @@ impl Worker {
         let mut child = Process::Started(child);
         let (Some(stdin), Some(stdout)) = (stdin, stdout) else {
             kill_group(&mut child);
-            return Err(fail(LoadKind::Died, "the Python process started without its pipes".into()));
+            return Err(fail(
+                LoadKind::Died,
+                "the Python process started without its pipes".into(),
+            ));
         };
         Ok(Worker::of(child, stdin, stdout, capture, stop, sandboxed))
     }
@@ -278,7 +287,10 @@ impl Ahead {
     fn go(self, cfg: &BridgeConfig, code: &str, stop: &Stop) -> Option<Worker> {
         use std::io::Write;
         let Ahead { mut worker, mut go, code: made_for, python, file, functions } = self;
-        let same = made_for == code && python == cfg.python && file == cfg.file && functions == cfg.functions;
+        let same = made_for == code
+            && python == cfg.python
+            && file == cfg.file
+            && functions == cfg.functions;
         if !same || go.write_all(b"g").is_err() {
             return None;
         }
@@ -321,7 +333,11 @@ impl Handed {
     /// deferred runner (its file and functions come with its first request), `=` for one that
     /// first forks a second spare, followed by that spare's three descriptors and the file to
     /// read ahead.
-    fn runner_args(self, cfg: &BridgeConfig, deferred: bool) -> (&std::ffi::OsStr, Vec<std::ffi::OsString>) {
+    fn runner_args(
+        self,
+        cfg: &BridgeConfig,
+        deferred: bool,
+    ) -> (&std::ffi::OsStr, Vec<std::ffi::OsString>) {
         match self {
             Handed::Fork(fds, ahead) if deferred => {
                 let fds = fds.iter().map(|fd| fd.to_string().into());
@@ -383,5 +399,21 @@ mod tests {
         let forking = cores_of_one_started(|fds| Handed::Fork(fds, None));
         assert_eq!(forking, if usable > 1 { usable - 1 } else { usable }, "{usable} usable");
         assert_eq!(cores_of_one_started(|_| Handed::Nothing), usable);
+    }
+}
+
+/// The world, and every graded file, keep other processes of their user from tracing them or
+/// opening their /proc files (see `_dumpable` in runner/start.py); a sandboxed file's command
+/// gets its sandbox, keeping the worker's mark and that setting.
+fn out_of_reach(cfg: &BridgeConfig, command: &mut Command, own_mark: &str) {
+    let reach: &[(&str, &str)] = match cfg.world || cfg.sandbox.is_some() {
+        true => &[(OUT_OF_REACH, "1")],
+        false => &[],
+    };
+    command.envs(reach.iter().copied());
+    if let Some(sandbox) = &cfg.sandbox {
+        let mut keep = vec![(reap::MARK, own_mark)];
+        keep.extend_from_slice(reach);
+        sandbox.apply(command, &keep);
     }
 }

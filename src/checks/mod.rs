@@ -119,13 +119,19 @@ const HANGS_BEFORE_GIVING_UP: usize = 2;
 
 impl Code for Remembering<'_> {
     fn call(&mut self, function: &str, args: &[Value]) -> Call {
-        if let Some((_, first)) = self.hangs.get(function).filter(|(n, _)| *n >= HANGS_BEFORE_GIVING_UP) {
+        if let Some((_, first)) =
+            self.hangs.get(function).filter(|(n, _)| *n >= HANGS_BEFORE_GIVING_UP)
+        {
             let reason = format!(
                 "{function} hung twice in this run, so it is not called again; the first call that hung was {first}"
             );
             let message = format!("not run: {reason}");
             self.refused = Some(reason);
-            return Call { outcome: Outcome::Unavailable { message }, output: String::new(), dropped: 0 };
+            return Call {
+                outcome: Outcome::Unavailable { message },
+                output: String::new(),
+                dropped: 0,
+            };
         }
         let key = format!("{function}{}", Value::from(args.to_vec()));
         if let Some(call) = self.broken.get(&key) {
@@ -138,7 +144,10 @@ impl Code for Remembering<'_> {
         }
         if matches!(
             call.outcome,
-            Outcome::TimedOut { .. } | Outcome::Exited { .. } | Outcome::Unavailable { .. } | Outcome::Garbled { .. }
+            Outcome::TimedOut { .. }
+                | Outcome::Exited { .. }
+                | Outcome::Unavailable { .. }
+                | Outcome::Garbled { .. }
         ) {
             self.broken.insert(key, call.clone());
         }
@@ -160,7 +169,8 @@ fn again_command(lesson: &str) -> String {
 
 /// Run every check of the lesson against the learner's code, in order.
 pub(crate) fn run_all(lesson: &Lesson, code: &mut dyn Code, seed: u64) -> Vec<CheckResult> {
-    let mut code = Remembering { code, broken: HashMap::new(), hangs: HashMap::new(), refused: None };
+    let mut code =
+        Remembering { code, broken: HashMap::new(), hangs: HashMap::new(), refused: None };
     let samples = Samples::draw(lesson, seed);
     lesson
         .checks
@@ -250,7 +260,9 @@ impl Samples {
                 None => Value::from(self.ids.get(s).unwrap_or(s).as_str()),
             },
             Value::Array(items) => Value::Array(items.iter().map(|v| self.resolve(v)).collect()),
-            Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), self.resolve(v))).collect()),
+            Value::Object(map) => {
+                Value::Object(map.iter().map(|(k, v)| (k.clone(), self.resolve(v))).collect())
+            }
             other => other.clone(),
         }
     }
@@ -351,7 +363,9 @@ fn resolved(e: &Expect, samples: &Samples) -> Expect {
 fn raised_advice(spec: &CheckSpec, problem: &str) -> Option<Advice> {
     spec.guidance.iter().find_map(|g| {
         let raised = g.raises.as_deref()?;
-        problem.contains(raised).then(|| Advice { mistake: g.mistake.clone(), says: g.says.trim().to_string() })
+        problem
+            .contains(raised)
+            .then(|| Advice { mistake: g.mistake.clone(), says: g.says.trim().to_string() })
     })
 }
 
@@ -364,14 +378,21 @@ fn advice(spec: &CheckSpec, got: &Value, args: &[Value], samples: &Samples) -> O
     })
 }
 
-fn ticket_check(spec: &CheckSpec, lesson: &Lesson, ticket: &Ticket, samples: &Samples, code: &mut dyn Code) -> Verdict {
+fn ticket_check(
+    spec: &CheckSpec,
+    lesson: &Lesson,
+    ticket: &Ticket,
+    samples: &Samples,
+    code: &mut dyn Code,
+) -> Verdict {
     let mut world = lesson.setting().start(&ticket.id);
     let mut backoff = Backoff::seeded(&ticket.id);
     let policy = Policy::of(lesson);
     let probes = ticket.probes();
     let mut runs: Vec<ToolRun> = Vec::new();
     {
-        let mut harness = Harness { world: world.as_mut(), policy, code: &mut *code, backoff: &mut backoff };
+        let mut harness =
+            Harness { world: world.as_mut(), policy, code: &mut *code, backoff: &mut backoff };
         for probe in probes {
             let run = harness.run_tool(&probe.tool, &probe.input);
             let faulted = run.fault.is_some();
@@ -381,9 +402,11 @@ fn ticket_check(spec: &CheckSpec, lesson: &Lesson, ticket: &Ticket, samples: &Sa
             }
         }
     }
-    let calls: Vec<String> = probes.iter().map(|p| pyrepr::keyword_call(&p.tool, &p.input)).collect();
+    let calls: Vec<String> =
+        probes.iter().map(|p| pyrepr::keyword_call(&p.tool, &p.input)).collect();
     let call = format!("{}  # through the harness, ticket {}", calls.join("; "), ticket.id);
-    let mut output: String = runs.iter().flat_map(|run| run.attempts.iter()).flat_map(attempt_output).collect();
+    let mut output: String =
+        runs.iter().flat_map(|run| run.attempts.iter()).flat_map(attempt_output).collect();
     if let Some((run, fault)) = runs.iter().find_map(|r| r.fault.as_ref().map(|f| (r, f))) {
         let mut m = fault_miss(fault, output);
         let built = lesson.hooks.build.as_ref().is_some_and(|h| h.function == fault.function);
@@ -450,10 +473,19 @@ fn answered_turn(
         .collect();
     let answered = |(i, run)| Answered::plain(probe_id(ticket, i, seed), run);
     let results: Vec<Answered> = runs.into_iter().enumerate().map(answered).collect();
-    let (message, printed) =
-        answer_message(lesson, Runtime::Harness, policy, code, &calls, &results, ticket.follow_up.clone())?;
-    let mut messages =
-        vec![json!({"role": "user", "content": ticket.text}), json!({"role": "assistant", "content": calls})];
+    let (message, printed) = answer_message(
+        lesson,
+        Runtime::Harness,
+        policy,
+        code,
+        &calls,
+        &results,
+        ticket.follow_up.clone(),
+    )?;
+    let mut messages = vec![
+        json!({"role": "user", "content": ticket.text}),
+        json!({"role": "assistant", "content": calls}),
+    ];
     messages.extend(crate::replay::runtime::sent_as(message.clone()));
     let request = crate::replay::runtime::request(lesson, ticket, Runtime::Harness, &messages);
     let mut turn = Map::new();
@@ -535,7 +567,11 @@ impl Report {
         let (status, message) = if passed == total {
             (Status::Pass, format!("all {total} checks pass"))
         } else {
-            let first = checks.iter().find(|c| c.status != Status::Pass).map(|c| c.id.as_str()).unwrap_or("");
+            let first = checks
+                .iter()
+                .find(|c| c.status != Status::Pass)
+                .map(|c| c.id.as_str())
+                .unwrap_or("");
             let unrun = if not_run > 0 { format!(", {not_run} not run") } else { String::new() };
             let hang = match checks.iter().find_map(|c| c.hung.as_deref()) {
                 Some(call) => format!("; {call} hung"),
@@ -558,10 +594,18 @@ impl Report {
         }
     }
 
-    pub(crate) fn not_loaded(lesson: &Lesson, file: String, error: &crate::bridge::LoadError) -> Report {
+    pub(crate) fn not_loaded(
+        lesson: &Lesson,
+        file: String,
+        error: &crate::bridge::LoadError,
+    ) -> Report {
         let (why, not_run) = match error.kind {
-            crate::bridge::LoadKind::Garbled => ("not graded: an answer did not come from the workshop's runner", None),
-            crate::bridge::LoadKind::UpsetTheWorld => ("not graded: the file's run upset the lesson's world", None),
+            crate::bridge::LoadKind::Garbled => {
+                ("not graded: an answer did not come from the workshop's runner", None)
+            }
+            crate::bridge::LoadKind::UpsetTheWorld => {
+                ("not graded: the file's run upset the lesson's world", None)
+            }
             _ => ("not run: the file did not load", Some("the file did not load")),
         };
         let checks: Vec<CheckResult> = lesson

@@ -26,7 +26,11 @@ impl Code for Stoppable<'_> {
     fn call(&mut self, function: &str, args: &[Value]) -> Call {
         if self.stop.load(Ordering::SeqCst) {
             let message = "not run: the grading was stopped".into();
-            return Call { outcome: Outcome::Unavailable { message }, output: String::new(), dropped: 0 };
+            return Call {
+                outcome: Outcome::Unavailable { message },
+                output: String::new(),
+                dropped: 0,
+            };
         }
         self.bridge.call(function, args)
     }
@@ -91,7 +95,12 @@ const GRADINGS_AT_MOST: usize = 3;
 /// next, so a grading that met one beside others (`grade --jobs` grades files side by side) is
 /// done again with no other file beside it, where whatever befalls the world is its doing. A file
 /// that upsets the world a second time so gets that as its error.
-fn run(lesson: &Lesson, cfg: BridgeConfig, stop: &AtomicBool, spare: Option<Spare>) -> Result<Report, LoadError> {
+fn run(
+    lesson: &Lesson,
+    cfg: BridgeConfig,
+    stop: &AtomicBool,
+    spare: Option<Spare>,
+) -> Result<Report, LoadError> {
     let shown = cfg.shown_as.clone();
     let mut spare = spare;
     let (mut upset_by_it, mut alone) = (0, false);
@@ -115,7 +124,11 @@ fn run(lesson: &Lesson, cfg: BridgeConfig, stop: &AtomicBool, spare: Option<Spar
         if let Some(why) = its_doing {
             upset_by_it += 1;
             if upset_by_it == 2 {
-                return Ok(Report::not_loaded(lesson, shown.clone(), &upset_the_world(&shown, &why)));
+                return Ok(Report::not_loaded(
+                    lesson,
+                    shown.clone(),
+                    &upset_the_world(&shown, &why),
+                ));
             }
         }
     }
@@ -144,14 +157,18 @@ fn graded_once(
     stop: &AtomicBool,
     spare: Option<Spare>,
 ) -> Result<Report, LoadError> {
-    let seed = checks::seed_for(&std::fs::read(&cfg.file).unwrap_or_default(), crate::checks::sample_key::current());
+    let seed = checks::seed_for(
+        &std::fs::read(&cfg.file).unwrap_or_default(),
+        crate::checks::sample_key::current(),
+    );
     checks::ask_ahead(lesson, seed);
     let shown = cfg.shown_as.clone();
     let shown = shown.as_str();
     match Bridge::start_with_spare(cfg, Stop::default(), spare) {
         Ok(mut bridge) => {
             crate::bridge::take_turns_on_one_core();
-            let results = checks::run_all(lesson, &mut Stoppable { bridge: &mut bridge, stop }, seed);
+            let results =
+                checks::run_all(lesson, &mut Stoppable { bridge: &mut bridge, stop }, seed);
             // An answer the runner did not write makes no grade, whichever check it decided.
             if let Err(e) = bridge.confirm() {
                 return Ok(Report::not_loaded(lesson, shown.to_string(), &e));
@@ -194,7 +211,12 @@ pub(crate) fn is_work_file(root: &Path, lesson: &Lesson, file: &Path) -> bool {
 }
 
 /// Record a grade in progress when it is of the learner's own work file and the file loaded.
-pub(crate) fn save_progress(root: &Path, lesson: &Lesson, file: &Path, report: &Report) -> std::io::Result<()> {
+pub(crate) fn save_progress(
+    root: &Path,
+    lesson: &Lesson,
+    file: &Path,
+    report: &Report,
+) -> std::io::Result<()> {
     if !is_work_file(root, lesson, file) || report.status == Status::Error {
         return Ok(());
     }

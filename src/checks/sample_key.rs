@@ -18,7 +18,9 @@ static KEY: OnceLock<u64> = OnceLock::new();
 
 /// `WORKSHOP_SEED`, when set: 1 to 16 hexadecimal digits, with or without `0x`.
 fn from_env() -> Result<Option<u64>, Error> {
-    let Some(text) = std::env::var_os("WORKSHOP_SEED").filter(|v| !v.is_empty()) else { return Ok(None) };
+    let Some(text) = std::env::var_os("WORKSHOP_SEED").filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
     let text = text.to_string_lossy();
     let digits = text.trim().trim_start_matches("0x");
     match u64::from_str_radix(digits, 16) {
@@ -40,7 +42,8 @@ fn random() -> u64 {
     let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
     if read.is_err() {
         // No /dev/urandom: the clock's nanoseconds and the process id, still unknown in advance.
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let now =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
         return (now.as_nanos() as u64).rotate_left(17) ^ u64::from(std::process::id());
     }
     u64::from_le_bytes(bytes)

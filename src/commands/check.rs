@@ -60,7 +60,10 @@ pub(crate) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     };
     // The grade counts even when nobody read all of it (`check | head -1`).
     if let Err(e) = one_file::save_progress(&ctx.root, &lesson, &file, &report) {
-        crate::errln!("warning: progress was not saved ({e}{}); the grade above stands.", crate::error::next_step(&e));
+        crate::errln!(
+            "warning: progress was not saved ({e}{}); the grade above stands.",
+            crate::error::next_step(&e)
+        );
     }
     shown?;
     // Green is a door: what to do next, when the file graded is the learner's own.
@@ -85,7 +88,9 @@ mod tests {
     fn python_is_started_early_for_a_check_that_grades_at_once() {
         use clap::Parser;
         let quick = |line: &str| {
-            let cli = crate::cli::Cli::try_parse_from(std::iter::once("workshop").chain(line.split_whitespace()));
+            let cli = crate::cli::Cli::try_parse_from(
+                std::iter::once("workshop").chain(line.split_whitespace()),
+            );
             matches!(cli.map(|c| c.command), Ok(Some(crate::cli::Command::Check(args))) if grades_at_once(&args))
         };
         for line in [

@@ -50,19 +50,9 @@ pub(super) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     // One channel, one key reader and one ticker for the whole session, across lessons (`n`).
     let (tx, rx) = mpsc::channel();
     // Raw mode only where keys come from a terminal; restored on every way out of this function.
-    let screen = if keys_on_terminal {
-        Some(terminal::Screen::enter(false).map_err(|e| Error::io("could not read keys from the terminal", e))?)
-    } else {
-        None
-    };
-    let _keys = if keys_on_terminal {
-        Some(terminal::read_events(tx.clone(), key_of).map_err(|e| Error::io("could not start the key reader", e))?)
-    } else {
-        read_lines(tx.clone()).map_err(|e| Error::io("could not start the key reader", e))?;
-        None
-    };
-    let _ticks =
-        terminal::tick(tx.clone(), LOOK_EVERY, |_| Msg::Tick).map_err(|e| Error::io("could not start the timer", e))?;
+    let (screen, _keys) = keys(keys_on_terminal, &tx)?;
+    let _ticks = terminal::tick(tx.clone(), LOOK_EVERY, |_| Msg::Tick)
+        .map_err(|e| Error::io("could not start the timer", e))?;
 
     let output = Output { terminal: out_terminal, raw: keys_on_terminal && out_terminal };
     let (mut runs, mut notes) = (0, Vec::new());
@@ -71,7 +61,8 @@ pub(super) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         let watching = saves::listen(&file, args.poll, move |change| {
             let _ = to_loop.send(Msg::File(change));
         })?;
-        let mut session = Session::new(ctx, &lesson, file.clone(), limit, watching.polling, output, tx.clone());
+        let mut session =
+            Session::new(ctx, &lesson, file.clone(), limit, watching.polling, output, tx.clone());
         session.run = runs;
         session.notes = std::mem::take(&mut notes);
         let ended = std::thread::scope(|scope| session.run(scope, &rx));
@@ -111,5 +102,25 @@ fn go_on(ctx: &Context, next: &Lesson) -> Result<String, Error> {
         }
         Err(e) => return Err(e),
     };
-    Ok(format!("Lesson {}, {}: {how}. Read it with ./workshop lesson {}.", next.number, next.title, next.id))
+    Ok(format!(
+        "Lesson {}, {}: {how}. Read it with ./workshop lesson {}.",
+        next.number, next.title, next.id
+    ))
+}
+
+/// Where the session's keys come from: a terminal in raw mode (the screen, restored when
+/// dropped, and its key reader), else lines read from standard input.
+fn keys(
+    on_terminal: bool,
+    tx: &mpsc::Sender<Msg>,
+) -> Result<(Option<terminal::Screen>, Option<terminal::Worker>), Error> {
+    if !on_terminal {
+        read_lines(tx.clone()).map_err(|e| Error::io("could not start the key reader", e))?;
+        return Ok((None, None));
+    }
+    let screen = terminal::Screen::enter(false)
+        .map_err(|e| Error::io("could not read keys from the terminal", e))?;
+    let events = terminal::read_events(tx.clone(), key_of)
+        .map_err(|e| Error::io("could not start the key reader", e))?;
+    Ok((Some(screen), Some(events)))
 }

@@ -9,7 +9,8 @@ use crate::error::{Error, EXIT_SUCCESS};
 use crate::lesson::{self, Lesson};
 
 /// The shells we generate for, as they are named on the command line.
-const SHELLS: [(&str, Shell); 3] = [("bash", Shell::Bash), ("zsh", Shell::Zsh), ("fish", Shell::Fish)];
+const SHELLS: [(&str, Shell); 3] =
+    [("bash", Shell::Bash), ("zsh", Shell::Zsh), ("fish", Shell::Fish)];
 
 pub(super) fn run(ctx: &Context, args: CompletionsArgs) -> Result<i32, Error> {
     let shell = shell(&args.shell)?;
@@ -90,7 +91,10 @@ fn shell(name: &str) -> Result<Shell, Error> {
     let wanted = name.trim().to_ascii_lowercase();
     SHELLS.iter().find(|(n, _)| *n == wanted).map(|(_, s)| *s).ok_or_else(|| {
         let names: Vec<&str> = SHELLS.iter().map(|(n, _)| *n).collect();
-        Error::usage(format!("no completions for the shell '{name}': choose one of {}.", names.join(", ")))
+        Error::usage(format!(
+            "no completions for the shell '{name}': choose one of {}.",
+            names.join(", ")
+        ))
     })
 }
 
@@ -103,7 +107,8 @@ mod tests {
         for word in ["old-order", "structured", "fail-keeps-message", "lesson_4", "v1.2"] {
             assert!(plain(word), "{word}");
         }
-        for word in ["x$(touch pwned)", "`id`", "a b", "semi;colon", "--help", "", "quo\"te", "é"] {
+        for word in ["x$(touch pwned)", "`id`", "a b", "semi;colon", "--help", "", "quo\"te", "é"]
+        {
             assert!(!plain(word), "{word}");
         }
     }

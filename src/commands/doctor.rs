@@ -48,7 +48,12 @@ pub(super) fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
             Ok(lesson) => lesson,
             // A broken lesson is a finding; the others are still examined.
             Err(e @ Error::Corrupt { .. }) => {
-                outln!("{}\n{} {}", s.paint(s.strong, &id), s.paint(s.bad, ctx.glyphs.fail), e.relative_to(&ctx.root))?;
+                outln!(
+                    "{}\n{} {}",
+                    s.paint(s.strong, &id),
+                    s.paint(s.bad, ctx.glyphs.fail),
+                    e.relative_to(&ctx.root)
+                )?;
                 found.problems += 1;
                 found.corrupt += 1;
                 continue;
@@ -60,19 +65,17 @@ pub(super) fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
         found.corrupt += more.corrupt;
     }
     if found.problems == 0 {
-        outln!(
-            "\n{}",
-            s.paint(
-                s.good,
-                "doctor: everything replays, every recording is used, the checks tell starter from solution."
-            )
-        )?;
+        let all_good = "doctor: everything replays, every recording is used, the checks tell \
+                        starter from solution.";
+        outln!("\n{}", s.paint(s.good, all_good))?;
         return Ok(EXIT_SUCCESS);
     }
     let problems = found.problems;
     let broken = match found.corrupt {
         0 => String::new(),
-        n if n == problems => format!(" ({} data that cannot be read)", if n == 1 { "it is" } else { "all are" }),
+        n if n == problems => {
+            format!(" ({} data that cannot be read)", if n == 1 { "it is" } else { "all are" })
+        }
         n => format!(" ({n} of them data that cannot be read)"),
     };
     outln!(
@@ -102,7 +105,11 @@ impl Exam<'_> {
         if !ok {
             self.found.problems += 1;
         }
-        let mark = if ok { s.paint(s.good, self.ctx.glyphs.pass) } else { s.paint(s.bad, self.ctx.glyphs.fail) };
+        let mark = if ok {
+            s.paint(s.good, self.ctx.glyphs.pass)
+        } else {
+            s.paint(s.bad, self.ctx.glyphs.fail)
+        };
         outln!("{mark} {text}")
     }
 }
@@ -135,7 +142,10 @@ fn examine(ctx: &Context, lesson: &Lesson, limit: std::time::Duration) -> Result
         let graded = crate::checks::one_file::to_the_end(&ctx.at(), lesson, &file, limit)?;
         let word = if want == Status::Pass { "passes" } else { "fails" };
         let label = code.label(&ctx.at(), lesson);
-        let text = format!("check {label} {word} as it should ({}/{} checks pass)", graded.passed, graded.total);
+        let text = format!(
+            "check {label} {word} as it should ({}/{} checks pass)",
+            graded.passed, graded.total
+        );
         exam.report(graded.status == want, text)?;
     }
     text_and_quiz(&mut exam, lesson)?;
@@ -169,7 +179,12 @@ fn text_and_quiz(exam: &mut Exam<'_>, lesson: &Lesson) -> Result<(), Error> {
         match crate::lesson::quiz::Quiz::load(lesson) {
             Ok(quiz) => {
                 let questions = crate::render::count(quiz.questions.len(), "question");
-                exam.report(true, format!("quiz: {questions}, each naming the section of lesson.md it asks about"))?;
+                exam.report(
+                    true,
+                    format!(
+                        "quiz: {questions}, each naming the section of lesson.md it asks about"
+                    ),
+                )?;
             }
             Err(e) => {
                 exam.found.corrupt += 1;
@@ -183,7 +198,8 @@ fn text_and_quiz(exam: &mut Exam<'_>, lesson: &Lesson) -> Result<(), Error> {
 /// Every ticket in every runtime with every code, from the shipped recordings; every recorded
 /// turn must be used.
 fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> Result<(), Error> {
-    let script = crate::replay::turns::Script::load(&exam.ctx.root, &lesson.recordings_dir(&exam.ctx.root))?;
+    let script =
+        crate::replay::turns::Script::load(&exam.ctx.root, &lesson.recordings_dir(&exam.ctx.root))?;
     let mut codes = Vec::new();
     for choice in &choices(lesson) {
         codes.push(replayer.code(choice)?);
@@ -202,7 +218,8 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
                 }
             };
             let mut used = HashSet::new();
-            let scripted = others.iter_mut().filter(|(r, t, _)| *r == runtime.name() && *t == ticket.id);
+            let scripted =
+                others.iter_mut().filter(|(r, t, _)| *r == runtime.name() && *t == ticket.id);
             for code in codes.iter_mut().chain(scripted.map(|(_, _, code)| code)) {
                 let (replay, keys) = replayer.strict(ticket, runtime, code, &cassette);
                 // A world that broke is its author's error: said once, with its file and line.
@@ -255,7 +272,8 @@ fn judge(
 ) -> Result<(), Error> {
     let name = format!("{}/{} with {}", runtime.name(), ticket.id, label);
     // Live turns are the model's own choices: the authored script's count does not bind them.
-    let live = replay.events.iter().any(|e| matches!(e.provenance(), Some(Provenance::Live { .. })));
+    let live =
+        replay.events.iter().any(|e| matches!(e.provenance(), Some(Provenance::Live { .. })));
     let expected = script.filter(|_| !live).and_then(|s| {
         s.runs
             .iter()
@@ -282,7 +300,10 @@ fn unused(
 ) -> Result<(), Error> {
     for turn in &cassette.turns {
         if !used.contains(&turn.used_key()) {
-            exam.report(false, format!("{}: this recorded turn is never replayed", turn.file_line(&exam.ctx.root)))?;
+            exam.report(
+                false,
+                format!("{}: this recorded turn is never replayed", turn.file_line(&exam.ctx.root)),
+            )?;
         }
     }
     for (words, kind) in cassette.kinds_without_reply() {
@@ -300,7 +321,11 @@ fn unused(
 
 /// Why a ticket's own question about this run could not be asked: the player asks it only when
 /// exactly one of its choices holds of the run.
-fn unanswerable(ticket: &crate::lesson::Ticket, label: &str, replay: &crate::replay::events::Run) -> Option<String> {
+fn unanswerable(
+    ticket: &crate::lesson::Ticket,
+    label: &str,
+    replay: &crate::replay::events::Run,
+) -> Option<String> {
     let predict = ticket.predict.as_ref().filter(|p| p.code == label)?;
     let facts = replay.verdict.counts.value();
     let right: Vec<&str> = predict
@@ -326,18 +351,20 @@ fn unanswerable(ticket: &crate::lesson::Ticket, label: &str, replay: &crate::rep
 /// than the script says, or ended without a reply.
 fn wrong(replay: &crate::replay::events::Run, expected: Option<usize>) -> Option<String> {
     let stopped = replay.events.iter().find_map(|e| match e {
-        Event::NoRecording { closest, .. } => {
-            Some(format!("a request has no recording (closest: {})", closest.as_deref().unwrap_or("none")))
-        }
+        Event::NoRecording { closest, .. } => Some(format!(
+            "a request has no recording (closest: {})",
+            closest.as_deref().unwrap_or("none")
+        )),
         Event::CodeError { message, .. } => Some(message.clone()),
         _ => None,
     });
     let calls = replay.verdict.tool_calls;
     match (stopped, expected) {
         (Some(why), _) => Some(why),
-        (None, Some(want)) if want != calls => {
-            Some(format!("the tool ran {}, the script says {want}", crate::render::count(calls, "time")))
-        }
+        (None, Some(want)) if want != calls => Some(format!(
+            "the tool ran {}, the script says {want}",
+            crate::render::count(calls, "time")
+        )),
         // A run may end in the API's refusal: the code under replay built a request the API
         // does not accept, which is what that code does.
         // So may a run that the host ended: by a cap, on an API error it did not send again
@@ -352,5 +379,8 @@ fn wrong(replay: &crate::replay::events::Run, expected: Option<usize>) -> Option
 fn ends_well(replay: &crate::replay::events::Run) -> bool {
     use Event::{ApiError, Capped, HostError, Reply, RpcEnded};
     let last = replay.events.iter().rev().find(|e| !matches!(e, Event::Told { .. }));
-    matches!(last, Some(Reply { .. } | ApiError { .. } | HostError { .. } | Capped { .. } | RpcEnded { .. }))
+    matches!(
+        last,
+        Some(Reply { .. } | ApiError { .. } | HostError { .. } | Capped { .. } | RpcEnded { .. })
+    )
 }

@@ -20,7 +20,9 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
     let partition = args.partition.as_deref().map(Partition::parse).transpose()?;
     let jobs = match args.jobs {
         Some(0) => {
-            return Err(Error::usage("--jobs 0 grades nothing: give 1 or more, or leave it out for one per core."))
+            return Err(Error::usage(
+                "--jobs 0 grades nothing: give 1 or more, or leave it out for one per core.",
+            ))
         }
         Some(n) => n,
         None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
@@ -48,11 +50,13 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
     if let Some(warning) = isolation.warning() {
         output::note(&wrapped(&warning));
     }
-    let submissions: Vec<Submission> = files.into_iter().map(|(shown, path)| submission::read(&shown, path)).collect();
+    let submissions: Vec<Submission> =
+        files.into_iter().map(|(shown, path)| submission::read(&shown, path)).collect();
 
     let started = Instant::now();
     let jobs = jobs.min(submissions.len().max(1));
-    let reports = crate::grade::pool::grade_all(&lesson, &submissions, &python, limit, jobs, args.format)?;
+    let reports =
+        crate::grade::pool::grade_all(&lesson, &submissions, &python, limit, jobs, args.format)?;
     // A world that broke is its author's error: no grade stands on it.
     if let Some(e) = lesson.world_error() {
         return Err(e);
@@ -108,11 +112,16 @@ fn nothing_to_grade(found: &Found, paths: &[String], lesson: &Lesson) -> Error {
 
 /// `[LESSON] PATH...`: the first word names a lesson when more follow and it is no file or folder.
 /// A word that is both is an error: which was meant cannot be known.
-fn lesson_and_paths(ctx: &Context, named: Option<&str>, args: &[String]) -> Result<(Lesson, Vec<String>), Error> {
+fn lesson_and_paths(
+    ctx: &Context,
+    named: Option<&str>,
+    args: &[String],
+) -> Result<(Lesson, Vec<String>), Error> {
     if let Some(id) = named {
         return Ok((ctx.lesson(Some(id))?, args.to_vec()));
     }
-    let (first, rest) = args.split_first().ok_or_else(|| Error::usage("give the files or folders to grade."))?;
+    let (first, rest) =
+        args.split_first().ok_or_else(|| Error::usage("give the files or folders to grade."))?;
     let is_path = std::fs::symlink_metadata(ctx.cwd.join(first)).is_ok();
     let is_lesson = lesson::validate_id(first).is_ok() && lesson::resolve(&ctx.root, first).is_ok();
     if is_path && is_lesson {

@@ -37,8 +37,14 @@ pub(super) fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
         Some(id) => format!("./workshop hint {} --check {id}", lesson.id),
         None => format!("./workshop hint {}", lesson.id),
     };
-    let card =
-        Card { check, failing: failing.as_deref(), shown, newest, lesson: &lesson.id, again: Again::Command(&again) };
+    let card = Card {
+        check,
+        failing: failing.as_deref(),
+        shown,
+        newest,
+        lesson: &lesson.id,
+        again: Again::Command(&again),
+    };
     output::print(&card.text(&ctx.styles, ctx.width))?;
     if args.edit {
         let file = ctx.learner_file(&lesson, None)?;
@@ -51,12 +57,19 @@ pub(super) fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
 fn named_check<'l>(lesson: &'l Lesson, id: &str) -> Result<&'l CheckSpec, Error> {
     lesson.check(id).ok_or_else(|| {
         let ids: Vec<&str> = lesson.checks.iter().map(|c| c.id.as_str()).collect();
-        Error::usage(format!("there is no check '{id}' in {}. Checks: {}.", lesson.id, ids.join(", ")))
+        Error::usage(format!(
+            "there is no check '{id}' in {}. Checks: {}.",
+            lesson.id,
+            ids.join(", ")
+        ))
     })
 }
 
 /// The first check the learner's file fails, with why; `None` (said here) when every check passes.
-fn first_failing<'l>(ctx: &Context, lesson: &'l Lesson) -> Result<Option<(&'l CheckSpec, String)>, Error> {
+fn first_failing<'l>(
+    ctx: &Context,
+    lesson: &'l Lesson,
+) -> Result<Option<(&'l CheckSpec, String)>, Error> {
     let file = ctx.learner_file(lesson, None)?;
     let limit = std::time::Duration::from_secs_f64(GRADE_TIMEOUT_SECS);
     let report = crate::checks::one_file::to_the_end(&ctx.at(), lesson, &file, limit)?;
@@ -76,7 +89,10 @@ fn first_failing<'l>(ctx: &Context, lesson: &'l Lesson) -> Result<Option<(&'l Ch
         return Ok(None);
     };
     let check = lesson.check(&first.id).ok_or_else(|| {
-        Error::corrupt(&lesson.dir.join("lesson.toml"), format!("has no [[checks]] entry for '{}'", first.id))
+        Error::corrupt(
+            &lesson.dir.join("lesson.toml"),
+            format!("has no [[checks]] entry for '{}'", first.id),
+        )
     })?;
     Ok(Some((check, first.message.clone())))
 }

@@ -52,7 +52,8 @@ fn pager_command(var: Option<String>) -> Option<String> {
 fn page(text: &str) -> bool {
     let Some(pager) = pager_command(std::env::var("PAGER").ok()) else { return false };
     // Through the shell, as git does, so a $PAGER with arguments or quotes works as written.
-    let child = Command::new("sh").arg("-c").arg(format!("exec {pager}")).stdin(Stdio::piped()).spawn();
+    let child =
+        Command::new("sh").arg("-c").arg(format!("exec {pager}")).stdin(Stdio::piped()).spawn();
     let Ok(mut child) = child else { return false };
     if let Some(mut stdin) = child.stdin.take() {
         // A reader who quits early closes the pipe: that ends the write, and is fine.

@@ -55,7 +55,11 @@ pub(crate) fn rows(course: &Course, s: &Styles, width: usize) -> String {
             Some((right, of)) => format!("  {}", s.paint(s.dim, format!("quiz {right}/{of}"))),
             None => String::new(),
         };
-        let mark = if next.as_deref() == Some(lesson.id.as_str()) { s.paint(s.strong, ">") } else { " ".into() };
+        let mark = if next.as_deref() == Some(lesson.id.as_str()) {
+            s.paint(s.strong, ">")
+        } else {
+            " ".into()
+        };
         if stacked {
             let head = format!("{mark}{:>3}  {}", lesson.number, lesson.id);
             // Under the id: the title, then the standing, each wrapped to what is left.

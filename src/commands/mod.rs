@@ -40,7 +40,8 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
         Some(Command::Watch(_)) => warm_up(true),
         _ => {}
     }
-    let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the current folder", e))?;
+    let cwd =
+        std::env::current_dir().map_err(|e| Error::io("cannot read the current folder", e))?;
     if let Some(Command::Init(args)) = &cli.command {
         if let Some(name) = typed_name() {
             crate::output::set_command(name);
@@ -157,7 +158,11 @@ fn typed_name() -> Option<String> {
 /// A run's `code` in the lesson's `script.toml` (for `record`, `record --live` and `doctor`):
 /// what `--code` takes, except that a path is from the workshop's root, where the script's paths
 /// are written from, wherever the command runs; a wrong one is the script's error.
-pub(crate) fn scripted_code(ctx: &Context, lesson: &Lesson, text: &str) -> Result<CodeChoice, Error> {
+pub(crate) fn scripted_code(
+    ctx: &Context,
+    lesson: &Lesson,
+    text: &str,
+) -> Result<CodeChoice, Error> {
     match CodeArg::parse(text) {
         CodeArg::Named(name) if named_code(lesson, &name).is_none() => {
             let full = ctx.root.join(&name);
@@ -229,7 +234,10 @@ mod tests {
     #[test]
     fn the_warm_up_is_started_before_parsing_only_when_the_words_say_what_dispatch_would_do() {
         assert_eq!(guess("workshop check"), Some(false));
-        assert_eq!(guess("workshop --root /x --color=never check structured-errors --file a.py"), Some(false));
+        assert_eq!(
+            guess("workshop --root /x --color=never check structured-errors --file a.py"),
+            Some(false)
+        );
         assert_eq!(guess("workshop --ascii watch --ticket t"), Some(true));
         for no in [
             "workshop",

@@ -29,7 +29,13 @@ pub(super) struct Asked<'a> {
 }
 
 /// Write the page of the replays to `to` (`-`: standard output).
-pub(super) fn replay(ctx: &Context, lesson: &Lesson, shown: &[Shown], asked: &Asked, to: &Path) -> Result<(), Error> {
+pub(super) fn replay(
+    ctx: &Context,
+    lesson: &Lesson,
+    shown: &[Shown],
+    asked: &Asked,
+    to: &Path,
+) -> Result<(), Error> {
     let tickets = shown
         .iter()
         .map(|s| html::replay::Ticket {
@@ -38,14 +44,18 @@ pub(super) fn replay(ctx: &Context, lesson: &Lesson, shown: &[Shown], asked: &As
             question: asked.predict.then(|| question(lesson, s.runs, asked)).flatten(),
         })
         .collect();
-    let page = html::replay::Page { lesson: &lesson.id, title: &lesson.title, note: asked.note, tickets };
+    let page =
+        html::replay::Page { lesson: &lesson.id, title: &lesson.title, note: asked.note, tickets };
     write(ctx, &html::replay::page(&page), to)
 }
 
 /// The player's question for a ticket, when one of the runs shown is the run it asks about:
 /// the lesson's count before a starter run, or the ticket's own before the run of its code.
 fn question(lesson: &Lesson, runs: &[Run], asked: &Asked) -> Option<html::replay::Question> {
-    let ticket = lesson.tickets.iter().position(|t| Some(t.id.as_str()) == runs.first().map(|r| r.ticket.as_str()))?;
+    let ticket = lesson
+        .tickets
+        .iter()
+        .position(|t| Some(t.id.as_str()) == runs.first().map(|r| r.ticket.as_str()))?;
     // The player counts codes as 0 the starter and 1 the reference fix.
     let index = |c: &CodeChoice| match c {
         CodeChoice::Starter => Some(0),
@@ -53,9 +63,8 @@ fn question(lesson: &Lesson, runs: &[Run], asked: &Asked) -> Option<html::replay
         _ => None,
     };
     let asked_of: Question = match prediction(lesson, ticket, asked.runtime) {
-        Prediction::Count { ask, context } => {
-            (index(asked.codes.first()?) == Some(0)).then(|| Question::for_run(&runs[0], 0, &ask, &context))?
-        }
+        Prediction::Count { ask, context } => (index(asked.codes.first()?) == Some(0))
+            .then(|| Question::for_run(&runs[0], 0, &ask, &context))?,
         Prediction::Ticket { code, predict, context } => {
             let run = asked.codes.iter().position(|c| index(c) == Some(code))?;
             Question::for_ticket(runs.get(run)?, run, &predict, &context)?
@@ -78,7 +87,8 @@ pub(super) fn class(
     sandbox: &str,
     skipped: &[(String, &'static str)],
 ) -> Result<(), Error> {
-    let class = html::class::Class { lesson: &lesson.id, title: &lesson.title, reports, sandbox, skipped };
+    let class =
+        html::class::Class { lesson: &lesson.id, title: &lesson.title, reports, sandbox, skipped };
     output::as_is(&html::class::page(&class))
 }
 
@@ -99,7 +109,8 @@ fn write(ctx: &Context, page: &str, to: &Path) -> Result<(), Error> {
     let could_not = |e: std::io::Error| {
         Error::io(format!("could not write the page to {shown} (does its folder exist, and may it be written to?)"), e)
     };
-    let mut temp = tempfile::Builder::new().prefix(".workshop-page").tempfile_in(dir).map_err(could_not)?;
+    let mut temp =
+        tempfile::Builder::new().prefix(".workshop-page").tempfile_in(dir).map_err(could_not)?;
     std::io::Write::write_all(&mut temp, page.as_bytes()).map_err(could_not)?;
     // A page is for sharing: readable by others, not private as a temporary file is.
     let readable = std::os::unix::fs::PermissionsExt::from_mode(0o644);

@@ -20,7 +20,9 @@ pub(super) fn run(ctx: &Context, args: QuizArgs) -> Result<i32, Error> {
         // Saved first: the score counts even when nobody reads all of it (`| head -1`).
         save(&lesson, ctx, score, quiz.questions.len());
         match args.format {
-            Format::Json => output::line(&format!("{:#}", show::results_json(&quiz, &picks, score)))?,
+            Format::Json => {
+                output::line(&format!("{:#}", show::results_json(&quiz, &picks, score)))?
+            }
             Format::Text => {
                 for (i, (q, p)) in quiz.questions.iter().zip(&picks).enumerate() {
                     output::line(&show::feedback(q, i + 1, p, &ctx.styles, ctx.glyphs, ctx.width))?;
@@ -69,7 +71,10 @@ fn interactive(ctx: &Context, lesson: &Lesson, quiz: &Quiz) -> Result<i32, Error
     let total = quiz.questions.len();
     let mut score = 0;
     let mut answered = Vec::new();
-    output::line(&format!("{} questions. Type the letters of your answer and press Enter (q to stop).\n", total))?;
+    output::line(&format!(
+        "{} questions. Type the letters of your answer and press Enter (q to stop).\n",
+        total
+    ))?;
     for (i, q) in quiz.questions.iter().enumerate() {
         output::print(&show::question(q, i + 1, total, &ctx.styles, ctx.width))?;
         let Some(picks) = ask_picks(&mut input, q)? else {
@@ -85,7 +90,10 @@ fn interactive(ctx: &Context, lesson: &Lesson, quiz: &Quiz) -> Result<i32, Error
         if i + 1 < total {
             prompt("\nPress Enter for the next question. ")?;
             if read_line(&mut input)?.is_none_or(|l| l.trim().eq_ignore_ascii_case("q")) {
-                output::line(&format!("\nStopped after {} of {total} questions; no score saved.", i + 1))?;
+                output::line(&format!(
+                    "\nStopped after {} of {total} questions; no score saved.",
+                    i + 1
+                ))?;
                 return Ok(EXIT_FAILED);
             }
             output::line("")?;

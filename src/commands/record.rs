@@ -49,37 +49,50 @@ pub(super) fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
         }
         let name = format!("{}/{} with {}", runtime.name(), ticket.id, run.code);
         let mut issues = off_script(&replay, &model, run);
-        let target = recordings::file_for(&lesson.recordings_dir(&ctx.root), runtime.name(), &ticket.id);
-        let kinds = kinds_of.entry(target.clone()).or_insert_with(|| Kinds::for_ticket(&lesson.own_words, &ticket.id));
+        let target =
+            recordings::file_for(&lesson.recordings_dir(&ctx.root), runtime.name(), &ticket.id);
+        let kinds = kinds_of
+            .entry(target.clone())
+            .or_insert_with(|| Kinds::for_ticket(&lesson.own_words, &ticket.id));
         let entries = files.entry(target).or_default();
         merge(entries, kinds, model.recorded, &mut issues);
         if issues.is_empty() {
-            printed =
-                printed.and_then(|()| outln!("{} {name}: {}", s.paint(s.good, ctx.glyphs.pass), replay.verdict.text));
+            printed = printed.and_then(|()| {
+                outln!("{} {name}: {}", s.paint(s.good, ctx.glyphs.pass), replay.verdict.text)
+            });
         } else {
             problems += 1;
-            printed =
-                printed.and_then(|()| outln!("{} {name}: {}", s.paint(s.bad, ctx.glyphs.fail), issues.join("; ")));
+            printed = printed.and_then(|()| {
+                outln!("{} {name}: {}", s.paint(s.bad, ctx.glyphs.fail), issues.join("; "))
+            });
         }
     }
-    let not_done = "not go as scripted; no recording was written. Fix script.toml and run this again.";
-    finish(ctx, printed, problems, &files, not_done, |path, entries| by_kind(kinds_of.get(path), entries))
+    let not_done =
+        "not go as scripted; no recording was written. Fix script.toml and run this again.";
+    finish(ctx, printed, problems, &files, not_done, |path, entries| {
+        by_kind(kinds_of.get(path), entries)
+    })
 }
 
 /// How a run strayed from its script: turns it ran out of or left over, its code's error, a
 /// different number of tool calls.
 fn off_script(replay: &Run, model: &ScriptModel, run: &ScriptRun) -> Vec<String> {
     let mut issues = Vec::new();
-    if let Some(Event::NoRecording { diff, .. }) = replay.events.iter().find(|e| matches!(e, Event::NoRecording { .. }))
+    if let Some(Event::NoRecording { diff, .. }) =
+        replay.events.iter().find(|e| matches!(e, Event::NoRecording { .. }))
     {
         issues.push(format!("ran out of scripted turns ({diff})"));
     }
-    if let Some(Event::CodeError { message, .. }) = replay.events.iter().find(|e| matches!(e, Event::CodeError { .. }))
+    if let Some(Event::CodeError { message, .. }) =
+        replay.events.iter().find(|e| matches!(e, Event::CodeError { .. }))
     {
         issues.push(message.clone());
     }
     if model.turns_left() > 0 {
-        issues.push(format!("the script has {} nothing asked for", count(model.turns_left(), "turn")));
+        issues.push(format!(
+            "the script has {} nothing asked for",
+            count(model.turns_left(), "turn")
+        ));
     }
     if replay.verdict.tool_calls != run.tool_calls {
         issues.push(format!(

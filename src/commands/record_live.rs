@@ -22,7 +22,12 @@ use crate::render::count;
 
 const UNTOUCHED: &str = "Nothing was written: the recordings are as they were.";
 
-pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &RecordArgs) -> Result<i32, Error> {
+pub(super) fn run(
+    ctx: &Context,
+    lesson: &Lesson,
+    runs: &[&ScriptRun],
+    args: &RecordArgs,
+) -> Result<i32, Error> {
     same_model(lesson, args)?;
     let settings = Settings::resolve(args.live.max_requests, args.live.request_timeout)
         .map_err(|e| Error::usage(e.to_string()))?;
@@ -36,16 +41,21 @@ pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &Re
     let mut problems = 0;
     // Recording is the point: a reader who went away (`record | head -1`) stops the report, not
     // the recording. The first failure to print is returned at the end.
-    let mut printed =
-        outln!("Asking {} at {} ({} runs).", lesson.agent.model, client.settings().shown_base(), runs.len());
+    let mut printed = outln!(
+        "Asking {} at {} ({} runs).",
+        lesson.agent.model,
+        client.settings().shown_base(),
+        runs.len()
+    );
     for run in runs {
         let (runtime, ticket, mut code) = prepare(ctx, lesson, &replayer, run)?;
         let mut model = LiveModel::new(&mut client, &mut memo);
         let replay = replayer.run_with(ticket, runtime, &mut code, &mut model);
         let name = format!("{}/{} with {}", runtime.name(), ticket.id, run.code);
         if let Some(failure) = model.failure.take() {
-            let _ = printed
-                .and_then(|()| outln!("{} {name}: the model could not be asked", s.paint(s.bad, ctx.glyphs.fail)));
+            let _ = printed.and_then(|()| {
+                outln!("{} {name}: the model could not be asked", s.paint(s.bad, ctx.glyphs.fail))
+            });
             return Err(Error::Model { failure: failure.to_string(), after: UNTOUCHED });
         }
         let answered = std::mem::take(&mut model.answered);
@@ -55,14 +65,17 @@ pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &Re
         });
         if let Some(message) = broke {
             problems += 1;
-            printed = printed.and_then(|()| outln!("{} {name}: {message}", s.paint(s.bad, ctx.glyphs.fail)));
+            printed = printed
+                .and_then(|()| outln!("{} {name}: {message}", s.paint(s.bad, ctx.glyphs.fail)));
             continue;
         }
-        let target = recordings::file_for(&lesson.recordings_dir(&ctx.root), runtime.name(), &ticket.id);
+        let target =
+            recordings::file_for(&lesson.recordings_dir(&ctx.root), runtime.name(), &ticket.id);
         keep_new(files.entry(target).or_default(), answered);
         // A live model may choose differently from the authored script: said, not refused.
-        let differs = (replay.verdict.tool_calls != run.tool_calls)
-            .then(|| format!(" (the authored script says the tool runs {})", count(run.tool_calls, "time")));
+        let differs = (replay.verdict.tool_calls != run.tool_calls).then(|| {
+            format!(" (the authored script says the tool runs {})", count(run.tool_calls, "time"))
+        });
         printed = printed.and_then(|()| {
             outln!(
                 "{} {name}: {}{}",
@@ -72,7 +85,8 @@ pub(super) fn run(ctx: &Context, lesson: &Lesson, runs: &[&ScriptRun], args: &Re
             )
         });
     }
-    let not_done = format!("not finish. {UNTOUCHED} Fix the code or the lesson and run this again.");
+    let not_done =
+        format!("not finish. {UNTOUCHED} Fix the code or the lesson and run this again.");
     let code = finish(ctx, printed, problems, &files, &not_done, |_, _| ", live".to_string())?;
     if code != EXIT_SUCCESS {
         return Ok(code);

@@ -56,7 +56,9 @@ pub(super) fn finish(
         recordings::write_file(path, entries)
             .map_err(|e| Error::io(format!("could not write {}", ctx.shown(path)), e))?;
         let note = note(path, entries);
-        printed = printed.and_then(|()| outln!("wrote {} ({}{note})", ctx.shown(path), count(entries.len(), "turn")));
+        printed = printed.and_then(|()| {
+            outln!("wrote {} ({}{note})", ctx.shown(path), count(entries.len(), "turn"))
+        });
     }
     printed?;
     Ok(EXIT_SUCCESS)

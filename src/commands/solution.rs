@@ -24,7 +24,10 @@ pub(super) fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
             )));
         }
         if can_ask && !confirmed()? {
-            output::line(&format!("Kept hidden. ./workshop hint {} gives the next step instead.", lesson.id))?;
+            output::line(&format!(
+                "Kept hidden. ./workshop hint {} gives the next step instead.",
+                lesson.id
+            ))?;
             return Ok(EXIT_FAILED);
         }
     }
@@ -36,17 +39,24 @@ pub(super) fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
     let yours_label = format!("yours: {}", ctx.shown(&file));
     let reference_label = format!("reference: {}", ctx.shown(&reference));
     if theirs == ours {
-        output::line(&format!("Your file is the same as the reference solution ({}).", ctx.shown(&reference)))?;
+        output::line(&format!(
+            "Your file is the same as the reference solution ({}).",
+            ctx.shown(&reference)
+        ))?;
         return Ok(EXIT_SUCCESS);
     }
     if !green && !can_ask {
         output::line("Your checks are not green yet; here is the reference anyway.\n")?;
     }
     let key = "Lines starting with - are yours only; lines starting with + are the reference's. The files' opening docstrings and the starter's TODO notes are left out.";
-    output::line(&format!("{}\n", textwrap::wrap(key, crate::render::plain_words(ctx.width)).join("\n")))?;
+    output::line(&format!(
+        "{}\n",
+        textwrap::wrap(key, crate::render::plain_words(ctx.width)).join("\n")
+    ))?;
     // The starter's notes to the learner are left out of the diff; without a starter, nothing is.
     let starter =
-        crate::files::read_data_text(&lesson.starter_file(&ctx.root), crate::files::DATA_CAP).unwrap_or_default();
+        crate::files::read_data_text(&lesson.starter_file(&ctx.root), crate::files::DATA_CAP)
+            .unwrap_or_default();
     let notes = diff::notes_of(&starter);
     let sides = diff::Sides { yours: &theirs, reference: &ours, notes: &notes };
     // The learner's file and the reference, line for line as they are.
@@ -58,7 +68,10 @@ pub(super) fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
 fn confirmed() -> Result<bool, Error> {
     output::print("Your checks are not green yet. Show the reference solution anyway? [y/N] ")?;
     let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line).map_err(|e| Error::io("cannot read your answer", e))?;
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| Error::io("cannot read your answer", e))?;
     let answer = line.trim().to_ascii_lowercase();
     Ok(answer == "y" || answer == "yes")
 }

@@ -11,7 +11,11 @@ use crate::render::steps::{self, Step};
 
 /// Put the starter in place (see `starter::put_starter`) and note the lesson as the one started
 /// last. Returns the backups made of the learner's edited files.
-pub(crate) fn begin(ctx: &Context, lesson: &Lesson, force: bool) -> Result<Vec<std::path::PathBuf>, Error> {
+pub(crate) fn begin(
+    ctx: &Context,
+    lesson: &Lesson,
+    force: bool,
+) -> Result<Vec<std::path::PathBuf>, Error> {
     let kept = starter::put_starter(&ctx.at(), lesson, force, "start")?;
     mark_started(ctx, lesson);
     Ok(kept)
@@ -21,7 +25,10 @@ pub(crate) fn begin(ctx: &Context, lesson: &Lesson, force: bool) -> Result<Vec<s
 pub(crate) fn mark_started(ctx: &Context, lesson: &Lesson) {
     if let Err(e) = Progress::update(&ctx.root, &lesson.id, |p| {
         p.started = true;
-        p.started_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok().map(|d| d.as_secs());
+        p.started_at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .map(|d| d.as_secs());
     }) {
         crate::errln!("warning: progress was not saved ({e}); your files are fine.");
     }
@@ -29,14 +36,22 @@ pub(crate) fn mark_started(ctx: &Context, lesson: &Lesson) {
 
 pub(crate) fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
     let Some(id) = args.lesson.as_deref() else {
-        return Err(Error::usage(format!("which lesson? The lessons here:\n{}", ctx.lesson_list()?)));
+        return Err(Error::usage(format!(
+            "which lesson? The lessons here:\n{}",
+            ctx.lesson_list()?
+        )));
     };
     let lesson = ctx.lesson(Some(id))?;
     let kept = begin(ctx, &lesson, args.force)?;
     let s = &ctx.styles;
     let head = format!("Started {} ({})", lesson.title, lesson.course);
     if head.chars().count() <= ctx.width {
-        outln!("{} {} ({})", s.paint(s.good, "Started"), s.paint(s.strong, &lesson.title), lesson.course)?;
+        outln!(
+            "{} {} ({})",
+            s.paint(s.good, "Started"),
+            s.paint(s.strong, &lesson.title),
+            lesson.course
+        )?;
     } else {
         outln!("{} {}", s.paint(s.good, "Started"), s.paint(s.strong, &lesson.title))?;
         outln!("({})", lesson.course)?;

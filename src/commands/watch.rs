@@ -41,12 +41,20 @@ pub(crate) fn run(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     let interactive = ctx.stdout_terminal && ctx.stdin_terminal;
     // The player replays offline; with --live the cards are printed instead.
     let page = args.html.is_some();
-    if interactive && args.ticket.is_none() && args.format == Format::Text && !args.no_anim && !args.live.live && !page
+    if interactive
+        && args.ticket.is_none()
+        && args.format == Format::Text
+        && !args.no_anim
+        && !args.live.live
+        && !page
     {
         let lesson = ctx.lesson(args.lesson.as_deref())?;
         let compare = args.compare || first_look(ctx, &lesson, &args.code);
-        let code =
-            if compare { compared_with(ctx, &lesson, &args.code)? } else { super::code(ctx, &lesson, &args.code)? };
+        let code = if compare {
+            compared_with(ctx, &lesson, &args.code)?
+        } else {
+            super::code(ctx, &lesson, &args.code)?
+        };
         let config = crate::terminal::player::Config {
             compare,
             code,
@@ -72,17 +80,20 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     };
     let mut replayer = Replayer::new(ctx.at(), &lesson, args.timeout).with_live(live);
     // Before the lesson is started, the fix is never shown alone: first what goes wrong.
-    let compare = args.compare || (first_look(ctx, &lesson, &args.code) && args.format == Format::Text);
+    let compare =
+        args.compare || (first_look(ctx, &lesson, &args.code) && args.format == Format::Text);
     let (codes, note, said) = codes_and_note(ctx, &lesson, &args, compare)?;
     // The recordings are read now, while Python starts: starting the codes waits for it.
-    let cassettes: Vec<_> = chosen.iter().map(|t| replayer.cassette(runtime, t)).collect::<Result<_, _>>()?;
+    let cassettes: Vec<_> =
+        chosen.iter().map(|t| replayer.cassette(runtime, t)).collect::<Result<_, _>>()?;
     let mut coded: Vec<Coded> = codes.iter().map(|c| replayer.code(c)).collect::<Result<_, _>>()?;
     crate::bridge::take_turns_on_one_core();
 
     // A page is written instead of cards.
     let text = args.format == Format::Text && args.html.is_none();
     let animate = text && !args.no_anim && ctx.stdout_terminal;
-    let look = Look { styles: ctx.styles, glyphs: ctx.glyphs, width: ctx.width, expand: args.expand };
+    let look =
+        Look { styles: ctx.styles, glyphs: ctx.glyphs, width: ctx.width, expand: args.expand };
     let mut pacer = animate.then(|| Pacer::new(ctx.stdin_terminal, args.speed));
     let mut shown = Vec::new();
     for (i, (ticket, cassette)) in chosen.iter().zip(&cassettes).enumerate() {
@@ -106,7 +117,12 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     if let Some(to) = &args.html {
         let shown: Vec<super::pages::Shown> =
             shown.iter().map(|s| super::pages::Shown { runs: &s.runs, split: s.split }).collect();
-        let asked = super::pages::Asked { codes: &codes, runtime, predict: !args.no_predict, note: said.as_deref() };
+        let asked = super::pages::Asked {
+            codes: &codes,
+            runtime,
+            predict: !args.no_predict,
+            note: said.as_deref(),
+        };
         super::pages::replay(ctx, &lesson, &shown, &asked, to)?;
     }
     if args.format == Format::Json {
@@ -114,8 +130,10 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     }
     // A replay the code broke (did not load, raised, hung) could not run; one that reached a
     // request nobody recorded is an answer, and exits 0.
-    let broke =
-        shown.iter().flat_map(|s| &s.runs).any(|r| r.events.iter().any(|e| matches!(e, Event::CodeError { .. })));
+    let broke = shown
+        .iter()
+        .flat_map(|s| &s.runs)
+        .any(|r| r.events.iter().any(|e| matches!(e, Event::CodeError { .. })));
     Ok(if broke { EXIT_COULD_NOT_RUN } else { EXIT_SUCCESS })
 }
 
@@ -138,7 +156,8 @@ fn codes_and_note(
         let words = format!("{fact} {how}");
         said = Some(fact);
         let lines = textwrap::wrap(&words, crate::render::plain_words(ctx.width));
-        note = lines.iter().map(|l| ctx.styles.paint(ctx.styles.dim, l) + "\n").collect::<String>() + "\n";
+        note = lines.iter().map(|l| ctx.styles.paint(ctx.styles.dim, l) + "\n").collect::<String>()
+            + "\n";
     }
     Ok((vec![CodeChoice::Starter, other], note, said))
 }
@@ -179,7 +198,11 @@ fn print_json(shown: &[Shown], one_asked: bool) -> Result<(), Error> {
 
 /// What `--compare` sets beside the starter. Unless `--code` says otherwise: the fix while the
 /// learner's file is still the starter (or not there), yours once it differs.
-fn compared_with(ctx: &Context, lesson: &crate::lesson::Lesson, code: &CodeArg) -> Result<CodeChoice, Error> {
+fn compared_with(
+    ctx: &Context,
+    lesson: &crate::lesson::Lesson,
+    code: &CodeArg,
+) -> Result<CodeChoice, Error> {
     Ok(match code {
         CodeArg::Auto if crate::course::starter::edited(&ctx.at(), lesson) => CodeChoice::Yours,
         CodeArg::Auto => CodeChoice::Solution,
@@ -287,7 +310,8 @@ impl Pacer {
     /// the wait a day, not an overflow.
     fn wait(&mut self, pause: Duration) {
         const LONGEST: Duration = Duration::from_secs(24 * 60 * 60);
-        let pause = Duration::try_from_secs_f64(pause.as_secs_f64() / self.speed).map_or(LONGEST, |p| p.min(LONGEST));
+        let pause = Duration::try_from_secs_f64(pause.as_secs_f64() / self.speed)
+            .map_or(LONGEST, |p| p.min(LONGEST));
         match &self.keys {
             None => std::thread::sleep(pause),
             Some(keys) => {

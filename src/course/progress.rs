@@ -63,16 +63,22 @@ impl Progress {
         let temp = target.with_extension(format!("json.tmp-{}", std::process::id()));
         let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
         // A write cut short (the disk full, a file-size limit) leaves no temporary file behind.
-        std::fs::write(&temp, text + "\n").and_then(|()| std::fs::rename(&temp, &target)).inspect_err(|_| {
-            let _ = std::fs::remove_file(&temp);
-        })
+        std::fs::write(&temp, text + "\n")
+            .and_then(|()| std::fs::rename(&temp, &target))
+            .inspect_err(|_| {
+                let _ = std::fs::remove_file(&temp);
+            })
     }
 
     /// Read, change one lesson's entry, write back. Progress is a convenience: failures to save
     /// are reported by the caller as a warning, never as a failed command.
     /// Two commands at once (a `check` and a `hint`) take turns, so neither loses the other's
     /// change: the read-change-write happens under an exclusive lock on `work/.progress.lock`.
-    pub(crate) fn update(root: &Path, lesson: &str, change: impl FnOnce(&mut LessonProgress)) -> std::io::Result<()> {
+    pub(crate) fn update(
+        root: &Path,
+        lesson: &str,
+        change: impl FnOnce(&mut LessonProgress),
+    ) -> std::io::Result<()> {
         Progress::change(root, |all| change(all.lessons.entry(lesson.to_string()).or_default()))
     }
 

@@ -52,7 +52,9 @@ impl Where {
 
     fn relative(&self, path: &Path, spell: fn(&Path) -> String) -> String {
         if self.cwd != self.root {
-            if let (Ok(inside), Ok(rel)) = (self.cwd.strip_prefix(&self.root), path.strip_prefix(&self.root)) {
+            if let (Ok(inside), Ok(rel)) =
+                (self.cwd.strip_prefix(&self.root), path.strip_prefix(&self.root))
+            {
                 if let Ok(here) = path.strip_prefix(&self.cwd) {
                     return spell(here);
                 }

@@ -13,36 +13,24 @@ use crate::lesson::Lesson;
 
 /// Put the lesson's starter files in `work/<lesson>/`. Edited files are refused unless `force`,
 /// and then kept as backups, whose paths are returned. `command` names the command in messages.
-pub(crate) fn put_starter(at: &Where, lesson: &Lesson, force: bool, command: &str) -> Result<Vec<PathBuf>, Error> {
+pub(crate) fn put_starter(
+    at: &Where,
+    lesson: &Lesson,
+    force: bool,
+    command: &str,
+) -> Result<Vec<PathBuf>, Error> {
     let starter = lesson.starter_dir(&at.root);
     let files = starter_files(&starter)?;
     if files.is_empty() {
         return Err(Error::corrupt(&starter, "has no files to copy: restore it with git checkout"));
     }
     let work = lesson.work_dir(&at.root);
-    std::fs::create_dir_all(&work).map_err(|e| Error::io(format!("could not make {}", at.shown(&work)), e))?;
+    std::fs::create_dir_all(&work)
+        .map_err(|e| Error::io(format!("could not make {}", at.shown(&work)), e))?;
     // Two `start`s at once take turns, so the second compares with what the first left.
-    let _lock = files::lock_folder(&work).map_err(|e| Error::io(format!("could not lock {}", at.shown(&work)), e))?;
-    let mut edited = Vec::new();
-    let mut missing = Vec::new();
-    for rel in &files {
-        let mine = work.join(rel);
-        let theirs = std::fs::read(starter.join(rel)).map_err(|e| Error::io(at.shown(&starter.join(rel)), e))?;
-        // A file longer than the starter is not the starter: no need to read all of it.
-        let cap = theirs.len() as u64;
-        match files::read_regular(&mine, cap).map_err(|e| Error::io(format!("could not read {}", at.shown(&mine)), e))? {
-            Found::Nothing => missing.push(rel),
-            Found::Bytes(bytes) if bytes == theirs => {}
-            Found::Bytes(_) | Found::TooBig(_) => edited.push(rel),
-            Found::NotRegular(what) => {
-                return Err(Error::usage(format!(
-                    "{} is {what}, not a regular file, so {command} cannot tell whether it holds your edits. Move it away (or delete it if it is not yours), then run ./workshop {command} {} again.",
-                    at.shown(&mine),
-                    lesson.id
-                )))
-            }
-        }
-    }
+    let _lock = files::lock_folder(&work)
+        .map_err(|e| Error::io(format!("could not lock {}", at.shown(&work)), e))?;
+    let (edited, missing) = compared(at, lesson, &files, command)?;
     if !edited.is_empty() && !force {
         let names: Vec<String> = edited.iter().map(|rel| at.shown(&work.join(rel))).collect();
         return Err(Error::Refused(format!(
@@ -56,8 +44,8 @@ pub(crate) fn put_starter(at: &Where, lesson: &Lesson, force: bool, command: &st
     for rel in &edited {
         let mine = work.join(rel);
         // Moved, not copied: whatever is there now (a save since the comparison included) is kept.
-        let backup =
-            keep_copy(&mine).map_err(|e| Error::io(format!("could not keep a copy of {}", at.shown(&mine)), e))?;
+        let backup = keep_copy(&mine)
+            .map_err(|e| Error::io(format!("could not keep a copy of {}", at.shown(&mine)), e))?;
         kept.push(backup);
     }
     for rel in edited.iter().chain(&missing) {
@@ -80,7 +68,9 @@ pub(crate) fn put_starter(at: &Where, lesson: &Lesson, force: bool, command: &st
 /// Whether the learner's work file differs from the starter (false when there is none). What is
 /// not a regular file (a FIFO) counts as edited, so `put_starter` looks at it and says what it is.
 pub(crate) fn edited(at: &Where, lesson: &Lesson) -> bool {
-    let Ok(theirs) = files::read_data(&lesson.starter_file(&at.root), files::DATA_CAP) else { return false };
+    let Ok(theirs) = files::read_data(&lesson.starter_file(&at.root), files::DATA_CAP) else {
+        return false;
+    };
     match files::read_regular(&lesson.work_file(&at.root), theirs.len() as u64) {
         Ok(Found::Bytes(mine)) => mine != theirs,
         Ok(Found::NotRegular(_) | Found::TooBig(_)) => true,
@@ -202,7 +192,9 @@ fn keep_copy_as(path: &Path, names: impl Iterator<Item = PathBuf>) -> std::io::R
 
 /// `errors.py` → `errors.backup-<UTC time>.py`, then `-2`, `-3`, … (at most 1000 names).
 fn backup_names(path: &Path) -> impl Iterator<Item = PathBuf> + '_ {
-    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string().replace(':', "-");
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        .to_string()
+        .replace(':', "-");
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let ext = path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
     (1..=1000).map(move |n| {
@@ -226,6 +218,41 @@ fn copy_in(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::copy(from, &temp).and_then(|_| files::rename_noreplace(&temp, to)).inspect_err(|_| {
         let _ = std::fs::remove_file(&temp);
     })
+}
+
+/// The starter's files that the work folder holds edited, and those it lacks; `Err` for one
+/// that is not a regular file, which cannot be compared.
+fn compared<'f>(
+    at: &Where,
+    lesson: &Lesson,
+    files: &'f [PathBuf],
+    command: &str,
+) -> Result<(Vec<&'f PathBuf>, Vec<&'f PathBuf>), Error> {
+    let (starter, work) = (lesson.starter_dir(&at.root), lesson.work_dir(&at.root));
+    let mut edited = Vec::new();
+    let mut missing = Vec::new();
+    for rel in files {
+        let mine = work.join(rel);
+        let theirs = std::fs::read(starter.join(rel))
+            .map_err(|e| Error::io(at.shown(&starter.join(rel)), e))?;
+        // A file longer than the starter is not the starter: no need to read all of it.
+        let cap = theirs.len() as u64;
+        let found = files::read_regular(&mine, cap)
+            .map_err(|e| Error::io(format!("could not read {}", at.shown(&mine)), e))?;
+        match found {
+            Found::Nothing => missing.push(rel),
+            Found::Bytes(bytes) if bytes == theirs => {}
+            Found::Bytes(_) | Found::TooBig(_) => edited.push(rel),
+            Found::NotRegular(what) => {
+                return Err(Error::usage(format!(
+                    "{} is {what}, not a regular file, so {command} cannot tell whether it holds your edits. Move it away (or delete it if it is not yours), then run ./workshop {command} {} again.",
+                    at.shown(&mine),
+                    lesson.id
+                )))
+            }
+        }
+    }
+    Ok((edited, missing))
 }
 
 #[cfg(test)]

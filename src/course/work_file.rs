@@ -30,7 +30,12 @@ pub(crate) fn existing(root: &Path, lesson: &Lesson) -> Result<PathBuf, NoWorkFi
 impl NoWorkFile {
     /// The usage error, the path as `shown` shows it; `or` is another way on (", or pick --code
     /// starter or fixed"), said after starting the lesson.
-    pub(crate) fn error(&self, lesson: &Lesson, shown: impl Fn(&Path) -> String, or: &str) -> Error {
+    pub(crate) fn error(
+        &self,
+        lesson: &Lesson,
+        shown: impl Fn(&Path) -> String,
+        or: &str,
+    ) -> Error {
         Error::usage(match self {
             NoWorkFile::NotRegular { path, what } if or.is_empty() => format!(
                 "{} is {what}, not a file of code: put your code in a regular file there (./workshop start {} makes one where nothing is).",

@@ -28,7 +28,12 @@ pub(crate) struct Found {
 /// merge. In a folder: the files named like the lesson's work file, else every `.py` file, found
 /// recursively. With `--format exercism` each path is one solution: a folder gives its work
 /// file, or a report that it is missing.
-pub(crate) fn discover(cwd: &Path, lesson: &Lesson, paths: &[String], format: GradeFormat) -> Result<Found, Error> {
+pub(crate) fn discover(
+    cwd: &Path,
+    lesson: &Lesson,
+    paths: &[String],
+    format: GradeFormat,
+) -> Result<Found, Error> {
     let mut found: Vec<Candidate> = Vec::new();
     let mut skipped = Vec::new();
     for given in paths {
@@ -75,7 +80,9 @@ fn given_file(given: &str, path: &Path, format: GradeFormat) -> Result<Option<Ca
     }
     if meta.as_ref().is_ok_and(|m| m.is_file()) {
         let shown = match format {
-            GradeFormat::Exercism => solution_path(path.file_name().map(Path::new).unwrap_or(Path::new(given))),
+            GradeFormat::Exercism => {
+                solution_path(path.file_name().map(Path::new).unwrap_or(Path::new(given)))
+            }
             _ => given.to_string(),
         };
         return Ok(Some((shown, Ok(path.to_path_buf()))));
@@ -86,10 +93,12 @@ fn given_file(given: &str, path: &Path, format: GradeFormat) -> Result<Option<Ca
             "{given} is {}, not a file or folder: give the submissions' files or folders.",
             special_kind(m)
         ))),
-        (Err(_), Ok(_)) => {
-            Err(Error::usage(format!("{given} is a link to nothing: give the submissions' files or folders.")))
+        (Err(_), Ok(_)) => Err(Error::usage(format!(
+            "{given} is a link to nothing: give the submissions' files or folders."
+        ))),
+        (Err(_), Err(_)) => {
+            Err(Error::usage(format!("there is no file or folder at {given}: check the path.")))
         }
-        (Err(_), Err(_)) => Err(Error::usage(format!("there is no file or folder at {given}: check the path."))),
     }
 }
 
@@ -123,9 +132,19 @@ fn in_folder(
     let chosen = |rel: &&PathBuf| if any_named { named(rel) } else { python(rel) };
     let shown = |rel: &Path| inert::name(&Path::new(given).join(rel));
     found.extend(inside.files.iter().filter(chosen).map(|rel| (shown(rel), Ok(path.join(rel)))));
-    found.extend(inside.links.iter().filter(chosen).map(|rel| (shown(rel), Err(Unread::Link { shown: shown(rel) }))));
+    found.extend(
+        inside
+            .links
+            .iter()
+            .filter(chosen)
+            .map(|rel| (shown(rel), Err(Unread::Link { shown: shown(rel) }))),
+    );
     skipped.extend(
-        inside.special.into_iter().filter(|(rel, _)| named(rel) || python(rel)).map(|(rel, what)| (shown(&rel), what)),
+        inside
+            .special
+            .into_iter()
+            .filter(|(rel, _)| named(rel) || python(rel))
+            .map(|(rel, what)| (shown(&rel), what)),
     );
     Ok(())
 }
@@ -163,13 +182,16 @@ struct Walk {
 /// No symbolic link is followed: a link to a folder is no submission, and a loop of them cannot
 /// trap the walk; a link to a file is listed as a link.
 fn walk(dir: &Path, rel: &Path, out: &mut Walk) -> Result<(), Error> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| Error::io(format!("cannot read the folder {}; check its permissions", dir.display()), e))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        Error::io(format!("cannot read the folder {}; check its permissions", dir.display()), e)
+    })?;
     for entry in entries {
-        let entry = entry.map_err(|e| Error::io(format!("cannot read the folder {}", dir.display()), e))?;
+        let entry =
+            entry.map_err(|e| Error::io(format!("cannot read the folder {}", dir.display()), e))?;
         let name = entry.file_name();
-        let file_type =
-            entry.file_type().map_err(|e| Error::io(format!("cannot read {}", entry.path().display()), e))?;
+        let file_type = entry
+            .file_type()
+            .map_err(|e| Error::io(format!("cannot read {}", entry.path().display()), e))?;
         if file_type.is_dir() {
             let hidden = name.to_str().is_some_and(|n| n.starts_with('.') || n == "__pycache__");
             if !hidden {

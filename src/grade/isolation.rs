@@ -91,12 +91,21 @@ impl Isolation {
     /// The summary's line on isolation.
     pub(crate) fn line(&self) -> String {
         match self {
-            Isolation::Bwrap(version) => format!("sandbox: {version}: {}", sandbox::HELD_WITH_BWRAP),
+            Isolation::Bwrap(version) => {
+                format!("sandbox: {version}: {}", sandbox::HELD_WITH_BWRAP)
+            }
             Isolation::Without(None) => {
-                format!("sandbox: none (--sandbox none); not isolated: {}", sandbox::MISSING_WITHOUT)
+                format!(
+                    "sandbox: none (--sandbox none); not isolated: {}",
+                    sandbox::MISSING_WITHOUT
+                )
             }
             Isolation::Without(Some(unusable)) => {
-                format!("sandbox: none, since {}; not isolated: {}", unusable.why, sandbox::MISSING_WITHOUT)
+                format!(
+                    "sandbox: none, since {}; not isolated: {}",
+                    unusable.why,
+                    sandbox::MISSING_WITHOUT
+                )
             }
             Isolation::NotLinux(os) => format!(
                 "sandbox: none, since bubblewrap is Linux-only and this is {os}; not isolated: {}",

@@ -14,9 +14,12 @@ pub(crate) fn line(report: &Report, lesson: &Lesson, format: GradeFormat, first:
             format!("{}\n", crate::text::inert::json(json))
         }
         GradeFormat::Exercism => {
-            let value = crate::render::exercism::results_value(report, |id| lesson.check(id).and_then(|c| c.task));
-            let json = serde_json::to_string(&value)
-                .unwrap_or_else(|e| format!("{{\"version\": 3, \"status\": \"error\", \"message\": \"{e}\"}}"));
+            let value = crate::render::exercism::results_value(report, |id| {
+                lesson.check(id).and_then(|c| c.task)
+            });
+            let json = serde_json::to_string(&value).unwrap_or_else(|e| {
+                format!("{{\"version\": 3, \"status\": \"error\", \"message\": \"{e}\"}}")
+            });
             format!("{}\n", crate::text::inert::json(json))
         }
         // The page needs every report, so it is written once all are in.
@@ -24,7 +27,8 @@ pub(crate) fn line(report: &Report, lesson: &Lesson, format: GradeFormat, first:
         GradeFormat::Csv => {
             let mut out = String::new();
             if first {
-                let mut header: Vec<String> = ["file", "status", "passed", "total"].map(String::from).to_vec();
+                let mut header: Vec<String> =
+                    ["file", "status", "passed", "total"].map(String::from).to_vec();
                 header.extend(report.checks.iter().map(|c| c.id.clone()));
                 out.push_str(&csv_row(&header));
             }
@@ -78,7 +82,8 @@ mod tests {
 
     #[test]
     fn csv_quotes_what_needs_quoting() {
-        let row = csv_row(&["a,b".into(), "say \"hi\"".into(), "two\nlines".into(), "plain".into()]);
+        let row =
+            csv_row(&["a,b".into(), "say \"hi\"".into(), "two\nlines".into(), "plain".into()]);
         assert_eq!(row, "\"a,b\",\"say \"\"hi\"\"\",two\\nlines,plain\r\n");
     }
 

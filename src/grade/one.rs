@@ -35,7 +35,10 @@ pub(crate) fn prepare(
     };
     let (folder, file) = Folder::holding(&sub.name, source).map_err(|e| {
         Error::io(
-            format!("could not copy {} to a temporary folder to grade it (is the temp folder full?)", sub.shown),
+            format!(
+                "could not copy {} to a temporary folder to grade it (is the temp folder full?)",
+                sub.shown
+            ),
             e,
         )
     })?;
@@ -72,7 +75,14 @@ pub(crate) fn grade_one(
         Prepared::Ready(folder, file, sandbox) => (folder, file, sandbox),
         Prepared::Unread(why) => return unread(why),
     };
-    let cfg = crate::checks::one_file::sandboxed(lesson, &file, &sub.shown, limit, python.executable.clone(), sandbox);
+    let cfg = crate::checks::one_file::sandboxed(
+        lesson,
+        &file,
+        &sub.shown,
+        limit,
+        python.executable.clone(),
+        sandbox,
+    );
     let graded = crate::checks::one_file::grade_sandboxed(lesson, cfg);
     let mut report = match graded {
         Ok(report) => report,
@@ -96,7 +106,8 @@ fn ended_early(shown: &str, e: &LoadError) -> String {
 /// Messages name the file as shown, not the private copy it was graded from.
 fn relabel(report: &mut Report, dir: &Path, shown: &str) {
     let Some(dir) = dir.to_str() else { return };
-    let parent = Path::new(shown).parent().and_then(Path::to_str).filter(|p| !p.is_empty()).unwrap_or(".");
+    let parent =
+        Path::new(shown).parent().and_then(Path::to_str).filter(|p| !p.is_empty()).unwrap_or(".");
     let fix = |text: &mut String| {
         if text.contains(dir) {
             *text = text.replace(dir, parent);
@@ -115,7 +126,10 @@ mod tests {
 
     #[test]
     fn a_python_that_ended_early_is_named_by_its_reason_alone() {
-        let e = LoadError::from(NoPython::new(std::ffi::OsStr::new("/usr/bin/python3"), "it was killed by signal 9"));
+        let e = LoadError::from(NoPython::new(
+            std::ffi::OsStr::new("/usr/bin/python3"),
+            "it was killed by signal 9",
+        ));
         assert_eq!(
             ended_early("class/a.py", &e),
             "class/a.py: its Python ended before it started the runner (it was killed by signal 9); grade this file again on its own."

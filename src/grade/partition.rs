@@ -28,7 +28,9 @@ impl Partition {
             match part.parse::<u64>() {
                 Ok(value) => Ok(value),
                 // All digits, but past what any machine could shard: out of range, not malformed.
-                Err(_) if !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) => Err(out_of_range(4)),
+                Err(_) if !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) => {
+                    Err(out_of_range(4))
+                }
                 Err(_) => Err(bad()),
             }
         };
@@ -41,7 +43,9 @@ impl Partition {
 
     /// The shard's slice of a list of `len`, worked out in 128 bits so no K/N overflows.
     pub(crate) fn range(self, len: usize) -> std::ops::Range<usize> {
-        let at = |k: u64| usize::try_from(len as u128 * u128::from(k) / u128::from(self.n)).unwrap_or(len);
+        let at = |k: u64| {
+            usize::try_from(len as u128 * u128::from(k) / u128::from(self.n)).unwrap_or(len)
+        };
         at(self.k - 1)..at(self.k)
     }
 }
@@ -58,7 +62,10 @@ mod tests {
                 let joined: Vec<usize> = ranges.iter().flat_map(|r| r.clone()).collect();
                 assert_eq!(joined, (0..len).collect::<Vec<_>>(), "len {len}, n {n}");
                 let sizes: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
-                assert!(sizes.iter().max().unwrap() - sizes.iter().min().unwrap() <= 1, "{sizes:?}");
+                assert!(
+                    sizes.iter().max().unwrap() - sizes.iter().min().unwrap() <= 1,
+                    "{sizes:?}"
+                );
             }
         }
     }
@@ -67,8 +74,12 @@ mod tests {
     fn partition_accepts_k_of_n_and_refuses_the_rest() {
         assert_eq!(Partition::parse("2/4").unwrap(), Partition { k: 2, n: 4 });
         assert_eq!(Partition::parse("1/1").unwrap(), Partition { k: 1, n: 1 });
-        for bad in ["0/3", "4/3", "1/0", "0/0", "1/99999999999999999999", "18446744073709551616/2"] {
-            assert!(Partition::parse(bad).unwrap_err().to_string().contains("out of range"), "{bad}");
+        for bad in ["0/3", "4/3", "1/0", "0/0", "1/99999999999999999999", "18446744073709551616/2"]
+        {
+            assert!(
+                Partition::parse(bad).unwrap_err().to_string().contains("out of range"),
+                "{bad}"
+            );
         }
         for bad in ["2", "a/b", "1/2/3", "-1/2", "", "/"] {
             assert!(Partition::parse(bad).unwrap_err().to_string().contains("is not K/N"), "{bad}");

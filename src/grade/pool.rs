@@ -114,8 +114,9 @@ impl Run<'_> {
             if ahead && left >= self.jobs {
                 held = self.claim(true);
             }
-            let result =
-                prepared.and_then(|prepared| grade_one(self.lesson, &self.subs[i], self.python, self.limit, prepared));
+            let result = prepared.and_then(|prepared| {
+                grade_one(self.lesson, &self.subs[i], self.python, self.limit, prepared)
+            });
             if result.is_err() {
                 self.abort.store(true, Ordering::SeqCst);
             }

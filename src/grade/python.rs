@@ -29,7 +29,9 @@ pub(crate) fn reachable_temp() -> Result<(), Error> {
         return Ok(());
     }
     let temp = std::env::temp_dir();
-    let closed = temp.ancestors().find(|dir| std::fs::metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o001 == 0));
+    let closed = temp
+        .ancestors()
+        .find(|dir| std::fs::metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o001 == 0));
     match closed {
         None => Ok(()),
         Some(dir) => Err(Error::usage(format!(

@@ -21,12 +21,17 @@ pub(crate) struct Submission {
 /// being read. Opened without blocking and checked again once open, so a file swapped for a
 /// FIFO or a device after discovery is refused rather than waited on or read from.
 pub(crate) fn read(shown: &str, path: Result<PathBuf, Unread>) -> Submission {
-    let name =
-        |path: &Path| path.file_name().map(OsStr::to_os_string).unwrap_or_else(|| OsString::from("submission.py"));
+    let name = |path: &Path| {
+        path.file_name().map(OsStr::to_os_string).unwrap_or_else(|| OsString::from("submission.py"))
+    };
     let path = match path {
         Ok(path) => path,
         Err(why) => {
-            return Submission { shown: shown.to_string(), name: OsString::from("submission.py"), source: Err(why) }
+            return Submission {
+                shown: shown.to_string(),
+                name: OsString::from("submission.py"),
+                source: Err(why),
+            }
         }
     };
     Submission { shown: shown.to_string(), name: name(&path), source: read_capped(shown, &path) }

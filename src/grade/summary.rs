@@ -116,8 +116,11 @@ fn checks(out: &mut String, reports: &[Report], detail: &str) {
     }
     if !clean.is_empty() && !reports.is_empty() {
         let ids: Vec<&str> = clean.iter().map(|(id, _)| id.as_str()).collect();
-        let text =
-            format!("no file fails {}: {}", if failed.is_empty() { "any check" } else { "the others" }, ids.join(", "));
+        let text = format!(
+            "no file fails {}: {}",
+            if failed.is_empty() { "any check" } else { "the others" },
+            ids.join(", ")
+        );
         let _ = writeln!(out, "{}", wrapped(&text));
     }
 }
@@ -155,8 +158,12 @@ fn not_loaded(out: &mut String, reports: &[Report]) {
     let _ = writeln!(out, "files that did not load (no check ran):");
     for report in errors.iter().take(10) {
         let first: String = report.message.lines().next().unwrap_or("").chars().take(300).collect();
-        let _ =
-            writeln!(out, "  {}: {}", crate::text::inert::one_line(&report.file), crate::text::inert::one_line(&first));
+        let _ = writeln!(
+            out,
+            "  {}: {}",
+            crate::text::inert::one_line(&report.file),
+            crate::text::inert::one_line(&first)
+        );
     }
     if errors.len() > 10 {
         let _ = writeln!(out, "  … and {} more (see their lines on stdout)", errors.len() - 10);
@@ -165,7 +172,8 @@ fn not_loaded(out: &mut String, reports: &[Report]) {
 
 /// A paragraph of the summary, wrapped at 96 columns, its later lines indented.
 pub(crate) fn wrapped(text: &str) -> String {
-    let options =
-        textwrap::Options::new(96).subsequent_indent("  ").word_splitter(textwrap::WordSplitter::NoHyphenation);
+    let options = textwrap::Options::new(96)
+        .subsequent_indent("  ")
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
     textwrap::wrap(text, options).join("\n")
 }

@@ -48,8 +48,12 @@ impl Card<'_> {
             );
         } else {
             // Narrow: the check's name goes under its id, wrapped.
-            let _ =
-                writeln!(out, "{} {}", styles.paint(styles.label, "Hint for"), styles.paint(styles.strong, &check.id));
+            let _ = writeln!(
+                out,
+                "{} {}",
+                styles.paint(styles.label, "Hint for"),
+                styles.paint(styles.strong, &check.id)
+            );
             wrap(out, &check.name, width, ("  ", "  "), styles.dim, styles);
         }
         if let Some(why) = self.failing.filter(|w| !w.is_empty()) {
@@ -71,7 +75,8 @@ impl Card<'_> {
         for (i, hint) in self.check.hints.iter().take(self.shown).enumerate() {
             let step = i + 1;
             let label = format!("{step}. ");
-            let first = if newest == Some(step) { format!("> {label}") } else { format!("  {label}") };
+            let first =
+                if newest == Some(step) { format!("> {label}") } else { format!("  {label}") };
             let rest = " ".repeat(first.len());
             let style = if newest == Some(step) { styles.strong } else { styles.dim };
             wrap(out, hint, width, (&first, &rest), style, styles);
@@ -87,15 +92,24 @@ impl Card<'_> {
         let remain = total.saturating_sub(shown);
         let reveal = format!("./workshop solution {lesson} --reveal");
         let (said, command) = if total == 1 {
-            (format!("That is the only hint for {}. Still stuck? See the reference:", check.id), reveal)
+            (
+                format!("That is the only hint for {}. Still stuck? See the reference:", check.id),
+                reveal,
+            )
         } else if shown < total {
-            let more = if remain == 1 { "1 more remains".to_string() } else { format!("{remain} more remain") };
+            let more = if remain == 1 {
+                "1 more remains".to_string()
+            } else {
+                format!("{remain} more remain")
+            };
             match again {
-                Again::Command(command) => {
-                    (format!("Step {shown} of {total}; {more}. For the next one, ask again:"), command.to_string())
-                }
+                Again::Command(command) => (
+                    format!("Step {shown} of {total}; {more}. For the next one, ask again:"),
+                    command.to_string(),
+                ),
                 Again::Key(key) => {
-                    let said = format!("Step {shown} of {total}; {more}. Press {key} for the next one.");
+                    let said =
+                        format!("Step {shown} of {total}; {more}. Press {key} for the next one.");
                     wrap(out, &said, width, ("", ""), owo_colors::Style::new(), styles);
                     return;
                 }
@@ -149,7 +163,14 @@ mod tests {
     }
 
     fn card(check: &CheckSpec, newest: Option<usize>) -> String {
-        let card = Card { check, failing: None, shown: 2, newest, lesson: "l", again: Again::Command("again") };
+        let card = Card {
+            check,
+            failing: None,
+            shown: 2,
+            newest,
+            lesson: "l",
+            again: Again::Command("again"),
+        };
         card.text(&Styles::plain(), 80)
     }
 

@@ -92,7 +92,9 @@ impl Cond {
             ("ends", _) => Some(format!("ends is one of {}", ENDINGS.join(", "))),
             (_, Cond::Number(n)) if *n >= 0 => None,
             (_, Cond::Text(text)) if Cond::comparison(text).is_some() => None,
-            _ => Some(format!("{key} is a count: give a number such as 1, or a comparison such as \">=1\"")),
+            _ => Some(format!(
+                "{key} is a count: give a number such as 1, or a comparison such as \">=1\""
+            )),
         }
     }
 }
@@ -115,7 +117,9 @@ mod tests {
         let holds = |cond: Cond, value: serde_json::Value| cond.holds(Some(&value));
         assert!(holds(Cond::Number(2), json!(2)));
         assert!(!holds(Cond::Number(2), json!(1)));
-        for (text, yes, no) in [(">=1", 1, 0), ("<3", 2, 3), ("!=2", 1, 2), (">0", 5, 0), ("<=1", 1, 2), ("=4", 4, 3)] {
+        for (text, yes, no) in
+            [(">=1", 1, 0), ("<3", 2, 3), ("!=2", 1, 2), (">0", 5, 0), ("<=1", 1, 2), ("=4", 4, 3)]
+        {
             assert!(holds(Cond::Text(text.into()), json!(yes)), "{text} of {yes}");
             assert!(!holds(Cond::Text(text.into()), json!(no)), "{text} of {no}");
         }

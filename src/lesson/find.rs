@@ -105,7 +105,8 @@ mod tests {
 
     #[test]
     fn a_typo_finds_its_lesson_and_another_word_finds_none() {
-        let known: Vec<String> = ["parcel-desk", "weather-report", "night-shift"].map(String::from).into();
+        let known: Vec<String> =
+            ["parcel-desk", "weather-report", "night-shift"].map(String::from).into();
         assert_eq!(nearest("parcel-dsk", &known), Some("parcel-desk"));
         assert_eq!(nearest("Night-Shitf", &known), Some("night-shift"));
         assert_eq!(nearest("weather", &known), Some("weather-report"));

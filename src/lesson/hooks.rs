@@ -160,8 +160,15 @@ impl HarnessData {
         let mut tables = Vec::new();
         if let Some(function) = &self.build {
             let verify = self.pass_verify.as_ref().and_then(toml::Value::as_bool).unwrap_or(false);
-            let args = if verify { r#"["category", "message", "verify"]"# } else { r#"["category", "message"]"# };
-            tables.push(format!("[hooks.build] with function = {} and args = {args}", shown(function)));
+            let args = if verify {
+                r#"["category", "message", "verify"]"#
+            } else {
+                r#"["category", "message"]"#
+            };
+            tables.push(format!(
+                "[hooks.build] with function = {} and args = {args}",
+                shown(function)
+            ));
         }
         if let Some(function) = &self.decide {
             let give = self.give.as_ref().map_or_else(|| r#""error""#.to_string(), shown);

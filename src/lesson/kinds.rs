@@ -48,11 +48,16 @@ impl Words {
             out.push(format!("{at}: part must name the key of the block that holds the words, such as \"content\""));
         }
         if self.kinds.is_empty() {
-            out.push(format!("{at}: kinds is empty: declare at least one kind the reply depends on"));
+            out.push(format!(
+                "{at}: kinds is empty: declare at least one kind the reply depends on"
+            ));
         }
         for t in &self.tickets {
             if !tickets.contains(&t.as_str()) {
-                out.push(format!("{at}: there is no ticket '{t}': choose from {}", tickets.join(", ")));
+                out.push(format!(
+                    "{at}: there is no ticket '{t}': choose from {}",
+                    tickets.join(", ")
+                ));
             }
         }
         for why in self.blocks.malformed() {
@@ -63,7 +68,10 @@ impl Words {
                 out.push(format!("{at}: the kind '{}' is declared twice", kind.id));
             }
             if kind.when.is_empty() {
-                out.push(format!("{at}: kind '{}' has no `when`: say what makes words of that kind", kind.id));
+                out.push(format!(
+                    "{at}: kind '{}' has no `when`: say what makes words of that kind",
+                    kind.id
+                ));
             }
             for why in kind.when.malformed() {
                 out.push(format!("{at}: in kind '{}': {why}", kind.id));
@@ -135,8 +143,14 @@ pub(crate) struct Kinds {
 pub(crate) fn text_of(part: &Value) -> String {
     match part {
         Value::String(s) => s.clone(),
-        Value::Array(items) if items.iter().all(|b| b.get("text").is_some_and(Value::is_string)) => {
-            items.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+        Value::Array(items)
+            if items.iter().all(|b| b.get("text").is_some_and(Value::is_string)) =>
+        {
+            items
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n")
         }
         Value::Null => String::new(),
         other => crate::text::canonical::canonical(other),
@@ -174,7 +188,8 @@ impl Kinds {
                     // The kinds read the part as text, whichever form the code sent it in.
                     let mut view = block.clone();
                     view[&words.part] = Value::String(text.clone());
-                    let kind = words.kinds.iter().find(|k| first_difference(&k.when, &view, &[]).is_ok());
+                    let kind =
+                        words.kinds.iter().find(|k| first_difference(&k.when, &view, &[]).is_ok());
                     if let Some(kind) = kind {
                         block[&words.part] = json!({"kind": format!("{}/{}", words.id, kind.id)});
                     }
@@ -207,7 +222,13 @@ impl Kinds {
             .into_iter()
             .zip(theirs)
             .filter_map(|(m, t)| {
-                Some(ByKind { words: m.words, kind: m.kind?, says: m.says?, sent: m.text, recorded: t.text })
+                Some(ByKind {
+                    words: m.words,
+                    kind: m.kind?,
+                    says: m.says?,
+                    sent: m.text,
+                    recorded: t.text,
+                })
             })
             .collect();
         let differ: Vec<ByKind> = all.iter().filter(|b| b.sent != b.recorded).cloned().collect();
@@ -220,7 +241,10 @@ impl Kinds {
 
     /// The kinds some of these requests hold words of, each once, with what the lesson calls
     /// those words.
-    pub(crate) fn recorded<'r>(&self, requests: impl Iterator<Item = &'r Value>) -> Vec<(String, KindNamed)> {
+    pub(crate) fn recorded<'r>(
+        &self,
+        requests: impl Iterator<Item = &'r Value>,
+    ) -> Vec<(String, KindNamed)> {
         let mut kinds: Vec<(String, KindNamed)> = Vec::new();
         for request in requests {
             for f in self.kinded(request).1 {
@@ -236,7 +260,10 @@ impl Kinds {
     }
 
     /// The declared kinds none of these requests holds words of: (the words' name, the kind).
-    pub(crate) fn unrecorded<'r>(&self, requests: impl Iterator<Item = &'r Value>) -> Vec<(String, String)> {
+    pub(crate) fn unrecorded<'r>(
+        &self,
+        requests: impl Iterator<Item = &'r Value>,
+    ) -> Vec<(String, String)> {
         let recorded = self.recorded(requests);
         self.words
             .iter()
@@ -246,13 +273,21 @@ impl Kinds {
     }
 
     /// The words of a request no recording answers, each with the kinds recorded for them.
-    pub(crate) fn unanswered<'r>(&self, request: &Value, recorded: impl Iterator<Item = &'r Value>) -> Vec<Unanswered> {
+    pub(crate) fn unanswered<'r>(
+        &self,
+        request: &Value,
+        recorded: impl Iterator<Item = &'r Value>,
+    ) -> Vec<Unanswered> {
         let kinds = self.recorded(recorded);
         self.kinded(request)
             .1
             .into_iter()
             .map(|f| Unanswered {
-                recorded: kinds.iter().filter(|(w, _)| *w == f.words).map(|(_, k)| k.clone()).collect(),
+                recorded: kinds
+                    .iter()
+                    .filter(|(w, _)| *w == f.words)
+                    .map(|(_, k)| k.clone())
+                    .collect(),
                 words: f.words,
                 kind: f.kind,
                 says: f.says,
@@ -293,11 +328,17 @@ kinds = [
     fn two_sentences_of_one_kind_share_a_key_and_other_kinds_do_not() {
         let kinds = Kinds::for_ticket(&[words()], "any");
         let a = kinds.key(&request(json!("The lookup broke; try later."))).unwrap();
-        let b = kinds.key(&request(json!([{"type": "text", "text": "Our side failed, ask again soon."}]))).unwrap();
+        let b = kinds
+            .key(&request(json!([{"type": "text", "text": "Our side failed, ask again soon."}])))
+            .unwrap();
         let leak = kinds.key(&request(json!("lost db.internal"))).unwrap();
         assert_eq!(a, b);
         assert_ne!(a, leak);
-        assert_eq!(kinds.key(&request(json!("Error"))), None, "a bare word is of no kind: keyed exactly");
+        assert_eq!(
+            kinds.key(&request(json!("Error"))),
+            None,
+            "a bare word is of no kind: keyed exactly"
+        );
         assert_ne!(a, crate::text::canonical::key(&request(json!("The lookup broke; try later."))));
     }
 
@@ -305,7 +346,8 @@ kinds = [
     fn the_same_words_in_another_form_are_still_labelled() {
         let kinds = Kinds::for_ticket(&[words()], "any");
         let text = "Mine, a sentence.";
-        let swaps = kinds.swaps(&request(json!([{"type": "text", "text": text}])), &request(json!(text)));
+        let swaps =
+            kinds.swaps(&request(json!([{"type": "text", "text": text}])), &request(json!(text)));
         assert_eq!(swaps.len(), 1);
         assert_eq!((swaps[0].sent.as_str(), swaps[0].recorded.as_str()), (text, text));
     }
@@ -321,13 +363,17 @@ kinds = [
     #[test]
     fn the_swap_names_both_sentences_and_unanswered_names_the_recorded_kinds() {
         let kinds = Kinds::for_ticket(&[words()], "any");
-        let swaps = kinds.swaps(&request(json!("Mine, a sentence.")), &request(json!("Theirs, recorded.")));
+        let swaps =
+            kinds.swaps(&request(json!("Mine, a sentence.")), &request(json!("Theirs, recorded.")));
         assert_eq!(swaps.len(), 1);
         assert_eq!((swaps[0].kind.as_str(), swaps[0].sent.as_str()), ("own", "Mine, a sentence."));
         assert_eq!(swaps[0].recorded, "Theirs, recorded.");
         let recorded = [request(json!("Theirs, recorded."))];
         let missing = kinds.unanswered(&request(json!("lost db.internal")), recorded.iter());
         assert_eq!(missing[0].kind.as_deref(), Some("leaks"));
-        assert_eq!(missing[0].recorded, vec![KindNamed { kind: "own".into(), says: "flagged, a sentence".into() }]);
+        assert_eq!(
+            missing[0].recorded,
+            vec![KindNamed { kind: "own".into(), says: "flagged, a sentence".into() }]
+        );
     }
 }

@@ -174,7 +174,10 @@ impl Lesson {
                 }
                 match counts.is_empty() {
                     true => name.clone(),
-                    false => format!("{name}={}", counts.iter().map(usize::to_string).collect::<Vec<_>>().join(",")),
+                    false => format!(
+                        "{name}={}",
+                        counts.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+                    ),
                 }
             })
             .collect()

@@ -48,7 +48,12 @@ impl crate::world::World for Nowhere {
     fn effects(&self) -> crate::world::Effects {
         crate::world::Effects::default()
     }
-    fn report(&self, _seen: &crate::world::Seen, _attempts: usize, _input: &Value) -> Option<Value> {
+    fn report(
+        &self,
+        _seen: &crate::world::Seen,
+        _attempts: usize,
+        _input: &Value,
+    ) -> Option<Value> {
         None
     }
 }

@@ -47,7 +47,8 @@ pub(super) fn plain_file_name(text: &str) -> bool {
 
 /// Whether a manifest's path stays inside the lesson's folder: not empty, no leading `/`, no `..`.
 pub(super) fn inside_folder(path: &str) -> bool {
-    !path.is_empty() && Path::new(path).components().all(|c| matches!(c, std::path::Component::Normal(_)))
+    !path.is_empty()
+        && Path::new(path).components().all(|c| matches!(c, std::path::Component::Normal(_)))
 }
 
 /// Whether `path` in the lesson's folder `dir`, its links followed, is still in that folder. A

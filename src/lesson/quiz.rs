@@ -98,9 +98,11 @@ impl Quiz {
             .map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;
         let quiz = Quiz::parse(&text, &path)?;
         let text_path = lesson.dir.join("lesson.md");
-        let headings =
-            crate::files::read_data_text(&text_path, crate::files::DATA_CAP).map(|t| sections(&t)).unwrap_or_default();
-        quiz.sections_exist(&headings, "lesson.md").map_err(|why| Error::corrupt(&path, why.to_string()))?;
+        let headings = crate::files::read_data_text(&text_path, crate::files::DATA_CAP)
+            .map(|t| sections(&t))
+            .unwrap_or_default();
+        quiz.sections_exist(&headings, "lesson.md")
+            .map_err(|why| Error::corrupt(&path, why.to_string()))?;
         Ok(quiz)
     }
 
@@ -112,7 +114,11 @@ impl Quiz {
                     question: i + 1,
                     section: q.section.clone(),
                     text: text.to_string(),
-                    headings: headings.iter().map(|h| format!("\"{h}\"")).collect::<Vec<_>>().join(", "),
+                    headings: headings
+                        .iter()
+                        .map(|h| format!("\"{h}\""))
+                        .collect::<Vec<_>>()
+                        .join(", "),
                 });
             }
         }
@@ -139,7 +145,9 @@ impl Quiz {
         let quiz: Quiz = toml::from_str(text).map_err(|e| {
             let at = e
                 .span()
-                .map(|s| format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1)))
+                .map(|s| {
+                    format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1))
+                })
                 .unwrap_or_default();
             Error::corrupt(path, format!("is not a valid quiz{at}: {}", e.message()))
         })?;
@@ -174,7 +182,12 @@ impl Question {
         for (j, option) in self.options.iter().enumerate() {
             let expected = char::from(b'A' + j as u8);
             if option.letter != expected {
-                return Err(Invalid::OutOfOrder { question: n, position: j + 1, letter: option.letter, expected });
+                return Err(Invalid::OutOfOrder {
+                    question: n,
+                    position: j + 1,
+                    letter: option.letter,
+                    expected,
+                });
             }
             if option.text.trim().is_empty() || option.explanation.trim().is_empty() {
                 return Err(Invalid::Unexplained { question: n, letter: expected });
@@ -191,7 +204,11 @@ impl Question {
             return Err(Invalid::EscapedQuote { question: n, field: "options" });
         }
         if let Some(letter) = self.answer.iter().find(|l| self.option(**l).is_none()) {
-            return Err(Invalid::NotAnOption { question: n, letter: *letter, letters: self.letters() });
+            return Err(Invalid::NotAnOption {
+                question: n,
+                letter: *letter,
+                letters: self.letters(),
+            });
         }
         if self.answer.iter().collect::<BTreeSet<_>>().len() != self.answer.len() {
             return Err(Invalid::AnswerTwice(n));
@@ -259,7 +276,11 @@ pub(crate) fn parse_answers(quiz: &Quiz, answers: &str) -> Result<Vec<Picks>, Er
         .enumerate()
         .map(|(i, (q, token))| {
             q.parse_picks(token).map_err(|why| {
-                Error::usage(format!("--answers token {} (\"{token}\", for question {}): {why}.", i + 1, i + 1))
+                Error::usage(format!(
+                    "--answers token {} (\"{token}\", for question {}): {why}.",
+                    i + 1,
+                    i + 1
+                ))
             })
         })
         .collect()
@@ -334,7 +355,10 @@ options = [
     fn a_section_must_be_a_heading_of_the_text() {
         let quiz = small();
         assert!(quiz.sections_exist(&sections("# T\n## One\ntext\n## Two\n"), "lesson.md").is_ok());
-        let err = quiz.sections_exist(&sections("## One\n## Three\n"), "lesson.md").unwrap_err().to_string();
+        let err = quiz
+            .sections_exist(&sections("## One\n## Three\n"), "lesson.md")
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("question 2: its section \"Two\""), "{err}");
         assert!(err.contains("\"One\", \"Three\""), "{err}");
     }

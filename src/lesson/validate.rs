@@ -20,7 +20,8 @@ fn names_a_count(text: &str) -> bool {
 /// The question before a replay must not give its answer away.
 fn no_count(text: &str, near: Near, problems: &mut Problems) {
     if names_a_count(text) {
-        let why = "a [predict] text names a count, which gives the answer away: describe, do not count";
+        let why =
+            "a [predict] text names a count, which gives the answer away: describe, do not count";
         problems.say(near, why);
     }
 }
@@ -56,7 +57,10 @@ impl Lesson {
         if !inside_folder(&self.solution) {
             problems.say(
                 Near::key("solution"),
-                format!("solution '{}' must be a path inside the lesson's folder (no leading /, no ..)", self.solution),
+                format!(
+                    "solution '{}' must be a path inside the lesson's folder (no leading /, no ..)",
+                    self.solution
+                ),
             );
         } else if !resolves_inside(&self.dir, &self.solution) {
             problems.say(
@@ -72,7 +76,10 @@ impl Lesson {
             let identifier = f.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                 && f.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
             if !identifier {
-                problems.say(Near::entry("functions", i), format!("function '{f}' is not a Python name"));
+                problems.say(
+                    Near::entry("functions", i),
+                    format!("function '{f}' is not a Python name"),
+                );
             }
         }
         let checks = self.checks.iter().enumerate().map(|(i, c)| ("check", "checks", i, &c.id));
@@ -151,21 +158,29 @@ impl Lesson {
     }
 
     fn check_hooks(&self, problems: &mut Problems) {
-        let fields: Vec<&str> = self.failure.iter().flat_map(|f| &f.fields).map(String::as_str).collect();
+        let fields: Vec<&str> =
+            self.failure.iter().flat_map(|f| &f.fields).map(String::as_str).collect();
         for field in &fields {
             if BUILD_ARGS.contains(field) {
                 problems.say(
                     Near::key("failure").then("fields"),
-                    format!("[failure] fields names '{field}', which the build hook is given anyway"),
+                    format!(
+                        "[failure] fields names '{field}', which the build hook is given anyway"
+                    ),
                 );
             }
         }
         for (place, hook, offered) in self.hooks.all() {
-            let offered: Vec<&str> =
-                offered.iter().copied().chain(fields.iter().copied().filter(|_| place == "build")).collect();
+            let offered: Vec<&str> = offered
+                .iter()
+                .copied()
+                .chain(fields.iter().copied().filter(|_| place == "build"))
+                .collect();
             self.check_hook(place, hook, &offered, problems);
         }
-        if let Some(Answers::Truthy(word)) = self.hooks.decide.as_ref().and_then(|h| h.answers.as_ref()) {
+        if let Some(Answers::Truthy(word)) =
+            self.hooks.decide.as_ref().and_then(|h| h.answers.as_ref())
+        {
             if word != "truthy" {
                 problems.say(
                     Near::key("hooks").then("decide").then("answers"),
@@ -174,7 +189,8 @@ impl Lesson {
             }
         }
         let shape = self.failure.as_ref();
-        if self.hooks.build.is_some() && shape.is_none_or(|f| f.flag.is_none() && f.error.is_none()) {
+        if self.hooks.build.is_some() && shape.is_none_or(|f| f.flag.is_none() && f.error.is_none())
+        {
             problems.say(
                 Near::key("hooks").then("build"),
                 "the learner's code builds failures, but no [failure] table says how they look: add [failure] with `flag` (the key set to true on a failure) and/or `error` (the key holding the error object), and `category`, `retryable`, `message`, `verify` for the keys inside it that the cards show (see lessons/README.md)",
@@ -187,7 +203,8 @@ impl Lesson {
             );
         }
         if !(1..=10).contains(&self.harness.max_attempts) {
-            let why = format!("harness.max_attempts is {}: give 1 to 10", self.harness.max_attempts);
+            let why =
+                format!("harness.max_attempts is {}: give 1 to 10", self.harness.max_attempts);
             problems.say(Near::key("harness").then("max_attempts"), why);
         }
     }
@@ -218,14 +235,22 @@ impl Lesson {
         }
         if hook.answers.is_some() != (place == "decide") {
             if place == "decide" {
-                problems.say(at.clone(), "the decide hook needs `answers`: \"truthy\" or a table of answers");
+                problems.say(
+                    at.clone(),
+                    "the decide hook needs `answers`: \"truthy\" or a table of answers",
+                );
             } else {
-                problems
-                    .say(at.clone().then("answers"), format!("`answers` belongs to the decide hook, not to {place}"));
+                problems.say(
+                    at.clone().then("answers"),
+                    format!("`answers` belongs to the decide hook, not to {place}"),
+                );
             }
         }
         if !hook.kinds.is_empty() && place != "answer" {
-            problems.say(at.then("kinds"), format!("`kinds` belongs to the answer hook, not to {place}"));
+            problems.say(
+                at.then("kinds"),
+                format!("`kinds` belongs to the answer hook, not to {place}"),
+            );
         }
     }
 
@@ -248,18 +273,30 @@ impl Lesson {
     }
 
     /// One ticket: the tools it names, its probe, its runtimes, its notes and its question.
-    fn check_ticket(&self, ticket: &Ticket, entry: Near, tool_names: &[&str], problems: &mut Problems) {
+    fn check_ticket(
+        &self,
+        ticket: &Ticket,
+        entry: Near,
+        tool_names: &[&str],
+        problems: &mut Problems,
+    ) {
         let at = entry.clone().then("id");
         let probed = ticket.probes().iter().map(|p| &p.tool);
         for tool in ticket.tools.iter().chain(probed) {
             if !tool_names.contains(&tool.as_str()) {
-                problems.say(at.clone(), format!("ticket {} names an unknown tool '{tool}'", ticket.id));
+                problems.say(
+                    at.clone(),
+                    format!("ticket {} names an unknown tool '{tool}'", ticket.id),
+                );
             }
         }
         if ticket.probes().is_empty() {
             problems.say(
                 entry.clone().then("probe"),
-                format!("ticket {} has an empty probe: give one call, or a list of calls", ticket.id),
+                format!(
+                    "ticket {} has an empty probe: give one call, or a list of calls",
+                    ticket.id
+                ),
             );
         }
         for runtime in &ticket.runtimes {
@@ -288,7 +325,13 @@ impl Lesson {
 
     /// A ticket's question: about a code the lesson has, with 2 to 9 choices, and context that
     /// does not give the answer away.
-    fn check_ticket_predict(&self, ticket: &Ticket, predict: &TicketPredict, at: Near, problems: &mut Problems) {
+    fn check_ticket_predict(
+        &self,
+        ticket: &Ticket,
+        predict: &TicketPredict,
+        at: Near,
+        problems: &mut Problems,
+    ) {
         if predict.code != "starter" && predict.code != self.solution_label {
             problems.say(
                 at.clone().then("code"),
@@ -299,13 +342,20 @@ impl Lesson {
             );
         }
         if !(2..=9).contains(&predict.choices.len()) {
-            let why = format!("ticket {}'s question has {} choices: give 2 to 9", ticket.id, predict.choices.len());
+            let why = format!(
+                "ticket {}'s question has {} choices: give 2 to 9",
+                ticket.id,
+                predict.choices.len()
+            );
             problems.say(at.clone().then("choices"), why);
         }
         for (runtime, text) in &predict.context {
             let near = at.clone().then("context").then(runtime);
             if Runtime::parse(runtime).is_none() {
-                let why = format!("ticket {}'s question has context for an unknown runtime '{runtime}'", ticket.id);
+                let why = format!(
+                    "ticket {}'s question has context for an unknown runtime '{runtime}'",
+                    ticket.id
+                );
                 problems.say(near.clone(), why);
             }
             no_count(text, near, problems);
@@ -348,23 +398,36 @@ impl Lesson {
                 problems.say(at.clone(), format!("check {} has no hints", check.id));
             }
             match (&check.call, &check.ticket) {
-                (Some(function), None) => self.check_call_check(check, function, at.clone(), problems),
+                (Some(function), None) => {
+                    self.check_call_check(check, function, at.clone(), problems)
+                }
                 (None, Some(ticket)) => {
                     if self.ticket(ticket).is_none() {
-                        problems.say(at.clone(), format!("check {} runs an unknown ticket '{ticket}'", check.id));
+                        problems.say(
+                            at.clone(),
+                            format!("check {} runs an unknown ticket '{ticket}'", check.id),
+                        );
                     }
                     if check.expect.is_empty() {
-                        problems.say(at.clone(), format!("check {} expects nothing of its run", check.id));
+                        problems.say(
+                            at.clone(),
+                            format!("check {} expects nothing of its run", check.id),
+                        );
                     }
                 }
-                _ => problems
-                    .say(at.clone(), format!("check {} must have either `call` (with cases) or `ticket`", check.id)),
+                _ => problems.say(
+                    at.clone(),
+                    format!("check {} must have either `call` (with cases) or `ticket`", check.id),
+                ),
             }
             for g in &check.guidance {
                 if g.when.is_empty() == g.raises.is_none() {
                     problems.say(
                         at.clone(),
-                        format!("check {}: guidance '{}' needs either `when` or `raises`", check.id, g.mistake),
+                        format!(
+                            "check {}: guidance '{}' needs either `when` or `raises`",
+                            check.id, g.mistake
+                        ),
                     );
                 }
             }
@@ -380,16 +443,29 @@ impl Lesson {
         }
     }
 
-    fn check_call_check(&self, check: &CheckSpec, function: &str, at: Near, problems: &mut Problems) {
+    fn check_call_check(
+        &self,
+        check: &CheckSpec,
+        function: &str,
+        at: Near,
+        problems: &mut Problems,
+    ) {
         if !self.functions.iter().any(|f| f == function) {
-            problems.say(at.clone(), format!("check {} calls '{function}', which is not a learner function", check.id));
+            problems.say(
+                at.clone(),
+                format!("check {} calls '{function}', which is not a learner function", check.id),
+            );
         }
         if check.cases.is_empty() {
-            problems.say(at.clone(), format!("check {} calls {function} but has no cases", check.id));
+            problems
+                .say(at.clone(), format!("check {} calls {function} but has no cases", check.id));
         }
         for case in &check.cases {
             if case.expect.is_empty() {
-                problems.say(at.clone(), format!("check {} has a case with nothing expected", check.id));
+                problems.say(
+                    at.clone(),
+                    format!("check {} has a case with nothing expected", check.id),
+                );
             }
         }
     }
@@ -401,7 +477,9 @@ mod tests {
 
     #[test]
     fn a_count_word_counts_only_as_a_whole_word() {
-        for text in ["The network sometimes drops a call.", "Network outages: sometimes, it retries."] {
+        for text in
+            ["The network sometimes drops a call.", "Network outages: sometimes, it retries."]
+        {
             assert!(!names_a_count(text), "{text}");
         }
         for text in ["It runs twice.", "Two attempts", "three-step", "at most 3", "Times up"] {

@@ -64,7 +64,8 @@ impl Lesson {
     fn check_outcomes(&self, problems: &mut Problems, world: &PythonWorld) {
         for (i, ticket) in self.tickets.iter().enumerate() {
             let entry = Near::entry("tickets", i);
-            let mut known: Vec<String> = super::cond::COUNT_KEYS.iter().map(|k| k.to_string()).collect();
+            let mut known: Vec<String> =
+                super::cond::COUNT_KEYS.iter().map(|k| k.to_string()).collect();
             known.extend(world.counted(&ticket.id));
             let notes = ticket
                 .notes
@@ -72,17 +73,21 @@ impl Lesson {
                 .iter()
                 .enumerate()
                 .map(|(j, n)| ("a note", entry.clone().then("notes").at(j), &n.when));
-            let choices = ticket.predict.iter().flat_map(|p| &p.choices).enumerate().map(|(j, c)| {
-                let near = entry.clone().then("predict").then("choices").at(j);
-                ("a choice of its question", near, &c.when)
-            });
+            let choices =
+                ticket.predict.iter().flat_map(|p| &p.choices).enumerate().map(|(j, c)| {
+                    let near = entry.clone().then("predict").then("choices").at(j);
+                    ("a choice of its question", near, &c.when)
+                });
             for (what, near, when) in notes.chain(choices) {
                 for (key, cond) in when {
                     let named = key.strip_prefix(super::cond::NAMED).is_some_and(|f| !f.is_empty());
                     let why = if known.contains(key) || named {
                         cond.problem(key)
                     } else {
-                        Some(format!("'{key}' is not something a run counts: choose from {}", known.join(", ")))
+                        Some(format!(
+                            "'{key}' is not something a run counts: choose from {}",
+                            known.join(", ")
+                        ))
                     };
                     if let Some(why) = why {
                         let near = near.clone().then("when").then(key);

@@ -77,7 +77,12 @@ impl Lesson {
     pub(crate) fn grading(&self, alone: bool) -> Grading<'_> {
         match &self.world_slot {
             Some(slot) => slot.gradings.begin(alone),
-            None => Grading { gradings: None, _hold: Hold { _beside: None, _alone: None }, started: 0, others: false },
+            None => Grading {
+                gradings: None,
+                _hold: Hold { _beside: None, _alone: None },
+                started: 0,
+                others: false,
+            },
         }
     }
 
@@ -90,7 +95,13 @@ impl Lesson {
     /// Start the world the lesson names (`<root>/worlds/<name>/world.py`) in its own process,
     /// in the background: it loads while the command goes on (and the learner's Python starts),
     /// and is waited for at its first use.
-    pub(super) fn start_world(&mut self, problems: &mut Problems, root: &Path, text: &str, path: &Path) {
+    pub(super) fn start_world(
+        &mut self,
+        problems: &mut Problems,
+        root: &Path,
+        text: &str,
+        path: &Path,
+    ) {
         let worlds = root.join("worlds");
         let Some(name) = self.setting.clone() else {
             problems.say(
@@ -119,7 +130,8 @@ impl Lesson {
             self.tickets.iter().map(|t| (t.id.clone(), t.world.clone())).collect();
         let opening = file.clone();
         let open = move || {
-            let keys: Vec<TicketKeys<'_>> = tickets.iter().map(|(id, keys)| TicketKeys { id, keys }).collect();
+            let keys: Vec<TicketKeys<'_>> =
+                tickets.iter().map(|(id, keys)| TicketKeys { id, keys }).collect();
             PythonWorld::begin(&opening, &shown, &data, &tools, &keys)
         };
         // The world comes back on a channel, not by joining the thread: its ending (its stack
@@ -168,7 +180,11 @@ impl Lesson {
             world.call_ahead(ticket, tool, input);
             return;
         }
-        self.ask_ahead(AheadQuestion::FirstCall { ticket: ticket.into(), tool: tool.into(), input: input.clone() });
+        self.ask_ahead(AheadQuestion::FirstCall {
+            ticket: ticket.into(),
+            tool: tool.into(),
+            input: input.clone(),
+        });
     }
 
     fn ask_ahead(&self, question: AheadQuestion) {
@@ -185,15 +201,16 @@ impl Lesson {
         let pending = slot.pending.lock().ok().and_then(|mut p| p.take());
         let opened = match pending {
             // No world sent: the thread ended without one (it panicked).
-            Some(Pending::Thread(world)) => {
-                world.recv().unwrap_or_else(|_| Err(Refused::Broken("its loading stopped unexpectedly".into())))
-            }
+            Some(Pending::Thread(world)) => world.recv().unwrap_or_else(|_| {
+                Err(Refused::Broken("its loading stopped unexpectedly".into()))
+            }),
             Some(Pending::Now(open)) => open(),
             None => Err(Refused::Broken("it was waited for twice".into())),
         };
         // The world's answer to its loading is read here, by the thread that wants it: the
         // starting thread does not wake for it only to wake this one.
-        let opened = opened.map(|loading| asked_ahead(loading, &slot.ahead)).and_then(Loading::finish);
+        let opened =
+            opened.map(|loading| asked_ahead(loading, &slot.ahead)).and_then(Loading::finish);
         let manifest = |problems: Problems| {
             let placed = problems.placed(&slot.text);
             NotOpened { path: slot.path.display().to_string(), why: placed.join("\n  ") }
@@ -201,7 +218,9 @@ impl Lesson {
         let world = match opened {
             Ok(world) => world,
             Err(Refused::Problems(found)) => return Err(manifest(Problems::from_world(found))),
-            Err(Refused::Broken(why)) => return Err(NotOpened { path: slot.file.display().to_string(), why }),
+            Err(Refused::Broken(why)) => {
+                return Err(NotOpened { path: slot.file.display().to_string(), why })
+            }
             // With no Python nothing can run: the learner's bridge says so in its own words, and
             // an autograder still gets its report.
             Err(Refused::NoPython) => return Ok(None),
@@ -323,11 +342,22 @@ impl Gradings {
     fn begin(&self, alone: bool) -> Grading<'_> {
         let no_hold = Hold { _beside: None, _alone: None };
         let hold = if alone {
-            Hold { _alone: Some(self.beside.write().unwrap_or_else(std::sync::PoisonError::into_inner)), ..no_hold }
+            Hold {
+                _alone: Some(
+                    self.beside.write().unwrap_or_else(std::sync::PoisonError::into_inner),
+                ),
+                ..no_hold
+            }
         } else {
-            Hold { _beside: Some(self.beside.read().unwrap_or_else(std::sync::PoisonError::into_inner)), ..no_hold }
+            Hold {
+                _beside: Some(
+                    self.beside.read().unwrap_or_else(std::sync::PoisonError::into_inner),
+                ),
+                ..no_hold
+            }
         };
-        let mut under_way = self.under_way.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut under_way =
+            self.under_way.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let others = under_way.0 > 0;
         under_way.0 += 1;
         under_way.1 += 1;
@@ -356,7 +386,8 @@ impl Grading<'_> {
     /// began, and none begun since.
     pub(crate) fn alone(&self) -> bool {
         let Some(gradings) = self.gradings else { return true };
-        let under_way = gradings.under_way.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let under_way =
+            gradings.under_way.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         !self.others && under_way.1 == self.started
     }
 }
@@ -364,7 +395,8 @@ impl Grading<'_> {
 impl Drop for Grading<'_> {
     fn drop(&mut self) {
         if let Some(gradings) = self.gradings {
-            let mut under_way = gradings.under_way.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut under_way =
+                gradings.under_way.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             under_way.0 -= 1;
         }
     }

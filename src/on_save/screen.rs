@@ -19,14 +19,18 @@ impl Session<'_> {
         let note = match &self.report {
             None => "No report yet: the first check is still running.".to_string(),
             Some(r) if r.status == Status::Error => {
-                "The file does not load, so no check ran: the message above says where to look.".to_string()
+                "The file does not load, so no check ran: the message above says where to look."
+                    .to_string()
             }
             Some(r) => match r.first_failure().map(|c| (c, self.lesson.check(&c.id))) {
                 None => "Every check passes: no hint needed.".to_string(),
                 Some((check, None)) => format!("{} has no hint.", check.id),
-                Some((_, Some(spec))) if spec.hints.is_empty() => format!("{} has no hint.", spec.id),
+                Some((_, Some(spec))) if spec.hints.is_empty() => {
+                    format!("{} has no hint.", spec.id)
+                }
                 Some((check, Some(spec))) => {
-                    let (shown, newest) = crate::hint::steps::next_step(self.ctx, &self.lesson.id, spec);
+                    let (shown, newest) =
+                        crate::hint::steps::next_step(self.ctx, &self.lesson.id, spec);
                     let card = crate::hint::card::Card {
                         check: spec,
                         failing: Some(check.message.as_str()),
@@ -45,7 +49,9 @@ impl Session<'_> {
 
     pub(super) fn width(&self) -> usize {
         if self.output.terminal {
-            crossterm::terminal::size().map(|(w, _)| usize::from(w).clamp(40, 100)).unwrap_or(self.ctx.width)
+            crossterm::terminal::size()
+                .map(|(w, _)| usize::from(w).clamp(40, 100))
+                .unwrap_or(self.ctx.width)
         } else {
             self.ctx.width
         }
@@ -86,7 +92,8 @@ impl Session<'_> {
         for note in &self.notes {
             text.push('\n');
             // Never split at a hyphen: lesson ids and paths stay whole.
-            let options = textwrap::Options::new(width).word_splitter(textwrap::WordSplitter::NoHyphenation);
+            let options =
+                textwrap::Options::new(width).word_splitter(textwrap::WordSplitter::NoHyphenation);
             for line in textwrap::wrap(note.text(), options) {
                 text.push_str(&s.paint(s.warn, line));
                 text.push('\n');
@@ -97,7 +104,11 @@ impl Session<'_> {
             // Green is a door: the same next steps as `check`, and `n` for the next lesson.
             match self.door_at(width) {
                 Ok(door) => {
-                    let here = if door.next { "q quits, n starts the next lesson here" } else { "q quits" };
+                    let here = if door.next {
+                        "q quits, n starts the next lesson here"
+                    } else {
+                        "q quits"
+                    };
                     text.push_str(&s.paint(s.good, format!("All green. What next ({here}):")));
                     text.push('\n');
                     text.push_str(&door.text);
@@ -125,7 +136,8 @@ impl Session<'_> {
         if self.output.terminal {
             // On a terminal it wraps as words, not wherever the edge falls; off one it stays one
             // line, the end of the redraw for whoever reads it.
-            let options = textwrap::Options::new(width).word_splitter(textwrap::WordSplitter::NoHyphenation);
+            let options =
+                textwrap::Options::new(width).word_splitter(textwrap::WordSplitter::NoHyphenation);
             text.push_str(&textwrap::wrap(&keys, options).join("\n"));
         } else {
             text.push_str(&keys);
@@ -139,7 +151,8 @@ impl Session<'_> {
         if let Some((_, door)) = kept.as_ref().filter(|(at, _)| *at == width) {
             return door.clone();
         }
-        let door = crate::next::door(&Context { width, ..self.ctx.clone() }, self.lesson).map_err(Rc::new);
+        let door =
+            crate::next::door(&Context { width, ..self.ctx.clone() }, self.lesson).map_err(Rc::new);
         *kept = Some((width, door.clone()));
         door
     }

@@ -47,7 +47,14 @@ fn grade(
     spare: &SpareSlot,
 ) -> Option<Result<Report, Error>> {
     let taken = spare.lock().ok().and_then(|mut s| s.take());
-    let graded = crate::checks::one_file::grade_with_spare(lesson, file, &ctx.shown(file), limit, stop, taken);
+    let graded = crate::checks::one_file::grade_with_spare(
+        lesson,
+        file,
+        &ctx.shown(file),
+        limit,
+        stop,
+        taken,
+    );
     // A world that broke is its author's error, never a grade of the learner's file.
     graded.map(|r| match lesson.world_error() {
         Some(e) => Err(e),
@@ -130,7 +137,11 @@ impl<'a> Session<'a> {
         }
     }
 
-    pub(crate) fn run<'s>(&'s mut self, scope: &'s Scope<'s, '_>, rx: &Receiver<Msg>) -> Result<Ended, Error>
+    pub(crate) fn run<'s>(
+        &'s mut self,
+        scope: &'s Scope<'s, '_>,
+        rx: &Receiver<Msg>,
+    ) -> Result<Ended, Error>
     where
         'a: 's,
     {
@@ -190,7 +201,9 @@ impl<'a> Session<'a> {
 
     /// Whether every check here is green now: the report on screen is of the file as it is.
     fn green(&self) -> bool {
-        !self.gone && self.running.is_none() && self.report.as_ref().is_some_and(|r| r.status == Status::Pass)
+        !self.gone
+            && self.running.is_none()
+            && self.report.as_ref().is_some_and(|r| r.status == Status::Pass)
     }
 
     /// The lesson `n` goes on to, or why it cannot.
@@ -235,21 +248,36 @@ impl<'a> Session<'a> {
         self.staleness.seen(Fingerprint::of(&self.file));
         let stop = Arc::new(AtomicBool::new(false));
         self.running = Some(Arc::clone(&stop));
-        let (ctx, lesson, file, limit, tx, run, spare) =
-            (self.ctx, self.lesson, self.file.clone(), self.limit, self.tx.clone(), self.run, Arc::clone(&self.spare));
-        let spawned = std::thread::Builder::new().name("check-watch-grade".into()).spawn_scoped(scope, move || {
-            let began = Instant::now();
-            let result = grade(ctx, lesson, &file, limit, &stop, &spare);
-            let _ = tx.send(Msg::Graded { run, result, took: began.elapsed() });
-            // Ready for the next save, while the learner edits.
-            if !stop.load(Ordering::SeqCst) {
-                if let Ok(mut slot) = spare.lock() {
-                    if slot.is_none() {
-                        *slot = crate::checks::one_file::spare(lesson, &file, &ctx.shown(&file), limit);
+        let (ctx, lesson, file, limit, tx, run, spare) = (
+            self.ctx,
+            self.lesson,
+            self.file.clone(),
+            self.limit,
+            self.tx.clone(),
+            self.run,
+            Arc::clone(&self.spare),
+        );
+        let spawned = std::thread::Builder::new().name("check-watch-grade".into()).spawn_scoped(
+            scope,
+            move || {
+                let began = Instant::now();
+                let result = grade(ctx, lesson, &file, limit, &stop, &spare);
+                let _ = tx.send(Msg::Graded { run, result, took: began.elapsed() });
+                // Ready for the next save, while the learner edits.
+                if !stop.load(Ordering::SeqCst) {
+                    if let Ok(mut slot) = spare.lock() {
+                        if slot.is_none() {
+                            *slot = crate::checks::one_file::spare(
+                                lesson,
+                                &file,
+                                &ctx.shown(&file),
+                                limit,
+                            );
+                        }
                     }
                 }
-            }
-        });
+            },
+        );
         if let Err(e) = spawned {
             self.running = None;
             let why = format!("Could not start a check ({e}). Press r to try again.");
@@ -260,8 +288,13 @@ impl<'a> Session<'a> {
         }
     }
 
-    fn graded<'s>(&mut self, scope: &'s Scope<'s, '_>, run: u64, result: Option<Result<Report, Error>>, took: Duration)
-    where
+    fn graded<'s>(
+        &mut self,
+        scope: &'s Scope<'s, '_>,
+        run: u64,
+        result: Option<Result<Report, Error>>,
+        took: Duration,
+    ) where
         'a: 's,
     {
         if run == self.run {
@@ -310,7 +343,8 @@ impl<'a> Session<'a> {
     where
         'a: 's,
     {
-        if self.polling || !self.staleness.missed_event(Fingerprint::of(&self.file), Instant::now()) {
+        if self.polling || !self.staleness.missed_event(Fingerprint::of(&self.file), Instant::now())
+        {
             return;
         }
         self.notes = vec![Note::Watching(format!(
@@ -325,7 +359,9 @@ impl<'a> Session<'a> {
     }
 
     fn save_progress(&self, report: &Report) {
-        if let Err(e) = crate::checks::one_file::save_progress(&self.ctx.root, self.lesson, &self.file, report) {
+        if let Err(e) =
+            crate::checks::one_file::save_progress(&self.ctx.root, self.lesson, &self.file, report)
+        {
             self.show(&format!("warning: progress was not saved ({e}); the grade stands.\n"));
         }
     }

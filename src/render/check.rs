@@ -22,10 +22,18 @@ const HUNG_HINT: &str = "The call above never returned. Look for a loop that can
 pub(crate) fn text(report: &Report, styles: &Styles, glyphs: Glyphs, width: usize) -> String {
     let mut out = String::new();
     let header = format!("{} {} {}", report.lesson, glyphs.dot, report.file);
-    for (i, line) in textwrap::wrap(&header, textwrap::Options::new(width.max(20)).break_words(true)).iter().enumerate()
+    for (i, line) in
+        textwrap::wrap(&header, textwrap::Options::new(width.max(20)).break_words(true))
+            .iter()
+            .enumerate()
     {
         if i == 0 && line.starts_with(&report.lesson) {
-            let _ = writeln!(out, "{}{}", styles.paint(styles.strong, &report.lesson), &line[report.lesson.len()..]);
+            let _ = writeln!(
+                out,
+                "{}{}",
+                styles.paint(styles.strong, &report.lesson),
+                &line[report.lesson.len()..]
+            );
         } else {
             let _ = writeln!(out, "{line}");
         }
@@ -116,13 +124,22 @@ fn check_lines(out: &mut String, report: &Report, styles: &Styles, glyphs: Glyph
             Status::NotRun => (glyphs.skip, styles.dim),
             _ => (glyphs.fail, styles.bad),
         };
-        let mark = format!("{}{}", styles.paint(style, glyph), " ".repeat(mark_width - glyph.chars().count()));
+        let mark = format!(
+            "{}{}",
+            styles.paint(style, glyph),
+            " ".repeat(mark_width - glyph.chars().count())
+        );
         if beside {
             let indent = " ".repeat(mark_width + 1 + id_width + 2);
             let room = width.saturating_sub(indent.len()).max(20);
             for (i, piece) in textwrap::wrap(name, plain_words(room)).iter().enumerate() {
                 if i == 0 {
-                    let _ = writeln!(out, "{mark} {:<id_width$}  {}", check.id, styles.paint(styles.dim, piece));
+                    let _ = writeln!(
+                        out,
+                        "{mark} {:<id_width$}  {}",
+                        check.id,
+                        styles.paint(styles.dim, piece)
+                    );
                 } else {
                     let _ = writeln!(out, "{indent}{}", styles.paint(styles.dim, piece));
                 }
@@ -149,7 +166,13 @@ fn not_run(out: &mut String, report: &Report, styles: &Styles, width: usize) {
     }
     for (why, ids) in not_run {
         out.push('\n');
-        labelled(out, styles, width, "not run", &format!("{}: {}", ids.join(", "), shorten_text(why, MESSAGE_CHARS)));
+        labelled(
+            out,
+            styles,
+            width,
+            "not run",
+            &format!("{}: {}", ids.join(", "), shorten_text(why, MESSAGE_CHARS)),
+        );
     }
 }
 
@@ -194,7 +217,8 @@ fn expand(out: &mut String, check: &CheckResult, styles: &Styles, glyphs: Glyphs
     }
     let label = if check.expected.is_some() { "where" } else { "problem" };
     labelled(out, styles, width, label, &shorten_text(&check.message, MESSAGE_CHARS));
-    let shown = if check.output.trim().is_empty() { "nothing".to_string() } else { printed(&check.output) };
+    let shown =
+        if check.output.trim().is_empty() { "nothing".to_string() } else { printed(&check.output) };
     labelled(out, styles, width, "printed", &shown);
     // A hang says nothing of what the check looks at: its hints would send the learner to the
     // wrong place.
@@ -204,7 +228,9 @@ fn expand(out: &mut String, check: &CheckResult, styles: &Styles, glyphs: Glyphs
     }
     // The lesson's advice for the mistake this shape of answer suggests; else its first hint.
     match (&check.guidance, check.hints.first()) {
-        (Some(advice), _) => labelled(out, styles, width, "likely", &format!("{}. {}", advice.mistake, advice.says)),
+        (Some(advice), _) => {
+            labelled(out, styles, width, "likely", &format!("{}. {}", advice.mistake, advice.says))
+        }
         (None, Some(hint)) => labelled(out, styles, width, "hint", hint),
         (None, None) => {}
     }
@@ -220,7 +246,11 @@ fn printed(output: &str) -> String {
     }
     let mut text = lines.iter().take(PRINTED_LINES).copied().collect::<Vec<_>>().join("\n");
     if lines.len() > PRINTED_LINES {
-        let _ = write!(text, "\n… {} more lines (--format json shows them)", lines.len() - PRINTED_LINES);
+        let _ = write!(
+            text,
+            "\n… {} more lines (--format json shows them)",
+            lines.len() - PRINTED_LINES
+        );
     }
     if let Some(note) = note {
         text.push('\n');
@@ -239,7 +269,11 @@ fn labelled(out: &mut String, styles: &Styles, width: usize, label: &str, text: 
     for line in text.lines() {
         for piece in textwrap::wrap(line, textwrap::Options::new(room).break_words(true)) {
             if first {
-                let _ = writeln!(out, "  {}{piece}", styles.paint(styles.label, format!("{label:<LABEL_WIDTH$}")));
+                let _ = writeln!(
+                    out,
+                    "  {}{piece}",
+                    styles.paint(styles.label, format!("{label:<LABEL_WIDTH$}"))
+                );
                 first = false;
             } else {
                 let _ = writeln!(out, "{indent}{piece}");

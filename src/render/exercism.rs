@@ -15,8 +15,9 @@ pub(crate) const OUTPUT_LIMIT: usize = 500;
 /// `grade --format exercism` writes it).
 pub(crate) fn results(report: &Report, lesson: &Lesson) -> String {
     let value = results_value(report, |id| lesson.check(id).and_then(|t| t.task));
-    let json = serde_json::to_string_pretty(&value)
-        .unwrap_or_else(|e| format!("{{\"version\": 3, \"status\": \"error\", \"message\": \"{e}\"}}"));
+    let json = serde_json::to_string_pretty(&value).unwrap_or_else(|e| {
+        format!("{{\"version\": 3, \"status\": \"error\", \"message\": \"{e}\"}}")
+    });
     crate::text::inert::json(json)
 }
 
@@ -38,7 +39,10 @@ pub(crate) fn results_value(report: &Report, task: impl Fn(&str) -> Option<u32>)
             message.push_str("\n\nPrinted while loading:\n");
             message.push_str(report.load_output.trim_end());
         }
-        top.insert("message".into(), json!(crate::text::shorten::shorten_text(&message, MESSAGE_LIMIT - 40)));
+        top.insert(
+            "message".into(),
+            json!(crate::text::shorten::shorten_text(&message, MESSAGE_LIMIT - 40)),
+        );
     }
     let tests: Vec<Value> = report.checks.iter().map(|c| test(c, task(&c.id))).collect();
     top.insert("tests".into(), Value::Array(tests));

@@ -117,7 +117,9 @@ impl<'s> Reader<'s> {
                     self.flush();
                     self.push(Block::Rule);
                 }
-                Event::TaskListMarker(done) => self.text.push_str(if done { "[x] " } else { "[ ] " }),
+                Event::TaskListMarker(done) => {
+                    self.text.push_str(if done { "[x] " } else { "[ ] " })
+                }
             }
         }
         self.flush();
@@ -139,7 +141,9 @@ impl<'s> Reader<'s> {
                 match tag {
                     Tag::CodeBlock(_) | Tag::HtmlBlock => self.code = Some(String::new()),
                     Tag::BlockQuote(_) => self.open.push(Open::Quote(Vec::new())),
-                    Tag::List(start) => self.open.push(Open::List { start, loose: false, items: Vec::new() }),
+                    Tag::List(start) => {
+                        self.open.push(Open::List { start, loose: false, items: Vec::new() })
+                    }
                     Tag::Item => self.open.push(Open::Item(Vec::new())),
                     Tag::Table(aligns) => self.table = Some(Table { aligns, ..Table::default() }),
                     _ => {}
@@ -230,15 +234,21 @@ impl<'s> Reader<'s> {
     /// Text in the styles of the spans it is inside. Each piece carries all of them, so the end
     /// of an inner span (a reset) does not end the outer one.
     fn painted(&self, text: &str) -> String {
-        self.spans.iter().rev().fold(text.to_string(), |shown, style| self.styles.paint(*style, shown))
+        self.spans
+            .iter()
+            .rev()
+            .fold(text.to_string(), |shown, style| self.styles.paint(*style, shown))
     }
 
     /// Plain styles keep the backticks, so plain text still shows what is code; colour replaces
     /// them. Spaces inside code become unbreakable for the wrapper.
     fn code_span(&mut self, code: &str) {
         let code = code.replace(' ', &KEEP_TOGETHER.to_string());
-        let shown =
-            if self.styles.code.is_plain() { format!("`{code}`") } else { self.styles.paint(self.styles.code, code) };
+        let shown = if self.styles.code.is_plain() {
+            format!("`{code}`")
+        } else {
+            self.styles.paint(self.styles.code, code)
+        };
         self.text.push_str(&self.painted(&shown));
     }
 
@@ -300,7 +310,9 @@ impl Layout<'_> {
     fn block(&self, block: &Block, width: usize, depth: usize) -> Vec<String> {
         match block {
             Block::Heading(level, text) => self.heading(*level, text, width),
-            Block::Paragraph(text) => text.split('\n').flat_map(|line| wrap(line, width, "", "")).collect(),
+            Block::Paragraph(text) => {
+                text.split('\n').flat_map(|line| wrap(line, width, "", "")).collect()
+            }
             Block::Code(code) => code
                 .iter()
                 .map(|line| {
@@ -314,8 +326,12 @@ impl Layout<'_> {
             Block::List { start, loose, items } => self.list(*start, *loose, items, width, depth),
             Block::Quote(blocks) => {
                 let bar = self.styles.paint(self.styles.dim, ">");
-                let inner = self.blocks(blocks, width.saturating_sub(2).max(MIN_INNER), false, depth);
-                inner.into_iter().map(|l| if l.is_empty() { bar.clone() } else { format!("{bar} {l}") }).collect()
+                let inner =
+                    self.blocks(blocks, width.saturating_sub(2).max(MIN_INNER), false, depth);
+                inner
+                    .into_iter()
+                    .map(|l| if l.is_empty() { bar.clone() } else { format!("{bar} {l}") })
+                    .collect()
             }
             Block::Table(table) => self.table(table, width),
             Block::Rule => vec![self.styles.paint(self.styles.dim, "-".repeat(width))],
@@ -325,7 +341,8 @@ impl Layout<'_> {
     fn heading(&self, level: HeadingLevel, text: &str, width: usize) -> Vec<String> {
         let lines = wrap(text, width, "", "");
         let longest = lines.iter().map(|l| display_width(l)).max().unwrap_or(0);
-        let mut out: Vec<String> = lines.iter().map(|l| self.styles.paint(self.styles.strong, l)).collect();
+        let mut out: Vec<String> =
+            lines.iter().map(|l| self.styles.paint(self.styles.strong, l)).collect();
         let rule = match level {
             HeadingLevel::H1 => '=',
             HeadingLevel::H2 => '-',
@@ -337,9 +354,18 @@ impl Layout<'_> {
 
     /// Items hang under their markers (`-`, or numbers right-aligned); a list at the top is
     /// indented by two, a nested one starts under its parent's text.
-    fn list(&self, start: Option<u64>, loose: bool, items: &[Vec<Block>], width: usize, depth: usize) -> Vec<String> {
+    fn list(
+        &self,
+        start: Option<u64>,
+        loose: bool,
+        items: &[Vec<Block>],
+        width: usize,
+        depth: usize,
+    ) -> Vec<String> {
         let markers: Vec<String> = match start {
-            Some(first) => (0..items.len()).map(|i| format!("{}.", first.saturating_add(i as u64))).collect(),
+            Some(first) => {
+                (0..items.len()).map(|i| format!("{}.", first.saturating_add(i as u64))).collect()
+            }
             None => vec!["-".to_string(); items.len()],
         };
         let widest = markers.iter().map(String::len).max().unwrap_or(1);
@@ -351,7 +377,12 @@ impl Layout<'_> {
             }
             let first = format!("{lead}{marker:>widest$} ");
             let rest = " ".repeat(first.len());
-            let inner = self.blocks(blocks, width.saturating_sub(first.len()).max(MIN_INNER), !loose, depth + 1);
+            let inner = self.blocks(
+                blocks,
+                width.saturating_sub(first.len()).max(MIN_INNER),
+                !loose,
+                depth + 1,
+            );
             for (n, line) in inner.into_iter().enumerate() {
                 lines.push(match (n, line.is_empty()) {
                     (0, _) => format!("{first}{line}"),
@@ -390,13 +421,19 @@ mod tests {
 
     #[test]
     fn headings_are_underlined_by_level() {
-        assert_eq!(plain("# Title\n\n## Part\n\n### Small", 40), "Title\n=====\n\nPart\n----\n\nSmall\n");
+        assert_eq!(
+            plain("# Title\n\n## Part\n\n### Small", 40),
+            "Title\n=====\n\nPart\n----\n\nSmall\n"
+        );
     }
 
     #[test]
     fn list_items_hang_under_their_marker() {
         let text = plain("- alpha beta gamma delta\n- two\n\n1. first item here\n   goes on", 20);
-        assert_eq!(text, "  - alpha beta gamma\n    delta\n  - two\n\n  1. first item here\n     goes on\n");
+        assert_eq!(
+            text,
+            "  - alpha beta gamma\n    delta\n  - two\n\n  1. first item here\n     goes on\n"
+        );
     }
 
     #[test]
@@ -416,7 +453,13 @@ mod tests {
     fn colour_replaces_backticks_and_emphasis_markers() {
         let styles = Styles::colored();
         let text = render("a `b` **c** *d* _e_", &styles, 40);
-        assert!(!text.contains('`') && !text.contains("**") && !text.contains('*') && !text.contains('_'), "{text:?}");
+        assert!(
+            !text.contains('`')
+                && !text.contains("**")
+                && !text.contains('*')
+                && !text.contains('_'),
+            "{text:?}"
+        );
         assert!(text.contains('\u{1b}'));
         assert_eq!(plain("a **c** *d* d", 40), "a c d d\n");
     }
@@ -446,7 +489,10 @@ mod tests {
     #[test]
     fn nested_lists_start_under_their_parents_text() {
         let text = plain("1. one\n   - inner a\n   - inner b\n2. two\n\n- top\n  1. first\n", 40);
-        assert_eq!(text, "  1. one\n     - inner a\n     - inner b\n  2. two\n\n  - top\n    1. first\n");
+        assert_eq!(
+            text,
+            "  1. one\n     - inner a\n     - inner b\n  2. two\n\n  - top\n    1. first\n"
+        );
     }
 
     #[test]
@@ -471,7 +517,8 @@ mod tests {
 
     #[test]
     fn a_table_lines_up_its_columns_with_their_alignment() {
-        let text = plain("| id | n | where |\n|:---|--:|:-----:|\n| a | 1 | here |\n| bbb | 22 | x |", 40);
+        let text =
+            plain("| id | n | where |\n|:---|--:|:-----:|\n| a | 1 | here |\n| bbb | 22 | x |", 40);
         assert_eq!(text, "id    n  where\n---  --  -----\na     1  here\nbbb  22    x\n");
     }
 
@@ -479,7 +526,10 @@ mod tests {
     fn a_wide_table_wraps_its_cells_and_sets_rows_apart() {
         let md = "| id | what |\n|---|---|\n| a | one two three four five six |\n| b | seven |";
         let text = plain(md, 20);
-        assert_eq!(text, "id  what\n--  -------------\na   one two three\n    four five six\n\nb   seven\n");
+        assert_eq!(
+            text,
+            "id  what\n--  -------------\na   one two three\n    four five six\n\nb   seven\n"
+        );
         assert!(text.lines().all(|l| l.chars().count() <= 20), "{text}");
         // No column is squeezed below twelve (or its widest cell): then it is one record per row.
         let md = "| id | what |\n|---|---|\n| abcdefghij | one two three four five six |";
@@ -500,13 +550,17 @@ mod tests {
         for width in [20, 30, 80] {
             let coloured = render(md, &Styles::colored(), width);
             assert!(coloured.contains('\u{1b}'));
-            let seen: String = coloured.lines().map(|l| strip_ansi(l).trim_end().to_string() + "\n").collect();
+            let seen: String =
+                coloured.lines().map(|l| strip_ansi(l).trim_end().to_string() + "\n").collect();
             assert_eq!(seen, plain(md, width), "{coloured}");
         }
     }
 
     #[test]
     fn hard_breaks_and_rules_are_kept() {
-        assert_eq!(plain("one  \ntwo\n\n---\n\nthree", 20), format!("one\ntwo\n\n{}\n\nthree\n", "-".repeat(20)));
+        assert_eq!(
+            plain("one  \ntwo\n\n---\n\nthree", 20),
+            format!("one\ntwo\n\n{}\n\nthree\n", "-".repeat(20))
+        );
     }
 }

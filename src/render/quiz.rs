@@ -35,7 +35,13 @@ fn joined(letters: impl IntoIterator<Item = char>) -> String {
 }
 
 /// A question as asked: its number, prompt and lettered options.
-pub(crate) fn question(q: &Question, number: usize, total: usize, styles: &Styles, width: usize) -> String {
+pub(crate) fn question(
+    q: &Question,
+    number: usize,
+    total: usize,
+    styles: &Styles,
+    width: usize,
+) -> String {
     let mut out = String::new();
     let head = format!("Question {number} of {total}");
     let _ = writeln!(
@@ -75,20 +81,28 @@ pub(crate) fn feedback(
             joined(q.answer_set())
         )
     };
-    let _ = writeln!(out, "{}", styles.paint(if right { styles.good } else { styles.bad }, verdict));
+    let _ =
+        writeln!(out, "{}", styles.paint(if right { styles.good } else { styles.bad }, verdict));
     wrap_into(&mut out, &q.prompt, width, "   ", "   ");
     out.push('\n');
     let answer = q.answer_set();
     for option in &q.options {
         let correct = answer.contains(&option.letter);
-        let mark = if correct { styles.paint(styles.good, glyphs.pass) } else { styles.paint(styles.bad, glyphs.fail) };
+        let mark = if correct {
+            styles.paint(styles.good, glyphs.pass)
+        } else {
+            styles.paint(styles.bad, glyphs.fail)
+        };
         // The marks may be wider than one column ("ok" in ASCII); pad to the widest.
         let mark_width = glyphs.pass.chars().count().max(glyphs.fail.chars().count());
         let pad = mark_width - if correct { glyphs.pass } else { glyphs.fail }.chars().count();
         let first = format!("{OPTION_INDENT}{mark}{} {}  ", " ".repeat(pad), option.letter);
         let rest = " ".repeat(OPTION_INDENT.len() + mark_width + 4);
-        let text =
-            if picks.contains(&option.letter) { format!("{} (your pick)", option.text) } else { option.text.clone() };
+        let text = if picks.contains(&option.letter) {
+            format!("{} (your pick)", option.text)
+        } else {
+            option.text.clone()
+        };
         wrap_into(&mut out, &text, width, &first, &rest);
         // The why sits two columns further in, so it reads as a note on the option above it.
         let why_indent = format!("{rest}  ");
@@ -175,6 +189,7 @@ pub(crate) fn results_json(quiz: &Quiz, picks: &[Picks], score: usize) -> Value 
             })
         })
         .collect();
-    let reread: Vec<String> = quiz.to_reread(picks).into_iter().map(|(section, _)| section).collect();
+    let reread: Vec<String> =
+        quiz.to_reread(picks).into_iter().map(|(section, _)| section).collect();
     json!({ "results": results, "reread": reread, "score": score, "total": quiz.questions.len() })
 }

@@ -38,7 +38,10 @@ pub(crate) fn notes_of(starter: &str) -> HashSet<String> {
         i += 1;
         while let Some(next) = lines.get(i) {
             let at = next.len() - next.trim_start().len();
-            if at != indent || !next.trim_start().starts_with('#') || next.trim_start().starts_with(TODO) {
+            if at != indent
+                || !next.trim_start().starts_with('#')
+                || next.trim_start().starts_with(TODO)
+            {
                 break;
             }
             notes.insert(next.trim().to_string());
@@ -53,12 +56,17 @@ fn kept(text: &str, notes: &HashSet<String>) -> Kept {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut skip = vec![false; lines.len()];
     // The opening docstring: the first line that is not blank or a comment, if it opens one.
-    if let Some(start) = lines.iter().position(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')) {
+    if let Some(start) =
+        lines.iter().position(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+    {
         let first = lines[start].trim();
         if let Some(quote) = ["\"\"\"", "'''"].into_iter().find(|q| first.starts_with(q)) {
             let closes_here = first.len() >= 6 && first[3..].contains(quote);
-            let end =
-                if closes_here { Some(start) } else { (start + 1..lines.len()).find(|&i| lines[i].contains(quote)) };
+            let end = if closes_here {
+                Some(start)
+            } else {
+                (start + 1..lines.len()).find(|&i| lines[i].contains(quote))
+            };
             if let Some(end) = end {
                 skip[start..=end].iter_mut().for_each(|s| *s = true);
                 // And the blank lines after it, so the code does not start with a gap.
@@ -88,7 +96,8 @@ fn kept(text: &str, notes: &HashSet<String>) -> Kept {
 
 /// `-12,4`: where a hunk starts in the file, and how many of its lines are shown.
 fn range(numbers: &[usize], range: std::ops::Range<usize>) -> String {
-    let start = numbers.get(range.start).copied().unwrap_or_else(|| numbers.last().map_or(0, |n| n + 1));
+    let start =
+        numbers.get(range.start).copied().unwrap_or_else(|| numbers.last().map_or(0, |n| n + 1));
     format!("{start},{}", range.len())
 }
 
@@ -100,7 +109,12 @@ pub(crate) struct Sides<'a> {
 }
 
 /// A unified diff from `yours` to `reference`, headed `--- <yours_label>` / `+++ <reference_label>`.
-pub(crate) fn unified(sides: &Sides<'_>, yours_label: &str, reference_label: &str, styles: &Styles) -> String {
+pub(crate) fn unified(
+    sides: &Sides<'_>,
+    yours_label: &str,
+    reference_label: &str,
+    styles: &Styles,
+) -> String {
     let (mine, theirs) = (kept(sides.yours, sides.notes), kept(sides.reference, sides.notes));
     let diff = TextDiff::from_lines(&mine.text, &theirs.text);
     let mut out = String::new();
@@ -109,12 +123,14 @@ pub(crate) fn unified(sides: &Sides<'_>, yours_label: &str, reference_label: &st
     for hunk in diff.unified_diff().context_radius(CONTEXT).iter_hunks() {
         let ops = hunk.ops();
         let (old, new) = match (ops.first(), ops.last()) {
-            (Some(first), Some(last)) => {
-                (first.old_range().start..last.old_range().end, first.new_range().start..last.new_range().end)
-            }
+            (Some(first), Some(last)) => (
+                first.old_range().start..last.old_range().end,
+                first.new_range().start..last.new_range().end,
+            ),
             _ => continue,
         };
-        let header = format!("@@ -{} +{} @@", range(&mine.numbers, old), range(&theirs.numbers, new));
+        let header =
+            format!("@@ -{} +{} @@", range(&mine.numbers, old), range(&theirs.numbers, new));
         let _ = writeln!(out, "{}", styles.paint(styles.label, header));
         for change in hunk.iter_changes() {
             let (sign, style) = match change.tag() {
@@ -126,7 +142,8 @@ pub(crate) fn unified(sides: &Sides<'_>, yours_label: &str, reference_label: &st
             let line = line.strip_suffix('\n').unwrap_or(&line);
             let _ = writeln!(out, "{}", styles.paint(style, format!("{sign}{line}")));
             if change.missing_newline() {
-                let _ = writeln!(out, "{}", styles.paint(styles.dim, "\\ No newline at end of file"));
+                let _ =
+                    writeln!(out, "{}", styles.paint(styles.dim, "\\ No newline at end of file"));
             }
         }
     }
@@ -139,7 +156,12 @@ mod tests {
 
     fn diff(yours: &str, reference: &str, starter: &str) -> String {
         let notes = notes_of(starter);
-        unified(&Sides { yours, reference, notes: &notes }, "yours: x.py", "reference: y.py", &Styles::plain())
+        unified(
+            &Sides { yours, reference, notes: &notes },
+            "yours: x.py",
+            "reference: y.py",
+            &Styles::plain(),
+        )
     }
 
     #[test]
@@ -154,7 +176,10 @@ mod tests {
         let reference = "\"\"\"The reference.\"\"\"\n\nimport x\n\n\ndef f():\n    # A note of mine.\n    return 1\n";
         let starter = "def f():\n    # TODO(workshop): do it\n    # properly.\n    return 0\n";
         let out = diff(yours, reference, starter);
-        assert!(!out.contains("TODO") && !out.contains("properly") && !out.contains("Your file"), "{out}");
+        assert!(
+            !out.contains("TODO") && !out.contains("properly") && !out.contains("Your file"),
+            "{out}"
+        );
         assert!(!out.contains("The reference"), "{out}");
         assert!(out.contains("\n-    return 2\n+    return 1\n"), "{out}");
         // The learner's own note stays; the header counts lines as they are in the files.

@@ -40,7 +40,11 @@ pub(crate) fn text(steps: &[Step], numbered: bool, styles: &Styles, width: usize
             }
             // Under the why when it fits there; less indented on a terminal too narrow for that.
             let fits = indent.len() + step.command.chars().count() <= width;
-            let under = if fits { indent.clone() } else { " ".repeat(if numbered { 2 + lead_width } else { 4 }) };
+            let under = if fits {
+                indent.clone()
+            } else {
+                " ".repeat(if numbered { 2 + lead_width } else { 4 })
+            };
             out.push_str(&format!("{under}{}\n", s.paint(s.code, &step.command)));
         }
     }

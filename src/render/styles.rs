@@ -64,8 +64,10 @@ impl Styles {
             ColorChoice::Never => false,
             ColorChoice::Auto => {
                 let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-                let forced = std::env::var("CLICOLOR_FORCE").is_ok_and(|v| !v.is_empty() && v != "0");
-                !no_color && (forced || supports_color::on(supports_color::Stream::Stdout).is_some())
+                let forced =
+                    std::env::var("CLICOLOR_FORCE").is_ok_and(|v| !v.is_empty() && v != "0");
+                !no_color
+                    && (forced || supports_color::on(supports_color::Stream::Stdout).is_some())
             }
         };
         if on {
@@ -124,7 +126,9 @@ impl Glyphs {
 pub(crate) fn width() -> usize {
     use std::io::IsTerminal;
     // COLUMNS, when set, wins: it is how a user (or a test) asks for a width.
-    if let Some(columns) = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok()) {
+    if let Some(columns) =
+        std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok())
+    {
         return columns.clamp(40, 200);
     }
     if !std::io::stdout().is_terminal() {

@@ -328,7 +328,9 @@ impl Event {
     /// The model turn's provenance, on the events that are model turns.
     pub fn provenance(&self) -> Option<&Provenance> {
         match self {
-            Event::ToolCall { provenance, .. } | Event::Reply { provenance, .. } => Some(provenance),
+            Event::ToolCall { provenance, .. } | Event::Reply { provenance, .. } => {
+                Some(provenance)
+            }
             _ => None,
         }
     }
@@ -377,7 +379,8 @@ impl Told<'_> {
 
     /// Whether the attempt was tried again, as the story judged it.
     pub fn retried(&self) -> bool {
-        self.judged.map_or(matches!(self.event, Event::Attempt { retried: true, .. }), |j| j.retried)
+        self.judged
+            .map_or(matches!(self.event, Event::Attempt { retried: true, .. }), |j| j.retried)
     }
 
     /// The event as the JSON gives it: its facts, with an attempt's judgement (`retried`, and

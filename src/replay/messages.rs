@@ -114,7 +114,9 @@ fn check_shape(i: usize, message: &Value) -> Result<&str, Broken> {
             }
         }
         Some(_) => {
-            return Err(rule!("messages.{i}.content: Input should be a valid string or a list of content blocks"))
+            return Err(rule!(
+                "messages.{i}.content: Input should be a valid string or a list of content blocks"
+            ))
         }
     }
     if let Some(extra) = object.keys().find(|k| *k != "role" && *k != "content") {
@@ -146,8 +148,13 @@ fn check_results(i: usize, message: &Value, wanted: &[String]) -> Result<(), Bro
         answered.push(id);
         match block.get("content") {
             None | Some(Value::String(_)) => {}
-            Some(Value::Array(parts)) if parts.iter().all(|p| p.get("type").and_then(Value::as_str).is_some()) => {}
-            Some(_) => return Err(rule!("{at}.content: Input should be a valid string or a list of content blocks")),
+            Some(Value::Array(parts))
+                if parts.iter().all(|p| p.get("type").and_then(Value::as_str).is_some()) => {}
+            Some(_) => {
+                return Err(rule!(
+                    "{at}.content: Input should be a valid string or a list of content blocks"
+                ))
+            }
         }
         if block.get("is_error").is_some_and(|f| !f.is_boolean()) {
             return Err(rule!("{at}.is_error: Input should be a valid boolean"));
@@ -162,7 +169,8 @@ fn check_results(i: usize, message: &Value, wanted: &[String]) -> Result<(), Bro
         .take_while(|b| block_type(b) == "tool_result")
         .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
         .collect();
-    let missing: Vec<&str> = wanted.iter().map(String::as_str).filter(|id| !leading.contains(id)).collect();
+    let missing: Vec<&str> =
+        wanted.iter().map(String::as_str).filter(|id| !leading.contains(id)).collect();
     if !missing.is_empty() {
         return Err(rule!(
             "messages.{}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
@@ -189,17 +197,23 @@ pub(crate) fn check_response(response: &Value, request: &Value) -> Result<(), Br
     }
     let stop = response.get("stop_reason").and_then(Value::as_str).unwrap_or("");
     match (stop, ids.is_empty()) {
-        ("tool_use", true) => return Err(Broken::Rule("the response stops for tool_use but calls no tool".into())),
+        ("tool_use", true) => {
+            return Err(Broken::Rule("the response stops for tool_use but calls no tool".into()))
+        }
         // A reply cut off at max_tokens, or refused, ends with what text there is.
         ("tool_use", false) | ("end_turn" | "max_tokens" | "refusal", true) => {}
-        (other, _) => return Err(rule!("the response's stop_reason '{other}' does not match its content")),
+        (other, _) => {
+            return Err(rule!("the response's stop_reason '{other}' does not match its content"))
+        }
     }
     for block in content {
         match block_type(block) {
             "text" if block.get("text").is_some_and(Value::is_string) => {}
             "tool_use" if block.get("input").is_some_and(Value::is_object) => {}
             other => {
-                return Err(rule!("the response has a content block of type '{other}' this replayer does not accept"))
+                return Err(rule!(
+                "the response has a content block of type '{other}' this replayer does not accept"
+            ))
             }
         }
     }
@@ -280,9 +294,13 @@ mod tests {
             {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "t", "input": {}}]},
             {"content": [{"tool_use_id": "a", "type": "tool_result", "is_error": "yes"}], "role": "user"}
         ]));
-        assert!(check_request(&flag).unwrap_err().to_string().ends_with(".is_error: Input should be a valid boolean"));
-        let not_a_message =
-            request(json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"}, "text"]));
+        assert!(check_request(&flag)
+            .unwrap_err()
+            .to_string()
+            .ends_with(".is_error: Input should be a valid boolean"));
+        let not_a_message = request(
+            json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"}, "text"]),
+        );
         assert_eq!(
             check_request(&not_a_message).unwrap_err().to_string(),
             "messages.2: Input should be a valid dictionary"

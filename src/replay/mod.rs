@@ -55,30 +55,52 @@ impl CodeChoice {
         let path = match self {
             CodeChoice::Starter => lesson.starter_file(&at.root),
             CodeChoice::Solution => lesson.solution_path(),
-            CodeChoice::Yours => crate::course::work_file::existing(&at.root, lesson).map_err(|e| {
-                e.error(lesson, |p| at.shown(p), &format!(", or pick --code starter or {}", lesson.solution_label))
-            })?,
+            CodeChoice::Yours => {
+                crate::course::work_file::existing(&at.root, lesson).map_err(|e| {
+                    e.error(
+                        lesson,
+                        |p| at.shown(p),
+                        &format!(", or pick --code starter or {}", lesson.solution_label),
+                    )
+                })?
+            }
             CodeChoice::Path(path) => path.clone(),
             CodeChoice::Mistake(label) => match lesson.mistake(label) {
                 Some(mistake) => lesson.dir.join(&mistake.file),
-                None => return Err(Error::usage(format!("the lesson {} has no mistake '{label}'", lesson.id))),
+                None => {
+                    return Err(Error::usage(format!(
+                        "the lesson {} has no mistake '{label}'",
+                        lesson.id
+                    )))
+                }
             },
         };
         if !path.is_file() {
-            return Err(Error::corrupt(&path, "is missing from the lesson: restore it with git checkout"));
+            return Err(Error::corrupt(
+                &path,
+                "is missing from the lesson: restore it with git checkout",
+            ));
         }
         Ok(path)
     }
 }
 
 /// The tickets to replay in a runtime: the one named, or all that run there.
-pub(crate) fn tickets<'l>(lesson: &'l Lesson, id: Option<&str>, runtime: Runtime) -> Result<Vec<&'l Ticket>, Error> {
+pub(crate) fn tickets<'l>(
+    lesson: &'l Lesson,
+    id: Option<&str>,
+    runtime: Runtime,
+) -> Result<Vec<&'l Ticket>, Error> {
     let Some(id) = id else {
         return Ok(lesson.tickets_for(runtime.name()));
     };
     let ticket = lesson.ticket(id).ok_or_else(|| {
         let ids: Vec<&str> = lesson.tickets.iter().map(|t| t.id.as_str()).collect();
-        Error::usage(format!("there is no ticket '{id}' in {}: choose one of {}.", lesson.id, ids.join(", ")))
+        Error::usage(format!(
+            "there is no ticket '{id}' in {}: choose one of {}.",
+            lesson.id,
+            ids.join(", ")
+        ))
     })?;
     if !ticket.runs_in(runtime.name()) {
         return Err(Error::usage(format!(
@@ -98,8 +120,12 @@ pub(crate) struct Live {
 
 impl Live {
     /// The live model with these limits; an error when it cannot work (no key, bad settings).
-    pub(crate) fn new(max_requests: Option<u32>, request_timeout: Option<f64>) -> Result<Live, Error> {
-        let settings = Settings::resolve(max_requests, request_timeout).map_err(|e| Error::usage(e.to_string()))?;
+    pub(crate) fn new(
+        max_requests: Option<u32>,
+        request_timeout: Option<f64>,
+    ) -> Result<Live, Error> {
+        let settings = Settings::resolve(max_requests, request_timeout)
+            .map_err(|e| Error::usage(e.to_string()))?;
         Ok(Live { client: Client::new(settings), memo: HashMap::new() })
     }
 }
@@ -137,7 +163,11 @@ impl<'l> Replayer<'l> {
 
     /// As `open`, for a caller that may have to end Python from another thread (see `Stop`).
     pub(crate) fn open_stoppable(&self, file: &Path, stop: Stop) -> Result<Bridge, LoadError> {
-        Bridge::start_with_spare(self.lesson.python_for(file, &self.at.shown(file), self.limit), stop, None)
+        Bridge::start_with_spare(
+            self.lesson.python_for(file, &self.at.shown(file), self.limit),
+            stop,
+            None,
+        )
     }
 
     /// A code choice, its file found and its Python started.
@@ -155,7 +185,13 @@ impl<'l> Replayer<'l> {
     }
 
     /// Run a ticket with the model's turns from any model (an author's script, the live API).
-    pub(crate) fn run_with(&self, ticket: &Ticket, runtime: Runtime, code: &mut Coded, model: &mut dyn Model) -> Run {
+    pub(crate) fn run_with(
+        &self,
+        ticket: &Ticket,
+        runtime: Runtime,
+        code: &mut Coded,
+        model: &mut dyn Model,
+    ) -> Run {
         run_code(self.lesson, ticket, runtime, &code.label, &mut code.bridge, model)
     }
 
@@ -171,7 +207,12 @@ impl<'l> Replayer<'l> {
         let file = own::file(&self.at.root, &self.lesson.id, runtime.name(), &ticket.id);
         let mut entries = own::load(&self.at.root, &file)?;
         let asker = self.live.as_mut().map(|l| LiveModel::new(&mut l.client, &mut l.memo));
-        let mut model = Layered::new(RecordedModel::new(shipped, self.at.root.clone()), &mut entries, file, asker);
+        let mut model = Layered::new(
+            RecordedModel::new(shipped, self.at.root.clone()),
+            &mut entries,
+            file,
+            asker,
+        );
         let mark = self.lesson.world_mark();
         let replay = run_code(self.lesson, ticket, runtime, label, bridge, &mut model);
         // A world that broke is its author's error, whatever the replay then showed.
@@ -180,7 +221,8 @@ impl<'l> Replayer<'l> {
         }
         // One the code under replay upset is that code's doing (the player runs nothing beside
         // it); the world is whole again.
-        if let crate::lesson::WorldSince::UpsetFromHere(why) | crate::lesson::WorldSince::Reset { outside: Some(why) } =
+        if let crate::lesson::WorldSince::UpsetFromHere(why)
+        | crate::lesson::WorldSince::Reset { outside: Some(why) } =
             self.lesson.world_since(&mark)
         {
             let message = format!(
@@ -188,12 +230,16 @@ impl<'l> Replayer<'l> {
                  doing, not the world's: it must leave the world alone and name things of a sane size.",
                 ticket.id
             );
-            return Err(Error::Load(LoadError::new(crate::bridge::LoadKind::UpsetTheWorld, message)));
+            return Err(Error::Load(LoadError::new(
+                crate::bridge::LoadKind::UpsetTheWorld,
+                message,
+            )));
         }
         match model.failure {
-            Some(failure) => {
-                Err(Error::Model { failure, after: "The replay stopped; nothing under recordings/ was changed." })
-            }
+            Some(failure) => Err(Error::Model {
+                failure,
+                after: "The replay stopped; nothing under recordings/ was changed.",
+            }),
             None => Ok(replay),
         }
     }

@@ -44,10 +44,14 @@ impl Provenance {
     pub fn escaped(self) -> Provenance {
         let clean = |s: String| crate::text::inert::one_line(&s).into_owned();
         match self {
-            Provenance::Authored { by, written } => Provenance::Authored { by: clean(by), written: clean(written) },
-            Provenance::Live { model, date, request_id } => {
-                Provenance::Live { model: clean(model), date: clean(date), request_id: clean(request_id) }
+            Provenance::Authored { by, written } => {
+                Provenance::Authored { by: clean(by), written: clean(written) }
             }
+            Provenance::Live { model, date, request_id } => Provenance::Live {
+                model: clean(model),
+                date: clean(date),
+                request_id: clean(request_id),
+            },
         }
     }
 
@@ -157,21 +161,25 @@ fn read_entry(line: &str) -> Result<Entry, (String, Option<&'static str>)> {
         return Err((format!("holds {what}: recordings must never carry credentials. Delete the line and record it again; if the key is real, revoke it."), None));
     }
     let mut entry: Entry = serde_json::from_str(line).map_err(|e| {
-        let what = if e.is_eof() { "is cut off (truncated)" } else { "is not a valid recorded turn" };
+        let what =
+            if e.is_eof() { "is cut off (truncated)" } else { "is not a valid recorded turn" };
         (format!("{what}: {e}"), Some(RESTORE))
     })?;
     entry.provenance = entry.provenance.escaped();
     if entry.key != key(&entry.request) {
         return Err(("its key does not match its request: the request was edited by hand. Record it again with ./workshop record instead of editing it.".into(), None));
     }
-    messages::check_request(&entry.request)
-        .map_err(|why| (format!("the recorded request breaks the tool-use rules: {why}"), Some(RECORD_AGAIN)))?;
+    messages::check_request(&entry.request).map_err(|why| {
+        (format!("the recorded request breaks the tool-use rules: {why}"), Some(RECORD_AGAIN))
+    })?;
     let checked = if entry.refused() || entry.timed_out() {
         check_error(&entry.response)
     } else {
         messages::check_response(&entry.response, &entry.request).map_err(|e| e.to_string())
     };
-    checked.map_err(|why| (format!("the recorded response is not valid: {why}"), Some(RECORD_AGAIN)))?;
+    checked.map_err(|why| {
+        (format!("the recorded response is not valid: {why}"), Some(RECORD_AGAIN))
+    })?;
     Ok(entry)
 }
 

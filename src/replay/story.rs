@@ -75,19 +75,21 @@ fn tries(events: &[Event]) -> Vec<Try> {
         .iter()
         .enumerate()
         .filter_map(|(at, e)| match e {
-            Event::Attempt { tool_use_id, failed, cause, read_of, found, retryable, .. } => Some(Try {
-                at,
-                key: call_of(tool_use_id).unwrap_or(Value::Null),
-                id: tool_use_id.clone(),
-                failed: *failed,
-                cause: cause.clone(),
-                read_of: read_of.clone(),
-                found: *found,
-                claimed: *retryable,
-                uncertain: matches!(e, Event::Attempt { uncertain: true, .. }),
-                misread: matches!(e, Event::Attempt { received: Some(r), .. }
+            Event::Attempt { tool_use_id, failed, cause, read_of, found, retryable, .. } => {
+                Some(Try {
+                    at,
+                    key: call_of(tool_use_id).unwrap_or(Value::Null),
+                    id: tool_use_id.clone(),
+                    failed: *failed,
+                    cause: cause.clone(),
+                    read_of: read_of.clone(),
+                    found: *found,
+                    claimed: *retryable,
+                    uncertain: matches!(e, Event::Attempt { uncertain: true, .. }),
+                    misread: matches!(e, Event::Attempt { received: Some(r), .. }
                     if r.read() && r.failure && (r.bare || !r.flagged)),
-            }),
+                })
+            }
             Event::Verify { tool_use_id, tool, input, failed, found, cause, .. } => Some(Try {
                 at,
                 key: json!(["read", tool, input]),
@@ -142,7 +144,11 @@ fn judge(all: &[Try], setting: &dyn Setting, events: &[Event]) -> Vec<(usize, Ju
         let next = all[n + 1..].iter().find(|u| u.key == t.key);
         let previous = all[..n].iter().rev().find(|u| u.key == t.key);
         let helps = t.cause.as_ref().is_some_and(|c| setting.retry_helps(c));
-        let found = if t.is_read() { None } else { read_between(all, &t.id, t.at, next.map_or(usize::MAX, |u| u.at)) };
+        let found = if t.is_read() {
+            None
+        } else {
+            read_between(all, &t.id, t.at, next.map_or(usize::MAX, |u| u.at))
+        };
         let judged = match next {
             Some(_) if found == Some(false) => Judged::Checked,
             Some(_) if found == Some(true) => Judged::Wasted,
@@ -151,7 +157,9 @@ fn judge(all: &[Try], setting: &dyn Setting, events: &[Event]) -> Vec<(usize, Ju
             Some(u) if u.failed && u.cause == t.cause => Judged::Wasted,
             Some(_) => Judged::Blind,
             None if found == Some(true) => Judged::Settled,
-            None if !helps && previous.is_some_and(|p| p.failed && p.cause == t.cause) => Judged::Again,
+            None if !helps && previous.is_some_and(|p| p.failed && p.cause == t.cause) => {
+                Judged::Again
+            }
             None if refused_after(events, t.at) => Judged::Dropped,
             None => Judged::Reported,
         };
@@ -273,8 +281,12 @@ fn ending(events: &[Event]) -> (&'static str, Option<&'static str>) {
         }
         Some(Event::HostError { .. }) => ("api_error", Some(HOST_STOPPED)),
         Some(Event::Reply { .. }) => ("reply", None),
-        Some(Event::NoRecording { .. }) => ("no_recording", Some("no recorded reply for this request")),
-        Some(Event::ApiError { status: 400, .. }) => ("api_error", Some("the API refused the request (400)")),
+        Some(Event::NoRecording { .. }) => {
+            ("no_recording", Some("no recorded reply for this request"))
+        }
+        Some(Event::ApiError { status: 400, .. }) => {
+            ("api_error", Some("the API refused the request (400)"))
+        }
         Some(Event::ApiError { .. }) => ("api_error", Some("the API refused the request")),
         Some(Event::CodeError { .. }) => ("code_error", Some("the code under replay failed")),
         Some(Event::RpcEnded { .. }) => ("rpc_ended", Some("the MCP host ended the run")),
@@ -390,11 +402,18 @@ fn count(judged: &[(usize, Judged)], j: Judged) -> usize {
 }
 
 /// What the run did, counted.
-fn counts(events: &[Event], all: &[Try], judged: &[(usize, Judged)], ends: &str, effects: &Effects) -> Counts {
+fn counts(
+    events: &[Event],
+    all: &[Try],
+    judged: &[(usize, Judged)],
+    ends: &str,
+    effects: &Effects,
+) -> Counts {
     let calls = calls(all);
     let keys = keys(&calls);
     let (read_retries, read_tries) = read_tries(all);
-    let settled: Vec<usize> = judged.iter().filter(|(_, j)| *j == Judged::Settled).map(|(at, _)| *at).collect();
+    let settled: Vec<usize> =
+        judged.iter().filter(|(_, j)| *j == Judged::Settled).map(|(at, _)| *at).collect();
     Counts {
         attempts: calls.len(),
         reads: read_tries - read_retries,
@@ -402,7 +421,10 @@ fn counts(events: &[Event], all: &[Try], judged: &[(usize, Judged)], ends: &str,
         wasted_retries: count(judged, Judged::Wasted),
         blind_retries: count(judged, Judged::Blind),
         overturned_retries: count(judged, Judged::Overturned),
-        bare_failures: events.iter().filter(|e| matches!(e, Event::Attempt { bare: true, .. })).count(),
+        bare_failures: events
+            .iter()
+            .filter(|e| matches!(e, Event::Attempt { bare: true, .. }))
+            .count(),
         reports: events.iter().filter(|e| matches!(e, Event::Report { .. })).count(),
         leaks: events.iter().filter(|e| matches!(e, Event::Attempt { leaked: true, .. })).count(),
         model_read_bare: read(events).filter(|r| r.bare).count(),
@@ -411,7 +433,11 @@ fn counts(events: &[Event], all: &[Try], judged: &[(usize, Judged)], ends: &str,
         mcp: crate::replay::exchange::Exchanged::of(events),
         // A call whose last try failed, unless a read showed it had gone through.
         failed: keys.iter().any(|key| {
-            calls.iter().rev().find(|t| t.key == **key).is_some_and(|t| t.failed && !settled.contains(&t.at))
+            calls
+                .iter()
+                .rev()
+                .find(|t| t.key == **key)
+                .is_some_and(|t| t.failed && !settled.contains(&t.at))
         }),
         ends: ends.to_string(),
         api_errors: events.iter().filter(|e| matches!(e, Event::HostError { .. })).count(),
@@ -439,9 +465,15 @@ fn head(events: &[Event], all: &[Try], counts: &Counts) -> String {
             ids.dedup();
             let call_retries = events
                 .iter()
-                .filter(|e| matches!(e, Event::Attempt { number, read_of: None, .. } if *number > 1))
+                .filter(
+                    |e| matches!(e, Event::Attempt { number, read_of: None, .. } if *number > 1),
+                )
                 .count();
-            format!("{}, {}", plural(ids.len(), "call", "calls"), plural(call_retries, "retry", "retries"))
+            format!(
+                "{}, {}",
+                plural(ids.len(), "call", "calls"),
+                plural(call_retries, "retry", "retries")
+            )
         }
     };
     let (read_retries, read_tries) = read_tries(all);
@@ -456,16 +488,26 @@ fn head(events: &[Event], all: &[Try], counts: &Counts) -> String {
 
 /// The rest of the verdict of a run that was not stopped: the one thing most worth saying
 /// about how its failures were handled.
-fn told(events: &[Event], all: &[Try], judged: &[(usize, Judged)], counts: &Counts, head: String) -> String {
+fn told(
+    events: &[Event],
+    all: &[Try],
+    judged: &[(usize, Judged)],
+    counts: &Counts,
+    head: String,
+) -> String {
     let calls = calls(all);
     let called = events.iter().any(|e| matches!(e, Event::ToolCall { .. }));
     let last_worked = calls.last().is_some_and(|t| !t.failed);
-    let blind_claimed =
-        judged.iter().any(|(at, j)| *j == Judged::Blind && all.iter().any(|t| t.at == *at && t.claimed == Some(true)));
+    let blind_claimed = judged.iter().any(|(at, j)| {
+        *j == Judged::Blind && all.iter().any(|t| t.at == *at && t.claimed == Some(true))
+    });
     if counts.overturned_retries > 0 {
         format!("{head}: a failure no retry can fix was tried again until a try went through.")
     } else if counts.wasted_retries > 0 {
-        format!("{head}. {} could not have helped.", plural(counts.wasted_retries, "retry", "retries"))
+        format!(
+            "{head}. {} could not have helped.",
+            plural(counts.wasted_retries, "retry", "retries")
+        )
     } else if counts.blind_retries > 0 && blind_claimed {
         format!("{head}: the error said a retry could help, but nothing showed this failure was safe to repeat.")
     } else if counts.blind_retries > 0 && last_worked {
@@ -517,7 +559,9 @@ fn came_back(events: &[Event], all: &[Try]) -> String {
             }
             _ => None,
         });
-        let has_report = events.iter().any(|e| matches!(e, Event::Report { tool_use_id, .. } if tool_use_id == id));
+        let has_report = events
+            .iter()
+            .any(|e| matches!(e, Event::Report { tool_use_id, .. } if tool_use_id == id));
         match (last, has_report) {
             (Some((false, _, _)), _) => worked += 1,
             (_, true) => reported += 1,
@@ -534,7 +578,10 @@ fn came_back(events: &[Event], all: &[Try]) -> String {
             format!("{results} and {reports} of what failed, in four parts")
         }
         (_, t, 0, 0) => {
-            format!("{results}; {} came back saying what happened", plural(t, "failure", "failures"))
+            format!(
+                "{results}; {} came back saying what happened",
+                plural(t, "failure", "failures")
+            )
         }
         (_, _, 0, u) => {
             let failures = plural(u, "failure", "failures");

@@ -52,9 +52,14 @@ impl Turn {
         }
         if entry.refused() {
             let error = response.get("error");
-            let text = |k: &str| error.and_then(|e| e.get(k)).and_then(Value::as_str).unwrap_or("").to_string();
-            let status =
-                response.get("status").and_then(Value::as_u64).and_then(|s| u16::try_from(s).ok()).unwrap_or(400);
+            let text = |k: &str| {
+                error.and_then(|e| e.get(k)).and_then(Value::as_str).unwrap_or("").to_string()
+            };
+            let status = response
+                .get("status")
+                .and_then(Value::as_u64)
+                .and_then(|s| u16::try_from(s).ok())
+                .unwrap_or(400);
             let retry_after = response.get("retry_after").and_then(Value::as_f64);
             let retry_after_ms = retry_after.map(|s| (s * 1000.0) as u64);
             return Turn::Refused {
@@ -235,7 +240,9 @@ impl Script {
         let text = crate::files::read_data_text(&path, crate::files::DATA_CAP)
             .map_err(|e| crate::error::Error::io(shown(&path), e))?;
         toml::from_str(&text).map(Some).map_err(|e| {
-            let line = e.span().map_or(1, |span| text.get(..span.start).unwrap_or(&text).matches('\n').count() + 1);
+            let line = e.span().map_or(1, |span| {
+                text.get(..span.start).unwrap_or(&text).matches('\n').count() + 1
+            });
             crate::error::Error::Corrupt {
                 path: format!("{}:{line}", shown(&path)),
                 why: format!(
@@ -263,7 +270,10 @@ impl ScriptModel {
         ScriptModel {
             turns: run.turns.iter().cloned().collect(),
             server: (run.runtime == "sdk").then(|| server.to_string()),
-            provenance: Provenance::Authored { by: script.by.clone(), written: script.written.clone() },
+            provenance: Provenance::Authored {
+                by: script.by.clone(),
+                written: script.written.clone(),
+            },
             seed: format!("{}/{}", run.runtime, run.ticket),
             count: 0,
             recorded: Vec::new(),
@@ -288,7 +298,9 @@ impl Model for ScriptModel {
         // and asked the model afresh) gets the reply already recorded for it, as a replay keyed
         // by request would; one sent again after an error takes the script's next turn.
         let key = recordings::key(request);
-        let replied = |e: &&Entry| e.key == key && e.response.get("type").and_then(Value::as_str) == Some("message");
+        let replied = |e: &&Entry| {
+            e.key == key && e.response.get("type").and_then(Value::as_str) == Some("message")
+        };
         if let Some(earlier) = self.recorded.iter().rev().find(replied) {
             return Turn::recorded(earlier);
         }
@@ -398,7 +410,8 @@ pub(crate) mod tests_support {
             let Some(content) = self.turns.pop_front() else {
                 return Turn::missing(String::new());
             };
-            let calls = content.as_array().is_some_and(|c| c.iter().any(|b| b["type"] == "tool_use"));
+            let calls =
+                content.as_array().is_some_and(|c| c.iter().any(|b| b["type"] == "tool_use"));
             let response = json!({"role": "assistant", "content": content, "stop_reason": if calls { "tool_use" } else { "end_turn" }});
             let provenance = Provenance::Authored { by: "a test".into(), written: "today".into() };
             Turn::Reply { response, provenance, by_kind: Vec::new(), took_ms: 0 }

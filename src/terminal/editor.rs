@@ -7,7 +7,9 @@ use crate::error::Error;
 
 /// The editor command the learner set, if any.
 fn editor() -> Option<String> {
-    ["VISUAL", "EDITOR"].iter().find_map(|var| std::env::var(var).ok().filter(|v| !v.trim().is_empty()))
+    ["VISUAL", "EDITOR"]
+        .iter()
+        .find_map(|var| std::env::var(var).ok().filter(|v| !v.trim().is_empty()))
 }
 
 /// Open `file` and wait until the editor exits. The command goes through `sh -c`, so an editor

@@ -130,7 +130,8 @@ mod tests {
 
     #[test]
     fn escape_sequences_and_control_characters_are_shown_not_sent() {
-        let printed = "\x1b[2J\x1b[?1049h\x1b[?25l\x1b]0;owned\x07half\rdone\ttab\nnext\u{9b}31m\x7f";
+        let printed =
+            "\x1b[2J\x1b[?1049h\x1b[?25l\x1b]0;owned\x07half\rdone\ttab\nnext\u{9b}31m\x7f";
         assert_eq!(
             text(printed),
             "\\x1b[2J\\x1b[?1049h\\x1b[?25l\\x1b]0;owned\\x07half\\rdone\ttab\nnext\\x9b31m\\x7f"
@@ -166,8 +167,15 @@ mod tests {
         assert_eq!(of(b"work/a\x1b]52;c;b3du\x07.py"), "work/a\\x1b]52;c;b3du\\x07.py");
         assert_eq!(of("r\u{202e}yp.txt".as_bytes()), "r\\u202eyp.txt");
         // Two names that are not UTF-8, and one that spells the first one's escape: three names.
-        let shown = [of(b"class/\xff/errors.py"), of(b"class/\xfe/errors.py"), of(b"class/\\xff/errors.py")];
-        assert_eq!(shown, ["class/\\xff/errors.py", "class/\\xfe/errors.py", "class/\\\\xff/errors.py"]);
+        let shown = [
+            of(b"class/\xff/errors.py"),
+            of(b"class/\xfe/errors.py"),
+            of(b"class/\\xff/errors.py"),
+        ];
+        assert_eq!(
+            shown,
+            ["class/\\xff/errors.py", "class/\\xfe/errors.py", "class/\\\\xff/errors.py"]
+        );
         assert_eq!(of("plain/ünïcode.py".as_bytes()), "plain/ünïcode.py");
     }
 

@@ -116,7 +116,10 @@ mod tests {
         );
         assert_eq!(string("it's"), "\"it's\"");
         assert_eq!(string("a'b\"c\n"), "'a\\'b\"c\\n'");
-        assert_eq!(keyword_call("process_refund", &json!({"order_id": "0871"})), "process_refund(order_id='0871')");
+        assert_eq!(
+            keyword_call("process_refund", &json!({"order_id": "0871"})),
+            "process_refund(order_id='0871')"
+        );
         assert_eq!(keyword_call("lookup_orders", &json!({})), "lookup_orders()");
     }
 }

@@ -44,7 +44,10 @@ fn walk(value: &Value, budget: &mut usize, depth: usize) -> Value {
         }
         Value::Array(items) => {
             if depth >= DEPTH && !items.is_empty() {
-                return marker(budget, format!("… [a list of {} items, nested too deep to show]", items.len()));
+                return marker(
+                    budget,
+                    format!("… [a list of {} items, nested too deep to show]", items.len()),
+                );
             }
             spend(budget, 2);
             let mut out = Vec::new();
@@ -59,7 +62,10 @@ fn walk(value: &Value, budget: &mut usize, depth: usize) -> Value {
         }
         Value::Object(map) => {
             if depth >= DEPTH && !map.is_empty() {
-                return marker(budget, format!("… [an object of {} keys, nested too deep to show]", map.len()));
+                return marker(
+                    budget,
+                    format!("… [an object of {} keys, nested too deep to show]", map.len()),
+                );
             }
             spend(budget, 2);
             let mut out = Map::new();
@@ -96,8 +102,7 @@ mod tests {
 
     #[test]
     fn small_values_are_left_as_they_are() {
-        let value =
-            json!({"isError": true, "error": {"errorCategory": "business", "message": "No.", "n": [1, 2.5, null]}});
+        let value = json!({"isError": true, "error": {"errorCategory": "business", "message": "No.", "n": [1, 2.5, null]}});
         assert_eq!(shorten(&value), value);
     }
 
@@ -107,7 +112,10 @@ mod tests {
         let short = shorten(&value);
         let text = short["message"].as_str().unwrap();
         assert!(text.starts_with(&"x".repeat(STRING_CHARS)), "{text}");
-        assert!(text.ends_with(&format!("x… [{} more characters]", 2_000_000 - STRING_CHARS)), "{text}");
+        assert!(
+            text.ends_with(&format!("x… [{} more characters]", 2_000_000 - STRING_CHARS)),
+            "{text}"
+        );
     }
 
     #[test]
@@ -150,7 +158,8 @@ mod tests {
     #[test]
     fn the_whole_value_stays_small_however_its_size_is_spread() {
         // Many lists of many strings of the longest kept length: the budget bounds the total.
-        let row = Value::Array((0..ITEMS).map(|_| Value::from("y".repeat(STRING_CHARS * 10))).collect());
+        let row =
+            Value::Array((0..ITEMS).map(|_| Value::from("y".repeat(STRING_CHARS * 10))).collect());
         let value = Value::Array((0..ITEMS).map(|_| row.clone()).collect());
         assert!(value.to_string().len() > 2_000_000);
         let size = shorten(&value).to_string().len();

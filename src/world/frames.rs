@@ -130,7 +130,12 @@ pub(super) fn read(raw: Value) -> Result<HostAnswer, String> {
     } else if let Some(failure) = frame.failure {
         let f: FailureFrame = part("a `failure` answer", failure)?;
         let verify = Some(f.verify).filter(|v| !v.is_null());
-        HostSaid::Failed(Failure { category: f.category, message: f.message, verify, fields: f.fields })
+        HostSaid::Failed(Failure {
+            category: f.category,
+            message: f.message,
+            verify,
+            fields: f.fields,
+        })
     } else if let Some(problems) = frame.problems {
         let found: Vec<(String, String)> = part("a `problems` answer", problems)?;
         HostSaid::Problems(found.into_iter().map(|(near, why)| Problem::new(near, why)).collect())

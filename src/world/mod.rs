@@ -159,7 +159,10 @@ mod tests {
     #[test]
     fn templates_fill_their_fields() {
         assert_eq!(
-            fill("order {order_id}, {age} days", &[("order_id", "0871".to_string()), ("age", "239".to_string())]),
+            fill(
+                "order {order_id}, {age} days",
+                &[("order_id", "0871".to_string()), ("age", "239".to_string())]
+            ),
             "order 0871, 239 days"
         );
     }
@@ -245,7 +248,8 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
 
     fn load(manifest: &str) -> Result<Lesson, crate::error::Error> {
         let dir = std::path::Path::new("/nowhere");
-        Lesson::from_text(manifest, &dir.join("lesson.toml"), dir, None, Some(&fixtures())).and_then(Lesson::opened)
+        Lesson::from_text(manifest, &dir.join("lesson.toml"), dir, None, Some(&fixtures()))
+            .and_then(Lesson::opened)
     }
 
     fn bells() -> Lesson {
@@ -258,13 +262,17 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
         let results = crate::checks::run_all(&lesson, &mut Ropes, 7);
         assert_eq!(results[0].status, crate::checks::Status::Pass, "{:?}", results[0]);
         // Its data is checked by the world itself, with the line.
-        let broken = MANIFEST.replace("bells = 1", "bells = 3").replace("quiet = 1", "quiet = 1\ncolour = \"red\"");
+        let broken = MANIFEST
+            .replace("bells = 1", "bells = 3")
+            .replace("quiet = 1", "quiet = 1\ncolour = \"red\"");
         let err = load(&broken).unwrap_err().to_string();
         assert!(err.contains("a belfry has bells = 1"), "{err}");
         assert!(err.contains("ticket noon: unknown key colour"), "{err}");
         assert!(err.contains("line "), "{err}");
         // A world that is not there is named with the ones that are.
-        let err = load(&MANIFEST.replace("setting = \"belfry\"", "setting = \"chimes\"")).unwrap_err().to_string();
+        let err = load(&MANIFEST.replace("setting = \"belfry\"", "setting = \"chimes\""))
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains(
                 "setting 'chimes' is not a world here: there is no worlds/chimes/world.py (worlds here: belfry)"
@@ -272,8 +280,12 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
             "{err}"
         );
         // A tool that does what the world cannot is named with what it can.
-        let err = load(&MANIFEST.replace("does = \"ring\"", "does = \"toll\"")).unwrap_err().to_string();
-        assert!(err.contains("tool pull_rope does 'toll', which the world belfry cannot do: ring"), "{err}");
+        let err =
+            load(&MANIFEST.replace("does = \"ring\"", "does = \"toll\"")).unwrap_err().to_string();
+        assert!(
+            err.contains("tool pull_rope does 'toll', which the world belfry cannot do: ring"),
+            "{err}"
+        );
     }
 
     /// The host opens a run with its first question and forgets it with the next question after
@@ -300,7 +312,10 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
         let setting = lesson.setting();
         let mut run = setting.start("noon");
         let mut failed = |f: &Failure| Ok(json!({"failed": f.category}));
-        assert_eq!(run.call("pull_rope", &json!({}), &mut failed), Ok(json!({"failed": "transient"})));
+        assert_eq!(
+            run.call("pull_rope", &json!({}), &mut failed),
+            Ok(json!({"failed": "transient"}))
+        );
         assert_eq!(run.call("pull_rope", &json!({}), &mut failed), Ok(json!({"rang": true})));
         let read = |run: &dyn World, key: &str| run.effects().detail.get(key).cloned();
         // Read once after each call, and not again when asked.
@@ -321,7 +336,14 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
             json!([{"type": "tool_use", "id": "toolu_1", "name": "pull_rope", "input": {}}]),
             json!([{"type": "text", "text": "It is noon."}]),
         ]);
-        let replay = crate::replay::runtime::run(&lesson, ticket, Runtime::Harness, "mine", &mut Ropes, &mut model);
+        let replay = crate::replay::runtime::run(
+            &lesson,
+            ticket,
+            Runtime::Harness,
+            "mine",
+            &mut Ropes,
+            &mut model,
+        );
         let summaries: Vec<&str> = replay
             .events
             .iter()
@@ -332,7 +354,11 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
             .collect();
         assert_eq!(summaries, ["the bell rang"]);
         assert_eq!(replay.verdict.effects.get("rings"), Some(&Value::from(1)));
-        assert!(replay.verdict.text.starts_with("Tried twice: the retry got it through."), "{}", replay.verdict.text);
+        assert!(
+            replay.verdict.text.starts_with("Tried twice: the retry got it through."),
+            "{}",
+            replay.verdict.text
+        );
     }
 
     /// The `tool_result` blocks of every request a scripted model was sent, in order.
@@ -358,7 +384,14 @@ expect = [{ path = "attempts", equals = 2 }, { path = "rings", equals = 1 }]
                 json!([{"type": "text", "text": "The bell is quiet."}]),
             ]);
             let mut code = code;
-            crate::replay::runtime::run(&lesson, ticket, Runtime::Sdk, "mine", &mut code, &mut model);
+            crate::replay::runtime::run(
+                &lesson,
+                ticket,
+                Runtime::Sdk,
+                "mine",
+                &mut code,
+                &mut model,
+            );
             let results = results_sent(&model);
             assert_eq!(results.len(), 1, "{results:?}");
             assert_eq!(results[0]["is_error"], Value::Bool(true), "flag {flag}: {results:?}");

@@ -57,7 +57,10 @@ fn not_loaded_text(fixture: &str, extra: &[&str]) -> String {
 
 #[test]
 fn check_reports_a_syntax_error_with_file_and_line() {
-    assert_not_loaded("bad_syntax.py", &["learners/bad_syntax.py, line 6: SyntaxError", "if category == \"empty\""]);
+    assert_not_loaded(
+        "bad_syntax.py",
+        &["learners/bad_syntax.py, line 6: SyntaxError", "if category == \"empty\""],
+    );
     let text = not_loaded_text("bad_syntax.py", &[]);
     // The report wraps to the width: compare the words, not the line breaks.
     let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -71,7 +74,11 @@ fn check_reports_a_syntax_error_with_file_and_line() {
 fn check_reports_an_import_error_with_file_and_line() {
     assert_not_loaded(
         "bad_import.py",
-        &["learners/bad_import.py", "line 3", "ModuleNotFoundError: No module named 'requests_but_not_installed'"],
+        &[
+            "learners/bad_import.py",
+            "line 3",
+            "ModuleNotFoundError: No module named 'requests_but_not_installed'",
+        ],
     );
 }
 
@@ -98,9 +105,14 @@ fn check_reports_sys_exit_at_import() {
 
 #[test]
 fn check_reports_os_exit_at_import_and_what_was_printed() {
-    let report =
-        assert_not_loaded("bad_os_exit_at_import.py", &["learners/bad_os_exit_at_import.py", "exited with code 3"]);
-    assert!(!report["message"].as_str().unwrap().contains("about to leave"), "output is kept apart from the message");
+    let report = assert_not_loaded(
+        "bad_os_exit_at_import.py",
+        &["learners/bad_os_exit_at_import.py", "exited with code 3"],
+    );
+    assert!(
+        !report["message"].as_str().unwrap().contains("about to leave"),
+        "output is kept apart from the message"
+    );
     let text = not_loaded_text("bad_os_exit_at_import.py", &[]);
     assert!(text.contains("  printed   about to leave"), "{text}");
 }
@@ -109,7 +121,10 @@ fn check_reports_os_exit_at_import_and_what_was_printed() {
 fn check_reports_an_import_that_sleeps_as_a_load_timeout() {
     // Loading gets the call deadline plus a start-up allowance of 2 s.
     let text = not_loaded_text("bad_sleep_at_import.py", &["--timeout", "0.2"]);
-    assert!(text.contains("learners/bad_sleep_at_import.py did not finish loading within 2.2 s"), "{text}");
+    assert!(
+        text.contains("learners/bad_sleep_at_import.py did not finish loading within 2.2 s"),
+        "{text}"
+    );
     assert!(text.contains("  printed   warming up"), "{text}");
 }
 
@@ -134,7 +149,10 @@ fn check_reports_an_infinite_loop_and_runs_the_other_checks() {
     assert_eq!(hung["hung"], "should_retry({'message': 'Error'})");
     assert_eq!(hung["output"], "looking for the flag\n");
     let helper = pid_in(&w.path(&format!("{file}.pid")));
-    assert!(!alive(helper), "the process group of the hung call was killed (its helper {helper} too)");
+    assert!(
+        !alive(helper),
+        "the process group of the hung call was killed (its helper {helper} too)"
+    );
 }
 
 #[test]
@@ -154,7 +172,10 @@ fn check_reports_sys_exit_in_a_call_with_its_line() {
     let file = w.learner("bad_sys_exit_in_call.py");
     let (run, report) = check_json(&w, &file, &[]);
     assert_eq!(run.code, 1);
-    assert_eq!(ids_with(&report, "fail"), ["no-retry-refusals", "retry-follows-flag", "harness-not-yours"]);
+    assert_eq!(
+        ids_with(&report, "fail"),
+        ["no-retry-refusals", "retry-follows-flag", "harness-not-yours"]
+    );
     assert_eq!(
         check(&report, "no-retry-refusals")["message"],
         "called sys.exit(4) (learners/bad_sys_exit_in_call.py, line 22: sys.exit(4))"
@@ -169,7 +190,13 @@ fn check_reports_os_exit_in_a_call_and_carries_on_in_a_fresh_process() {
     assert_eq!(run.code, 1);
     assert_eq!(
         ids_with(&report, "fail"),
-        ["fail-flags-failure", "fail-names-category", "fail-retry-hint", "fail-keeps-message", "harness-old-order"]
+        [
+            "fail-flags-failure",
+            "fail-names-category",
+            "fail-retry-hint",
+            "fail-keeps-message",
+            "harness-old-order"
+        ]
     );
     let died = check(&report, "fail-flags-failure");
     assert_eq!(
@@ -208,13 +235,26 @@ fn check_caps_megabytes_of_output_and_shows_the_start() {
     assert_eq!(run.code, 1);
     assert_eq!(ids_with(&report, "fail"), ["fail-flags-failure"]);
     let output = check(&report, "fail-flags-failure")["output"].as_str().unwrap().to_string();
-    assert!(output.starts_with("tracing line 0000 of the fail function for transient\n"), "{output:.200}");
+    assert!(
+        output.starts_with("tracing line 0000 of the fail function for transient\n"),
+        "{output:.200}"
+    );
     assert!(output.len() < 9 * 1024, "capped at 8 KiB and a note, not {} bytes", output.len());
-    assert!(output.trim_end().ends_with("more bytes not shown"), "{}", &output[output.len() - 200..]);
-    assert!(run.stdout.len() < 20 * 1024, "the whole report stays small: {} bytes", run.stdout.len());
+    assert!(
+        output.trim_end().ends_with("more bytes not shown"),
+        "{}",
+        &output[output.len() - 200..]
+    );
+    assert!(
+        run.stdout.len() < 20 * 1024,
+        "the whole report stays small: {} bytes",
+        run.stdout.len()
+    );
 
     let text = w.run(&["check", "--file", &file]);
-    assert!(text.stdout.contains("  printed   tracing line 0000 of the fail function for transient\n"));
+    assert!(text
+        .stdout
+        .contains("  printed   tracing line 0000 of the fail function for transient\n"));
     assert!(text.stdout.contains("more lines (--format json shows them)"), "{}", text.stdout);
     assert!(text.stdout.contains("more bytes not shown"), "{}", text.stdout);
     assert!(text.stdout.lines().count() < 60, "{}", text.stdout);
@@ -242,7 +282,9 @@ fn check_shows_the_repr_of_a_returned_set() {
     assert_eq!(run.code, 1);
     let message = check(&report, "fail-flags-failure")["message"].as_str().unwrap().to_string();
     assert!(
-        message.starts_with("returned a value that is not JSON: result is a set, which is not JSON: {"),
+        message.starts_with(
+            "returned a value that is not JSON: result is a set, which is not JSON: {"
+        ),
         "{message}"
     );
     assert!(message.contains("'isError'") && message.contains("True"), "{message}");
@@ -267,7 +309,9 @@ fn check_shows_the_repr_of_a_returned_object() {
     assert_eq!(run.code, 1);
     let message = check(&report, "retry-transient")["message"].as_str().unwrap().to_string();
     assert!(
-        message.starts_with("returned a value that is not JSON: result is a Decision, which is not JSON: <"),
+        message.starts_with(
+            "returned a value that is not JSON: result is a Decision, which is not JSON: <"
+        ),
         "{message}"
     );
     assert!(message.contains("Decision object at 0x"), "{message}");
@@ -282,11 +326,20 @@ fn check_reports_a_lone_surrogate_in_a_returned_string() {
     assert_eq!(run.code, 1);
     assert_eq!(
         ids_with(&report, "fail"),
-        ["fail-flags-failure", "fail-names-category", "fail-retry-hint", "fail-keeps-message", "harness-old-order"]
+        [
+            "fail-flags-failure",
+            "fail-names-category",
+            "fail-retry-hint",
+            "fail-keeps-message",
+            "harness-old-order"
+        ]
     );
     let failed = check(&report, "fail-flags-failure");
     let message = failed["message"].as_str().unwrap();
-    assert!(message.contains("result.error.message is a string with a lone surrogate"), "{message}");
+    assert!(
+        message.contains("result.error.message is a string with a lone surrogate"),
+        "{message}"
+    );
     assert!(message.ends_with("\\ud800'"), "{message}");
     // Printing one is harmless: it arrives escaped.
     assert_eq!(failed["output"], "odd text: \\udc80\n");
@@ -327,7 +380,11 @@ fn check_ends_and_leaves_no_daemon_that_holds_its_pipes() {
     let file = w.learner("bad_daemon.py");
     let pid_file = w.path(&format!("{file}.pid"));
     // Not a speed test: the daemon lives 60 s, so a command that waited for it would still run.
-    let run = run_within(w.command(&["check", "--file", &file, "--format", "json"]), 30, "check waited for the daemon");
+    let run = run_within(
+        w.command(&["check", "--file", &file, "--format", "json"]),
+        30,
+        "check waited for the daemon",
+    );
     assert_eq!(run.code, 0, "{}", run.stdout);
     let pid = std::fs::read_to_string(&pid_file).expect("the daemon wrote its pid");
     assert!(!alive(pid.trim().parse().unwrap()), "the daemon (pid {pid}) is gone");
@@ -350,7 +407,10 @@ fn check_leaves_no_daemon_even_one_that_execs_with_an_empty_environment() {
 fn check_grades_files_named_like_standard_modules() {
     // A learner's traceback.py or os.py must neither replace the runner's modules nor expose it.
     let w = Workshop::lesson5();
-    w.write("learners/traceback.py", &std::fs::read_to_string(fixture("bug_retry_keyerror.py")).unwrap());
+    w.write(
+        "learners/traceback.py",
+        &std::fs::read_to_string(fixture("bug_retry_keyerror.py")).unwrap(),
+    );
     w.write("learners/os.py", &std::fs::read_to_string(fixture("good_dataclass.py")).unwrap());
     let (run, report) = check_json(&w, "learners/traceback.py", &[]);
     assert_eq!(run.code, 1);
@@ -377,9 +437,13 @@ fn check_without_the_interpreter_named_by_workshop_python() {
     let report = run.json();
     assert_eq!(report["status"], "error");
     assert!(report["message"].as_str().unwrap().contains("there is no such program"), "{report}");
-    assert!(report["checks"].as_array().unwrap().iter().all(|c| c["status"] == "error"), "{report}");
     assert!(
-        run.stderr.contains("/nonexistent/bin/python3 (from WORKSHOP_PYTHON): there is no such program"),
+        report["checks"].as_array().unwrap().iter().all(|c| c["status"] == "error"),
+        "{report}"
+    );
+    assert!(
+        run.stderr
+            .contains("/nonexistent/bin/python3 (from WORKSHOP_PYTHON): there is no such program"),
         "{}",
         run.stderr
     );
@@ -395,7 +459,11 @@ fn check_without_python3_on_path() {
     cmd.env("PATH", empty.path()).env_remove("WORKSHOP_PYTHON");
     let run = run(cmd);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("python3 (looked up on PATH): there is no such program"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("python3 (looked up on PATH): there is no such program"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("WORKSHOP_PYTHON"), "{}", run.stderr);
     assert!(!run.stderr.contains("panicked"));
 }
@@ -409,7 +477,9 @@ fn check_with_an_interpreter_that_is_not_python() {
     let run = run(cmd);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr.contains("could not run Python 3 as false (from WORKSHOP_PYTHON): it exited with code 1"),
+        run.stderr.contains(
+            "could not run Python 3 as false (from WORKSHOP_PYTHON): it exited with code 1"
+        ),
         "{}",
         run.stderr
     );
@@ -422,13 +492,18 @@ fn check_with_a_runner_of_another_version_of_the_wire_names_both_versions() {
     let file = w.learner("good_match.py");
     // Says hello as a runner would, in a version this workshop does not speak.
     let fake = w.root().join("other-python");
-    std::fs::write(&fake, "#!/bin/sh\necho '{\"hello\": true, \"protocol\": 99, \"pid\": 1}'\n").unwrap();
+    std::fs::write(&fake, "#!/bin/sh\necho '{\"hello\": true, \"protocol\": 99, \"pid\": 1}'\n")
+        .unwrap();
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     let mut cmd = w.command(&["check", "--file", &file]);
     cmd.env("WORKSHOP_PYTHON", &fake);
     let run = run(cmd);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("its runner speaks version 99 of the workshop's protocol"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("its runner speaks version 99 of the workshop's protocol"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains(&format!("this workshop speaks version {}", 1)), "{}", run.stderr);
 }
 
@@ -458,7 +533,11 @@ fn check_before_start_says_to_run_start() {
     let w = Workshop::lesson5();
     let run = w.run(&["check", "structured-errors"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("work/structured-errors/errors.py does not exist yet"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("work/structured-errors/errors.py does not exist yet"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("run ./workshop start structured-errors first"), "{}", run.stderr);
 }
 
@@ -483,7 +562,10 @@ fn check_reports_a_line_forged_on_the_answer_channel_at_import_as_a_load_error()
     let report = run.json();
     assert_eq!(report["status"], "error");
     let message = report["message"].as_str().unwrap();
-    assert!(message.starts_with(&format!("{file}: a line that is not the workshop runner's answer")), "{message}");
+    assert!(
+        message.starts_with(&format!("{file}: a line that is not the workshop runner's answer")),
+        "{message}"
+    );
     assert!(message.contains("while it loaded"), "{message}");
 }
 
@@ -498,11 +580,21 @@ fn forged(mode: &str, timeout: &str) -> (serde_json::Value, String) {
     let report = run.json();
     assert_eq!(report["status"], "error", "{mode}: {report}");
     let message = report["message"].as_str().unwrap().to_string();
-    assert!(message.starts_with(&format!("{file}: a line that is not the workshop runner's answer came")), "{message}");
-    assert!(message.ends_with("nothing from that Python process is trusted, so this is no grade."), "{message}");
+    assert!(
+        message
+            .starts_with(&format!("{file}: a line that is not the workshop runner's answer came")),
+        "{message}"
+    );
+    assert!(
+        message.ends_with("nothing from that Python process is trusted, so this is no grade."),
+        "{message}"
+    );
     for check in report["checks"].as_array().unwrap() {
         assert_eq!(check["status"], "error", "{mode}: {check}");
-        assert_eq!(check["message"], "not graded: an answer did not come from the workshop's runner");
+        assert_eq!(
+            check["message"],
+            "not graded: an answer did not come from the workshop's runner"
+        );
     }
     (report, message)
 }
@@ -539,7 +631,10 @@ fn check_grades_nothing_of_a_file_that_forges_the_answer_to_the_last_call() {
     // Nothing is called after it: the runner's own answer, behind the forged one, is found
     // when the runner is asked, once the checks are done, to answer at once.
     let (_, message) = forged("last", "1");
-    assert!(message.contains("came after the last call ({\"ok\":true,\"value\":{\"orders\":[]"), "{message}");
+    assert!(
+        message.contains("came after the last call ({\"ok\":true,\"value\":{\"orders\":[]"),
+        "{message}"
+    );
 }
 
 // Big values and floods of output stay small.
@@ -578,7 +673,11 @@ fn check_grades_a_value_of_exactly_8_mib_as_the_value_it_is() {
     let message = failed["message"].as_str().unwrap();
     assert!(message.starts_with("isError: expected True, got 'xxx"), "{message}");
     let got = failed["got"]["isError"].as_str().unwrap();
-    assert!(got.starts_with("xxx") && got.ends_with(" more characters]"), "{}", &got[got.len() - 60..]);
+    assert!(
+        got.starts_with("xxx") && got.ends_with(" more characters]"),
+        "{}",
+        &got[got.len() - 60..]
+    );
 }
 
 #[test]
@@ -642,10 +741,12 @@ fn check_caps_output_written_to_fd_1_by_python_and_by_a_child_process_where_it_i
     assert_eq!(first.json()["passed"], 14);
     // The first check passed, so its output is not in the report; grade once more, failing.
     let w = Workshop::lesson5();
-    let text =
-        std::fs::read_to_string(fixture("bad_floods_fd1.py")).unwrap().replace("\"isError\": True", "\"isError\": 1");
+    let text = std::fs::read_to_string(fixture("bad_floods_fd1.py"))
+        .unwrap()
+        .replace("\"isError\": True", "\"isError\": 1");
     w.write("learners/flood.py", &text);
-    let mut cmd = w.command(&["check", "--file", "learners/flood.py", "--format", "json", "--timeout", "30"]);
+    let mut cmd =
+        w.command(&["check", "--file", "learners/flood.py", "--format", "json", "--timeout", "30"]);
     with_file_size_limit(&mut cmd, 4 << 20);
     let run = run(cmd);
     let report = run.json();
@@ -672,7 +773,8 @@ fn timeouts_below_10_ms_are_refused_by_check_watch_and_record() {
             all.extend(["--timeout", bad]);
             let run = w.run(&all);
             assert_eq!(run.code, 2, "{all:?}: {}", run.stdout);
-            let wanted = format!("{bad} s is out of range: give at least 0.01 (10 ms) and at most 600");
+            let wanted =
+                format!("{bad} s is out of range: give at least 0.01 (10 ms) and at most 600");
             assert!(run.stderr.contains(&wanted), "{all:?}: {}", run.stderr);
         }
     }
@@ -720,7 +822,11 @@ fn under_a_file_size_limit_of_zero_commands_end_with_a_message_not_by_sigxfsz() 
     let first = run(cmd);
     assert!(first.code == 1 || first.code == 2, "{}", first.stderr);
     // Either way the same next step: the host could not be written, or the progress was not.
-    assert!(first.stderr.contains("File too large (os error 27). A file-size limit is in force"), "{}", first.stderr);
+    assert!(
+        first.stderr.contains("File too large (os error 27). A file-size limit is in force"),
+        "{}",
+        first.stderr
+    );
     // Once a check without the limit has written it, a check under the limit grades and says
     // its progress was not saved.
     assert_eq!(w.run(&["check", "--format", "json"]).code, 1);

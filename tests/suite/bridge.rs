@@ -114,9 +114,18 @@ fn bridge_rewrites_a_corrupt_compiled_runner_instead_of_paying_for_it_on_every_r
 /// site-packages as `name.py`: where only `site` looks.
 fn venv_with(w: &Workshop, name: &str, module: &str) -> std::path::PathBuf {
     let venv = w.home().join("venv");
-    let made = std::process::Command::new(python()).args(["-m", "venv", "--without-pip"]).arg(&venv).status().unwrap();
+    let made = std::process::Command::new(python())
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .unwrap();
     assert!(made.success(), "python -m venv");
-    let lib = std::fs::read_dir(venv.join("lib")).unwrap().flatten().next().expect("lib/pythonX.Y").path();
+    let lib = std::fs::read_dir(venv.join("lib"))
+        .unwrap()
+        .flatten()
+        .next()
+        .expect("lib/pythonX.Y")
+        .path();
     std::fs::write(lib.join("site-packages").join(format!("{name}.py")), module).unwrap();
     venv.join("bin/python")
 }
@@ -124,8 +133,14 @@ fn venv_with(w: &Workshop, name: &str, module: &str) -> std::path::PathBuf {
 #[test]
 fn bridge_starts_without_site_yet_finds_what_only_site_provides() {
     let w = Workshop::lesson5();
-    let venv = venv_with(&w, "lumen_rules", "def flag(error):\n    return error.get('isRetryable') is True\n");
-    let solution = std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py")).unwrap();
+    let venv = venv_with(
+        &w,
+        "lumen_rules",
+        "def flag(error):\n    return error.get('isRetryable') is True\n",
+    );
+    let solution =
+        std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py"))
+            .unwrap();
     let check = |file: &str| {
         let mut cmd = w.command(&["check", "--file", file, "--format", "json"]);
         cmd.env("WORKSHOP_PYTHON", &venv);
@@ -140,7 +155,8 @@ fn bridge_starts_without_site_yet_finds_what_only_site_provides() {
     assert_eq!(run.json()["output"], "False 1\n", "{}", run.stdout);
     // A package from the environment's site-packages: found, as a normal start finds it.
     let with_package = "learners/with_package.py";
-    let uses = solution.replace("def should_retry", "import lumen_rules\n\n\ndef _unused_should_retry")
+    let uses = solution
+        .replace("def should_retry", "import lumen_rules\n\n\ndef _unused_should_retry")
         + "\n\ndef should_retry(error):\n    return lumen_rules.flag(error)\n";
     w.write(with_package, &uses);
     let run = check(with_package);
@@ -165,13 +181,16 @@ fn bridge_starts_without_site_yet_finds_what_only_site_provides() {
 #[test]
 fn a_file_naming_a_builtin_of_site_gets_it_the_first_time_and_from_the_cache() {
     let w = Workshop::lesson5();
-    let solution = std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py")).unwrap();
+    let solution =
+        std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py"))
+            .unwrap();
     // `license` comes with `site`, which the runner completes only for a file that names it;
     // whether it does is kept with the file's cached code, so the second check must agree.
     w.write("learners/names_license.py", &format!("print(type(license).__name__)\n{solution}"));
     w.write("learners/plain.py", &format!("print('license' in dir(__builtins__))\n{solution}"));
     for round in ["first", "cached"] {
-        let named = run(w.command(&["check", "--file", "learners/names_license.py", "--format", "json"]));
+        let named =
+            run(w.command(&["check", "--file", "learners/names_license.py", "--format", "json"]));
         assert_eq!(named.code, 0, "{round}: {}", named.stdout);
         assert_eq!(named.json()["output"], "_Printer\n", "{round}: {}", named.stdout);
         let plain = run(w.command(&["check", "--file", "learners/plain.py", "--format", "json"]));

@@ -49,9 +49,13 @@ struct Browser {
 impl Browser {
     /// A browser, or `None` (said on stderr) where there is none to start and none is required.
     fn start() -> Option<Browser> {
-        let missing: Vec<&str> = [CHROMIUM, CHROMEDRIVER].into_iter().filter(|p| !Path::new(p).exists()).collect();
+        let missing: Vec<&str> =
+            [CHROMIUM, CHROMEDRIVER].into_iter().filter(|p| !Path::new(p).exists()).collect();
         if !missing.is_empty() {
-            let why = format!("it needs {} (apt-get install chromium chromium-driver)", missing.join(" and "));
+            let why = format!(
+                "it needs {} (apt-get install chromium chromium-driver)",
+                missing.join(" and ")
+            );
             assert!(!required(), "WORKSHOP_REQUIRE_BROWSER is set, but {why}");
             eprintln!("SKIPPED the browser tests: {why}");
             return None;
@@ -68,7 +72,10 @@ impl Browser {
         let mut browser = Browser { port, driver, session: String::new(), _profile: profile };
         let ready = Instant::now();
         while http(port, "GET", "/status", None).is_err() {
-            assert!(ready.elapsed() < Duration::from_secs(20), "chromedriver did not answer on port {port}");
+            assert!(
+                ready.elapsed() < Duration::from_secs(20),
+                "chromedriver did not answer on port {port}"
+            );
             std::thread::sleep(Duration::from_millis(25));
         }
         let mut args: Vec<String> = FLAGS.iter().map(|f| f.to_string()).collect();
@@ -94,7 +101,8 @@ impl Browser {
     /// A WebDriver command: `Ok(value)`, or `Err` with the driver's error.
     fn attempt(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, Value> {
         let path = path.replace("{s}", &self.session);
-        let (status, text) = http(self.port, method, &path, body.map(|b| b.to_string())).expect("chromedriver answers");
+        let (status, text) = http(self.port, method, &path, body.map(|b| b.to_string()))
+            .expect("chromedriver answers");
         let value: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
         match status {
             200 => Ok(value["value"].clone()),
@@ -104,13 +112,25 @@ impl Browser {
 
     /// The WebDriver id of the first element `selector` finds.
     fn element(&self, selector: &str) -> String {
-        let found =
-            self.call("POST", "/session/{s}/element", Some(json!({"using": "css selector", "value": selector})));
-        found.as_object().and_then(|o| o.values().next()).and_then(Value::as_str).expect("an element id").to_string()
+        let found = self.call(
+            "POST",
+            "/session/{s}/element",
+            Some(json!({"using": "css selector", "value": selector})),
+        );
+        found
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(Value::as_str)
+            .expect("an element id")
+            .to_string()
     }
 
     fn open(&self, file: &Path) {
-        self.call("POST", "/session/{s}/url", Some(json!({"url": format!("file://{}", file.display())})));
+        self.call(
+            "POST",
+            "/session/{s}/url",
+            Some(json!({"url": format!("file://{}", file.display())})),
+        );
     }
 
     fn js(&self, script: &str) -> Value {
@@ -124,14 +144,19 @@ impl Browser {
     }
 
     fn assert_quiet_console(&self, page: &str) {
-        let errors: Vec<Value> = self.console().into_iter().filter(|e| e["level"] != "INFO").collect();
+        let errors: Vec<Value> =
+            self.console().into_iter().filter(|e| e["level"] != "INFO").collect();
         assert!(errors.is_empty(), "{page}: the console says {errors:#?}");
     }
 
     /// No dialog is open: no script of the data's ran `alert`.
     fn assert_no_alert(&self, page: &str) {
         let alert = self.attempt("GET", "/session/{s}/alert/text", None);
-        assert_eq!(alert.err().map(|e| e["error"].clone()), Some(json!("no such alert")), "{page}: an alert opened");
+        assert_eq!(
+            alert.err().map(|e| e["error"].clone()),
+            Some(json!("no such alert")),
+            "{page}: an alert opened"
+        );
     }
 
     fn scheme(&self, dark: bool) {
@@ -166,7 +191,9 @@ impl Browser {
     /// At a phone's width nothing is wider than the screen.
     fn assert_fits(&self, width: u32, page: &str) {
         self.call("POST", "/session/{s}/window/rect", Some(json!({"width": width, "height": 800})));
-        let wide = self.js("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]");
+        let wide = self.js(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]",
+        );
         let (scroll, client) = (wide[0].as_u64().unwrap(), wide[1].as_u64().unwrap());
         assert!(scroll <= client, "{page}: {scroll} px wide in a {client} px window");
         self.call("POST", "/session/{s}/window/rect", Some(json!({"width": 1200, "height": 900})));
@@ -179,7 +206,8 @@ impl Browser {
         for _ in 0..most {
             let tab = json!({"text": "\u{E004}"});
             self.call("POST", &format!("/session/{{s}}/element/{id}/value"), Some(tab));
-            let hit = self.js(&format!("return document.activeElement.matches({})", json!(selector)));
+            let hit =
+                self.js(&format!("return document.activeElement.matches({})", json!(selector)));
             if hit == json!(true) {
                 return;
             }
@@ -200,7 +228,12 @@ impl Drop for Browser {
 
 /// One HTTP/1.1 request to chromedriver: (status, body). The body is read by its length:
 /// chromedriver keeps the connection open whatever the request asks.
-fn http(port: u16, method: &str, path: &str, body: Option<String>) -> std::io::Result<(u16, String)> {
+fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    body: Option<String>,
+) -> std::io::Result<(u16, String)> {
     let mut stream = TcpStream::connect(("127.0.0.1", port))?;
     stream.set_read_timeout(Some(Duration::from_secs(60)))?;
     let body = body.unwrap_or_default();
@@ -248,7 +281,10 @@ fn replay_page(browser: &Browser, ws: &Workshop) -> usize {
     let json = ws.run(&["watch", "--compare", "--format", "json"]).json();
     browser.open(&ws.path("replay.html"));
     browser.assert_quiet_console("replay page");
-    assert_eq!(browser.js("return document.querySelectorAll('li.card').length"), json!(cards_of(&json)));
+    assert_eq!(
+        browser.js("return document.querySelectorAll('li.card').length"),
+        json!(cards_of(&json))
+    );
     assert_eq!(
         browser.js("return document.querySelectorAll('section.ticket').length"),
         json!(json.as_array().unwrap().len())
@@ -259,11 +295,21 @@ fn replay_page(browser: &Browser, ws: &Workshop) -> usize {
     let id = browser.element("details.result > summary");
     browser.call("POST", &format!("/session/{{s}}/element/{id}/click"), Some(json!({})));
     assert_eq!(browser.js(&format!("return {first}.open")), json!(true));
-    assert!(browser.js(&format!("return {first}.querySelector('pre').offsetHeight")).as_u64().unwrap() > 0);
+    assert!(
+        browser.js(&format!("return {first}.querySelector('pre').offsetHeight")).as_u64().unwrap()
+            > 0
+    );
     // The script's control opens them all; the prediction's answer stays folded away.
-    assert_eq!(browser.js("return document.getElementById('tools').hidden"), json!(false), "the script ran");
+    assert_eq!(
+        browser.js("return document.getElementById('tools').hidden"),
+        json!(false),
+        "the script ran"
+    );
     browser.js("document.getElementById('open-all').click()");
-    assert_eq!(browser.js("return [...document.querySelectorAll('details.result')].every(d => d.open)"), json!(true));
+    assert_eq!(
+        browser.js("return [...document.querySelectorAll('details.result')].every(d => d.open)"),
+        json!(true)
+    );
     assert_eq!(browser.js("return document.querySelector('details.answer').open"), json!(false));
     browser.assert_reachable_by_tab("details.result > summary", 10);
     browser.assert_schemes("replay page");
@@ -276,7 +322,8 @@ fn replay_page(browser: &Browser, ws: &Workshop) -> usize {
 /// A hostile file name and hostile output stay text, and run nothing.
 fn hostile_replay_page(browser: &Browser, ws: &Workshop) {
     let code = hostile_file(ws);
-    let made = ws.run(&["watch", "--ticket", "old-order", "--code", &code, "--html", "hostile.html"]);
+    let made =
+        ws.run(&["watch", "--ticket", "old-order", "--code", &code, "--html", "hostile.html"]);
     assert_eq!(made.code, 0, "{}", made.stderr);
     browser.open(&ws.path("hostile.html"));
     browser.assert_no_alert("hostile replay page");
@@ -284,7 +331,10 @@ fn hostile_replay_page(browser: &Browser, ws: &Workshop) {
     assert_eq!(browser.js("return document.querySelectorAll('img, [onerror]').length"), json!(0));
     let text = browser.js("return document.body.innerText");
     assert!(text.as_str().unwrap().contains(HOSTILE), "the name reads as text");
-    assert!(text.as_str().unwrap().contains("<script>alert('printed')</script>"), "the printed markup reads as text");
+    assert!(
+        text.as_str().unwrap().contains("<script>alert('printed')</script>"),
+        "the printed markup reads as text"
+    );
 }
 
 /// The class page: a row per file that ran, the one that could not run, and the controls.
@@ -293,8 +343,10 @@ fn class_page(browser: &Browser, ws: &Workshop) {
     // A name longer than its column is wide, in a folder that sorts first.
     let long = "class/a-folder-for-the-tuesday-group/messages_from_the_second_attempt.py";
     ws.write(long, &std::fs::read_to_string(crate::common::fixture("good_match.py")).unwrap());
-    let graded =
-        crate::common::run(crate::grade::command(ws, &["grade", folder, "--format", "html", "--sandbox", "none"]));
+    let graded = crate::common::run(crate::grade::command(
+        ws,
+        &["grade", folder, "--format", "html", "--sandbox", "none"],
+    ));
     assert!(graded.stderr.contains("graded 6 files"), "{}", graded.stderr);
     ws.write("class.html", &graded.stdout);
     browser.open(&ws.path("class.html"));
@@ -306,7 +358,11 @@ fn class_page(browser: &Browser, ws: &Workshop) {
     let first_file = "return document.querySelector('#files tbody tr').getAttribute('data-file')";
     // Sorting by a column, from its header's button.
     browser.js("document.querySelector('th[data-sort=file] button').click()");
-    assert_eq!(browser.js(first_file), json!(format!("class/{HOSTILE}.py")), "'<' sorts before letters");
+    assert_eq!(
+        browser.js(first_file),
+        json!(format!("class/{HOSTILE}.py")),
+        "'<' sorts before letters"
+    );
     browser.js("document.querySelector('th[data-sort=file] button').click()");
     assert_eq!(browser.js(first_file), json!("class/good_match.py"), "then descending");
     browser.js("document.querySelector('th[data-sort=score] button').click()");
@@ -343,8 +399,11 @@ fn without_javascript(browser: &Browser, ws: &Workshop, cards: usize) {
     let off = json!({"cmd": "Emulation.setScriptExecutionDisabled", "params": {"value": true}});
     browser.call("POST", "/session/{s}/goog/cdp/execute", Some(off));
     browser.open(&ws.path("replay.html"));
-    let found =
-        browser.call("POST", "/session/{s}/elements", Some(json!({"using": "css selector", "value": "li.card"})));
+    let found = browser.call(
+        "POST",
+        "/session/{s}/elements",
+        Some(json!({"using": "css selector", "value": "li.card"})),
+    );
     assert_eq!(found.as_array().unwrap().len(), cards, "the cards without the script");
     let tools = browser.element("#tools");
     let shown = browser.call("GET", &format!("/session/{{s}}/element/{tools}/displayed"), None);

@@ -16,11 +16,17 @@ fn with_sentence(sentence: &str) -> String {
     let fix = std::fs::read_to_string(repo().join(SOLUTION)).unwrap();
     let start = fix.find("CRASHED = (").expect("the fix names its sentence CRASHED");
     let end = start + fix[start..].find(")\n").unwrap() + 2;
-    format!("{}CRASHED = {}\n{}", &fix[..start], serde_json::to_string(sentence).unwrap(), &fix[end..])
+    format!(
+        "{}CRASHED = {}\n{}",
+        &fix[..start],
+        serde_json::to_string(sentence).unwrap(),
+        &fix[end..]
+    )
 }
 
 fn crash_trace(ws: &Workshop, extra: &[&str]) -> Run {
-    let mut args = vec!["watch", "tool-results", "--ticket", "crash-trace", "--code", "yours", "--no-anim"];
+    let mut args =
+        vec!["watch", "tool-results", "--ticket", "crash-trace", "--code", "yours", "--no-anim"];
     args.extend_from_slice(extra);
     ws.run(&args)
 }
@@ -47,26 +53,35 @@ const LEAKS: [&str; 2] = [
 #[test]
 fn every_learner_sentence_of_a_recorded_kind_replays_to_the_end_labelled_by_its_kind() {
     let ws = Workshop::new();
-    let cases =
-        OWN.iter().map(|s| (*s, "own-sentence", "Gain:")).chain(LEAKS.iter().map(|s| (*s, "names-the-host", "Harm:")));
+    let cases = OWN
+        .iter()
+        .map(|s| (*s, "own-sentence", "Gain:"))
+        .chain(LEAKS.iter().map(|s| (*s, "names-the-host", "Harm:")));
     for (sentence, kind, note) in cases {
         ws.write(WORK, &with_sentence(sentence));
         let run = crash_trace(&ws, &["--format", "json"]);
         assert_eq!(run.code, 0, "{sentence}: {}", run.stdout);
         let json = run.json();
         let reply = reply(&json);
-        let swaps = reply["by_kind"].as_array().unwrap_or_else(|| panic!("{sentence}: no by_kind label: {reply:#}"));
+        let swaps = reply["by_kind"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{sentence}: no by_kind label: {reply:#}"));
         assert_eq!(swaps.len(), 1);
         assert_eq!(swaps[0]["kind"], kind, "{sentence}");
         assert_eq!(swaps[0]["sent"], sentence);
         assert_ne!(swaps[0]["recorded"], sentence);
         assert_eq!(swaps[0]["words"], "sentence for the crash");
         let said = json["verdict"]["note"].as_str().unwrap();
-        assert!(said.starts_with(note), "{sentence}: the note is judged from what was sent: {said}");
+        assert!(
+            said.starts_with(note),
+            "{sentence}: the note is judged from what was sent: {said}"
+        );
         // Its card says so, and --expand shows both sentences.
         let text = crash_trace(&ws, &["--color", "never"]);
         assert!(
-            text.stdout.contains("By kind       recorded for a different sentence for the crash, of the same"),
+            text.stdout.contains(
+                "By kind       recorded for a different sentence for the crash, of the same"
+            ),
             "{}",
             text.stdout
         );
@@ -74,7 +89,11 @@ fn every_learner_sentence_of_a_recorded_kind_replays_to_the_end_labelled_by_its_
         // Wrapped to the width (a long word too), so compared without the whitespace.
         let bare = |t: &str| t.split_whitespace().collect::<String>();
         let shown = bare(&expanded.stdout);
-        assert!(shown.contains(&bare(&format!("this run sent: {sentence}"))), "{}", expanded.stdout);
+        assert!(
+            shown.contains(&bare(&format!("this run sent: {sentence}"))),
+            "{}",
+            expanded.stdout
+        );
         let recorded = swaps[0]["recorded"].as_str().unwrap();
         assert!(shown.contains(&bare(&format!("recorded for: {recorded}"))), "{}", expanded.stdout);
     }
@@ -92,8 +111,10 @@ fn a_leaked_host_counts_as_a_leak_and_its_reply_names_only_what_it_read() {
 #[test]
 fn a_sentence_as_text_blocks_is_read_by_its_text() {
     let ws = Workshop::new();
-    let file = with_sentence(OWN[0])
-        .replace("block[\"content\"] = CRASHED", "block[\"content\"] = [{\"type\": \"text\", \"text\": CRASHED}]");
+    let file = with_sentence(OWN[0]).replace(
+        "block[\"content\"] = CRASHED",
+        "block[\"content\"] = [{\"type\": \"text\", \"text\": CRASHED}]",
+    );
     assert!(file.contains("\"text\": CRASHED"), "the fix's crash line moved: {file}");
     ws.write(WORK, &file);
     let json = crash_trace(&ws, &["--format", "json"]).json();
@@ -105,8 +126,16 @@ fn the_fix_replays_exactly_and_carries_no_kind_label() {
     let ws = Workshop::new();
     let json = replay_json(&ws, "tool-results", "crash-trace", "fixed");
     assert!(reply(&json).get("by_kind").is_none(), "{json:#}");
-    let text =
-        ws.run(&["watch", "tool-results", "--ticket", "crash-trace", "--code", "fixed", "--no-anim", "--expand"]);
+    let text = ws.run(&[
+        "watch",
+        "tool-results",
+        "--ticket",
+        "crash-trace",
+        "--code",
+        "fixed",
+        "--no-anim",
+        "--expand",
+    ]);
     assert!(!text.stdout.contains("By kind"), "{}", text.stdout);
 }
 
@@ -127,7 +156,9 @@ fn a_sentence_of_no_recorded_kind_stops_and_says_its_kind_and_the_recorded_ones(
     assert_eq!(recorded, ["names-the-host", "quotes-the-crash", "says-nothing", "own-sentence"]);
     let text = crash_trace(&ws, &["--color", "never"]);
     assert!(
-        text.stdout.contains("Kind          your sentence for the crash is of none of the lesson's kinds."),
+        text.stdout.contains(
+            "Kind          your sentence for the crash is of none of the lesson's kinds."
+        ),
         "{}",
         text.stdout
     );
@@ -143,7 +174,9 @@ fn a_sentence_of_no_recorded_kind_stops_and_says_its_kind_and_the_recorded_ones(
     let text = crash_trace(&ws, &["--color", "never"]);
     let flat = text.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        flat.contains("is of the kind own-sentence, which has a reply: something else in the request differs"),
+        flat.contains(
+            "is of the kind own-sentence, which has a reply: something else in the request differs"
+        ),
         "{flat}"
     );
 }
@@ -157,7 +190,11 @@ fn a_kind_declared_for_a_ticket_that_does_not_exist_is_refused_with_its_line() {
     ws.write("lessons/tool-results/lesson.toml", &manifest);
     let run = ws.run(&["watch", "tool-results", "--ticket", "crash-trace", "--no-anim"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("own_words crash-sentence: there is no ticket 'crash-trail'"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("own_words crash-sentence: there is no ticket 'crash-trail'"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("line "), "{}", run.stderr);
 }
 
@@ -175,10 +212,22 @@ fn record_refuses_two_replies_for_one_kind() {
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(run.stdout.contains("sends words of the same kind as another run"), "{}", run.stdout);
     // Recordings that disagree this way are refused when a replay loads them, naming the line.
-    let replay = ws.run(&["watch", "tool-results", "--ticket", "crash-trace", "--code", "fixed", "--no-anim"]);
+    let replay = ws.run(&[
+        "watch",
+        "tool-results",
+        "--ticket",
+        "crash-trace",
+        "--code",
+        "fixed",
+        "--no-anim",
+    ]);
     assert_eq!(replay.code, 2);
     assert!(replay.stderr.contains("crash-trace.jsonl:"), "{}", replay.stderr);
-    assert!(replay.stderr.contains("records another reply for words of the same kind"), "{}", replay.stderr);
+    assert!(
+        replay.stderr.contains("records another reply for words of the same kind"),
+        "{}",
+        replay.stderr
+    );
 }
 
 #[test]

@@ -98,7 +98,10 @@ fn check_fails_only_the_flag_when_is_error_is_missing() {
 #[test]
 fn check_fails_only_the_flag_when_is_error_is_the_string_true() {
     let report = assert_fails_exactly("bug_is_error_string.py", &["fail-flags-failure"]);
-    assert_eq!(check(&report, "fail-flags-failure")["message"], "isError: expected True, got 'true'");
+    assert_eq!(
+        check(&report, "fail-flags-failure")["message"],
+        "isError: expected True, got 'true'"
+    );
 }
 
 #[test]
@@ -122,7 +125,10 @@ fn check_fails_the_hint_and_the_refusal_tickets_when_everything_is_retryable() {
         "bug_always_retryable.py",
         &["fail-retry-hint", "harness-old-order", "harness-wrong-id", "harness-not-yours"],
     );
-    assert_eq!(check(&report, "fail-retry-hint")["message"], "error.isRetryable: expected False, got True");
+    assert_eq!(
+        check(&report, "fail-retry-hint")["message"],
+        "error.isRetryable: expected False, got True"
+    );
     // The refusal was tried three times: the harness's cap, not once.
     assert_eq!(check(&report, "harness-old-order")["got"]["attempts"], 3);
     assert_eq!(check(&report, "harness-old-order")["message"], "attempts: expected 1, got 3");
@@ -130,8 +136,14 @@ fn check_fails_the_hint_and_the_refusal_tickets_when_everything_is_retryable() {
 
 #[test]
 fn check_fails_the_hint_and_the_flaky_payment_when_is_retryable_is_missing() {
-    let report = assert_fails_exactly("bug_retryable_missing.py", &["fail-retry-hint", "harness-flaky-payment"]);
-    assert_eq!(check(&report, "fail-retry-hint")["message"], "error.isRetryable: expected True, got missing");
+    let report = assert_fails_exactly(
+        "bug_retryable_missing.py",
+        &["fail-retry-hint", "harness-flaky-payment"],
+    );
+    assert_eq!(
+        check(&report, "fail-retry-hint")["message"],
+        "error.isRetryable: expected True, got missing"
+    );
     assert_eq!(check(&report, "harness-flaky-payment")["got"]["attempts"], 1);
 }
 
@@ -145,7 +157,10 @@ fn check_fails_only_the_message_check_when_the_message_is_replaced() {
 
 #[test]
 fn check_fails_the_empty_checks_when_empty_is_treated_as_a_failure() {
-    let report = assert_fails_exactly("bug_empty_is_failure.py", &["empty-is-not-failure", "harness-no-orders"]);
+    let report = assert_fails_exactly(
+        "bug_empty_is_failure.py",
+        &["empty-is-not-failure", "harness-no-orders"],
+    );
     assert_eq!(check(&report, "harness-no-orders")["got"]["failed"], true);
 }
 
@@ -235,7 +250,10 @@ fn check_grades_the_starter_as_two_of_fourteen() {
 fn check_json_report_has_the_documented_fields() {
     let (_, report) = grade("bug_no_is_error.py");
     let keys: Vec<&str> = report.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["lesson", "file", "status", "message", "checks", "passed", "total", "output"]);
+    assert_eq!(
+        keys,
+        ["lesson", "file", "status", "message", "checks", "passed", "total", "output"]
+    );
     assert_eq!(report["lesson"], "structured-errors");
     assert_eq!(report["file"], "learners/bug_no_is_error.py");
     for c in report["checks"].as_array().unwrap() {
@@ -269,7 +287,11 @@ fn check_without_a_lesson_grades_the_only_lesson() {
     let file = w.learner("good_match.py");
     let run = w.run(&["check", "--file", &file]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert!(run.stdout.starts_with("structured-errors · learners/good_match.py\n"), "{}", run.stdout);
+    assert!(
+        run.stdout.starts_with("structured-errors · learners/good_match.py\n"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -318,11 +340,19 @@ fn green_is_a_door_to_the_replay_the_quiz_and_the_next_lesson() {
     w.work_file_from("good_dataclass.py");
     let run = w.run(&["check", "structured-errors"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let door = &run.stdout[run.stdout.find("What next:\n").unwrap_or_else(|| panic!("no door:\n{}", run.stdout))..];
+    let door = &run.stdout
+        [run.stdout.find("What next:\n").unwrap_or_else(|| panic!("no door:\n{}", run.stdout))..];
     let at = |what: &str| door.find(what).unwrap_or_else(|| panic!("{what}:\n{door}"));
     // In this order: your code beside the starter, the quiz, then the next lesson by name.
-    assert!(at("./workshop watch structured-errors --compare") < at("./workshop quiz structured-errors"), "{door}");
-    assert!(at("./workshop quiz structured-errors") < at("./workshop start uncertain-state"), "{door}");
+    assert!(
+        at("./workshop watch structured-errors --compare")
+            < at("./workshop quiz structured-errors"),
+        "{door}"
+    );
+    assert!(
+        at("./workshop quiz structured-errors") < at("./workshop start uncertain-state"),
+        "{door}"
+    );
     assert!(door.contains("lesson 6: A timeout is not a no"), "{door}");
     insta::assert_snapshot!("check_green_door", door);
 
@@ -337,7 +367,10 @@ fn green_is_a_door_to_the_replay_the_quiz_and_the_next_lesson() {
     // The only lesson, done: every lesson is.
     let w6 = Workshop::only("uncertain-state");
     assert_eq!(w6.run(&["start", "uncertain-state"]).code, 0);
-    w6.write("work/uncertain-state/refunds.py", &w6.read("lessons/uncertain-state/solution/refunds.py"));
+    w6.write(
+        "work/uncertain-state/refunds.py",
+        &w6.read("lessons/uncertain-state/solution/refunds.py"),
+    );
     let last = w6.run(&["check"]);
     assert!(last.stdout.contains("Every lesson of the course is done."), "{}", last.stdout);
     assert!(!last.stdout.contains("./workshop start"), "{}", last.stdout);
@@ -367,7 +400,12 @@ fn the_empty_answer_expects_no_is_error_key_it_may_leave_out() {
     let w = Workshop::lesson5();
     let file = w.learner("bug_empty_is_failure.py");
     let report = w.run(&["check", "--file", &file, "--format", "json"]).json();
-    let empty = report["checks"].as_array().unwrap().iter().find(|c| c["id"] == "empty-is-not-failure").unwrap();
+    let empty = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "empty-is-not-failure")
+        .unwrap();
     assert_eq!(empty["status"], "fail");
     assert_eq!(
         empty["expected"],
@@ -465,26 +503,37 @@ fn check_stops_calling_a_function_that_hung_twice_and_reports_its_checks_as_not_
 #[test]
 fn what_a_file_prints_at_import_is_in_the_json_report_and_in_a_failing_text_report() {
     let w = Workshop::lesson5();
-    let starter = std::fs::read_to_string(repo().join("starter/structured-errors/errors.py")).unwrap();
+    let starter =
+        std::fs::read_to_string(repo().join("starter/structured-errors/errors.py")).unwrap();
     w.write("mine.py", &format!("print('warming up the refund desk')\n{starter}"));
     let run = w.run(&["check", "--file", "mine.py", "--format", "json"]);
     assert_eq!(run.code, 1);
     assert_eq!(run.json()["output"], "warming up the refund desk\n");
     let text = w.run(&["check", "--file", "mine.py"]);
-    assert!(text.stdout.contains("at import") && text.stdout.contains("warming up the refund desk"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("at import") && text.stdout.contains("warming up the refund desk"),
+        "{}",
+        text.stdout
+    );
 
-    let solution = std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py")).unwrap();
+    let solution =
+        std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py"))
+            .unwrap();
     w.write("green.py", &format!("print('all set')\n{solution}"));
     let green = w.run(&["check", "--file", "green.py"]);
     assert_eq!(green.code, 0);
     assert!(!green.stdout.contains("all set"), "a passing report stays short:\n{}", green.stdout);
-    assert_eq!(w.run(&["check", "--file", "green.py", "--format", "json"]).json()["output"], "all set\n");
+    assert_eq!(
+        w.run(&["check", "--file", "green.py", "--format", "json"]).json()["output"],
+        "all set\n"
+    );
 }
 
 #[test]
 fn the_harness_asks_should_retry_only_while_an_attempt_remains() {
     let w = Workshop::lesson5();
-    let run = w.run(&["check", "--file", "starter/structured-errors/errors.py", "--format", "json"]);
+    let run =
+        w.run(&["check", "--file", "starter/structured-errors/errors.py", "--format", "json"]);
     let report = run.json();
     let got = &check(&report, "harness-old-order")["got"];
     assert_eq!(got["attempts"], 3, "{got}");
@@ -500,17 +549,28 @@ fn every_line_of_a_check_report_fits_a_narrow_terminal() {
     cmd.env("COLUMNS", "50");
     let run = run(cmd);
     for line in run.stdout.lines() {
-        assert!(line.chars().count() <= 50, "{} columns: {line}\n{}", line.chars().count(), run.stdout);
+        assert!(
+            line.chars().count() <= 50,
+            "{} columns: {line}\n{}",
+            line.chars().count(),
+            run.stdout
+        );
     }
     let flat = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(flat.contains(&format!("./workshop check structured-errors --file {file} again")), "{}", run.stdout);
+    assert!(
+        flat.contains(&format!("./workshop check structured-errors --file {file} again")),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
 fn check_hands_the_learners_python_no_key_or_token() {
     let w = Workshop::lesson5();
     let file = "learners/noted.py";
-    let solution = std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py")).unwrap();
+    let solution =
+        std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py"))
+            .unwrap();
     w.write(file, &format!("{ENVIRONMENT_NOTE}\n{solution}"));
     let mut cmd = w.command(&["check", "--file", file, "--format", "json"]);
     cmd.env("ANTHROPIC_API_KEY", "sk-ant-not-for-learners-0123456789")
@@ -525,7 +585,8 @@ fn check_hands_the_learners_python_no_key_or_token() {
 #[test]
 fn a_ticket_check_shows_what_the_code_printed_during_its_attempts() {
     let w = Workshop::lesson5();
-    let starter = std::fs::read_to_string(repo().join("starter/structured-errors/errors.py")).unwrap();
+    let starter =
+        std::fs::read_to_string(repo().join("starter/structured-errors/errors.py")).unwrap();
     let chatty = starter.replace(
         "    return {\"error\": {\"message\": \"Error\"}}",
         "    print(f\"building a {category} failure\")\n    return {\"error\": {\"message\": \"Error\"}}",

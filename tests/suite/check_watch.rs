@@ -96,7 +96,9 @@ impl Watch {
                 Err(RecvTimeoutError::Timeout) => {
                     panic!("no redraw within {STEP:?}; output so far:\n{}", self.seen)
                 }
-                Err(RecvTimeoutError::Disconnected) => panic!("the watch ended; output:\n{}", self.seen),
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("the watch ended; output:\n{}", self.seen)
+                }
             }
         }
     }
@@ -105,7 +107,11 @@ impl Watch {
     fn block_where(&mut self, what: &str, want: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + STEP;
         loop {
-            assert!(Instant::now() < deadline, "no redraw with {what} within {STEP:?}; output:\n{}", self.seen);
+            assert!(
+                Instant::now() < deadline,
+                "no redraw with {what} within {STEP:?}; output:\n{}",
+                self.seen
+            );
             let block = self.block_before(deadline);
             if want(&block) {
                 return block;
@@ -140,7 +146,9 @@ impl Watch {
     /// Everything printed, once the process has ended (its output closed).
     fn rest(&mut self) -> String {
         let deadline = Instant::now() + STEP;
-        while let Ok(line) = self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        while let Ok(line) =
+            self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
             self.seen.push_str(&line);
             self.seen.push('\n');
         }
@@ -196,7 +204,11 @@ fn check_watch_refuses_json_output_with_a_reason() {
     started(&ws, &starter());
     let run = ws.run(&["check", "--watch", "--format", "json"]);
     assert_eq!(run.code, 2, "{run:?}");
-    assert!(run.stderr.contains("--watch") && run.stderr.contains("--format json"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--watch") && run.stderr.contains("--format json"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stdout.is_empty());
 }
 
@@ -214,7 +226,8 @@ fn check_watch_grades_again_on_a_save_in_place_and_by_rename() {
     assert!(second.contains(" · saved · "), "{second}");
     assert!(second.contains("14/14 passed"), "{second}");
     assert!(
-        second.contains("All green") && second.contains("./workshop watch structured-errors --compare"),
+        second.contains("All green")
+            && second.contains("./workshop watch structured-errors --compare"),
         "{second}"
     );
 
@@ -238,7 +251,10 @@ fn check_watch_counts_a_vim_style_save_once() {
     w.key("x");
     let next = w.next_block();
     assert!(next.starts_with(&format!("── run {} ·", w.last_run)), "one save, one run:\n{next}");
-    assert!(next.contains("Keys: r re-run · h hint · n next lesson (once green) · q quit."), "{next}");
+    assert!(
+        next.contains("Keys: r re-run · h hint · n next lesson (once green) · q quit."),
+        "{next}"
+    );
     assert_eq!(w.quit(), 0);
 }
 
@@ -251,7 +267,8 @@ fn check_watch_grades_each_save_in_place_once() {
     let mut w = Watch::start(&ws, &[]);
     w.next_run();
     for n in 0..6 {
-        let (text, passed) = if n % 2 == 0 { (solution(), "14/14 passed") } else { (starter(), "2/14 passed") };
+        let (text, passed) =
+            if n % 2 == 0 { (solution(), "14/14 passed") } else { (starter(), "2/14 passed") };
         let before = w.last_run;
         let mut file = std::fs::File::create(ws.path(WORK)).unwrap();
         std::thread::sleep(Duration::from_millis(30));
@@ -308,7 +325,8 @@ fn check_watch_h_lists_the_hint_steps_so_far_and_says_when_none_remain() {
     w.key("h");
     let first = w.block_where("a hint", |b| b.contains("Hint for fail-flags-failure"));
     assert!(
-        first.contains("> 1. ") && first.contains("Step 1 of 3; 2 more remain. Press h for the next one."),
+        first.contains("> 1. ")
+            && first.contains("Step 1 of 3; 2 more remain. Press h for the next one."),
         "{first}"
     );
     w.key("h");
@@ -320,7 +338,8 @@ fn check_watch_h_lists_the_hint_steps_so_far_and_says_when_none_remain() {
     w.key("h");
     let none = w.block_where("no more hints", |b| b.contains("No more hints"));
     assert!(
-        none.contains("all 3 are above") && none.contains("./workshop solution structured-errors --reveal"),
+        none.contains("all 3 are above")
+            && none.contains("./workshop solution structured-errors --reveal"),
         "{none}"
     );
     for step in ["  1. ", "  2. ", "  3. "] {
@@ -339,7 +358,8 @@ fn check_watch_at_green_names_the_next_steps_and_n_starts_the_next_lesson() {
     assert_eq!(ws.run(&["start", "structured-errors"]).code, 0);
     let mut w = Watch::start(&ws, &["structured-errors"]);
     w.key("n");
-    let early = w.block_where("n refused before green", |b| b.contains("n starts the next lesson once"));
+    let early =
+        w.block_where("n refused before green", |b| b.contains("n starts the next lesson once"));
     assert!(!early.contains("uncertain-state · work/"), "{early}");
     ws.write(WORK, &solution());
     let green = w.block_where("green", |b| b.contains("14/14 passed"));
@@ -354,19 +374,23 @@ fn check_watch_at_green_names_the_next_steps_and_n_starts_the_next_lesson() {
         assert!(green.contains(want), "{want}:\n{green}");
     }
     w.key("n");
-    let next =
-        w.block_where("the next lesson graded", |b| b.contains("uncertain-state · work/uncertain-state/refunds.py"));
+    let next = w.block_where("the next lesson graded", |b| {
+        b.contains("uncertain-state · work/uncertain-state/refunds.py")
+    });
     assert!(next.contains("11/18 passed"), "{next}");
     let words = flat(&next);
     assert!(
-        words.contains("Lesson 6, A timeout is not a no: the starter is in work/uncertain-state/refunds.py."),
+        words.contains(
+            "Lesson 6, A timeout is not a no: the starter is in work/uncertain-state/refunds.py."
+        ),
         "{next}"
     );
     assert!(ws.path("work/uncertain-state/refunds.py").is_file());
     // The watch follows the new file now.
     ws.write(
         "work/uncertain-state/refunds.py",
-        &std::fs::read_to_string(repo().join("lessons/uncertain-state/solution/refunds.py")).unwrap(),
+        &std::fs::read_to_string(repo().join("lessons/uncertain-state/solution/refunds.py"))
+            .unwrap(),
     );
     let done = w.block_where("lesson 6 green", |b| b.contains("18/18 passed"));
     // Lesson 4 is still to do: the last lesson of the course leads back to it.
@@ -380,7 +404,11 @@ fn check_watch_at_green_names_the_next_steps_and_n_starts_the_next_lesson() {
     assert_eq!(w.quit(), 0);
     // Commands that name no lesson now mean the one started last.
     let list = ws.run(&["list"]);
-    assert!(list.stdout.lines().any(|l| l.contains("uncertain-state") && l.ends_with("done")), "{}", list.stdout);
+    assert!(
+        list.stdout.lines().any(|l| l.contains("uncertain-state") && l.ends_with("done")),
+        "{}",
+        list.stdout
+    );
 }
 
 #[test]
@@ -404,7 +432,10 @@ fn check_watch_reports_a_deleted_file_and_keeps_watching() {
     std::fs::remove_file(ws.path(WORK)).unwrap();
     let gone = w.block_where("the deletion", |b| b.contains("is gone"));
     assert!(gone.contains("work/structured-errors/errors.py is gone"), "{gone}");
-    assert!(!gone.contains("All green."), "the green line is not claimed for a file that is gone:\n{gone}");
+    assert!(
+        !gone.contains("All green."),
+        "the green line is not claimed for a file that is gone:\n{gone}"
+    );
     ws.write(WORK, &starter());
     let back = w.next_run();
     assert!(back.contains("2/14 passed"), "{back}");
@@ -441,7 +472,9 @@ fn check_watch_a_file_that_does_not_load_is_reported_and_watched() {
 /// `at_import`, else in every call (after touching `marker`).
 fn spinning(pid: &Path, marker: &Path, at_import: bool) -> String {
     let spin = "    while True:\n        pass\n";
-    let head = format!("import os\nfrom kit.api import Json\n\nopen({pid:?}, 'w').write(str(os.getpid()))\n");
+    let head = format!(
+        "import os\nfrom kit.api import Json\n\nopen({pid:?}, 'w').write(str(os.getpid()))\n"
+    );
     if at_import {
         return format!("{head}open({marker:?}, 'w').close()\nwhile True:\n    pass\n");
     }
@@ -468,7 +501,10 @@ fn check_watch_q_kills_a_looping_call_at_once_and_reports_nothing_for_it() {
     // Only a kill ends the call: its deadline (600 s) is far past the test's patience.
     let (code, printed, worker) = quit_while_spinning(false, "q");
     assert_eq!(code, 0, "output:\n{printed}");
-    assert!(!printed.contains(" passed") && !printed.contains("Stopping"), "nothing for the stopped run:\n{printed}");
+    assert!(
+        !printed.contains(" passed") && !printed.contains("Stopping"),
+        "nothing for the stopped run:\n{printed}"
+    );
     assert!(!alive(worker), "the looping Python {worker} is gone with the workshop");
 }
 
@@ -562,7 +598,9 @@ fn children_of(pid: u32) -> Vec<u32> {
         found.extend(list.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
     }
     let interpreter = std::fs::canonicalize(python()).unwrap();
-    let python = |pid: &u32| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == interpreter);
+    let python = |pid: &u32| {
+        std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == interpreter)
+    };
     found.into_iter().filter(python).collect()
 }
 
@@ -596,14 +634,18 @@ fn check_watch_loads_a_save_in_a_python_process_started_before_the_save() {
     ws.write(WORK, &noted("\n# an edit\n"));
     assert!(w.next_run().contains("14/14 passed"), "{}", w.seen);
     let loaded_by: u32 = ws.read("loaded-by.log").lines().last().unwrap().parse().unwrap();
-    assert!(waiting.contains(&loaded_by), "run 2 was loaded by {loaded_by}, not by one of {waiting:?}");
+    assert!(
+        waiting.contains(&loaded_by),
+        "run 2 was loaded by {loaded_by}, not by one of {waiting:?}"
+    );
     assert_eq!(w.quit(), 0);
 }
 
 #[test]
 fn check_watch_a_save_that_stops_the_world_is_that_saves_error_and_the_next_save_is_green() {
     let ws = Workshop::lesson5();
-    let attack = std::fs::read_to_string(repo().join("tests/fixtures/sandbox/stops_the_world.py")).unwrap();
+    let attack =
+        std::fs::read_to_string(repo().join("tests/fixtures/sandbox/stops_the_world.py")).unwrap();
     started(&ws, &format!("{attack}\n\n{}", solution()));
     let mut w = Watch::start(&ws, &[]);
     let first = w.block_where("the world upset", |b| b.contains("no grade for"));

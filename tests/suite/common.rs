@@ -40,12 +40,17 @@ pub(crate) struct Run {
 impl Run {
     pub(crate) fn new(stdout: String, stderr: String, code: i32) -> Run {
         let shown = format!("exit {code}; stdout:\n{stdout}");
-        Run { stdout, stderr: Stderr { text: stderr, declared: std::cell::Cell::new(false), shown }, code }
+        Run {
+            stdout,
+            stderr: Stderr { text: stderr, declared: std::cell::Cell::new(false), shown },
+            code,
+        }
     }
 
     pub(crate) fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr)
+        })
     }
 }
 
@@ -62,7 +67,10 @@ pub(crate) struct Stderr {
 impl Drop for Stderr {
     fn drop(&mut self) {
         if !std::thread::panicking() && !self.text.is_empty() && !self.declared.get() {
-            panic!("unexpected stderr: declare it with run.stderr.contains(..):\n{}\n{}", self.text, self.shown);
+            panic!(
+                "unexpected stderr: declare it with run.stderr.contains(..):\n{}\n{}",
+                self.text, self.shown
+            );
         }
     }
 }
@@ -252,7 +260,8 @@ impl Workshop {
     /// Copy a fixture learner file into `learners/<name>` and return that relative path.
     pub(crate) fn learner(&self, name: &str) -> String {
         let rel = format!("learners/{name}");
-        let text = std::fs::read_to_string(fixture(name)).unwrap_or_else(|e| panic!("fixture {name}: {e}"));
+        let text = std::fs::read_to_string(fixture(name))
+            .unwrap_or_else(|e| panic!("fixture {name}: {e}"));
         self.write(&rel, &text);
         rel
     }
@@ -326,7 +335,8 @@ pub(crate) fn watch_fixture(rel: &str) -> PathBuf {
 impl Workshop {
     /// Copy `tests/fixtures/watch/<fixture>` to `rel` in the root, replacing what is there.
     pub(crate) fn copy_watch_fixture(&self, fixture: &str, rel: &str) -> &Workshop {
-        let text = std::fs::read_to_string(watch_fixture(fixture)).unwrap_or_else(|e| panic!("fixture {fixture}: {e}"));
+        let text = std::fs::read_to_string(watch_fixture(fixture))
+            .unwrap_or_else(|e| panic!("fixture {fixture}: {e}"));
         self.write(rel, &text)
     }
 }
@@ -358,7 +368,10 @@ impl Tmux {
     }
 
     pub(crate) fn screen(&self) -> String {
-        let out = std::process::Command::new("tmux").args(["capture-pane", "-p", "-t", &self.name]).output().unwrap();
+        let out = std::process::Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.name])
+            .output()
+            .unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
@@ -383,7 +396,8 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = std::process::Command::new("tmux").args(["kill-session", "-t", &self.name]).status();
+        let _ =
+            std::process::Command::new("tmux").args(["kill-session", "-t", &self.name]).status();
     }
 }
 
@@ -398,7 +412,8 @@ pub(crate) fn flat(text: &str) -> String {
 pub(crate) fn alive(pid: u32) -> bool {
     if cfg!(target_os = "linux") {
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
-        return stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z");
+        return stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next())
+            != Some("Z");
     }
     let pid = pid.to_string();
     let ps = std::process::Command::new("ps").args(["-o", "stat=", "-p", &pid]).output();
@@ -433,10 +448,22 @@ pub(crate) const ENVIRONMENT_NOTE: &str =
 /// The variables a learner's Python may see (see `passed_on` in src/bridge/mod.rs), and this
 /// workshop's mark: none other, whatever the workshop itself was given.
 pub(crate) fn assert_only_the_allowed_environment(names: &str) {
-    let allowed =
-        ["PATH", "LANG", "LANGUAGE", "TZ", "HOME", "TMPDIR", "PYENV_VERSION", "PYENV_ROOT", "WORKSHOP_BRIDGE"];
+    let allowed = [
+        "PATH",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "HOME",
+        "TMPDIR",
+        "PYENV_VERSION",
+        "PYENV_ROOT",
+        "WORKSHOP_BRIDGE",
+    ];
     for name in names.lines() {
-        assert!(allowed.contains(&name) || name.starts_with("LC_"), "{name} reached the learner's Python:\n{names}");
+        assert!(
+            allowed.contains(&name) || name.starts_with("LC_"),
+            "{name} reached the learner's Python:\n{names}"
+        );
     }
     assert!(names.lines().any(|n| n == "PATH"), "PATH is passed on:\n{names}");
 }
@@ -467,7 +494,11 @@ pub(crate) fn run_within(mut cmd: Command, seconds: u64, past: &str) -> Run {
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
-    Run::new(std::fs::read_to_string(out).unwrap(), std::fs::read_to_string(err).unwrap(), status.code().unwrap_or(-1))
+    Run::new(
+        std::fs::read_to_string(out).unwrap(),
+        std::fs::read_to_string(err).unwrap(),
+        status.code().unwrap_or(-1),
+    )
 }
 
 /// A named pipe at `path`: reading it blocks until someone writes, which nobody will.
@@ -507,7 +538,12 @@ pub(crate) fn ids_with(report: &serde_json::Value, status: &str) -> Vec<String> 
 
 /// One check of a `--format json` report, by id.
 pub(crate) fn check<'r>(report: &'r serde_json::Value, id: &str) -> &'r serde_json::Value {
-    report["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no check {id}"))
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no check {id}"))
 }
 
 /// The ids of a report's checks, in the order they ran.
@@ -535,14 +571,22 @@ pub(crate) fn lesson_file(lesson: &str, fixtures: &str, name: &str) -> String {
 
 /// One replay of a lesson's ticket with a code (a recorded code's name or a file) as JSON; the
 /// replay must succeed.
-pub(crate) fn replay_json(ws: &Workshop, lesson: &str, ticket: &str, code: &str) -> serde_json::Value {
+pub(crate) fn replay_json(
+    ws: &Workshop,
+    lesson: &str,
+    ticket: &str,
+    code: &str,
+) -> serde_json::Value {
     let run = ws.run(&["watch", lesson, "--ticket", ticket, "--code", code, "--format", "json"]);
     assert_eq!(run.code, 0, "{ticket} with {code}: {}", run.stderr);
     run.json()
 }
 
 /// The events of a replay of one kind, in order.
-pub(crate) fn events_of_kind<'a>(replay: &'a serde_json::Value, kind: &str) -> Vec<&'a serde_json::Value> {
+pub(crate) fn events_of_kind<'a>(
+    replay: &'a serde_json::Value,
+    kind: &str,
+) -> Vec<&'a serde_json::Value> {
     replay["events"].as_array().unwrap().iter().filter(|e| e["kind"] == kind).collect()
 }
 

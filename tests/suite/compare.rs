@@ -27,8 +27,11 @@ fn shared(part: &str) -> &str {
 /// A `watch` of every ticket cut into each ticket's part, header first, by the ticket's id.
 fn by_ticket<'r>(stdout: &'r str, lesson: &str) -> BTreeMap<String, &'r str> {
     let head = format!("{lesson} · ticket ");
-    let starts: Vec<usize> =
-        stdout.match_indices(&head).map(|(at, _)| at).filter(|&at| at == 0 || stdout[..at].ends_with('\n')).collect();
+    let starts: Vec<usize> = stdout
+        .match_indices(&head)
+        .map(|(at, _)| at)
+        .filter(|&at| at == 0 || stdout[..at].ends_with('\n'))
+        .collect();
     let mut parts = BTreeMap::new();
     for (i, &at) in starts.iter().enumerate() {
         let part = &stdout[at..starts.get(i + 1).copied().unwrap_or(stdout.len())];
@@ -40,13 +43,16 @@ fn by_ticket<'r>(stdout: &'r str, lesson: &str) -> BTreeMap<String, &'r str> {
 
 /// The lesson's tickets that replay in `runtime`.
 fn tickets_in(ws: &Workshop, lesson: &str, runtime: &str) -> Vec<String> {
-    let manifest: toml::Value = toml::from_str(&ws.read(&format!("lessons/{lesson}/lesson.toml"))).unwrap();
+    let manifest: toml::Value =
+        toml::from_str(&ws.read(&format!("lessons/{lesson}/lesson.toml"))).unwrap();
     let mut ids: Vec<String> = manifest["tickets"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|t| {
-            t.get("runtimes").is_none_or(|list| list.as_array().unwrap().iter().any(|r| r.as_str() == Some(runtime)))
+            t.get("runtimes").is_none_or(|list| {
+                list.as_array().unwrap().iter().any(|r| r.as_str() == Some(runtime))
+            })
         })
         .map(|t| t["id"].as_str().unwrap().to_string())
         .collect();
@@ -56,9 +62,18 @@ fn tickets_in(ws: &Workshop, lesson: &str, runtime: &str) -> Vec<String> {
 
 /// The code under comparison: the fix, then every mistake file of the lesson.
 fn codes_of(ws: &Workshop, lesson: &str) -> Vec<String> {
-    let mut mistakes: Vec<String> = std::fs::read_dir(ws.path(&format!("lessons/{lesson}/mistakes")))
-        .map(|d| d.map(|e| format!("lessons/{lesson}/mistakes/{}", e.unwrap().file_name().to_string_lossy())).collect())
-        .unwrap_or_default();
+    let mut mistakes: Vec<String> =
+        std::fs::read_dir(ws.path(&format!("lessons/{lesson}/mistakes")))
+            .map(|d| {
+                d.map(|e| {
+                    format!(
+                        "lessons/{lesson}/mistakes/{}",
+                        e.unwrap().file_name().to_string_lossy()
+                    )
+                })
+                .collect()
+            })
+            .unwrap_or_default();
     mistakes.sort();
     std::iter::once("solution".to_string()).chain(mistakes).collect()
 }
@@ -75,15 +90,28 @@ fn no_card_before_the_split_differs_from_the_same_card_in_either_run_alone() {
             }
             // Every ticket in one command; each ticket's part is what `--ticket` alone prints.
             let watch = |code: &str, compare: bool| {
-                let mut args = vec!["watch", lesson, "--runtime", runtime, "--code", code, "--no-anim"];
+                let mut args =
+                    vec!["watch", lesson, "--runtime", runtime, "--code", code, "--no-anim"];
                 if compare {
                     args.push("--compare");
                 }
                 let run = ws.run(&args);
-                assert!(run.code == 0 || run.code == 1, "{args:?}: exit {}\n{}\n{}", run.code, run.stdout, run.stderr);
-                let parts: BTreeMap<String, String> =
-                    by_ticket(&run.stdout, lesson).into_iter().map(|(id, part)| (id, part.to_string())).collect();
-                assert_eq!(parts.keys().cloned().collect::<Vec<_>>(), tickets, "{args:?}: every ticket, once");
+                assert!(
+                    run.code == 0 || run.code == 1,
+                    "{args:?}: exit {}\n{}\n{}",
+                    run.code,
+                    run.stdout,
+                    run.stderr
+                );
+                let parts: BTreeMap<String, String> = by_ticket(&run.stdout, lesson)
+                    .into_iter()
+                    .map(|(id, part)| (id, part.to_string()))
+                    .collect();
+                assert_eq!(
+                    parts.keys().cloned().collect::<Vec<_>>(),
+                    tickets,
+                    "{args:?}: every ticket, once"
+                );
                 parts
             };
             let starter = watch("starter", false);
@@ -122,14 +150,38 @@ fn a_failed_call_whose_result_was_never_sent_says_so() {
         "json",
     ]);
     let json = run.json();
-    let failed: Vec<&serde_json::Value> =
-        json["events"].as_array().unwrap().iter().filter(|e| e["kind"] == "attempt" && e["failed"] == true).collect();
+    let failed: Vec<&serde_json::Value> = json["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "attempt" && e["failed"] == true)
+        .collect();
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0]["tone"], "dropped", "{:#}", failed[0]);
-    let text = ws.run(&["watch", "tool-results", "--ticket", "two-parcels", "--code", "starter", "--no-anim"]);
-    assert!(text.stdout.contains("failed, no result sent: the API refused the next request"), "{}", text.stdout);
+    let text = ws.run(&[
+        "watch",
+        "tool-results",
+        "--ticket",
+        "two-parcels",
+        "--code",
+        "starter",
+        "--no-anim",
+    ]);
+    assert!(
+        text.stdout.contains("failed, no result sent: the API refused the next request"),
+        "{}",
+        text.stdout
+    );
     assert!(!text.stdout.contains("reported and not retried"), "{}", text.stdout);
     // A failure whose result reached the model is still reported.
-    let fixed = ws.run(&["watch", "tool-results", "--ticket", "crash-trace", "--code", "fixed", "--no-anim"]);
+    let fixed = ws.run(&[
+        "watch",
+        "tool-results",
+        "--ticket",
+        "crash-trace",
+        "--code",
+        "fixed",
+        "--no-anim",
+    ]);
     assert!(fixed.stdout.contains("failed, reported and not retried"), "{}", fixed.stdout);
 }

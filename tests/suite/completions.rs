@@ -5,7 +5,9 @@ use crate::common::*;
 #[test]
 fn completions_are_printed_for_bash_zsh_and_fish() {
     let w = Workshop::new();
-    for (shell, marker) in [("bash", "_workshop()"), ("zsh", "#compdef workshop"), ("fish", "complete -c workshop")] {
+    for (shell, marker) in
+        [("bash", "_workshop()"), ("zsh", "#compdef workshop"), ("fish", "complete -c workshop")]
+    {
         let run = w.run(&["completions", shell]);
         assert_eq!(run.code, 0, "{shell}: {}", run.stderr);
         assert!(run.stdout.contains(marker), "{shell}: {}", run.stdout);
@@ -18,7 +20,11 @@ fn completions_for_an_unknown_shell_list_the_valid_ones() {
     let w = Workshop::new();
     let run = w.run(&["completions", "tcsh"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("'tcsh'") && run.stderr.contains("bash, zsh, fish"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("'tcsh'") && run.stderr.contains("bash, zsh, fish"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// The subcommands listed in the top-level help, so a new command is covered without a change here.
@@ -49,7 +55,11 @@ fn every_subcommand_help_has_an_example() {
         let run = w.run(&[name, "--help"]);
         assert_eq!(run.code, 0, "{name} --help: {}", run.stderr);
         assert!(run.stdout.contains("Example"), "{name} --help has no example:\n{}", run.stdout);
-        assert!(run.stdout.contains(&format!("./workshop {name}")), "{name}'s example runs it:\n{}", run.stdout);
+        assert!(
+            run.stdout.contains(&format!("./workshop {name}")),
+            "{name}'s example runs it:\n{}",
+            run.stdout
+        );
     }
 }
 
@@ -59,7 +69,10 @@ fn quiz_and_solution_help_say_what_happens_off_a_terminal() {
     let quiz = w.run(&["quiz", "--help"]).stdout.clone();
     assert!(quiz.contains("Off a terminal") && quiz.contains("--answers"), "{quiz}");
     let solution = w.run(&["solution", "--help"]).stdout.clone();
-    assert!(solution.contains("off a terminal") && solution.contains("without asking"), "{solution}");
+    assert!(
+        solution.contains("off a terminal") && solution.contains("without asking"),
+        "{solution}"
+    );
 }
 
 #[test]
@@ -67,7 +80,13 @@ fn completions_offer_lesson_ids_ticket_ids_and_codes_as_values() {
     let w = Workshop::new();
     let fish = w.run(&["completions", "fish"]);
     assert_eq!(fish.code, 0, "{}", fish.stderr);
-    for value in ["old-order\\t''", "flaky-payment\\t''", "structured\\t''", "yours\\t''", "fail-retry-hint\\t''"] {
+    for value in [
+        "old-order\\t''",
+        "flaky-payment\\t''",
+        "structured\\t''",
+        "yours\\t''",
+        "fail-retry-hint\\t''",
+    ] {
         assert!(fish.stdout.contains(value), "{value} in:\n{}", fish.stdout);
     }
     let bash = w.run(&["completions", "bash"]);
@@ -90,12 +109,18 @@ fn completions_offer_lesson_ids_ticket_ids_and_codes_as_values() {
 fn completions_offer_no_value_a_shell_would_run() {
     let w = Workshop::lesson5();
     let manifest = "lessons/structured-errors/lesson.toml";
-    let text = w.read(manifest).replace("id = \"fail-keeps-message\"", "id = \"x$(touch pwned)`touch pwned2`\"");
+    let text = w
+        .read(manifest)
+        .replace("id = \"fail-keeps-message\"", "id = \"x$(touch pwned)`touch pwned2`\"");
     w.write(manifest, &text);
     for shell in ["bash", "zsh", "fish"] {
         let run = w.run(&["completions", shell]);
         assert_eq!(run.code, 0, "{shell}: {}", run.stderr);
-        assert!(!run.stdout.contains("touch pwned"), "{shell} offers a value that runs a command:\n{}", run.stdout);
+        assert!(
+            !run.stdout.contains("touch pwned"),
+            "{shell} offers a value that runs a command:\n{}",
+            run.stdout
+        );
     }
     // And the bash script, sourced and asked to complete, runs nothing.
     let script = w.run(&["completions", "bash"]).stdout.clone();

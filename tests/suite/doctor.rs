@@ -43,7 +43,11 @@ fn doctor_passes_on_the_lessons_data() {
     }
     assert!(run.stdout.contains("✓ check starter fails as it should"), "{}", run.stdout);
     assert!(run.stdout.contains("✓ check structured passes as it should"), "{}", run.stdout);
-    assert!(run.stdout.trim_end().ends_with("the checks tell starter from solution."), "{}", run.stdout);
+    assert!(
+        run.stdout.trim_end().ends_with("the checks tell starter from solution."),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -111,13 +115,17 @@ fn doctor_names_a_corrupt_recording_and_goes_on() {
 #[test]
 fn doctor_fails_when_the_starter_already_passes() {
     let ws = Workshop::lesson5();
-    ws.write("starter/structured-errors/errors.py", &ws.read("lessons/structured-errors/solution/errors.py"));
+    ws.write(
+        "starter/structured-errors/errors.py",
+        &ws.read("lessons/structured-errors/solution/errors.py"),
+    );
     let run = doctor(&ws, &[]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(run.stdout.contains("✗ check starter fails as it should ("), "{}", run.stdout);
     // Its replays now follow the structured turns, so the tool counts differ from the script.
     assert!(
-        run.stdout.contains("✗ harness/old-order with starter: the tool ran 1 time, the script says 3"),
+        run.stdout
+            .contains("✗ harness/old-order with starter: the tool ran 1 time, the script says 3"),
         "{}",
         run.stdout
     );
@@ -147,14 +155,19 @@ fn doctor_reports_a_lesson_without_its_text_or_its_quiz() {
     assert!(found[0].contains("lessons/structured-errors/lesson.md is missing"), "{}", found[0]);
     assert!(found[0].contains("## heading"), "{}", found[0]);
     assert!(found[1].contains("lessons/structured-errors/quiz.toml is missing"), "{}", found[1]);
-    assert!(found[1].contains("./workshop quiz structured-errors has no questions"), "{}", found[1]);
+    assert!(
+        found[1].contains("./workshop quiz structured-errors has no questions"),
+        "{}",
+        found[1]
+    );
 }
 
 #[test]
 fn doctor_reports_a_quiz_question_whose_section_is_not_a_heading() {
     let ws = Workshop::only("structured-errors");
     let quiz = ws.read("lessons/structured-errors/quiz.toml");
-    let quiz = quiz.replacen("section = \"Four ways a refund can fail\"", "section = \"Five ways\"", 1);
+    let quiz =
+        quiz.replacen("section = \"Four ways a refund can fail\"", "section = \"Five ways\"", 1);
     ws.write("lessons/structured-errors/quiz.toml", &quiz);
     let run = doctor(&ws, &[]);
     // A quiz that cannot be used is data that cannot be read: "could not run".
@@ -162,7 +175,11 @@ fn doctor_reports_a_quiz_question_whose_section_is_not_a_heading() {
     let found = problems(&run);
     assert_eq!(found.len(), 1, "{}", run.stdout);
     assert!(found[0].contains("lessons/structured-errors/quiz.toml"), "{}", found[0]);
-    assert!(found[0].contains("its section \"Five ways\" is not a ## heading of lesson.md"), "{}", found[0]);
+    assert!(
+        found[0].contains("its section \"Five ways\" is not a ## heading of lesson.md"),
+        "{}",
+        found[0]
+    );
 }
 
 #[test]

@@ -25,7 +25,11 @@ fn start_edit_opens_the_work_file_in_the_editor() {
     cmd.env("EDITOR", &ed).env_remove("VISUAL");
     let run = run(cmd);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(w.read("editor.log").trim().ends_with("work/structured-errors/errors.py"), "{}", w.read("editor.log"));
+    assert!(
+        w.read("editor.log").trim().ends_with("work/structured-errors/errors.py"),
+        "{}",
+        w.read("editor.log")
+    );
 }
 
 #[test]
@@ -38,7 +42,11 @@ fn check_edit_grades_the_file_as_the_editor_left_it() {
     cmd.env("VISUAL", &ed).env("EDITOR", "false");
     let run = run(cmd);
     assert_eq!(run.code, 0, "the editor made the file pass:\n{}\n{}", run.stdout, run.stderr);
-    assert!(run.stderr.contains("(lesson structured-errors: the one you started last."), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("(lesson structured-errors: the one you started last."),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -13,7 +13,12 @@ fn results(w: &Workshop, file: &str, extra: &[&str]) -> (i32, Value) {
 }
 
 fn statuses(results: &Value) -> Vec<String> {
-    results["tests"].as_array().unwrap().iter().map(|t| t["status"].as_str().unwrap().to_string()).collect()
+    results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["status"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]
@@ -38,17 +43,26 @@ fn exercism_output_is_cut_at_500_characters_not_bytes() {
         let file = format!("learners/prints_{count}.py");
         let printing = buggy.replace(
             "def fail(category: str, message: str) -> Json:",
-            &format!("def fail(category: str, message: str) -> Json:\n    print('é' * {count}, end='')"),
+            &format!(
+                "def fail(category: str, message: str) -> Json:\n    print('é' * {count}, end='')"
+            ),
         );
         assert_ne!(printing, buggy, "the fixture's fail is found");
         w.write(&file, &printing);
         let (_, results) = results(&w, &file, &[]);
         let output = results["tests"][0]["output"].as_str().unwrap();
         if whole {
-            assert_eq!(output, "é".repeat(count), "{count} characters (twice as many bytes) are kept whole");
+            assert_eq!(
+                output,
+                "é".repeat(count),
+                "{count} characters (twice as many bytes) are kept whole"
+            );
         } else {
             assert_eq!(output.chars().count(), 500, "{output}");
-            assert!(output.starts_with("éééé") && output.ends_with("500 characters of output]"), "{output}");
+            assert!(
+                output.starts_with("éééé") && output.ends_with("500 characters of output]"),
+                "{output}"
+            );
         }
     }
 }

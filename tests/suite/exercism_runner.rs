@@ -34,7 +34,8 @@ fn run_sh(slug: &str, input: &Path, output: &Path) -> Run {
 }
 
 fn results(output: &Path) -> Value {
-    let text = std::fs::read_to_string(output.join("results.json")).expect("results.json is written");
+    let text =
+        std::fs::read_to_string(output.join("results.json")).expect("results.json is written");
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("results.json is not JSON ({e}): {text}"))
 }
 
@@ -48,21 +49,31 @@ fn every_example_solution_gets_its_expected_results_json_and_exit_0() {
             continue;
         }
         let slug_name = slug.file_name().to_string_lossy().into_owned();
-        let mut dirs: Vec<_> = std::fs::read_dir(slug.path()).unwrap().flatten().map(|e| e.path()).collect();
+        let mut dirs: Vec<_> =
+            std::fs::read_dir(slug.path()).unwrap().flatten().map(|e| e.path()).collect();
         dirs.sort();
         for input in dirs.into_iter().filter(|p| p.is_dir()) {
             let name = input.file_name().unwrap().to_string_lossy().into_owned();
             let output = tempfile::tempdir().unwrap();
             let run = run_sh(&slug_name, &input, output.path());
-            assert_eq!(run.code, 0, "{name}: the runner ran, so it exits 0 whatever the tests say: {}", run.stderr);
+            assert_eq!(
+                run.code, 0,
+                "{name}: the runner ran, so it exits 0 whatever the tests say: {}",
+                run.stderr
+            );
             let got = results(output.path());
             let expected_path = input.join("expected_results.json");
             if update {
-                std::fs::write(&expected_path, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
+                std::fs::write(&expected_path, serde_json::to_string_pretty(&got).unwrap() + "\n")
+                    .unwrap();
             }
-            let expected: Value = serde_json::from_str(&std::fs::read_to_string(&expected_path).unwrap()).unwrap();
+            let expected: Value =
+                serde_json::from_str(&std::fs::read_to_string(&expected_path).unwrap()).unwrap();
             assert_eq!(got, expected, "{name}: results.json differs from expected_results.json");
-            assert!(!got.to_string().contains(&input.display().to_string()), "{name}: paths are <solution-dir>/...");
+            assert!(
+                !got.to_string().contains(&input.display().to_string()),
+                "{name}: paths are <solution-dir>/..."
+            );
             statuses.push(got["status"].as_str().unwrap().to_string());
             examples += 1;
         }
@@ -83,13 +94,20 @@ fn the_runner_says_why_it_could_not_grade_and_exits_2() {
     let got = results(output.path());
     assert_eq!(got["version"], 3);
     assert_eq!(got["status"], "error");
-    assert!(got["message"].as_str().unwrap().starts_with("there is no lesson 'no-such-lesson'"), "{got}");
+    assert!(
+        got["message"].as_str().unwrap().starts_with("there is no lesson 'no-such-lesson'"),
+        "{got}"
+    );
 
     let mut cmd = Command::new(repo().join("bin/run.sh"));
     cmd.arg("structured-errors").stdin(Stdio::null());
     let usage = run(cmd);
     assert_eq!(usage.code, 2);
-    assert!(usage.stderr.contains("usage: bin/run.sh SLUG INPUT_DIR/ OUTPUT_DIR/"), "{}", usage.stderr);
+    assert!(
+        usage.stderr.contains("usage: bin/run.sh SLUG INPUT_DIR/ OUTPUT_DIR/"),
+        "{}",
+        usage.stderr
+    );
 
     // Without Python: still an error object, and the reason.
     let mut cmd = Command::new(repo().join("bin/run.sh"));
@@ -102,9 +120,16 @@ fn the_runner_says_why_it_could_not_grade_and_exits_2() {
         .stdin(Stdio::null());
     let no_python = run(cmd);
     assert_eq!(no_python.code, 2, "{}", no_python.stderr);
-    assert!(no_python.stderr.contains("could not run Python 3 as /nonexistent/python3"), "{}", no_python.stderr);
+    assert!(
+        no_python.stderr.contains("could not run Python 3 as /nonexistent/python3"),
+        "{}",
+        no_python.stderr
+    );
     let got = results(output.path());
-    assert!(got["message"].as_str().unwrap().contains("could not run Python 3 as /nonexistent/python3"), "{got}");
+    assert!(
+        got["message"].as_str().unwrap().contains("could not run Python 3 as /nonexistent/python3"),
+        "{got}"
+    );
 }
 
 #[test]
@@ -122,7 +147,11 @@ fn the_runner_refuses_a_results_json_that_is_a_link_and_writes_nothing_through_i
     for slug in ["no-such-lesson", "structured-errors"] {
         let run = run_sh(slug, solution.path(), solution.path());
         assert_eq!(run.code, 2, "{slug}: {}", run.stderr);
-        assert!(run.stderr.contains("results.json is a link, not a file: remove it"), "{slug}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("results.json is a link, not a file: remove it"),
+            "{slug}: {}",
+            run.stderr
+        );
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "the operator's file\n", "{slug}");
         let link = std::fs::symlink_metadata(solution.path().join("results.json")).unwrap();
         assert!(link.file_type().is_symlink(), "{slug}: the link is left as it was");

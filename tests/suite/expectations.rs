@@ -47,9 +47,10 @@ expect = [
 /// toy's solution, with an `answer` of the given body.
 fn lesson_with_answer(body: &str) -> Workshop {
     let ws = Workshop::from_fixture("toy");
-    let manifest = ws
-        .read(MANIFEST)
-        .replace("functions = [\"problem\", \"next_move\"]", "functions = [\"problem\", \"next_move\", \"answer\"]");
+    let manifest = ws.read(MANIFEST).replace(
+        "functions = [\"problem\", \"next_move\"]",
+        "functions = [\"problem\", \"next_move\", \"answer\"]",
+    );
     ws.write(MANIFEST, &format!("{manifest}{CHECKS}"));
     let desk = ws.read("lessons/parcel-desk/solution/desk.py");
     ws.write("mine.py", &format!("{desk}\n\ndef answer(calls):\n{body}\n"));
@@ -89,16 +90,20 @@ fn results_out_of_order_fail_at_the_first_position_and_get_their_guidance() {
     assert_eq!(answer["guidance"]["mistake"], "results out of order");
     // The expected shape puts list positions in lists, and leaves out what must not be.
     assert_eq!(answer["expected"]["role"], "user");
-    assert_eq!(answer["expected"]["content"][0]["tool_use_id"], "toolu_1", "an argument reference shows what it names");
+    assert_eq!(
+        answer["expected"]["content"][0]["tool_use_id"], "toolu_1",
+        "an argument reference shows what it names"
+    );
     assert_eq!(answer["expected"]["content"].as_array().unwrap().len(), 2, "{answer:#}");
     assert_eq!(result(&report, "slow-card-lists")["status"], "pass");
 }
 
 #[test]
 fn a_negated_expectation_inside_each_says_must_not_be() {
-    let ws = lesson_with_answer(
-        &RIGHT.replace("for c in calls\n", "for c in calls\n    ] + [{\"type\": \"text\", \"text\": \"done\"}\n"),
-    );
+    let ws = lesson_with_answer(&RIGHT.replace(
+        "for c in calls\n",
+        "for c in calls\n    ] + [{\"type\": \"text\", \"text\": \"done\"}\n",
+    ));
     let report = check(&ws);
     let answer = result(&report, "answer-every-call");
     assert_eq!(answer["message"], "content.2.type: must not be 'text', got 'text'", "{answer:#}");
@@ -113,9 +118,14 @@ fn a_missing_element_is_named_by_its_length_and_a_wrong_element_by_each() {
         answer["message"],
         "content: expected a length of 2, got [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': 'Done for parcel 2001'}]"
     );
-    let ws = lesson_with_answer(&RIGHT.replace("\"Done for parcel \" + c[\"input\"][\"order_id\"]", "\"Done\""));
+    let ws = lesson_with_answer(
+        &RIGHT.replace("\"Done for parcel \" + c[\"input\"][\"order_id\"]", "\"Done\""),
+    );
     let answer = result(&check(&ws), "answer-every-call").clone();
-    assert_eq!(answer["message"], "content.0.content: expected a string containing 'parcel', got 'Done'");
+    assert_eq!(
+        answer["message"],
+        "content.0.content: expected a string containing 'parcel', got 'Done'"
+    );
 }
 
 #[test]

@@ -25,7 +25,12 @@ def should_retry(error: Json) -> bool:
 "#;
 
 fn first_attempt(replay: &Value) -> &Value {
-    replay["events"].as_array().unwrap().iter().find(|e| e["kind"] == "attempt").expect("an attempt")
+    replay["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "attempt")
+        .expect("an attempt")
 }
 
 fn watch_json(ws: &Workshop, extra: &[&str]) -> Value {
@@ -84,8 +89,8 @@ fn record_writes_every_file_it_says_it_wrote() {
         assert!(ws.path(rel).is_file(), "said it wrote {rel}, and there is no such file");
     }
     for (path, text) in before {
-        let again =
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{} was not written: {e}", path.display()));
+        let again = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{} was not written: {e}", path.display()));
         assert_eq!(again, text, "{}", path.display());
     }
 }

@@ -49,8 +49,16 @@ fn from_the_lesson_folder_the_learners_own_output_is_never_rewritten() {
     let run = run(cmd);
     assert_eq!(run.code, 1, "{}", run.stderr);
     // The learner's print as it was; the workshop's own hint made to work from here.
-    assert!(run.stdout.contains("  printed   run ./workshop check, or `./workshop hint`\n"), "{}", run.stdout);
-    assert!(flat(&run.stdout).contains("then run ../../workshop check structured-errors again."), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("  printed   run ./workshop check, or `./workshop hint`\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        flat(&run.stdout).contains("then run ../../workshop check structured-errors again."),
+        "{}",
+        run.stdout
+    );
     let mut cmd = w.command(&["check", "--format", "json"]);
     cmd.current_dir(w.path("work/structured-errors"));
     let json = crate::common::run(cmd);

@@ -49,12 +49,15 @@ const FROM_FIXTURES: [&str; 28] = [
 /// a snippet run at import.
 fn hostile() -> Vec<(&'static str, String)> {
     let buggy = std::fs::read_to_string(fixture("bug_no_is_error.py")).unwrap();
-    let solution = std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py")).unwrap();
+    let solution =
+        std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py"))
+            .unwrap();
     let wrap = |base: &str, snippet: &str| {
         let body: String = snippet.lines().map(|l| format!("    {l}\n")).collect();
         format!("{base}\n\nimport os, sys\n_graded_fail = fail\n\n\ndef fail(category, message):\n{body}    return _graded_fail(category, message)\n")
     };
-    let at_import = |base: &str, snippet: &str| format!("import os, sys, time\n{snippet}\n\n{base}");
+    let at_import =
+        |base: &str, snippet: &str| format!("import os, sys, time\n{snippet}\n\n{base}");
     vec![
         ("hostile_prints_environment.py", wrap(&buggy, "print(sorted(os.environ.items()))")),
         (
@@ -131,7 +134,10 @@ pub(crate) fn graded(cmd: std::process::Command) -> Run {
 }
 
 pub(crate) fn lines(stdout: &str) -> Vec<Value> {
-    stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}"))).collect()
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}")))
+        .collect()
 }
 
 /// A report's verdict: its status, counts and summary, and each check's id, status and deciding
@@ -188,13 +194,15 @@ fn no_secret_and_the_sandboxes_environment(run: &Run, graded: &[Value]) {
         assert!(!run.stdout.contains(secret), "{secret} leaked into stdout");
         assert!(!run.stderr.contains(secret), "{secret} leaked into stderr");
     }
-    let env_report = graded.iter().find(|r| r["file"] == "class/hostile_prints_environment/errors.py").unwrap();
+    let env_report =
+        graded.iter().find(|r| r["file"] == "class/hostile_prints_environment/errors.py").unwrap();
     let printed = env_report["checks"][0]["output"].as_str().unwrap();
     assert!(printed.contains("('HOME', '") && printed.contains("workshop-grade-"), "{printed}");
     assert!(printed.contains("('PATH', '"), "{printed}");
     assert!(!printed.contains("WORKSHOP_PYTHON") && !printed.contains("('TERM'"), "{printed}");
     // Under bubblewrap a file cannot reach its classmates' files through the workshop's folder.
-    let sibling = graded.iter().find(|r| r["file"] == "class/hostile_reads_a_sibling/errors.py").unwrap();
+    let sibling =
+        graded.iter().find(|r| r["file"] == "class/hostile_reads_a_sibling/errors.py").unwrap();
     let printed = sibling["checks"][0]["output"].as_str().unwrap();
     if run.stderr.contains("sandbox: bubblewrap") {
         assert!(printed.contains("no class folder: No such file or directory"), "{printed}");
@@ -206,7 +214,8 @@ fn the_summary_counts_and_ranks_the_failing_checks(run: &Run, graded: &[Value], 
     let count = |s: &str| statuses.iter().filter(|x| **x == s).count();
     let stderr = summary(&run.stderr);
     assert!(stderr.starts_with("graded 33 files in "), "{}", run.stderr);
-    let tally = format!(": {} pass, {} fail, {} error\n", count("pass"), count("fail"), count("error"));
+    let tally =
+        format!(": {} pass, {} fail, {} error\n", count("pass"), count("fail"), count("error"));
     assert!(stderr.lines().next().unwrap().ends_with(tally.trim_end()), "{}", run.stderr);
     let mut fails: BTreeMap<String, usize> = BTreeMap::new();
     for report in graded {
@@ -251,7 +260,8 @@ fn shards_split_the_class_exactly_and_concatenate_to_the_whole() {
     let mut joined = Vec::new();
     for k in 1..=4 {
         let shard = format!("{k}/4");
-        let run = graded(command(&w, &["grade", "class", "--partition", &shard, "--format", "csv"]));
+        let run =
+            graded(command(&w, &["grade", "class", "--partition", &shard, "--format", "csv"]));
         assert_eq!(run.code, 0, "{}", run.stderr);
         assert!(summary(&run.stderr).starts_with("graded "), "{}", run.stderr);
         assert!(run.stderr.contains(&format!("(shard {k}/4 of 33)")), "{}", run.stderr);
@@ -311,11 +321,20 @@ fn csv_has_a_column_per_check_and_matches_the_json_lines() {
     let json = graded(command(&w, &["grade", "class"]));
     let csv = graded(command(&w, &["grade", "class", "--format", "csv"]));
     assert_eq!((json.code, csv.code), (0, 0), "{}{}", json.stderr, csv.stderr);
-    assert!(json.stderr.contains("graded 3 files") && csv.stderr.contains("graded 3 files"), "{}", json.stderr);
+    assert!(
+        json.stderr.contains("graded 3 files") && csv.stderr.contains("graded 3 files"),
+        "{}",
+        json.stderr
+    );
     let rows: Vec<&str> = csv.stdout.split("\r\n").filter(|r| !r.is_empty()).collect();
     let header: Vec<&str> = rows[0].split(',').collect();
     let reports = lines(&json.stdout);
-    let ids: Vec<&str> = reports[0]["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = reports[0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
     assert_eq!(header[..4], ["file", "status", "passed", "total"]);
     assert_eq!(header[4..], ids[..]);
     assert_eq!(rows.len(), 1 + reports.len());
@@ -327,8 +346,12 @@ fn csv_has_a_column_per_check_and_matches_the_json_lines() {
         assert_eq!(cells[0], report["status"]);
         assert_eq!(cells[1], report["passed"].to_string());
         assert_eq!(cells[2], report["total"].to_string());
-        let statuses: Vec<&str> =
-            report["checks"].as_array().unwrap().iter().map(|c| c["status"].as_str().unwrap()).collect();
+        let statuses: Vec<&str> = report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["status"].as_str().unwrap())
+            .collect();
         assert_eq!(cells[3..], statuses[..], "{file}");
     }
 }
@@ -338,11 +361,14 @@ fn a_folder_without_work_files_grades_every_py_file_and_files_can_be_named_direc
     let w = Workshop::lesson5();
     let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
     let bug = std::fs::read_to_string(fixture("bug_no_is_error.py")).unwrap();
-    w.write("drop/zoe.py", &good).write("drop/deeper/amy.py", &bug).write("drop/notes.txt", "not python");
+    w.write("drop/zoe.py", &good)
+        .write("drop/deeper/amy.py", &bug)
+        .write("drop/notes.txt", "not python");
     let run1 = graded(command(&w, &["grade", "drop"]));
     assert_eq!(run1.code, 0, "{}", run1.stderr);
     assert!(run1.stderr.contains("graded 2 files"), "{}", run1.stderr);
-    let files: Vec<String> = lines(&run1.stdout).iter().map(|r| r["file"].as_str().unwrap().to_string()).collect();
+    let files: Vec<String> =
+        lines(&run1.stdout).iter().map(|r| r["file"].as_str().unwrap().to_string()).collect();
     assert_eq!(files, ["drop/deeper/amy.py", "drop/zoe.py"]);
     let run2 = graded(command(&w, &["grade", "drop/zoe.py"]));
     assert_eq!(lines(&run2.stdout)[0]["file"], "drop/zoe.py");
@@ -382,11 +408,18 @@ fn a_file_cannot_change_a_classmates_grade_by_rewriting_their_file() {
     let reports = lines(&run.stdout);
     assert_eq!(reports[1]["status"], "pass");
     assert!(
-        reports[0]["output"].as_str().unwrap().contains("could not rewrite: No such file or directory"),
+        reports[0]["output"]
+            .as_str()
+            .unwrap()
+            .contains("could not rewrite: No such file or directory"),
         "{}",
         reports[0]
     );
-    assert_eq!(std::fs::read_to_string(&victim).unwrap(), good, "the classmate's file is untouched");
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        good,
+        "the classmate's file is untouched"
+    );
 }
 
 #[test]
@@ -454,7 +487,10 @@ fn grade_exits_2_when_it_cannot_run() {
     w.write("class/amy/errors.py", &good);
     std::fs::create_dir_all(w.path("empty")).unwrap();
     let cases: [(&[&str], &str); 8] = [
-        (&["grade", "no-such-lesson", "class"], "'no-such-lesson' is neither a lesson nor a file or folder here"),
+        (
+            &["grade", "no-such-lesson", "class"],
+            "'no-such-lesson' is neither a lesson nor a file or folder here",
+        ),
         (&["grade", "structured-errors"], "give the files or folders to grade after the lesson"),
         (&["grade", "empty"], "there is no file to grade in empty"),
         (&["grade", "class", "missing"], "there is no file or folder at missing"),
@@ -483,7 +519,11 @@ fn grade_exits_2_when_it_cannot_run() {
     cmd.env("WORKSHOP_PYTHON", "/nonexistent/python3");
     let run = run(cmd);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("could not run Python 3 as /nonexistent/python3"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("could not run Python 3 as /nonexistent/python3"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stdout.is_empty());
 }
 
@@ -496,7 +536,11 @@ fn a_reader_that_stops_early_ends_the_grading_quietly() {
     }
     let mut cmd = std::process::Command::new("bash");
     w.at_home(&mut cmd)
-        .args(["-c", "\"$0\" grade class --jobs 1 | head -c 1 >/dev/null; echo \"status ${PIPESTATUS[0]}\"", BIN])
+        .args([
+            "-c",
+            "\"$0\" grade class --jobs 1 | head -c 1 >/dev/null; echo \"status ${PIPESTATUS[0]}\"",
+            BIN,
+        ])
         .current_dir(w.root())
         .env("WORKSHOP_PYTHON", crate::sandbox::grading_python())
         .stdin(std::process::Stdio::null());
@@ -573,7 +617,8 @@ fn exercism_results_follow_the_interface_for_pass_fail_and_error() {
     let file = w.learner("bug_wrong_category.py");
     let (run, fail) = exercism(&w, &file);
     assert_eq!((run.code, fail["status"].as_str()), (1, Some("fail")));
-    let failed: Vec<&Value> = fail["tests"].as_array().unwrap().iter().filter(|t| t["status"] == "fail").collect();
+    let failed: Vec<&Value> =
+        fail["tests"].as_array().unwrap().iter().filter(|t| t["status"] == "fail").collect();
     assert_eq!(failed.len(), 1);
     assert!(failed[0]["test_code"].as_str().unwrap().starts_with("fail('"), "{}", failed[0]);
     assert!(failed[0]["message"].as_str().unwrap().contains("errorCategory"), "{}", failed[0]);
@@ -587,7 +632,9 @@ fn exercism_results_follow_the_interface_for_pass_fail_and_error() {
     let (_, flood) = exercism(&w, &file);
     let output = flood["tests"][0]["output"].as_str().unwrap();
     assert_eq!(output.chars().count(), 500);
-    assert!(output.starts_with("tracing line 0000") && output.ends_with("500 characters of output]"));
+    assert!(
+        output.starts_with("tracing line 0000") && output.ends_with("500 characters of output]")
+    );
 }
 
 #[test]
@@ -600,8 +647,12 @@ fn exercism_results_link_checks_to_the_lessons_tasks() {
     assert_ne!(tasked, manifest);
     w.write("lessons/structured-errors/lesson.toml", &tasked);
     let (_, results) = exercism(&w, "lessons/structured-errors/solution/errors.py");
-    let tasks: Vec<Option<u64>> =
-        results["tests"].as_array().unwrap().iter().map(|t| t.get("task_id").and_then(Value::as_u64)).collect();
+    let tasks: Vec<Option<u64>> = results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.get("task_id").and_then(Value::as_u64))
+        .collect();
     assert_eq!(tasks[0], Some(1));
     assert_eq!(tasks[5], Some(2));
     assert_eq!(tasks.iter().flatten().count(), 2, "only the checks with a task link to one");
@@ -618,7 +669,11 @@ fn exercism_results_without_python_are_still_an_error_object() {
     let results = run.json();
     assert_valid_results(&results);
     assert_eq!(results["status"], "error");
-    assert!(run.stderr.contains("error: could not run Python 3 as /nonexistent/python3"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("error: could not run Python 3 as /nonexistent/python3"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -659,7 +714,11 @@ def _alive():
     assert!(run.stderr.contains("graded 2 files"), "{}", run.stderr);
     let reports = lines(&run.stdout);
     assert_eq!(reports[0]["file"], "class/a_daemon/errors.py");
-    assert_eq!(reports[0]["status"], "pass", "the daemon lived until its own file was done: {}", reports[0]);
+    assert_eq!(
+        reports[0]["status"], "pass",
+        "the daemon lived until its own file was done: {}",
+        reports[0]
+    );
     assert_eq!(reports[1]["status"], "pass");
 }
 
@@ -688,7 +747,14 @@ fn graded_alone(
 fn a_graded_file_sees_only_the_variables_python_needs() {
     let w = Workshop::lesson5();
     let report = graded_alone(&w, "print('\\n'.join(sorted(os.environ)))", |mut cmd| {
-        for name in ["XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "PYTHONPATH", "SSH_AUTH_SOCK", "USER"] {
+        for name in [
+            "XDG_CONFIG_HOME",
+            "XDG_RUNTIME_DIR",
+            "XDG_DATA_HOME",
+            "PYTHONPATH",
+            "SSH_AUTH_SOCK",
+            "USER",
+        ] {
             cmd.env(name, "/not-for-submissions");
         }
         cmd.env("GITHUB_TOKEN", TOKEN).env("ANTHROPIC_API_KEY", API_KEY);
@@ -698,7 +764,10 @@ fn a_graded_file_sees_only_the_variables_python_needs() {
     // PWD: the sandbox's own folder, as bubblewrap's --chdir sets it.
     let allowed = ["PATH", "LANG", "LANGUAGE", "TZ", "HOME", "TMPDIR", "PWD", "WORKSHOP_BRIDGE"];
     for name in printed.lines() {
-        assert!(allowed.contains(&name) || name.starts_with("LC_"), "{name} reached a graded file:\n{printed}");
+        assert!(
+            allowed.contains(&name) || name.starts_with("LC_"),
+            "{name} reached a graded file:\n{printed}"
+        );
     }
     assert!(printed.lines().any(|n| n == "PATH"), "{printed}");
 }
@@ -716,7 +785,10 @@ fn user_processes() -> u64 {
     let mut count = 0;
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let status = std::fs::read_to_string(entry.path().join("status")).unwrap_or_default();
-        let real = status.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|l| l.split_whitespace().next());
+        let real = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|l| l.split_whitespace().next());
         count += u64::from(real == Some(uid.as_str()));
     }
     count
@@ -730,7 +802,13 @@ fn a_graded_file_may_start_only_a_few_processes_more_than_the_user_runs() {
     let report = graded_alone(&w, "print(resource.getrlimit(resource.RLIMIT_NPROC)[0])", |_| {
         let mut cmd = std::process::Command::new("bash");
         w.at_home(&mut cmd)
-            .args(["-c", "ulimit -S -u \"$(ulimit -H -u)\" && exec \"$0\" \"$@\"", BIN, "grade", "class"])
+            .args([
+                "-c",
+                "ulimit -S -u \"$(ulimit -H -u)\" && exec \"$0\" \"$@\"",
+                BIN,
+                "grade",
+                "class",
+            ])
             .current_dir(w.root())
             .env("WORKSHOP_PYTHON", crate::sandbox::grading_python())
             .stdin(std::process::Stdio::null());
@@ -751,7 +829,8 @@ fn grading_leaves_no_folder_behind_in_the_temporary_folder() {
         cmd.env("TMPDIR", tmp.path());
         cmd
     });
-    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+    let left: Vec<_> =
+        std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
     assert!(left.is_empty(), "left behind in TMPDIR: {left:?}");
 }
 
@@ -780,7 +859,10 @@ fn a_reader_that_stops_early_stops_the_grading_too() {
     let w = Workshop::lesson5();
     let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
     for n in 0..40 {
-        w.write(&format!("class/s{n:02}/errors.py"), &format!("import time\ntime.sleep(1)\n{good}"));
+        w.write(
+            &format!("class/s{n:02}/errors.py"),
+            &format!("import time\ntime.sleep(1)\n{good}"),
+        );
     }
     let mut cmd = std::process::Command::new("bash");
     cmd.args([
@@ -830,7 +912,10 @@ fn the_world_runs_on_the_core_of_the_grading_thread_that_asks_it() {
     // has begun.
     let solution = w.read("lessons/structured-errors/solution/errors.py");
     for name in ["a", "b", "c", "d"] {
-        w.write(&format!("class/{name}/errors.py"), &format!("import time\ntime.sleep(0.1)\n{solution}"));
+        w.write(
+            &format!("class/{name}/errors.py"),
+            &format!("import time\ntime.sleep(0.1)\n{solution}"),
+        );
     }
     let run = graded(command(&w, &["grade", "class", "--jobs", "2"]));
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -842,7 +927,11 @@ fn the_world_runs_on_the_core_of_the_grading_thread_that_asks_it() {
         .filter(|cores| cores.len() == 1)
         .collect();
     if usable_cores() >= 2 {
-        assert_eq!(alone.len(), 2, "the world ran on one thread's core alone, then the other's:\n{seen}");
+        assert_eq!(
+            alone.len(),
+            2,
+            "the world ran on one thread's core alone, then the other's:\n{seen}"
+        );
     }
 }
 
@@ -868,7 +957,8 @@ fn each_grading_thread_and_the_files_it_grades_keep_to_a_core_of_their_own() {
     let mut cores = std::collections::BTreeSet::new();
     for report in lines(&run.stdout) {
         let printed = report["checks"][0]["output"].as_str().unwrap_or_default().trim().to_string();
-        let mine: Vec<u32> = serde_json::from_str(&printed).unwrap_or_else(|e| panic!("{e}: {printed:?} in {report}"));
+        let mine: Vec<u32> = serde_json::from_str(&printed)
+            .unwrap_or_else(|e| panic!("{e}: {printed:?} in {report}"));
         assert_eq!(mine.len(), 1, "{} may run on {mine:?}", report["file"]);
         cores.insert(mine[0]);
     }

@@ -14,7 +14,9 @@ const NETRC: &str = "machine api.example.com login teacher password hunter2-secr
 fn by_file(stdout: &str) -> Vec<(String, String)> {
     lines(stdout)
         .iter()
-        .map(|r| (r["file"].as_str().unwrap().to_string(), r["status"].as_str().unwrap().to_string()))
+        .map(|r| {
+            (r["file"].as_str().unwrap().to_string(), r["status"].as_str().unwrap().to_string())
+        })
         .collect()
 }
 
@@ -29,14 +31,28 @@ fn a_symlink_to_a_classmates_file_is_its_own_error_line_and_the_classmate_keeps_
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         by_file(&run.stdout),
-        [("class/aaron/errors.py".into(), "error".into()), ("class/amy/errors.py".into(), "pass".into())]
+        [
+            ("class/aaron/errors.py".into(), "error".into()),
+            ("class/amy/errors.py".into(), "pass".into())
+        ]
     );
     let aaron = &lines(&run.stdout)[0];
-    assert!(aaron["message"].as_str().unwrap().contains("is a link, not a file: submit the file itself"), "{aaron}");
+    assert!(
+        aaron["message"]
+            .as_str()
+            .unwrap()
+            .contains("is a link, not a file: submit the file itself"),
+        "{aaron}"
+    );
     assert_eq!(aaron["passed"], 0, "{aaron}");
     // Named on the command line, a link is refused the same way.
     let named = graded(command(&w, &["grade", "class/aaron/errors.py"]));
-    assert_eq!(by_file(&named.stdout), [("class/aaron/errors.py".into(), "error".into())], "{}", named.stderr);
+    assert_eq!(
+        by_file(&named.stdout),
+        [("class/aaron/errors.py".into(), "error".into())],
+        "{}",
+        named.stderr
+    );
 }
 
 #[test]
@@ -56,18 +72,32 @@ fn a_link_to_the_graders_own_secret_is_never_read_so_no_format_quotes_it() {
         assert_eq!(run.code, 0, "{format}: {}", run.stderr);
         for text in [run.stdout.as_str(), run.stderr.text()] {
             assert!(!text.contains("hunter2"), "{format} quoted the operator's file:\n{text}");
-            assert!(!text.contains("api.example.com"), "{format} quoted the operator's file:\n{text}");
+            assert!(
+                !text.contains("api.example.com"),
+                "{format} quoted the operator's file:\n{text}"
+            );
         }
         if format != "csv" {
-            assert!(run.stdout.contains("is a link, not a file: submit the file itself"), "{format}: {}", run.stdout);
+            assert!(
+                run.stdout.contains("is a link, not a file: submit the file itself"),
+                "{format}: {}",
+                run.stdout
+            );
         }
     }
     let run = graded(command(&w, &["grade", "class"]));
     assert_eq!(
         by_file(&run.stdout),
-        [("class/eve/errors.py".into(), "error".into()), ("class/mallory/errors.py".into(), "error".into())]
+        [
+            ("class/eve/errors.py".into(), "error".into()),
+            ("class/mallory/errors.py".into(), "error".into())
+        ]
     );
-    assert!(lines(&run.stdout)[1]["message"].as_str().unwrap().contains("2 names, by hard links"), "{}", run.stdout);
+    assert!(
+        lines(&run.stdout)[1]["message"].as_str().unwrap().contains("2 names, by hard links"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

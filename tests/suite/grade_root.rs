@@ -31,7 +31,11 @@ fn open_root(w: &Workshop) {
     for dir in [w.root().to_path_buf(), w.path("class"), w.path("class/probe")] {
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    std::fs::set_permissions(w.path("class/probe/errors.py"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::set_permissions(
+        w.path("class/probe/errors.py"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
 }
 
 fn message(stdout: &str) -> String {

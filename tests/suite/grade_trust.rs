@@ -27,9 +27,15 @@ fn a_megabyte_answer_makes_a_short_line_in_every_format_shortened_as_check_json_
     let line = &lines(&jsonl.stdout)[0];
     let report = check.json();
     for field in ["got", "expected", "message"] {
-        assert_eq!(line["checks"][0][field], report["checks"][0][field], "{field} as check --format json has it");
+        assert_eq!(
+            line["checks"][0][field], report["checks"][0][field],
+            "{field} as check --format json has it"
+        );
     }
-    assert!(line["checks"][0]["got"]["isError"].as_str().unwrap().contains("more characters]"), "{line}");
+    assert!(
+        line["checks"][0]["got"]["isError"].as_str().unwrap().contains("more characters]"),
+        "{line}"
+    );
 
     let exercism = graded(command(&w, &["grade", "class/huge", "--format", "exercism"]));
     assert_eq!(exercism.code, 0, "{}", exercism.stderr);
@@ -37,13 +43,22 @@ fn a_megabyte_answer_makes_a_short_line_in_every_format_shortened_as_check_json_
     assert!(exercism.stdout.len() < 64 << 10, "a {} byte line", exercism.stdout.len());
     let results: Value = serde_json::from_str(&exercism.stdout).unwrap();
     assert_eq!(results["version"], 3);
-    assert!(results["tests"][0]["message"].as_str().unwrap().contains("more characters]"), "{results}");
-    let alone = run(command(&w, &["check", "--file", "class/huge/errors.py", "--format", "exercism"]));
-    assert!(alone.stdout.len() < 64 << 10, "check --format exercism too: {} bytes", alone.stdout.len());
+    assert!(
+        results["tests"][0]["message"].as_str().unwrap().contains("more characters]"),
+        "{results}"
+    );
+    let alone =
+        run(command(&w, &["check", "--file", "class/huge/errors.py", "--format", "exercism"]));
+    assert!(
+        alone.stdout.len() < 64 << 10,
+        "check --format exercism too: {} bytes",
+        alone.stdout.len()
+    );
 }
 
 #[test]
-fn names_and_messages_from_submissions_reach_the_terminal_escaped_and_csv_cells_cannot_be_formulas() {
+fn names_and_messages_from_submissions_reach_the_terminal_escaped_and_csv_cells_cannot_be_formulas()
+{
     let w = Workshop::lesson5();
     let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
     let evil = "class/evil\x1b]0;owned\x07/errors.py";
@@ -58,12 +73,20 @@ fn names_and_messages_from_submissions_reach_the_terminal_escaped_and_csv_cells_
     );
     assert!(run1.stderr.contains("class/evil\\x1b]0;owned\\x07/errors.py"), "{}", run1.stderr);
     assert!(run1.stderr.contains("Exception: \\x1b[2J\\x1b[31mred\\x9b1m"), "{}", run1.stderr);
-    assert!(!run1.stdout.contains(['\x1b', '\x07', '\u{9b}']), "JSON escapes them: {:?}", run1.stdout);
+    assert!(
+        !run1.stdout.contains(['\x1b', '\x07', '\u{9b}']),
+        "JSON escapes them: {:?}",
+        run1.stdout
+    );
     assert_eq!(lines(&run1.stdout)[0]["file"], evil, "and still reads back as the name");
 
     let csv = graded(command(&w, &["grade", "class", "--format", "csv"]));
     assert!(!csv.stdout.contains(['\x1b', '\x07']), "{:?}", csv.stdout);
-    assert!(csv.stdout.contains("\r\nclass/evil\\x1b]0;owned\\x07/errors.py,error,"), "{:?}", csv.stdout);
+    assert!(
+        csv.stdout.contains("\r\nclass/evil\\x1b]0;owned\\x07/errors.py,error,"),
+        "{:?}",
+        csv.stdout
+    );
 
     // Cells a spreadsheet would run: files named as formulas, given by name.
     for name in ["=HYPERLINK(1).py", "+1.py", "@SUM(A1).py", "-2.py"] {
@@ -71,20 +94,36 @@ fn names_and_messages_from_submissions_reach_the_terminal_escaped_and_csv_cells_
     }
     let mut cmd = command(
         &w,
-        &["grade", "structured-errors", "--format", "csv", "--", "=HYPERLINK(1).py", "+1.py", "@SUM(A1).py", "-2.py"],
+        &[
+            "grade",
+            "structured-errors",
+            "--format",
+            "csv",
+            "--",
+            "=HYPERLINK(1).py",
+            "+1.py",
+            "@SUM(A1).py",
+            "-2.py",
+        ],
     );
     cmd.current_dir(w.path("drop"));
     let csv = graded(cmd);
     assert_eq!(csv.code, 0, "{}", csv.stderr);
-    let cells: Vec<&str> =
-        csv.stdout.split("\r\n").skip(1).filter(|r| !r.is_empty()).map(|r| r.split(',').next().unwrap()).collect();
+    let cells: Vec<&str> = csv
+        .stdout
+        .split("\r\n")
+        .skip(1)
+        .filter(|r| !r.is_empty())
+        .map(|r| r.split(',').next().unwrap())
+        .collect();
     assert_eq!(cells, ["'+1.py", "'-2.py", "'=HYPERLINK(1).py", "'@SUM(A1).py"], "{}", csv.stdout);
 }
 
 #[test]
 fn a_submission_over_1_mib_is_too_big_and_is_not_read() {
     let w = Workshop::lesson5();
-    let solution = std::fs::read_to_string(w.path("lessons/structured-errors/solution/errors.py")).unwrap();
+    let solution =
+        std::fs::read_to_string(w.path("lessons/structured-errors/solution/errors.py")).unwrap();
     // Exactly 1 MiB loads; one byte more does not; 3 GB (sparse) is refused without reading it.
     let pad = (1 << 20) - solution.len() - 3;
     w.write("class/a_exact/errors.py", &format!("{solution}\n#{}\n", "x".repeat(pad)));
@@ -117,7 +156,9 @@ fn a_word_that_is_both_a_lesson_and_a_folder_is_an_error_naming_both() {
     let w = Workshop::new();
     let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
     w.write("structured-errors/amy/errors.py", &good);
-    for args in [&["grade", "structured-errors", "structured-errors"][..], &["grade", "structured-errors"]] {
+    for args in
+        [&["grade", "structured-errors", "structured-errors"][..], &["grade", "structured-errors"]]
+    {
         let run = run(command(&w, args));
         assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
         assert!(run.stdout.is_empty());
@@ -127,7 +168,8 @@ fn a_word_that_is_both_a_lesson_and_a_folder_is_an_error_naming_both() {
             run.stderr
         );
         assert!(
-            run.stderr.contains("./structured-errors/") && run.stderr.contains("--lesson structured-errors"),
+            run.stderr.contains("./structured-errors/")
+                && run.stderr.contains("--lesson structured-errors"),
             "{}",
             run.stderr
         );
@@ -167,17 +209,20 @@ fn a_file_named_twice_is_graded_once_and_special_files_are_listed_as_skipped() {
     w.write("g01/errors.py", &good);
     let run1 = graded(command(&w, &["grade", "g01", "./g01", "g01/errors.py"]));
     assert_eq!(run1.code, 0, "{}", run1.stderr);
-    let files: Vec<String> = lines(&run1.stdout).iter().map(|r| r["file"].as_str().unwrap().to_string()).collect();
+    let files: Vec<String> =
+        lines(&run1.stdout).iter().map(|r| r["file"].as_str().unwrap().to_string()).collect();
     assert_eq!(files, ["./g01/errors.py"], "one grade per path, under the first spelling in order");
 
     // In a class folder: a FIFO is listed as skipped; links (to a FIFO, to a device, to nothing),
     // each named like a submission, are lines of their own that say so (and are never opened).
     w.write("class/amy/errors.py", &good);
     std::fs::create_dir_all(w.path("class/fifo")).unwrap();
-    let made = std::process::Command::new("mkfifo").arg(w.path("class/fifo/errors.py")).status().unwrap();
+    let made =
+        std::process::Command::new("mkfifo").arg(w.path("class/fifo/errors.py")).status().unwrap();
     assert!(made.success());
     std::fs::create_dir_all(w.path("class/link")).unwrap();
-    std::os::unix::fs::symlink(w.path("class/fifo/errors.py"), w.path("class/link/errors.py")).unwrap();
+    std::os::unix::fs::symlink(w.path("class/fifo/errors.py"), w.path("class/link/errors.py"))
+        .unwrap();
     std::fs::create_dir_all(w.path("class/device")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", w.path("class/device/errors.py")).unwrap();
     std::fs::create_dir_all(w.path("class/gone")).unwrap();
@@ -188,21 +233,40 @@ fn a_file_named_twice_is_graded_once_and_special_files_are_listed_as_skipped() {
     let files: Vec<&str> = graded_lines.iter().map(|r| r["file"].as_str().unwrap()).collect();
     assert_eq!(
         files,
-        ["class/amy/errors.py", "class/device/errors.py", "class/gone/errors.py", "class/link/errors.py"]
+        [
+            "class/amy/errors.py",
+            "class/device/errors.py",
+            "class/gone/errors.py",
+            "class/link/errors.py"
+        ]
     );
     for link in &graded_lines[1..] {
         assert_eq!(link["status"], "error", "{link}");
         assert!(
-            link["message"].as_str().unwrap().ends_with("is a link, not a file: submit the file itself."),
+            link["message"]
+                .as_str()
+                .unwrap()
+                .ends_with("is a link, not a file: submit the file itself."),
             "{link}"
         );
     }
-    let skipped =
-        summary(&run2.stderr).split("skipped, not regular files:\n").nth(1).expect("a list of what was skipped");
-    assert_eq!(skipped.lines().collect::<Vec<_>>(), ["  class/fifo/errors.py: a FIFO"], "{}", run2.stderr);
+    let skipped = summary(&run2.stderr)
+        .split("skipped, not regular files:\n")
+        .nth(1)
+        .expect("a list of what was skipped");
+    assert_eq!(
+        skipped.lines().collect::<Vec<_>>(),
+        ["  class/fifo/errors.py: a FIFO"],
+        "{}",
+        run2.stderr
+    );
     let run3 = graded(command(&w, &["grade", "class/fifo/errors.py"]));
     assert_eq!(run3.code, 2, "{}", run3.stderr);
-    assert!(run3.stderr.contains("class/fifo/errors.py is a FIFO, not a file or folder"), "{}", run3.stderr);
+    assert!(
+        run3.stderr.contains("class/fifo/errors.py is a FIFO, not a file or folder"),
+        "{}",
+        run3.stderr
+    );
 }
 
 /// A file that is still loading when the test signals `grade`.
@@ -239,7 +303,8 @@ fn private_folders_are_0700_and_removed_when_grade_is_ended_by_int_term_or_hup()
         }
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(128 + number), "signal {signal}");
-        let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+        let left: Vec<_> =
+            std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
         assert!(left.is_empty(), "after signal {signal}, left: {left:?}");
     }
 }
@@ -276,7 +341,10 @@ threading.Thread(target=_kill_siblings, daemon=True).start()
     for name in ["b", "c", "d", "e", "f", "g"] {
         w.write(&format!("class/{name}/errors.py"), &good);
     }
-    let run = graded(command(&w, &["grade", "class", "--jobs", "2", "--sandbox", "none", "--timeout", "3"]));
+    let run = graded(command(
+        &w,
+        &["grade", "class", "--jobs", "2", "--sandbox", "none", "--timeout", "3"],
+    ));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!run.stderr.contains("Install Python"), "{}", run.stderr);
     assert_eq!(lines(&run.stdout).len(), 7, "every file got a verdict: {}", run.stdout);
@@ -308,7 +376,11 @@ fn a_signal_at_any_moment_of_grade_leaves_no_copy_behind() {
             libc::kill(child.id() as i32, signal);
         }
         let status = child.wait().unwrap();
-        let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
-        assert!(left.is_empty(), "run {run}: signal {signal} after {delay:?} ({status}) left {left:?}");
+        let left: Vec<_> =
+            std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert!(
+            left.is_empty(),
+            "run {run}: signal {signal} after {delay:?} ({status}) left {left:?}"
+        );
     }
 }

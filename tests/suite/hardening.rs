@@ -68,14 +68,16 @@ fn watch_code_takes_the_paths_check_file_takes() {
         check.current_dir(&here);
         let check = run(check);
         assert_eq!(check.code, 0, "check --file {path}: {}", check.stderr);
-        let mut watch = ws.command(&["watch", "--ticket", "old-order", "--code", path, "--format", "json"]);
+        let mut watch =
+            ws.command(&["watch", "--ticket", "old-order", "--code", path, "--format", "json"]);
         watch.current_dir(&here);
         let watch = run(watch);
         assert_eq!(watch.code, 0, "watch --code {path}: {}", watch.stderr);
         assert_eq!(watch.json()["code"], check.json()["file"], "{path}");
     }
     assert_eq!(
-        ws.run(&["check", "--file", "./work/structured-errors/errors.py", "--format", "json"]).json()["file"],
+        ws.run(&["check", "--file", "./work/structured-errors/errors.py", "--format", "json"])
+            .json()["file"],
         "work/structured-errors/errors.py"
     );
     for path in ["nothere.py", "../nothere.py"] {
@@ -87,7 +89,8 @@ fn watch_code_takes_the_paths_check_file_takes() {
         let watch = run(watch);
         assert_eq!((check.code, watch.code), (2, 2));
         // Run from a folder inside the workshop, the path is shown as it works from there.
-        let said = |flag: &str| format!("there is no file at {path}: check the path given to {flag}.");
+        let said =
+            |flag: &str| format!("there is no file at {path}: check the path given to {flag}.");
         assert!(check.stderr.contains(&said("--file")), "{}", check.stderr);
         assert!(watch.stderr.contains(&said("--code")), "{}", watch.stderr);
     }
@@ -110,9 +113,19 @@ fn a_recording_that_is_a_fifo_or_a_device_is_named_not_read() {
         } else {
             "a character device, not a regular file"
         };
-        let watch = run_guarded(memory_capped(ws.command(&["watch", "--ticket", "old-order", "--format", "json"])));
+        let watch = run_guarded(memory_capped(ws.command(&[
+            "watch",
+            "--ticket",
+            "old-order",
+            "--format",
+            "json",
+        ])));
         assert_eq!(watch.code, 2, "{what}: {}", watch.stdout);
-        assert!(watch.stderr.contains(OLD_ORDER) && watch.stderr.contains(said), "{what}: {}", watch.stderr);
+        assert!(
+            watch.stderr.contains(OLD_ORDER) && watch.stderr.contains(said),
+            "{what}: {}",
+            watch.stderr
+        );
         let doctor = run_guarded(memory_capped(ws.command(&["doctor"])));
         assert_eq!(doctor.code, 2, "{what}: {}", doctor.stdout);
         assert!(doctor.stdout.contains(said), "{what}: {}", doctor.stdout);
@@ -136,7 +149,11 @@ fn a_progress_file_that_is_a_fifo_or_a_device_counts_as_no_progress() {
         // The grade was saved in its place. Looked at before it is read: were it still the FIFO,
         // reading it would wait for a writer forever.
         let saved = std::fs::symlink_metadata(ws.path("work/.progress.json")).unwrap();
-        assert!(saved.file_type().is_file(), "{what}: the progress file is still a {:?}", saved.file_type());
+        assert!(
+            saved.file_type().is_file(),
+            "{what}: the progress file is still a {:?}",
+            saved.file_type()
+        );
         assert!(ws.read("work/.progress.json").contains("\"passed\": 14"), "{what}");
     }
 }
@@ -156,7 +173,10 @@ fn reset_of_a_work_file_that_is_a_fifo_refuses_as_start_does() {
         run.stderr
     );
     use std::os::unix::fs::FileTypeExt;
-    assert!(std::fs::symlink_metadata(ws.path("work/structured-errors/errors.py")).unwrap().file_type().is_fifo());
+    assert!(std::fs::symlink_metadata(ws.path("work/structured-errors/errors.py"))
+        .unwrap()
+        .file_type()
+        .is_fifo());
 }
 
 #[test]
@@ -198,7 +218,12 @@ fn a_work_file_that_is_a_fifo_is_named_as_one_not_as_missing() {
         assert!(run.stderr.contains(said), "{args:?}: {}", run.stderr);
         assert!(!run.stderr.contains("does not exist yet"), "{args:?}: {}", run.stderr);
     }
-    let given = run_guarded(ws.command(&["check", "structured-errors", "--file", "work/structured-errors/errors.py"]));
+    let given = run_guarded(ws.command(&[
+        "check",
+        "structured-errors",
+        "--file",
+        "work/structured-errors/errors.py",
+    ]));
     assert_eq!(given.code, 2);
     assert!(
         given.stderr.contains("there is a named pipe (FIFO), not a file, at work/structured-errors/errors.py: check the path given to --file."),
@@ -219,12 +244,15 @@ fn a_progress_lock_that_is_a_fifo_or_a_link_is_named_not_waited_on() {
             _ => std::os::unix::fs::symlink("/dev/null", &lock).unwrap(),
         }
         let is = if what == "fifo" { "a named pipe (FIFO)" } else { "a symbolic link" };
-        let said = format!(".progress.lock is {is}, not a lock file: remove it (the workshop makes it again)");
+        let said = format!(
+            ".progress.lock is {is}, not a lock file: remove it (the workshop makes it again)"
+        );
         // Bounded: opening a FIFO for writing would wait for a reader forever.
         let check = run_guarded(ws.command(&["check", "--format", "json"]));
         assert_eq!(check.code, 1, "{what}: {}", check.stdout);
         assert!(
-            check.stderr.contains("warning: progress was not saved (") && check.stderr.contains(&said),
+            check.stderr.contains("warning: progress was not saved (")
+                && check.stderr.contains(&said),
             "{what}: {}",
             check.stderr
         );
@@ -236,6 +264,10 @@ fn a_progress_lock_that_is_a_fifo_or_a_link_is_named_not_waited_on() {
         // Neither opened nor replaced.
         let meta = std::fs::symlink_metadata(&lock).unwrap();
         use std::os::unix::fs::FileTypeExt;
-        assert!(meta.file_type().is_fifo() || meta.file_type().is_symlink(), "{what}: {:?}", meta.file_type());
+        assert!(
+            meta.file_type().is_fifo() || meta.file_type().is_symlink(),
+            "{what}: {:?}",
+            meta.file_type()
+        );
     }
 }

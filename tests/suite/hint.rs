@@ -43,22 +43,38 @@ fn hint_steps_advance_and_are_remembered() {
 
     let second = w.run(&["hint", "structured-errors"]);
     assert_eq!(second.code, 0, "{}", second.stderr);
-    assert!(second.stdout.contains("\n  1. ") && second.stdout.contains("\n> 2. "), "{}", second.stdout);
+    assert!(
+        second.stdout.contains("\n  1. ") && second.stdout.contains("\n> 2. "),
+        "{}",
+        second.stdout
+    );
     assert!(!second.stdout.contains("\n> 3. "), "{}", second.stdout);
     assert!(second.stdout.contains("Step 2 of 3"), "{}", second.stdout);
     assert_eq!(steps_seen(&w, "fail-flags-failure"), Some(2));
 
     let third = w.run(&["hint"]);
     assert_eq!(third.code, 0, "{}", third.stderr);
-    assert!(third.stdout.contains("\n  2. ") && third.stdout.contains("\n> 3. "), "{}", third.stdout);
-    assert!(third.stdout.contains("the last one") && third.stdout.contains("./workshop solution"), "{}", third.stdout);
+    assert!(
+        third.stdout.contains("\n  2. ") && third.stdout.contains("\n> 3. "),
+        "{}",
+        third.stdout
+    );
+    assert!(
+        third.stdout.contains("the last one") && third.stdout.contains("./workshop solution"),
+        "{}",
+        third.stdout
+    );
     assert_eq!(steps_seen(&w, "fail-flags-failure"), Some(3));
 
     let fourth = w.run(&["hint"]);
     assert_eq!(fourth.code, 0, "{}", fourth.stderr);
     assert!(fourth.stdout.contains("No more hints for this check"), "{}", fourth.stdout);
     assert!(!fourth.stdout.contains("\n> "), "nothing new is marked: {}", fourth.stdout);
-    assert!(fourth.stdout.contains("./workshop solution structured-errors --reveal"), "{}", fourth.stdout);
+    assert!(
+        fourth.stdout.contains("./workshop solution structured-errors --reveal"),
+        "{}",
+        fourth.stdout
+    );
     assert_eq!(steps_seen(&w, "fail-flags-failure"), Some(3));
 }
 
@@ -69,7 +85,11 @@ fn hint_for_a_named_check_keeps_its_own_count() {
     let run = w.run(&["hint", "--check", "fail-retry-hint"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.starts_with("Hint for fail-retry-hint"), "{}", run.stdout);
-    assert!(run.stdout.contains("\n> 1. ") && run.stdout.contains("--check fail-retry-hint"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("\n> 1. ") && run.stdout.contains("--check fail-retry-hint"),
+        "{}",
+        run.stdout
+    );
     assert_eq!(steps_seen(&w, "fail-retry-hint"), Some(1));
     assert_eq!(steps_seen(&w, "fail-flags-failure"), Some(1));
 }
@@ -80,7 +100,11 @@ fn hint_for_an_unknown_check_lists_the_valid_ones() {
     let run = w.run(&["hint", "--check", "no-such-check"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("no check 'no-such-check'"), "{}", run.stderr);
-    assert!(run.stderr.contains("fail-flags-failure") && run.stderr.contains("harness-no-orders"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("fail-flags-failure") && run.stderr.contains("harness-no-orders"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -98,7 +122,11 @@ fn hint_for_a_file_that_does_not_load_says_so() {
     w.write(WORK, "def fail(:\n");
     let run = w.run(&["hint"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("does not load") && run.stderr.contains("./workshop check"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("does not load") && run.stderr.contains("./workshop check"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -133,13 +161,26 @@ fn hint_says_how_many_steps_remain() {
     let total = lesson
         .split("[[checks]]")
         .nth(1)
-        .map(|c| c.split("hints = [").nth(1).unwrap().split("\n]").next().unwrap().matches("\n  \"").count())
+        .map(|c| {
+            c.split("hints = [")
+                .nth(1)
+                .unwrap()
+                .split("\n]")
+                .next()
+                .unwrap()
+                .matches("\n  \"")
+                .count()
+        })
         .unwrap();
     let run = w.run(&["hint", "--check", "fail-flags-failure"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let flat = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
     if total > 1 {
-        let more = if total == 2 { "1 more remains".to_string() } else { format!("{} more remain", total - 1) };
+        let more = if total == 2 {
+            "1 more remains".to_string()
+        } else {
+            format!("{} more remain", total - 1)
+        };
         assert!(flat.contains(&format!("Step 1 of {total}; {more}")), "{}", run.stdout);
     } else {
         assert!(flat.contains("That is the only hint"), "{}", run.stdout);

@@ -38,8 +38,12 @@ fn check_json_carries_printed_escape_sequences_as_json_escapes() {
     assert_eq!(raw_controls(&run.stdout), Vec::<char>::new(), "{}", run.stdout);
     assert!(run.stdout.contains("\\u001b[2J"), "{}", run.stdout);
     let report = run.json();
-    let printed: Vec<&str> = report["checks"].as_array().unwrap().iter().filter_map(|c| c["output"].as_str()).collect();
-    assert!(printed.iter().any(|p| p.contains(PRINTED)), "the value read back is what was printed: {printed:?}");
+    let printed: Vec<&str> =
+        report["checks"].as_array().unwrap().iter().filter_map(|c| c["output"].as_str()).collect();
+    assert!(
+        printed.iter().any(|p| p.contains(PRINTED)),
+        "the value read back is what was printed: {printed:?}"
+    );
 }
 
 #[test]
@@ -91,7 +95,10 @@ const NASTY_SHOWN: &str = "a\\x1b]52;c;b3duZWQ=\\x07b\\u202eyp.c";
 /// Characters that act on a terminal, line breaks aside.
 fn acting(text: &str) -> Vec<char> {
     text.chars()
-        .filter(|c| (c.is_control() && *c != '\n') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+        .filter(|c| {
+            (c.is_control() && *c != '\n')
+                || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
         .collect()
 }
 
@@ -109,7 +116,15 @@ fn check_file_and_watch_code_name_a_file_with_escapes_in_its_name_escaped() {
     assert_eq!(acting(&json.stdout), Vec::<char>::new(), "{}", json.stdout);
     // JSON names the file itself, with what would act on a terminal as JSON escapes.
     assert_eq!(json.json()["file"], name);
-    let watch = ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", &name, "--no-anim"]);
+    let watch = ws.run(&[
+        "watch",
+        "structured-errors",
+        "--ticket",
+        "old-order",
+        "--code",
+        &name,
+        "--no-anim",
+    ]);
     assert_eq!(watch.code, 0, "{}", watch.stderr);
     assert_eq!(acting(&watch.stdout), Vec::<char>::new(), "{}", watch.stdout);
     assert!(watch.stdout.contains(NASTY_SHOWN), "{}", watch.stdout);
@@ -131,7 +146,11 @@ fn lesson_text_that_would_act_on_the_terminal_is_shown_escaped() {
     let run = ws.run(&["lesson", "structured-errors", "--no-pager"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(acting(&run.stdout), Vec::<char>::new(), "{}", run.stdout);
-    assert!(run.stdout.contains("Copied: \\x1b]52;c;cm0gLXJmIH4=\\x07 and \\u202egnp.exe"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("Copied: \\x1b]52;c;cm0gLXJmIH4=\\x07 and \\u202egnp.exe"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("in code \\x1b[2J too"), "{}", run.stdout);
 }
 
@@ -156,8 +175,10 @@ fn unseen(text: &str) -> Vec<char> {
 /// The starter's results (so checks fail and show what was printed), printing the invisible
 /// characters on every call.
 fn prints_invisible() -> String {
-    let starter = std::fs::read_to_string(repo().join("starter/structured-errors/errors.py")).unwrap();
-    let renamed = starter.replace("def fail(", "def _fail(").replace("def should_retry(", "def _retry(");
+    let starter =
+        std::fs::read_to_string(repo().join("starter/structured-errors/errors.py")).unwrap();
+    let renamed =
+        starter.replace("def fail(", "def _fail(").replace("def should_retry(", "def _retry(");
     let print = format!("    print('{INVISIBLE_PY}')\n");
     format!(
         "{renamed}\n\ndef fail(category, message):\n{print}    return _fail(category, message)\n\n\
@@ -174,7 +195,11 @@ fn check_format_exercism_escapes_c1_and_bidi_controls_as_json_does() {
     for c in ['\u{9b}', '\u{202e}', '\u{202c}'] {
         assert!(!run.stdout.contains(c), "{c:?} raw in {:?}", run.stdout);
     }
-    assert!(run.stdout.contains("\\u009b31m") && run.stdout.contains("\\u202epdf\\u202c"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("\\u009b31m") && run.stdout.contains("\\u202epdf\\u202c"),
+        "{}",
+        run.stdout
+    );
     let results = run.json();
     let output = results["tests"][0]["output"].as_str().unwrap();
     assert!(output.contains(INVISIBLE), "the value reads back as printed: {output:?}");
@@ -204,16 +229,22 @@ fn invisible_characters_are_shown_escaped_in_reports_cards_pages_and_the_summary
     assert!(joined(&check.stdout).contains(INVISIBLE_PY), "{}", check.stdout);
     let json = ws.run(&["check", "--file", file, "--format", "json"]);
     assert_eq!(unseen(&json.stdout), Vec::<char>::new(), "{}", json.stdout);
-    assert!(json.json()["checks"][0]["output"].as_str().unwrap().contains(INVISIBLE), "{}", json.stdout);
+    assert!(
+        json.json()["checks"][0]["output"].as_str().unwrap().contains(INVISIBLE),
+        "{}",
+        json.stdout
+    );
 
     let cards = ws.run(&["watch", "--ticket", "flaky-payment", "--code", file, "--no-anim"]);
     assert_eq!(cards.code, 0, "{}", cards.stderr);
     assert_eq!(unseen(&cards.stdout), Vec::<char>::new(), "{}", cards.stdout);
     assert!(joined(&cards.stdout).contains(INVISIBLE_PY), "{}", cards.stdout);
-    let replay = ws.run(&["watch", "--ticket", "flaky-payment", "--code", file, "--format", "json"]);
+    let replay =
+        ws.run(&["watch", "--ticket", "flaky-payment", "--code", file, "--format", "json"]);
     assert_eq!(unseen(&replay.stdout), Vec::<char>::new(), "{}", replay.stdout);
     assert!(replay.stdout.contains("\\udb40\\udc41"), "a tag as JSON spells it: {}", replay.stdout);
-    let page = ws.run(&["watch", "--ticket", "flaky-payment", "--code", file, "--html", "page.html"]);
+    let page =
+        ws.run(&["watch", "--ticket", "flaky-payment", "--code", file, "--html", "page.html"]);
     assert_eq!(page.code, 0, "{}", page.stderr);
     let html = ws.read("page.html");
     assert_eq!(unseen(&html), Vec::<char>::new(), "the page");
@@ -227,7 +258,12 @@ fn invisible_characters_are_shown_escaped_in_reports_cards_pages_and_the_summary
     assert_eq!(unseen(&grade.stderr), Vec::<char>::new(), "{}", grade.stderr);
     assert!(grade.stderr.contains(&format!("Exception: {INVISIBLE_PY}")), "{}", grade.stderr);
     assert_eq!(unseen(&grade.stdout), Vec::<char>::new(), "{}", grade.stdout);
-    assert_eq!(crate::grade::lines(&grade.stdout)[0]["file"], name, "the line names the file itself");
-    let class = crate::grade::graded(crate::grade::command(&ws, &["grade", "class", "--format", "html"]));
+    assert_eq!(
+        crate::grade::lines(&grade.stdout)[0]["file"],
+        name,
+        "the line names the file itself"
+    );
+    let class =
+        crate::grade::graded(crate::grade::command(&ws, &["grade", "class", "--format", "html"]));
     assert_eq!(unseen(&class.stdout), Vec::<char>::new(), "the class's page");
 }

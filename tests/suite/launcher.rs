@@ -44,7 +44,8 @@ fn launch_with(dir: &std::path::Path, args: &[&str], features: Option<&str>) -> 
 
 /// As `launch_with`, run from the folder `cwd`.
 fn launch_from(dir: &Path, cwd: &Path, args: &[&str], features: Option<&str>) -> Launch {
-    let path = format!("{}:{}", dir.join("fake-bin").display(), std::env::var("PATH").unwrap_or_default());
+    let path =
+        format!("{}:{}", dir.join("fake-bin").display(), std::env::var("PATH").unwrap_or_default());
     let mut cmd = Command::new(dir.join("workshop"));
     cmd.current_dir(cwd)
         .args(args)
@@ -115,7 +116,10 @@ fn the_first_build_says_it_happens_once_and_shows_cargos_progress() {
     if cfg!(target_os = "linux") {
         // Linked statically, the flag given to the binary alone.
         assert!(log.starts_with("rustc --release --manifest-path"), "{log}");
-        assert!(log.trim_end().ends_with("--bin workshop -- -C target-feature=+crt-static"), "{log}");
+        assert!(
+            log.trim_end().ends_with("--bin workshop -- -C target-feature=+crt-static"),
+            "{log}"
+        );
     } else {
         assert!(log.starts_with("build --release --manifest-path"), "{log}");
     }
@@ -150,13 +154,21 @@ fi
 #[test]
 #[cfg(target_os = "linux")]
 fn a_system_that_cannot_link_the_tool_statically_gets_the_usual_build() {
-    let dir = a_checkout(&FAKE_CARGO.replacen("\nmanifest=", &format!("\n{REFUSES_A_STATIC_LINK}manifest="), 1));
+    let dir = a_checkout(&FAKE_CARGO.replacen(
+        "\nmanifest=",
+        &format!("\n{REFUSES_A_STATIC_LINK}manifest="),
+        1,
+    ));
     let root = dir.path();
 
     let first = launch(root, &["list"]);
     assert_eq!((first.code, first.stdout.as_str()), (0, "ran list\n"), "{}", first.stderr);
     let words = flat(&first.stderr);
-    assert!(words.contains("cannot find -lc (stand-in)"), "cargo's own error reaches the learner:\n{}", first.stderr);
+    assert!(
+        words.contains("cannot find -lc (stand-in)"),
+        "cargo's own error reaches the learner:\n{}",
+        first.stderr
+    );
     assert!(
         words.contains("could not be linked statically (see above); building it the usual way"),
         "{}",
@@ -197,13 +209,18 @@ fn a_toolchain_with_musls_target_builds_against_musl_and_falls_back_to_glibc() {
     assert_eq!((live.code, live.stdout.as_str()), (0, "ran list\n"), "{}", live.stderr);
     let log = std::fs::read_to_string(root.join("cargo.log")).unwrap();
     assert!(
-        log.lines().nth(1).is_some_and(|l| l.starts_with("rustc --release") && l.contains("--features live")),
+        log.lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("rustc --release") && l.contains("--features live")),
         "{log}"
     );
 
     let refuses_musl =
         "if [[ \"$1\" == \"build\" ]]; then\n  echo \"error: no musl linker (stand-in)\" >&2\n  exit 101\nfi\n";
-    let dir = a_checkout_with(&FAKE_CARGO.replacen("\nmanifest=", &format!("\n{refuses_musl}manifest="), 1), true);
+    let dir = a_checkout_with(
+        &FAKE_CARGO.replacen("\nmanifest=", &format!("\n{refuses_musl}manifest="), 1),
+        true,
+    );
     let root = dir.path();
     let first = launch(root, &["list"]);
     assert_eq!((first.code, first.stdout.as_str()), (0, "ran list\n"), "{}", first.stderr);

@@ -19,7 +19,10 @@ fn lesson_text_fits_the_width_except_code() {
     for line in run.stdout.lines().filter(|l| !l.starts_with("    ") || l.starts_with("    -")) {
         assert!(line.chars().count() <= 80, "too wide: {line:?}");
     }
-    assert!(run.stdout.contains("\n    {\n      \"isError\": true,\n"), "a code block keeps its shape");
+    assert!(
+        run.stdout.contains("\n    {\n      \"isError\": true,\n"),
+        "a code block keeps its shape"
+    );
 }
 
 #[test]
@@ -40,7 +43,11 @@ fn lesson_without_text_says_so() {
     std::fs::remove_file(w.path("lessons/structured-errors/lesson.md")).unwrap();
     let run = w.run(&["lesson", "--no-pager"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("has no text yet") && run.stderr.contains("lesson.md"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("has no text yet") && run.stderr.contains("lesson.md"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -63,7 +70,11 @@ fn rendered(w: &Workshop, lesson: &str, columns: usize) -> String {
 
 /// The same text at 80 and at 50 columns, for one snapshot.
 fn at_both_widths(w: &Workshop, lesson: &str) -> String {
-    format!("--- 80 columns ---\n{}--- 50 columns ---\n{}", rendered(w, lesson, 80), rendered(w, lesson, 50))
+    format!(
+        "--- 80 columns ---\n{}--- 50 columns ---\n{}",
+        rendered(w, lesson, 80),
+        rendered(w, lesson, 50)
+    )
 }
 
 #[test]
@@ -137,13 +148,17 @@ fn each_markdown_construct_renders_at_80_and_50_columns() {
         w.write("lessons/parcel-desk/lesson.md", markdown);
         let text = at_both_widths(&w, "parcel-desk");
         // Only code blocks may run past the width; nothing is left as raw Markdown.
-        for (columns, part) in [(80, text.split("--- 50").next().unwrap()), (50, text.split("--- 50").nth(1).unwrap())]
+        for (columns, part) in
+            [(80, text.split("--- 50").next().unwrap()), (50, text.split("--- 50").nth(1).unwrap())]
         {
             for line in part.lines().filter(|l| !l.contains("a long line that is never wrapped")) {
                 assert!(line.chars().count() <= columns, "{name} at {columns}: too wide: {line:?}");
             }
         }
-        assert!(!text.contains("**") && !text.contains("](") && !text.contains("| ---"), "{name}: {text}");
+        assert!(
+            !text.contains("**") && !text.contains("](") && !text.contains("| ---"),
+            "{name}: {text}"
+        );
         insta::assert_snapshot!(format!("lesson_construct_{name}"), text);
     }
 }

@@ -32,7 +32,8 @@ const ALL: [&str; 12] = [
 ];
 
 /// The checks the starter fails: the four rules it breaks, nothing else.
-const STARTER_FAILS: [&str; 4] = ["one-result-per-call", "results-before-text", "flag-on-failures", "crash-kept-out"];
+const STARTER_FAILS: [&str; 4] =
+    ["one-result-per-call", "results-before-text", "flag-on-failures", "crash-kept-out"];
 
 /// Each rule broken on its own: the file, the one check it fails and the mistake the report names.
 pub(crate) const ONE_RULE_BROKEN: [(&str, &str, &str); 17] = [
@@ -100,7 +101,11 @@ fn the_starter_fails_the_checks_of_the_rules_it_breaks_and_names_them() {
     let text = ws.run(&["check", LESSON, "--file", STARTER, "--color", "never"]);
     assert_eq!(text.code, 1);
     for id in STARTER_FAILS {
-        assert!(text.stdout.contains(&format!("✗ {id}")), "{id} not marked failed:\n{}", text.stdout);
+        assert!(
+            text.stdout.contains(&format!("✗ {id}")),
+            "{id} not marked failed:\n{}",
+            text.stdout
+        );
     }
     assert!(text.stdout.contains("8/12 passed"), "{}", text.stdout);
 }
@@ -147,11 +152,18 @@ fn a_hard_coded_crash_filter_does_not_pass_the_crash_check() {
 fn start_copies_the_lesson_file_and_check_grades_it() {
     let ws = workshop();
     assert_eq!(ws.run(&["start", LESSON]).code, 0);
-    assert_eq!(ws.read("work/tool-results/results.py"), std::fs::read_to_string(repo().join(STARTER)).unwrap());
+    assert_eq!(
+        ws.read("work/tool-results/results.py"),
+        std::fs::read_to_string(repo().join(STARTER)).unwrap()
+    );
     let run = ws.run(&["check", "--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(run.json()["lesson"], LESSON);
-    assert!(run.stderr.contains("(lesson tool-results: the one you started last."), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("(lesson tool-results: the one you started last."),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -159,7 +171,8 @@ fn one_message_per_result_is_named_by_the_first_check() {
     // answer returns a list of messages: no check can read it as one message, and the first one
     // to fix names the mistake.
     let ws = workshop();
-    let (run, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, "@message_per_result.py"));
+    let (run, report) =
+        check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, "@message_per_result.py"));
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(report["message"], "2 of 12 checks pass; the first to fix is one-message");
     let first = check(&report, "one-message");
@@ -171,12 +184,23 @@ fn one_message_per_result_is_named_by_the_first_check() {
 fn list_shows_the_lessons_in_course_order() {
     let run = Workshop::new().run(&["list"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let at = |id: &str| run.stdout.find(&format!(" {id} ")).unwrap_or_else(|| panic!("{id} missing:\n{}", run.stdout));
-    assert!(at(LESSON) < at("structured-errors") && at("structured-errors") < at("uncertain-state"), "{}", run.stdout);
+    let at = |id: &str| {
+        run.stdout
+            .find(&format!(" {id} "))
+            .unwrap_or_else(|| panic!("{id} missing:\n{}", run.stdout))
+    };
+    assert!(
+        at(LESSON) < at("structured-errors") && at("structured-errors") < at("uncertain-state"),
+        "{}",
+        run.stdout
+    );
     let line = run.stdout.lines().find(|l| l.contains(LESSON)).unwrap();
     // After the mark of the lesson to do next, if it is this one.
     assert!(line.trim_start_matches(['>', ' ']).starts_with('4'), "{line}");
-    assert!(line.contains("Every call answered, results first") && line.ends_with("not started"), "{line}");
+    assert!(
+        line.contains("Every call answered, results first") && line.ends_with("not started"),
+        "{line}"
+    );
 }
 
 #[test]
@@ -202,9 +226,22 @@ fn doctor_replays_every_scripted_code_and_grades_starter_and_fix() {
     }
     // Three tickets end at the API's 400 with the starter, and are complete as they are.
     assert_eq!(run.stdout.matches("with starter: ").count(), 4, "{}", run.stdout);
-    assert_eq!(run.stdout.matches("the API refused the request (400)").count(), 6, "{}", run.stdout);
-    assert!(run.stdout.contains("✓ check starter fails as it should (8/12 checks pass)"), "{}", run.stdout);
-    assert!(run.stdout.contains("✓ check fixed passes as it should (12/12 checks pass)"), "{}", run.stdout);
+    assert_eq!(
+        run.stdout.matches("the API refused the request (400)").count(),
+        6,
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("✓ check starter fails as it should (8/12 checks pass)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("✓ check fixed passes as it should (12/12 checks pass)"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -229,15 +266,25 @@ fn doctor_says_a_scripted_mistake_file_that_is_gone_is_missing() {
 #[test]
 fn record_finds_the_scripts_mistake_files_from_the_root_wherever_it_runs() {
     let ws = workshop();
-    let before = std::fs::read_to_string(ws.path("recordings/tool-results/harness/two-parcels.jsonl")).unwrap();
+    let before =
+        std::fs::read_to_string(ws.path("recordings/tool-results/harness/two-parcels.jsonl"))
+            .unwrap();
     let mut cmd = ws.command(&["record", LESSON]);
     cmd.current_dir(ws.path("lessons"));
     let run = run(cmd);
     assert_eq!(run.code, 0, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains(&format!("with {MISTAKES}/note_first.py")), "{}", run.stdout);
-    assert!(run.stdout.contains("wrote ../recordings/tool-results/harness/two-parcels.jsonl"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("wrote ../recordings/tool-results/harness/two-parcels.jsonl"),
+        "{}",
+        run.stdout
+    );
     // Recorded again from the same script and lesson: the same turns.
-    assert_eq!(std::fs::read_to_string(ws.path("recordings/tool-results/harness/two-parcels.jsonl")).unwrap(), before);
+    assert_eq!(
+        std::fs::read_to_string(ws.path("recordings/tool-results/harness/two-parcels.jsonl"))
+            .unwrap(),
+        before
+    );
 }
 
 #[test]
@@ -252,7 +299,10 @@ fn two_parcels_stops_at_the_apis_400_with_the_starter_and_answers_both_with_the_
     assert_eq!(refused["status"], 400);
     let second = calls[1]["id"].as_str().unwrap();
     let message = refused["message"].as_str().unwrap();
-    assert!(message.contains(second) && !message.contains(calls[0]["id"].as_str().unwrap()), "{message}");
+    assert!(
+        message.contains(second) && !message.contains(calls[0]["id"].as_str().unwrap()),
+        "{message}"
+    );
     assert!(events_of_kind(&starter, "reply").is_empty());
 
     let fixed = replay_json(&ws, LESSON, "two-parcels", "fixed");
@@ -262,7 +312,10 @@ fn two_parcels_stops_at_the_apis_400_with_the_starter_and_answers_both_with_the_
     // The slow lookup's block, as the model received it: flagged, with the tool's own words.
     let slow = &attempts[1]["wire"];
     assert_eq!(slow["is_error"], true, "{slow}");
-    assert!(slow["content"].as_str().unwrap().starts_with("The order service took too long"), "{slow}");
+    assert!(
+        slow["content"].as_str().unwrap().starts_with("The order service took too long"),
+        "{slow}"
+    );
     assert!(attempts[0]["wire"].get("is_error").is_none(), "{}", attempts[0]["wire"]);
     let reply = events_of_kind(&fixed, "reply")[0]["text"].as_str().unwrap();
     assert!(reply.contains("2031") && reply.contains("2044"), "{reply}");
@@ -271,10 +324,18 @@ fn two_parcels_stops_at_the_apis_400_with_the_starter_and_answers_both_with_the_
 #[test]
 fn one_message_per_result_replays_as_the_apis_400_for_the_second_call() {
     let ws = workshop();
-    let split = replay_json(&ws, LESSON, "two-parcels", &lesson_file(LESSON, FIXTURES, "@message_per_result.py"));
+    let split = replay_json(
+        &ws,
+        LESSON,
+        "two-parcels",
+        &lesson_file(LESSON, FIXTURES, "@message_per_result.py"),
+    );
     assert_eq!(last_event_kind(&split), "api_error", "{split}");
     let second = events_of_kind(&split, "tool_call")[1]["id"].as_str().unwrap().to_string();
-    assert!(events_of_kind(&split, "api_error")[0]["message"].as_str().unwrap().contains(&second), "{split}");
+    assert!(
+        events_of_kind(&split, "api_error")[0]["message"].as_str().unwrap().contains(&second),
+        "{split}"
+    );
 }
 
 #[test]
@@ -282,17 +343,30 @@ fn hash_ids_is_corrected_by_the_model_only_when_the_tools_message_reaches_it() {
     let ws = workshop();
     let fixed = replay_json(&ws, LESSON, "hash-ids", "fixed");
     assert_eq!(fixed["verdict"]["tool_calls"], 4);
-    let ids: Vec<&str> =
-        events_of_kind(&fixed, "tool_call").iter().map(|c| c["input"]["order_id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = events_of_kind(&fixed, "tool_call")
+        .iter()
+        .map(|c| c["input"]["order_id"].as_str().unwrap())
+        .collect();
     assert_eq!(ids, ["#1204", "#1207", "1204", "1207"]);
     let first = events_of_kind(&fixed, "attempt")[0];
     assert_eq!(first["details"], serde_json::json!(["invalid_input"]), "{first}");
-    assert!(first["wire"]["content"].as_str().unwrap().contains("call again with the digits alone"), "{first}");
+    assert!(
+        first["wire"]["content"].as_str().unwrap().contains("call again with the digits alone"),
+        "{first}"
+    );
     // Hidden like a crash, the correction never reaches the model: it sends Tomás away instead.
-    let hidden = replay_json(&ws, LESSON, "hash-ids", &lesson_file(LESSON, FIXTURES, "@invalid_as_crash.py"));
+    let hidden = replay_json(
+        &ws,
+        LESSON,
+        "hash-ids",
+        &lesson_file(LESSON, FIXTURES, "@invalid_as_crash.py"),
+    );
     assert_eq!(hidden["verdict"]["tool_calls"], 2);
     assert_eq!(last_event_kind(&hidden), "reply");
-    assert!(events_of_kind(&hidden, "reply")[0]["text"].as_str().unwrap().contains("try again a little later"));
+    assert!(events_of_kind(&hidden, "reply")[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("try again a little later"));
 }
 
 #[test]
@@ -302,7 +376,10 @@ fn crash_trace_reaches_the_model_with_the_starter_and_never_with_the_fix() {
     let sent = &events_of_kind(&starter, "attempt")[0]["wire"];
     assert!(sent["content"].as_str().unwrap().contains(PASSWORD), "{sent}");
     assert!(sent.get("is_error").is_none(), "the starter does not flag it: {sent}");
-    assert!(events_of_kind(&starter, "reply")[0]["text"].as_str().unwrap().contains("orders-db.lumen.internal"));
+    assert!(events_of_kind(&starter, "reply")[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("orders-db.lumen.internal"));
 
     let fixed = replay_json(&ws, LESSON, "crash-trace", "fixed");
     let sent = &events_of_kind(&fixed, "attempt")[0]["wire"];
@@ -312,7 +389,8 @@ fn crash_trace_reaches_the_model_with_the_starter_and_never_with_the_fix() {
     }
     // The recorded requests of the fixed run hold none of it either: the model never saw it.
     let recorded = ws.read("recordings/tool-results/harness/crash-trace.jsonl");
-    let fixed_requests: Vec<&str> = recorded.lines().filter(|l| l.contains("cannot be checked right now")).collect();
+    let fixed_requests: Vec<&str> =
+        recorded.lines().filter(|l| l.contains("cannot be checked right now")).collect();
     assert!(!fixed_requests.is_empty(), "{recorded}");
     assert!(fixed_requests.iter().all(|l| !l.contains(PASSWORD)));
 }
@@ -322,10 +400,16 @@ fn follow_up_pays_either_way_and_only_the_fix_tells_the_model_with_the_note_afte
     let ws = workshop();
     let starter = replay_json(&ws, LESSON, "follow-up", "starter");
     assert_eq!(starter["verdict"]["stopped"], "api_error");
-    assert_eq!(starter["verdict"]["refunds_paid"]["0990"], 1, "the refund was paid before the refusal");
+    assert_eq!(
+        starter["verdict"]["refunds_paid"]["0990"], 1,
+        "the refund was paid before the refusal"
+    );
     let fixed = replay_json(&ws, LESSON, "follow-up", "fixed");
     assert_eq!(last_event_kind(&fixed), "reply");
-    assert!(events_of_kind(&fixed, "reply")[0]["text"].as_str().unwrap().contains("cancelled card"));
+    assert!(events_of_kind(&fixed, "reply")[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("cancelled card"));
     // The request the model answered: the result first, then the customer's note as text.
     let recorded = ws.read("recordings/tool-results/harness/follow-up.jsonl");
     let answered = recorded
@@ -389,7 +473,10 @@ fn crash_text_anywhere_in_the_message_fails_the_crash_check() {
         assert_ne!(text, &solution, "the solution's last line moved");
         ws.write(&format!("learners/{name}"), text);
         let (_, report) = check_report(&ws, LESSON, &format!("learners/{name}"));
-        assert!(ids_with(&report, "fail").contains(&"crash-kept-out".to_string()), "{name}: {report}");
+        assert!(
+            ids_with(&report, "fail").contains(&"crash-kept-out".to_string()),
+            "{name}: {report}"
+        );
     }
 }
 
@@ -439,18 +526,23 @@ fn a_sentence_that_quotes_the_crash_replays_by_kind_to_the_end_and_the_note_says
     // The traceback's first line in a flagged sentence of the learner's own: no host, but the
     // crash's words. It replays with the reply recorded for another such sentence, to the end.
     let ws = workshop();
-    let text = std::fs::read_to_string(lesson_file(LESSON, FIXTURES, "crash_first_line.py")).unwrap();
+    let text =
+        std::fs::read_to_string(lesson_file(LESSON, FIXTURES, "crash_first_line.py")).unwrap();
     ws.write("work/tool-results/results.py", &text);
     let json = replay_json(&ws, LESSON, "crash-trace", "yours");
     assert_eq!(last_event_kind(&json), "reply", "{json:#}");
     let reply = events_of_kind(&json, "reply")[0];
     assert_eq!(reply["by_kind"][0]["kind"], "quotes-the-crash", "{reply:#}");
-    assert!(reply["by_kind"][0]["sent"].as_str().unwrap().contains("Traceback (most recent call last)"));
+    assert!(reply["by_kind"][0]["sent"]
+        .as_str()
+        .unwrap()
+        .contains("Traceback (most recent call last)"));
     assert!(reply["provenance"].to_string().contains("authored"), "{reply:#}");
     assert!(json["verdict"]["counts"]["leaks"].as_u64().unwrap() >= 1, "{json:#}");
     let note = json["verdict"]["note"].as_str().unwrap();
     assert!(note.starts_with("Harm: text from the crash reached the model"), "{note}");
-    let text = ws.run(&["watch", LESSON, "--ticket", "crash-trace", "--code", "yours", "--no-anim"]);
+    let text =
+        ws.run(&["watch", LESSON, "--ticket", "crash-trace", "--code", "yours", "--no-anim"]);
     assert!(!text.stdout.contains("none of the lesson's kinds"), "{}", text.stdout);
     // It fails the check that keeps the crash out, as the recorded mistake does.
     let (_, report) = check_report(&ws, LESSON, "work/tool-results/results.py");

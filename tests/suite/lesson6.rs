@@ -71,9 +71,17 @@ fn the_starter_fails_the_checks_about_the_uncertain_failure_and_names_them() {
     let text = ws.run(&["check", LESSON, "--file", STARTER, "--color", "never"]);
     assert_eq!(text.code, 1);
     for id in STARTER_FAILS {
-        assert!(text.stdout.contains(&format!("✗ {id}")), "{id} not marked failed:\n{}", text.stdout);
+        assert!(
+            text.stdout.contains(&format!("✗ {id}")),
+            "{id} not marked failed:\n{}",
+            text.stdout
+        );
     }
-    assert!(text.stdout.contains("✗ uncertain-not-retryable: an uncertain failure never says"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("✗ uncertain-not-retryable: an uncertain failure never says"),
+        "{}",
+        text.stdout
+    );
     assert!(text.stdout.contains("11/18 passed"), "{}", text.stdout);
 }
 
@@ -142,7 +150,10 @@ fn an_error_that_is_a_bare_string_is_diagnosed_not_just_raised() {
 fn the_category_read_at_the_top_of_the_result_is_pointed_one_level_down() {
     let found = diagnoses("l6_category_read_at_the_top.py");
     let (id, mistake, says) = &found[0];
-    assert_eq!((id.as_str(), mistake.as_str()), ("step-verify-uncertain", "an unknown outcome reported"));
+    assert_eq!(
+        (id.as_str(), mistake.as_str()),
+        ("step-verify-uncertain", "an unknown outcome reported")
+    );
     // The learner already says "verify": the advice must not stop at telling them to.
     assert!(says.contains("result[\"error\"][\"errorCategory\"]"), "{says}");
     let beats = found.iter().find(|(id, _, _)| id == "step-uncertain-beats-flag").unwrap();
@@ -158,7 +169,10 @@ fn a_rebuilt_verify_is_named_with_the_read_the_call_shows() {
     let file = ws.learner("l6_rebuilds_verify.py");
     let (_, report) = check_report(&ws, LESSON, &file);
     let passthrough = check(&report, "verify-passed-through");
-    assert_eq!(passthrough["guidance"]["mistake"], "verify rebuilt instead of passed on", "{passthrough}");
+    assert_eq!(
+        passthrough["guidance"]["mistake"], "verify rebuilt instead of passed on",
+        "{passthrough}"
+    );
     let call = passthrough["call"].as_str().unwrap();
     let says = passthrough["guidance"]["says"].as_str().unwrap();
     // The advice speaks of the read in the call shown, never of the other case's.
@@ -178,11 +192,20 @@ fn dropping_verify_fails_the_passthrough_check_and_the_tickets_that_need_a_read(
     let (_, report) = check_report(&ws, LESSON, &file);
     assert_eq!(
         ids_with(&report, "fail"),
-        ["verify-passed-through", "harness-lost-confirmation", "harness-dropped-request", "harness-slow-check"]
+        [
+            "verify-passed-through",
+            "harness-lost-confirmation",
+            "harness-dropped-request",
+            "harness-slow-check"
+        ]
     );
     let passthrough = check(&report, "verify-passed-through");
     let message = passthrough["message"].as_str().unwrap();
-    assert!(message.starts_with("error.verify: expected {'tool': 'find_refund', 'input': {'order_id': '"), "{message}");
+    assert!(
+        message
+            .starts_with("error.verify: expected {'tool': 'find_refund', 'input': {'order_id': '"),
+        "{message}"
+    );
     assert!(message.ends_with("'}}, got missing"), "{message}");
     assert_eq!(passthrough["guidance"]["mistake"], "verify dropped", "{passthrough}");
     // Without a read to run, the harness reports the unknown: paid once, but the model is told nothing is known.
@@ -211,8 +234,13 @@ fn lost_confirmation_pays_twice_with_the_starter_and_once_with_the_fix() {
     assert_eq!(both["compare"], true);
     let runs = both["runs"].as_array().unwrap();
     let paid = |code: &str| {
-        let replay = runs.iter().find(|r| r["code"] == code).unwrap_or_else(|| panic!("no {code} run"));
-        assert_eq!(replay["events"].as_array().unwrap().last().unwrap()["kind"], "reply", "{code} ends in a reply");
+        let replay =
+            runs.iter().find(|r| r["code"] == code).unwrap_or_else(|| panic!("no {code} run"));
+        assert_eq!(
+            replay["events"].as_array().unwrap().last().unwrap()["kind"],
+            "reply",
+            "{code} ends in a reply"
+        );
         replay["verdict"]["refunds_paid"]["2217"].clone()
     };
     assert_eq!(paid("starter"), 2);
@@ -246,9 +274,21 @@ fn lost_confirmation_compare_in_text_splits_and_says_the_order_was_refunded_twic
     let starter = run.stdout.find("── starter ──").expect("the starter run");
     let structured = run.stdout.find("── structured ──").expect("the structured run");
     assert!(split < starter && starter < structured, "{}", run.stdout);
-    let twice = run.stdout.find("Order 2217 was refunded 2 times").expect("the double refund in the verdict");
-    assert!(starter < twice && twice < structured, "the double refund is the starter's:\n{}", run.stdout);
-    assert_eq!(run.stdout.matches("Agent replies").count(), 2, "both runs reach the reply:\n{}", run.stdout);
+    let twice = run
+        .stdout
+        .find("Order 2217 was refunded 2 times")
+        .expect("the double refund in the verdict");
+    assert!(
+        starter < twice && twice < structured,
+        "the double refund is the starter's:\n{}",
+        run.stdout
+    );
+    assert_eq!(
+        run.stdout.matches("Agent replies").count(),
+        2,
+        "both runs reach the reply:\n{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -256,27 +296,48 @@ fn doctor_passes_for_the_lesson() {
     let run = Workshop::new().run(&["doctor", LESSON]);
     assert_eq!(run.code, 0, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
     for runtime in ["harness", "sdk"] {
-        for ticket in ["lost-confirmation", "dropped-request", "slow-payment", "already-refunded", "slow-check"] {
+        for ticket in [
+            "lost-confirmation",
+            "dropped-request",
+            "slow-payment",
+            "already-refunded",
+            "slow-check",
+        ] {
             for code in ["starter", "structured"] {
                 let line = format!("✓ {runtime}/{ticket} with {code}: ");
                 assert!(run.stdout.contains(&line), "{line} missing from:\n{}", run.stdout);
             }
         }
     }
-    assert!(run.stdout.contains("✓ check starter fails as it should (11/18 checks pass)"), "{}", run.stdout);
-    assert!(run.stdout.contains("✓ check structured passes as it should (18/18 checks pass)"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("✓ check starter fails as it should (11/18 checks pass)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("✓ check structured passes as it should (18/18 checks pass)"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
 fn start_copies_the_lesson_file_and_check_then_grades_it_without_naming_the_lesson() {
     let ws = Workshop::new();
     assert_eq!(ws.run(&["start", LESSON]).code, 0);
-    assert_eq!(ws.read("work/uncertain-state/refunds.py"), std::fs::read_to_string(repo().join(STARTER)).unwrap());
+    assert_eq!(
+        ws.read("work/uncertain-state/refunds.py"),
+        std::fs::read_to_string(repo().join(STARTER)).unwrap()
+    );
     // The one lesson started is the one assumed.
     let run = ws.run(&["check", "--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(run.json()["lesson"], LESSON);
-    assert!(run.stderr.contains("(lesson uncertain-state: the one you started last."), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("(lesson uncertain-state: the one you started last."),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -285,11 +346,17 @@ fn list_shows_lesson_6_after_lesson_5() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     // Other lessons may come before, between or after: only the order of these two is asked.
     let lines: Vec<&str> = run.stdout.lines().filter(|l| !l.trim().is_empty()).collect();
-    let at = |id: &str| lines.iter().position(|l| l.contains(id)).unwrap_or_else(|| panic!("{id}: {}", run.stdout));
+    let at = |id: &str| {
+        lines.iter().position(|l| l.contains(id)).unwrap_or_else(|| panic!("{id}: {}", run.stdout))
+    };
     let (five, six) = (at("structured-errors"), at("uncertain-state"));
     assert!(five < six, "{}", run.stdout);
     assert!(lines[five].contains('5') && lines[six].contains('6'), "{}", run.stdout);
-    assert!(lines[six].contains("A timeout is not a no") && lines[six].ends_with("not started"), "{}", run.stdout);
+    assert!(
+        lines[six].contains("A timeout is not a no") && lines[six].ends_with("not started"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -314,19 +381,31 @@ fn section(name: &str) -> String {
 #[test]
 fn the_rules_of_next_step_are_listed_in_the_order_they_are_decided() {
     let rules = section("One question instead of two");
-    let at = |word: &str| rules.find(&format!("`\"{word}\"`:")).unwrap_or_else(|| panic!("no rule for {word}"));
-    assert!(at("done") < at("verify") && at("verify") < at("retry") && at("retry") < at("report"), "{rules}");
+    let at = |word: &str| {
+        rules.find(&format!("`\"{word}\"`:")).unwrap_or_else(|| panic!("no rule for {word}"))
+    };
+    assert!(
+        at("done") < at("verify") && at("verify") < at("retry") && at("retry") < at("report"),
+        "{rules}"
+    );
     assert!(rules.contains("whatever the flag says"), "{rules}");
-    assert!(rules.contains("an unknown outcome is verified first; for the rest, the flag decides"), "{rules}");
+    assert!(
+        rules.contains("an unknown outcome is verified first; for the rest, the flag decides"),
+        "{rules}"
+    );
 }
 
 #[test]
 fn the_quiz_asks_about_idempotency_keys_only_where_the_text_teaches_them() {
-    let quiz: toml::Value =
-        toml::from_str(&std::fs::read_to_string(repo().join("lessons/uncertain-state/quiz.toml")).unwrap()).unwrap();
+    let quiz: toml::Value = toml::from_str(
+        &std::fs::read_to_string(repo().join("lessons/uncertain-state/quiz.toml")).unwrap(),
+    )
+    .unwrap();
     let questions = quiz["questions"].as_array().unwrap();
-    let asks =
-        questions.iter().find(|q| q["options"].to_string().contains("idempotency key")).expect("a question on keys");
+    let asks = questions
+        .iter()
+        .find(|q| q["options"].to_string().contains("idempotency key"))
+        .expect("a question on keys");
     let taught = section(asks["section"].as_str().unwrap());
     assert!(taught.contains("**idempotency key**"), "{taught}");
 }

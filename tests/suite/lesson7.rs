@@ -12,7 +12,8 @@ const STARTER: &str = "starter/confirm-and-degrade/oncall.py";
 const SOLUTION: &str = "lessons/confirm-and-degrade/solution/oncall.py";
 /// Learner files of this lesson that only the tests use.
 const FIXTURES: &str = "tests/fixtures/confirm-and-degrade";
-const TICKETS: [&str; 4] = ["scale-declined", "restart-declined", "metrics-down", "down-and-declined"];
+const TICKETS: [&str; 4] =
+    ["scale-declined", "restart-declined", "metrics-down", "down-and-declined"];
 
 /// Every check id, in the order `check` runs them.
 const ALL: [&str; 16] = [
@@ -37,7 +38,8 @@ const ALL: [&str; 16] = [
 /// The starter's three mistakes: a no treated as retryable, the outage's figures dropped, and the
 /// gateway's raw text passed on. What it gets right (flags, the change named, a reset read
 /// retried) it keeps.
-const STARTER_PASSES: [&str; 4] = ["declined-is-error", "declined-names-change", "retry-transport", "unavailable-kind"];
+const STARTER_PASSES: [&str; 4] =
+    ["declined-is-error", "declined-names-change", "retry-transport", "unavailable-kind"];
 
 /// Each rule broken on its own: the file, the one check it fails and the mistake the report names.
 /// `@name` is one of the lesson's own mistakes.
@@ -91,7 +93,8 @@ fn the_starter_fails_every_check_about_its_three_mistakes() {
     let (run, report) = check_report(&ws, LESSON, STARTER);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(ids_with(&report, "pass"), STARTER_PASSES);
-    let failing: Vec<&str> = ALL.iter().copied().filter(|id| !STARTER_PASSES.contains(id)).collect();
+    let failing: Vec<&str> =
+        ALL.iter().copied().filter(|id| !STARTER_PASSES.contains(id)).collect();
     assert_eq!(ids_with(&report, "fail"), failing);
     // The ticket checks read the world's counts: the prompt came back, and the yes was worn out of a no.
     let scale = check(&report, "ticket-scale-declined");
@@ -110,7 +113,11 @@ fn the_starter_fails_every_check_about_its_three_mistakes() {
     assert_eq!(both["got"]["changes_blind"], 1, "{both}");
     let text = ws.run(&["check", LESSON, "--file", STARTER, "--color", "never"]);
     assert!(text.stdout.contains("4/16 passed"), "{}", text.stdout);
-    assert!(text.stdout.contains("✗ declined-own-type: a declined call has its own type"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("✗ declined-own-type: a declined call has its own type"),
+        "{}",
+        text.stdout
+    );
 }
 
 #[test]
@@ -171,7 +178,8 @@ fn compared(ws: &Workshop, ticket: &str, runtime: &str) -> (Value, Value) {
     let both = run.json();
     assert!(both["split_at"].as_u64().is_some(), "{ticket} {runtime}: the runs never split");
     let verdict = |code: &str| {
-        let replay = both["runs"].as_array().unwrap().iter().find(|r| r["code"] == code).unwrap().clone();
+        let replay =
+            both["runs"].as_array().unwrap().iter().find(|r| r["code"] == code).unwrap().clone();
         let last = replay["events"].as_array().unwrap().last().unwrap().clone();
         assert_eq!(last["kind"], "reply", "{ticket} {runtime} {code} ends in a reply: {last}");
         replay["verdict"].clone()
@@ -209,7 +217,10 @@ fn every_ticket_shows_the_starters_harm_and_the_fixs_gain_in_both_runtimes() {
                     assert_eq!(s["changes_blind"], 1, "{at}: {starter}");
                 }
             }
-            assert!(careful["text"].as_str().unwrap().contains("Tried once") || c["prompts_shown"] == 1, "{at}");
+            assert!(
+                careful["text"].as_str().unwrap().contains("Tried once") || c["prompts_shown"] == 1,
+                "{at}"
+            );
         }
     }
     // The harness retries the starter's no until Priya gives in; the SDK's model tries once more.
@@ -237,7 +248,12 @@ fn the_approval_prompt_is_a_line_of_the_worlds_own_on_the_card() {
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let words = flat(&run.stdout);
-    assert!(words.contains("Priya was asked to approve scaling checkout from 4 to 8 replicas: declined."), "{words}");
+    assert!(
+        words.contains(
+            "Priya was asked to approve scaling checkout from 4 to 8 replicas: declined."
+        ),
+        "{words}"
+    );
     assert!(
         words
             .contains("Priya was asked again (after a no) to approve scaling checkout from 4 to 8 replicas: approved."),
@@ -246,7 +262,11 @@ fn the_approval_prompt_is_a_line_of_the_worlds_own_on_the_card() {
     let starter = run.stdout.find("── starter ──").unwrap();
     let careful = run.stdout.find("── careful ──").unwrap();
     let again = run.stdout.find("asked again (after a no)").unwrap();
-    assert!(starter < again && again < careful, "the repeated prompt is the starter's:\n{}", run.stdout);
+    assert!(
+        starter < again && again < careful,
+        "the repeated prompt is the starter's:\n{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -272,7 +292,10 @@ fn a_learners_own_sentences_replay_by_kind() {
             let replay = run.json();
             let events = replay["events"].as_array().unwrap();
             assert_eq!(events.last().unwrap()["kind"], "reply", "{ticket} {runtime}: {replay}");
-            assert!(replay.to_string().contains("by_kind"), "{ticket} {runtime}: not replayed by kind");
+            assert!(
+                replay.to_string().contains("by_kind"),
+                "{ticket} {runtime}: not replayed by kind"
+            );
         }
     }
 }
@@ -289,8 +312,16 @@ fn doctor_passes_for_the_lesson() {
             }
         }
     }
-    assert!(run.stdout.contains("✓ check starter fails as it should (4/16 checks pass)"), "{}", run.stdout);
-    assert!(run.stdout.contains("✓ check careful passes as it should (16/16 checks pass)"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("✓ check starter fails as it should (4/16 checks pass)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("✓ check careful passes as it should (16/16 checks pass)"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -298,28 +329,42 @@ fn list_shows_lesson_7_after_lesson_6() {
     let run = Workshop::new().run(&["list"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<&str> = run.stdout.lines().filter(|l| !l.trim().is_empty()).collect();
-    let at = |id: &str| lines.iter().position(|l| l.contains(id)).unwrap_or_else(|| panic!("{id}: {}", run.stdout));
+    let at = |id: &str| {
+        lines.iter().position(|l| l.contains(id)).unwrap_or_else(|| panic!("{id}: {}", run.stdout))
+    };
     let (six, seven) = (at("uncertain-state"), at(LESSON));
     assert!(six < seven, "{}", run.stdout);
-    assert!(lines[seven].contains('7') && lines[seven].contains("A no is an answer"), "{}", run.stdout);
+    assert!(
+        lines[seven].contains('7') && lines[seven].contains("A no is an answer"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
 fn start_copies_the_starter_and_check_grades_it() {
     let ws = Workshop::new();
     assert_eq!(ws.run(&["start", LESSON]).code, 0);
-    assert_eq!(ws.read("work/confirm-and-degrade/oncall.py"), std::fs::read_to_string(repo().join(STARTER)).unwrap());
+    assert_eq!(
+        ws.read("work/confirm-and-degrade/oncall.py"),
+        std::fs::read_to_string(repo().join(STARTER)).unwrap()
+    );
     let run = ws.run(&["check", "--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(run.json()["lesson"], LESSON);
-    assert!(run.stderr.contains("(lesson confirm-and-degrade: the one you started last."), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("(lesson confirm-and-degrade: the one you started last."),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
 fn every_quiz_question_explains_every_option() {
-    let quiz: toml::Value =
-        toml::from_str(&std::fs::read_to_string(repo().join("lessons/confirm-and-degrade/quiz.toml")).unwrap())
-            .unwrap();
+    let quiz: toml::Value = toml::from_str(
+        &std::fs::read_to_string(repo().join("lessons/confirm-and-degrade/quiz.toml")).unwrap(),
+    )
+    .unwrap();
     let questions = quiz["questions"].as_array().unwrap();
     assert!(questions.len() >= 8, "{}", questions.len());
     for q in questions {

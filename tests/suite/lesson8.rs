@@ -116,7 +116,10 @@ fn the_starter_fails_for_the_raw_text_it_hands_on_and_the_read_it_never_retries(
     assert_eq!(ids_with(&report, "fail"), STARTER_FAILS);
     let first = check(&report, "no-host-or-path");
     assert_eq!(first["guidance"]["mistake"], "the raw text passed on", "{first}");
-    assert_eq!(check(&report, "retries-transport-reads")["guidance"]["mistake"], "nothing retried in code");
+    assert_eq!(
+        check(&report, "retries-transport-reads")["guidance"]["mistake"],
+        "nothing retried in code"
+    );
 }
 
 #[test]
@@ -140,20 +143,37 @@ fn ten_correct_files_in_other_words_pass_every_check() {
         assert_eq!(run.code, 0, "{file}: {}", run.stdout);
         assert_eq!(ids_with(&report, "pass"), ALL, "{file}");
         // Their words really differ: what each sends for Priya's namespace is its own.
-        let replayed = replay_json(&ws, LESSON, "payment-namespace", &lesson_file(LESSON, FIXTURES, file));
-        let sent = events_of_kind(&replayed, "attempt")[0]["wire"]["content"].as_str().unwrap().to_string();
-        assert!(sentences.insert(sent.clone()), "{file} sends a sentence another file sends: {sent}");
+        let replayed =
+            replay_json(&ws, LESSON, "payment-namespace", &lesson_file(LESSON, FIXTURES, file));
+        let sent = events_of_kind(&replayed, "attempt")[0]["wire"]["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            sentences.insert(sent.clone()),
+            "{file} sends a sentence another file sends: {sent}"
+        );
     }
 }
 
 #[test]
 fn fixed_sentences_fail_every_check_whose_facts_vary() {
     let ws = Workshop::only(LESSON);
-    let (run, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, "fixed_sentences.py"));
+    let (run, report) =
+        check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, "fixed_sentences.py"));
     assert_eq!(run.code, 1, "{}", run.stdout);
     let failed = ids_with(&report, "fail");
-    for id in ["names-bad-value", "names-nearest", "names-valid-values", "down-says-until", "partial-says-done"] {
-        assert!(failed.iter().any(|f| f == id), "{id} passed a file of fixed sentences: {failed:?}");
+    for id in [
+        "names-bad-value",
+        "names-nearest",
+        "names-valid-values",
+        "down-says-until",
+        "partial-says-done",
+    ] {
+        assert!(
+            failed.iter().any(|f| f == id),
+            "{id} passed a file of fixed sentences: {failed:?}"
+        );
     }
     assert_eq!(check(&report, "names-bad-value")["guidance"]["mistake"], "a fixed sentence");
 }
@@ -204,14 +224,24 @@ fn list_places_the_lesson_after_lesson_seven_as_number_eight() {
 fn doctor_replays_every_code_in_every_ticket_and_tells_starter_from_solution() {
     let run = Workshop::only(LESSON).run(&["doctor", LESSON]);
     assert_eq!(run.code, 0, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
-    for ticket in ["payment-namespace", "restart-stopped", "metrics-down", "alerts-reset", "alerts-stuck"] {
+    for ticket in
+        ["payment-namespace", "restart-stopped", "metrics-down", "alerts-reset", "alerts-stuck"]
+    {
         for code in ["starter", "fixed", "no-fix", "retry-all", "no-retry"] {
             let line = format!("✓ harness/{ticket} with {code}: ");
             assert!(run.stdout.contains(&line), "{line} missing from:\n{}", run.stdout);
         }
     }
-    assert!(run.stdout.contains("✓ check starter fails as it should (7/16 checks pass)"), "{}", run.stdout);
-    assert!(run.stdout.contains("✓ check fixed passes as it should (16/16 checks pass)"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("✓ check starter fails as it should (7/16 checks pass)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("✓ check fixed passes as it should (16/16 checks pass)"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("✓ quiz: 9 questions"), "{}", run.stdout);
 }
 
@@ -224,8 +254,13 @@ fn learner_written_messages_replay_to_the_end_labelled_as_the_same_kind() {
         for (ticket, kind) in BY_KIND {
             let json = replay_json(&ws, LESSON, ticket, &path);
             assert_eq!(last_event_kind(&json), "reply", "{file} in {ticket}: {json:#}");
-            let labels: Vec<&Value> =
-                json["events"].as_array().unwrap().iter().filter_map(|e| e["by_kind"].as_array()).flatten().collect();
+            let labels: Vec<&Value> = json["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|e| e["by_kind"].as_array())
+                .flatten()
+                .collect();
             assert!(!labels.is_empty(), "{file} in {ticket}: no turn is labelled by kind");
             for label in labels {
                 assert_eq!(label["kind"], kind, "{file} in {ticket}: {label}");
@@ -239,8 +274,22 @@ fn learner_written_messages_replay_to_the_end_labelled_as_the_same_kind() {
                 note(&json)
             );
             // The card in words says so too.
-            let text = ws.run(&["watch", LESSON, "--ticket", ticket, "--code", &path, "--no-anim", "--color", "never"]);
-            assert!(flat(&text.stdout).contains("of the same kind"), "{file} {ticket}:\n{}", text.stdout);
+            let text = ws.run(&[
+                "watch",
+                LESSON,
+                "--ticket",
+                ticket,
+                "--code",
+                &path,
+                "--no-anim",
+                "--color",
+                "never",
+            ]);
+            assert!(
+                flat(&text.stdout).contains("of the same kind"),
+                "{file} {ticket}:\n{}",
+                text.stdout
+            );
         }
     }
 }
@@ -257,19 +306,32 @@ fn an_exact_match_carries_no_same_kind_label() {
 fn a_message_that_leaks_puts_the_secret_in_the_models_context_and_the_note_says_so() {
     let ws = Workshop::only(LESSON);
     let starter = replay_json(&ws, LESSON, "restart-stopped", "starter");
-    let sent = events_of_kind(&starter, "attempt")[0]["wire"]["content"].as_str().unwrap().to_string();
+    let sent =
+        events_of_kind(&starter, "attempt")[0]["wire"]["content"].as_str().unwrap().to_string();
     assert!(sent.contains("tok_live_4f9a2c7e1b"), "{sent}");
     assert!(counts(&starter)["leaks"].as_u64().unwrap() >= 1);
-    assert!(note(&starter).starts_with("Harm:") && note(&starter).contains("token"), "{}", note(&starter));
+    assert!(
+        note(&starter).starts_with("Harm:") && note(&starter).contains("token"),
+        "{}",
+        note(&starter)
+    );
     let fixed = replay_json(&ws, LESSON, "restart-stopped", "fixed");
     assert_eq!(counts(&fixed)["leaks"], 0);
     assert!(!events_of_kind(&fixed, "attempt")[0]["wire"].to_string().contains("tok_live_"));
     // A learner's own sentence that names the host replays too, by kind, with the harm.
-    let leaky = replay_json(&ws, LESSON, "alerts-stuck", &lesson_file(LESSON, FIXTURES, "host_in_transport.py"));
+    let leaky = replay_json(
+        &ws,
+        LESSON,
+        "alerts-stuck",
+        &lesson_file(LESSON, FIXTURES, "host_in_transport.py"),
+    );
     assert_eq!(last_event_kind(&leaky), "reply");
     let label = &events_of_kind(&leaky, "reply")[0]["by_kind"][0];
     assert_eq!(label["kind"], "leaks-host", "{leaky:#}");
-    assert!(events_of_kind(&leaky, "reply")[0]["text"].as_str().unwrap().contains("metrics-gw.prod.tern.internal"));
+    assert!(events_of_kind(&leaky, "reply")[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("metrics-gw.prod.tern.internal"));
     assert!(note(&leaky).starts_with("Harm:"), "{}", note(&leaky));
 }
 
@@ -277,20 +339,28 @@ fn a_message_that_leaks_puts_the_secret_in_the_models_context_and_the_note_says_
 fn a_message_that_names_the_fix_is_corrected_and_one_that_does_not_is_guessed_at() {
     let ws = Workshop::only(LESSON);
     let fixed = replay_json(&ws, LESSON, "payment-namespace", "fixed");
-    let namespaces: Vec<&str> =
-        events_of_kind(&fixed, "tool_call").iter().map(|c| c["input"]["namespace"].as_str().unwrap()).collect();
+    let namespaces: Vec<&str> = events_of_kind(&fixed, "tool_call")
+        .iter()
+        .map(|c| c["input"]["namespace"].as_str().unwrap())
+        .collect();
     assert_eq!(namespaces, ["payment", "payments"]);
     assert!(events_of_kind(&fixed, "reply")[0]["text"].as_str().unwrap().contains("1320 ms"));
     let vague = replay_json(&ws, LESSON, "payment-namespace", "no-fix");
     assert_eq!(events_of_kind(&vague, "tool_call").len(), 3, "the model guesses twice");
-    assert!(events_of_kind(&vague, "reply")[0]["text"].as_str().unwrap().contains("exact namespace"));
+    assert!(events_of_kind(&vague, "reply")[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("exact namespace"));
     assert!(note(&vague).starts_with("Harm:"), "{}", note(&vague));
     // A restart that stopped, told without its pods, is run again by the model.
     let again = replay_json(&ws, LESSON, "restart-stopped", "no-fix");
     assert_eq!(counts(&again)["pods_restarted"], 4);
     assert_eq!(counts(&replay_json(&ws, LESSON, "restart-stopped", "fixed"))["pods_restarted"], 2);
     // Retried in code, a write runs three times.
-    assert_eq!(counts(&replay_json(&ws, LESSON, "restart-stopped", "retry-all"))["pods_restarted"], 6);
+    assert_eq!(
+        counts(&replay_json(&ws, LESSON, "restart-stopped", "retry-all"))["pods_restarted"],
+        6
+    );
 }
 
 #[test]
@@ -374,7 +444,10 @@ fn a_leak_in_any_kind_of_failure_fails_the_check_that_names_it_in_check_and_in_g
         let stem = file.trim_end_matches(".py");
         ws.write(&format!("class/{stem}/messages.py"), &std::fs::read_to_string(&path).unwrap());
     }
-    ws.write("class/solution/messages.py", &std::fs::read_to_string(repo().join(SOLUTION)).unwrap());
+    ws.write(
+        "class/solution/messages.py",
+        &std::fs::read_to_string(repo().join(SOLUTION)).unwrap(),
+    );
     for seed in ["1", "5eed5eed5eed5eed"] {
         let mut cmd = crate::grade::command(&ws, &["grade", LESSON, "class"]);
         cmd.env("WORKSHOP_SEED", seed);
@@ -384,7 +457,10 @@ fn a_leak_in_any_kind_of_failure_fails_the_check_that_names_it_in_check_and_in_g
         assert_eq!(lines.len(), LEAKS.len() + 1);
         for line in lines {
             let name = line["file"].as_str().unwrap().to_string();
-            let failing = LEAKS.iter().find(|(f, _)| name.contains(f.trim_end_matches(".py"))).map(|(_, ids)| *ids);
+            let failing = LEAKS
+                .iter()
+                .find(|(f, _)| name.contains(f.trim_end_matches(".py")))
+                .map(|(_, ids)| *ids);
             assert_eq!(ids_with(&line, "fail"), failing.unwrap_or_default(), "seed {seed}: {name}");
         }
     }

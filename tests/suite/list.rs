@@ -8,7 +8,11 @@ const PROGRESS: &str = "work/.progress.json";
 fn line_of(w: &Workshop) -> String {
     let run = w.run(&["list"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    run.stdout.lines().find(|l| l.contains("structured-errors")).unwrap_or_else(|| panic!("{}", run.stdout)).to_string()
+    run.stdout
+        .lines()
+        .find(|l| l.contains("structured-errors"))
+        .unwrap_or_else(|| panic!("{}", run.stdout))
+        .to_string()
 }
 
 #[test]
@@ -79,7 +83,8 @@ fn state_file_is_written_whole_with_no_temp_file_left() {
     let w = Workshop::new();
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
     assert_eq!(w.run(&["check", "structured-errors"]).code, 1);
-    let state: serde_json::Value = serde_json::from_str(&w.read(PROGRESS)).expect("the state file is JSON");
+    let state: serde_json::Value =
+        serde_json::from_str(&w.read(PROGRESS)).expect("the state file is JSON");
     let entry = &state["lessons"]["structured-errors"];
     assert_eq!(entry["started"], true);
     assert_eq!(entry["passed"], 2);
@@ -113,7 +118,10 @@ trait SpawnPiped {
 
 impl SpawnPiped for std::process::Command {
     fn spawn_piped(mut self) -> std::process::Child {
-        self.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap()
+        self.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
     }
 }
 
@@ -125,7 +133,8 @@ fn corrupt_state_file_is_forgiven_and_replaced() {
     // Read as no progress: the work file still shows the lesson as started.
     assert!(line_of(&w).ends_with("started, not checked yet"), "{}", line_of(&w));
     assert_eq!(w.run(&["check", "structured-errors"]).code, 1);
-    let state: serde_json::Value = serde_json::from_str(&w.read(PROGRESS)).expect("rewritten as JSON");
+    let state: serde_json::Value =
+        serde_json::from_str(&w.read(PROGRESS)).expect("rewritten as JSON");
     assert_eq!(state["lessons"]["structured-errors"]["passed"], 2);
 }
 
@@ -141,8 +150,14 @@ fn check_of_the_work_file_named_with_file_records_progress() {
     let w = Workshop::new();
     assert_eq!(w.run(&["start", "structured-errors"]).code, 0);
     let root = w.root().to_str().unwrap().to_string();
-    let mut cmd =
-        w.command(&["--root", &root, "check", "structured-errors", "--file", "../work/structured-errors/errors.py"]);
+    let mut cmd = w.command(&[
+        "--root",
+        &root,
+        "check",
+        "structured-errors",
+        "--file",
+        "../work/structured-errors/errors.py",
+    ]);
     cmd.current_dir(w.path("lessons"));
     assert_eq!(run(cmd).code, 1);
     assert!(line_of(&w).ends_with("2 of 14 checks"), "{}", line_of(&w));
@@ -155,7 +170,9 @@ fn list_shows_the_last_quiz_score() {
     let questions = quiz["questions"].as_array().unwrap();
     let key: Vec<String> = questions
         .iter()
-        .map(|q| q["answer"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect::<String>())
+        .map(|q| {
+            q["answer"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect::<String>()
+        })
         .collect();
     assert_eq!(w.run(&["quiz", "structured-errors", "--answers", &key.join(",")]).code, 0);
     let n = questions.len();
@@ -205,7 +222,8 @@ fn list_marks_the_lesson_to_do_next_and_names_its_command() {
     all.work_file_from("good_dataclass.py");
     assert_eq!(all.run(&["check", "structured-errors"]).code, 0);
     let run = all.run(&["list"]);
-    let line = run.stdout.lines().find(|l| l.starts_with('>')).unwrap_or_else(|| panic!("{}", run.stdout));
+    let line =
+        run.stdout.lines().find(|l| l.starts_with('>')).unwrap_or_else(|| panic!("{}", run.stdout));
     assert!(line.contains("tool-results"), "{}", run.stdout);
 }
 
@@ -324,11 +342,17 @@ fn list_shows_a_broken_lesson_as_broken_and_lists_the_rest() {
         for line in run.stdout.lines() {
             assert!(line.chars().count() <= columns, "list at {columns}: {line}");
         }
-        assert!(flat(&run.stdout).contains("./workshop doctor structured-errors says what is wrong"));
+        assert!(
+            flat(&run.stdout).contains("./workshop doctor structured-errors says what is wrong")
+        );
     }
     let run = w.run(&["doctor", "structured-errors"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
-    assert!(run.stdout.contains("line 506: check fail-flags-failure is declared twice"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("line 506: check fail-flags-failure is declared twice"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -337,6 +361,8 @@ fn a_message_that_lists_the_lessons_names_a_broken_one_too() {
     // Nothing started and no lesson named: check asks for one, from the list.
     let run = w.run(&["check"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
-    assert!(run.stderr.contains("structured-errors  (broken: ./workshop doctor structured-errors)"));
+    assert!(run
+        .stderr
+        .contains("structured-errors  (broken: ./workshop doctor structured-errors)"));
     assert!(run.stderr.contains("tool-results"), "{}", run.stderr);
 }

@@ -15,13 +15,31 @@ fn without_live_the_no_recording_card_says_live_would_ask() {
     let ws = Workshop::new();
     let file = "learners/changed_message.py";
     ws.copy_watch_fixture(file, file);
-    let run = ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--format", "json"]);
+    let run = ws.run(&[
+        "watch",
+        "structured-errors",
+        "--ticket",
+        "old-order",
+        "--code",
+        file,
+        "--format",
+        "json",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let replay = run.json();
-    let stop = replay["events"].as_array().unwrap().iter().find(|e| e["kind"] == "no_recording").unwrap().clone();
+    let stop = replay["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "no_recording")
+        .unwrap()
+        .clone();
     let next = stop["next"].as_str().unwrap();
     assert!(next.contains("--live") && next.contains("ANTHROPIC_API_KEY"), "{next}");
-    assert!(!ws.path("work/structured-errors/recordings").exists(), "nothing is kept without --live");
+    assert!(
+        !ws.path("work/structured-errors/recordings").exists(),
+        "nothing is kept without --live"
+    );
 }
 
 #[test]
@@ -46,7 +64,14 @@ fn doctor_refuses_a_recording_holding_a_key_or_an_auth_header() {
         assert!(run.stdout.contains(&format!("{OLD_ORDER}:1")), "{what}: {}", run.stdout);
         assert!(run.stdout.contains(said), "{what}: {}", run.stdout);
         assert!(!run.stdout.contains(KEY), "the key itself is not repeated: {}", run.stdout);
-        let watch = ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", "structured"]);
+        let watch = ws.run(&[
+            "watch",
+            "structured-errors",
+            "--ticket",
+            "old-order",
+            "--code",
+            "structured",
+        ]);
         assert_eq!(watch.code, 2, "watch refuses it too: {}", watch.stdout);
         assert!(watch.stderr.contains(said), "{what}: {}", watch.stderr);
     }
@@ -85,7 +110,10 @@ mod with_the_client {
                 if path.is_dir() {
                     stack.push(path);
                 } else {
-                    out.insert(path.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&path).unwrap());
+                    out.insert(
+                        path.strip_prefix(dir).unwrap().display().to_string(),
+                        std::fs::read(&path).unwrap(),
+                    );
                 }
             }
         }
@@ -146,7 +174,9 @@ mod with_the_client {
                 .spawn(move || {
                     for stream in listener.incoming().flatten() {
                         let (log, plan) = (log.clone(), plan.clone());
-                        std::thread::Builder::new().spawn(move || serve(stream, &log, &plan)).unwrap();
+                        std::thread::Builder::new()
+                            .spawn(move || serve(stream, &log, &plan))
+                            .unwrap();
                     }
                 })
                 .unwrap();
@@ -162,7 +192,13 @@ mod with_the_client {
             self.command_with_key(ws, cache, args, KEY)
         }
 
-        fn command_with_key(&self, ws: &Workshop, cache: &Path, args: &[&str], key: &str) -> std::process::Command {
+        fn command_with_key(
+            &self,
+            ws: &Workshop,
+            cache: &Path,
+            args: &[&str],
+            key: &str,
+        ) -> std::process::Command {
             let mut cmd = ws.command(args);
             cmd.env("ANTHROPIC_BASE_URL", &self.base)
                 .env("ANTHROPIC_API_KEY", key)
@@ -177,7 +213,11 @@ mod with_the_client {
         let mut reader = BufReader::new(stream.try_clone().unwrap());
         let mut out = stream;
         while let Some((headers, body)) = read_request(&mut reader) {
-            let token = headers.get("authorization").and_then(|a| a.strip_prefix("Bearer ")).unwrap_or("").to_string();
+            let token = headers
+                .get("authorization")
+                .and_then(|a| a.strip_prefix("Bearer "))
+                .unwrap_or("")
+                .to_string();
             let number = {
                 let mut log = log.lock().unwrap();
                 log.push(Seen { headers, body: body.clone(), at: std::time::Instant::now() });
@@ -200,7 +240,9 @@ mod with_the_client {
     }
 
     /// One request's headers (names in lower case) and body; `None` once the client has gone.
-    fn read_request(reader: &mut BufReader<TcpStream>) -> Option<(BTreeMap<String, String>, String)> {
+    fn read_request(
+        reader: &mut BufReader<TcpStream>,
+    ) -> Option<(BTreeMap<String, String>, String)> {
         let mut line = String::new();
         if reader.read_line(&mut line).unwrap_or(0) == 0 {
             return None;
@@ -228,7 +270,10 @@ mod with_the_client {
         let mut request_id = format!("req_standin_{number}");
         let with_text = |text: String| {
             let mut reply = model_reply(request, number);
-            reply["content"].as_array_mut().unwrap().insert(0, json!({"type": "text", "text": text}));
+            reply["content"]
+                .as_array_mut()
+                .unwrap()
+                .insert(0, json!({"type": "text", "text": text}));
             reply.to_string()
         };
         let (status, text, extra) = match act {
@@ -237,9 +282,11 @@ mod with_the_client {
                 std::thread::sleep(std::time::Duration::from_secs(3));
                 return None;
             }
-            Act::Status(status, kind, message, extra) => {
-                (status, json!({"type": "error", "error": {"type": kind, "message": message}}).to_string(), extra)
-            }
+            Act::Status(status, kind, message, extra) => (
+                status,
+                json!({"type": "error", "error": {"type": kind, "message": message}}).to_string(),
+                extra,
+            ),
             Act::Model => (200, model_reply(request, number).to_string(), vec![]),
             Act::EchoInText => (200, with_text(format!("Your token is {token}.")), vec![]),
             Act::EchoInRequestId => {
@@ -268,7 +315,12 @@ mod with_the_client {
     /// it finds (or the lookup tool); after a tool result it replies in words.
     fn model_reply(request: &Value, number: usize) -> Value {
         let messages = request["messages"].as_array().unwrap();
-        let tools: Vec<&str> = request["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+        let tools: Vec<&str> = request["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
         let mut content = vec![];
         if messages.len() == 1 {
             let text = messages[0]["content"].as_str().unwrap_or("");
@@ -322,7 +374,15 @@ mod with_the_client {
     }
 
     fn record_old_order(server: &StandIn, ws: &Workshop, cache: &Path, more: &[&str]) -> Run {
-        let mut args = vec!["record", "structured-errors", "--live", "--ticket", "old-order", "--runtime", "harness"];
+        let mut args = vec![
+            "record",
+            "structured-errors",
+            "--live",
+            "--ticket",
+            "old-order",
+            "--runtime",
+            "harness",
+        ];
         args.extend_from_slice(more);
         run(server.command(ws, cache, &args))
     }
@@ -335,14 +395,19 @@ mod with_the_client {
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
         assert_eq!(recorded.code, 0, "{}\n{}", recorded.stdout, recorded.stderr);
         // The starter, the fix and the no-category mistake: one shared first request, then one each.
-        assert!(recorded.stdout.contains(&format!("wrote {OLD_ORDER} (4 turns, live)")), "{}", recorded.stdout);
+        assert!(
+            recorded.stdout.contains(&format!("wrote {OLD_ORDER} (4 turns, live)")),
+            "{}",
+            recorded.stdout
+        );
         assert!(recorded.stdout.contains("4 requests sent to the API."), "{}", recorded.stdout);
 
         // The requests: authenticated and versioned as the official SDK does, with the
         // canonical request as the body, whose key is the recorded key.
         let seen = server.seen();
         assert_eq!(seen.len(), 4, "the shared first request is asked once");
-        let turns: Vec<Value> = ws.read(OLD_ORDER).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let turns: Vec<Value> =
+            ws.read(OLD_ORDER).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(turns.len(), 4);
         for (i, (request, turn)) in seen.iter().zip(&turns).enumerate() {
             assert_eq!(request.headers["authorization"], format!("Bearer {KEY}"));
@@ -350,7 +415,11 @@ mod with_the_client {
             assert_eq!(request.headers["content-type"], "application/json");
             assert!(!request.headers.contains_key("x-api-key"));
             let body: Value = serde_json::from_str(&request.body).unwrap();
-            assert_eq!(request.body, workshop::testing::canonical(&body), "the body is canonical JSON");
+            assert_eq!(
+                request.body,
+                workshop::testing::canonical(&body),
+                "the body is canonical JSON"
+            );
             assert_eq!(turn["key"], workshop::testing::key(&body));
             assert_eq!(turn["request"], body);
             let provenance = &turn["provenance"];
@@ -361,26 +430,24 @@ mod with_the_client {
         }
 
         // Offline: no key, no server address; the live turns replay and say so.
-        let mut offline =
-            ws.command(&["watch", "structured-errors", "--ticket", "old-order", "--code", "starter", "--expand"]);
-        offline.env("XDG_CACHE_HOME", cache.path()).env_remove("ANTHROPIC_API_KEY").env_remove("ANTHROPIC_BASE_URL");
+        let watch = "watch structured-errors --ticket old-order --code starter --expand";
+        let mut offline = ws.command(&watch.split(' ').collect::<Vec<_>>());
+        offline
+            .env("XDG_CACHE_HOME", cache.path())
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("ANTHROPIC_BASE_URL");
         let watched = run(offline);
         assert_eq!(watched.code, 0, "{}", watched.stderr);
         assert!(watched.stdout.contains("Stand-in reply"), "{}", watched.stdout);
         assert!(watched.stdout.contains("live · claude-haiku-4-5"), "{}", watched.stdout);
         assert!(!watched.stdout.contains("No recording"), "{}", watched.stdout);
-        let json = ws.run(&[
-            "watch",
-            "structured-errors",
-            "--ticket",
-            "old-order",
-            "--code",
-            "structured",
-            "--format",
-            "json",
-        ]);
+        let watch = "watch structured-errors --ticket old-order --code structured --format json";
+        let json = ws.run(&watch.split(' ').collect::<Vec<_>>());
         assert_eq!(json.code, 0, "{}", json.stderr);
-        assert_eq!(json.json()["events"].as_array().unwrap().last().unwrap()["provenance"]["source"], "live");
+        assert_eq!(
+            json.json()["events"].as_array().unwrap().last().unwrap()["provenance"]["source"],
+            "live"
+        );
         assert_eq!(server.seen().len(), 4, "replays never ask");
 
         // doctor accepts live turns (the authored script's tool counts do not bind them).
@@ -404,7 +471,10 @@ mod with_the_client {
         assert_eq!(seen[1].headers["x-stainless-retry-count"], "1");
         // Not a speed test: a lower bound, which only a client that ignored the header misses.
         let waited = seen[1].at.duration_since(seen[0].at);
-        assert!(waited >= std::time::Duration::from_millis(950), "asked to wait 1 s, waited {waited:?}");
+        assert!(
+            waited >= std::time::Duration::from_millis(950),
+            "asked to wait 1 s, waited {waited:?}"
+        );
         assert_eq!(ws.read(OLD_ORDER).lines().count(), 4);
     }
 
@@ -412,11 +482,20 @@ mod with_the_client {
     fn a_400_is_not_retried() {
         let ws = Workshop::new();
         let cache = tempfile::tempdir().unwrap();
-        let server = StandIn::start(vec![Act::Status(400, "invalid_request_error", "messages: bad shape", vec![])]);
+        let server = StandIn::start(vec![Act::Status(
+            400,
+            "invalid_request_error",
+            "messages: bad shape",
+            vec![],
+        )]);
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
         assert_eq!(recorded.code, 2, "{}", recorded.stdout);
         assert_eq!(server.seen().len(), 1, "the same request would be refused again");
-        assert!(recorded.stderr.contains("400 invalid_request_error: messages: bad shape"), "{}", recorded.stderr);
+        assert!(
+            recorded.stderr.contains("400 invalid_request_error: messages: bad shape"),
+            "{}",
+            recorded.stderr
+        );
     }
 
     #[test]
@@ -439,15 +518,32 @@ mod with_the_client {
             let file = "learners/changed_message.py";
             ws.copy_watch_fixture(file, file);
             let server = StandIn::start(vec![echo.clone()]);
-            let args = ["record", "structured-errors", "--live", "--ticket", "old-order", "--runtime", "harness"];
+            let args = [
+                "record",
+                "structured-errors",
+                "--live",
+                "--ticket",
+                "old-order",
+                "--runtime",
+                "harness",
+            ];
             let recorded = run(server.command_with_key(&ws, cache.path(), &args, GATEWAY_TOKEN));
             assert_eq!(recorded.code, 2, "{echo:?}: {}", recorded.stdout);
-            assert!(recorded.stderr.contains("holds the API key itself"), "{echo:?}: {}", recorded.stderr);
+            assert!(
+                recorded.stderr.contains("holds the API key itself"),
+                "{echo:?}: {}",
+                recorded.stderr
+            );
             let server = StandIn::start(vec![echo.clone()]);
-            let args = ["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--live"];
+            let args =
+                ["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--live"];
             let watched = run(server.command_with_key(&ws, cache.path(), &args, GATEWAY_TOKEN));
             assert_eq!(watched.code, 2, "{echo:?}: {}", watched.stdout);
-            assert!(watched.stderr.contains("holds the API key itself"), "{echo:?}: {}", watched.stderr);
+            assert!(
+                watched.stderr.contains("holds the API key itself"),
+                "{echo:?}: {}",
+                watched.stderr
+            );
             assert!(!ws.path(OWN_OLD_ORDER).exists(), "{echo:?}: nothing kept");
             secret_is_nowhere(&ws, cache.path(), &[&recorded, &watched], GATEWAY_TOKEN);
         }
@@ -471,11 +567,22 @@ mod with_the_client {
         let ws = Workshop::new();
         let cache = tempfile::tempdir().unwrap();
         let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-        let server = StandIn { base: format!("http://learner:hunter2-secret@{closed}"), seen: Arc::default() };
+        let server = StandIn {
+            base: format!("http://learner:hunter2-secret@{closed}"),
+            seen: Arc::default(),
+        };
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
         assert_eq!(recorded.code, 2, "{}", recorded.stdout);
-        assert!(recorded.stderr.contains(&format!("(http://learner:[redacted]@{closed})")), "{}", recorded.stderr);
-        assert!(recorded.stdout.contains(&format!("at http://learner:[redacted]@{closed} ")), "{}", recorded.stdout);
+        assert!(
+            recorded.stderr.contains(&format!("(http://learner:[redacted]@{closed})")),
+            "{}",
+            recorded.stderr
+        );
+        assert!(
+            recorded.stdout.contains(&format!("at http://learner:[redacted]@{closed} ")),
+            "{}",
+            recorded.stdout
+        );
         secret_is_nowhere(&ws, cache.path(), &[&recorded], "hunter2-secret");
     }
 
@@ -486,9 +593,26 @@ mod with_the_client {
         let file = "learners/changed_message.py";
         ws.copy_watch_fixture(file, file);
         let server = StandIn::start(vec![Act::ModelNamed("claude\u{1b}]0;owned\u{7}\u{1b}[2J")]);
-        let args = ["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--live", "--expand"];
+        let args = [
+            "watch",
+            "structured-errors",
+            "--ticket",
+            "old-order",
+            "--code",
+            file,
+            "--live",
+            "--expand",
+        ];
         let live = run(server.command(&ws, cache.path(), &args));
-        let offline = ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--expand"]);
+        let offline = ws.run(&[
+            "watch",
+            "structured-errors",
+            "--ticket",
+            "old-order",
+            "--code",
+            file,
+            "--expand",
+        ]);
         for (when, run) in [("live", &live), ("offline", &offline)] {
             assert_eq!(run.code, 0, "{when}: {}", run.stderr);
             assert!(
@@ -496,7 +620,11 @@ mod with_the_client {
                 "{when}: raw escapes:\n{}",
                 run.stdout
             );
-            assert!(run.stdout.contains("claude\\x1b]0;owned\\x07\\x1b[2J"), "{when}: {}", run.stdout);
+            assert!(
+                run.stdout.contains("claude\\x1b]0;owned\\x07\\x1b[2J"),
+                "{when}: {}",
+                run.stdout
+            );
         }
     }
 
@@ -509,8 +637,17 @@ mod with_the_client {
         let noted = format!("{}\n{}", ENVIRONMENT_NOTE, ws.read(file));
         ws.write(file, &noted);
         let server = StandIn::start(vec![]);
-        let args =
-            ["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--live", "--format", "json"];
+        let args = [
+            "watch",
+            "structured-errors",
+            "--ticket",
+            "old-order",
+            "--code",
+            file,
+            "--live",
+            "--format",
+            "json",
+        ];
         let mut cmd = server.command(&ws, cache.path(), &args);
         cmd.env("GITHUB_TOKEN", "ghp_not_for_learners");
         let live = run(cmd);
@@ -523,7 +660,8 @@ mod with_the_client {
         let ws = Workshop::new();
         let cache = tempfile::tempdir().unwrap();
         let before = files(&ws.path("recordings"));
-        let busy = || Act::Status(529, "overloaded_error", "Overloaded", vec![("retry-after-ms", "20")]);
+        let busy =
+            || Act::Status(529, "overloaded_error", "Overloaded", vec![("retry-after-ms", "20")]);
         let server = StandIn::start(vec![busy(), busy(), busy()]);
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
         assert_eq!(recorded.code, 2, "{}", recorded.stdout);
@@ -553,7 +691,11 @@ mod with_the_client {
         assert_eq!(server.seen().len(), 1, "a 401 is not retried");
         assert!(recorded.stderr.contains("ANTHROPIC_API_KEY"), "{}", recorded.stderr);
         assert!(recorded.stderr.contains("401 authentication_error"), "{}", recorded.stderr);
-        assert!(recorded.stderr.contains("[redacted]"), "the echoed key is redacted: {}", recorded.stderr);
+        assert!(
+            recorded.stderr.contains("[redacted]"),
+            "the echoed key is redacted: {}",
+            recorded.stderr
+        );
         assert_eq!(files(&ws.path("recordings")), before, "the recordings are as they were");
         key_is_nowhere(&ws, cache.path(), &[&recorded]);
     }
@@ -592,7 +734,11 @@ mod with_the_client {
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
         assert_eq!(recorded.code, 2, "{}", recorded.stdout);
         assert!(recorded.stderr.contains("after 3 attempts"), "{}", recorded.stderr);
-        assert!(recorded.stderr.contains(&format!("ANTHROPIC_BASE_URL (http://{closed})")), "{}", recorded.stderr);
+        assert!(
+            recorded.stderr.contains(&format!("ANTHROPIC_BASE_URL (http://{closed})")),
+            "{}",
+            recorded.stderr
+        );
         assert_eq!(files(&ws.path("recordings")), before);
         key_is_nowhere(&ws, cache.path(), &[&recorded]);
     }
@@ -612,7 +758,15 @@ mod with_the_client {
         let mut cmd = server.command(
             &ws,
             cache.path(),
-            &["record", "structured-errors", "--live", "--ticket", "old-order", "--runtime", "harness"],
+            &[
+                "record",
+                "structured-errors",
+                "--live",
+                "--ticket",
+                "old-order",
+                "--runtime",
+                "harness",
+            ],
         );
         cmd.env("WORKSHOP_LIVE_MAX_REQUESTS", "1");
         let by_env = run(cmd);
@@ -626,8 +780,11 @@ mod with_the_client {
         let ws = Workshop::new();
         let cache = tempfile::tempdir().unwrap();
         let server = StandIn::start(vec![]);
-        let mut cmd =
-            server.command(&ws, cache.path(), &["record", "structured-errors", "--live", "--ticket", "old-order"]);
+        let mut cmd = server.command(
+            &ws,
+            cache.path(),
+            &["record", "structured-errors", "--live", "--ticket", "old-order"],
+        );
         cmd.env_remove("ANTHROPIC_API_KEY");
         let no_key = run(cmd);
         assert_eq!(no_key.code, 2);
@@ -635,8 +792,11 @@ mod with_the_client {
         let other = record_old_order(&server, &ws, cache.path(), &["--model", "claude-other"]);
         assert_eq!(other.code, 2);
         assert!(other.stderr.contains("agent.model"), "{}", other.stderr);
-        let mut watch =
-            server.command(&ws, cache.path(), &["watch", "structured-errors", "--ticket", "old-order", "--live"]);
+        let mut watch = server.command(
+            &ws,
+            cache.path(),
+            &["watch", "structured-errors", "--ticket", "old-order", "--live"],
+        );
         watch.env("ANTHROPIC_API_KEY", "  ");
         let blank = run(watch);
         assert_eq!(blank.code, 2);
@@ -652,27 +812,48 @@ mod with_the_client {
         ws.copy_watch_fixture(file, file);
         let shipped = files(&ws.path("recordings"));
         let server = StandIn::start(vec![]);
-        let args =
-            ["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--live", "--format", "json"];
+        let args = [
+            "watch",
+            "structured-errors",
+            "--ticket",
+            "old-order",
+            "--code",
+            file,
+            "--live",
+            "--format",
+            "json",
+        ];
         let live = run(server.command(&ws, cache.path(), &args));
         assert_eq!(live.code, 0, "{}", live.stderr);
         let replay = live.json();
-        let kinds: Vec<&str> =
-            replay["events"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
+        let kinds: Vec<&str> = replay["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap())
+            .collect();
         assert_eq!(kinds, ["customer", "tool_call", "attempt", "reply"], "{replay}");
         let reply = replay["events"].as_array().unwrap().last().unwrap();
         assert_eq!(reply["provenance"]["source"], "live");
         assert_eq!(reply["provenance"]["request_id"], "req_standin_1");
         assert_eq!(server.seen().len(), 1, "only the request nobody recorded is asked");
         // Kept as the learner's own; the shipped recordings are as they were.
-        let kept: Vec<Value> = ws.read(OWN_OLD_ORDER).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let kept: Vec<Value> =
+            ws.read(OWN_OLD_ORDER).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(kept.len(), 1);
         assert_eq!(kept[0]["provenance"]["source"], "live");
         assert_eq!(files(&ws.path("recordings")), shipped);
 
         // Later, offline: the kept turn answers, and the cards say it was live.
-        let mut offline =
-            ws.command(&["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--expand"]);
+        let mut offline = ws.command(&[
+            "watch",
+            "structured-errors",
+            "--ticket",
+            "old-order",
+            "--code",
+            file,
+            "--expand",
+        ]);
         offline.env("XDG_CACHE_HOME", cache.path()).env_remove("ANTHROPIC_API_KEY");
         let again = run(offline);
         assert_eq!(again.code, 0, "{}", again.stderr);
@@ -691,11 +872,25 @@ mod with_the_client {
         let fix = ws.read("lessons/tool-results/solution/results.py");
         let start = fix.find("CRASHED = (").unwrap();
         let end = start + fix[start..].find(")\n").unwrap() + 2;
-        let mine = format!("{}CRASHED = {}\n{}", &fix[..start], serde_json::to_string(sentence).unwrap(), &fix[end..]);
+        let mine = format!(
+            "{}CRASHED = {}\n{}",
+            &fix[..start],
+            serde_json::to_string(sentence).unwrap(),
+            &fix[end..]
+        );
         ws.write("work/tool-results/results.py", &mine);
         let server = StandIn::start(vec![]);
-        let args =
-            ["watch", "tool-results", "--ticket", "crash-trace", "--code", "yours", "--live", "--format", "json"];
+        let args = [
+            "watch",
+            "tool-results",
+            "--ticket",
+            "crash-trace",
+            "--code",
+            "yours",
+            "--live",
+            "--format",
+            "json",
+        ];
         let live = run(server.command(&ws, cache.path(), &args));
         assert_eq!(live.code, 0, "{}", live.stderr);
         let replay = live.json();
@@ -707,7 +902,8 @@ mod with_the_client {
         assert!(seen[0].body.contains(sentence), "the model is asked about the words themselves");
 
         // Offline later, the kept turn answers them exactly: no kind label.
-        let mut offline = ws.command(&["watch", "tool-results", "--ticket", "crash-trace", "--code", "yours"]);
+        let mut offline =
+            ws.command(&["watch", "tool-results", "--ticket", "crash-trace", "--code", "yours"]);
         offline.env("XDG_CACHE_HOME", cache.path()).env_remove("ANTHROPIC_API_KEY");
         let again = run(offline);
         assert!(again.stdout.contains("[live · claude-haiku-4-5"), "{}", again.stdout);
@@ -720,14 +916,19 @@ mod with_the_client {
         let cache = tempfile::tempdir().unwrap();
         let file = "learners/changed_message.py";
         ws.copy_watch_fixture(file, file);
-        let server = StandIn::start(vec![Act::Status(403, "permission_error", "not allowed", vec![])]);
+        let server =
+            StandIn::start(vec![Act::Status(403, "permission_error", "not allowed", vec![])]);
         let run = run(server.command(
             &ws,
             cache.path(),
             &["watch", "structured-errors", "--ticket", "old-order", "--code", file, "--live"],
         ));
         assert_eq!(run.code, 2, "{}", run.stdout);
-        assert!(run.stderr.contains("ANTHROPIC_API_KEY") && run.stderr.contains("403"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("ANTHROPIC_API_KEY") && run.stderr.contains("403"),
+            "{}",
+            run.stderr
+        );
         assert!(!ws.path(OWN_OLD_ORDER).exists());
     }
 }
@@ -736,9 +937,25 @@ mod with_the_client {
 fn a_broken_kept_recording_says_it_is_the_learners_own() {
     let ws = Workshop::lesson5();
     ws.write("work/structured-errors/recordings/harness/old-order.jsonl", "not a recorded turn\n");
-    let run = ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", "structured", "--no-anim"]);
+    let run = ws.run(&[
+        "watch",
+        "structured-errors",
+        "--ticket",
+        "old-order",
+        "--code",
+        "structured",
+        "--no-anim",
+    ]);
     assert_eq!(run.code, 2, "{}", run.stdout);
-    assert!(run.stderr.contains("work/structured-errors/recordings/harness/old-order.jsonl:1"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("work/structured-errors/recordings/harness/old-order.jsonl:1"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("your own kept recording"), "{}", run.stderr);
-    assert!(!run.stderr.contains("git checkout"), "git cannot restore a learner's own file: {}", run.stderr);
+    assert!(
+        !run.stderr.contains("git checkout"),
+        "git cannot restore a learner's own file: {}",
+        run.stderr
+    );
 }

@@ -37,7 +37,10 @@ fn its_client_ends_the_run_on_the_first_error_and_passes_a_tool_error_to_the_mod
         let starter = run("starter");
         assert_eq!(last_event_kind(&starter), "rpc_ended", "{runtime}");
         assert_eq!(events_of_kind(&starter, "rpc")[1]["reader"], "ended");
-        assert_eq!(starter["verdict"]["note"], "The host ended the run on the server's JSON-RPC error.");
+        assert_eq!(
+            starter["verdict"]["note"],
+            "The host ended the run on the server's JSON-RPC error."
+        );
         let fixed = run("fixed");
         let rpc = events_of_kind(&fixed, "rpc");
         assert_eq!(rpc[0]["message"]["params"]["name"], "book_seat", "{runtime}");

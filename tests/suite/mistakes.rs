@@ -33,18 +33,26 @@ fn named_like_a_mistake(name: &str) -> bool {
 fn mistakes() -> Vec<Mistake> {
     let dir = repo().join("tests/fixtures/learners");
     let mut found = Vec::new();
-    let mut names: Vec<String> =
-        std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
     names.sort();
     for name in names {
         let text = std::fs::read_to_string(dir.join(&name)).unwrap();
-        let header = |key: &str| text.lines().take(3).find_map(|l| l.strip_prefix(key)).map(str::trim);
+        let header =
+            |key: &str| text.lines().take(3).find_map(|l| l.strip_prefix(key)).map(str::trim);
         match (header("# lesson:"), header("# concerns:")) {
             (Some(lesson), Some(concerns)) => found.push(Mistake {
                 name,
                 path: None,
                 lesson: lesson.to_string(),
-                concerns: concerns.split(',').map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect(),
+                concerns: concerns
+                    .split(',')
+                    .map(|c| c.trim().to_string())
+                    .filter(|c| !c.is_empty())
+                    .collect(),
             }),
             _ => assert!(
                 !named_like_a_mistake(&name) || text.starts_with("# Correct"),
@@ -66,7 +74,13 @@ fn mistakes() -> Vec<Mistake> {
 /// Each check's status, by id.
 fn statuses(w: &Workshop, lesson: &str, file: &str) -> BTreeMap<String, String> {
     let run = w.run(&["check", lesson, "--file", file, "--format", "json"]);
-    assert!(run.code == 0 || run.code == 1, "{file}: exit {}\n{}{}", run.code, run.stdout, run.stderr);
+    assert!(
+        run.code == 0 || run.code == 1,
+        "{file}: exit {}\n{}{}",
+        run.code,
+        run.stdout,
+        run.stderr
+    );
     let report: Value = run.json();
     report["checks"]
         .as_array()
@@ -88,16 +102,21 @@ fn no_mistake_passes_a_check_it_concerns_that_the_starter_fails() {
     let lessons: Vec<(String, String)> = ids
         .iter()
         .map(|id| {
-            let manifest: toml::Value =
-                toml::from_str(&std::fs::read_to_string(repo().join("lessons").join(id).join("lesson.toml")).unwrap())
-                    .unwrap();
+            let manifest: toml::Value = toml::from_str(
+                &std::fs::read_to_string(repo().join("lessons").join(id).join("lesson.toml"))
+                    .unwrap(),
+            )
+            .unwrap();
             let file = manifest["file"].as_str().unwrap().to_string();
             (id.to_string(), format!("starter/{id}/{file}"))
         })
         .collect();
     // The lessons these tests were written for keep their mistakes.
     for lesson in FOUNDATIONS {
-        assert!(all.iter().filter(|m| m.lesson == lesson).count() >= 4, "too few mistake files for {lesson}");
+        assert!(
+            all.iter().filter(|m| m.lesson == lesson).count() >= 4,
+            "too few mistake files for {lesson}"
+        );
     }
     let mut starters = BTreeMap::new();
     for (lesson, starter) in &lessons {
@@ -105,7 +124,9 @@ fn no_mistake_passes_a_check_it_concerns_that_the_starter_fails() {
     }
     let mut wrong = Vec::new();
     for mistake in &all {
-        let starter = starters.get(&mistake.lesson).unwrap_or_else(|| panic!("{}: unknown lesson", mistake.name));
+        let starter = starters
+            .get(&mistake.lesson)
+            .unwrap_or_else(|| panic!("{}: unknown lesson", mistake.name));
         assert!(!mistake.concerns.is_empty(), "{} concerns no check", mistake.name);
         let file = mistake.path.clone().unwrap_or_else(|| w.learner(&mistake.name));
         let mine = statuses(&w, &mistake.lesson, &file);
@@ -134,18 +155,27 @@ fn no_mistake_passes_a_check_it_concerns_that_the_starter_fails() {
 #[test]
 fn a_failure_that_is_not_a_dictionary_is_told_to_return_one() {
     let w = Workshop::lesson5();
-    for name in ["bug_fail_returns_string.py", "bug_fail_returns_none.py", "bug_fail_returns_list.py"] {
+    for name in
+        ["bug_fail_returns_string.py", "bug_fail_returns_none.py", "bug_fail_returns_list.py"]
+    {
         let file = w.learner(name);
         let run = w.run(&["check", "--file", &file, "--format", "json"]);
         let report = run.json();
-        for id in ["fail-flags-failure", "harness-old-order", "harness-wrong-id", "harness-not-yours"] {
-            let check = report["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap();
+        for id in
+            ["fail-flags-failure", "harness-old-order", "harness-wrong-id", "harness-not-yours"]
+        {
+            let check =
+                report["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap();
             assert_eq!(check["status"], "fail", "{name} {id}: {check}");
             assert_eq!(check["guidance"]["mistake"], "Not a dictionary", "{name} {id}: {check}");
         }
         let text = w.run(&["check", "--file", &file]);
         let words = flat(&text.stdout);
-        assert!(words.contains("likely Not a dictionary. Return a dictionary"), "{name}:\n{}", text.stdout);
+        assert!(
+            words.contains("likely Not a dictionary. Return a dictionary"),
+            "{name}:\n{}",
+            text.stdout
+        );
         assert!(!words.contains("No failure flag"), "{name}:\n{}", text.stdout);
     }
     let w6 = Workshop::only("uncertain-state");
@@ -158,12 +188,19 @@ fn a_failure_that_is_not_a_dictionary_is_told_to_return_one() {
 #[test]
 fn the_bare_word_instead_of_a_dictionary_scores_below_the_starter() {
     let w = Workshop::lesson5();
-    let starter = w.run(&["check", "--file", "starter/structured-errors/errors.py", "--format", "json"]).json();
+    let starter = w
+        .run(&["check", "--file", "starter/structured-errors/errors.py", "--format", "json"])
+        .json();
     let file = w.learner("bug_starter_fail_returns_string.py");
     let mistake = w.run(&["check", "--file", &file, "--format", "json"]).json();
     assert_eq!(starter["passed"], 2, "{starter}");
     assert!(mistake["passed"].as_u64() <= starter["passed"].as_u64(), "{mistake}");
-    let old = mistake["checks"].as_array().unwrap().iter().find(|c| c["id"] == "harness-old-order").unwrap();
+    let old = mistake["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "harness-old-order")
+        .unwrap();
     assert_eq!(old["status"], "fail", "{old}");
     assert_eq!(old["message"], "failed: expected True, got False", "{old}");
 }

@@ -4,17 +4,29 @@
 
 use crate::common::*;
 
-const FOLLOW_UP: &str = "One more thing: the card I paid with was cancelled last week. Will the money still reach me?";
+const FOLLOW_UP: &str =
+    "One more thing: the card I paid with was cancelled last week. Will the money still reach me?";
 
 fn follow_up(ws: &Workshop, code: &str, format: &str) -> Run {
-    ws.run(&["watch", "tool-results", "--ticket", "follow-up", "--code", code, "--no-anim", "--format", format])
+    ws.run(&[
+        "watch",
+        "tool-results",
+        "--ticket",
+        "follow-up",
+        "--code",
+        code,
+        "--no-anim",
+        "--format",
+        format,
+    ])
 }
 
 #[test]
 fn the_note_sent_with_the_results_is_a_card_of_its_own_where_the_model_reads_it() {
     let ws = Workshop::new();
     let json = follow_up(&ws, "fixed", "json").json();
-    let kinds: Vec<&str> = json["events"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> =
+        json["events"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["customer", "tool_call", "attempt", "note", "reply"]);
     let note = &json["events"][3];
     assert_eq!(note["text"], FOLLOW_UP);
@@ -25,15 +37,24 @@ fn the_note_sent_with_the_results_is_a_card_of_its_own_where_the_model_reads_it(
         "{}",
         text.stdout
     );
-    assert!(text.stdout.contains("[a text block in the same message, after the tool results]"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("[a text block in the same message, after the tool results]"),
+        "{}",
+        text.stdout
+    );
 
     // The starter puts it first: its card says so, before the API's refusal.
     let json = follow_up(&ws, "starter", "json").json();
-    let kinds: Vec<&str> = json["events"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> =
+        json["events"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["customer", "tool_call", "attempt", "note", "api_error"]);
     assert_eq!(json["events"][3]["after_results"], false);
     let text = follow_up(&ws, "starter", "text");
-    assert!(text.stdout.contains("[a text block in the same message, before a tool result]"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("[a text block in the same message, before a tool result]"),
+        "{}",
+        text.stdout
+    );
 }
 
 #[test]

@@ -20,7 +20,16 @@ fn events(replay: &serde_json::Value) -> Vec<serde_json::Value> {
 #[test]
 fn a_message_that_breaks_a_rule_replays_as_the_apis_400_and_ends_the_run() {
     let ws = relay();
-    let run = ws.run(&["watch", "relay-desk", "--ticket", "two-parcels", "--code", "starter", "--format", "json"]);
+    let run = ws.run(&[
+        "watch",
+        "relay-desk",
+        "--ticket",
+        "two-parcels",
+        "--code",
+        "starter",
+        "--format",
+        "json",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let replay = run.json();
     let last = events(&replay).last().cloned().unwrap();
@@ -38,21 +47,43 @@ fn a_message_that_breaks_a_rule_replays_as_the_apis_400_and_ends_the_run() {
     assert_eq!(replay["verdict"]["stopped"], "api_error");
     assert_eq!(replay["verdict"]["note"], "The note went first, so the API refused the turn.");
 
-    let text = ws.run(&["watch", "relay-desk", "--ticket", "two-parcels", "--code", "starter", "--no-anim"]);
+    let text = ws.run(&[
+        "watch",
+        "relay-desk",
+        "--ticket",
+        "two-parcels",
+        "--code",
+        "starter",
+        "--no-anim",
+    ]);
     assert_eq!(text.code, 0, "{}", text.stderr);
     assert!(text.stdout.contains("API error     400 invalid_request_error"), "{}", text.stdout);
-    assert!(!text.stdout.contains("Agent replies"), "the model never sees a refused request:\n{}", text.stdout);
+    assert!(
+        !text.stdout.contains("Agent replies"),
+        "the model never sees a refused request:\n{}",
+        text.stdout
+    );
 }
 
 #[test]
 fn the_message_the_learner_builds_is_what_the_model_receives() {
     let ws = relay();
-    let run = ws.run(&["watch", "relay-desk", "--ticket", "two-parcels", "--code", "relayed", "--format", "json"]);
+    let run = ws.run(&[
+        "watch",
+        "relay-desk",
+        "--ticket",
+        "two-parcels",
+        "--code",
+        "relayed",
+        "--format",
+        "json",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let all = events(&run.json());
     assert_eq!(all.last().unwrap()["kind"], "reply", "{all:?}");
     // Under each call, the tool_result block the learner's `relay` built for it.
-    let wires: Vec<&serde_json::Value> = all.iter().filter(|e| e["kind"] == "attempt").map(|e| &e["wire"]).collect();
+    let wires: Vec<&serde_json::Value> =
+        all.iter().filter(|e| e["kind"] == "attempt").map(|e| &e["wire"]).collect();
     assert_eq!(wires.len(), 2, "{all:?}");
     assert_eq!(
         wires[0]["content"],
@@ -143,7 +174,11 @@ fn a_lesson_added_to_a_copy_of_the_root_runs_through_every_command() {
     // The lesson has no quiz: said plainly, not a crash.
     let quiz = ws.run(&["quiz", "relay-desk"]);
     assert_eq!(quiz.code, 2, "{}", quiz.stdout);
-    assert!(quiz.stderr.contains("has no quiz") && !quiz.stderr.contains("panicked"), "{}", quiz.stderr);
+    assert!(
+        quiz.stderr.contains("has no quiz") && !quiz.stderr.contains("panicked"),
+        "{}",
+        quiz.stderr
+    );
 }
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
@@ -179,7 +214,11 @@ fn one_message_per_result_is_sent_as_it_was_built_and_refused() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let replay = run.json();
     let all = events(&replay);
-    let ids: Vec<&str> = all.iter().filter(|e| e["kind"] == "tool_call").map(|e| e["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = all
+        .iter()
+        .filter(|e| e["kind"] == "tool_call")
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
     let last = all.last().unwrap();
     assert_eq!(last["kind"], "api_error", "{last}");
     // The first message holds the first result only: the second call is the one unanswered.
@@ -192,9 +231,16 @@ fn one_message_per_result_is_sent_as_it_was_built_and_refused() {
         "{message}"
     );
     // A ticket check sees the same refusal.
-    let check = ws.run(&["check", "relay-desk", "--file", "learners/one_each.py", "--format", "json"]);
+    let check =
+        ws.run(&["check", "relay-desk", "--file", "learners/one_each.py", "--format", "json"]);
     let report = check.json();
-    let valid = report["checks"].as_array().unwrap().iter().find(|c| c["id"] == "two-parcels-valid").unwrap().clone();
+    let valid = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "two-parcels-valid")
+        .unwrap()
+        .clone();
     assert_eq!(valid["status"], "fail", "{valid}");
     assert!(valid["got"]["api_error"].as_str().unwrap().contains("immediately after"), "{valid}");
 }
@@ -211,10 +257,19 @@ fn lesson_paths_stay_in_their_folders_and_ids_are_plain_words() {
     ws.write(path, &text);
     let run = ws.run(&["start", "parcel-desk"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
-    assert!(run.stderr.contains("file '../../../x.py' must be a plain file name"), "{}", run.stderr);
-    assert!(run.stderr.contains("solution '/etc/passwd' must be a path inside the lesson's folder"), "{}", run.stderr);
     assert!(
-        run.stderr.contains("check id 'again$(touch pwned)' may hold only letters, digits, - and _"),
+        run.stderr.contains("file '../../../x.py' must be a plain file name"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("solution '/etc/passwd' must be a path inside the lesson's folder"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("check id 'again$(touch pwned)' may hold only letters, digits, - and _"),
         "{}",
         run.stderr
     );

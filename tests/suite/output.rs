@@ -14,7 +14,12 @@ fn closed_pipe() -> Stdio {
 }
 
 fn dev_full() -> Stdio {
-    Stdio::from(std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full exists on Linux"))
+    Stdio::from(
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full exists on Linux"),
+    )
 }
 
 /// A run whose stdout went to `out`: only its stderr and status can be seen.
@@ -59,7 +64,10 @@ fn a_closed_pipe_ends_every_command_quietly_with_status_0() {
         let (stderr, code) = run_into(&ws, args, closed_pipe());
         assert!(!stderr.contains("panicked"), "{args:?} panicked:\n{stderr}");
         assert_eq!(code, 0, "{args:?} exit {code}:\n{stderr}");
-        assert!(!stderr.contains("could not write"), "{args:?} reported a closed pipe as an error:\n{stderr}");
+        assert!(
+            !stderr.contains("could not write"),
+            "{args:?} reported a closed pipe as an error:\n{stderr}"
+        );
     }
 }
 
@@ -74,9 +82,13 @@ fn a_check_whose_reader_left_still_saves_the_grade() {
 
 #[test]
 fn a_full_disk_is_reported_with_status_2() {
-    for args in
-        [&["check"][..], &["check", "--format", "json"], &["doctor"], &["watch", "--no-anim"], &["completions", "fish"]]
-    {
+    for args in [
+        &["check"][..],
+        &["check", "--format", "json"],
+        &["doctor"],
+        &["watch", "--no-anim"],
+        &["completions", "fish"],
+    ] {
         let ws = started();
         let (stderr, code) = run_into(&ws, args, dev_full());
         assert!(!stderr.contains("panicked"), "{args:?} panicked:\n{stderr}");

@@ -12,7 +12,9 @@ pub(crate) const HOSTILE: &str = "<img src=x onerror=alert(1)>";
 
 /// The lesson's reference fix, with `fail` printing markup on every call.
 fn hostile_code() -> String {
-    let solution = std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py")).unwrap();
+    let solution =
+        std::fs::read_to_string(repo().join("lessons/structured-errors/solution/errors.py"))
+            .unwrap();
     format!("{solution}\n\n_real_fail = fail\n\n\ndef fail(category, message):\n    print(\"<script>alert('printed')</script>\")\n    return _real_fail(category, message)\n")
 }
 
@@ -67,7 +69,8 @@ fn tags(html: &str) -> Vec<(String, Vec<(String, String)>)> {
     let mut out = Vec::new();
     for piece in markup.split('<').skip(1) {
         let chars: Vec<char> = piece.chars().collect();
-        let name_end = chars.iter().position(|c| c.is_whitespace() || *c == '>').unwrap_or(chars.len());
+        let name_end =
+            chars.iter().position(|c| c.is_whitespace() || *c == '>').unwrap_or(chars.len());
         let name: String = chars[..name_end].iter().collect();
         let mut attrs = Vec::new();
         let mut i = name_end;
@@ -102,20 +105,37 @@ fn tags(html: &str) -> Vec<(String, Vec<(String, String)>)> {
 /// fetched from outside the file, no handler, and no script or style but the page's own.
 pub(crate) fn assert_self_contained(html: &str) {
     assert!(html.starts_with("<!doctype html>"), "{:.200}", html);
-    let policy = html.split("Content-Security-Policy\" content=\"").nth(1).unwrap().split('"').next().unwrap();
+    let policy = html
+        .split("Content-Security-Policy\" content=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
     assert!(policy.starts_with("default-src 'none'; style-src 'sha256-"), "{policy}");
     assert!(policy.contains("; script-src 'sha256-") && !policy.contains("unsafe"), "{policy}");
-    assert!(html.find("Content-Security-Policy") < html.find("<style>"), "the policy comes before the style");
+    assert!(
+        html.find("Content-Security-Policy") < html.find("<style>"),
+        "the policy comes before the style"
+    );
     assert_eq!(html.matches("<script>").count(), 1, "one script, the page's own");
     assert_eq!(html.matches("<style>").count(), 1, "one style, the page's own");
     for (name, attrs) in tags(html) {
-        let fetches = ["img", "link", "iframe", "object", "embed", "base", "video", "audio", "source", "form"];
+        let fetches = [
+            "img", "link", "iframe", "object", "embed", "base", "video", "audio", "source", "form",
+        ];
         assert!(!fetches.contains(&name.as_str()), "<{name}> on the page");
         for (attr, value) in attrs {
             assert!(!attr.to_lowercase().starts_with("on"), "<{name} {attr}=...>: a handler");
-            assert!(!["src", "style", "srcdoc", "action"].contains(&attr.as_str()), "<{name} {attr}=...>");
+            assert!(
+                !["src", "style", "srcdoc", "action"].contains(&attr.as_str()),
+                "<{name} {attr}=...>"
+            );
             if attr == "href" {
-                assert!(value.starts_with('#'), "<{name} href={value}>: only links within the page");
+                assert!(
+                    value.starts_with('#'),
+                    "<{name} href={value}>: only links within the page"
+                );
             }
         }
     }
@@ -129,7 +149,9 @@ fn watch_html_writes_a_page_of_every_lesson_with_a_card_per_event() {
         let run = ws.run(&["watch", lesson, "--compare", "--html", &file]);
         assert_eq!(run.code, 0, "{lesson}: {}", run.stderr);
         assert!(run.stdout.starts_with(&format!("Wrote {file} (")), "{}", run.stdout);
-        assert!(run.stdout.contains(&format!("file://{}", ws.path(&file).canonicalize().unwrap().display())));
+        assert!(run
+            .stdout
+            .contains(&format!("file://{}", ws.path(&file).canonicalize().unwrap().display())));
         let html = ws.read(&file);
         assert_self_contained(&html);
         let json = ws.run(&["watch", lesson, "--compare", "--format", "json"]).json();
@@ -137,13 +159,20 @@ fn watch_html_writes_a_page_of_every_lesson_with_a_card_per_event() {
         let tickets = json.as_array().unwrap();
         assert_eq!(html.matches("<section class=\"ticket\"").count(), tickets.len(), "{lesson}");
         for replay in tickets {
-            let verdicts = replay["runs"].as_array().unwrap().iter().map(|r| r["verdict"]["text"].as_str().unwrap());
+            let verdicts = replay["runs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["verdict"]["text"].as_str().unwrap());
             for text in verdicts {
-                let shown = text.replace('&', "&amp;").replace('\'', "&#39;").replace('"', "&quot;");
+                let shown =
+                    text.replace('&', "&amp;").replace('\'', "&#39;").replace('"', "&quot;");
                 assert!(html.contains(&shown), "{lesson}: the verdict {text:?} is on the page");
             }
         }
-        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(ws.path(&file)).unwrap().permissions());
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(ws.path(&file)).unwrap().permissions(),
+        );
         assert_eq!(mode & 0o777, 0o644, "a page to share is readable by others");
     }
 }
@@ -162,24 +191,48 @@ fn the_replay_page_of_one_compared_ticket() {
 #[test]
 fn a_replay_page_shows_each_runtime_and_code_it_was_asked_for() {
     let ws = Workshop::lesson5();
-    let run =
-        ws.run(&["watch", "--ticket", "flaky-payment", "--runtime", "sdk", "--code", "structured", "--html", "-"]);
+    let run = ws.run(&[
+        "watch",
+        "--ticket",
+        "flaky-payment",
+        "--runtime",
+        "sdk",
+        "--code",
+        "structured",
+        "--html",
+        "-",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let html = &run.stdout;
-    assert!(html.contains("code <strong>structured</strong> · runtime <strong>sdk</strong>"), "{html}");
+    assert!(
+        html.contains("code <strong>structured</strong> · runtime <strong>sdk</strong>"),
+        "{html}"
+    );
     assert!(html.contains("MCP CallToolResult"), "the SDK's result is behind its expander");
     assert!(!html.contains("class=\"split\""), "one run, no split");
     // The lesson's count question is asked before a starter run only.
     assert!(!html.contains("Predict first"), "{html}");
-    let starter = ws.run(&["watch", "--ticket", "flaky-payment", "--code", "starter", "--html", "-"]);
+    let starter =
+        ws.run(&["watch", "--ticket", "flaky-payment", "--code", "starter", "--html", "-"]);
     assert!(starter.stdout.contains("Predict first"), "{}", starter.stdout);
     assert!(starter.stdout.contains("<summary>Reveal the answer</summary>"));
-    let json = ws.run(&["watch", "--ticket", "flaky-payment", "--code", "starter", "--format", "json"]).json();
+    let json = ws
+        .run(&["watch", "--ticket", "flaky-payment", "--code", "starter", "--format", "json"])
+        .json();
     let ran = json["verdict"]["tool_calls"].as_u64().unwrap();
     let words = ["not at all", "once", "twice", "three times"][ran as usize];
     let answer = starter.stdout.split("Reveal the answer</summary><p>").nth(1).unwrap();
     assert!(answer.starts_with(words), "the answer is what the run did ({words}): {answer:.80}");
-    let quiet = ws.run(&["watch", "--ticket", "flaky-payment", "--code", "starter", "--no-predict", "--html", "-"]);
+    let quiet = ws.run(&[
+        "watch",
+        "--ticket",
+        "flaky-payment",
+        "--code",
+        "starter",
+        "--no-predict",
+        "--html",
+        "-",
+    ]);
     assert!(!quiet.stdout.contains("Predict first"));
 }
 
@@ -192,7 +245,10 @@ fn hostile_names_and_output_stay_text_on_the_replay_page() {
     let html = ws.read("page.html");
     assert_self_contained(&html);
     assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"), "the name is shown, escaped");
-    assert!(html.contains("&lt;script&gt;alert(&#39;printed&#39;)&lt;/script&gt;"), "what the code printed, escaped");
+    assert!(
+        html.contains("&lt;script&gt;alert(&#39;printed&#39;)&lt;/script&gt;"),
+        "what the code printed, escaped"
+    );
     assert!(!html.contains("<img") && !html.contains("alert('printed')"));
 }
 
@@ -203,7 +259,8 @@ fn watch_html_refuses_a_folder_a_missing_folder_and_another_format() {
     let run = ws.run(&["watch", "--ticket", "old-order", "--html", "pages"]);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr.contains("--html pages is a folder: give a file name, such as pages/replay.html"),
+        run.stderr
+            .contains("--html pages is a folder: give a file name, such as pages/replay.html"),
         "{}",
         run.stderr
     );
@@ -217,7 +274,11 @@ fn watch_html_refuses_a_folder_a_missing_folder_and_another_format() {
     assert!(!ws.path("nowhere").exists());
     let run = ws.run(&["watch", "--ticket", "old-order", "--html", "p.html", "--format", "json"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("'--html <FILE>' cannot be used with '--format <FORMAT>'"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("'--html <FILE>' cannot be used with '--format <FORMAT>'"),
+        "{}",
+        run.stderr
+    );
     assert!(
         std::fs::read_dir(ws.root())
             .unwrap()
@@ -239,24 +300,64 @@ fn grade_html_shows_the_class_from_the_same_reports_as_jsonl() {
     assert!(run.stderr.contains("graded 5 files"));
     let html = &run.stdout;
     assert_self_contained(html);
-    let jsonl = crate::common::run(crate::grade::command(&ws, &["grade", folder, "--sandbox", "none", "--jobs", "2"]));
+    let jsonl = crate::common::run(crate::grade::command(
+        &ws,
+        &["grade", folder, "--sandbox", "none", "--jobs", "2"],
+    ));
     assert!(jsonl.stderr.contains("graded 5 files"));
     let reports = crate::grade::lines(&jsonl.stdout);
     let ran: Vec<&Value> = reports.iter().filter(|r| r["status"] != "error").collect();
     assert_eq!(ran.len(), 4);
     assert_eq!(html.matches("<tr data-file=").count(), ran.len(), "a row per file that ran");
     assert_eq!(html.matches("<li><code>").count(), 2, "one file could not run, one was skipped");
-    assert!(html.contains("<ul class=\"errors\" id=\"errors\">\n<li><code>class/bad_syntax.py</code>"), "{html}");
+    assert!(
+        html.contains("<ul class=\"errors\" id=\"errors\">\n<li><code>class/bad_syntax.py</code>"),
+        "{html}"
+    );
     assert!(html.contains("<li><code>class/fifo.py</code>: a FIFO</li>"));
     assert!(html.contains("sandbox: none (--sandbox none); not isolated:"));
-    // A bar per check, with how many of the class's files pass it (one could not run).
+    bars_count_passes(html, &ran);
+    // Best score first; each failing file's first failure with its guidance.
+    let files: Vec<&str> =
+        html.split("<tr data-file=\"").skip(1).map(|r| r.split('"').next().unwrap()).collect();
+    let hostile = format!("class/{}.py", HOSTILE.replace('<', "&lt;").replace('>', "&gt;"));
+    assert_eq!(
+        files[..2],
+        [hostile.as_str(), "class/good_match.py"],
+        "full scores first, then by name"
+    );
+    assert_eq!(files[3], "class/bug_retry_always.py", "{files:?}");
+    let row = html
+        .split("<tr data-file=\"class/bug_no_is_error.py\"")
+        .nth(1)
+        .unwrap()
+        .split("</tr>")
+        .next()
+        .unwrap();
+    assert!(
+        row.contains("<code>fail-flags-failure</code> isError: expected True, got missing"),
+        "{row}"
+    );
+    assert!(row.contains("The result says nothing a program can test."), "{row}");
+    assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;") && !html.contains("<img"));
+}
+
+/// A bar per check on the class's page, with how many of the class's files pass it (one of the
+/// five could not run).
+fn bars_count_passes(html: &str, ran: &[&Value]) {
     let checks = ran[0]["checks"].as_array().unwrap();
     assert_eq!(html.matches("<meter ").count(), checks.len());
     for check in checks {
         let id = check["id"].as_str().unwrap();
         let pass = ran
             .iter()
-            .filter(|r| r["checks"].as_array().unwrap().iter().any(|c| c["id"] == id && c["status"] == "pass"))
+            .filter(|r| {
+                r["checks"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|c| c["id"] == id && c["status"] == "pass")
+            })
             .count();
         let bar = format!("<th scope=\"row\"><code>{id}</code>");
         let row = html.split(&bar).nth(1).unwrap_or_else(|| panic!("no bar for {id}"));
@@ -265,15 +366,6 @@ fn grade_html_shows_the_class_from_the_same_reports_as_jsonl() {
             "{id}: {row:.200}"
         );
     }
-    // Best score first; each failing file's first failure with its guidance.
-    let files: Vec<&str> = html.split("<tr data-file=\"").skip(1).map(|r| r.split('"').next().unwrap()).collect();
-    let hostile = format!("class/{}.py", HOSTILE.replace('<', "&lt;").replace('>', "&gt;"));
-    assert_eq!(files[..2], [hostile.as_str(), "class/good_match.py"], "full scores first, then by name");
-    assert_eq!(files[3], "class/bug_retry_always.py", "{files:?}");
-    let row = html.split("<tr data-file=\"class/bug_no_is_error.py\"").nth(1).unwrap().split("</tr>").next().unwrap();
-    assert!(row.contains("<code>fail-flags-failure</code> isError: expected True, got missing"), "{row}");
-    assert!(row.contains("The result says nothing a program can test."), "{row}");
-    assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;") && !html.contains("<img"));
 }
 
 #[test]

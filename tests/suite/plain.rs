@@ -19,13 +19,19 @@ fn lessons() -> Vec<Listed> {
     for entry in std::fs::read_dir(repo().join("lessons")).unwrap().flatten() {
         let Ok(text) = std::fs::read_to_string(entry.path().join("lesson.toml")) else { continue };
         let manifest: toml::Table = text.parse().unwrap();
-        let mistakes = manifest.get("mistakes").and_then(|m| m.as_array()).cloned().unwrap_or_default();
+        let mistakes =
+            manifest.get("mistakes").and_then(|m| m.as_array()).cloned().unwrap_or_default();
         found.push(Listed {
             id: entry.file_name().to_string_lossy().into_owned(),
             file: manifest["file"].as_str().unwrap().to_string(),
             mistakes: mistakes
                 .iter()
-                .map(|m| (m["label"].as_str().unwrap().to_string(), m["file"].as_str().unwrap().to_string()))
+                .map(|m| {
+                    (
+                        m["label"].as_str().unwrap().to_string(),
+                        m["file"].as_str().unwrap().to_string(),
+                    )
+                })
                 .collect(),
         });
     }
@@ -39,7 +45,8 @@ fn both_ways(w: &Workshop, args: &[&str]) -> Run {
     let start = |plain: bool| {
         // `grade` with the interpreter a submission may run (see `grade::command`), in a
         // temporary folder its user may enter.
-        let mut cmd = if args[0] == "grade" { crate::grade::command(w, args) } else { w.command(args) };
+        let mut cmd =
+            if args[0] == "grade" { crate::grade::command(w, args) } else { w.command(args) };
         if plain {
             cmd.env("WORKSHOP_PLAIN", "1");
         }
@@ -50,7 +57,8 @@ fn both_ways(w: &Workshop, args: &[&str]) -> Run {
     assert_eq!(fast.stdout, plain.stdout, "{args:?} differs on the plain path");
     // All but the time `grade` took.
     let said = |run: &Run| {
-        let text = run.stderr.text().lines().filter(|l| !l.starts_with("graded ")).collect::<Vec<_>>();
+        let text =
+            run.stderr.text().lines().filter(|l| !l.starts_with("graded ")).collect::<Vec<_>>();
         (run.stderr.contains(""), text.join("\n"))
     };
     assert_eq!(said(&fast), said(&plain), "{args:?} says other things on the plain path");
@@ -70,7 +78,8 @@ fn every_lesson_grades_its_starter_fix_and_mistakes_the_same_on_the_fast_and_pla
         let solution = dir.join("solution").join(&lesson.file);
         w.write("class/starter.py", &std::fs::read_to_string(starter).unwrap());
         w.write("class/solution.py", &std::fs::read_to_string(solution).unwrap());
-        let check = |file: &str| both_ways(&w, &["check", &lesson.id, "--file", file, "--format", "json"]);
+        let check =
+            |file: &str| both_ways(&w, &["check", &lesson.id, "--file", file, "--format", "json"]);
         assert_eq!(status(&check("class/starter.py")), "fail", "{}: the starter", lesson.id);
         assert_eq!(status(&check("class/solution.py")), "pass", "{}: the fix", lesson.id);
         for (label, file) in &lesson.mistakes {
@@ -79,9 +88,11 @@ fn every_lesson_grades_its_starter_fix_and_mistakes_the_same_on_the_fast_and_pla
             assert_eq!(status(&check(&shown)), "fail", "{}: the mistake {label}", lesson.id);
         }
         // The whole class at once, files side by side, and a replay of the fix.
-        let class = both_ways(&w, &["grade", &lesson.id, "class", "--jobs", "2", "--format", "jsonl"]);
+        let class =
+            both_ways(&w, &["grade", &lesson.id, "class", "--jobs", "2", "--format", "jsonl"]);
         assert!(class.code == 0 && class.stderr.contains("graded "), "{}", class.stderr);
-        let replay = both_ways(&w, &["watch", &lesson.id, "--code", "solution", "--format", "json"]);
+        let replay =
+            both_ways(&w, &["watch", &lesson.id, "--code", "solution", "--format", "json"]);
         assert_eq!(replay.code, 0, "{}: {}", lesson.id, replay.stderr);
     }
 }

@@ -38,7 +38,14 @@ const STRUCTURED: usize = 1;
 const YOURS: usize = 2;
 
 fn options(code: usize) -> Options {
-    Options { code, runtime: Runtime::Harness, compare: false, speed: 1.0, predict: true, expand: false }
+    Options {
+        code,
+        runtime: Runtime::Harness,
+        compare: false,
+        speed: 1.0,
+        predict: true,
+        expand: false,
+    }
 }
 
 /// A player on a test terminal.
@@ -60,13 +67,20 @@ impl<'c> Player<'c> {
 
     /// A player of another lesson whose first replay has arrived.
     fn of(ctx: &'c Context, lesson: &str, options: Options, width: u16, height: u16) -> Player<'c> {
-        let mut p = Player::starting_lesson(ctx, lesson, options, width, height, Duration::from_secs(2));
+        let mut p =
+            Player::starting_lesson(ctx, lesson, options, width, height, Duration::from_secs(2));
         p.send(vec![]);
         p
     }
 
     /// A player that has asked for its first replay, with this deadline per call.
-    fn starting(ctx: &'c Context, options: Options, width: u16, height: u16, limit: Duration) -> Player<'c> {
+    fn starting(
+        ctx: &'c Context,
+        options: Options,
+        width: u16,
+        height: u16,
+        limit: Duration,
+    ) -> Player<'c> {
         Player::starting_lesson(ctx, "structured-errors", options, width, height, limit)
     }
 
@@ -101,7 +115,8 @@ impl<'c> Player<'c> {
     }
 
     fn drive(&mut self, msgs: Vec<Msg>) {
-        let quit = player::drive(&mut self.app, &mut self.term, &Theme::plain(), msgs).expect("drawing never fails");
+        let quit = player::drive(&mut self.app, &mut self.term, &Theme::plain(), msgs)
+            .expect("drawing never fails");
         self.quit |= quit;
     }
 
@@ -163,7 +178,10 @@ fn player_opens_on_the_first_card_with_where_the_replies_come_from() {
     let ctx = context(&ws);
     let p = Player::new(&ctx, options(STRUCTURED), 100, 24);
     let screen = p.screen();
-    assert!(screen.contains("Replies:"), "the header always says where the replies come from:\n{screen}");
+    assert!(
+        screen.contains("Replies:"),
+        "the header always says where the replies come from:\n{screen}"
+    );
     assert_eq!(p.app.shown, 1);
     insta::assert_snapshot!("player_opened", screen);
 }
@@ -311,7 +329,11 @@ fn player_no_predict_plays_the_starter_at_once() {
     assert!(p.app.question.is_none());
     p.send(vec![to_the_end()]);
     assert!(p.app.finished());
-    assert!(p.screen().contains("Tried 3 times. 2 retries could not have helped."), "{}", p.screen());
+    assert!(
+        p.screen().contains("Tried 3 times. 2 retries could not have helped."),
+        "{}",
+        p.screen()
+    );
 }
 
 #[test]
@@ -539,7 +561,10 @@ fn player_redraws_at_the_new_size_on_resize() {
     p.send(vec![Msg::Resize(60, 20)]);
     let screen = p.screen();
     assert_eq!(screen.lines().count(), 20);
-    assert!(screen.lines().all(|l| l.chars().count() == 62), "60 columns and the quotes:\n{screen}");
+    assert!(
+        screen.lines().all(|l| l.chars().count() == 62),
+        "60 columns and the quotes:\n{screen}"
+    );
     assert!(screen.contains("Replies:"), "{screen}");
     p.term.backend_mut().resize(30, 8);
     p.send(vec![Msg::Resize(30, 8)]);
@@ -572,12 +597,16 @@ fn player_quits_at_once_while_a_looping_file_replays_and_leaves_no_python() {
     let ctx = context(&ws);
     // A deadline far longer than the test: waiting for it anywhere would show.
     let limit = Duration::from_secs(120);
-    let mut p = Player::starting(&ctx, Options { predict: false, ..options(YOURS) }, 100, 24, limit);
+    let mut p =
+        Player::starting(&ctx, Options { predict: false, ..options(YOURS) }, 100, 24, limit);
     wait_for(&marker);
     p.drive(vec![key('j')]);
     assert_eq!(p.app.ticket, 1, "a key is handled while the replay runs");
     let screen = p.screen();
-    assert!(screen.contains("replaying with yours"), "the status says what is being replayed:\n{screen}");
+    assert!(
+        screen.contains("replaying with yours"),
+        "the status says what is being replayed:\n{screen}"
+    );
     p.drive(vec![key('q'), key('k')]);
     assert!(p.quit);
     assert_eq!(p.app.ticket, 1, "q ended the loop before the next key");
@@ -602,7 +631,8 @@ fn player_a_switch_during_a_slow_replay_wins_over_the_stale_result() {
     let ctx = context(&ws);
     // A short deadline, so the stale replay with yours ends after a few calls.
     let limit = Duration::from_millis(300);
-    let mut p = Player::starting(&ctx, Options { predict: false, ..options(YOURS) }, 100, 30, limit);
+    let mut p =
+        Player::starting(&ctx, Options { predict: false, ..options(YOURS) }, 100, 30, limit);
     wait_for(&marker);
     p.drive(vec![key('c')]);
     assert_eq!(p.app.code, STARTER, "from yours, c goes round to the starter");
@@ -645,7 +675,8 @@ fn bench_key_to_redraw() {
         // Every ticket in both runtimes and two codes: the first time, a key that changes the
         // replay has the worker run it (Python and the recordings), and the figure is the time
         // until it is drawn; after that it comes from the cache.
-        let mut cold = bench_keys(&mut app, Some(&results), &mut term, &theme, "jjjjjjrjjjjjjcjjjjjjrjjjjjj");
+        let mut cold =
+            bench_keys(&mut app, Some(&results), &mut term, &theme, "jjjjjjrjjjjjjcjjjjjjrjjjjjj");
         cold.sort();
         println!(
             "key -> redraw at {w}x{h}, a replay not seen before in the session: median {:.2} ms, max {:.2} ms over {} keys",
@@ -653,7 +684,8 @@ fn bench_key_to_redraw() {
             cold.last().unwrap().as_secs_f64() * 1e3,
             cold.len()
         );
-        let mut times = bench_keys(&mut app, None, &mut term, &theme, &"  ..,e.e+-  jkjk".repeat(20));
+        let mut times =
+            bench_keys(&mut app, None, &mut term, &theme, &"  ..,e.e+-  jkjk".repeat(20));
         times.sort();
         let median = times[times.len() / 2];
         let p95 = times[times.len() * 95 / 100];

@@ -17,7 +17,9 @@ fn parallel_hints_each_keep_their_step() {
     ];
     let children: Vec<_> = ids
         .iter()
-        .map(|id| w.command(&["hint", "--check", id]).stdout(std::process::Stdio::null()).spawn().unwrap())
+        .map(|id| {
+            w.command(&["hint", "--check", id]).stdout(std::process::Stdio::null()).spawn().unwrap()
+        })
         .collect();
     for mut child in children {
         assert!(child.wait().unwrap().success());

@@ -17,7 +17,9 @@ fn answer_key(w: &Workshop) -> String {
     let questions = quiz["questions"].as_array().unwrap();
     questions
         .iter()
-        .map(|q| q["answer"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect::<String>())
+        .map(|q| {
+            q["answer"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect::<String>()
+        })
         .collect::<Vec<_>>()
         .join(",")
 }
@@ -41,15 +43,21 @@ fn a_quiz_result_names_the_sections_to_read_again() {
         .map(|r| r["question"].as_u64().unwrap() as usize)
         .collect();
     assert_eq!(wrong.len(), 3, "{wrong:?}");
-    let tail = &run.stdout
-        [run.stdout.find("Read again, with ./workshop lesson structured-errors:\n").expect("a list of sections")..];
+    let tail = &run.stdout[run
+        .stdout
+        .find("Read again, with ./workshop lesson structured-errors:\n")
+        .expect("a list of sections")..];
     let json = w.run(&["quiz", "--answers", MIXED, "--format", "json"]).json();
-    let sections: Vec<&str> = json["reread"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    let sections: Vec<&str> =
+        json["reread"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
     assert!(!sections.is_empty());
     for section in &sections {
         assert!(tail.contains(&format!("\"{section}\" (question")), "{section}:\n{tail}");
         let text = w.read("lessons/structured-errors/lesson.md");
-        assert!(text.contains(&format!("\n## {section}\n")), "{section} is a heading of the lesson");
+        assert!(
+            text.contains(&format!("\n## {section}\n")),
+            "{section} is a heading of the lesson"
+        );
     }
     // Every question answered wrong is listed under its section, and no other.
     let listed: Vec<usize> = tail
@@ -76,12 +84,17 @@ fn a_quiz_result_names_the_sections_to_read_again() {
 fn a_quiz_section_that_is_no_heading_of_the_text_is_corrupt_data() {
     let w = Workshop::lesson5();
     let path = "lessons/structured-errors/quiz.toml";
-    let text = w.read(path).replacen("section = \"Four ways a refund can fail\"", "section = \"Five ways\"", 1);
+    let text = w.read(path).replacen(
+        "section = \"Four ways a refund can fail\"",
+        "section = \"Five ways\"",
+        1,
+    );
     w.write(path, &text);
     let run = w.run(&["quiz", "--format", "json"]);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr.contains("question 1: its section \"Five ways\" is not a ## heading of lesson.md"),
+        run.stderr
+            .contains("question 1: its section \"Five ways\" is not a ## heading of lesson.md"),
         "{}",
         run.stderr
     );
@@ -192,7 +205,11 @@ fn quiz_with_an_answer_that_is_not_an_option_is_corrupt_data() {
     w.write(path, &text);
     let run = w.run(&["quiz", "--format", "json"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("quiz.toml") && run.stderr.contains("'F' is not one of its options"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("quiz.toml") && run.stderr.contains("'F' is not one of its options"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -113,8 +113,11 @@ fn session() -> String {
             block.push('\n');
             continue;
         }
-        let args: Vec<&str> =
-            command.strip_prefix("./workshop").expect("a workshop command").split_whitespace().collect();
+        let args: Vec<&str> = command
+            .strip_prefix("./workshop")
+            .expect("a workshop command")
+            .split_whitespace()
+            .collect();
         let run = w.run(&args);
         assert!(run.code == 0 || run.code == 1, "`{command}`: {}", run.stderr);
         // What it printed on stderr (the note on the lesson meant) comes first, as on a terminal.

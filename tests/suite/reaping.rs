@@ -57,7 +57,11 @@ def should_retry(error: Json) -> bool:
 }
 
 fn strays_in(path: &std::path::Path) -> Vec<u32> {
-    std::fs::read_to_string(path).unwrap_or_default().split_whitespace().map(|p| p.parse().unwrap()).collect()
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect()
 }
 
 #[test]
@@ -87,7 +91,10 @@ fn without_bubblewrap_a_files_new_session_child_ends_before_the_next_file_is_gra
         std::fs::write(&strays, "").unwrap();
         std::fs::set_permissions(&strays, std::fs::Permissions::from_mode(0o666)).unwrap();
     }
-    let run = graded(command(&w, &["grade", "class", "--jobs", "1", "--sandbox", "none", "--timeout", "1"]));
+    let run = graded(command(
+        &w,
+        &["grade", "class", "--jobs", "1", "--sandbox", "none", "--timeout", "1"],
+    ));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("sandbox:"), "{}", run.stderr);
     let reports = lines(&run.stdout);
@@ -175,7 +182,10 @@ fn nothing_a_command_started_ahead_outlives_it() {
             assert_eq!(run.code, 2, "{args:?}\n{}", run.stderr);
             assert!(run.stderr.contains("error: "), "{args:?}\n{}", run.stderr);
             let left = running_with(&home);
-            assert!(left.is_empty(), "{args:?} with {interpreter:?}: {left:?} outlived the command");
+            assert!(
+                left.is_empty(),
+                "{args:?} with {interpreter:?}: {left:?} outlived the command"
+            );
         }
     }
 }

@@ -23,8 +23,10 @@ fn loose(value: &Value) -> String {
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort();
             keys.reverse();
-            let fields: Vec<String> =
-                keys.into_iter().map(|k| format!("{} :  {}", Value::from(k.as_str()), loose(&map[k]))).collect();
+            let fields: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{} :  {}", Value::from(k.as_str()), loose(&map[k])))
+                .collect();
             format!("{{  {}  }}", fields.join(" ,  "))
         }
         Value::Array(items) => {
@@ -76,7 +78,8 @@ fn the_key_ignores_key_order_and_whitespace() {
     let after = watch_old_order(&ws);
     assert_eq!(after.code, 0, "{}", after.stderr);
     assert_eq!(after.stdout, before.stdout);
-    let starter = ws.run(&["watch", "--ticket", "old-order", "--code", "starter", "--format", "json"]);
+    let starter =
+        ws.run(&["watch", "--ticket", "old-order", "--code", "starter", "--format", "json"]);
     assert_eq!(starter.code, 0, "{}", starter.stderr);
     assert_eq!(starter.json()["events"].as_array().unwrap().last().unwrap()["kind"], "reply");
 }
@@ -149,7 +152,8 @@ fn a_request_whose_result_is_not_right_after_its_call_breaks_the_rules() {
     let run = with_broken("result_not_after_its_call.jsonl");
     refused(&run, &format!("{OLD_ORDER}:2:"), "breaks the tool-use rules");
     assert!(
-        run.stderr.contains("`tool_use` ids were found without `tool_result` blocks immediately after"),
+        run.stderr
+            .contains("`tool_use` ids were found without `tool_result` blocks immediately after"),
         "{}",
         run.stderr
     );
@@ -167,7 +171,8 @@ fn a_recording_that_breaks_the_rules_says_what_to_do() {
 fn the_rule_breaking_fixtures_keep_keys_that_match_their_requests() {
     // So the rule check, not the key check, is what catches them.
     for fixture in ["tool_use_without_a_call.jsonl", "result_not_after_its_call.jsonl"] {
-        let text = std::fs::read_to_string(watch_fixture(&format!("recordings/{fixture}"))).unwrap();
+        let text =
+            std::fs::read_to_string(watch_fixture(&format!("recordings/{fixture}"))).unwrap();
         for line in text.lines() {
             let turn: Value = serde_json::from_str(line).unwrap();
             assert_eq!(turn["key"], workshop::testing::key(&turn["request"]), "{fixture}");
@@ -209,7 +214,11 @@ fn a_missing_recordings_folder_says_what_is_missing() {
     assert_eq!(run.code, 2);
     assert_eq!(run.stdout, "");
     assert!(run.stderr.contains("recordings/structured-errors is missing"), "{}", run.stderr);
-    assert!(run.stderr.contains("workshop record") && run.stderr.contains("git checkout"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("workshop record") && run.stderr.contains("git checkout"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -219,7 +228,11 @@ fn a_missing_ticket_file_says_which() {
     let run = ws.run(&["watch", "--ticket", "wrong-id", "--runtime", "sdk"]);
     assert_eq!(run.code, 2);
     assert_eq!(run.stdout, "");
-    assert!(run.stderr.contains("recordings/structured-errors/sdk/wrong-id.jsonl is missing"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("recordings/structured-errors/sdk/wrong-id.jsonl is missing"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("workshop record"), "{}", run.stderr);
     // The other runtime's file is still there, and replays.
     assert_eq!(ws.run(&["watch", "--ticket", "wrong-id", "--runtime", "harness"]).code, 0);
@@ -239,7 +252,10 @@ fn every_recorded_turn_is_authored() {
                 let place = format!("{}:{}", entry.path().display(), i + 1);
                 assert_eq!(turn["provenance"]["source"], "authored", "{place}");
                 assert_eq!(turn["key"], workshop::testing::key(&turn["request"]), "{place}");
-                assert!(!line.to_lowercase().contains("x-api-key"), "{place}: a header in a recording");
+                assert!(
+                    !line.to_lowercase().contains("x-api-key"),
+                    "{place}: a header in a recording"
+                );
             }
         }
     }
@@ -290,7 +306,10 @@ fn record_writes_the_same_recordings_again() {
                 .unwrap()
                 .flatten()
                 .map(|e| {
-                    (format!("{rel}/{}", e.file_name().to_string_lossy()), std::fs::read_to_string(e.path()).unwrap())
+                    (
+                        format!("{rel}/{}", e.file_name().to_string_lossy()),
+                        std::fs::read_to_string(e.path()).unwrap(),
+                    )
                 })
                 .collect::<Vec<_>>()
         })

@@ -42,7 +42,8 @@ fn root_comes_from_workshop_root_in_the_environment() {
     let missing = run(cmd);
     assert_eq!(missing.code, 2, "{}", missing.stdout);
     assert!(
-        missing.stderr.contains("there is no file at ") && missing.stderr.contains("check the path given to --file"),
+        missing.stderr.contains("there is no file at ")
+            && missing.stderr.contains("check the path given to --file"),
         "{}",
         missing.stderr
     );

@@ -40,7 +40,8 @@ fn bytecode_written_by_learner_code_never_runs_as_the_next_commands_runner() {
         let starter = w.read("starter/structured-errors/errors.py");
         w.write("attack.py", &format!("{}\n{starter}", poisoner(&mark, flags, kill)));
         // Once so the cache exists, then the attack.
-        let first = w.run(&["check", "--file", "starter/structured-errors/errors.py", "--format", "json"]);
+        let first =
+            w.run(&["check", "--file", "starter/structured-errors/errors.py", "--format", "json"]);
         assert_eq!(first.code, 1, "{}", first.stderr);
         let attack = w.run(&["check", "--file", "attack.py", "--format", "json"]);
         if !kill {
@@ -49,9 +50,13 @@ fn bytecode_written_by_learner_code_never_runs_as_the_next_commands_runner() {
         // The workshop's own start-up may import the runner again (a spare process): the
         // mark must not appear, and the starter must fail as it always does.
         let _ = std::fs::remove_file(&mark);
-        let next = w.run(&["check", "--file", "starter/structured-errors/errors.py", "--format", "json"]);
+        let next =
+            w.run(&["check", "--file", "starter/structured-errors/errors.py", "--format", "json"]);
         assert_eq!(next.code, 1, "flags {flags}, kill {kill}: {}", next.stderr);
-        assert!(!mark.exists(), "flags {flags}, kill {kill}: the forged runner ran in the next check");
+        assert!(
+            !mark.exists(),
+            "flags {flags}, kill {kill}: the forged runner ran in the next check"
+        );
         assert_eq!(next.json()["passed"], first.json()["passed"], "flags {flags}, kill {kill}");
     }
 }
@@ -65,7 +70,9 @@ fn drawn(report: &serde_json::Value) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .flat_map(|c| c["output"].as_str().unwrap_or("").lines().map(String::from).collect::<Vec<_>>())
+        .flat_map(|c| {
+            c["output"].as_str().unwrap_or("").lines().map(String::from).collect::<Vec<_>>()
+        })
         .filter(|l| l.starts_with("drawn:"))
         .collect()
 }
@@ -88,7 +95,11 @@ fn a_file_cannot_choose_its_samples_grade_draws_with_a_new_key_each_run_and_says
     };
     // Three runs with no key given: each draws anew (all three alike by chance: 1 in 10^8).
     let runs: Vec<_> = (0..3).map(|_| grade(None)).collect();
-    assert!(runs.windows(2).any(|w| w[0].0 != w[1].0), "the same samples three times: {:?}", runs[0].0);
+    assert!(
+        runs.windows(2).any(|w| w[0].0 != w[1].0),
+        "the same samples three times: {:?}",
+        runs[0].0
+    );
     // The key a run names repeats it exactly.
     let (samples, summary) = &runs[0];
     let key = summary.split("WORKSHOP_SEED=").nth(1).unwrap().split_whitespace().next().unwrap();
@@ -122,7 +133,8 @@ fn compiled_code_of_another_layout_is_left_alone_and_ours_is_written_once() {
     };
     check(&w);
     let code = w.home().join(".cache/workshop/code");
-    let folders: Vec<std::path::PathBuf> = std::fs::read_dir(&code).unwrap().map(|e| e.unwrap().path()).collect();
+    let folders: Vec<std::path::PathBuf> =
+        std::fs::read_dir(&code).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(folders.len(), 1, "one folder of compiled code: {folders:?}");
     let ours = &folders[0];
     let tag = std::process::Command::new(python())
@@ -131,7 +143,9 @@ fn compiled_code_of_another_layout_is_left_alone_and_ours_is_written_once() {
         .unwrap();
     let tag = String::from_utf8(tag.stdout).unwrap().trim().to_string();
     let name = ours.file_name().unwrap().to_str().unwrap();
-    let layout = name.strip_prefix(&format!("{tag}-")).unwrap_or_else(|| panic!("{name} names no layout after {tag}"));
+    let layout = name
+        .strip_prefix(&format!("{tag}-"))
+        .unwrap_or_else(|| panic!("{name} names no layout after {tag}"));
     assert!(layout.parse::<u32>().is_ok(), "{name}");
     let entries = |dir: &std::path::Path| -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
         let mut found: Vec<_> = std::fs::read_dir(dir)
@@ -139,7 +153,11 @@ fn compiled_code_of_another_layout_is_left_alone_and_ours_is_written_once() {
             .map(|e| {
                 let path = e.unwrap().path();
                 let modified = path.metadata().unwrap().modified().unwrap();
-                (path.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&path).unwrap(), modified)
+                (
+                    path.file_name().unwrap().to_string_lossy().into_owned(),
+                    std::fs::read(&path).unwrap(),
+                    modified,
+                )
             })
             .collect();
         found.sort();
@@ -184,7 +202,10 @@ print(len(entries), len(pycs))
     let out = planter.args(["-I", "-S", "-c", script]).arg(cache).arg(mark).output().unwrap();
     let counts = String::from_utf8_lossy(&out.stdout).to_string();
     let counts: Vec<usize> = counts.split_whitespace().filter_map(|n| n.parse().ok()).collect();
-    assert!(counts.len() == 2 && counts[0] >= 2 && counts[1] >= 1, "entries and .pyc planted: {out:?}");
+    assert!(
+        counts.len() == 2 && counts[0] >= 2 && counts[1] >= 1,
+        "entries and .pyc planted: {out:?}"
+    );
 }
 
 /// Planted code in a cache folder another user owns or can write (`XDG_CACHE_HOME` or `HOME`
@@ -201,11 +222,14 @@ fn a_cache_folder_another_user_owns_or_can_write_is_not_used() {
             }
             Ok(())
         }),
-        ("writable by all", |dir| std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777))),
+        ("writable by all", |dir| {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777))
+        }),
     ];
     for (setup, make) in setups {
         let w = Workshop::lesson5();
-        let starter = ["check", "--file", "starter/structured-errors/errors.py", "--format", "json"];
+        let starter =
+            ["check", "--file", "starter/structured-errors/errors.py", "--format", "json"];
         let first = w.run(&starter);
         assert_eq!(first.code, 1, "{}", first.stderr);
         let cache = w.home().join(".cache");

@@ -30,15 +30,18 @@ fn bwrap_here() -> &'static Result<(), String> {
         match out {
             Err(e) => Err(format!("bwrap does not run ({e})")),
             Ok(out) if out.status.success() => Ok(()),
-            Ok(out) => {
-                Err(format!("bwrap cannot make namespaces here: {}", String::from_utf8_lossy(&out.stderr).trim()))
-            }
+            Ok(out) => Err(format!(
+                "bwrap cannot make namespaces here: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )),
         }
     })
 }
 
 fn required() -> bool {
-    ["CI", "WORKSHOP_REQUIRE_BWRAP"].iter().any(|v| std::env::var(v).is_ok_and(|v| !v.is_empty() && v != "0"))
+    ["CI", "WORKSHOP_REQUIRE_BWRAP"]
+        .iter()
+        .any(|v| std::env::var(v).is_ok_and(|v| !v.is_empty() && v != "0"))
 }
 
 /// The running test's name (libtest names each test's thread after it).
@@ -56,7 +59,9 @@ pub(crate) fn needs_bwrap() -> bool {
     }
     match bwrap_here() {
         Ok(()) => true,
-        Err(why) if required() => panic!("{test} needs bubblewrap: {why}. Install it: apt-get install bubblewrap"),
+        Err(why) if required() => {
+            panic!("{test} needs bubblewrap: {why}. Install it: apt-get install bubblewrap")
+        }
         Err(why) => {
             eprintln!("SKIPPED {test}: it needs bubblewrap, and {why}. Install it (apt-get install bubblewrap); CI=1 or WORKSHOP_REQUIRE_BWRAP=1 makes this a failure.");
             false
@@ -78,7 +83,11 @@ pub(crate) fn is_root() -> bool {
     }
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("Uid:")).map(|l| l.split_whitespace().next() == Some("0")))
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .map(|l| l.split_whitespace().next() == Some("0"))
+        })
         .unwrap_or(false)
 }
 
@@ -104,7 +113,15 @@ fn nobody_python() -> Option<String> {
         .into_iter()
         .find(|candidate| {
             Command::new("setpriv")
-                .args(["--reuid=65534", "--regid=65534", "--clear-groups", candidate, "-I", "-c", "pass"])
+                .args([
+                    "--reuid=65534",
+                    "--regid=65534",
+                    "--clear-groups",
+                    candidate,
+                    "-I",
+                    "-c",
+                    "pass",
+                ])
                 .stdin(Stdio::null())
                 .stderr(Stdio::null())
                 .status()
@@ -172,7 +189,13 @@ impl Class {
 
     /// `workshop <args>` run by `grader`, stdout into `results` when given; bounded, so a run
     /// an attack froze fails the test instead of hanging it.
-    pub(crate) fn grade(&self, grader: &Grader, args: &[&str], env: &[(&str, &str)], results: Option<&Path>) -> Run {
+    pub(crate) fn grade(
+        &self,
+        grader: &Grader,
+        args: &[&str],
+        env: &[(&str, &str)],
+        results: Option<&Path>,
+    ) -> Run {
         let mut cmd = if grader.nobody {
             open_to_nobody(self.w.root(), 0o755);
             open_to_nobody(self.tmp.path(), 0o777);
@@ -284,8 +307,15 @@ fn left_after_a_moment(mark: &str) -> Vec<String> {
 
 fn output_of<'a>(reports: &'a [Value], student: &str) -> &'a str {
     let file = format!("class/{student}/errors.py");
-    let report = reports.iter().find(|r| r["file"] == file.as_str()).unwrap_or_else(|| panic!("no report for {file}"));
-    assert_eq!(report["status"], "fail", "{file} loads and fails the first check: {}", report["message"]);
+    let report = reports
+        .iter()
+        .find(|r| r["file"] == file.as_str())
+        .unwrap_or_else(|| panic!("no report for {file}"));
+    assert_eq!(
+        report["status"], "fail",
+        "{file} loads and fails the first check: {}",
+        report["message"]
+    );
     report["output"].as_str().unwrap()
 }
 
@@ -314,22 +344,26 @@ fn every_attack_of_the_issue_is_held_by_the_sandbox_and_classmates_keep_their_gr
     for (student, fixture) in ATTACKS {
         class.attack(student, fixture, port);
     }
-    let classmates: Vec<String> =
-        ["b", "c", "d", "e", "f", "g", "h", "i", "j", "k"].iter().map(|s| format!("{s}_classmate")).collect();
+    let classmates: Vec<String> = ["b", "c", "d", "e", "f", "g", "h", "i", "j", "k"]
+        .iter()
+        .map(|s| format!("{s}_classmate"))
+        .collect();
     for student in &classmates {
         class.classmate(student);
     }
     let results = class.w.path("results.jsonl");
-    let run = class.grade(
-        &grader,
-        // A generous deadline: the attacks fork and write a lot, and the machine may be busy.
-        &["grade", "structured-errors", "class", "--jobs", "2", "--sandbox", "bwrap", "--timeout", "5"],
-        &[("GITHUB_TOKEN", TOKEN), ("ANTHROPIC_API_KEY", "sk-ant-sandboxtest")],
-        Some(&results),
-    );
+    // A generous deadline: the attacks fork and write a lot, and the machine may be busy.
+    let args = "grade structured-errors class --jobs 2 --sandbox bwrap --timeout 5";
+    let args: Vec<&str> = args.split(' ').collect();
+    let secrets = [("GITHUB_TOKEN", TOKEN), ("ANTHROPIC_API_KEY", "sk-ant-sandboxtest")];
+    let run = class.grade(&grader, &args, &secrets, Some(&results));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.starts_with("graded 19 files in "), "{}", run.stderr);
-    assert!(run.stderr.contains("sandbox: bubblewrap "), "the summary says how files were isolated: {}", run.stderr);
+    assert!(
+        run.stderr.contains("sandbox: bubblewrap "),
+        "the summary says how files were isolated: {}",
+        run.stderr
+    );
     assert!(!run.stderr.contains("Install Python"), "{}", run.stderr);
 
     // Nothing an attack started outlives its grading: not the daemons of a double fork and a
@@ -340,7 +374,8 @@ fn every_attack_of_the_issue_is_held_by_the_sandbox_and_classmates_keep_their_gr
     // The results are the workshop's alone, and complete: one genuine report per file, in order.
     let reports = lines(&std::fs::read_to_string(&results).unwrap());
     let files: Vec<&str> = reports.iter().map(|r| r["file"].as_str().unwrap()).collect();
-    let mut expected: Vec<String> = ATTACKS.iter().map(|(s, _)| format!("class/{s}/errors.py")).collect();
+    let mut expected: Vec<String> =
+        ATTACKS.iter().map(|(s, _)| format!("class/{s}/errors.py")).collect();
     expected.extend(classmates.iter().map(|s| format!("class/{s}/errors.py")));
     assert_eq!(files, expected, "no forged line, none missing");
     assert!(output_of(&reports, "a_writes_the_results").contains("forged lines written now: 0"));
@@ -350,7 +385,8 @@ fn every_attack_of_the_issue_is_held_by_the_sandbox_and_classmates_keep_their_gr
         assert_eq!(report["status"], "pass", "{report}");
     }
     assert!(
-        output_of(&reports, "a_rewrites_classmates").contains("classmates' grading folders seen: 0"),
+        output_of(&reports, "a_rewrites_classmates")
+            .contains("classmates' grading folders seen: 0"),
         "{}",
         output_of(&reports, "a_rewrites_classmates")
     );
@@ -361,17 +397,32 @@ fn every_attack_of_the_issue_is_held_by_the_sandbox_and_classmates_keep_their_gr
 
 /// What the attacks could see or reach of the world outside their sandbox: no workshop to
 /// signal, no secret, no network, no classmate.
-fn attacks_reached_nothing_outside(reports: &[Value], results: &Path, stderr: &str, listener: &std::net::TcpListener) {
+fn attacks_reached_nothing_outside(
+    reports: &[Value],
+    results: &Path,
+    stderr: &str,
+    listener: &std::net::TcpListener,
+) {
     // Signals: its parent is the sandbox's init, which ignores them; no classmate is in reach.
     let signals = output_of(reports, "a_signals_the_workshop");
-    assert!(signals.contains("signalled pid 1 with SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGSTOP"), "{signals}");
+    assert!(
+        signals.contains("signalled pid 1 with SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGSTOP"),
+        "{signals}"
+    );
     assert!(signals.contains("killed 0 of its other children"), "{signals}");
 
     // The scrubbed environment cannot be read elsewhere: the file sees its own processes only.
     let secrets = output_of(reports, "a_reads_secrets");
     assert!(secrets.contains("secrets found in: []"), "{secrets}");
-    let seen: usize =
-        secrets.split("processes seen: ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
+    let seen: usize = secrets
+        .split("processes seen: ")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(seen <= 3, "the sandbox's init and the file's own Python: {secrets}");
     assert!(!std::fs::read_to_string(results).unwrap().contains(TOKEN));
     assert!(!stderr.contains(TOKEN));
@@ -379,7 +430,10 @@ fn attacks_reached_nothing_outside(reports: &[Value], results: &Path, stderr: &s
     // No network: the listener got nothing.
     let net = output_of(reports, "a_connects_out");
     assert!(net.contains("could not connect"), "{net}");
-    assert!(listener.accept().is_err_and(|e| e.kind() == std::io::ErrorKind::WouldBlock), "a connection arrived");
+    assert!(
+        listener.accept().is_err_and(|e| e.kind() == std::io::ErrorKind::WouldBlock),
+        "a connection arrived"
+    );
 
     // Only its own copy is in view: no classmate, no home folders, no sockets under /run.
     let view = output_of(reports, "a_reads_a_classmate");
@@ -394,15 +448,20 @@ fn attacks_ran_out_of_room(reports: &[Value], class: &Class, grader: &Grader) {
     for line in fill.lines() {
         let mib: u64 = line.split(": ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
         assert!(mib <= 32, "{line}");
-        assert!(line.contains("No space left on device") || line.contains("Read-only file system"), "{line}");
+        assert!(
+            line.contains("No space left on device") || line.contains("Read-only file system"),
+            "{line}"
+        );
     }
-    let left: Vec<_> = std::fs::read_dir(class.tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+    let left: Vec<_> =
+        std::fs::read_dir(class.tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
     assert!(left.is_empty(), "grade left {left:?} in its TMPDIR");
 
     // As an unprivileged user the process limit binds inside the sandbox too, per sandbox.
     let forks = output_of(reports, "a_fork_bomb");
     if grader.nobody || !is_root() {
-        let forked: usize = forks.split("forked ").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
+        let forked: usize =
+            forks.split("forked ").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
         // 64 of its own (its namespace's count), however many the user runs elsewhere.
         assert!(forked <= 64 && forks.contains("Resource temporarily unavailable"), "{forks}");
     }
@@ -426,7 +485,10 @@ fn a_run_as_root_drops_every_capability_inside_the_sandbox() {
     }
     let probe = "import os\nwith open('/proc/self/status') as s:\n    print([l.split()[1] for l in s if l.startswith('CapEff')])\ntry:\n    os.mkdir('/usr/owned')\nexcept OSError as e:\n    print('mkdir', e.strerror)\n";
     let printed = printed_in_the_sandbox(&Class::new(), probe);
-    assert!(printed.contains("['0000000000000000']"), "no capabilities, whoever runs grade: {printed}");
+    assert!(
+        printed.contains("['0000000000000000']"),
+        "no capabilities, whoever runs grade: {printed}"
+    );
     assert!(printed.contains("mkdir Read-only file system"), "{printed}");
 }
 
@@ -439,7 +501,9 @@ fn the_sandbox_shows_a_read_only_root_a_minimal_dev_and_etc_and_no_run() {
     open_to_nobody(class.tmp.path(), 0o777);
     let probe = "import os\ndef tried(path):\n    try:\n        with open(path, 'a'):\n            return 'written'\n    except OSError as e:\n        return e.strerror\nfor folder in ['/', '/dev', '/etc']:\n    print(folder, ' '.join(sorted(os.listdir(folder))))\nfor path in ['/new', '/etc/new', '/etc/workshop/runner', '/etc/ld.so.cache', '/dev/new', '/dev/null', '/usr/new']:\n    print(path, tried(path))\n";
     let printed = printed_in_the_sandbox(&class, probe);
-    let said = |what: &str| printed.lines().find_map(|l| l.strip_prefix(&format!("{what} "))).unwrap_or_default();
+    let said = |what: &str| {
+        printed.lines().find_map(|l| l.strip_prefix(&format!("{what} "))).unwrap_or_default()
+    };
     let root: Vec<&str> = said("/").split(' ').collect();
     for shown in ["dev", "etc", "proc", "tmp", "usr"] {
         assert!(root.contains(&shown), "{printed}");
@@ -447,12 +511,19 @@ fn the_sandbox_shows_a_read_only_root_a_minimal_dev_and_etc_and_no_run() {
     assert!(!root.contains(&"run"), "no /run, and so none of the host's sockets: {printed}");
     assert_eq!(said("/dev"), "fd null shm stderr stdin stdout urandom zero", "{printed}");
     assert!(
-        said("/etc").split(' ').all(|e| ["alternatives", "ld.so.cache", "localtime", "workshop"].contains(&e)),
+        said("/etc")
+            .split(' ')
+            .all(|e| ["alternatives", "ld.so.cache", "localtime", "workshop"].contains(&e)),
         "{printed}"
     );
-    for path in ["/new", "/etc/new", "/etc/workshop/runner", "/etc/ld.so.cache", "/dev/new", "/usr/new"] {
+    for path in
+        ["/new", "/etc/new", "/etc/workshop/runner", "/etc/ld.so.cache", "/dev/new", "/usr/new"]
+    {
         let tried = said(path);
-        assert!(["Read-only file system", "Permission denied"].contains(&tried), "{path}: {tried}\n{printed}");
+        assert!(
+            ["Read-only file system", "Permission denied"].contains(&tried),
+            "{path}: {tried}\n{printed}"
+        );
     }
     assert_eq!(said("/dev/null"), "written", "{printed}");
 }
@@ -489,9 +560,13 @@ fn the_next_files_sandbox_is_made_while_one_is_graded_and_runs_nothing_before_it
     let class = Class::new();
     let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
     // Graded first and slow to load: meanwhile the next file's sandbox is made, and waits.
-    let first = format!("import time\ntime.sleep(1)\nprint('loaded at', repr(time.time()))\n{good}");
+    let first =
+        format!("import time\ntime.sleep(1)\nprint('loaded at', repr(time.time()))\n{good}");
     class.w.write("class/a_first/errors.py", &first);
-    class.w.write("class/b_next/errors.py", &format!("import time\nprint('started at', repr(time.time()))\n{good}"));
+    class.w.write(
+        "class/b_next/errors.py",
+        &format!("import time\nprint('started at', repr(time.time()))\n{good}"),
+    );
     let mut child = grade_in_turn(&class, Stdio::piped(), &[]);
     let folder = class.tmp.path().to_str().unwrap().to_string();
     let mut waiting = Vec::new();
@@ -505,7 +580,10 @@ fn the_next_files_sandbox_is_made_while_one_is_graded_and_runs_nothing_before_it
     let reports = lines(&String::from_utf8_lossy(&out.stdout));
     let at = |report: &Value, word: &str| -> f64 {
         let printed = report["output"].as_str().unwrap();
-        let line = printed.lines().find_map(|l| l.strip_prefix(word)).unwrap_or_else(|| panic!("{printed}"));
+        let line = printed
+            .lines()
+            .find_map(|l| l.strip_prefix(word))
+            .unwrap_or_else(|| panic!("{printed}"));
         line.trim().parse().unwrap()
     };
     assert_eq!(reports[1]["status"], "pass", "{}", reports[1]);
@@ -607,9 +685,13 @@ fn every_process_of_a_sandbox_is_in_the_session_and_group_bubblewrap_starts_in()
         .collect();
     child.kill().unwrap();
     child.wait().unwrap();
-    let started_by_grade = |place: &Option<[String; 3]>| place.as_ref().is_some_and(|p| p[0] == grade);
-    let outer: Vec<String> =
-        placed.iter().filter(|(_, place)| started_by_grade(place)).map(|(pid, _)| pid.clone()).collect();
+    let started_by_grade =
+        |place: &Option<[String; 3]>| place.as_ref().is_some_and(|p| p[0] == grade);
+    let outer: Vec<String> = placed
+        .iter()
+        .filter(|(_, place)| started_by_grade(place))
+        .map(|(pid, _)| pid.clone())
+        .collect();
     assert_eq!(outer.len(), 2, "two bwraps started by grade: {seen:?}");
     for (pid, place) in &placed {
         let [_, group, session] =
@@ -617,7 +699,10 @@ fn every_process_of_a_sandbox_is_in_the_session_and_group_bubblewrap_starts_in()
         // Session and group are one bwrap's own pid: the group the workshop and its lifeline
         // kill holds the namespace's init too, from before it could leave.
         assert_eq!(group, session, "{pid}: {placed:?}\n{seen:?}");
-        assert!(outer.contains(&session), "{pid} is in a session bwrap did not start in: {placed:?}\n{seen:?}");
+        assert!(
+            outer.contains(&session),
+            "{pid} is in a session bwrap did not start in: {placed:?}\n{seen:?}"
+        );
     }
 }
 
@@ -629,10 +714,14 @@ fn a_crash_is_told_as_the_signal_it_was_with_the_sandbox_and_without() {
     let class = Class::new();
     // A crash, and a file that exits with the code bubblewrap gives a crash: only the first is
     // a signal without the sandbox; under it the two look alike, and the message says so.
-    class.w.write("class/a_crash/errors.py", "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n");
+    class.w.write(
+        "class/a_crash/errors.py",
+        "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n",
+    );
     class.w.write("class/b_exits/errors.py", "import os\nos._exit(3)\n");
     let me = Grader { nobody: false, python: grading_python().to_string() };
-    let message = |run: &Run, n: usize| lines(&run.stdout)[n]["message"].as_str().unwrap().to_string();
+    let message =
+        |run: &Run, n: usize| lines(&run.stdout)[n]["message"].as_str().unwrap().to_string();
     let sandboxed = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &[], None);
     assert_eq!(sandboxed.code, 0, "{}", sandboxed.stderr);
     assert!(
@@ -648,8 +737,16 @@ fn a_crash_is_told_as_the_signal_it_was_with_the_sandbox_and_without() {
         message(&sandboxed, 1)
     );
     let bare = class.grade(&me, &["grade", "class", "--sandbox", "none"], &[], None);
-    assert!(message(&bare, 0).ends_with("it was killed by signal 11 (SIGSEGV, a crash)"), "{}", message(&bare, 0));
-    assert!(message(&bare, 1).ends_with("it exited with code 3 (os._exit, or a crash)"), "{}", message(&bare, 1));
+    assert!(
+        message(&bare, 0).ends_with("it was killed by signal 11 (SIGSEGV, a crash)"),
+        "{}",
+        message(&bare, 0)
+    );
+    assert!(
+        message(&bare, 1).ends_with("it exited with code 3 (os._exit, or a crash)"),
+        "{}",
+        message(&bare, 1)
+    );
 }
 
 // Linux only: elsewhere grade never looks for bubblewrap (grade::isolation's unit tests say what
@@ -665,32 +762,61 @@ fn without_bubblewrap_auto_says_what_is_not_isolated_and_bwrap_refuses_with_how_
     let run = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &absent, None);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stdout.is_empty());
-    assert!(run.stderr.contains("--sandbox bwrap: there is no bwrap at /nonexistent/bwrap"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--sandbox bwrap: there is no bwrap at /nonexistent/bwrap"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("apt-get install bubblewrap"), "{}", run.stderr);
 
     let run = class.grade(&me, &["grade", "class"], &absent, None);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(lines(&run.stdout)[0]["status"], "pass");
-    let (warning, summary) = run.stderr.split_once("graded 1 file in ").expect("a warning, then the summary");
-    assert!(warning.starts_with("warning: grading without a sandbox, since there is no bwrap"), "{warning}");
+    let (warning, summary) =
+        run.stderr.split_once("graded 1 file in ").expect("a warning, then the summary");
+    assert!(
+        warning.starts_with("warning: grading without a sandbox, since there is no bwrap"),
+        "{warning}"
+    );
     for missing in ["processes", "the network", "the file system", "/proc"] {
         assert!(warning.contains(missing), "{missing}: {warning}");
         assert!(summary.contains(missing), "{missing}: {summary}");
     }
-    assert!(summary.contains("sandbox: none, since there is no bwrap at /nonexistent/bwrap"), "{summary}");
+    assert!(
+        summary.contains("sandbox: none, since there is no bwrap at /nonexistent/bwrap"),
+        "{summary}"
+    );
 
     let run = class.grade(&me, &["grade", "class", "--sandbox", "none"], &absent, None);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.starts_with("graded 1 file in "), "no warning when asked for: {}", run.stderr);
-    assert!(run.stderr.contains("sandbox: none (--sandbox none); not isolated: processes"), "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with("graded 1 file in "),
+        "no warning when asked for: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("sandbox: none (--sandbox none); not isolated: processes"),
+        "{}",
+        run.stderr
+    );
 
-    // A bwrap that runs but cannot sandbox (here: a program that is not bubblewrap at all).
+    a_bwrap_that_cannot_sandbox_says_why(&class, &me);
+}
+
+#[cfg(target_os = "linux")]
+/// A bwrap that runs but cannot sandbox (here: a program that is not bubblewrap at all): refused
+/// with what bubblewrap needs under `--sandbox bwrap`, warned of under `auto`.
+fn a_bwrap_that_cannot_sandbox_says_why(class: &Class, me: &Grader) {
     let fake = class.tmp.path().join("bwrap");
-    std::fs::write(&fake, "#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n").unwrap();
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n",
+    )
+    .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     let run = class.grade(
-        &me,
+        me,
         &["grade", "class", "--sandbox", "bwrap"],
         &[("WORKSHOP_BWRAP", fake.to_str().unwrap())],
         None,
@@ -698,7 +824,8 @@ fn without_bubblewrap_auto_says_what_is_not_isolated_and_bwrap_refuses_with_how_
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("No permissions to create a new namespace"), "{}", run.stderr);
     assert!(run.stderr.contains("user namespaces"), "says what bubblewrap needs: {}", run.stderr);
-    let run = class.grade(&me, &["grade", "class"], &[("WORKSHOP_BWRAP", fake.to_str().unwrap())], None);
+    let run =
+        class.grade(me, &["grade", "class"], &[("WORKSHOP_BWRAP", fake.to_str().unwrap())], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let warning = run.stderr.split("graded 1 file in").next().unwrap();
     assert!(
@@ -713,11 +840,18 @@ fn an_interpreter_in_a_venv_under_tmp_still_runs_inside_the_private_tmp() {
         return;
     }
     let venv = tempfile::tempdir().unwrap();
-    let made = Command::new(grading_python()).args(["-m", "venv", "--without-pip"]).arg(venv.path()).status().unwrap();
+    let made = Command::new(grading_python())
+        .args(["-m", "venv", "--without-pip"])
+        .arg(venv.path())
+        .status()
+        .unwrap();
     assert!(made.success());
     let class = Class::new();
     class.classmate("b_classmate");
-    let me = Grader { nobody: false, python: venv.path().join("bin/python3").to_string_lossy().into_owned() };
+    let me = Grader {
+        nobody: false,
+        python: venv.path().join("bin/python3").to_string_lossy().into_owned(),
+    };
     let run = class.grade(&me, &["grade", "class", "--sandbox", "bwrap"], &[], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(lines(&run.stdout)[0]["status"], "pass", "{}", run.stdout);
@@ -771,14 +905,22 @@ fn a_fork_bomb_holding_the_users_processes_leaves_classmates_graded_beside_it_ro
     for student in &classmates {
         class.classmate(student);
     }
-    let run =
-        class.grade(&grader, &["grade", "class", "--jobs", "2", "--sandbox", "bwrap", "--timeout", "5"], &[], None);
+    let run = class.grade(
+        &grader,
+        &["grade", "class", "--jobs", "2", "--sandbox", "bwrap", "--timeout", "5"],
+        &[],
+        None,
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let reports = lines(&run.stdout);
     for report in &reports[1..] {
         assert_eq!(report["status"], "pass", "{report}");
     }
     if grader.nobody || !is_root() {
-        assert!(output_of(&reports, "a_fork_bomb").contains("Resource temporarily unavailable"), "{}", reports[0]);
+        assert!(
+            output_of(&reports, "a_fork_bomb").contains("Resource temporarily unavailable"),
+            "{}",
+            reports[0]
+        );
     }
 }

@@ -11,7 +11,11 @@ use std::path::Path;
 fn shim_folder(log: &Path) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let shim = dir.path().join("python3");
-    std::fs::write(&shim, format!("#!/bin/sh\necho ran >> '{}'\nexec '{}' \"$@\"\n", log.display(), python())).unwrap();
+    std::fs::write(
+        &shim,
+        format!("#!/bin/sh\necho ran >> '{}'\nexec '{}' \"$@\"\n", log.display(), python()),
+    )
+    .unwrap();
     std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
     dir
 }
@@ -27,8 +31,13 @@ fn a_shim_is_asked_once_and_asked_again_when_what_picks_the_version_changes() {
     let folder = shim_folder(&log);
     let path = format!("{}:{}", folder.path().display(), std::env::var("PATH").unwrap());
     let check = |extra: &[(&str, &str)]| {
-        let mut cmd =
-            w.command(&["check", "--file", "lessons/structured-errors/solution/errors.py", "--format", "json"]);
+        let mut cmd = w.command(&[
+            "check",
+            "--file",
+            "lessons/structured-errors/solution/errors.py",
+            "--format",
+            "json",
+        ]);
         cmd.env_remove("WORKSHOP_PYTHON").env("PATH", &path);
         for (k, v) in extra {
             cmd.env(k, v);

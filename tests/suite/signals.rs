@@ -11,11 +11,17 @@ use std::process::{Child, Stdio};
 fn start_looping(w: &Workshop, args: &[&str]) -> (Child, Vec<u32>) {
     let file = w.learner("bad_loop_with_children.py");
     let pid_file = w.path(&format!("{file}.pids"));
-    let mut cmd = w.command(&args.iter().map(|a| if *a == "FILE" { file.as_str() } else { a }).collect::<Vec<_>>());
+    let mut cmd = w.command(
+        &args.iter().map(|a| if *a == "FILE" { file.as_str() } else { a }).collect::<Vec<_>>(),
+    );
     cmd.stdout(Stdio::null()).stderr(Stdio::piped());
     let child = cmd.spawn().unwrap();
     eventually("the learner's call to loop", || pid_file.exists());
-    let pids = std::fs::read_to_string(&pid_file).unwrap().split_whitespace().map(|p| p.parse().unwrap()).collect();
+    let pids = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
     (child, pids)
 }
 
@@ -53,12 +59,18 @@ fn sigterm_during_check_kills_the_learners_processes_and_exits_143() {
 
 #[test]
 fn sigint_during_check_kills_the_learners_processes_and_exits_130() {
-    assert_signal_ends_everything(&["check", "--file", "FILE", "--timeout", "60", "--format", "json"], libc::SIGINT);
+    assert_signal_ends_everything(
+        &["check", "--file", "FILE", "--timeout", "60", "--format", "json"],
+        libc::SIGINT,
+    );
 }
 
 #[test]
 fn sighup_during_check_watch_kills_the_learners_processes_and_exits_129() {
-    assert_signal_ends_everything(&["check", "--watch", "--file", "FILE", "--timeout", "60"], libc::SIGHUP);
+    assert_signal_ends_everything(
+        &["check", "--watch", "--file", "FILE", "--timeout", "60"],
+        libc::SIGHUP,
+    );
 }
 
 #[test]
@@ -77,13 +89,18 @@ fn sigkill_of_the_workshop_takes_the_looping_python_with_it() {
     // (elsewhere it is forked before the first Python starts).
     #[cfg(target_os = "linux")]
     let lifeline = || {
-        let children = std::fs::read_dir(format!("/proc/{}/task", child.id())).unwrap().flatten().flat_map(|task| {
-            let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-            list.split_whitespace().map(String::from).collect::<Vec<_>>()
-        });
-        children
-            .into_iter()
-            .any(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "workshop-life"))
+        let children = std::fs::read_dir(format!("/proc/{}/task", child.id()))
+            .unwrap()
+            .flatten()
+            .flat_map(|task| {
+                let list =
+                    std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+                list.split_whitespace().map(String::from).collect::<Vec<_>>()
+            });
+        children.into_iter().any(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|c| c.trim() == "workshop-life")
+        })
     };
     #[cfg(target_os = "linux")]
     eventually("the workshop's lifeline to start", lifeline);
@@ -110,7 +127,11 @@ fn a_signal_kills_the_workers_whole_group_even_a_member_the_workshop_never_start
     let (child, pids) = start_looping(&w, &["check", "--file", "FILE", "--timeout", "60"]);
     // A process that joins the worker's group from outside the workshop's tree: no sweep of the
     // workshop's children finds it, only a kill of the whole group reaches it.
-    let mut joined = std::process::Command::new("sleep").arg("327").process_group(pids[0] as i32).spawn().unwrap();
+    let mut joined = std::process::Command::new("sleep")
+        .arg("327")
+        .process_group(pids[0] as i32)
+        .spawn()
+        .unwrap();
     signal(&child, libc::SIGTERM);
     assert_eq!(exit_code_after(child), Some(128 + libc::SIGTERM));
     eventually("the member of the worker's group to die", || !alive(joined.id()));

@@ -44,9 +44,21 @@ fn solution_before_green_with_reveal_off_a_terminal_shows_it() {
     let run = w.run(&["solution", "--reveal"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("not green yet"), "{}", run.stdout);
-    assert!(run.stdout.contains("\n--- yours: work/structured-errors/errors.py\n"), "{}", run.stdout);
-    assert!(run.stdout.contains("\n+++ reference: lessons/structured-errors/solution/errors.py\n"), "{}", run.stdout);
-    assert!(run.stdout.contains("\n-    return {\"error\": {\"message\": \"Error\"}}\n"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("\n--- yours: work/structured-errors/errors.py\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("\n+++ reference: lessons/structured-errors/solution/errors.py\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("\n-    return {\"error\": {\"message\": \"Error\"}}\n"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -85,7 +97,9 @@ fn the_diff_leaves_out_docstrings_and_the_starters_notes() {
     }
     // What is left is code: the reference's named set of retryable categories, and its comments.
     assert!(diff.contains("+RETRYABLE_CATEGORIES = frozenset({\"transient\"})"), "{diff}");
-    let changed = diff.lines().filter(|l| l.starts_with(['+', '-']) && !l.starts_with("+++") && !l.starts_with("---"));
+    let changed = diff
+        .lines()
+        .filter(|l| l.starts_with(['+', '-']) && !l.starts_with("+++") && !l.starts_with("---"));
     assert!(changed.count() <= 20, "a short diff:\n{diff}");
 }
 
@@ -97,9 +111,10 @@ fn a_solution_file_linked_out_of_the_lesson_is_refused_as_the_authors_error() {
     let solution = w.path(SOLUTION);
     std::fs::remove_file(&solution).unwrap();
     std::os::unix::fs::symlink(&outside, &solution).unwrap();
-    for args in
-        [&["solution", "structured-errors", "--reveal"][..], &["watch", "structured-errors", "--code", "solution"][..]]
-    {
+    for args in [
+        &["solution", "structured-errors", "--reveal"][..],
+        &["watch", "structured-errors", "--code", "solution"][..],
+    ] {
         let run = w.run(args);
         assert_eq!(run.code, 2, "{args:?}: {}", run.stdout);
         assert!(
@@ -113,7 +128,8 @@ fn a_solution_file_linked_out_of_the_lesson_is_refused_as_the_authors_error() {
     }
     // A link that stays inside the lesson's folder is the author's business.
     std::fs::remove_file(&solution).unwrap();
-    std::fs::copy(repo().join(SOLUTION), w.path("lessons/structured-errors/solution/real.py")).unwrap();
+    std::fs::copy(repo().join(SOLUTION), w.path("lessons/structured-errors/solution/real.py"))
+        .unwrap();
     std::os::unix::fs::symlink("real.py", &solution).unwrap();
     assert_eq!(w.run(&["doctor", "structured-errors"]).code, 0);
 }

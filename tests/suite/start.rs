@@ -33,13 +33,23 @@ fn start_copies_the_starter_and_says_what_to_open_and_run_next() {
     .collect();
     let mut at = 0;
     for step in steps {
-        let found = run.stdout[at..].find(step).unwrap_or_else(|| panic!("{step} after byte {at}:\n{}", run.stdout));
+        let found = run.stdout[at..]
+            .find(step)
+            .unwrap_or_else(|| panic!("{step} after byte {at}:\n{}", run.stdout));
         at += found + step.len();
     }
     assert!(run.stdout.contains("Foundations, lesson 5"), "{}", run.stdout);
     // The heading carries no stray separator, and step 2 says whose run is beside the starter's.
-    assert!(run.stdout.starts_with("Started Structured tool errors (Foundations, lesson 5)\n"), "{}", run.stdout);
-    assert!(run.stdout.contains("the starter beside the fix; after your edits, yours"), "{}", run.stdout);
+    assert!(
+        run.stdout.starts_with("Started Structured tool errors (Foundations, lesson 5)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("the starter beside the fix; after your edits, yours"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -69,7 +79,11 @@ fn start_refuses_to_overwrite_edits() {
     let run = w.run(&["start", "structured-errors"]);
     assert_eq!(run.code, 1);
     assert_eq!(w.read(WORK), edited, "the learner's file is untouched");
-    assert!(run.stderr.contains("work/structured-errors/errors.py has your edits"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("work/structured-errors/errors.py has your edits"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("./workshop start structured-errors --force"), "{}", run.stderr);
     assert!(backups(&w).is_empty());
 }
@@ -90,7 +104,10 @@ fn start_force_keeps_a_timestamped_copy_and_restores_the_starter() {
     assert_eq!(stamp.len(), "2026-05-14T09-30-00Z".len(), "{stamp}");
     assert!(stamp.chars().all(|c| c.is_ascii_digit() || "-TZ".contains(c)), "{stamp}");
     assert_eq!(w.read(&format!("work/structured-errors/{}", kept[0])), edited);
-    assert!(run.stdout.contains(&format!("kept     your previous version as work/structured-errors/{}", kept[0])));
+    assert!(run.stdout.contains(&format!(
+        "kept     your previous version as work/structured-errors/{}",
+        kept[0]
+    )));
 }
 
 #[test]
@@ -103,7 +120,8 @@ fn start_force_twice_in_a_second_keeps_both_copies() {
     assert_eq!(w.run(&["start", "structured-errors", "--force"]).code, 0);
     let kept = backups(&w);
     assert_eq!(kept.len(), 2, "{kept:?}");
-    let texts: Vec<String> = kept.iter().map(|k| w.read(&format!("work/structured-errors/{k}"))).collect();
+    let texts: Vec<String> =
+        kept.iter().map(|k| w.read(&format!("work/structured-errors/{k}"))).collect();
     assert!(texts.contains(&std::fs::read_to_string(fixture("good_match.py")).unwrap()));
     assert!(texts.contains(&std::fs::read_to_string(fixture("good_helpers.py")).unwrap()));
 }
@@ -124,7 +142,8 @@ fn start_of_an_unknown_lesson_lists_the_known_ones() {
     let said = "there is no lesson 'structured-errorz'.\nDid you mean structured-errors?";
     assert!(run.stderr.contains(said), "{}", run.stderr);
     // Every lesson is offered, whatever lessons the repository ships.
-    for id in std::fs::read_dir(w.path("lessons")).unwrap().flatten().filter(|e| e.path().is_dir()) {
+    for id in std::fs::read_dir(w.path("lessons")).unwrap().flatten().filter(|e| e.path().is_dir())
+    {
         let id = id.file_name().into_string().unwrap();
         assert!(run.stderr.contains(&id), "{id} offered in: {}", run.stderr);
     }
@@ -167,14 +186,19 @@ fn start_refuses_a_fifo_in_place_of_the_work_file() {
         let run = run_guarded(w.command(args));
         assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
         assert!(
-            run.stderr.contains("work/structured-errors/errors.py is a named pipe (FIFO), not a regular file"),
+            run.stderr.contains(
+                "work/structured-errors/errors.py is a named pipe (FIFO), not a regular file"
+            ),
             "{}",
             run.stderr
         );
         assert!(run.stderr.contains("Move it away"), "{}", run.stderr);
     }
     use std::os::unix::fs::FileTypeExt;
-    assert!(std::fs::symlink_metadata(w.path(WORK)).unwrap().file_type().is_fifo(), "left as it was");
+    assert!(
+        std::fs::symlink_metadata(w.path(WORK)).unwrap().file_type().is_fifo(),
+        "left as it was"
+    );
     assert!(backups(&w).is_empty());
 }
 
@@ -185,8 +209,15 @@ fn start_refuses_a_link_to_a_device_without_reading_it() {
     std::os::unix::fs::symlink("/dev/zero", w.path(WORK)).unwrap();
     let run = run_guarded(memory_capped(w.command(&["start", "structured-errors", "--force"])));
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("errors.py is a character device, not a regular file"), "{}", run.stderr);
-    assert!(std::fs::symlink_metadata(w.path(WORK)).unwrap().file_type().is_symlink(), "left as it was");
+    assert!(
+        run.stderr.contains("errors.py is a character device, not a regular file"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        std::fs::symlink_metadata(w.path(WORK)).unwrap().file_type().is_symlink(),
+        "left as it was"
+    );
 }
 
 #[test]
@@ -231,7 +262,10 @@ fn start_force_leaves_every_other_file_in_the_work_folder() {
     w.work_file_from("good_match.py");
     let run = w.run(&["start", "structured-errors", "--force"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(w.read("work/structured-errors/errors.backup-2020-01-01T00-00-00Z.py"), "an earlier copy");
+    assert_eq!(
+        w.read("work/structured-errors/errors.backup-2020-01-01T00-00-00Z.py"),
+        "an earlier copy"
+    );
     assert_eq!(w.read("work/structured-errors/notes.txt"), "my notes");
     assert_eq!(w.read("work/structured-errors/scratch/try.py"), "print(1)");
     assert_eq!(backups(&w).len(), 2);
@@ -254,14 +288,21 @@ fn start_force_run_twice_at_once_keeps_the_edit_exactly_once() {
             .collect();
         for child in children {
             let out = child.wait_with_output().unwrap();
-            assert!(out.status.success(), "round {round}: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
         // The second run, having waited for the first, found the starter and kept nothing more.
         let kept = backups(&w);
         assert_eq!(kept.len(), round, "round {round}: {kept:?}");
         let copies = kept
             .iter()
-            .filter(|k| w.read(&format!("work/structured-errors/{k}")).contains(&format!("# round {round}\n")))
+            .filter(|k| {
+                w.read(&format!("work/structured-errors/{k}"))
+                    .contains(&format!("# round {round}\n"))
+            })
             .count();
         assert_eq!(copies, 1, "round {round}: {kept:?}");
         assert_eq!(w.read(WORK), w.read(STARTER));

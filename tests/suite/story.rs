@@ -14,7 +14,18 @@ const L6_TICKETS: [&str; 5] =
     ["lost-confirmation", "dropped-request", "slow-payment", "already-refunded", "slow-check"];
 
 fn replay(ws: &Workshop, lesson: &str, ticket: &str, code: &str, runtime: &str) -> Value {
-    let run = ws.run(&["watch", lesson, "--ticket", ticket, "--code", code, "--runtime", runtime, "--format", "json"]);
+    let run = ws.run(&[
+        "watch",
+        lesson,
+        "--ticket",
+        ticket,
+        "--code",
+        code,
+        "--runtime",
+        runtime,
+        "--format",
+        "json",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     run.json()
 }
@@ -60,19 +71,34 @@ fn note(replay: &Value) -> &str {
 #[test]
 fn a_repeat_after_a_read_that_found_nothing_is_after_a_check_in_either_runtime() {
     let ws = Workshop::new();
-    for (runtime, want) in [("harness", vec!["checked", "worked"]), ("sdk", vec!["checked", "worked", "worked"])] {
+    for (runtime, want) in
+        [("harness", vec!["checked", "worked"]), ("sdk", vec!["checked", "worked", "worked"])]
+    {
         let r = replay(&ws, L6, "dropped-request", "structured", runtime);
         assert_eq!(tones(&r), want, "{runtime}");
         let verdict = text(&r);
-        assert_eq!(verdict, "Tried twice and read once: the read found nothing, so the retry was known to be safe.");
+        assert_eq!(
+            verdict,
+            "Tried twice and read once: the read found nothing, so the retry was known to be safe."
+        );
         assert!(note(&r).starts_with("Paid once, on purpose"), "{runtime}: {}", note(&r));
         let counts = &r["verdict"]["counts"];
-        assert_eq!((counts["attempts"].as_u64(), counts["reads"].as_u64()), (Some(2), Some(1)), "{counts}");
+        assert_eq!(
+            (counts["attempts"].as_u64(), counts["reads"].as_u64()),
+            (Some(2), Some(1)),
+            "{counts}"
+        );
         assert_eq!(counts["blind_retries"], 0, "{counts}");
     }
     // The card says so, not "retried blindly".
-    let shown = cards(&ws, &[L6, "--ticket", "dropped-request", "--runtime", "sdk", "--code", "structured"]);
-    assert!(shown.contains("failed, uncertain: a read found nothing, so it was tried again"), "{shown}");
+    let shown = cards(
+        &ws,
+        &[L6, "--ticket", "dropped-request", "--runtime", "sdk", "--code", "structured"],
+    );
+    assert!(
+        shown.contains("failed, uncertain: a read found nothing, so it was tried again"),
+        "{shown}"
+    );
     assert!(shown.contains("✓ worked: it did not go through, safe to try again"), "{shown}");
     assert!(!shown.contains("blindly"), "{shown}");
 }
@@ -122,7 +148,11 @@ fn calls_retries_and_reads_are_counted_apart() {
         assert_eq!(counts["retries"], 1, "{runtime}: {counts}");
         assert_eq!(counts["refunds_paid"], 1, "{runtime}: {counts}");
         assert_eq!(counts["ends"], "reply", "{runtime}: {counts}");
-        assert!(text(&r).starts_with("Tried once and read once, in 2 tries:"), "{runtime}: {}", text(&r));
+        assert!(
+            text(&r).starts_with("Tried once and read once, in 2 tries:"),
+            "{runtime}: {}",
+            text(&r)
+        );
         assert!(!text(&r).contains("3 times"), "{runtime}: {}", text(&r));
     }
 }
@@ -136,36 +166,49 @@ fn no_verdict_contradicts_another_line_of_itself() {
         for runtime in ["harness", "sdk"] {
             for code in ["starter", "structured"] {
                 for r in replays(&ws, lesson, code, runtime) {
-                    let at = format!("{lesson} {runtime}/{} with {code}", r["ticket"].as_str().unwrap());
-                    let (verdict, note, counts) = (text(&r), note(&r), &r["verdict"]["counts"]);
-                    let tones = tones(&r);
-                    let blind = tones.contains(&"blind");
-                    assert_eq!(blind, counts["blind_retries"].as_u64() > Some(0), "{at}: {tones:?} {counts}");
-                    assert_eq!(blind, verdict.contains("nothing showed") || verdict.contains("nothing said"), "{at}");
-                    let checked = tones.contains(&"checked");
-                    assert_eq!(checked, verdict.contains("the read found nothing"), "{at}: {verdict}");
-                    assert!(!(checked && verdict.contains("nothing said it was safe")), "{at}: {verdict}");
-                    let wasted = tones.contains(&"wasted");
-                    assert_eq!(wasted, verdict.contains("could not have helped"), "{at}: {verdict}");
-                    // A payment the world counts once is never called a double one, and back.
-                    let twice = verdict.contains("refunded 2 times");
-                    assert_eq!(twice, counts["refunds_paid"].as_u64() == Some(2), "{at}: {verdict}");
-                    assert!(!(twice && note.starts_with("Paid once")), "{at}: {verdict} / {note}");
-                    assert!(!(blind && note.contains("on purpose")), "{at}: {verdict} / {note}");
-                    // "Tried N times" counts the model's calls, never its reads.
-                    let attempts = counts["attempts"].as_u64().unwrap();
-                    if let Some(n) = verdict.strip_prefix("Tried ").and_then(|t| t.split([' ', ':', ',', '.']).next()) {
-                        let said = match n {
-                            "once" => 1,
-                            "twice" => 2,
-                            n => n.parse().unwrap_or(0),
-                        };
-                        assert_eq!(said, attempts, "{at}: {verdict} {counts}");
-                    }
-                    assert!(!note.is_empty(), "{at}: every run gets a note");
+                    let at =
+                        format!("{lesson} {runtime}/{} with {code}", r["ticket"].as_str().unwrap());
+                    says_one_thing(&r, &at);
+                    assert!(!note(&r).is_empty(), "{at}: every run gets a note");
                 }
             }
         }
+    }
+}
+
+/// What one replay's verdict, tones, note and counts say agrees with itself (see
+/// `no_verdict_contradicts_another_line_of_itself`).
+fn says_one_thing(r: &Value, at: &str) {
+    let (verdict, note, counts) = (text(r), note(r), &r["verdict"]["counts"]);
+    let tones = tones(r);
+    let blind = tones.contains(&"blind");
+    assert_eq!(blind, counts["blind_retries"].as_u64() > Some(0), "{at}: {tones:?} {counts}");
+    assert_eq!(
+        blind,
+        verdict.contains("nothing showed") || verdict.contains("nothing said"),
+        "{at}"
+    );
+    let checked = tones.contains(&"checked");
+    assert_eq!(checked, verdict.contains("the read found nothing"), "{at}: {verdict}");
+    assert!(!(checked && verdict.contains("nothing said it was safe")), "{at}: {verdict}");
+    let wasted = tones.contains(&"wasted");
+    assert_eq!(wasted, verdict.contains("could not have helped"), "{at}: {verdict}");
+    // A payment the world counts once is never called a double one, and back.
+    let twice = verdict.contains("refunded 2 times");
+    assert_eq!(twice, counts["refunds_paid"].as_u64() == Some(2), "{at}: {verdict}");
+    assert!(!(twice && note.starts_with("Paid once")), "{at}: {verdict} / {note}");
+    assert!(!(blind && note.contains("on purpose")), "{at}: {verdict} / {note}");
+    // "Tried N times" counts the model's calls, never its reads.
+    let attempts = counts["attempts"].as_u64().unwrap();
+    if let Some(n) =
+        verdict.strip_prefix("Tried ").and_then(|t| t.split([' ', ':', ',', '.']).next())
+    {
+        let said = match n {
+            "once" => 1,
+            "twice" => 2,
+            n => n.parse().unwrap_or(0),
+        };
+        assert_eq!(said, attempts, "{at}: {verdict} {counts}");
     }
 }
 
@@ -177,9 +220,14 @@ fn a_failure_that_says_what_happened_is_never_called_one_that_says_nothing() {
     let r = replay(&ws, L6, "lost-confirmation", "structured", "sdk");
     assert!(!text(&r).contains("nothing that says what happened"), "{}", text(&r));
     // The card shows what the error carries, by the lesson's [failure] keys: verify included.
-    let shown = flat(&cards(&ws, &[L6, "--ticket", "lost-confirmation", "--runtime", "sdk", "--code", "structured"]));
+    let shown = flat(&cards(
+        &ws,
+        &[L6, "--ticket", "lost-confirmation", "--runtime", "sdk", "--code", "structured"],
+    ));
     assert!(
-        shown.contains("category uncertain, not retryable, verify find_refund: The refund for order 2217 went"),
+        shown.contains(
+            "category uncertain, not retryable, verify find_refund: The refund for order 2217 went"
+        ),
         "{shown}"
     );
     assert_eq!(
@@ -188,7 +236,11 @@ fn a_failure_that_says_what_happened_is_never_called_one_that_says_nothing() {
     );
     // A bare `Error` still is one: the coordinator's starter run.
     let bare = replay(&ws, L5, "coordinator", "starter", "harness");
-    assert!(text(&bare).contains("1 failure came back with nothing that says what happened"), "{}", text(&bare));
+    assert!(
+        text(&bare).contains("1 failure came back with nothing that says what happened"),
+        "{}",
+        text(&bare)
+    );
     assert_eq!(bare["verdict"]["counts"]["bare_failures"], 2);
 }
 
@@ -211,7 +263,10 @@ fn the_cards_name_a_lessons_own_failure_keys_fields() {
     let ws = Workshop::from_fixture("toy");
     assert_eq!(ws.run(&["record", "parcel-desk"]).code, 0);
     let shown = flat(&cards(&ws, &["parcel-desk", "--ticket", "slow-card", "--code", "fixed"]));
-    assert!(shown.contains("category transient, retryable: The card terminal hiccuped on parcel 2001"), "{shown}");
+    assert!(
+        shown.contains("category transient, retryable: The card terminal hiccuped on parcel 2001"),
+        "{shown}"
+    );
 }
 
 // ---------------------------------------------------------------- item 4: every try visible
@@ -235,18 +290,29 @@ fn every_try_of_a_read_is_its_own_card_and_expand_shows_each_ones_own_result() {
     insta::assert_snapshot!("slow_check_expanded", shown);
     let shown = flat(&shown);
     let refund = &shown[shown.find("Attempt 1").unwrap()..shown.find("Verify ✗").unwrap()];
-    assert!(refund.contains("\"errorCategory\": \"uncertain\""), "the refund's own result:\n{refund}");
+    assert!(
+        refund.contains("\"errorCategory\": \"uncertain\""),
+        "the refund's own result:\n{refund}"
+    );
     assert!(!refund.contains("found"), "no read's result under the refund:\n{refund}");
-    assert!(refund.contains("the model is given the read's answer for this call instead"), "{refund}");
+    assert!(
+        refund.contains("the model is given the read's answer for this call instead"),
+        "{refund}"
+    );
     let first = &shown[shown.find("Verify ✗").unwrap()..shown.find("Verify 2 ✓").unwrap()];
     assert!(
-        first.contains("✗ reads find_refund first: the read failed: a read changes nothing, so it runs"),
+        first.contains(
+            "✗ reads find_refund first: the read failed: a read changes nothing, so it runs"
+        ),
         "{first}"
     );
     assert!(first.contains("category transient, retryable"), "{first}");
     assert!(first.contains("never sent to the model: the harness read again"), "{first}");
     let second = &shown[shown.find("Verify 2 ✓").unwrap()..shown.find("Agent replies").unwrap()];
-    assert!(second.contains("✓ reads find_refund again: it went through: nothing to repeat"), "{second}");
+    assert!(
+        second.contains("✓ reads find_refund again: it went through: nothing to repeat"),
+        "{second}"
+    );
     assert!(second.contains("the tool_result block the model receives"), "{second}");
 }
 
@@ -257,14 +323,19 @@ fn in_the_sdk_runtime_each_attempt_shows_the_tool_result_block_it_became() {
     for attempt in events(&r, "attempt") {
         assert_eq!(attempt["block"]["type"], "tool_result", "{attempt}");
         assert_eq!(attempt["block"]["tool_use_id"], attempt["tool_use_id"], "{attempt}");
-        assert_eq!(attempt["block"].get("is_error").is_some(), attempt["failed"] == true, "{attempt}");
+        assert_eq!(
+            attempt["block"].get("is_error").is_some(),
+            attempt["failed"] == true,
+            "{attempt}"
+        );
     }
 }
 
 // ---------------------------------------------------------------- item 3: notes by outcome
 
 #[test]
-fn a_learners_file_that_behaves_like_the_fix_gets_the_fixs_notes_and_one_like_the_starter_its_harm() {
+fn a_learners_file_that_behaves_like_the_fix_gets_the_fixs_notes_and_one_like_the_starter_its_harm()
+{
     let ws = Workshop::new();
     let fix = ws.learner("l6_like_the_fix.py");
     let like_starter = ws.learner("l6_like_the_starter.py");
@@ -296,7 +367,11 @@ fn another_outcome_gets_the_honest_line_that_fits_it() {
     for runtime in ["harness", "sdk"] {
         let lost = replay(&ws, L6, "lost-confirmation", &file, runtime);
         assert_eq!(lost["verdict"]["counts"]["reads"], 0);
-        assert!(note(&lost).starts_with("Paid once, but nobody looked"), "{runtime}: {}", note(&lost));
+        assert!(
+            note(&lost).starts_with("Paid once, but nobody looked"),
+            "{runtime}: {}",
+            note(&lost)
+        );
         let dropped = replay(&ws, L6, "dropped-request", &file, runtime);
         assert!(note(&dropped).starts_with("Nothing was paid"), "{runtime}: {}", note(&dropped));
     }
@@ -339,16 +414,32 @@ fn notes_keyed_by_code_are_refused_with_how_to_write_them() {
     ws.write(path, &format!("{}{old}{}", &text[..start], &text[end..]));
     let run = ws.run(&["doctor", "parcel-desk"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
-    assert!(run.stdout.contains("ticket slow-card: notes are keyed by code (fixed, starter)"), "{}", run.stdout);
-    assert!(run.stdout.contains("notes = [{ when = { attempts = 2, reads = \">=1\" }"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("ticket slow-card: notes are keyed by code (fixed, starter)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("notes = [{ when = { attempts = 2, reads = \">=1\" }"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("line "), "{}", run.stdout);
 }
 
 #[test]
 fn a_note_or_a_choice_naming_what_no_run_counts_is_refused_with_its_line() {
     for (from, to, said) in [
-        ("retries = 0, failed = true", "retrys = 0", "'retrys' is not something a run counts: choose from attempts"),
-        ("retries = 0, failed = true", "retries = \"lots\"", "retries is a count: give a number such as 1"),
+        (
+            "retries = 0, failed = true",
+            "retrys = 0",
+            "'retrys' is not something a run counts: choose from attempts",
+        ),
+        (
+            "retries = 0, failed = true",
+            "retries = \"lots\"",
+            "retries is a count: give a number such as 1",
+        ),
         ("retries = 0, failed = true", "failed = 1", "failed is true or false"),
         ("retries = 0, failed = true", "ends = \"happily\"", "ends is one of reply, no_recording"),
     ] {
@@ -370,7 +461,11 @@ fn a_note_or_a_choice_naming_what_no_run_counts_is_refused_with_its_line() {
     );
     ws.write(path, &text);
     let run = ws.run(&["doctor", "parcel-desk"]);
-    assert!(run.stdout.contains("note 1 applies to every run, so the notes after it never show"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("note 1 applies to every run, so the notes after it never show"),
+        "{}",
+        run.stdout
+    );
 }
 
 // ---------------------------------------------------------------- item 7: samples agree
@@ -381,7 +476,12 @@ fn a_sample_message_and_its_verify_name_the_same_order() {
     let file = ws.learner("l6_drops_verify.py");
     let run = ws.run(&["check", L6, "--file", &file, "--format", "json"]);
     let report = run.json();
-    let check = report["checks"].as_array().unwrap().iter().find(|c| c["id"] == "verify-passed-through").unwrap();
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "verify-passed-through")
+        .unwrap();
     let call = check["call"].as_str().unwrap();
     let id_after = |text: &str, marker: &str| -> String {
         let at = text.find(marker).unwrap_or_else(|| panic!("{marker} in {text}")) + marker.len();
@@ -416,9 +516,18 @@ fn a_guidance_naming_an_unknown_sample_is_refused_as_a_case_is() {
     let typo = r#"equals = "$empty", not = true"#;
     assert_eq!(manifest.matches(typo).count(), 1);
     ws.write(path, &manifest.replace(typo, r#"equals = "$emptyy", not = true"#));
-    let run = ws.run(&["check", "structured-errors", "--file", "lessons/structured-errors/solution/errors.py"]);
+    let run = ws.run(&[
+        "check",
+        "structured-errors",
+        "--file",
+        "lessons/structured-errors/solution/errors.py",
+    ]);
     assert_eq!(run.code, 2, "{}", run.stdout);
-    assert!(run.stderr.contains("check empty-is-not-failure uses an unknown sample '$emptyy'"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("check empty-is-not-failure uses an unknown sample '$emptyy'"),
+        "{}",
+        run.stderr
+    );
 }
 
 // ---------------------------------------------------------------- item 5: mistakes that teach
@@ -457,18 +566,27 @@ fn doctor_replays_and_grades_each_named_mistake_like_the_starter_and_the_fix() {
             assert!(run.stdout.contains(&line), "{line} missing from:\n{}", run.stdout);
         }
     }
-    assert!(run.stdout.contains("✓ check no-verify fails as it should (14/18 checks pass)"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("✓ check no-verify fails as it should (14/18 checks pass)"),
+        "{}",
+        run.stdout
+    );
     // A mistake whose recordings are gone is a finding, as the starter's would be.
-    let lines: Vec<String> =
-        ws.read("recordings/uncertain-state/harness/lost-confirmation.jsonl").lines().map(String::from).collect();
-    let kept: Vec<&String> = lines.iter().filter(|l| !l.contains("nobody can say whether")).collect();
+    let lines: Vec<String> = ws
+        .read("recordings/uncertain-state/harness/lost-confirmation.jsonl")
+        .lines()
+        .map(String::from)
+        .collect();
+    let kept: Vec<&String> =
+        lines.iter().filter(|l| !l.contains("nobody can say whether")).collect();
     assert_eq!(kept.len() + 1, lines.len());
     let text: String = kept.iter().map(|l| format!("{l}\n")).collect();
     ws.write("recordings/uncertain-state/harness/lost-confirmation.jsonl", &text);
     let run = ws.run(&["doctor", L6]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(
-        run.stdout.contains("✗ harness/lost-confirmation with no-verify: a request has no recording"),
+        run.stdout
+            .contains("✗ harness/lost-confirmation with no-verify: a request has no recording"),
         "{}",
         run.stdout
     );
@@ -480,21 +598,38 @@ fn code_names_a_mistake_and_an_unknown_word_lists_them() {
     let run = ws.run(&["watch", L5, "--ticket", "old-order", "--code", "no-categry"]);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr.contains("choose starter, structured, no-category, yours (your work file), or the path"),
+        run.stderr.contains(
+            "choose starter, structured, no-category, yours (your work file), or the path"
+        ),
         "{}",
         run.stderr
     );
     let shown = cards(&ws, &[L5, "--ticket", "old-order", "--code", "no-category"]);
     assert!(shown.contains("code no-category"), "{shown}");
-    assert!(shown.contains("no category, not retryable: Order 0871 was bought 239 days ago"), "{shown}");
+    assert!(
+        shown.contains("no category, not retryable: Order 0871 was bought 239 days ago"),
+        "{shown}"
+    );
 }
 
 #[test]
 fn a_mistake_is_declared_with_a_plain_label_and_a_file_inside_the_lesson() {
     for (from, to, said) in [
-        ("label = \"no-verify\"", "label = \"structured\"", "mistake label 'structured' must be a plain word"),
-        ("label = \"no-verify\"", "label = \"no verify\"", "mistake label 'no verify' must be a plain word"),
-        ("file = \"mistakes/no-verify.py\"", "file = \"../no-verify.py\"", "must be a path inside the lesson's folder"),
+        (
+            "label = \"no-verify\"",
+            "label = \"structured\"",
+            "mistake label 'structured' must be a plain word",
+        ),
+        (
+            "label = \"no-verify\"",
+            "label = \"no verify\"",
+            "mistake label 'no verify' must be a plain word",
+        ),
+        (
+            "file = \"mistakes/no-verify.py\"",
+            "file = \"../no-verify.py\"",
+            "must be a path inside the lesson's folder",
+        ),
     ] {
         let ws = Workshop::new();
         let path = "lessons/uncertain-state/lesson.toml";
@@ -508,19 +643,30 @@ fn a_mistake_is_declared_with_a_plain_label_and_a_file_inside_the_lesson() {
     std::fs::remove_file(ws.path("lessons/uncertain-state/mistakes/no-verify.py")).unwrap();
     let run = ws.run(&["watch", L6, "--ticket", "slow-payment", "--code", "no-verify"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
-    assert!(run.stderr.contains("mistakes/no-verify.py: is missing from the lesson"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("mistakes/no-verify.py: is missing from the lesson"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
 fn a_traceback_that_reaches_the_model_is_counted_and_gets_the_harm_whichever_file_sent_it() {
     let ws = Workshop::new();
     let lesson = "tool-results";
-    for (code, leaks, harm) in
-        [("starter", 1, true), ("lessons/tool-results/mistakes/crash_forwarded.py", 1, true), ("fixed", 0, false)]
-    {
+    for (code, leaks, harm) in [
+        ("starter", 1, true),
+        ("lessons/tool-results/mistakes/crash_forwarded.py", 1, true),
+        ("fixed", 0, false),
+    ] {
         let r = replay(&ws, lesson, "crash-trace", code, "harness");
         assert_eq!(r["verdict"]["counts"]["leaks"], leaks, "{code}");
-        assert_eq!(note(&r).starts_with("Harm: text from the crash reached the model"), harm, "{code}: {}", note(&r));
+        assert_eq!(
+            note(&r).starts_with("Harm: text from the crash reached the model"),
+            harm,
+            "{code}: {}",
+            note(&r)
+        );
         let leaked = events(&r, "attempt").iter().any(|a| a["leaked"] == true);
         assert_eq!(leaked, leaks > 0, "{code}");
     }
@@ -529,7 +675,8 @@ fn a_traceback_that_reaches_the_model_is_counted_and_gets_the_harm_whichever_fil
 // ---------------------------------------------------------------- item 6: the lesson's questions
 
 #[test]
-fn every_ticket_question_of_lesson_6_has_one_right_answer_in_both_runtimes_and_doctor_says_when_not() {
+fn every_ticket_question_of_lesson_6_has_one_right_answer_in_both_runtimes_and_doctor_says_when_not(
+) {
     let ws = Workshop::new();
     let path = "lessons/uncertain-state/lesson.toml";
     // "458.00: the refund is paid twice" made unreachable: the starter's run matches no choice.

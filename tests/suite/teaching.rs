@@ -54,7 +54,10 @@ fn deciding_retries_by_the_category_name_fails_only_the_flag_check() {
 fn wanting_both_category_and_flag_gets_its_own_guidance() {
     let report = grade("teach_retry_needs_both.py");
     assert_eq!(failing(&report), ["retry-follows-flag"], "{report}");
-    assert_eq!(check(&report, "retry-follows-flag")["guidance"]["mistake"], "Category and flag both required");
+    assert_eq!(
+        check(&report, "retry-follows-flag")["guidance"]["mistake"],
+        "Category and flag both required"
+    );
 }
 
 #[test]
@@ -85,9 +88,15 @@ fn the_text_report_shows_the_guidance_under_likely() {
     let run = w.run(&["check", "--file", &file]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let flat = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
-    let likely = flat.find("likely Retry flag as text.").unwrap_or_else(|| panic!("no guidance:\n{}", run.stdout));
+    let likely = flat
+        .find("likely Retry flag as text.")
+        .unwrap_or_else(|| panic!("no guidance:\n{}", run.stdout));
     assert!(flat[likely..].contains("Write the boolean."), "{}", run.stdout);
-    assert!(!flat.contains("hint Besides the kind of failure"), "guidance replaces the first hint:\n{}", run.stdout);
+    assert!(
+        !flat.contains("hint Besides the kind of failure"),
+        "guidance replaces the first hint:\n{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -141,7 +150,11 @@ fn the_draft_is_gone_once_its_content_is_lesson_data() {
     for ticket in manifest["tickets"].as_array().unwrap() {
         let notes = ticket.get("notes").and_then(toml::Value::as_array).expect("notes are a list");
         assert!(notes.len() >= 3, "notes of {}", ticket["id"]);
-        assert!(notes[..notes.len() - 1].iter().all(|n| n.get("when").is_some()), "notes of {}", ticket["id"]);
+        assert!(
+            notes[..notes.len() - 1].iter().all(|n| n.get("when").is_some()),
+            "notes of {}",
+            ticket["id"]
+        );
         assert!(notes.last().unwrap().get("when").is_none(), "notes of {}", ticket["id"]);
     }
 }
@@ -314,7 +327,9 @@ fn each_named_mistake_is_recognised_on_its_check() {
             "Still the word Error",
         ),
         (
-            Variant::empty(r#"{"isError": False, "orders": [], "message": message, "error": {"isRetryable": False}}"#),
+            Variant::empty(
+                r#"{"isError": False, "orders": [], "message": message, "error": {"isRetryable": False}}"#,
+            ),
             "empty-is-not-failure",
             "isError false, error still there",
         ),
@@ -334,7 +349,11 @@ fn each_named_mistake_is_recognised_on_its_check() {
             "no-retry-refusals",
             "Some refusals still retried",
         ),
-        (Variant::retry(r#"error.get("isRetryable", True)"#), "no-retry-without-flag", "No flag taken as yes"),
+        (
+            Variant::retry(r#"error.get("isRetryable", True)"#),
+            "no-retry-without-flag",
+            "No flag taken as yes",
+        ),
         (Variant::retry("True"), "harness-old-order", "should_retry still says yes"),
         (
             Variant::fail(
@@ -391,7 +410,9 @@ fn each_named_mistake_is_recognised_on_its_check() {
         ),
         (Variant::retry("False"), "harness-flaky-payment", "should_retry never says yes"),
         (
-            Variant::empty(r#"{"isError": False, "orders": [], "message": message, "error": {"isRetryable": False}}"#),
+            Variant::empty(
+                r#"{"isError": False, "orders": [], "message": message, "error": {"isRetryable": False}}"#,
+            ),
             "harness-no-orders",
             "An error key on a success",
         ),
@@ -421,7 +442,13 @@ fn each_named_mistake_is_recognised_on_its_check() {
             wrong.push(format!("{id}, wanted {mistake:?}: {got}\n{}", variant.source()));
         }
     }
-    assert!(wrong.is_empty(), "{} of {} mistakes not recognised:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} of {} mistakes not recognised:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
 }
 
 #[test]
@@ -430,7 +457,10 @@ fn a_call_that_raises_gets_the_advice_for_that_mistake() {
     let report = grade("teach_retry_reads_whole_result.py");
     let transient = check(&report, "retry-transient");
     assert_eq!(transient["status"], "fail");
-    assert_eq!(transient["guidance"]["mistake"], "Looking for the error inside the error", "{transient}");
+    assert_eq!(
+        transient["guidance"]["mistake"], "Looking for the error inside the error",
+        "{transient}"
+    );
     // Square brackets on a missing flag: its own advice on its own check.
     let report = grade("bug_retry_keyerror.py");
     let missing = check(&report, "no-retry-without-flag");

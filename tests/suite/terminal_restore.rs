@@ -14,7 +14,12 @@ struct Tmux {
 
 impl Tmux {
     fn cmd(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux").arg("-S").arg(&self.socket).args(args).output().expect("tmux runs");
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs");
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 }
@@ -40,13 +45,30 @@ fn children(pid: &str) -> Vec<i32> {
 
 /// Run the workshop with `args` in a tmux pane until `ready` holds of the pane, send it `signal`,
 /// and return `stty -a` as the shell saw it afterwards, and tmux's `alternate_on cursor_flag`.
-fn signalled_in_tmux(w: &Workshop, args: &str, ready: impl Fn(&Tmux) -> bool, signal: i32) -> (String, String) {
+fn signalled_in_tmux(
+    w: &Workshop,
+    args: &str,
+    ready: impl Fn(&Tmux) -> bool,
+    signal: i32,
+) -> (String, String) {
     let tmux = Tmux { socket: w.path("tmux.sock") };
     let stty = w.path("stty.txt");
     let script = format!("'{BIN}' {args}; stty -a > '{}'; sleep 600", stty.display());
     let root = w.root().to_str().unwrap();
     let shell = format!("sh -c \"{}\"", script.replace('"', "\\\""));
-    tmux.cmd(&["new-session", "-d", "-x", "100", "-y", "30", "-c", root, "-e", "TERM=xterm-256color", &shell]);
+    tmux.cmd(&[
+        "new-session",
+        "-d",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        "-c",
+        root,
+        "-e",
+        "TERM=xterm-256color",
+        &shell,
+    ]);
     eventually("the workshop to take the terminal", || ready(&tmux));
     let shell_pid = tmux.cmd(&["display", "-p", "#{pane_pid}"]);
     let workshop = children(&shell_pid);
@@ -55,7 +77,9 @@ fn signalled_in_tmux(w: &Workshop, args: &str, ready: impl Fn(&Tmux) -> bool, si
     unsafe {
         libc::kill(workshop[0], signal);
     }
-    eventually("the shell to run stty after the workshop", || stty.exists() && !w.read("stty.txt").is_empty());
+    eventually("the shell to run stty after the workshop", || {
+        stty.exists() && !w.read("stty.txt").is_empty()
+    });
     let pane = tmux.cmd(&["display", "-p", "#{alternate_on} #{cursor_flag}"]);
     (w.read("stty.txt"), pane)
 }
@@ -79,7 +103,12 @@ fn sigterm_to_check_watch_leaves_the_terminal_cooked() {
     }
     let w = Workshop::lesson5();
     let file = w.learner("good_helpers.py");
-    let (stty, pane) = signalled_in_tmux(&w, &format!("check --watch --file {file}"), check_watch_ready, libc::SIGTERM);
+    let (stty, pane) = signalled_in_tmux(
+        &w,
+        &format!("check --watch --file {file}"),
+        check_watch_ready,
+        libc::SIGTERM,
+    );
     assert_cooked(&stty);
     assert_eq!(pane, "0 1", "alternate screen off, cursor shown");
 }
@@ -92,7 +121,12 @@ fn sigint_to_check_watch_leaves_the_terminal_cooked() {
     }
     let w = Workshop::lesson5();
     let file = w.learner("good_helpers.py");
-    let (stty, pane) = signalled_in_tmux(&w, &format!("check --watch --file {file}"), check_watch_ready, libc::SIGINT);
+    let (stty, pane) = signalled_in_tmux(
+        &w,
+        &format!("check --watch --file {file}"),
+        check_watch_ready,
+        libc::SIGINT,
+    );
     assert_cooked(&stty);
     assert_eq!(pane, "0 1");
 }
@@ -105,7 +139,8 @@ fn sigterm_to_the_player_leaves_no_alternate_screen_and_the_cursor_shown() {
     }
     let w = Workshop::lesson5();
     let ready = |t: &Tmux| t.cmd(&["display", "-p", "#{alternate_on}"]) == "1";
-    let (stty, pane) = signalled_in_tmux(&w, "watch structured-errors --code structured", ready, libc::SIGTERM);
+    let (stty, pane) =
+        signalled_in_tmux(&w, "watch structured-errors --code structured", ready, libc::SIGTERM);
     assert_cooked(&stty);
     assert_eq!(pane, "0 1", "alternate screen off, cursor shown");
 }

@@ -40,14 +40,24 @@ fn check_grades_the_toy_lesson_by_its_own_declared_checks() {
     assert_eq!(harness["got"]["attempts"], 1, "{harness}");
     assert_eq!(harness["got"]["answers"][0], "halt", "{harness}");
 
-    let solution = ws.run(&["check", "parcel-desk", "--file", "lessons/parcel-desk/solution/desk.py"]);
+    let solution =
+        ws.run(&["check", "parcel-desk", "--file", "lessons/parcel-desk/solution/desk.py"]);
     assert_eq!(solution.code, 0, "{}", solution.stdout);
 }
 
 #[test]
 fn watch_replays_the_toy_ticket_with_its_own_tool_and_notes() {
     let ws = toy();
-    let run = ws.run(&["watch", "parcel-desk", "--ticket", "slow-card", "--code", "fixed", "--format", "json"]);
+    let run = ws.run(&[
+        "watch",
+        "parcel-desk",
+        "--ticket",
+        "slow-card",
+        "--code",
+        "fixed",
+        "--format",
+        "json",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let replay = run.json();
     assert_eq!(replay["code"], "fixed");
@@ -63,7 +73,15 @@ fn watch_replays_the_toy_ticket_with_its_own_tool_and_notes() {
         .collect();
     assert_eq!(calls, ["refunds parcel 2001"]);
 
-    let text = ws.run(&["watch", "parcel-desk", "--ticket", "slow-card", "--code", "starter", "--no-anim"]);
+    let text = ws.run(&[
+        "watch",
+        "parcel-desk",
+        "--ticket",
+        "slow-card",
+        "--code",
+        "starter",
+        "--no-anim",
+    ]);
     assert_eq!(text.code, 0, "{}", text.stderr);
     assert!(text.stdout.contains("The desk gave up after one hiccup."), "{}", text.stdout);
 }

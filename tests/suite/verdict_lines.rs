@@ -16,13 +16,21 @@ fn in_short_names_how_many_changes_there_are() {
     let file = repo().join("tests/fixtures/tool-results/failed_as_crash.py");
     let run = watch(&ws, "tool-results", "two-parcels", file.to_str().unwrap(), &[]);
     assert!(run.stdout.contains("In short      your run has"), "{}", run.stdout);
-    assert!(run.stdout.contains("              3 changes; --expand shows them all\n"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("              3 changes; --expand shows them all\n"),
+        "{}",
+        run.stdout
+    );
     let expanded = watch(&ws, "tool-results", "two-parcels", file.to_str().unwrap(), &["--expand"]);
     assert!(!expanded.stdout.contains("changes; --expand"), "{}", expanded.stdout);
     // One change: nothing to count.
     let one = repo().join("tests/fixtures/tool-results/no_is_error.py");
     let run = watch(&ws, "tool-results", "crash-trace", one.to_str().unwrap(), &[]);
-    assert!(run.stdout.contains("In short") && !run.stdout.contains("changes; --expand"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("In short") && !run.stdout.contains("changes; --expand"),
+        "{}",
+        run.stdout
+    );
 }
 
 /// `Agent calls` cards, and `Attempt N` cards after the first try of a call.
@@ -31,7 +39,12 @@ fn cards(text: &str) -> (usize, usize) {
     let retries = text
         .lines()
         .filter_map(|l| l.trim_start().strip_prefix("Attempt "))
-        .filter(|rest| rest.split_whitespace().next().and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > 1))
+        .filter(|rest| {
+            rest.split_whitespace()
+                .next()
+                .and_then(|n| n.parse::<u32>().ok())
+                .is_some_and(|n| n > 1)
+        })
         .count();
     (calls, retries)
 }
@@ -50,7 +63,10 @@ fn a_verdict_counts_calls_and_retries_as_the_cards_number_them() {
         let verdict = run.stdout.lines().find(|l| l.starts_with("Verdict")).unwrap();
         assert!(verdict.contains(said), "{ticket} {code}: {verdict}");
         let (calls, retries) = cards(&run.stdout);
-        assert_eq!(format!("{calls} calls, {retries} {}", if retries == 1 { "retry" } else { "retries" }), said);
+        assert_eq!(
+            format!("{calls} calls, {retries} {}", if retries == 1 { "retry" } else { "retries" }),
+            said
+        );
     }
 }
 
@@ -73,7 +89,10 @@ fn the_not_yours_note_names_no_reason_the_reply_does_not_give() {
         ]);
         let json = run.json();
         let note = json["verdict"]["note"].as_str().unwrap();
-        let reply = json["events"].as_array().unwrap().last().unwrap()["text"].as_str().unwrap().to_lowercase();
+        let reply = json["events"].as_array().unwrap().last().unwrap()["text"]
+            .as_str()
+            .unwrap()
+            .to_lowercase();
         assert!(note.starts_with("Harm:"), "{runtime}: {note}");
         for reason in ["payment provider", "in progress", "being processed", "hiccup"] {
             assert!(
@@ -87,7 +106,8 @@ fn the_not_yours_note_names_no_reason_the_reply_does_not_give() {
 #[test]
 fn a_try_the_cap_ended_says_the_cap_is_why() {
     let ws = Workshop::new();
-    let json = watch(&ws, "structured-errors", "coordinator", "structured", &["--format", "json"]).json();
+    let json =
+        watch(&ws, "structured-errors", "coordinator", "structured", &["--format", "json"]).json();
     let last = json["events"]
         .as_array()
         .unwrap()
@@ -98,7 +118,8 @@ fn a_try_the_cap_ended_says_the_cap_is_why() {
     assert_eq!((last["number"].as_u64(), last["capped"].as_u64()), (Some(2), Some(2)), "{last:#}");
     let text = watch(&ws, "structured-errors", "coordinator", "structured", &[]);
     assert!(
-        text.stdout.contains("Attempt 2   ✗ failed, reported and not retried: the cap of 2 attempts was"),
+        text.stdout
+            .contains("Attempt 2   ✗ failed, reported and not retried: the cap of 2 attempts was"),
         "{}",
         text.stdout
     );

@@ -9,10 +9,20 @@ use serde_json::Value;
 const TICKETS: [&str; 5] = ["old-order", "wrong-id", "not-yours", "flaky-payment", "no-orders"];
 
 /// Tool runs per replay, from the issue: (ticket, starter, structured).
-const HARNESS_CALLS: [(&str, u64, u64); 5] =
-    [("old-order", 3, 1), ("wrong-id", 3, 1), ("not-yours", 3, 1), ("flaky-payment", 2, 2), ("no-orders", 3, 1)];
-const SDK_CALLS: [(&str, u64, u64); 5] =
-    [("old-order", 2, 1), ("wrong-id", 2, 1), ("not-yours", 2, 1), ("flaky-payment", 2, 2), ("no-orders", 2, 1)];
+const HARNESS_CALLS: [(&str, u64, u64); 5] = [
+    ("old-order", 3, 1),
+    ("wrong-id", 3, 1),
+    ("not-yours", 3, 1),
+    ("flaky-payment", 2, 2),
+    ("no-orders", 3, 1),
+];
+const SDK_CALLS: [(&str, u64, u64); 5] = [
+    ("old-order", 2, 1),
+    ("wrong-id", 2, 1),
+    ("not-yours", 2, 1),
+    ("flaky-payment", 2, 2),
+    ("no-orders", 2, 1),
+];
 
 fn ok(run: &Run) {
     assert_eq!(run.code, 0, "exit {}\nstdout:\n{}\nstderr:\n{}", run.code, run.stdout, run.stderr);
@@ -20,7 +30,17 @@ fn ok(run: &Run) {
 
 /// One replay as JSON.
 fn replay(ws: &Workshop, ticket: &str, code: &str, runtime: &str) -> Value {
-    let run = ws.run(&["watch", "--ticket", ticket, "--code", code, "--runtime", runtime, "--format", "json"]);
+    let run = ws.run(&[
+        "watch",
+        "--ticket",
+        ticket,
+        "--code",
+        code,
+        "--runtime",
+        runtime,
+        "--format",
+        "json",
+    ]);
     ok(&run);
     run.json()
 }
@@ -144,7 +164,14 @@ fn compare_harness_old_order_marks_where_the_runs_split() {
 
 #[test]
 fn compare_sdk_not_yours_marks_where_the_runs_split() {
-    let run = Workshop::lesson5().run(&["watch", "--ticket", "not-yours", "--runtime", "sdk", "--compare"]);
+    let run = Workshop::lesson5().run(&[
+        "watch",
+        "--ticket",
+        "not-yours",
+        "--runtime",
+        "sdk",
+        "--compare",
+    ]);
     ok(&run);
     insta::assert_snapshot!(run.stdout);
 }
@@ -154,7 +181,14 @@ fn compare_of_a_file_with_the_same_results_never_splits() {
     // The starter against itself: the same events, so no split, and each run's verdict once.
     let ws = Workshop::lesson5();
     ws.write("learners/starter_copy.py", &ws.read("starter/structured-errors/errors.py"));
-    let run = ws.run(&["watch", "--ticket", "old-order", "--compare", "--code", "learners/starter_copy.py"]);
+    let run = ws.run(&[
+        "watch",
+        "--ticket",
+        "old-order",
+        "--compare",
+        "--code",
+        "learners/starter_copy.py",
+    ]);
     ok(&run);
     assert!(run.stdout.contains("the runs never split"), "{}", run.stdout);
     assert_eq!(run.stdout.matches("Verdict").count(), 2, "{}", run.stdout);
@@ -180,10 +214,21 @@ fn expand_shows_the_raw_input_output_and_mcp_result() {
 
 #[test]
 fn expand_in_the_harness_shows_every_attempts_output() {
-    let run = Workshop::lesson5().run(&["watch", "--ticket", "old-order", "--code", "starter", "--expand"]);
+    let run = Workshop::lesson5().run(&[
+        "watch",
+        "--ticket",
+        "old-order",
+        "--code",
+        "starter",
+        "--expand",
+    ]);
     ok(&run);
     assert_eq!(run.stdout.matches("              the tool returned").count(), 3, "{}", run.stdout);
-    assert!(!run.stdout.contains("MCP CallToolResult"), "the harness has no MCP result:\n{}", run.stdout);
+    assert!(
+        !run.stdout.contains("MCP CallToolResult"),
+        "the harness has no MCP result:\n{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -214,9 +259,10 @@ fn piped_output_is_plain_and_colour_can_be_forced() {
 #[test]
 fn ascii_glyphs_leave_no_unicode_in_the_cards() {
     let ws = Workshop::lesson5();
-    for args in
-        [&["--ascii", "watch", "--ticket", "old-order", "--compare"][..], &["--ascii", "watch", "--code", "starter"]]
-    {
+    for args in [
+        &["--ascii", "watch", "--ticket", "old-order", "--compare"][..],
+        &["--ascii", "watch", "--code", "starter"],
+    ] {
         let run = ws.run(args);
         ok(&run);
         let odd: Vec<&str> = run.stdout.lines().filter(|l| !l.is_ascii()).collect();
@@ -229,7 +275,8 @@ fn a_replay_that_stopped_early_never_has_a_green_verdict() {
     let ws = Workshop::lesson5();
     let green = "\x1b[32;1mVerdict";
     let verdict = |args: &[&str]| {
-        let run = ws.run(&[&["--color", "always", "watch", "--ticket", "old-order"][..], args].concat());
+        let run =
+            ws.run(&[&["--color", "always", "watch", "--ticket", "old-order"][..], args].concat());
         run.stdout.lines().find(|l| l.contains("Verdict")).unwrap_or_default().to_string()
     };
     assert!(verdict(&["--code", "structured"]).starts_with(green));
@@ -242,11 +289,25 @@ fn a_replay_that_stopped_early_never_has_a_green_verdict() {
 
 #[test]
 fn the_header_names_lesson_ticket_code_runtime_and_where_replies_come_from() {
-    let run = Workshop::lesson5().run(&["watch", "--ticket", "wrong-id", "--code", "starter", "--runtime", "sdk"]);
+    let run = Workshop::lesson5().run(&[
+        "watch",
+        "--ticket",
+        "wrong-id",
+        "--code",
+        "starter",
+        "--runtime",
+        "sdk",
+    ]);
     ok(&run);
     let mut lines = run.stdout.lines();
-    assert_eq!(lines.next(), Some("structured-errors · ticket wrong-id · code starter · runtime sdk"));
-    assert_eq!(lines.next(), Some("Replies: authored for this lesson by its authors, not a live model run."));
+    assert_eq!(
+        lines.next(),
+        Some("structured-errors · ticket wrong-id · code starter · runtime sdk")
+    );
+    assert_eq!(
+        lines.next(),
+        Some("Replies: authored for this lesson by its authors, not a live model run.")
+    );
 }
 
 // ---------------------------------------------------------------- the JSON event stream
@@ -256,15 +317,21 @@ fn json_has_the_shape_of_the_issue() {
     let ws = Workshop::lesson5();
     for runtime in ["harness", "sdk"] {
         for code in ["starter", "structured"] {
-            for replay in
-                replays(&ws, code, runtime).into_iter().filter(|r| TICKETS.contains(&r["ticket"].as_str().unwrap()))
+            for replay in replays(&ws, code, runtime)
+                .into_iter()
+                .filter(|r| TICKETS.contains(&r["ticket"].as_str().unwrap()))
             {
-                assert_eq!(keys(&replay), ["code", "events", "lesson", "runtime", "ticket", "verdict"]);
+                assert_eq!(
+                    keys(&replay),
+                    ["code", "events", "lesson", "runtime", "ticket", "verdict"]
+                );
                 assert_eq!(replay["lesson"], "structured-errors");
                 assert_eq!(replay["code"], code);
                 assert_eq!(replay["runtime"], runtime);
-                let verdict_keys: Vec<&str> =
-                    keys(&replay["verdict"]).into_iter().filter(|k| *k != "refunds_paid" && *k != "note").collect();
+                let verdict_keys: Vec<&str> = keys(&replay["verdict"])
+                    .into_iter()
+                    .filter(|k| *k != "refunds_paid" && *k != "note")
+                    .collect();
                 let want = ["counts", "harmed", "text", "tone", "tool_calls", "wasted_retries"];
                 assert_eq!(verdict_keys, want);
                 assert!(replay["verdict"]["tool_calls"].is_u64());
@@ -291,11 +358,16 @@ fn json_tool_calls_per_replay_are_those_of_the_issue() {
         let starter = replays(&ws, "starter", runtime);
         let structured = replays(&ws, "structured", runtime);
         for (ticket, with_starter, with_structured) in table {
-            for (all, want, code) in [(&starter, with_starter, "starter"), (&structured, with_structured, "structured")]
+            for (all, want, code) in
+                [(&starter, with_starter, "starter"), (&structured, with_structured, "structured")]
             {
                 let replay = find(all, ticket);
                 assert_eq!(replay["verdict"]["tool_calls"], want, "{runtime}/{ticket} with {code}");
-                assert_eq!(events_of(replay, "attempt").len() as u64, want, "{runtime}/{ticket} with {code}");
+                assert_eq!(
+                    events_of(replay, "attempt").len() as u64,
+                    want,
+                    "{runtime}/{ticket} with {code}"
+                );
             }
         }
     }
@@ -310,7 +382,10 @@ fn json_every_model_turn_says_it_was_authored() {
                 for event in replay["events"].as_array().unwrap() {
                     let model_turn = event["kind"] == "tool_call" || event["kind"] == "reply";
                     if !model_turn {
-                        assert!(event.get("provenance").is_none(), "only model turns carry provenance: {event}");
+                        assert!(
+                            event.get("provenance").is_none(),
+                            "only model turns carry provenance: {event}"
+                        );
                         continue;
                     }
                     let provenance = &event["provenance"];
@@ -383,7 +458,9 @@ fn json_a_transient_failure_is_retried_and_then_works() {
 #[test]
 fn json_a_single_refusal_is_reported_and_not_retried() {
     let ws = Workshop::lesson5();
-    for (ticket, category) in [("old-order", "business"), ("wrong-id", "validation"), ("not-yours", "permission")] {
+    for (ticket, category) in
+        [("old-order", "business"), ("wrong-id", "validation"), ("not-yours", "permission")]
+    {
         for runtime in ["harness", "sdk"] {
             let replay = replay(&ws, ticket, "structured", runtime);
             assert_eq!(tones(&replay), ["reported"], "{runtime}/{ticket}");
@@ -436,7 +513,14 @@ fn json_sdk_attempts_carry_the_mcp_result() {
 
 #[test]
 fn json_compare_holds_both_runs_and_where_they_split() {
-    let run = Workshop::lesson5().run(&["watch", "--ticket", "old-order", "--compare", "--format", "json"]);
+    let run = Workshop::lesson5().run(&[
+        "watch",
+        "--ticket",
+        "old-order",
+        "--compare",
+        "--format",
+        "json",
+    ]);
     ok(&run);
     let both = run.json();
     assert_eq!(both["compare"], true);
@@ -451,7 +535,8 @@ fn json_compare_holds_both_runs_and_where_they_split() {
 #[test]
 fn json_without_a_ticket_lists_every_ticket_in_order() {
     let all = replays(&Workshop::lesson5(), "structured", "harness");
-    let ids: Vec<&str> = all.iter().map(|r| r["ticket"].as_str().unwrap()).filter(|t| TICKETS.contains(t)).collect();
+    let ids: Vec<&str> =
+        all.iter().map(|r| r["ticket"].as_str().unwrap()).filter(|t| TICKETS.contains(t)).collect();
     assert_eq!(ids, TICKETS);
 }
 
@@ -480,7 +565,8 @@ fn an_unknown_code_lists_the_valid_ones() {
 
 #[test]
 fn an_unknown_runtime_lists_the_valid_ones() {
-    let run = Workshop::lesson5().run(&["watch", "--ticket", "old-order", "--runtime", "langchain"]);
+    let run =
+        Workshop::lesson5().run(&["watch", "--ticket", "old-order", "--runtime", "langchain"]);
     assert_eq!(run.code, 2);
     for word in ["'langchain'", "harness", "sdk"] {
         assert!(run.stderr.contains(word), "{word} missing from: {}", run.stderr);
@@ -500,7 +586,10 @@ fn code_yours_without_a_work_file_says_to_run_start() {
 #[test]
 fn code_yours_replays_the_work_file() {
     let ws = Workshop::lesson5();
-    ws.write("work/structured-errors/errors.py", &ws.read("lessons/structured-errors/solution/errors.py"));
+    ws.write(
+        "work/structured-errors/errors.py",
+        &ws.read("lessons/structured-errors/solution/errors.py"),
+    );
     let replay = replay(&ws, "old-order", "yours", "harness");
     assert_eq!(replay["code"], "yours");
     assert_eq!(replay["verdict"]["tool_calls"], 1);
@@ -510,7 +599,12 @@ fn code_yours_replays_the_work_file() {
 #[test]
 fn a_speed_out_of_range_is_refused() {
     for speed in ["0", "-1", "1000", "NaN"] {
-        let run = Workshop::lesson5().run(&["watch", "--ticket", "old-order", &format!("--speed={speed}")]);
+        let run = Workshop::lesson5().run(&[
+            "watch",
+            "--ticket",
+            "old-order",
+            &format!("--speed={speed}"),
+        ]);
         assert_eq!(run.code, 2, "--speed {speed}: {}", run.stdout);
         assert!(run.stderr.contains("--speed"), "{}", run.stderr);
     }
@@ -522,12 +616,24 @@ fn a_file_that_does_not_load_is_reported_in_the_replay_with_file_and_line() {
     ws.copy_watch_fixture("learners/does_not_load.py", "learners/does_not_load.py");
     let run = ws.run(&["watch", "--ticket", "old-order", "--code", "learners/does_not_load.py"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
-    assert!(run.stdout.contains("Code error    learners/does_not_load.py, line 9"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("Code error    learners/does_not_load.py, line 9"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("SyntaxError"), "{}", run.stdout);
     assert!(!run.stdout.contains("runner.py"), "the runner's own frames leak:\n{}", run.stdout);
     insta::assert_snapshot!(run.stdout);
 
-    let json = ws.run(&["watch", "--ticket", "old-order", "--code", "learners/does_not_load.py", "--format", "json"]);
+    let json = ws.run(&[
+        "watch",
+        "--ticket",
+        "old-order",
+        "--code",
+        "learners/does_not_load.py",
+        "--format",
+        "json",
+    ]);
     assert_eq!(json.code, 2);
     let replay = json.json();
     assert_eq!(kinds(&replay), ["customer", "code_error"]);
@@ -556,12 +662,25 @@ fn a_file_that_raises_in_a_call_is_reported_and_cannot_finish() {
     let file = "learners/raises_in_fail.py";
     ws.copy_watch_fixture(file, file);
     for runtime in ["harness", "sdk"] {
-        let run = ws.run(&["watch", "--ticket", "old-order", "--code", file, "--runtime", runtime, "--format", "json"]);
+        let run = ws.run(&[
+            "watch",
+            "--ticket",
+            "old-order",
+            "--code",
+            file,
+            "--runtime",
+            runtime,
+            "--format",
+            "json",
+        ]);
         assert_eq!(run.code, 2, "{runtime}: {}", run.stdout);
         let replay = run.json();
         assert_eq!(kinds(&replay), ["customer", "tool_call", "code_error"], "{runtime}");
         let error = &replay["events"][2];
-        assert!(error["message"].as_str().unwrap().contains("ValueError: no failure for business"), "{error}");
+        assert!(
+            error["message"].as_str().unwrap().contains("ValueError: no failure for business"),
+            "{error}"
+        );
         assert!(error["message"].as_str().unwrap().contains("line 8"), "{error}");
         assert!(error["call"].as_str().unwrap().starts_with("fail('business', "), "{error}");
         assert_eq!(error["printed"], "building a failure for business\n");
@@ -612,7 +731,10 @@ fn a_file_written_differently_with_the_same_results_replays_in_full() {
             assert_eq!(kinds(&mine).last(), Some(&"reply"), "{runtime}/{ticket}: {mine}");
             // The same run, so the same verdict, the fix's note included: notes follow what the
             // run did, not which code ran.
-            assert!(reference["verdict"]["note"].as_str().unwrap().starts_with("Gain"), "{runtime}/{ticket}");
+            assert!(
+                reference["verdict"]["note"].as_str().unwrap().starts_with("Gain"),
+                "{runtime}/{ticket}"
+            );
             assert_eq!(mine["verdict"], reference["verdict"], "{runtime}/{ticket}");
             // The same events, down to every tool output (key order aside) and every reply.
             assert_eq!(without_code(mine), without_code(reference), "{runtime}/{ticket}");
@@ -630,8 +752,16 @@ fn what_the_code_prints_is_shown_apart_cut_short_and_changes_nothing() {
     assert!(run.stdout.contains("printed: fail('transient'): trace line 0\n"), "{}", run.stdout);
     assert!(run.stdout.contains("trace line 9\n"), "{}", run.stdout);
     assert!(!run.stdout.contains("trace line 10\n"), "{}", run.stdout);
-    assert!(run.stdout.contains("… 91 more lines (all of them in --format json)"), "{}", run.stdout);
-    assert!(run.stdout.contains("Verdict       Tried twice: the retry got it through."), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("… 91 more lines (all of them in --format json)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("Verdict       Tried twice: the retry got it through."),
+        "{}",
+        run.stdout
+    );
     let replay = replay(&ws, "flaky-payment", file, "harness");
     let first = events_of(&replay, "attempt")[0];
     let printed = first["printed"].as_str().unwrap();
@@ -641,7 +771,10 @@ fn what_the_code_prints_is_shown_apart_cut_short_and_changes_nothing() {
 
 /// The lines of the No recording card: from its label to the verdict.
 fn no_recording_card(text: &str) -> Vec<&str> {
-    text.lines().skip_while(|l| !l.starts_with("No recording")).take_while(|l| !l.starts_with("Verdict")).collect()
+    text.lines()
+        .skip_while(|l| !l.starts_with("No recording"))
+        .take_while(|l| !l.starts_with("Verdict"))
+        .collect()
 }
 
 #[test]
@@ -660,12 +793,18 @@ fn a_file_with_a_changed_message_stops_at_a_compact_no_recording_card() {
     assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
     let card = card.join("\n");
     assert!(card.contains("the model would now receive: tool_result, is_error:"), "{card}");
-    assert!(card.contains("Closest       recordings/structured-errors/harness/old-order.jsonl:3"), "{card}");
+    assert!(
+        card.contains("Closest       recordings/structured-errors/harness/old-order.jsonl:3"),
+        "{card}"
+    );
     // The changed lines of the diff, from where they differ, wrapped.
     assert!(card.contains("- …\\\"message\\\":\\\"Order 0871 was bought"), "{card}");
     assert!(card.contains("+ …\\\"message\\\":\\\"Refund failed. Order 0871"), "{card}");
     assert!(card.contains("In short      your run adds `Refund failed.`"), "{card}");
-    assert!(card.contains("--live with ANTHROPIC_API_KEY") && card.contains("./workshop record"), "{card}");
+    assert!(
+        card.contains("--live with ANTHROPIC_API_KEY") && card.contains("./workshop record"),
+        "{card}"
+    );
     assert!(!text.contains("Agent replies"), "no reply is invented:\n{text}");
     // Then the verdict of what did run.
     assert!(text.contains("Verdict       Tried once, then the replay stopped"), "{text}");
@@ -696,11 +835,18 @@ fn json_a_file_with_a_changed_message_ends_in_no_recording() {
     ws.copy_watch_fixture(file, file);
     for (runtime, calls) in [("harness", 1), ("sdk", 1)] {
         let replay = replay(&ws, "wrong-id", file, runtime);
-        assert_eq!(kinds(&replay), ["customer", "tool_call", "attempt", "no_recording"], "{runtime}");
+        assert_eq!(
+            kinds(&replay),
+            ["customer", "tool_call", "attempt", "no_recording"],
+            "{runtime}"
+        );
         assert_eq!(replay["verdict"]["tool_calls"], calls);
         let stop = events_of(&replay, "no_recording")[0];
         let closest = stop["closest"].as_str().unwrap();
-        assert!(closest.starts_with(&format!("recordings/structured-errors/{runtime}/wrong-id.jsonl:")), "{closest}");
+        assert!(
+            closest.starts_with(&format!("recordings/structured-errors/{runtime}/wrong-id.jsonl:")),
+            "{closest}"
+        );
         let diff = stop["diff"].as_str().unwrap();
         assert!(diff.contains(&format!("--- recorded request ({closest})")), "{diff}");
         assert!(diff.lines().any(|l| l.starts_with('+') && l.contains("Refund failed.")), "{diff}");
@@ -714,7 +860,8 @@ fn json_a_file_with_a_changed_message_ends_in_no_recording() {
 #[test]
 fn a_long_code_path_wraps_the_header_to_the_width() {
     let w = Workshop::lesson5();
-    let long = "learners/a/folder/with/a/rather/long/name/that/keeps/going/on/and/on/reference_copy.py";
+    let long =
+        "learners/a/folder/with/a/rather/long/name/that/keeps/going/on/and/on/reference_copy.py";
     w.write(long, &w.read("lessons/structured-errors/solution/errors.py"));
     let run = w.run(&["watch", "--ticket", "old-order", "--code", long]);
     ok(&run);
@@ -738,14 +885,19 @@ fn before_start_watch_shows_the_starter_failing_beside_the_fix_never_the_fix_alo
     // Once started, the learner's own code is replayed alone.
     assert_eq!(ws.run(&["start", "structured-errors"]).code, 0);
     let after = ws.run(&["watch", "--ticket", "old-order", "--no-anim"]);
-    assert!(after.stdout.contains("code yours") && !after.stdout.contains("code structured"), "{}", after.stdout);
+    assert!(
+        after.stdout.contains("code yours") && !after.stdout.contains("code structured"),
+        "{}",
+        after.stdout
+    );
 }
 
 #[test]
 fn an_animated_replay_reads_keys_q_ends_it_and_nothing_is_echoed() {
     let ws = Workshop::lesson5();
     // Slow enough that no card after the first could appear on its own while the test runs.
-    let Some(term) = Tmux::start(&ws, "watch --ticket old-order --code structured --speed 0.01") else {
+    let Some(term) = Tmux::start(&ws, "watch --ticket old-order --code structured --speed 0.01")
+    else {
         eprintln!("tmux is not available: skipped");
         return;
     };
@@ -754,13 +906,17 @@ fn an_animated_replay_reads_keys_q_ends_it_and_nothing_is_echoed() {
     let screen = term.wait_for("EXITED 0");
     assert!(screen.contains("(replay ended)"), "{screen}");
     assert!(!screen.contains("Verdict"), "q ended it before the verdict:\n{screen}");
-    assert!(!screen.lines().any(|l| l.trim() == "xq" || l.trim() == "q"), "keys were echoed:\n{screen}");
+    assert!(
+        !screen.lines().any(|l| l.trim() == "xq" || l.trim() == "q"),
+        "keys were echoed:\n{screen}"
+    );
 }
 
 #[test]
 fn an_animated_replay_at_a_speed_near_zero_waits_instead_of_panicking() {
     let ws = Workshop::lesson5();
-    let Some(term) = Tmux::start(&ws, "watch --ticket old-order --code structured --speed 1e-300") else {
+    let Some(term) = Tmux::start(&ws, "watch --ticket old-order --code structured --speed 1e-300")
+    else {
         eprintln!("tmux is not available: skipped");
         return;
     };
@@ -773,7 +929,8 @@ fn an_animated_replay_at_a_speed_near_zero_waits_instead_of_panicking() {
 #[test]
 fn an_animated_replay_skips_each_pause_on_space_or_enter() {
     let ws = Workshop::lesson5();
-    let Some(term) = Tmux::start(&ws, "watch --ticket old-order --code structured --speed 0.01") else {
+    let Some(term) = Tmux::start(&ws, "watch --ticket old-order --code structured --speed 0.01")
+    else {
         eprintln!("tmux is not available: skipped");
         return;
     };

@@ -38,7 +38,10 @@ fn the_next_command_follows_the_learner() {
 
     let last = Workshop::only("uncertain-state");
     assert_eq!(last.run(&["start", "uncertain-state"]).code, 0);
-    last.write("work/uncertain-state/refunds.py", &last.read("lessons/uncertain-state/solution/refunds.py"));
+    last.write(
+        "work/uncertain-state/refunds.py",
+        &last.read("lessons/uncertain-state/solution/refunds.py"),
+    );
     assert_eq!(last.run(&["check"]).code, 0);
     assert!(greeting(&last).contains("Every lesson is done."), "{}", greeting(&last));
 }

@@ -13,7 +13,8 @@ use crate::sandbox::{grader, Class};
 /// reached none of them, from what it printed.
 #[cfg(target_os = "linux")]
 fn held(printed: &str) {
-    let counts: Vec<u32> = printed.trim().split([':', ';']).filter_map(|part| part.trim().parse().ok()).collect();
+    let counts: Vec<u32> =
+        printed.trim().split([':', ';']).filter_map(|part| part.trim().parse().ok()).collect();
     assert_eq!(counts.len(), 3, "{printed}");
     assert!(counts[0] >= 1, "the attack found the world: {printed}");
     assert_eq!(counts[1..], [0, 0], "nothing traced, nothing written: {printed}");
@@ -49,7 +50,12 @@ fn a_file_graded_without_a_sandbox_as_the_worlds_user_cannot_reach_the_world() {
     class.attack("a_reaches", "reaches_the_world.py", 0);
     class.classmate("b_classmate");
     class.classmate("c_classmate");
-    let run = class.grade(&grader, &["grade", "structured-errors", "class", "--sandbox", "none"], &[], None);
+    let run = class.grade(
+        &grader,
+        &["grade", "structured-errors", "class", "--sandbox", "none"],
+        &[],
+        None,
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!run.stderr.contains("world"), "nothing blames the world: {}", run.stderr);
     let reports = lines(&run.stdout);
@@ -78,8 +84,14 @@ fn a_file_that_stops_the_world_is_that_files_error_and_the_next_save_is_graded_a
         let reports = lines(&run.stdout);
         assert_eq!(reports[0]["status"], "error", "--jobs {jobs}: {}", reports[0]);
         let message = reports[0]["message"].as_str().unwrap();
-        assert!(message.contains("class/a_stops/errors.py: its run upset the lesson's world"), "{message}");
-        assert!(message.contains("stopped by a signal (SIGSTOP) from outside, so it could not answer"), "{message}");
+        assert!(
+            message.contains("class/a_stops/errors.py: its run upset the lesson's world"),
+            "{message}"
+        );
+        assert!(
+            message.contains("stopped by a signal (SIGSTOP) from outside, so it could not answer"),
+            "{message}"
+        );
         assert!(message.contains("the file's doing, not the world's"), "{message}");
         assert!(!message.contains("fix the world file"), "{message}");
         for report in &reports[1..] {
@@ -92,7 +104,9 @@ fn a_file_that_stops_the_world_is_that_files_error_and_the_next_save_is_graded_a
 /// of the reference solution.
 fn huge_name_class() -> (Workshop, tempfile::TempDir) {
     let w = Workshop::only("uncertain-state");
-    let solution = std::fs::read_to_string(repo().join("lessons/uncertain-state/solution/refunds.py")).unwrap();
+    let solution =
+        std::fs::read_to_string(repo().join("lessons/uncertain-state/solution/refunds.py"))
+            .unwrap();
     w.write("class/a_huge/refunds.py", &std::fs::read_to_string(fixture("huge_read.py")).unwrap());
     w.write("class/b_solution/refunds.py", &solution);
     w.write("class/c_solution/refunds.py", &solution);
@@ -106,7 +120,10 @@ fn assert_only_the_huge_name_is_blamed(run: &Run) {
     assert_eq!(reports.len(), 3, "{}", run.stdout);
     assert_eq!(reports[0]["status"], "error", "{}", reports[0]);
     let message = reports[0]["message"].as_str().unwrap();
-    assert!(message.contains("class/a_huge/refunds.py: its run upset the lesson's world"), "{message}");
+    assert!(
+        message.contains("class/a_huge/refunds.py: its run upset the lesson's world"),
+        "{message}"
+    );
     assert!(message.contains("more than the 8 MiB one answer may carry"), "{message}");
     for report in &reports[1..] {
         assert_eq!(report["status"], "pass", "a classmate keeps its grade: {report}");
@@ -120,7 +137,10 @@ fn a_name_of_8_mib_is_that_files_error_and_its_classmates_are_graded_as_if_alone
     }
     for jobs in ["1", "2"] {
         let (w, tmp) = huge_name_class();
-        let mut cmd = command(&w, &["grade", "uncertain-state", "class", "--sandbox", "bwrap", "--jobs", jobs]);
+        let mut cmd = command(
+            &w,
+            &["grade", "uncertain-state", "class", "--sandbox", "bwrap", "--jobs", jobs],
+        );
         cmd.env("TMPDIR", tmp.path());
         assert_only_the_huge_name_is_blamed(&graded(cmd));
     }

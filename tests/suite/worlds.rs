@@ -13,7 +13,10 @@ fn broken_refund(body: &str) -> Workshop {
     let head = "    def process_refund(self, input):\n";
     assert!(text.contains(head), "the refund tool moved");
     ws.write(WORLD, &text.replacen(head, &format!("{head}{body}\n"), 1));
-    ws.write("work/structured-errors/errors.py", &ws.read("lessons/structured-errors/solution/errors.py"));
+    ws.write(
+        "work/structured-errors/errors.py",
+        &ws.read("lessons/structured-errors/solution/errors.py"),
+    );
     ws
 }
 
@@ -47,7 +50,8 @@ fn a_world_that_answers_garbage_names_its_tool_and_line() {
     assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
     let line = line_of(&ws, "def process_refund");
     assert!(
-        run.stderr.contains(&format!("{WORLD}: line {line}: while running the tool process_refund")),
+        run.stderr
+            .contains(&format!("{WORLD}: line {line}: while running the tool process_refund")),
         "{}",
         run.stderr
     );
@@ -121,7 +125,8 @@ fn a_lesson_whose_world_is_not_there_names_the_worlds_that_are() {
     let run = ws.run(&["check"]);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr.contains("setting 'lumen' is not a world here: there is no worlds/lumen/world.py"),
+        run.stderr
+            .contains("setting 'lumen' is not a world here: there is no worlds/lumen/world.py"),
         "{}",
         run.stderr
     );
@@ -136,12 +141,19 @@ fn a_lesson_whose_world_is_not_there_names_the_worlds_that_are() {
 #[test]
 fn an_edited_world_runs_as_it_now_reads_not_as_its_code_was_kept() {
     let ws = Workshop::lesson5();
-    ws.write("work/structured-errors/errors.py", &ws.read("lessons/structured-errors/solution/errors.py"));
+    ws.write(
+        "work/structured-errors/errors.py",
+        &ws.read("lessons/structured-errors/solution/errors.py"),
+    );
     let first = check(&ws);
     assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
     let kept = |ws: &Workshop| -> usize {
-        let folders = std::fs::read_dir(ws.home().join(".cache/workshop/code")).expect("the code folder is made");
-        folders.flatten().flat_map(|f| std::fs::read_dir(f.path()).into_iter().flatten().flatten()).count()
+        let folders = std::fs::read_dir(ws.home().join(".cache/workshop/code"))
+            .expect("the code folder is made");
+        folders
+            .flatten()
+            .flat_map(|f| std::fs::read_dir(f.path()).into_iter().flatten().flatten())
+            .count()
     };
     // The world host's, the world file's and the learner's, one entry each; nothing beside the
     // world file.
@@ -166,7 +178,10 @@ fn a_second_world_added_as_files_loads_without_a_rebuild() {
     let ws = Workshop::lesson5();
     copy_tree(&ws.path("worlds/lumen"), &ws.path("worlds/harbour"));
     for part in ["lessons", "starter", "recordings"] {
-        copy_tree(&ws.path(&format!("{part}/structured-errors")), &ws.path(&format!("{part}/harbour-desk")));
+        copy_tree(
+            &ws.path(&format!("{part}/structured-errors")),
+            &ws.path(&format!("{part}/harbour-desk")),
+        );
     }
     let manifest = ws.read("lessons/harbour-desk/lesson.toml");
     let manifest = manifest
@@ -189,11 +204,21 @@ fn the_tutorial_world_records_passes_doctor_and_counts_its_own_effects() {
     let doctor = ws.run(&["doctor", "ferry-desk", "--timeout", "30"]);
     assert_eq!(doctor.code, 0, "{}\n{}", doctor.stdout, doctor.stderr);
     assert!(doctor.stdout.contains("check fixed passes as it should (4/4"), "{}", doctor.stdout);
-    let run = ws.run(&["watch", "ferry-desk", "--ticket", "busy-line", "--code", "fixed", "--format", "json"]);
+    let run = ws.run(&[
+        "watch",
+        "ferry-desk",
+        "--ticket",
+        "busy-line",
+        "--code",
+        "fixed",
+        "--format",
+        "json",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let replay = run.json();
     assert_eq!(replay["verdict"]["seats_booked"]["09:00"], 1, "{replay}");
-    let cards = ws.run(&["watch", "ferry-desk", "--ticket", "busy-line", "--code", "fixed", "--no-anim"]);
+    let cards =
+        ws.run(&["watch", "ferry-desk", "--ticket", "busy-line", "--code", "fixed", "--no-anim"]);
     assert!(cards.stdout.contains("books a seat on the 09:00 sailing"), "{}", cards.stdout);
     assert!(cards.stdout.contains("Booked one seat on the 09:00 sailing."), "{}", cards.stdout);
 }
@@ -231,14 +256,31 @@ fn a_worlds_own_lines_are_kept_with_the_events_and_shown_on_the_card() {
 fn a_failures_own_fields_reach_the_build_hook_by_the_names_the_manifest_declares() {
     let ws = Workshop::from_fixture("ferry");
     assert_eq!(ws.run(&["record", "ferry-desk"]).code, 0);
-    let run = ws.run(&["watch", "ferry-desk", "--ticket", "full-sailing", "--code", "fixed", "--format", "json"]);
+    let run = ws.run(&[
+        "watch",
+        "ferry-desk",
+        "--ticket",
+        "full-sailing",
+        "--code",
+        "fixed",
+        "--format",
+        "json",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let replay = run.json();
-    let attempt = replay["events"].as_array().unwrap().iter().find(|e| e.get("output").is_some()).unwrap();
+    let attempt =
+        replay["events"].as_array().unwrap().iter().find(|e| e.get("output").is_some()).unwrap();
     // The world gave next_sailing; the learner's problem(kind, note, next_sailing) kept it.
     assert_eq!(attempt["output"]["problem"]["next"], "09:00", "{attempt}");
     // A check on it passes with the fix and fails with the starter.
-    let fixed = ws.run(&["check", "ferry-desk", "--file", "lessons/ferry-desk/solution/desk.py", "--format", "json"]);
+    let fixed = ws.run(&[
+        "check",
+        "ferry-desk",
+        "--file",
+        "lessons/ferry-desk/solution/desk.py",
+        "--format",
+        "json",
+    ]);
     assert_eq!(fixed.code, 0, "{}", fixed.stdout);
     // An argument the manifest does not declare is refused, with the points that can give it.
     let path = "lessons/ferry-desk/lesson.toml";
@@ -255,7 +297,8 @@ fn a_failures_own_fields_reach_the_build_hook_by_the_names_the_manifest_declares
     let run = ws.run(&["check", "ferry-desk"]);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr.contains("[failure] fields names 'message', which the build hook is given anyway"),
+        run.stderr
+            .contains("[failure] fields names 'message', which the build hook is given anyway"),
         "{}",
         run.stderr
     );
@@ -337,7 +380,9 @@ def fail(category, message):
 fn the_learners_and_the_worlds_processes_take_turns_on_one_core() {
     let ws = Workshop::lesson5();
     ws.write("probe.py", &process_probe(&ws, &ws.path("processes.json")));
-    let seen = |ws: &Workshop| -> serde_json::Value { serde_json::from_str(&ws.read("probe.py.cores.json")).unwrap() };
+    let seen = |ws: &Workshop| -> serde_json::Value {
+        serde_json::from_str(&ws.read("probe.py.cores.json")).unwrap()
+    };
     for args in [
         &["check", "structured-errors", "--file", "probe.py"][..],
         &["watch", "structured-errors", "--ticket", "old-order", "--code", "probe.py", "--no-anim"],
@@ -346,7 +391,11 @@ fn the_learners_and_the_worlds_processes_take_turns_on_one_core() {
         assert_eq!(run.code, 0, "{args:?}: {}\n{}", run.stdout, run.stderr);
         let seen = seen(&ws);
         assert_eq!(seen["mine"].as_array().unwrap().len(), 1, "{args:?}: {seen}");
-        assert_eq!(seen["others"], serde_json::json!([seen["mine"]]), "{args:?}: the world's on the same core: {seen}");
+        assert_eq!(
+            seen["others"],
+            serde_json::json!([seen["mine"]]),
+            "{args:?}: the world's on the same core: {seen}"
+        );
     }
 }
 
@@ -368,7 +417,15 @@ fn the_world_is_forked_from_the_learners_interpreter_before_the_file_loads_and_i
     assert!(run.stdout.contains("14/14 passed"), "{}", run.stdout);
     one_forked_world(&serde_json::from_str(&ws.read("processes.json")).unwrap());
     std::fs::remove_file(&out).unwrap();
-    let run = ws.run(&["watch", "structured-errors", "--ticket", "old-order", "--code", "probe.py", "--no-anim"]);
+    let run = ws.run(&[
+        "watch",
+        "structured-errors",
+        "--ticket",
+        "old-order",
+        "--code",
+        "probe.py",
+        "--no-anim",
+    ]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("Verdict"), "{}", run.stdout);
     one_forked_world(&serde_json::from_str(&ws.read("processes.json")).unwrap());
@@ -413,7 +470,10 @@ fn the_worlds_file_is_read_ahead_before_the_fork_when_the_world_is_already_asked
     // Waits (up to 10 s) until its channel can be read, without reading it: a fixed sleep was
     // once too short on a busy machine.
     let wait = "import select; select.select([0], [], [], 10)";
-    ws.write("slow-python", &format!("#!/bin/sh\n'{0}' -I -S -c '{wait}'\nsleep 0.5\nexec '{0}' \"$@\"\n", python()));
+    ws.write(
+        "slow-python",
+        &format!("#!/bin/sh\n'{0}' -I -S -c '{wait}'\nsleep 0.5\nexec '{0}' \"$@\"\n", python()),
+    );
     let slow = ws.path("slow-python");
     std::fs::set_permissions(&slow, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let mut cmd = ws.command(&["check", "structured-errors", "--file", "probe.py"]);
@@ -424,7 +484,9 @@ fn the_worlds_file_is_read_ahead_before_the_fork_when_the_world_is_already_asked
     let world = seen["others"][0]["pid"].as_i64();
     let ahead = read_ahead(&seen);
     assert!(
-        ahead.iter().any(|(pid, path)| Some(*pid) == world && path.ends_with("worlds/lumen/world.py")),
+        ahead
+            .iter()
+            .any(|(pid, path)| Some(*pid) == world && path.ends_with("worlds/lumen/world.py")),
         "the world's file, read by the world's process: {seen:#}"
     );
 }
@@ -440,24 +502,39 @@ fn one_forked_world(seen: &serde_json::Value) {
     assert_eq!(world["cmdline"], me["cmdline"], "forked from the same start: {seen:#}");
     let cmdline = me["cmdline"].as_str().unwrap();
     assert!(cmdline.contains("\0=\0"), "started to fork a second spare: {seen:#}");
-    assert!(cmdline.contains("workshop_world_host_"), "told to read the world's host ahead: {seen:#}");
+    assert!(
+        cmdline.contains("workshop_world_host_"),
+        "told to read the world's host ahead: {seen:#}"
+    );
     assert_eq!(world["ppid"], me["ppid"], "the workshop's child, like the learner's: {seen:#}");
     assert_eq!(world["pgrp"], world["pid"], "it leads its own group: {seen:#}");
     assert_eq!(me["pgrp"], me["pid"], "so does the learner's: {seen:#}");
     let own_mark = me["mark"].as_str().unwrap();
-    assert!(own_mark.ends_with(&format!(".{}", me["pid"])), "what the learner's starts is marked as its own: {seen:#}");
+    assert!(
+        own_mark.ends_with(&format!(".{}", me["pid"])),
+        "what the learner's starts is marked as its own: {seen:#}"
+    );
     assert_ne!(world["pgrp"], me["pgrp"], "{seen:#}");
     // Forked by a process moved off the world's core so that it starts at once, the learner's
     // is not kept off it: as it loads (before the calls take turns on one core) it may run on
     // every core the workshop may.
-    assert_eq!(me["cores"], seen["workshop_cores"], "the learner's process may run on every core: {seen:#}");
+    assert_eq!(
+        me["cores"], seen["workshop_cores"],
+        "the learner's process may run on every core: {seen:#}"
+    );
     // The runner collects no garbage while it starts; the learner's file loads with it on.
     assert_eq!(me["gc"], true, "the garbage collector is on for the learner's file: {seen:#}");
     // Before it forked, the world's process read ahead the host's code; the learner's process
     // keeps what was read as it was, never its own.
     let ahead = read_ahead(seen);
-    assert!(ahead.iter().all(|(pid, _)| world["pid"].as_i64() == Some(*pid)), "read by the world's process: {seen:#}");
-    assert!(ahead.iter().any(|(_, path)| path.contains("workshop_world_host_")), "the host: {seen:#}");
+    assert!(
+        ahead.iter().all(|(pid, _)| world["pid"].as_i64() == Some(*pid)),
+        "read by the world's process: {seen:#}"
+    );
+    assert!(
+        ahead.iter().any(|(_, path)| path.contains("workshop_world_host_")),
+        "the host: {seen:#}"
+    );
     let pipes = |p: &serde_json::Value| -> Vec<String> {
         p["pipes"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect()
     };
@@ -508,13 +585,21 @@ fn world_that_watches_its_load(ws: &Workshop, log: &std::path::Path, logged: &[(
 #[test]
 fn a_checks_sample_draw_is_asked_while_the_world_loads_and_drawn_once() {
     let ws = Workshop::lesson5();
-    world_that_watches_its_load(&ws, &ws.path("world.log"), &[("    def sample_fields(self, draw):\n", "'drawn'")]);
+    world_that_watches_its_load(
+        &ws,
+        &ws.path("world.log"),
+        &[("    def sample_fields(self, draw):\n", "'drawn'")],
+    );
     ws.write("fixed.py", &ws.read("lessons/structured-errors/solution/errors.py"));
     let run = ws.run(&["check", "structured-errors", "--file", "fixed.py"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("14/14 passed"), "{}", run.stdout);
     let seen = ws.read("world.log");
-    assert_eq!(seen.lines().collect::<Vec<_>>(), ["asked while loading", "drawn", "drawn"], "{seen}");
+    assert_eq!(
+        seen.lines().collect::<Vec<_>>(),
+        ["asked while loading", "drawn", "drawn"],
+        "{seen}"
+    );
 }
 
 /// A replay asks the world for its first tool call while the world still loads: the model's
@@ -523,10 +608,23 @@ fn a_checks_sample_draw_is_asked_while_the_world_loads_and_drawn_once() {
 #[test]
 fn a_replays_first_tool_call_is_asked_while_the_world_loads_and_runs_once() {
     let ws = Workshop::lesson5();
-    let watch = ["watch", "structured-errors", "--ticket", "old-order", "--code", "structured", "--format", "json"];
+    let watch = [
+        "watch",
+        "structured-errors",
+        "--ticket",
+        "old-order",
+        "--code",
+        "structured",
+        "--format",
+        "json",
+    ];
     let plain = ws.run(&watch);
     assert_eq!(plain.code, 0, "{}\n{}", plain.stdout, plain.stderr);
-    world_that_watches_its_load(&ws, &ws.path("world.log"), &[("    def process_refund(self, input):\n", "'refund'")]);
+    world_that_watches_its_load(
+        &ws,
+        &ws.path("world.log"),
+        &[("    def process_refund(self, input):\n", "'refund'")],
+    );
     let run = ws.run(&watch);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert_eq!(run.stdout, plain.stdout, "the same replay");
@@ -569,7 +667,10 @@ fn a_checks_ticket_runs_have_their_first_calls_asked_while_the_world_loads_and_r
     std::fs::remove_file(&log).unwrap();
     let never = "def should_retry(error: Json) -> bool:";
     assert!(solution.contains(never), "the solution's should_retry moved");
-    ws.write("never.py", &solution.replacen(never, &format!("{never}\n    return False\n\n\ndef _was(error):"), 1));
+    ws.write(
+        "never.py",
+        &solution.replacen(never, &format!("{never}\n    return False\n\n\ndef _was(error):"), 1),
+    );
     let run = ws.run(&["check", "structured-errors", "--file", "never.py", "--format", "json"]);
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
@@ -600,7 +701,8 @@ fn grade_asks_the_loaded_world_each_files_ticket_first_calls_as_the_file_starts(
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let passed: Vec<bool> = run.stdout.lines().map(|l| l.contains("\"status\":\"pass\"")).collect();
     assert_eq!(passed, [true, true], "{}", run.stdout);
-    let one_file = ["refund 0871", "refund 12O4", "refund 0544", "refund 1042", "orders", "refund 1042"];
+    let one_file =
+        ["refund 0871", "refund 12O4", "refund 0544", "refund 1042", "orders", "refund 1042"];
     let expected: Vec<&str> = one_file.into_iter().chain(one_file).collect();
     // The first line says whether anything was asked while the world loaded (grade opens it
     // before the first file starts, so nothing was): each file's calls were asked of it loaded.

@@ -138,7 +138,9 @@ unsafe fn watch_the_pipe(read: BorrowedFd<'_>) -> ! {
     // Elsewhere a name is a thread's only, which nobody listing processes sees.
     #[cfg(target_os = "linux")]
     let _ = rustix::thread::set_name(c"workshop-life");
-    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE, libc::SIGTSTP] {
+    for signal in
+        [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE, libc::SIGTSTP]
+    {
         libc::signal(signal, libc::SIG_IGN);
     }
     // Keep only the pipe, as fd 0: no other pipe of the workshop's (a worker's, the test
@@ -150,7 +152,9 @@ unsafe fn watch_the_pipe(read: BorrowedFd<'_>) -> ! {
     #[cfg(not(target_os = "linux"))]
     let closed = false;
     if !closed {
-        let open = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
+        let open = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+            .current
+            .unwrap_or(u64::MAX);
         for fd in 1..open.min(65_536) as libc::c_int {
             libc::close(fd);
         }

@@ -95,8 +95,10 @@ pub(super) const MARK: &str = "WORKSHOP_BRIDGE";
 pub(super) fn mark() -> &'static str {
     static VALUE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     VALUE.get_or_init(|| {
-        let nanos =
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
         format!("{}-{nanos}", std::process::id())
     })
 }
@@ -174,7 +176,8 @@ pub(super) fn spare_coming(requests: Option<(i32, String)>) {
 fn is_the_coming_spare(pid: i32) -> bool {
     let coming = SPARE.lock().map(|s| s.clone()).unwrap_or_default();
     coming.is_some_and(|(fd, pipe)| {
-        std::fs::read_link(format!("/proc/{pid}/fd/{fd}")).is_ok_and(|link| link.as_os_str() == pipe.as_str())
+        std::fs::read_link(format!("/proc/{pid}/fd/{fd}"))
+            .is_ok_and(|link| link.as_os_str() == pipe.as_str())
     })
 }
 
@@ -356,7 +359,8 @@ fn kill_strays() {
         } else {
             MARKS.lock().map(|m| m.iter().map(|(_, m)| m.clone()).collect()).unwrap_or_default()
         };
-        let belongs_to_a_running_worker = |pid: i32| mark_of(pid).is_some_and(|m| running.contains(&m));
+        let belongs_to_a_running_worker =
+            |pid: i32| mark_of(pid).is_some_and(|m| running.contains(&m));
         let mut dying: Vec<i32> = DYING.lock().map(|d| d.clone()).unwrap_or_default();
         if !quitting {
             dying.extend(INITS.lock().map(|d| d.clone()).unwrap_or_default());
@@ -378,7 +382,11 @@ fn kill_strays() {
             }
             () => marked_processes()
                 .into_iter()
-                .filter(|&p| (quitting || !held.contains(&p)) && !dying.contains(&p) && !belongs_to_a_running_worker(p))
+                .filter(|&p| {
+                    (quitting || !held.contains(&p))
+                        && !dying.contains(&p)
+                        && !belongs_to_a_running_worker(p)
+                })
                 .filter(|&p| quitting || !is_the_coming_spare(p))
                 .collect(),
         };
@@ -425,8 +433,9 @@ pub(super) mod tests {
     pub(in crate::bridge) static MARKED: Mutex<()> = Mutex::new(());
 
     fn running(pid: i32) -> bool {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .is_ok_and(|stat| stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"))
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z")
+        })
     }
 
     /// Wait (boundedly: no speed test) until `pid` is gone or a zombie.
@@ -462,8 +471,13 @@ pub(super) mod tests {
         let until = Instant::now() + Duration::from_secs(10);
         // Until `sleep` runs: while `env` execs it, its environment can read empty for a moment
         // and then, still `env`'s, with the mark.
-        let execd = || std::fs::read_to_string(format!("/proc/{member}/comm")).is_ok_and(|c| c.trim() == "sleep");
-        while !execd() || std::fs::read(format!("/proc/{member}/environ")).is_ok_and(|env| !env.is_empty()) {
+        let execd = || {
+            std::fs::read_to_string(format!("/proc/{member}/comm"))
+                .is_ok_and(|c| c.trim() == "sleep")
+        };
+        while !execd()
+            || std::fs::read(format!("/proc/{member}/environ")).is_ok_and(|env| !env.is_empty())
+        {
             assert!(Instant::now() < until, "the member never exec'd with an empty environment");
             std::thread::sleep(Duration::from_millis(5));
         }
@@ -550,7 +564,8 @@ pub(super) mod tests {
         let _serial = MARKED.lock().unwrap_or_else(|e| e.into_inner());
         let own = worker_mark();
         let mut marked = Command::new("sleep").arg("30").env(MARK, &own).spawn().unwrap();
-        let mut other = Command::new("sleep").arg("30").env(MARK, "another-workshop-1").spawn().unwrap();
+        let mut other =
+            Command::new("sleep").arg("30").env(MARK, "another-workshop-1").spawn().unwrap();
         let pid = marked.id() as i32;
         // Its environment is readable once it has exec'd.
         let until = Instant::now() + Duration::from_secs(10);

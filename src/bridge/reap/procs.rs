@@ -32,7 +32,8 @@ pub(super) fn mark_of(pid: i32) -> Option<String> {
     let value = env.split(|&b| b == 0).find_map(|var| var.strip_prefix(prefix.as_bytes()))?;
     let value = String::from_utf8_lossy(value).into_owned();
     let base = mark();
-    (value == base || value.strip_prefix(base).is_some_and(|rest| rest.starts_with('-'))).then_some(value)
+    (value == base || value.strip_prefix(base).is_some_and(|rest| rest.starts_with('-')))
+        .then_some(value)
 }
 
 /// The environment `pid` was started with, its entries each ended by a zero byte.
@@ -128,7 +129,9 @@ pub(super) fn children_listed_in(tasks: &std::path::Path) -> Vec<i32> {
         let me = std::process::id().to_string();
         // `stat` after the name: " S <ppid> ...".
         found.extend(
-            processes().filter(|(_, rest)| rest.split_whitespace().nth(1) == Some(me.as_str())).map(|(pid, _)| pid),
+            processes()
+                .filter(|(_, rest)| rest.split_whitespace().nth(1) == Some(me.as_str()))
+                .map(|(pid, _)| pid),
         );
     }
     found

@@ -37,7 +37,9 @@ impl Place {
     #[cfg(target_os = "linux")]
     pub(in crate::bridge) fn core(self) -> Option<rustix::thread::CpuSet> {
         match self {
-            Place::WithThisThread => crate::bridge::cores::own_core().map(crate::bridge::cores::only),
+            Place::WithThisThread => {
+                crate::bridge::cores::own_core().map(crate::bridge::cores::only)
+            }
             Place::Anywhere => None,
             Place::AwayFromThisThread => crate::bridge::cores::all_but(
                 rustix::thread::sched_getaffinity(None).ok()?,
@@ -107,9 +109,9 @@ pub(in crate::bridge) fn spawn(
         if let Some(spawner) = spawner() {
             let (reply, answer) = std::sync::mpsc::channel();
             let result = match spawner.send(SpawnJob::Spawn(Box::new(command), sandboxed, reply)) {
-                Ok(()) => answer
-                    .recv()
-                    .unwrap_or_else(|_| Err(std::io::Error::other("the workshop's process starter stopped"))),
+                Ok(()) => answer.recv().unwrap_or_else(|_| {
+                    Err(std::io::Error::other("the workshop's process starter stopped"))
+                }),
                 Err(_) => Err(std::io::Error::other("the workshop's process starter stopped")),
             };
             if let (Err(_), Some(announced)) = (&result, announced) {
@@ -234,7 +236,10 @@ impl Announced {
 /// Run a bubblewrap that is no worker (the probe `grade` makes once, run to its end by `run`)
 /// announced to the lifeline as a worker's is (see `Announced`), and forgotten once `run` has
 /// waited for it.
-pub(in crate::bridge) fn announced_while<R>(mut command: Command, run: impl FnOnce(Command) -> R) -> R {
+pub(in crate::bridge) fn announced_while<R>(
+    mut command: Command,
+    run: impl FnOnce(Command) -> R,
+) -> R {
     let announced = Announced::arm(&mut command);
     let result = run(command);
     if let Some(announced) = announced {
@@ -254,7 +259,8 @@ unsafe fn close_inherited() {
     if libc::syscall(libc::SYS_close_range, 3_u32, u32::MAX, CLOSE_RANGE_CLOEXEC) == 0 {
         return;
     }
-    let open = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
+    let open =
+        rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
     for fd in 3..open.min(65_536) as libc::c_int {
         libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
     }
@@ -313,7 +319,8 @@ enum SpawnJob {
 /// The thread every worker is forked from; it lives as long as the workshop.
 #[cfg(target_os = "linux")]
 fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
-    static SPAWNER: std::sync::OnceLock<Option<std::sync::mpsc::Sender<SpawnJob>>> = std::sync::OnceLock::new();
+    static SPAWNER: std::sync::OnceLock<Option<std::sync::mpsc::Sender<SpawnJob>>> =
+        std::sync::OnceLock::new();
     SPAWNER
         .get_or_init(|| {
             let (tx, rx) = std::sync::mpsc::channel::<SpawnJob>();
@@ -325,7 +332,9 @@ fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
                     let mut lifeline_due: Option<Instant> = None;
                     loop {
                         let job = match lifeline_due {
-                            Some(due) => match rx.recv_timeout(due.saturating_duration_since(Instant::now())) {
+                            Some(due) => match rx
+                                .recv_timeout(due.saturating_duration_since(Instant::now()))
+                            {
                                 Ok(job) => job,
                                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                                     lifeline::start();
@@ -340,7 +349,9 @@ fn spawner() -> Option<&'static std::sync::mpsc::Sender<SpawnJob>> {
                             },
                         };
                         let (command, sandboxed, reply) = match job {
-                            SpawnJob::Spawn(command, sandboxed, reply) => (command, sandboxed, reply),
+                            SpawnJob::Spawn(command, sandboxed, reply) => {
+                                (command, sandboxed, reply)
+                            }
                             SpawnJob::Started => {
                                 if lifeline_due.is_none() && !lifeline::started() {
                                     lifeline_due = Some(lifeline_due_after(Instant::now()));

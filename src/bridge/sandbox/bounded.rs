@@ -19,7 +19,10 @@ pub(crate) enum RunError {
 
 /// What a program printed and how it ended, run with a deadline; `Err` when it would not start
 /// or did not end in time (then it is killed).
-pub(super) fn run_bounded(mut command: Command, limit: Duration) -> Result<(ExitStatus, String, String), RunError> {
+pub(super) fn run_bounded(
+    mut command: Command,
+    limit: Duration,
+) -> Result<(ExitStatus, String, String), RunError> {
     let out = tempfile::tempfile().map_err(RunError::TempFile)?;
     let err = tempfile::tempfile().map_err(RunError::TempFile)?;
     command

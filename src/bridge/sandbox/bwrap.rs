@@ -41,37 +41,30 @@ impl Bubblewrap {
     /// Find bwrap (`WORKSHOP_BWRAP`, else on PATH) and start `python` under it once, with the
     /// sandbox every submission gets. `Err` says why it cannot be used here.
     pub(crate) fn probe(python: &Interpreter) -> Result<Bubblewrap, Unusable> {
-        let named = std::env::var_os("WORKSHOP_BWRAP").filter(|p| !p.is_empty());
-        let program = match &named {
-            Some(path) => Some(PathBuf::from(path)).filter(|p| p.is_file()),
-            None => on_path("bwrap"),
-        };
-        let Some(program) = program else {
-            let why = match named {
-                Some(path) => format!("there is no bwrap at {} (from WORKSHOP_BWRAP)", Path::new(&path).display()),
-                None => "bubblewrap is not installed (no bwrap on PATH)".into(),
-            };
-            return Err(Unusable { installed: false, why });
-        };
+        let program = program()?;
         let unusable = |why: String| Unusable { installed: true, why };
         // bwrap says its version while the view is prepared.
         let (version, view) = std::thread::scope(|scope| {
             let asked = std::thread::Builder::new().spawn_scoped(scope, || version_of(&program));
             let view = View::build(&python.dirs, python.compiled.as_deref());
             let version = match asked {
-                Ok(asked) => asked.join().unwrap_or_else(|_| Err("it did not say its version".into())),
+                Ok(asked) => {
+                    asked.join().unwrap_or_else(|_| Err("it did not say its version".into()))
+                }
                 Err(_) => version_of(&program),
             };
             (version, view)
         });
         let version = version.map_err(unusable)?;
-        let view = view.map_err(|e| unusable(format!("could not prepare what the sandbox shows: {e}")))?;
+        let view =
+            view.map_err(|e| unusable(format!("could not prepare what the sandbox shows: {e}")))?;
         let bwrap = Bubblewrap { program, version, view: Arc::new(view) };
-        let folder = Folder::new().map_err(|e| unusable(format!("could not make a folder to try it in: {e}")))?;
+        let folder = Folder::new()
+            .map_err(|e| unusable(format!("could not make a folder to try it in: {e}")))?;
         let probe = OsStr::new("probe.py");
-        folder
-            .write(probe, b"")
-            .map_err(|e| unusable(format!("could not write in {}: {e}", folder.path().display())))?;
+        folder.write(probe, b"").map_err(|e| {
+            unusable(format!("could not write in {}: {e}", folder.path().display()))
+        })?;
         let sandbox = Sandbox {
             dir: folder.path().to_path_buf(),
             files: vec![probe.to_os_string()],
@@ -86,7 +79,9 @@ impl Bubblewrap {
         sandbox.apply(&mut command, &[]);
         let what = format!("{} could not start Python in a sandbox", bwrap.version);
         // A workshop killed while it runs must not leave bwrap's child waiting on bwrap for ever.
-        match crate::bridge::reap::announced_while(command, |command| run_bounded(command, Duration::from_secs(20))) {
+        match crate::bridge::reap::announced_while(command, |command| {
+            run_bounded(command, Duration::from_secs(20))
+        }) {
             Ok((_, out, _)) if out == "sandboxed" => Ok(bwrap),
             Ok((_, out, _)) if out.starts_with("not held: ") => Err(unusable(format!(
                 "{} started Python, but the sandbox did not hold ({})",
@@ -96,11 +91,33 @@ impl Bubblewrap {
             Ok((status, out, err)) => {
                 let said = if err.trim().is_empty() { out } else { err };
                 let said = last_line(&said);
-                Err(unusable(if said.is_empty() { format!("{what} ({status})") } else { format!("{what}: {said}") }))
+                Err(unusable(if said.is_empty() {
+                    format!("{what} ({status})")
+                } else {
+                    format!("{what}: {said}")
+                }))
             }
             Err(why) => Err(unusable(format!("{what}: {why}"))),
         }
     }
+}
+
+/// bwrap, as `WORKSHOP_BWRAP` names it, else on PATH; `Err` says it is not installed.
+fn program() -> Result<PathBuf, Unusable> {
+    let named = std::env::var_os("WORKSHOP_BWRAP").filter(|p| !p.is_empty());
+    let program = match &named {
+        Some(path) => Some(PathBuf::from(path)).filter(|p| p.is_file()),
+        None => on_path("bwrap"),
+    };
+    program.ok_or_else(|| {
+        let why = match named {
+            Some(path) => {
+                format!("there is no bwrap at {} (from WORKSHOP_BWRAP)", Path::new(&path).display())
+            }
+            None => "bubblewrap is not installed (no bwrap on PATH)".into(),
+        };
+        Unusable { installed: false, why }
+    })
 }
 
 /// `bubblewrap 0.8.0`, as `program --version` says it; `Err` says why it would not.
@@ -108,14 +125,25 @@ fn version_of(program: &Path) -> Result<String, String> {
     let mut version = Command::new(program);
     version.arg("--version");
     match run_bounded(version, Duration::from_secs(10)) {
-        Ok((status, out, _)) if status.success() && !out.trim().is_empty() => Ok(out.trim().to_string()),
-        Ok((status, _, err)) => Err(format!("{} --version failed ({status}): {}", program.display(), last_line(&err))),
+        Ok((status, out, _)) if status.success() && !out.trim().is_empty() => {
+            Ok(out.trim().to_string())
+        }
+        Ok((status, _, err)) => {
+            Err(format!("{} --version failed ({status}): {}", program.display(), last_line(&err)))
+        }
         Err(why) => Err(format!("{} would not run: {why}", program.display())),
     }
 }
 
 fn last_line(text: &str) -> String {
-    text.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").chars().take(300).collect()
+    text.lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+        .chars()
+        .take(300)
+        .collect()
 }
 
 /// `name` in a folder of PATH, as an executable file.
@@ -149,7 +177,13 @@ impl Sandbox {
         }
         let size = |bytes: u64| ["--size".to_string(), bytes.to_string()];
         command
-            .args(["--unshare-user-try", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"])
+            .args([
+                "--unshare-user-try",
+                "--unshare-pid",
+                "--unshare-net",
+                "--unshare-ipc",
+                "--unshare-uts",
+            ])
             .args(["--unshare-cgroup-try", "--hostname", "workshop-sandbox"])
             // Everything inside dies with bwrap, which dies with the workshop (see `reap`); root
             // gets no capabilities.

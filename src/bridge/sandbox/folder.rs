@@ -43,12 +43,15 @@ impl Folder {
     /// being filled, and fails on what it had not seen), and removed as the others are: what
     /// bubblewrap shows every sandbox read-only (`View`). As root, bwrap runs as [`GRADER`], who
     /// must be able to read it, and must not own it.
-    pub(super) fn shared<T>(fill: impl FnOnce(&Path) -> std::io::Result<T>) -> std::io::Result<(Folder, T)> {
+    pub(super) fn shared<T>(
+        fill: impl FnOnce(&Path) -> std::io::Result<T>,
+    ) -> std::io::Result<(Folder, T)> {
         let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
         let folder = Folder::made_in(&mut folders, "workshop-view-", 0o755)?;
         // Exactly, whatever the operator's umask took away at mkdir.
-        let filled = std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755))
-            .and_then(|()| fill(folder.path()));
+        let filled =
+            std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755))
+                .and_then(|()| fill(folder.path()));
         // The lock first: dropping the folder (on an error) takes it again.
         drop(folders);
         Ok((folder, filled?))
@@ -59,12 +62,18 @@ impl Folder {
         Folder::made_in(&mut FOLDERS.lock().unwrap_or_else(|e| e.into_inner()), prefix, mode)
     }
 
-    fn made_in(folders: &mut Option<Vec<PathBuf>>, prefix: &str, mode: u32) -> std::io::Result<Folder> {
+    fn made_in(
+        folders: &mut Option<Vec<PathBuf>>,
+        prefix: &str,
+        mode: u32,
+    ) -> std::io::Result<Folder> {
         let Some(list) = folders.as_mut() else {
             return Err(std::io::Error::other("the workshop is quitting"));
         };
-        let dir =
-            tempfile::Builder::new().prefix(prefix).permissions(std::fs::Permissions::from_mode(mode)).tempdir()?;
+        let dir = tempfile::Builder::new()
+            .prefix(prefix)
+            .permissions(std::fs::Permissions::from_mode(mode))
+            .tempdir()?;
         list.push(dir.path().to_path_buf());
         Ok(Folder { dir })
     }
@@ -135,7 +144,9 @@ mod tests {
         std::thread::Builder::new()
             .spawn(move || {
                 let made = Folder::holding(OsStr::new("no-such-folder/errors.py"), b"x = 1");
-                let _ = tx.send(made.map(|(folder, _)| folder.path().to_path_buf()).map_err(|e| e.kind()));
+                let _ = tx.send(
+                    made.map(|(folder, _)| folder.path().to_path_buf()).map_err(|e| e.kind()),
+                );
             })
             .unwrap();
         let made = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("it returned");

@@ -128,9 +128,17 @@ impl Interpreter {
         let dirs = parts.filter(|d| d.starts_with('/')).map(PathBuf::from).collect();
         let compiled = base64_decoded(code).map(Arc::from);
         let runner = compiled.is_some().then(|| {
-            Arc::from(format!("import marshal, binascii; exec(marshal.loads(binascii.a2b_base64('{code}')))"))
+            Arc::from(format!(
+                "import marshal, binascii; exec(marshal.loads(binascii.a2b_base64('{code}')))"
+            ))
         });
-        Ok(Interpreter { executable: OsString::from(executable), runner, compiled, dirs, bwrap: None })
+        Ok(Interpreter {
+            executable: OsString::from(executable),
+            runner,
+            compiled,
+            dirs,
+            bwrap: None,
+        })
     }
 
     /// Run every submission under `bwrap` from now on.
@@ -173,7 +181,15 @@ impl Interpreter {
             None => (runner, Arc::from(RUNNER)),
         };
         let files = files.iter().map(|f| f.to_os_string()).collect();
-        Sandbox { dir, files, limits, code, source, bwrap: self.bwrap.clone(), ahead: Arc::default() }
+        Sandbox {
+            dir,
+            files,
+            limits,
+            code,
+            source,
+            bwrap: self.bwrap.clone(),
+            ahead: Arc::default(),
+        }
     }
 }
 
@@ -255,7 +271,10 @@ impl Sandbox {
             cmd.pre_exec(move || {
                 for (resource, value) in limits {
                     let value = (value != u64::MAX).then_some(value);
-                    rustix::process::setrlimit(resource, Rlimit { current: value, maximum: value })?;
+                    rustix::process::setrlimit(
+                        resource,
+                        Rlimit { current: value, maximum: value },
+                    )?;
                 }
                 Ok(())
             });
@@ -376,13 +395,18 @@ mod tests {
         // An interpreter in a venv under /tmp: shown over the private /tmp, not hidden by it.
         let venv = tempfile::tempdir().unwrap();
         let venv_path = venv.path().canonicalize().unwrap();
-        let view = Arc::new(View::build(std::slice::from_ref(&venv_path), Some(b"compiled")).unwrap());
-        let bwrap =
-            Bubblewrap { program: "/usr/bin/bwrap".into(), version: "bubblewrap 0.8.0".into(), view: view.clone() };
+        let view =
+            Arc::new(View::build(std::slice::from_ref(&venv_path), Some(b"compiled")).unwrap());
+        let bwrap = Bubblewrap {
+            program: "/usr/bin/bwrap".into(),
+            version: "bubblewrap 0.8.0".into(),
+            view: view.clone(),
+        };
         let sandbox = sandbox_of(Some(bwrap));
         let command = sandbox.command(OsStr::new("/usr/bin/python3"), None);
         assert_eq!(command.get_program(), "/usr/bin/bwrap");
-        let args: Vec<String> = command.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        let args: Vec<String> =
+            command.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
         let text = args.join(" ");
         let root = view.path().canonicalize().unwrap();
         for wanted in [
@@ -414,7 +438,8 @@ mod tests {
         assert!(!args.windows(2).any(|w| w[0] == "--dev" || w == ["--remount-ro", "/"]), "{text}");
         // Its session is started before bwrap runs (see `command`), never by bwrap's init.
         assert!(!args.iter().any(|a| a == "--new-session"), "{text}");
-        let private_tmp = args.windows(2).position(|w| w[0] == "--tmpfs" && w[1] == "/tmp").unwrap();
+        let private_tmp =
+            args.windows(2).position(|w| w[0] == "--tmpfs" && w[1] == "/tmp").unwrap();
         assert!(at(venv_path.to_str().unwrap()) > private_tmp, "{text}");
         assert!(!args.iter().any(|a| a.contains("GITHUB_TOKEN")));
         // The runner is read from the view, not handed over on the command line.

@@ -229,18 +229,27 @@ mod tests {
         let prefix = home.path().join("py");
         std::fs::create_dir_all(prefix.join("bin")).unwrap();
         let real = prefix.canonicalize().unwrap();
-        let view =
-            View::build(&[prefix.clone(), prefix.join("bin"), PathBuf::from("/usr/lib"), PathBuf::from("/")], None)
-                .unwrap();
+        let view = View::build(
+            &[prefix.clone(), prefix.join("bin"), PathBuf::from("/usr/lib"), PathBuf::from("/")],
+            None,
+        )
+        .unwrap();
         let args = words(&[view.system.clone(), view.interpreter.clone()].concat());
         let shown = real.to_string_lossy().into_owned();
         let binds: Vec<&[String]> = args.windows(3).filter(|w| w[0] == "--ro-bind").collect();
         assert!(binds.iter().any(|w| w[1] == shown && w[2] == shown), "{args:?}");
-        assert_eq!(binds.iter().filter(|w| w[2].starts_with(&shown)).count(), 1, "the bin folder is inside: {args:?}");
+        assert_eq!(
+            binds.iter().filter(|w| w[2].starts_with(&shown)).count(),
+            1,
+            "the bin folder is inside: {args:?}"
+        );
         assert_eq!(binds.iter().filter(|w| w[2] == "/usr").count(), 1, "{args:?}");
         assert_eq!(binds.iter().filter(|w| w[2] == "/").count(), 1, "the view, once: {args:?}");
         assert!(!binds.iter().any(|w| w[1] == "/" || w[2] == "/usr/lib"), "{args:?}");
-        assert!(!args.iter().any(|a| a == "/home" || a == "/root" || a == "/run" || a == "/tmp"), "{args:?}");
+        assert!(
+            !args.iter().any(|a| a == "/home" || a == "/root" || a == "/run" || a == "/tmp"),
+            "{args:?}"
+        );
         // The interpreter's folder has its mount point in the view (it is not under /tmp here
         // only when TMPDIR is elsewhere; either way bwrap finds or makes it).
         if !real.starts_with("/tmp") {
@@ -249,7 +258,8 @@ mod tests {
     }
 
     #[test]
-    fn the_view_holds_the_systems_links_copies_of_etc_mount_points_and_the_runner_readable_by_all() {
+    fn the_view_holds_the_systems_links_copies_of_etc_mount_points_and_the_runner_readable_by_all()
+    {
         let view = View::build(&[], Some(b"compiled")).unwrap();
         let root = view.path().to_path_buf();
         let mode = |p: &Path| std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o777;
@@ -257,30 +267,44 @@ mod tests {
         for top in TOP {
             let host = Path::new("/").join(top);
             if std::fs::symlink_metadata(&host).is_ok_and(|m| m.file_type().is_symlink()) {
-                assert_eq!(std::fs::read_link(root.join(top)).unwrap(), std::fs::read_link(&host).unwrap());
+                assert_eq!(
+                    std::fs::read_link(root.join(top)).unwrap(),
+                    std::fs::read_link(&host).unwrap()
+                );
             }
         }
         for name in ["ld.so.cache", "localtime"] {
             let host = Path::new("/etc").join(name);
             if host.is_file() {
-                assert_eq!(std::fs::read(root.join("etc").join(name)).unwrap(), std::fs::read(&host).unwrap());
+                assert_eq!(
+                    std::fs::read(root.join("etc").join(name)).unwrap(),
+                    std::fs::read(&host).unwrap()
+                );
                 assert_eq!(mode(&root.join("etc").join(name)), 0o644);
             }
         }
         if Path::new("/etc/alternatives").is_dir() {
             assert!(root.join("etc/alternatives").is_dir(), "a mount point");
             let system = words(&view.system);
-            assert!(system.windows(3).any(|w| w == ["--ro-bind", "/etc/alternatives", "/etc/alternatives"]));
+            assert!(system
+                .windows(3)
+                .any(|w| w == ["--ro-bind", "/etc/alternatives", "/etc/alternatives"]));
         }
         for dir in ["usr", "proc", "tmp", "dev/shm", "etc", "etc/workshop"] {
             assert!(root.join(dir).is_dir(), "{dir}");
             assert_eq!(mode(&root.join(dir)), 0o755, "{dir}");
         }
-        assert_eq!(std::fs::read(root.join(RUNNER_INSIDE.trim_start_matches('/'))).unwrap(), b"compiled");
+        assert_eq!(
+            std::fs::read(root.join(RUNNER_INSIDE.trim_start_matches('/'))).unwrap(),
+            b"compiled"
+        );
         assert_eq!(mode(&root.join(RUNNER_INSIDE.trim_start_matches('/'))), 0o644);
         assert_eq!(std::fs::read_link(root.join("dev/fd")).unwrap(), Path::new("/proc/self/fd"));
         let devices = words(&view.devices);
-        assert!(devices.windows(3).any(|w| w == ["--dev-bind", "/dev/null", "/dev/null"]), "{devices:?}");
+        assert!(
+            devices.windows(3).any(|w| w == ["--dev-bind", "/dev/null", "/dev/null"]),
+            "{devices:?}"
+        );
         assert!(root.join("dev/null").is_file(), "a mount point for the host's /dev/null");
         assert!(!devices.iter().any(|d| d.contains("tty") || d.contains("pts")), "{devices:?}");
         drop(view);

@@ -11,7 +11,11 @@ use super::{Expect, Want};
 use crate::text::pyrepr::truthy;
 
 /// The first expectation that does not hold.
-pub(crate) fn first_difference(expect: &[Expect], got: &Value, args: &[Value]) -> Result<(), Box<Difference>> {
+pub(crate) fn first_difference(
+    expect: &[Expect],
+    got: &Value,
+    args: &[Value],
+) -> Result<(), Box<Difference>> {
     for e in expect {
         let value = at(got, args, &e.path);
         match (holds(e, value, args), e.not) {
@@ -105,7 +109,9 @@ fn holds(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result<(), Box<Di
             _ => false,
         },
         Want::Any(inner) => match value {
-            Some(Value::Array(items)) => items.iter().any(|item| first_difference(inner, item, args).is_ok()),
+            Some(Value::Array(items)) => {
+                items.iter().any(|item| first_difference(inner, item, args).is_ok())
+            }
             _ => false,
         },
     };
@@ -128,7 +134,12 @@ fn only_keys(path: &str, keys: &[String], value: Option<&Value>) -> Result<(), B
 
 /// Every element of the list at `path` meets all of `inner`; else the first that does not, at its
 /// own path.
-fn each(path: &str, inner: &[Expect], items: &[Value], args: &[Value]) -> Result<(), Box<Difference>> {
+fn each(
+    path: &str,
+    inner: &[Expect],
+    items: &[Value],
+    args: &[Value],
+) -> Result<(), Box<Difference>> {
     for (i, item) in items.iter().enumerate() {
         if let Err(mut d) = first_difference(inner, item, args) {
             // A nested path that reads an argument names it as it is, not under the element.
@@ -167,26 +178,40 @@ mod tests {
 
     #[test]
     fn the_first_unmet_expectation_is_named() {
-        let d = first_difference(&[eq("error.isRetryable", json!(true))], &json!({"error": {"message": "x"}}), &[])
-            .unwrap_err();
+        let d = first_difference(
+            &[eq("error.isRetryable", json!(true))],
+            &json!({"error": {"message": "x"}}),
+            &[],
+        )
+        .unwrap_err();
         assert_eq!(d.to_string(), "error.isRetryable: expected True, got missing");
-        let d = first_difference(&[eq("isError", json!(true))], &json!({"isError": 1}), &[]).unwrap_err();
+        let d = first_difference(&[eq("isError", json!(true))], &json!({"isError": 1}), &[])
+            .unwrap_err();
         assert_eq!(d.to_string(), "isError: expected True, got 1");
         let only = Expect::on("", Want::OnlyKeys(vec!["orders".into()]));
-        let d = first_difference(&[only], &json!({"orders": [], "isError": false}), &[]).unwrap_err();
+        let d =
+            first_difference(&[only], &json!({"orders": [], "isError": false}), &[]).unwrap_err();
         assert_eq!(d.to_string(), "isError: expected missing, got False");
         let d = first_difference(&[eq("a", json!(1))], &json!("text"), &[]).unwrap_err();
         assert_eq!(d.to_string(), "a: expected 1, got missing");
-        let maybe = Expect::on("isError", Want::OneOf { options: vec![json!(false)], or_absent: true });
+        let maybe =
+            Expect::on("isError", Want::OneOf { options: vec![json!(false)], or_absent: true });
         assert!(first_difference(std::slice::from_ref(&maybe), &json!({}), &[]).is_ok());
-        assert!(first_difference(std::slice::from_ref(&maybe), &json!({"isError": false}), &[]).is_ok());
+        assert!(
+            first_difference(std::slice::from_ref(&maybe), &json!({"isError": false}), &[]).is_ok()
+        );
         assert!(first_difference(&[maybe], &json!({"isError": "false"}), &[]).is_err());
         let yes = Expect::on("", Want::Truthy(true));
         assert!(first_difference(std::slice::from_ref(&yes), &json!("no"), &[]).is_ok());
         assert!(first_difference(&[yes], &json!(0), &[]).is_err());
         let real = Expect::on("f", Want::IsBool);
         assert!(first_difference(&[real], &json!({"f": "true"}), &[]).is_err());
-        assert!(first_difference(&[eq("@args.0.c", json!("t"))], &json!(null), &[json!({"c": "t"})]).is_ok());
+        assert!(first_difference(
+            &[eq("@args.0.c", json!("t"))],
+            &json!(null),
+            &[json!({"c": "t"})]
+        )
+        .is_ok());
     }
 
     #[test]
@@ -195,10 +220,14 @@ mod tests {
         let renamed = eq("error.errorCategory", json!("@args.0")).negated();
         let present = Expect::on("error.errorCategory", Want::Absent).negated();
         let when = [renamed, present];
-        assert!(first_difference(&when, &json!({"error": {"errorCategory": "Transient"}}), &args).is_ok());
-        assert!(first_difference(&when, &json!({"error": {"errorCategory": "transient"}}), &args).is_err());
+        assert!(first_difference(&when, &json!({"error": {"errorCategory": "Transient"}}), &args)
+            .is_ok());
+        assert!(first_difference(&when, &json!({"error": {"errorCategory": "transient"}}), &args)
+            .is_err());
         assert!(first_difference(&when, &json!({"error": {}}), &args).is_err());
-        let d = first_difference(&when[..1], &json!({"error": {"errorCategory": "transient"}}), &args).unwrap_err();
+        let d =
+            first_difference(&when[..1], &json!({"error": {"errorCategory": "transient"}}), &args)
+                .unwrap_err();
         assert_eq!(d.to_string(), "error.errorCategory: must not be 'transient', got 'transient'");
         let d = first_difference(&when[1..], &json!({"error": {}}), &args).unwrap_err();
         assert_eq!(d.to_string(), "error.errorCategory: must not be missing");
@@ -271,11 +300,19 @@ mod tests {
         let blocks = [json!([{"id": "toolu_1"}, {"id": "toolu_2"}])];
         let answer = json!({"content": [{"tool_use_id": "toolu_1"}, {"tool_use_id": "toolu_2"}]});
         assert_eq!(
-            verdict_with(r#"{ path = "content.1.tool_use_id", equals = "@args.0.1.id" }"#, answer.clone(), &blocks),
+            verdict_with(
+                r#"{ path = "content.1.tool_use_id", equals = "@args.0.1.id" }"#,
+                answer.clone(),
+                &blocks
+            ),
             "holds"
         );
         assert_eq!(
-            verdict_with(r#"{ path = "content.0.tool_use_id", equals = "@args.0.1.id" }"#, answer, &blocks),
+            verdict_with(
+                r#"{ path = "content.0.tool_use_id", equals = "@args.0.1.id" }"#,
+                answer,
+                &blocks
+            ),
             "content.0.tool_use_id: expected 'toolu_2', got 'toolu_1'"
         );
     }
@@ -285,7 +322,8 @@ mod tests {
         let got = json!({"content": [{"type": "tool_result", "content": [{"type": "text", "text": "see db.internal"}]}, {"secret-db.internal": 1}], "n": 5});
         assert_eq!(verdict(r#"{ path = "", mentions = "db.internal" }"#, got.clone()), "holds");
         assert_eq!(verdict(r#"{ path = "content.1", mentions = "secret" }"#, got.clone()), "holds");
-        assert!(verdict(r#"{ path = "", mentions = "db.internal", not = true }"#, got.clone()).contains("must not be"));
+        assert!(verdict(r#"{ path = "", mentions = "db.internal", not = true }"#, got.clone())
+            .contains("must not be"));
         assert_eq!(
             verdict(r#"{ path = "n", mentions = "5" }"#, got),
             "n: expected a value with '5' somewhere in its text, got 5"
@@ -388,7 +426,10 @@ roles = [
             verdict(r#"{ path = "ids", contains = "" }"#, got.clone()),
             "ids: expected a list containing '', got ['a', {'k': 1}]"
         );
-        assert_eq!(verdict(r#"{ path = "n", contains = 5 }"#, got.clone()), "n: expected a list containing 5, got 5");
+        assert_eq!(
+            verdict(r#"{ path = "n", contains = 5 }"#, got.clone()),
+            "n: expected a list containing 5, got 5"
+        );
         assert_eq!(
             verdict(r#"{ path = "gone", contains = "x" }"#, got),
             "gone: expected a list containing 'x', got missing"
@@ -413,7 +454,10 @@ roles = [
             verdict(r#"{ path = "list", len = 2 }"#, got.clone()),
             "list: expected a length of 2, got [1, 2, 3]"
         );
-        assert_eq!(verdict(r#"{ path = "n", len = 3 }"#, got.clone()), "n: expected a length of 3, got 3");
+        assert_eq!(
+            verdict(r#"{ path = "n", len = 3 }"#, got.clone()),
+            "n: expected a length of 3, got 3"
+        );
         assert_eq!(verdict(r#"{ path = "list", min_len = 1, max_len = 3 }"#, got.clone()), "holds");
         assert_eq!(
             verdict(r#"{ path = "list", min_len = 4 }"#, got.clone()),
@@ -431,19 +475,33 @@ roles = [
 
     #[test]
     fn each_names_the_first_element_that_fails_at_its_own_path() {
-        let got = json!({"content": [{"type": "tool_result", "is_error": false}, {"type": "text"}]});
+        let got =
+            json!({"content": [{"type": "tool_result", "is_error": false}, {"type": "text"}]});
         assert_eq!(
-            verdict(r#"{ path = "content", each = [{ path = "type", equals = "tool_result" }] }"#, got.clone()),
+            verdict(
+                r#"{ path = "content", each = [{ path = "type", equals = "tool_result" }] }"#,
+                got.clone()
+            ),
             "content.1.type: expected 'tool_result', got 'text'"
         );
         assert_eq!(verdict(r#"{ path = "content.0", each = [{ path = "type", equals = "tool_result" }] }"#, got.clone()),
             "content.0: expected a list where every element has type 'tool_result', got {'type': 'tool_result', 'is_error': False}");
         assert_eq!(
-            verdict(r#"{ path = "content", each = [{ path = "type", one_of = ["tool_result", "text"] }] }"#, got),
+            verdict(
+                r#"{ path = "content", each = [{ path = "type", one_of = ["tool_result", "text"] }] }"#,
+                got
+            ),
             "holds"
         );
-        assert_eq!(verdict(r#"{ each = [{ equals = 1 }] }"#, json!([])), "holds", "an empty list: every element holds");
-        assert_eq!(verdict(r#"{ each = [{ equals = 1 }] }"#, json!([1, 2])), "1: expected 1, got 2");
+        assert_eq!(
+            verdict(r#"{ each = [{ equals = 1 }] }"#, json!([])),
+            "holds",
+            "an empty list: every element holds"
+        );
+        assert_eq!(
+            verdict(r#"{ each = [{ equals = 1 }] }"#, json!([1, 2])),
+            "1: expected 1, got 2"
+        );
         // Nested: a list of lists.
         assert_eq!(
             verdict(
@@ -464,7 +522,8 @@ roles = [
 
     #[test]
     fn any_wants_one_element_meeting_all_its_expectations() {
-        let got = json!({"content": [{"type": "text", "id": "b"}, {"type": "tool_result", "id": "a"}]});
+        let got =
+            json!({"content": [{"type": "text", "id": "b"}, {"type": "tool_result", "id": "a"}]});
         assert_eq!(
             verdict(
                 r#"{ path = "content", any = [{ path = "type", equals = "tool_result" }, { path = "id", equals = "a" }] }"#,
@@ -489,7 +548,10 @@ roles = [
     #[test]
     fn any_order_compares_a_list_as_a_bag() {
         let got = json!({"ids": ["b", "a", "a"]});
-        assert_eq!(verdict(r#"{ path = "ids", equals = ["a", "a", "b"], any_order = true }"#, got.clone()), "holds");
+        assert_eq!(
+            verdict(r#"{ path = "ids", equals = ["a", "a", "b"], any_order = true }"#, got.clone()),
+            "holds"
+        );
         assert_eq!(
             verdict(r#"{ path = "ids", equals = ["a", "b", "b"], any_order = true }"#, got.clone()),
             "ids: expected ['a', 'b', 'b'] in any order, got ['b', 'a', 'a']"
@@ -504,7 +566,11 @@ roles = [
             "ids: expected ['a', 'a', 'b'], got ['b', 'a', 'a']"
         );
         assert_eq!(
-            verdict_with(r#"{ equals = "@args.0", any_order = true }"#, json!([2, 1]), &[json!([1, 2])]),
+            verdict_with(
+                r#"{ equals = "@args.0", any_order = true }"#,
+                json!([2, 1]),
+                &[json!([1, 2])]
+            ),
             "holds"
         );
         assert_eq!(

@@ -109,11 +109,13 @@ impl Expect {
     pub fn map_values(&self, f: &dyn Fn(&Value) -> Value) -> Expect {
         let inner = |list: &[Expect]| list.iter().map(|e| e.map_values(f)).collect();
         let want = match &self.want {
-            Want::Equals { value, any_order } => Want::Equals { value: f(value), any_order: *any_order },
-            Want::Contains(value) => Want::Contains(f(value)),
-            Want::Mentions(text) => {
-                Want::Mentions(f(&Value::from(text.as_str())).as_str().map_or_else(|| text.clone(), String::from))
+            Want::Equals { value, any_order } => {
+                Want::Equals { value: f(value), any_order: *any_order }
             }
+            Want::Contains(value) => Want::Contains(f(value)),
+            Want::Mentions(text) => Want::Mentions(
+                f(&Value::from(text.as_str())).as_str().map_or_else(|| text.clone(), String::from),
+            ),
             Want::OneOf { options, or_absent } => {
                 Want::OneOf { options: options.iter().map(f).collect(), or_absent: *or_absent }
             }
@@ -242,7 +244,8 @@ mod tests {
         struct One {
             e: super::Expectations,
         }
-        let list = toml::from_str::<One>(r#"e = [{ path = "a", equals = 1 }, { path = "b" }]"#).map(|o| o.e);
+        let list = toml::from_str::<One>(r#"e = [{ path = "a", equals = 1 }, { path = "b" }]"#)
+            .map(|o| o.e);
         let list = list.unwrap_or_default();
         assert_eq!(list.len(), 1);
         assert!(!list.is_empty());
@@ -258,7 +261,9 @@ mod tests {
             e: super::Expect,
         }
         assert!(toml::from_str::<One>(r#"e = { path = "a", equals = 1 }"#).is_ok());
-        let refused = toml::from_str::<One>(r#"e = { path = "a", len = 1, max_len = 2 }"#).unwrap_err().to_string();
+        let refused = toml::from_str::<One>(r#"e = { path = "a", len = 1, max_len = 2 }"#)
+            .unwrap_err()
+            .to_string();
         assert!(refused.contains("'a' has len and min_len or max_len"), "{refused}");
     }
 }

@@ -25,7 +25,8 @@ pub(crate) fn expected_shape(expect: &[Expect], args: &[Value]) -> Option<Value>
             _ => continue,
         };
         // A position far down a list would be shown as that many nulls before it: left out.
-        let far = e.path.split('.').any(|part| part.parse::<usize>().is_ok_and(|i| i > SHOWN_POSITIONS));
+        let far =
+            e.path.split('.').any(|part| part.parse::<usize>().is_ok_and(|i| i > SHOWN_POSITIONS));
         if e.path.starts_with('@') || far {
             continue;
         }
@@ -79,7 +80,10 @@ mod tests {
 
     #[test]
     fn the_expected_shape_nests_its_paths_and_leaves_out_what_must_not_be() {
-        let shape = expected_shape(&[eq("error.isRetryable", json!(false)), eq("isError", json!(true))], &[]);
+        let shape = expected_shape(
+            &[eq("error.isRetryable", json!(false)), eq("isError", json!(true))],
+            &[],
+        );
         assert_eq!(shape, Some(json!({"error": {"isRetryable": false}, "isError": true})));
         let negated = eq("error.errorCategory", json!("Transient")).negated();
         let shape = expected_shape(&[negated, eq("isError", json!(true))], &[]);
@@ -99,19 +103,45 @@ mod tests {
             )
         );
         let counted = Expect::on("content", Want::Length(Length::Exact(2)));
-        assert_eq!(expected_shape(&[counted], &[]), None, "nothing names a value: no shape to show");
-        assert_eq!(expected_shape(&[eq("a.4000000000", json!(1))], &[]), None, "no list of four billion nulls");
-        assert_eq!(expected_shape(&[eq("", json!({}))], &[]), Some(json!({})), "an empty object that is wanted");
+        assert_eq!(
+            expected_shape(&[counted], &[]),
+            None,
+            "nothing names a value: no shape to show"
+        );
+        assert_eq!(
+            expected_shape(&[eq("a.4000000000", json!(1))], &[]),
+            None,
+            "no list of four billion nulls"
+        );
+        assert_eq!(
+            expected_shape(&[eq("", json!({}))], &[]),
+            Some(json!({})),
+            "an empty object that is wanted"
+        );
     }
 
     #[test]
-    fn the_expected_shape_shows_the_first_of_several_allowed_values_unless_leaving_it_out_is_allowed_too() {
+    fn the_expected_shape_shows_the_first_of_several_allowed_values_unless_leaving_it_out_is_allowed_too(
+    ) {
         let options = vec![json!("transient"), json!("validation")];
-        let either = Expect::on("error.errorCategory", Want::OneOf { options: options.clone(), or_absent: false });
-        assert_eq!(expected_shape(&[either], &[]), Some(json!({"error": {"errorCategory": "transient"}})));
+        let either = Expect::on(
+            "error.errorCategory",
+            Want::OneOf { options: options.clone(), or_absent: false },
+        );
+        assert_eq!(
+            expected_shape(&[either], &[]),
+            Some(json!({"error": {"errorCategory": "transient"}}))
+        );
         let or_absent = Expect::on("error.errorCategory", Want::OneOf { options, or_absent: true });
-        assert_eq!(expected_shape(&[or_absent], &[]), None, "a value that may be left out is no requirement");
-        let none = Expect::on("error.errorCategory", Want::OneOf { options: Vec::new(), or_absent: false });
+        assert_eq!(
+            expected_shape(&[or_absent], &[]),
+            None,
+            "a value that may be left out is no requirement"
+        );
+        let none = Expect::on(
+            "error.errorCategory",
+            Want::OneOf { options: Vec::new(), or_absent: false },
+        );
         assert_eq!(expected_shape(&[none], &[]), None, "no value to show");
     }
 }

@@ -165,7 +165,8 @@ impl RawExpect {
         let named = self.equals.iter().chain(&self.contains).chain(&self.quotes).chain(&self.names);
         for want in named.chain(facts) {
             if let Some(reference) = want.as_str().filter(|s| s.starts_with('@')) {
-                check_path(reference).map_err(|why| Malformed::Reference { on: on(), why: Box::new(why) })?;
+                check_path(reference)
+                    .map_err(|why| Malformed::Reference { on: on(), why: Box::new(why) })?;
             }
         }
         Ok(())
@@ -173,15 +174,20 @@ impl RawExpect {
 
     /// The one kind the shape checks found, its nested expectations read in turn.
     fn want(self, on: &str) -> Result<Want, Malformed> {
-        let nested = |word: &'static str, inner: Vec<RawExpect>| -> Result<Vec<Expect>, Malformed> {
-            if inner.is_empty() {
-                return Err(Malformed::EmptyList { on: on.to_string(), word });
-            }
-            let read = |e| {
-                Expect::try_from(e).map_err(|why| Malformed::Nested { word, on: on.to_string(), why: Box::new(why) })
+        let nested =
+            |word: &'static str, inner: Vec<RawExpect>| -> Result<Vec<Expect>, Malformed> {
+                if inner.is_empty() {
+                    return Err(Malformed::EmptyList { on: on.to_string(), word });
+                }
+                let read = |e| {
+                    Expect::try_from(e).map_err(|why| Malformed::Nested {
+                        word,
+                        on: on.to_string(),
+                        why: Box::new(why),
+                    })
+                };
+                inner.into_iter().map(read).collect()
             };
-            inner.into_iter().map(read).collect()
-        };
         let length = match (self.len, self.min_len, self.max_len) {
             (Some(n), _, _) => Some(Length::Exact(n)),
             (None, Some(low), Some(high)) => Some(Length::Between(low, high)),
@@ -268,24 +274,29 @@ mod tests {
 
     #[test]
     fn malformed_paths_and_shapes_are_refused_at_load() {
-        assert!(invalid(r#"{ path = "a..b", equals = 1 }"#).contains("the path 'a..b' has an empty part"));
+        assert!(invalid(r#"{ path = "a..b", equals = 1 }"#)
+            .contains("the path 'a..b' has an empty part"));
         assert!(invalid(r#"{ path = "a.", equals = 1 }"#).contains("empty part"));
         assert!(invalid(r#"{ path = ".a", equals = 1 }"#).contains("empty part"));
         assert!(invalid(r#"{ path = "@args", equals = 1 }"#).contains("only @args.N"));
         assert!(invalid(r#"{ path = "@args.x", equals = 1 }"#).contains("only @args.N"));
         assert!(invalid(r#"{ path = "@result.0", equals = 1 }"#).contains("only @args.N"));
-        assert!(
-            invalid(r#"{ path = "a", equals = "@args.first" }"#).contains("the value of 'a': the path '@args.first'")
-        );
+        assert!(invalid(r#"{ path = "a", equals = "@args.first" }"#)
+            .contains("the value of 'a': the path '@args.first'"));
         assert!(invalid(r#"{ path = "a", contains = "@args..0" }"#).contains("empty part"));
         assert!(invalid(r#"{ path = "a" }"#).contains("must say exactly one of"));
         assert!(invalid(r#"{ path = "a", equals = 1, contains = 1 }"#).contains("exactly one of"));
-        assert!(invalid(r#"{ path = "a", len = 1, each = [{ equals = 1 }] }"#).contains("exactly one of"));
-        assert!(invalid(r#"{ path = "a", len = 1, min_len = 0 }"#).contains("either an exact length or bounds"));
-        assert!(invalid(r#"{ path = "a", min_len = 3, max_len = 2 }"#).contains("min_len 3 above max_len 2"));
+        assert!(invalid(r#"{ path = "a", len = 1, each = [{ equals = 1 }] }"#)
+            .contains("exactly one of"));
+        assert!(invalid(r#"{ path = "a", len = 1, min_len = 0 }"#)
+            .contains("either an exact length or bounds"));
+        assert!(invalid(r#"{ path = "a", min_len = 3, max_len = 2 }"#)
+            .contains("min_len 3 above max_len 2"));
         assert!(invalid(r#"{ path = "a", equals = 1, any_order = true }"#)
             .contains("any_order on 'a' goes with equals of a list"));
-        assert!(invalid(r#"{ path = "a", one_of = [[1]], any_order = true }"#).contains("any_order"));
+        assert!(
+            invalid(r#"{ path = "a", one_of = [[1]], any_order = true }"#).contains("any_order")
+        );
         assert!(invalid(r#"{ path = "a", equals = "ab", any_order = true }"#).contains("any_order"));
         assert!(invalid(r#"{ path = "a", is_bool = true, or_absent = true }"#)
             .contains("or_absent on 'a' goes with one_of"));

@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 
-use super::words::{attempt_said, attempt_words, failure_body, verify_label, verify_words, BLOCK_LABEL};
+use super::words::{
+    attempt_said, attempt_words, failure_body, verify_label, verify_words, BLOCK_LABEL,
+};
 use super::{card, note, raw, shortened, Look};
 use crate::render::styled::Line;
 use crate::render::styles::Role;
@@ -75,7 +77,10 @@ pub(crate) fn behind<'e>(ev: &Told<'e>) -> Vec<Behind<'e>> {
                     let mcp = "MCP CallToolResult (the Python SDK spells isError as is_error)";
                     parts.push(Behind::Json(mcp.into(), wire));
                     if let Some(block) = block {
-                        parts.push(Behind::Json("the tool_result block it became for the model".into(), block));
+                        parts.push(Behind::Json(
+                            "the tool_result block it became for the model".into(),
+                            block,
+                        ));
                     }
                 }
                 // The harness's own tries: only the last reaches the model.
@@ -110,7 +115,8 @@ fn expanded(out: &mut Vec<Line>, look: &Look, ev: &Told<'_>) {
 /// One try of a harness read: what it found, or how it failed, and with `--expand` its input,
 /// its result and the block the model receives when the read settled the call.
 pub(super) fn verify(out: &mut Vec<Line>, look: &Look, ev: &Told<'_>) {
-    let Event::Verify { tool, number, failed, retried, found, message, details, .. } = ev.event else {
+    let Event::Verify { tool, number, failed, retried, found, message, details, .. } = ev.event
+    else {
         return;
     };
     let headline = verify_words(*found, *retried);

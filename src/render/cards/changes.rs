@@ -49,7 +49,8 @@ fn line_changes(old: &str, new: &str) -> Vec<String> {
     use similar::{ChangeTag, TextDiff};
     let (old, new) = (tokens(old), tokens(new));
     let diff = TextDiff::configure().diff_slices(&old, &new);
-    let all: Vec<(ChangeTag, &str)> = diff.iter_all_changes().map(|c| (c.tag(), c.value())).collect();
+    let all: Vec<(ChangeTag, &str)> =
+        diff.iter_all_changes().map(|c| (c.tag(), c.value())).collect();
     // Runs of changed tokens; one unchanged token between two changes joins them.
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for (i, (tag, _)) in all.iter().enumerate() {
@@ -132,7 +133,10 @@ mod tests {
     use super::word_changes;
 
     fn diff(old: &str, new: &str) -> String {
-        similar::TextDiff::from_lines(old, new).unified_diff().header("recorded", "yours").to_string()
+        similar::TextDiff::from_lines(old, new)
+            .unified_diff()
+            .header("recorded", "yours")
+            .to_string()
     }
 
     const RECORDED: &str = "{\n  \"content\": \"{\\\"error\\\":{\\\"errorCategory\\\":\\\"business\\\",\\\"isRetryable\\\":false,\\\"message\\\":\\\"Too old.\\\"},\\\"isError\\\":true}\",\n  \"is_error\": true\n}\n";
@@ -154,14 +158,20 @@ mod tests {
             ["your run drops `\"isRetryable\":false`", "your run adds `\"retryable\":false`"]
         );
         let quoted = RECORDED.replace("\\\"isError\\\":true", "\\\"isError\\\":\\\"true\\\"");
-        assert_eq!(word_changes(&diff(RECORDED, &quoted)), ["your run has `\"true\"` where the recording has `true`"]);
+        assert_eq!(
+            word_changes(&diff(RECORDED, &quoted)),
+            ["your run has `\"true\"` where the recording has `true`"]
+        );
     }
 
     #[test]
     fn names_a_line_the_run_drops() {
         let mine = RECORDED.replace(",\n  \"is_error\": true", "");
         let changes = word_changes(&diff(RECORDED, &mine));
-        assert!(changes.contains(&"your run drops `\"is_error\": true`".to_string()), "{changes:?}");
+        assert!(
+            changes.contains(&"your run drops `\"is_error\": true`".to_string()),
+            "{changes:?}"
+        );
     }
 
     #[test]

@@ -80,10 +80,21 @@ fn no_recording(
     }
     let changes = word_changes(diff);
     if !changes.is_empty() {
-        let text = if look.expand { changes.join("\n") } else { rows(&changes[0], room, 1, more).join("") };
+        let text = if look.expand {
+            changes.join("\n")
+        } else {
+            rows(&changes[0], room, 1, more).join("")
+        };
         card(out, look, 0, "In short", Role::Label, &text);
         if !look.expand && changes.len() > 1 {
-            card(out, look, 0, "", Role::Dim, &format!("{} changes; --expand shows them all", changes.len()));
+            card(
+                out,
+                look,
+                0,
+                "",
+                Role::Dim,
+                &format!("{} changes; --expand shows them all", changes.len()),
+            );
         }
     }
     to_go_on(out, look, next);
@@ -107,13 +118,16 @@ fn sent_in_words(sent: &Value) -> String {
             let kind = b.get("type").and_then(Value::as_str).unwrap_or("block");
             let text = match b.get("content").or_else(|| b.get("text")) {
                 Some(Value::String(t)) => t.clone(),
-                Some(Value::Array(items)) => {
-                    items.iter().filter_map(|i| i.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join(" ")
-                }
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .filter_map(|i| i.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" "),
                 Some(other) => other.to_string(),
                 None => String::new(),
             };
-            let flag = if b.get("is_error") == Some(&Value::Bool(true)) { ", is_error" } else { "" };
+            let flag =
+                if b.get("is_error") == Some(&Value::Bool(true)) { ", is_error" } else { "" };
             format!("{kind}{flag}: {text}")
         })
         .collect();
@@ -128,7 +142,8 @@ fn rows(text: &str, room: usize, most: usize, more: &str) -> Vec<String> {
         .word_separator(textwrap::WordSeparator::AsciiSpace)
         .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit)
         .word_splitter(textwrap::WordSplitter::NoHyphenation);
-    let mut pieces: Vec<String> = textwrap::wrap(text, options).into_iter().map(|c| c.into_owned()).collect();
+    let mut pieces: Vec<String> =
+        textwrap::wrap(text, options).into_iter().map(|c| c.into_owned()).collect();
     if pieces.len() > most {
         pieces.truncate(most.max(1));
         if let Some(last) = pieces.last_mut() {
@@ -151,7 +166,8 @@ fn diff_rows(line: &str, room: usize) -> Vec<String> {
         .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit)
         .word_splitter(textwrap::WordSplitter::NoHyphenation)
         .subsequent_indent(indent);
-    let rows: Vec<String> = textwrap::wrap(line, options).into_iter().map(|c| c.into_owned()).collect();
+    let rows: Vec<String> =
+        textwrap::wrap(line, options).into_iter().map(|c| c.into_owned()).collect();
     if rows.is_empty() {
         vec![line.to_string()]
     } else {
@@ -164,7 +180,10 @@ fn diff_rows(line: &str, room: usize) -> Vec<String> {
 fn changed_lines(lines: &[String], room: usize, more: &str) -> Vec<String> {
     let changed: Vec<&String> = lines
         .iter()
-        .filter(|l| (l.starts_with('-') && !l.starts_with("---")) || (l.starts_with('+') && !l.starts_with("+++")))
+        .filter(|l| {
+            (l.starts_with('-') && !l.starts_with("---"))
+                || (l.starts_with('+') && !l.starts_with("+++"))
+        })
         .collect();
     let removed: Vec<&String> = changed.iter().copied().filter(|l| l.starts_with('-')).collect();
     let added: Vec<&String> = changed.iter().copied().filter(|l| l.starts_with('+')).collect();
@@ -193,12 +212,18 @@ fn changed_lines(lines: &[String], room: usize, more: &str) -> Vec<String> {
             text = format!("{more}{text}");
         }
         let sign = &line[..1];
-        for (i, row) in rows(&text, room.saturating_sub(2).max(10), DIFF_LINE_ROWS, more).into_iter().enumerate() {
+        for (i, row) in rows(&text, room.saturating_sub(2).max(10), DIFF_LINE_ROWS, more)
+            .into_iter()
+            .enumerate()
+        {
             out.push(format!("{} {row}", if i == 0 { sign } else { " " }));
         }
     }
     if changed.len() > DIFF_LINES {
-        out.push(format!("  {} more changed lines: --expand shows the whole diff", changed.len() - DIFF_LINES));
+        out.push(format!(
+            "  {} more changed lines: --expand shows the whole diff",
+            changed.len() - DIFF_LINES
+        ));
     }
     out
 }

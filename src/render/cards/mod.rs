@@ -21,7 +21,9 @@ pub(crate) use changes::word_changes;
 pub(crate) use rpc::rpc_words;
 pub(crate) use words::provenance_line;
 pub(crate) use words::{attempt_said, attempt_words, by_kind_words, failure_body, note_words};
-pub(crate) use words::{capped_words, host_error_words, host_label, stop_words, CAP_ENDS, TOLD_WHO};
+pub(crate) use words::{
+    capped_words, host_error_words, host_label, stop_words, CAP_ENDS, TOLD_WHO,
+};
 pub(crate) use words::{unanswered, verify_label, verify_words, API_REFUSES};
 
 const LABEL: usize = 14;
@@ -40,7 +42,14 @@ pub(crate) struct Look {
 /// always starts at the same column, so nested cards line up with the rest. The text can be the
 /// learner's (what their code printed, raised or put in a message), so its control characters
 /// are shown escaped, never sent to the terminal.
-fn card(out: &mut Vec<Line>, look: &Look, indent: usize, label: &str, label_role: Role, text: &str) {
+fn card(
+    out: &mut Vec<Line>,
+    look: &Look,
+    indent: usize,
+    label: &str,
+    label_role: Role,
+    text: &str,
+) {
     let text = crate::text::inert::text(text);
     let pad = " ".repeat(indent);
     let label_width = LABEL.saturating_sub(indent).max(label.chars().count() + 1);
@@ -163,26 +172,21 @@ pub(crate) fn event_lines(ev: &Told<'_>, look: &Look) -> Vec<Line> {
     let mut out = Vec::new();
     match ev.event {
         Event::Customer { text } => card(&mut out, look, 0, "Customer", Role::Label, text),
-        Event::ToolCall { tool, input, words, preface, provenance, by_kind, .. } => {
-            if let Some(text) = preface {
-                // The call below is the same model turn and carries its provenance.
-                card(&mut out, look, 0, "Agent says", Role::Label, text);
-            }
-            card(&mut out, look, 0, "Agent calls", Role::Label, &format!("{words}  [{}]", provenance.tag()));
-            kind_cards(&mut out, look, by_kind);
-            if look.expand {
-                raw(&mut out, look, &format!("{tool} input"), input);
-            }
-        }
+        Event::ToolCall { .. } => tool_call_cards(&mut out, look, ev.event),
         Event::Attempt { .. } => attempt::attempt(&mut out, look, ev),
         Event::Verify { .. } => attempt::verify(&mut out, look, ev),
         Event::Report { report, .. } => report_card(&mut out, look, report),
         Event::Note { text, after_results } => {
             card(&mut out, look, 0, "Note", Role::Label, &note_words(text, *after_results))
         }
-        Event::Wait { ms } => {
-            card(&mut out, look, 2, "wait", Role::Dim, &format!("{ms} ms backoff before the next attempt"))
-        }
+        Event::Wait { ms } => card(
+            &mut out,
+            look,
+            2,
+            "wait",
+            Role::Dim,
+            &format!("{ms} ms backoff before the next attempt"),
+        ),
         Event::Reply { text, provenance, by_kind, stop_reason } => {
             let stopped = stop_reason.as_deref().map(|r| format!("\n{}", stop_words(r)));
             let stopped = stopped.unwrap_or_default();
@@ -190,25 +194,54 @@ pub(crate) fn event_lines(ev: &Told<'_>, look: &Look) -> Vec<Line> {
             card(&mut out, look, 0, "Agent replies", Role::Label, &body);
             kind_cards(&mut out, look, by_kind);
         }
-        Event::HostError { .. } | Event::Capped { .. } | Event::Told { .. } => host_cards(&mut out, look, ev.event),
+        Event::HostError { .. } | Event::Capped { .. } | Event::Told { .. } => {
+            host_cards(&mut out, look, ev.event)
+        }
         Event::Rpc { .. } => rpc_cards(&mut out, look, ev.event),
         Event::RpcEnded { message } => card(&mut out, look, 0, "Host error", Role::Bad, message),
         Event::NoRecording { .. } => missing::dead_end(&mut out, look, ev.event),
-        Event::ApiError { status, error_type, message } => {
-            card(&mut out, look, 0, "API error", Role::Bad, &format!("{status} {error_type}: {message}"));
-            card(&mut out, look, 0, "", Role::Dim, API_REFUSES);
-        }
-        Event::CodeError { message, call, printed } => {
-            card(&mut out, look, 0, "Code error", Role::Bad, message);
-            if let Some(call) = call {
-                card(&mut out, look, 0, "", Role::Dim, &format!("in {call}"));
-            }
-            if !printed.trim().is_empty() {
-                card(&mut out, look, 0, "", Role::Dim, &format!("printed: {}", shortened(printed, look)));
-            }
-        }
+        Event::ApiError { .. } | Event::CodeError { .. } => error_cards(&mut out, look, ev.event),
     }
     out
+}
+
+/// A model turn that calls a tool: what it said first, the call, and its input with `--expand`.
+fn tool_call_cards(out: &mut Vec<Line>, look: &Look, event: &Event) {
+    let Event::ToolCall { tool, input, words, preface, provenance, by_kind, .. } = event else {
+        return;
+    };
+    if let Some(text) = preface {
+        // The call below is the same model turn and carries its provenance.
+        card(out, look, 0, "Agent says", Role::Label, text);
+    }
+    let calls = format!("{words}  [{}]", provenance.tag());
+    card(out, look, 0, "Agent calls", Role::Label, &calls);
+    kind_cards(out, look, by_kind);
+    if look.expand {
+        raw(out, look, &format!("{tool} input"), input);
+    }
+}
+
+/// The API's refusal, or the code's own error, that ended the run.
+fn error_cards(out: &mut Vec<Line>, look: &Look, event: &Event) {
+    match event {
+        Event::ApiError { status, error_type, message } => {
+            let said = format!("{status} {error_type}: {message}");
+            card(out, look, 0, "API error", Role::Bad, &said);
+            card(out, look, 0, "", Role::Dim, API_REFUSES);
+        }
+        Event::CodeError { message, call, printed } => {
+            card(out, look, 0, "Code error", Role::Bad, message);
+            if let Some(call) = call {
+                card(out, look, 0, "", Role::Dim, &format!("in {call}"));
+            }
+            if !printed.trim().is_empty() {
+                let printed = format!("printed: {}", shortened(printed, look));
+                card(out, look, 0, "", Role::Dim, &printed);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// One JSON-RPC message between the MCP client and the learner's server: what it says, who read
@@ -232,7 +265,9 @@ fn rpc_cards(out: &mut Vec<Line>, look: &Look, event: &Event) {
 /// The host's events: an API error, a cap, what the person was told. None reaches the model.
 fn host_cards(out: &mut Vec<Line>, look: &Look, event: &Event) {
     match event {
-        Event::HostError { status, error_type, message, retry_after_ms, wait_ms, number, .. } => {
+        Event::HostError {
+            status, error_type, message, retry_after_ms, wait_ms, number, ..
+        } => {
             let (retry_after, wait) = (*retry_after_ms, *wait_ms);
             let (line, then) = host_error_words(*status, error_type, message, retry_after, wait);
             let label = host_label(*number);
@@ -255,8 +290,12 @@ fn host_cards(out: &mut Vec<Line>, look: &Look, event: &Event) {
 
 /// What a subagent passed up: the report's parts, in the order the world wrote them.
 fn report_card(out: &mut Vec<Line>, look: &Look, report: &Value) {
-    let parts: Vec<String> =
-        report.as_object().into_iter().flatten().filter_map(|(k, v)| v.as_str().map(|v| format!("{k}: {v}"))).collect();
+    let parts: Vec<String> = report
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| v.as_str().map(|v| format!("{k}: {v}")))
+        .collect();
     card(out, look, 2, "Report", Role::Warn, &parts.join("\n"));
 }
 
@@ -266,7 +305,10 @@ fn kind_cards(out: &mut Vec<Line>, look: &Look, by_kind: &[ByKind]) {
     for swap in by_kind {
         let mut text = by_kind_words(swap);
         if look.expand {
-            text.push_str(&format!("\nthis run sent: {}\nrecorded for:  {}", swap.sent, swap.recorded));
+            text.push_str(&format!(
+                "\nthis run sent: {}\nrecorded for:  {}",
+                swap.sent, swap.recorded
+            ));
         }
         card(out, look, 0, "By kind", Role::Warn, &text);
     }
@@ -335,7 +377,10 @@ fn shortened(printed: &str, look: &Look) -> String {
         })
         .collect();
     if cut {
-        text.push(format!("{more} {} more lines (all of them in --format json)", lines.len() - kept.len()));
+        text.push(format!(
+            "{more} {} more lines (all of them in --format json)",
+            lines.len() - kept.len()
+        ));
     }
     text.join("\n")
 }

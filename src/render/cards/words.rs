@@ -23,10 +23,15 @@ pub(crate) fn provenance_line(events: &[Event]) -> String {
     }
     match (authored, live.is_empty()) {
         (false, true) => "Replies: no model turn was replayed.".into(),
-        (true, true) => "Replies: authored for this lesson by its authors, not a live model run.".into(),
+        (true, true) => {
+            "Replies: authored for this lesson by its authors, not a live model run.".into()
+        }
         (false, false) => format!("Replies: recorded live from {}.", live.join(", ")),
         (true, false) => {
-            format!("Replies: some authored for this lesson, some recorded live from {}.", live.join(", "))
+            format!(
+                "Replies: some authored for this lesson, some recorded live from {}.",
+                live.join(", ")
+            )
         }
     }
 }
@@ -149,7 +154,8 @@ pub(crate) fn note_words(text: &str, after_results: bool) -> String {
 /// What the `no_recording` card says of words the replies depend on by kind: the kind they are
 /// of and the kinds recorded (in words too with `--expand`).
 pub(crate) fn unanswered(w: &Unanswered, expand: bool) -> String {
-    let named = |id: &str, says: &str| if expand { format!("{id} ({says})") } else { id.to_string() };
+    let named =
+        |id: &str, says: &str| if expand { format!("{id} ({says})") } else { id.to_string() };
     let recorded: Vec<String> = w.recorded.iter().map(|k| named(&k.kind, &k.says)).collect();
     let recorded = if recorded.is_empty() { "none".to_string() } else { recorded.join("; ") };
     let has_reply = |id: &str| w.recorded.iter().any(|k| k.kind == id);

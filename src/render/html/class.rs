@@ -67,11 +67,17 @@ rows.forEach(function(r){body.appendChild(r);});});});
 })();"#;
 
 pub(crate) fn page(class: &Class) -> String {
-    let shortened: Vec<Report> = class.reports.iter().map(crate::render::check::shortened).collect();
+    let shortened: Vec<Report> =
+        class.reports.iter().map(crate::render::check::shortened).collect();
     let reports = shortened.as_slice();
     let count = |s: Status| reports.iter().filter(|r| r.status == s).count();
     let mut body = String::from("<main>\n<header>\n");
-    let _ = writeln!(body, "<h1>{} <span class=\"dim\">{}</span></h1>", esc(class.title), esc(class.lesson));
+    let _ = writeln!(
+        body,
+        "<h1>{} <span class=\"dim\">{}</span></h1>",
+        esc(class.title),
+        esc(class.lesson)
+    );
     let _ = writeln!(
         body,
         "<p>{}: <span class=\"pass\">{} pass</span>, <span class=\"fail\">{} fail</span>, {} could not run.</p>",
@@ -108,7 +114,9 @@ fn checks(reports: &[Report]) -> String {
     if order.is_empty() {
         return String::new();
     }
-    let mut out = String::from("<section aria-labelledby=\"checks-h\">\n<h2 id=\"checks-h\">Each check</h2>\n");
+    let mut out = String::from(
+        "<section aria-labelledby=\"checks-h\">\n<h2 id=\"checks-h\">Each check</h2>\n",
+    );
     let total = reports.len();
     let unrun = total - ran.len();
     if unrun > 0 {
@@ -147,7 +155,9 @@ fn files(reports: &[Report]) -> String {
     }
     let score = |r: &Report| if r.total == 0 { 1.0 } else { r.passed as f64 / r.total as f64 };
     ran.sort_by(|a, b| score(b).total_cmp(&score(a)).then_with(|| a.file.cmp(&b.file)));
-    let mut out = String::from("<section aria-labelledby=\"files-h\">\n<h2 id=\"files-h\">Files, by score</h2>\n");
+    let mut out = String::from(
+        "<section aria-labelledby=\"files-h\">\n<h2 id=\"files-h\">Files, by score</h2>\n",
+    );
     out.push_str("<p id=\"filter-row\" hidden><label for=\"filter\">Filter </label><input id=\"filter\" type=\"search\" placeholder=\"a file, a check, a word\"> <span id=\"shown\" class=\"dim\" aria-live=\"polite\"></span></p>\n");
     out.push_str("<table id=\"files\">\n<thead><tr><th scope=\"col\" data-sort=\"file\">file</th><th scope=\"col\" data-sort=\"score\" aria-sort=\"descending\">score</th><th scope=\"col\" data-sort=\"first\">first failure</th><th scope=\"col\">guidance</th></tr></thead>\n<tbody>\n");
     for report in ran {
@@ -158,8 +168,16 @@ fn files(reports: &[Report]) -> String {
                 let shown = format!("<code>{}</code> {}", esc(&c.id), esc(&c.message));
                 (c.id.as_str(), shown, String::new())
             }
-            Some(c) => (c.id.as_str(), format!("<code>{}</code> {}", esc(&c.id), esc(&c.message)), esc(&guidance(c))),
-            None => ("", "<span class=\"pass\">none: every check passes</span>".to_string(), String::new()),
+            Some(c) => (
+                c.id.as_str(),
+                format!("<code>{}</code> {}", esc(&c.id), esc(&c.message)),
+                esc(&guidance(c)),
+            ),
+            None => (
+                "",
+                "<span class=\"pass\">none: every check passes</span>".to_string(),
+                String::new(),
+            ),
         };
         let class = if report.status == Status::Pass { "pass" } else { "fail" };
         let _ = writeln!(

@@ -121,7 +121,10 @@ mod tests {
         assert_eq!(base64(b"foo"), "Zm9v");
         assert_eq!(base64(b"foobar"), "Zm9vYmFy");
         // The hash Chromium names for `console.error('boom')` when a policy blocks it.
-        assert_eq!(hash("console.error('boom')"), "sha256-uYDz4BGs7DNDeD3N1bMRUcxO4CmOrR1bK7ekJ8wvZXk=");
+        assert_eq!(
+            hash("console.error('boom')"),
+            "sha256-uYDz4BGs7DNDeD3N1bMRUcxO4CmOrR1bK7ekJ8wvZXk="
+        );
     }
 
     #[test]

@@ -80,7 +80,12 @@ tools.hidden=false;
 
 pub(crate) fn page(page: &Page) -> String {
     let mut body = String::from("<main>\n<header>\n");
-    let _ = writeln!(body, "<h1>{} <span class=\"dim\">{}</span></h1>", esc(page.title), esc(page.lesson));
+    let _ = writeln!(
+        body,
+        "<h1>{} <span class=\"dim\">{}</span></h1>",
+        esc(page.title),
+        esc(page.lesson)
+    );
     if let Some(note) = page.note {
         let _ = writeln!(body, "<p class=\"dim\">{}</p>", esc(note));
     }
@@ -89,7 +94,8 @@ pub(crate) fn page(page: &Page) -> String {
         body.push_str("<nav aria-label=\"Tickets\"><ul>\n");
         for t in &page.tickets {
             if let Some(run) = t.runs.first() {
-                let _ = writeln!(body, "<li><a href=\"#t-{id}\">{id}</a></li>", id = esc(&run.ticket));
+                let _ =
+                    writeln!(body, "<li><a href=\"#t-{id}\">{id}</a></li>", id = esc(&run.ticket));
             }
         }
         body.push_str("</ul></nav>\n");
@@ -100,7 +106,9 @@ pub(crate) fn page(page: &Page) -> String {
     }
     body.push_str("</main>\n");
     let title = match page.tickets.as_slice() {
-        [one] => format!("{} · {}", page.lesson, one.runs.first().map_or("", |r| r.ticket.as_str())),
+        [one] => {
+            format!("{} · {}", page.lesson, one.runs.first().map_or("", |r| r.ticket.as_str()))
+        }
         _ => format!("{} · replays", page.lesson),
     };
     super::page(&title, STYLE, SCRIPT, &body)
@@ -129,8 +137,12 @@ fn ticket_section(ticket: &Ticket) -> String {
         [a, b] => {
             let common = ticket.split.unwrap_or(a.events.len()).min(a.events.len());
             out.push_str(&events(&a.told()[..common]));
-            let marker = if ticket.split.is_some() { "the runs split here" } else { "the runs never split" };
-            let _ = writeln!(out, "<p class=\"split\" role=\"separator\">{marker}</p>\n<div class=\"runs\">");
+            let marker =
+                if ticket.split.is_some() { "the runs split here" } else { "the runs never split" };
+            let _ = writeln!(
+                out,
+                "<p class=\"split\" role=\"separator\">{marker}</p>\n<div class=\"runs\">"
+            );
             for run in [a, b] {
                 let _ = writeln!(
                     out,
@@ -220,7 +232,9 @@ fn labelled(label: &str, value: &Value) -> String {
 fn printed(printed: &str) -> String {
     match printed.trim().is_empty() {
         true => String::new(),
-        false => format!("<p class=\"text dim\">printed:</p><pre>{}</pre>", esc(printed.trim_end())),
+        false => {
+            format!("<p class=\"text dim\">printed:</p><pre>{}</pre>", esc(printed.trim_end()))
+        }
     }
 }
 
@@ -230,7 +244,10 @@ fn event(ev: &Told<'_>) -> String {
         Event::ToolCall { tool, input, words, preface, provenance, .. } => {
             let mut body = String::new();
             if let Some(said) = preface {
-                body.push_str(&format!("<p class=\"text\"><span class=\"dim\">says:</span> {}</p>", esc(said)));
+                body.push_str(&format!(
+                    "<p class=\"text\"><span class=\"dim\">says:</span> {}</p>",
+                    esc(said)
+                ));
             }
             body.push_str(&format!("<p class=\"text\">{}{}</p>", esc(words), badge(provenance)));
             body.push_str(&expander(&format!("{tool} input"), &json_block(input)));
@@ -239,14 +256,44 @@ fn event(ev: &Told<'_>) -> String {
         Event::Attempt { .. } => attempt(ev),
         Event::Verify { .. } => verify(ev),
         Event::Report { report, .. } => report_card(report),
-        Event::Wait { ms } => card("sub wait", "wait", &dim(&format!("{ms} ms backoff before the next attempt"))),
+        Event::Wait { ms } => {
+            card("sub wait", "wait", &dim(&format!("{ms} ms backoff before the next attempt")))
+        }
         Event::Note { text: words, after_results } => {
             card("note", "Note", &text(&cards::note_words(words, *after_results)))
         }
         Event::Reply { text: words, provenance, by_kind, stop_reason } => {
             reply(words, stop_reason.as_deref(), provenance, by_kind)
         }
-        Event::HostError { status, error_type, message, retry_after_ms, wait_ms, number, .. } => {
+        Event::HostError { .. } | Event::Capped { .. } | Event::Told { .. } => host_card(ev.event),
+        Event::Rpc { .. } => rpc_card(ev.event),
+        Event::RpcEnded { message } => card("bad", "Host error", &text(message)),
+        Event::NoRecording { .. } => dead_end(ev.event),
+        Event::ApiError { status, error_type, message } => {
+            let body = format!(
+                "{}{}",
+                text(&format!("{status} {error_type}: {message}")),
+                dim(cards::API_REFUSES)
+            );
+            card("bad", "API error", &body)
+        }
+        Event::CodeError { message, call, printed: out } => {
+            let mut body = text(message);
+            if let Some(call) = call {
+                body.push_str(&dim(&format!("in {call}")));
+            }
+            body.push_str(&printed(out));
+            card("bad", "Code error", &body)
+        }
+    }
+}
+
+/// The host's events, which the model never sees: an API error, a cap, what the person was told.
+fn host_card(event: &Event) -> String {
+    match event {
+        Event::HostError {
+            status, error_type, message, retry_after_ms, wait_ms, number, ..
+        } => {
             let (retry_after, wait) = (*retry_after_ms, *wait_ms);
             let words = cards::host_error_words(*status, error_type, message, retry_after, wait);
             let (line, then) = words;
@@ -261,21 +308,7 @@ fn event(ev: &Told<'_>) -> String {
         Event::Told { text: words, .. } => {
             card("host", "Host tells", &format!("{}{}", text(words), dim(cards::TOLD_WHO)))
         }
-        Event::Rpc { .. } => rpc_card(ev.event),
-        Event::RpcEnded { message } => card("bad", "Host error", &text(message)),
-        Event::NoRecording { .. } => dead_end(ev.event),
-        Event::ApiError { status, error_type, message } => {
-            let body = format!("{}{}", text(&format!("{status} {error_type}: {message}")), dim(cards::API_REFUSES));
-            card("bad", "API error", &body)
-        }
-        Event::CodeError { message, call, printed: out } => {
-            let mut body = text(message);
-            if let Some(call) = call {
-                body.push_str(&dim(&format!("in {call}")));
-            }
-            body.push_str(&printed(out));
-            card("bad", "Code error", &body)
-        }
+        _ => String::new(),
     }
 }
 
@@ -317,7 +350,10 @@ fn reply(
     let stopped = stop_reason.map(|r| dim(&cards::stop_words(r))).unwrap_or_default();
     let mut body = format!("{}{stopped}<p>{}</p>", text(words), badge(provenance));
     for swap in by_kind {
-        body.push_str(&format!("<p class=\"text\"><strong>By kind</strong> {}</p>", esc(&cards::by_kind_words(swap))));
+        body.push_str(&format!(
+            "<p class=\"text\"><strong>By kind</strong> {}</p>",
+            esc(&cards::by_kind_words(swap))
+        ));
         let both = format!("this run sent: {}\nrecorded for:  {}", swap.sent, swap.recorded);
         body.push_str(&expander("both sentences", &format!("<pre>{}</pre>", esc(&both))));
     }
@@ -332,17 +368,26 @@ fn dead_end(ev: &Event) -> String {
     };
     let mut body = text(explanation);
     for w in words {
-        body.push_str(&format!("<p class=\"text\"><strong>Kind</strong> {}</p>", esc(&cards::unanswered(w, true))));
+        body.push_str(&format!(
+            "<p class=\"text\"><strong>Kind</strong> {}</p>",
+            esc(&cards::unanswered(w, true))
+        ));
     }
     body.push_str(&expander("the model would now receive", &json_block(sent)));
     if let Some(place) = closest {
-        body.push_str(&format!("<p class=\"text\"><strong>Closest</strong> {} (-)</p>", esc(place)));
+        body.push_str(&format!(
+            "<p class=\"text\"><strong>Closest</strong> {} (-)</p>",
+            esc(place)
+        ));
     }
     for change in cards::word_changes(diff) {
         body.push_str(&format!("<p class=\"text\"><strong>In short</strong> {}</p>", esc(&change)));
     }
     if !diff.trim().is_empty() {
-        body.push_str(&expander("the diff against the closest recorded request", &diff_block(diff)));
+        body.push_str(&expander(
+            "the diff against the closest recorded request",
+            &diff_block(diff),
+        ));
     }
     body.push_str(&format!("<p class=\"text\"><strong>To go on</strong> {}</p>", esc(next)));
     card("bad", "No recording", &body)
@@ -394,7 +439,8 @@ fn attempt(ev: &Told<'_>) -> String {
 }
 
 fn verify(ev: &Told<'_>) -> String {
-    let Event::Verify { tool, number, failed, retried, found, message, details, .. } = ev.event else {
+    let Event::Verify { tool, number, failed, retried, found, message, details, .. } = ev.event
+    else {
         return String::new();
     };
     let class = match (found, retried) {

@@ -39,7 +39,9 @@ pub(crate) enum Unset {
     BadMaxRequests(String),
     #[error("the request cap is 0, so nothing could be asked: give --max-requests 1 or more.")]
     NoRequests,
-    #[error("--request-timeout {0} is out of range: give seconds above 0 and at most 600, such as 60.")]
+    #[error(
+        "--request-timeout {0} is out of range: give seconds above 0 and at most 600, such as 60."
+    )]
     BadTimeout(f64),
 }
 
@@ -54,13 +56,18 @@ pub(crate) struct Settings {
 
 impl Settings {
     /// From the environment and the command's flags. Every problem says what to set.
-    pub(crate) fn resolve(max_requests: Option<u32>, timeout_secs: Option<f64>) -> Result<Settings, Unset> {
+    pub(crate) fn resolve(
+        max_requests: Option<u32>,
+        timeout_secs: Option<f64>,
+    ) -> Result<Settings, Unset> {
         if !cfg!(feature = "live") {
             return Err(Unset::NotBuiltIn);
         }
         let key = ApiKey::from_env().ok_or(Unset::NoKey)?;
-        let base = std::env::var(BASE_VAR).ok().map(|b| b.trim().to_string()).filter(|b| !b.is_empty());
-        let base = base.unwrap_or_else(|| DEFAULT_BASE.to_string()).trim_end_matches('/').to_string();
+        let base =
+            std::env::var(BASE_VAR).ok().map(|b| b.trim().to_string()).filter(|b| !b.is_empty());
+        let base =
+            base.unwrap_or_else(|| DEFAULT_BASE.to_string()).trim_end_matches('/').to_string();
         if !(base.starts_with("https://") || base.starts_with("http://")) {
             return Err(Unset::BadBase);
         }

@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::client::{describe_transient, said, ApiAnswer, ApiFailure, Settings, BASE_VAR, MAX_REQUESTS_VAR};
+use super::client::{
+    describe_transient, said, ApiAnswer, ApiFailure, Settings, BASE_VAR, MAX_REQUESTS_VAR,
+};
 use super::retry::{self, Jitter};
 use crate::replay::recordings;
 use crate::secrets::KEY_VAR;
@@ -76,12 +78,19 @@ impl Client {
                     if !retry::should_retry(status, should_retry.as_deref()) {
                         return Err(self.refused(status, &kind, &message));
                     }
-                    (wait, describe_transient(status, &kind, &message), "Wait a minute and run this again.".to_string())
+                    (
+                        wait,
+                        describe_transient(status, &kind, &message),
+                        "Wait a minute and run this again.".to_string(),
+                    )
                 }
                 Attempt::Transport(why) => (
                     None,
                     why,
-                    format!("Check the network and {BASE_VAR} ({}), then run this again.", self.settings.shown_base()),
+                    format!(
+                        "Check the network and {BASE_VAR} ({}), then run this again.",
+                        self.settings.shown_base()
+                    ),
                 ),
             };
             if retries_taken >= retry::MAX_RETRIES {
@@ -113,12 +122,17 @@ impl Client {
             .header("authorization", format!("Bearer {}", key.expose()))
             .header("x-stainless-retry-count", retries_taken.to_string())
             .send(body);
+        let broke = |e: &ureq::Error| {
+            Attempt::Transport(self.settings.redact(&transport_words(e, &self.settings)))
+        };
         let mut response = match sent {
             Ok(response) => response,
-            Err(e) => return Attempt::Transport(self.settings.redact(&transport_words(&e, &self.settings))),
+            Err(e) => return broke(&e),
         };
         let status = response.status().as_u16();
-        let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+        let header = |name: &str| {
+            response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
+        };
         let request_id = header("request-id").unwrap_or_default();
         let should_retry = header("x-should-retry");
         let wait = retry::server_wait(
@@ -128,12 +142,14 @@ impl Client {
         );
         let text = match response.body_mut().with_config().limit(MAX_BODY).read_to_string() {
             Ok(text) => text,
-            Err(e) => return Attempt::Transport(self.settings.redact(&transport_words(&e, &self.settings))),
+            Err(e) => return broke(&e),
         };
         let parsed: Option<Value> = serde_json::from_str(&text).ok();
         if (200..300).contains(&status) {
             return match parsed {
-                Some(response) if response.is_object() => Attempt::Done(ApiAnswer { response, request_id }),
+                Some(response) if response.is_object() => {
+                    Attempt::Done(ApiAnswer { response, request_id })
+                }
                 _ => Attempt::Status {
                     status,
                     should_retry: Some("false".into()),
@@ -145,7 +161,9 @@ impl Client {
         }
         // The API's error shape: {"type": "error", "error": {"type": ..., "message": ...}}.
         let error = parsed.as_ref().and_then(|v| v.get("error"));
-        let field = |name: &str| error.and_then(|e| e.get(name)).and_then(Value::as_str).map(str::to_string);
+        let field = |name: &str| {
+            error.and_then(|e| e.get(name)).and_then(Value::as_str).map(str::to_string)
+        };
         let kind = field("type").unwrap_or_default();
         let mut message = field("message").unwrap_or_else(|| text.chars().take(200).collect());
         message = self.settings.redact(message.trim());

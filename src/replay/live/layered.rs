@@ -26,7 +26,10 @@ pub(crate) struct LiveModel<'c> {
 }
 
 impl<'c> LiveModel<'c> {
-    pub(crate) fn new(client: &'c mut Client, memo: &'c mut HashMap<String, Entry>) -> LiveModel<'c> {
+    pub(crate) fn new(
+        client: &'c mut Client,
+        memo: &'c mut HashMap<String, Entry>,
+    ) -> LiveModel<'c> {
         LiveModel { client, memo, answered: Vec::new(), failure: None }
     }
 
@@ -36,13 +39,19 @@ impl<'c> LiveModel<'c> {
             return Ok(known.clone());
         }
         let answer = self.client.send(request)?;
-        crate::replay::messages::check_response(&answer.response, request)
-            .map_err(|why| ApiFailure(format!("the model's reply cannot be replayed: {why}. Run this again.")))?;
-        let model = answer.response.get("model").or_else(|| request.get("model")).and_then(Value::as_str);
+        crate::replay::messages::check_response(&answer.response, request).map_err(|why| {
+            ApiFailure(format!("the model's reply cannot be replayed: {why}. Run this again."))
+        })?;
+        let model =
+            answer.response.get("model").or_else(|| request.get("model")).and_then(Value::as_str);
         let provenance = Provenance::Live {
             model: model.unwrap_or("unknown").to_string(),
             date: today(),
-            request_id: if answer.request_id.is_empty() { "none given".into() } else { answer.request_id },
+            request_id: if answer.request_id.is_empty() {
+                "none given".into()
+            } else {
+                answer.request_id
+            },
         }
         .escaped();
         let (response, request) = (answer.response, request.clone());
@@ -55,7 +64,9 @@ impl<'c> LiveModel<'c> {
             ));
         }
         if let Some(what) = secrets::scan(&written) {
-            return Err(ApiFailure(format!("the model's reply holds {what}, so it was not kept. Run this again.")));
+            return Err(ApiFailure(format!(
+                "the model's reply holds {what}, so it was not kept. Run this again."
+            )));
         }
         self.memo.insert(key, entry.clone());
         Ok(entry)
@@ -82,7 +93,11 @@ impl Model for LiveModel<'_> {
 
 /// Today as `YYYY-MM-DD` (UTC).
 fn today() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string().chars().take(10).collect()
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        .to_string()
+        .chars()
+        .take(10)
+        .collect()
 }
 
 /// What `watch` replays with: the shipped turns first, then the learner's own, then the API.
@@ -119,7 +134,10 @@ impl Model for Layered<'_> {
         // --live asks the model about the words themselves. The closest recorded request and
         // its diff are worked out only for a turn nobody has.
         let Some(live) = self.live.as_mut() else {
-            return self.shipped.find_kind(request).unwrap_or_else(|| self.shipped.missing(request));
+            return self
+                .shipped
+                .find_kind(request)
+                .unwrap_or_else(|| self.shipped.missing(request));
         };
         match live.ask(request) {
             Ok(entry) => {

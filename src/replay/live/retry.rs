@@ -66,7 +66,8 @@ pub(crate) fn delay(retries_taken: u32, server: Option<Duration>, jitter: f64) -
 fn http_date(text: &str) -> Option<i64> {
     let parts: Vec<&str> = text.split_whitespace().collect();
     let [_, day, month, year, time, "GMT"] = parts.as_slice() else { return None };
-    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let months =
+        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
     let month = months.iter().position(|m| m == month)? as i64 + 1;
     let (day, year): (i64, i64) = (day.parse().ok()?, year.parse().ok()?);
     let hms: Vec<i64> = time.split(':').map(|p| p.parse().ok()).collect::<Option<_>>()?;
@@ -125,7 +126,10 @@ mod tests {
         assert_eq!(server_wait(None, Some("2"), now), Some(Duration::from_secs(2)));
         assert_eq!(server_wait(None, Some("1.5"), now), Some(Duration::from_millis(1500)));
         assert_eq!(server_wait(Some("soon"), Some("3"), now), Some(Duration::from_secs(3)));
-        assert_eq!(server_wait(None, Some("Sun, 06 Nov 1994 08:49:37 GMT"), now), Some(Duration::from_secs(10)));
+        assert_eq!(
+            server_wait(None, Some("Sun, 06 Nov 1994 08:49:37 GMT"), now),
+            Some(Duration::from_secs(10))
+        );
         assert_eq!(server_wait(None, Some("0"), now), None);
         assert_eq!(server_wait(None, Some("-1"), now), None);
         assert_eq!(server_wait(None, None, now), None);

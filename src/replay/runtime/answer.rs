@@ -52,7 +52,8 @@ pub(crate) fn answer_message(
         let mut blocks: Vec<Value> = results
             .iter()
             .map(|r| {
-                let mut block = json!({"type": "tool_result", "tool_use_id": r.id, "content": r.content});
+                let mut block =
+                    json!({"type": "tool_result", "tool_use_id": r.id, "content": r.content});
                 if r.is_error {
                     block["is_error"] = Value::Bool(true);
                 }
@@ -69,7 +70,9 @@ pub(crate) fn answer_message(
         .iter()
         .map(|arg| match arg.as_str() {
             "tool_uses" => Value::from(calls.to_vec()),
-            "outcomes" => Value::from(results.iter().map(|r| outcome(lesson, policy, r)).collect::<Vec<_>>()),
+            "outcomes" => {
+                Value::from(results.iter().map(|r| outcome(lesson, policy, r)).collect::<Vec<_>>())
+            }
             "note" => note.clone().map(Value::from).unwrap_or(Value::Null),
             _ => Value::Null,
         })
@@ -90,6 +93,8 @@ fn outcome(lesson: &Lesson, policy: Policy<'_>, answered: &Answered) -> Value {
     // The learner's own failure result, with what it says.
     let seen = policy.seen(&answered.result);
     let cause = answered.run.attempts.last().and_then(|a| a.cause.as_ref());
-    let kind = cause.map(|c| policy.outcome_of_failure(c)["kind"].clone()).unwrap_or(Value::from("failed"));
+    let kind = cause
+        .map(|c| policy.outcome_of_failure(c)["kind"].clone())
+        .unwrap_or(Value::from("failed"));
     json!({"ok": false, "kind": kind, "message": seen.message, "result": answered.result})
 }

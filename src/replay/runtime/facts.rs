@@ -13,7 +13,9 @@ impl Conversation<'_, '_> {
     /// What a failure's card says of it: the fields the lesson's failures carry (or lack), or,
     /// where the runtime itself shapes failures, the kind of failure it was.
     fn details(&self, seen: &crate::world::Seen, attempt: &harness::Attempt) -> Vec<Detail> {
-        let Some(shape) = self.lesson.failure.as_ref().filter(|_| self.lesson.hooks.build.is_some()) else {
+        let Some(shape) =
+            self.lesson.failure.as_ref().filter(|_| self.lesson.hooks.build.is_some())
+        else {
             let kind = attempt.result.get("kind").and_then(Value::as_str);
             return kind.map(|k| vec![Detail::Kind(k.to_string())]).unwrap_or_default();
         };
@@ -46,10 +48,21 @@ impl Conversation<'_, '_> {
 
     /// The failed call this call checks, when it is the read the world named for it: the
     /// latest such call, and what the read found when it answered.
-    fn read_of(&self, tool: &str, input: &Value, attempt: &harness::Attempt) -> (Option<String>, Option<bool>) {
+    fn read_of(
+        &self,
+        tool: &str,
+        input: &Value,
+        attempt: &harness::Attempt,
+    ) -> (Option<String>, Option<bool>) {
         let named = json!({"tool": tool, "input": input});
-        let of = self.named_reads.iter().rev().find(|(_, read)| *read == named).map(|(id, _)| id.clone());
-        let found = of.as_ref().filter(|_| !attempt.failed).map(|_| self.world.found(&attempt.result));
+        let of = self
+            .named_reads
+            .iter()
+            .rev()
+            .find(|(_, read)| *read == named)
+            .map(|(id, _)| id.clone());
+        let found =
+            of.as_ref().filter(|_| !attempt.failed).map(|_| self.world.found(&attempt.result));
         (of, found)
     }
 
@@ -64,14 +77,16 @@ impl Conversation<'_, '_> {
         let setting = self.lesson.setting();
         for (i, attempt) in run.attempts.iter().enumerate() {
             // The last try failed with every attempt the harness allows used: the cap ended it.
-            let capped =
-                (attempt.failed && i + 1 == run.attempts.len() && run.limit > 1 && attempt.number == run.limit)
-                    .then_some(run.limit);
-            let seen = if attempt.failed { self.policy.seen(&attempt.result) } else { Default::default() };
-            let message = seen
-                .message
-                .clone()
-                .or_else(|| attempt.result.get("message").and_then(Value::as_str).map(String::from));
+            let capped = (attempt.failed
+                && i + 1 == run.attempts.len()
+                && run.limit > 1
+                && attempt.number == run.limit)
+                .then_some(run.limit);
+            let seen =
+                if attempt.failed { self.policy.seen(&attempt.result) } else { Default::default() };
+            let message = seen.message.clone().or_else(|| {
+                attempt.result.get("message").and_then(Value::as_str).map(String::from)
+            });
             let details = if attempt.failed { self.details(&seen, attempt) } else { Vec::new() };
             let bare = attempt.failed && self.says_nothing(&seen, attempt);
             // Only the model's own calls can be its reads; the harness's are Verify events.
@@ -145,7 +160,11 @@ impl Conversation<'_, '_> {
 /// In the SDK runtime a retry is the model calling the same tool with the same input again:
 /// how many attempts of such calls came before the call just made (its `ToolCall` is the last
 /// of `events`, and does not count).
-pub(super) fn earlier_attempts<'e>(events: impl Iterator<Item = &'e Event>, tool: &str, input: &Value) -> u32 {
+pub(super) fn earlier_attempts<'e>(
+    events: impl Iterator<Item = &'e Event>,
+    tool: &str,
+    input: &Value,
+) -> u32 {
     let mut earlier = 0;
     let mut same_call = false;
     for event in events {
@@ -168,8 +187,9 @@ pub(super) fn notes(messages: &[Value]) -> Vec<Event> {
                 continue;
             }
             let text = block.get("text").and_then(Value::as_str).unwrap_or_default().to_string();
-            let after_results =
-                !blocks[i..].iter().any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
+            let after_results = !blocks[i..]
+                .iter()
+                .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
             out.push(Event::Note { text, after_results });
         }
     }

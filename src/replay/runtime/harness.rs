@@ -37,7 +37,11 @@ pub(crate) struct Fault {
 }
 
 /// Call a learner function, turning anything but a return into a `Fault`.
-pub(crate) fn call_value(code: &mut dyn Code, function: &str, args: Vec<Value>) -> (Result<Value, Box<Fault>>, String) {
+pub(crate) fn call_value(
+    code: &mut dyn Code,
+    function: &str,
+    args: Vec<Value>,
+) -> (Result<Value, Box<Fault>>, String) {
     let call = code.call(function, &args);
     let output = call.shown_output();
     match &call.outcome {
@@ -220,7 +224,8 @@ impl<'l> Policy<'l> {
             return world_failed;
         }
         let Some(shape) = self.shape else { return false };
-        let flagged = shape.flag.as_ref().is_some_and(|k| result.get(k) == Some(&Value::Bool(true)));
+        let flagged =
+            shape.flag.as_ref().is_some_and(|k| result.get(k) == Some(&Value::Bool(true)));
         let errored = shape.error.as_ref().is_some_and(|k| result.get(k).is_some());
         flagged || errored
     }
@@ -303,7 +308,13 @@ impl Harness<'_, '_> {
 
     /// Run a tool call as far as `mode` allows; `may_verify`: a read may settle a failure (a
     /// read is never itself verified).
-    pub(crate) fn run(&mut self, mode: Mode, tool: &str, input: &Value, may_verify: bool) -> ToolRun {
+    pub(crate) fn run(
+        &mut self,
+        mode: Mode,
+        tool: &str,
+        input: &Value,
+        may_verify: bool,
+    ) -> ToolRun {
         let limit = match mode {
             Mode::Full(limit) => limit.max(1),
             Mode::Once => 1,
@@ -406,7 +417,9 @@ impl Harness<'_, '_> {
     /// Run the read a failure names; what it found decides the next action: found settles the
     /// call, nothing found makes one more attempt safe, a failed read leaves it reported.
     fn verify(&mut self, run: &mut ToolRun, attempt: &mut Attempt, may_verify: bool) -> Action {
-        let Some((read_tool, read_input)) = self.policy.named_read(&attempt.result).filter(|_| may_verify) else {
+        let Some((read_tool, read_input)) =
+            self.policy.named_read(&attempt.result).filter(|_| may_verify)
+        else {
             return Action::Report;
         };
         let limit = self.policy.data.max_attempts;

@@ -26,7 +26,12 @@ pub(crate) use answer::{answer_message, sent_as, Answered};
 use harness::{Backoff, Code, Harness, Mode, Policy, ToolRun};
 
 /// The request body the runtime sends for this conversation so far.
-pub(crate) fn request(lesson: &Lesson, ticket: &Ticket, runtime: Runtime, messages: &[Value]) -> Value {
+pub(crate) fn request(
+    lesson: &Lesson,
+    ticket: &Ticket,
+    runtime: Runtime,
+    messages: &[Value],
+) -> Value {
     offering(lesson, ticket, runtime, Sofar { messages, listed: None })
 }
 
@@ -104,7 +109,10 @@ pub(crate) fn words(lesson: &Lesson, tool: &str, input: &Value) -> String {
     let text = crate::world::fill(&found.says, &fields);
     if text.contains('{') {
         // A field the call left out: say so rather than show the template.
-        return found.says_bare.clone().unwrap_or_else(|| format!("calls {plain} without all of its input"));
+        return found
+            .says_bare
+            .clone()
+            .unwrap_or_else(|| format!("calls {plain} without all of its input"));
     }
     text
 }
@@ -119,9 +127,19 @@ fn text_of(content: &[Value]) -> String {
 }
 
 /// The replay of a ticket whose code could not be loaded.
-pub(crate) fn not_loaded(lesson: &Lesson, ticket: &Ticket, code: &str, runtime: Runtime, error: &LoadError) -> Run {
+pub(crate) fn not_loaded(
+    lesson: &Lesson,
+    ticket: &Ticket,
+    code: &str,
+    runtime: Runtime,
+    error: &LoadError,
+) -> Run {
     let mut events = vec![Event::Customer { text: ticket.text.clone() }];
-    events.push(Event::CodeError { message: error.message.clone(), call: None, printed: error.output.clone() });
+    events.push(Event::CodeError {
+        message: error.message.clone(),
+        call: None,
+        printed: error.output.clone(),
+    });
     finish(lesson, ticket, code, runtime, events, &Default::default(), (0, 0))
 }
 
@@ -139,7 +157,8 @@ fn finish(
     let mut verdict = crate::replay::story::verdict(&events, setting, effects);
     verdict.counts.turns = turns;
     verdict.counts.elapsed_ms = elapsed_ms;
-    verdict.note = crate::replay::story::note(ticket.notes.list(), &verdict.counts).map(String::from);
+    verdict.note =
+        crate::replay::story::note(ticket.notes.list(), &verdict.counts).map(String::from);
     Run {
         lesson: lesson.id.clone(),
         ticket: ticket.id.clone(),
@@ -240,6 +259,12 @@ pub(crate) fn run(
     finish(lesson, ticket, code_label, runtime, c.events, &effects, (c.replies, elapsed_ms))
 }
 
+/// The `tool_use` blocks of a model turn's content, in order.
+fn tool_uses(content: &[Value]) -> Vec<Value> {
+    let is_call = |b: &&Value| b.get("type").and_then(Value::as_str) == Some("tool_use");
+    content.iter().filter(is_call).cloned().collect()
+}
+
 /// The stop reasons of a reply the model did not finish: the person is told.
 const CUT_OFF: [&str; 2] = ["max_tokens", "refusal"];
 
@@ -260,8 +285,8 @@ impl Conversation<'_, '_> {
         let invalid = crate::replay::messages::check_request(&body).err().map(|e| e.to_string());
         if let (Some(message), None) = (&invalid, &self.lesson.hooks.api_error) {
             // Without code of its own for the API's errors, the refusal ends the run as it is.
-            let message = message.clone();
-            self.turn.push(Event::ApiError { status: 400, error_type: "invalid_request_error".into(), message });
+            let (status, error_type) = (400, "invalid_request_error".into());
+            self.turn.push(Event::ApiError { status, error_type, message: message.clone() });
             return Next::Stop;
         }
         let (response, provenance, mut by_kind) = match self.send(model, &body, invalid) {
@@ -269,9 +294,9 @@ impl Conversation<'_, '_> {
             host::Sent::Stop => return Next::Stop,
         };
         self.untold(&mut by_kind);
-        let content: Vec<Value> = response.get("content").and_then(Value::as_array).cloned().unwrap_or_default();
-        let calls: Vec<Value> =
-            content.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")).cloned().collect();
+        let content: Vec<Value> =
+            response.get("content").and_then(Value::as_array).cloned().unwrap_or_default();
+        let calls = tool_uses(&content);
         let text = text_of(&content);
         if calls.is_empty() {
             let stop_reason = response.get("stop_reason").and_then(Value::as_str);
@@ -364,7 +389,9 @@ impl Conversation<'_, '_> {
             }
         };
         let prior = match self.runtime {
-            Runtime::Sdk => facts::earlier_attempts(self.events.iter().chain(&self.turn), tool, input),
+            Runtime::Sdk => {
+                facts::earlier_attempts(self.events.iter().chain(&self.turn), tool, input)
+            }
             Runtime::Harness => 0,
         };
         let wire_value = wire.as_ref().and_then(|w| serde_json::to_value(w).ok());
@@ -377,7 +404,10 @@ impl Conversation<'_, '_> {
         let mut result = run.result().cloned().unwrap_or(Value::Null);
         if delegated.is_some() && run.is_error() {
             if let Some(report) = self.subagent_report(&run, input) {
-                self.turn.push(Event::Report { tool_use_id: id.to_string(), report: report["report"].clone() });
+                self.turn.push(Event::Report {
+                    tool_use_id: id.to_string(),
+                    report: report["report"].clone(),
+                });
                 result = report;
             }
         }
@@ -405,7 +435,15 @@ impl Conversation<'_, '_> {
     fn answer(&mut self, calls: &[Value], results: Vec<Answered>) -> Option<Vec<Value>> {
         let note = (!self.followed_up).then(|| self.ticket.follow_up.clone()).flatten();
         self.followed_up = true;
-        let built = answer_message(self.lesson, self.runtime, self.policy, &mut *self.code, calls, &results, note);
+        let built = answer_message(
+            self.lesson,
+            self.runtime,
+            self.policy,
+            &mut *self.code,
+            calls,
+            &results,
+            note,
+        );
         let (message, printed) = match built {
             Ok(built) => built,
             Err(fault) => {

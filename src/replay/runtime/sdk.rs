@@ -13,7 +13,11 @@ pub(crate) use crate::replay::turns::{qualified, unqualified};
 /// The tools as the SDK offers them to the model.
 pub(crate) fn tool_definitions(lesson: &Lesson, ticket: &Ticket) -> Value {
     let server = &lesson.agent.server;
-    lesson.tools_for(ticket).into_iter().map(|t| t.definition(&qualified(server, &t.name))).collect()
+    lesson
+        .tools_for(ticket)
+        .into_iter()
+        .map(|t| t.definition(&qualified(server, &t.name)))
+        .collect()
 }
 
 /// MCP's result of a tool call, in its wire form.

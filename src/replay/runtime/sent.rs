@@ -40,8 +40,11 @@ pub(super) fn complete(mut turn: Vec<Event>, results: &[Answered], sent: &Sent<'
             last.push_str(printed);
         }
     }
-    let blocks: Vec<&Value> =
-        messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)).flatten().collect();
+    let blocks: Vec<&Value> = messages
+        .iter()
+        .filter_map(|m| m.get("content").and_then(Value::as_array))
+        .flatten()
+        .collect();
     for answered in results {
         let block = blocks
             .iter()
@@ -49,7 +52,9 @@ pub(super) fn complete(mut turn: Vec<Event>, results: &[Answered], sent: &Sent<'
             .map(|b| (*b).clone());
         if leaked(answered, block.as_ref(), setting) {
             let last = turn.iter_mut().rev().find_map(|e| match e {
-                Event::Attempt { tool_use_id, leaked, .. } if *tool_use_id == answered.id => Some(leaked),
+                Event::Attempt { tool_use_id, leaked, .. } if *tool_use_id == answered.id => {
+                    Some(leaked)
+                }
                 _ => None,
             });
             if let Some(slot) = last {
@@ -58,7 +63,9 @@ pub(super) fn complete(mut turn: Vec<Event>, results: &[Answered], sent: &Sent<'
         }
         let settled = answered.run.settled.is_some();
         let last = turn.iter_mut().rev().find_map(|e| match e {
-            Event::Verify { tool_use_id, wire, .. } if settled && *tool_use_id == answered.id => Some(wire),
+            Event::Verify { tool_use_id, wire, .. } if settled && *tool_use_id == answered.id => {
+                Some(wire)
+            }
             Event::Attempt { tool_use_id, wire, block, .. } if *tool_use_id == answered.id => {
                 Some(if runtime == Runtime::Sdk { block } else { wire })
             }

@@ -73,7 +73,12 @@ fn attempt(number: u32, cause: Option<&str>, retryable: Option<bool>) -> Event {
 }
 
 fn reply() -> Event {
-    Event::Reply { text: "Done.".into(), provenance: authored(), by_kind: Vec::new(), stop_reason: None }
+    Event::Reply {
+        text: "Done.".into(),
+        provenance: authored(),
+        by_kind: Vec::new(),
+        stop_reason: None,
+    }
 }
 
 fn text(events: &[Event]) -> String {

@@ -75,11 +75,16 @@ impl Show {
         };
         if runs.len() == 2 {
             let common = split.unwrap_or(runs[0].events.len());
-            items.extend((0..common.min(runs[0].events.len())).map(|index| Item::Event { run: 0, index }));
+            items.extend(
+                (0..common.min(runs[0].events.len())).map(|index| Item::Event { run: 0, index }),
+            );
             items.push(Item::Split);
             for (run, r) in runs.iter().enumerate() {
                 items.push(Item::RunHead(run));
-                items.extend((common.min(r.events.len())..r.events.len()).map(|index| Item::Event { run, index }));
+                items.extend(
+                    (common.min(r.events.len())..r.events.len())
+                        .map(|index| Item::Event { run, index }),
+                );
                 items.push(Item::Verdict(run));
             }
         } else if let Some(r) = runs.first() {
@@ -242,7 +247,8 @@ impl<S: Source> App<S> {
         self.pending = keys.map(|key| (key, self.source.cached(key))).collect();
         self.guess = None;
         self.question = None;
-        let missing: Vec<Key> = self.pending.iter().filter(|(_, r)| r.is_none()).map(|(k, _)| *k).collect();
+        let missing: Vec<Key> =
+            self.pending.iter().filter(|(_, r)| r.is_none()).map(|(k, _)| *k).collect();
         let ready = missing.is_empty();
         // Asked even when empty: it drops the requests of earlier switches that have not started.
         self.source.request(missing);
@@ -260,7 +266,8 @@ impl<S: Source> App<S> {
     /// before the last switch is only kept.
     fn arrived(&mut self, done: Replayed) -> Flow {
         self.source.keep(&done);
-        let Some(slot) = self.pending.iter().position(|(k, r)| *k == done.key && r.is_none()) else {
+        let Some(slot) = self.pending.iter().position(|(k, r)| *k == done.key && r.is_none())
+        else {
             return Flow::Idle;
         };
         match done.replay {
@@ -353,7 +360,12 @@ impl<S: Source> App<S> {
 
     /// Let time pass: reveal what is due. True when something new is on screen.
     fn advance(&mut self, dt: Duration) -> bool {
-        if self.paused || self.help || self.question.is_some() || self.replaying() || self.finished() {
+        if self.paused
+            || self.help
+            || self.question.is_some()
+            || self.replaying()
+            || self.finished()
+        {
             return false;
         }
         let Ok(show) = &self.show else { return false };
@@ -402,7 +414,14 @@ impl<S: Source> App<S> {
             return flow;
         }
         if self.replaying()
-            && matches!(action, Action::Pause | Action::Step | Action::StepBack | Action::Expand | Action::Answer(_))
+            && matches!(
+                action,
+                Action::Pause
+                    | Action::Step
+                    | Action::StepBack
+                    | Action::Expand
+                    | Action::Answer(_)
+            )
         {
             self.note = Some(STILL_REPLAYING.into());
             return Flow::Redraw;
@@ -432,7 +451,8 @@ impl<S: Source> App<S> {
                 self.question = None;
             }
             Action::Step | Action::StepBack | Action::Expand | Action::Faster | Action::Slower => {
-                self.note = Some(format!("Answer first with {}, or press space to skip.", question.keys()));
+                self.note =
+                    Some(format!("Answer first with {}, or press space to skip.", question.keys()));
             }
             _ => return None,
         }
@@ -445,8 +465,11 @@ impl<S: Source> App<S> {
             Action::Quit => return Flow::Quit,
             Action::PreviousTicket | Action::NextTicket => {
                 let n = self.source.tickets().len().max(1);
-                self.ticket =
-                    if action == Action::NextTicket { (self.ticket + 1) % n } else { (self.ticket + n - 1) % n };
+                self.ticket = if action == Action::NextTicket {
+                    (self.ticket + 1) % n
+                } else {
+                    (self.ticket + n - 1) % n
+                };
                 self.replay();
             }
             Action::Code => self.next_code(),
@@ -470,10 +493,17 @@ impl<S: Source> App<S> {
                         self.expanded.insert(item);
                     }
                 }
-                None => self.note = Some("No tool call or attempt on screen yet: its raw JSON is what e shows.".into()),
+                None => {
+                    self.note = Some(
+                        "No tool call or attempt on screen yet: its raw JSON is what e shows."
+                            .into(),
+                    )
+                }
             },
             Action::Help => self.help = true,
-            Action::Answer(_) => self.note = Some("No question is open. Press ? for the keys.".into()),
+            Action::Answer(_) => {
+                self.note = Some("No question is open. Press ? for the keys.".into())
+            }
             Action::Other => self.note = Some("Press ? for the keys.".into()),
         }
         Flow::Redraw
@@ -510,7 +540,9 @@ impl<S: Source> App<S> {
             next = (next + 1) % n;
             match self.source.available(next) {
                 Ok(()) => break,
-                Err(why) => self.note = Some(format!("{} skipped: {why}", self.source.codes()[next])),
+                Err(why) => {
+                    self.note = Some(format!("{} skipped: {why}", self.source.codes()[next]))
+                }
             }
         }
         if next != self.code {

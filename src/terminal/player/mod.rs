@@ -72,9 +72,15 @@ pub fn drive<B: Backend, S: Source>(
 }
 
 /// One frame, unless the workshop is quitting on a signal (see `signals::drawing`).
-fn frame<B: Backend, S: Source>(terminal: &mut Terminal<B>, app: &App<S>, theme: &Theme) -> Result<(), B::Error> {
-    crate::terminal::signals::drawing(|| terminal.draw(|frame| ui::draw(frame, app, theme)).map(|_| ()))
-        .unwrap_or(Ok(()))
+fn frame<B: Backend, S: Source>(
+    terminal: &mut Terminal<B>,
+    app: &App<S>,
+    theme: &Theme,
+) -> Result<(), B::Error> {
+    crate::terminal::signals::drawing(|| {
+        terminal.draw(|frame| ui::draw(frame, app, theme)).map(|_| ())
+    })
+    .unwrap_or(Ok(()))
 }
 
 pub(crate) fn run(ctx: &Context, lesson: Lesson, config: Config) -> Result<i32, Error> {
@@ -94,7 +100,8 @@ pub(crate) fn run(ctx: &Context, lesson: Lesson, config: Config) -> Result<i32, 
     let theme = Theme::new(ctx.styles, ctx.glyphs);
     let mut app = App::new(source, options);
 
-    let screen = terminal::Screen::enter(true).map_err(|e| Error::io("could not take over the terminal", e))?;
+    let screen = terminal::Screen::enter(true)
+        .map_err(|e| Error::io("could not take over the terminal", e))?;
     let result = event_loop(&mut app, &theme, tx, rx);
     drop(screen);
     // With the terminal back: stop the worker and its Python processes, whatever they are doing.

@@ -52,9 +52,13 @@ impl Guess {
     pub fn judgement(&self) -> String {
         match (self.right, self.counted) {
             (true, true) => format!("Right: you said {}, and it ran {}.", self.said, self.actual),
-            (false, true) => format!("Not this time: you said {}, and it ran {}.", self.said, self.actual),
+            (false, true) => {
+                format!("Not this time: you said {}, and it ran {}.", self.said, self.actual)
+            }
             (true, false) => format!("Right: {}.", self.actual),
-            (false, false) => format!("Not this time: you said {}; the run shows {}.", self.said, self.actual),
+            (false, false) => {
+                format!("Not this time: you said {}; the run shows {}.", self.said, self.actual)
+            }
         }
     }
 }
@@ -91,7 +95,11 @@ impl Question {
             .collect();
         Question {
             ticket: run.ticket.clone(),
-            ask: if ask.is_empty() { "Before it plays: how many times will the tool run?".into() } else { ask.into() },
+            ask: if ask.is_empty() {
+                "Before it plays: how many times will the tool run?".into()
+            } else {
+                ask.into()
+            },
             context: context.into(),
             choices,
             run: index,
@@ -101,7 +109,12 @@ impl Question {
 
     /// A ticket's own question for a run, its choices judged by the run's counts. `None` when
     /// not exactly one choice holds of the run: a question with no right answer is not asked.
-    pub fn for_ticket(run: &Run, index: usize, predict: &TicketPredict, context: &str) -> Option<Question> {
+    pub fn for_ticket(
+        run: &Run,
+        index: usize,
+        predict: &TicketPredict,
+        context: &str,
+    ) -> Option<Question> {
         let facts = run.verdict.counts.value();
         let choices: Vec<Choice> = predict
             .choices

@@ -35,7 +35,11 @@ impl TicketInfo {
             return Ok(());
         }
         let names: Vec<&str> = self.runtimes.iter().map(|r| r.name()).collect();
-        Err(Unplayable::OtherRuntime { ticket: self.id.clone(), runtimes: names.join(" and "), runtime })
+        Err(Unplayable::OtherRuntime {
+            ticket: self.id.clone(),
+            runtimes: names.join(" and "),
+            runtime,
+        })
     }
 }
 
@@ -233,9 +237,10 @@ impl Worker {
     fn start(runner: Runner, results: Sender<Msg>) -> std::io::Result<Worker> {
         let (requests, inbox) = mpsc::channel();
         let stop = runner.stop.clone();
-        let thread = std::thread::Builder::new().name("player-replays".into()).spawn(move || {
-            runner.serve(inbox, results);
-        })?;
+        let thread =
+            std::thread::Builder::new().name("player-replays".into()).spawn(move || {
+                runner.serve(inbox, results);
+            })?;
         Ok(Worker { requests: Some(requests), stop, thread: Some(thread) })
     }
 
@@ -315,7 +320,9 @@ impl Runner {
     fn warm(&mut self) {
         let wanted: Vec<(usize, PathBuf)> = (0..self.choices.len())
             .filter(|code| !self.loaded.contains_key(code))
-            .filter_map(|code| Some((code, self.choices[code].file(&self.ctx.at(), &self.lesson).ok()?)))
+            .filter_map(|code| {
+                Some((code, self.choices[code].file(&self.ctx.at(), &self.lesson).ok()?))
+            })
             .collect();
         let (ctx, lesson, limit, stop) = (&self.ctx, &self.lesson, self.limit, &self.stop);
         let opened: Vec<(usize, Loaded)> = std::thread::scope(|scope| {
@@ -324,13 +331,22 @@ impl Runner {
                 .map(|(code, file)| {
                     let start = move || Loaded {
                         stamp: stamp(&file),
-                        bridge: Replayer::new(ctx.at(), lesson, limit).open_stoppable(&file, stop.clone()),
+                        bridge: Replayer::new(ctx.at(), lesson, limit)
+                            .open_stoppable(&file, stop.clone()),
                     };
-                    (code, std::thread::Builder::new().name("player-python".into()).spawn_scoped(scope, start))
+                    (
+                        code,
+                        std::thread::Builder::new()
+                            .name("player-python".into())
+                            .spawn_scoped(scope, start),
+                    )
                 })
                 .collect();
             // A thread that could not start or panicked leaves its code to load on first use.
-            starting.into_iter().filter_map(|(code, t)| Some((code, t.ok()?.join().ok()?))).collect()
+            starting
+                .into_iter()
+                .filter_map(|(code, t)| Some((code, t.ok()?.join().ok()?)))
+                .collect()
         });
         self.loaded.extend(opened);
     }
@@ -338,7 +354,9 @@ impl Runner {
     /// One replay, or `None` when it was done already for this version of the file.
     fn play(&mut self, key: Key) -> Option<Replayed> {
         let failed = |why: Unplayable| Some(Replayed { key, stamp: None, replay: Err(why) });
-        let Some(choice) = self.choices.get(key.code) else { return failed(Unplayable::NoSuchCode) };
+        let Some(choice) = self.choices.get(key.code) else {
+            return failed(Unplayable::NoSuchCode);
+        };
         let file = match choice.file(&self.ctx.at(), &self.lesson) {
             Ok(file) => file,
             Err(e) => return failed(e.into()),
@@ -347,7 +365,9 @@ impl Runner {
         if self.done.get(&key) == Some(&now) {
             return None;
         }
-        let Some(ticket) = self.lesson.tickets.get(key.ticket) else { return failed(Unplayable::NoSuchTicket) };
+        let Some(ticket) = self.lesson.tickets.get(key.ticket) else {
+            return failed(Unplayable::NoSuchTicket);
+        };
         let mut replayer = Replayer::new(self.ctx.at(), &self.lesson, self.limit);
         let cassette = match replayer.cassette(key.runtime, ticket) {
             Ok(cassette) => cassette,
@@ -362,7 +382,8 @@ impl Runner {
         let loaded = self.loaded.get_mut(&key.code)?;
         let label = &self.labels[key.code];
         // The learner's own recordings (kept by watch --live) answer after the shipped ones.
-        let replay = replayer.replay_with(ticket, key.runtime, label, &mut loaded.bridge, &cassette);
+        let replay =
+            replayer.replay_with(ticket, key.runtime, label, &mut loaded.bridge, &cassette);
         let replay = match replay {
             Ok(replay) => replay,
             Err(e) => return failed(e.into()),

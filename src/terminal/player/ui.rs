@@ -20,6 +20,7 @@ use crate::render::cards::{self, Look};
 use crate::render::styles::{Glyphs, Styles};
 use crate::terminal::player::app::{App, Item, Show};
 use crate::terminal::player::keys;
+use crate::terminal::player::predict::Guess;
 use crate::terminal::player::predict::Question;
 use crate::terminal::player::source::Source;
 use crate::terminal::player::spans;
@@ -92,25 +93,40 @@ pub fn draw<S: Source>(frame: &mut Frame, app: &App<S>, theme: &Theme) {
     let note: Vec<Line> = app
         .note
         .as_deref()
-        .map(|n| wrap(n, usize::from(area.width)).into_iter().map(|l| Line::styled(l, theme.warn())).collect())
+        .map(|n| {
+            wrap(n, usize::from(area.width))
+                .into_iter()
+                .map(|l| Line::styled(l, theme.warn()))
+                .collect()
+        })
         .unwrap_or_default();
-    let [main, note_area, status] =
-        Layout::vertical([Constraint::Min(0), Constraint::Length(note.len() as u16), Constraint::Length(1)])
-            .areas(area);
+    let [main, note_area, status] = Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(note.len() as u16),
+        Constraint::Length(1),
+    ])
+    .areas(area);
     frame.render_widget(Paragraph::new(note), note_area);
     let right = if area.width >= WIDE {
-        let [side, right] = Layout::horizontal([Constraint::Length(SIDEBAR), Constraint::Min(0)]).areas(main);
+        let [side, right] =
+            Layout::horizontal([Constraint::Length(SIDEBAR), Constraint::Min(0)]).areas(main);
         ticket_list(frame, side, app, theme);
         right
     } else {
         main
     };
     let head = header(app, theme, right.width, area.width < WIDE);
-    let [head_area, rule_area, cards_area] =
-        Layout::vertical([Constraint::Length(head.len() as u16), Constraint::Length(1), Constraint::Min(0)])
-            .areas(right);
+    let [head_area, rule_area, cards_area] = Layout::vertical([
+        Constraint::Length(head.len() as u16),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(right);
     frame.render_widget(Paragraph::new(head), head_area);
-    frame.render_widget(Paragraph::new(Line::styled("─".repeat(usize::from(rule_area.width)), theme.dim())), rule_area);
+    frame.render_widget(
+        Paragraph::new(Line::styled("─".repeat(usize::from(rule_area.width)), theme.dim())),
+        rule_area,
+    );
     let used = cards_view(frame, cards_area, app, theme);
     status_line(frame, status, app, theme);
     if let Some(question) = &app.question {
@@ -152,7 +168,10 @@ fn ticket_list<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &T
         let current = i == app.ticket;
         let mark = if current { "› " } else { "  " };
         let style = if current { theme.strong().patch(theme.accent()) } else { Style::new() };
-        lines.push(Line::from(vec![Span::styled(mark, theme.accent()), Span::styled(t.id.clone(), style)]));
+        lines.push(Line::from(vec![
+            Span::styled(mark, theme.accent()),
+            Span::styled(t.id.clone(), style),
+        ]));
         lines.push(Line::styled(format!("    {}", t.category), theme.dim()));
     }
     lines.push(Line::default());
@@ -161,7 +180,13 @@ fn ticket_list<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &T
 }
 
 /// `[chosen] other other`, or just the chosen one when space is short.
-fn switch<'a>(name: &str, values: &[(String, bool)], chosen: usize, full: bool, theme: &Theme) -> Vec<Span<'a>> {
+fn switch<'a>(
+    name: &str,
+    values: &[(String, bool)],
+    chosen: usize,
+    full: bool,
+    theme: &Theme,
+) -> Vec<Span<'a>> {
     let mut spans = vec![Span::styled(format!("{name} "), theme.dim())];
     if !full {
         spans.push(Span::styled(values[chosen].0.clone(), theme.strong()));
@@ -204,7 +229,8 @@ fn header<S: Source>(app: &App<S>, theme: &Theme, width: u16, narrow: bool) -> V
         .enumerate()
         .map(|(i, label)| (label.clone(), i == app.code || app.source.available(i).is_ok()))
         .collect();
-    let runtimes: Vec<(String, bool)> = Runtime::ALL.iter().map(|r| (r.name().to_string(), true)).collect();
+    let runtimes: Vec<(String, bool)> =
+        Runtime::ALL.iter().map(|r| (r.name().to_string(), true)).collect();
     let runtime = Runtime::ALL.iter().position(|r| *r == app.runtime).unwrap_or(0);
     let compare = [("off".to_string(), true), ("on".to_string(), true)];
     let full = w >= 84;
@@ -218,7 +244,8 @@ fn header<S: Source>(app: &App<S>, theme: &Theme, width: u16, narrow: bool) -> V
     if app.compare {
         let other = if app.code == 0 { 1 } else { app.code };
         let codes = app.source.codes();
-        let text = format!("comparing {} against {}, marked where the runs split", codes[0], codes[other]);
+        let text =
+            format!("comparing {} against {}, marked where the runs split", codes[0], codes[other]);
         lines.extend(wrap(&text, w).into_iter().map(|l| Line::styled(l, theme.dim())));
     }
 
@@ -228,9 +255,29 @@ fn header<S: Source>(app: &App<S>, theme: &Theme, width: u16, narrow: bool) -> V
         Err(_) => "Replies: none; this ticket could not be replayed (see below).".to_string(),
     };
     lines.extend(
-        wrap(&provenance, w).into_iter().map(|l| Line::styled(l, theme.warn().remove_modifier(Modifier::BOLD))),
+        wrap(&provenance, w)
+            .into_iter()
+            .map(|l| Line::styled(l, theme.warn().remove_modifier(Modifier::BOLD))),
     );
     lines
+}
+
+/// The learner's guess under the verdict it was about: right or wrong, and why.
+fn guess_lines(v: &mut Vec<Line<'static>>, guess: &Guess, theme: &Theme, width: u16) {
+    let (mark, style) = if guess.right() {
+        (theme.glyphs.pass, theme.good())
+    } else {
+        (theme.glyphs.fail, theme.bad())
+    };
+    let text = format!("{mark} {}", guess.judgement());
+    let room = usize::from(width).saturating_sub(2 + 14);
+    for (n, piece) in wrap(&text, room).into_iter().enumerate() {
+        let label = if n == 0 { "Your guess" } else { "" };
+        v.push(Line::from(vec![
+            Span::styled(format!("{label:<14}"), style),
+            Span::styled(piece, style),
+        ]));
+    }
 }
 
 /// The revealed items as lines, and where each item's lines start and end.
@@ -255,32 +302,27 @@ fn card_lines<S: Source>(
             Item::Event { .. } => {
                 let event = show.told(*item);
                 event
-                    .map(|e| spans::lines(&cards::event_lines(&e, &look(app.is_expanded(i))), theme.color))
+                    .map(|e| {
+                        spans::lines(
+                            &cards::event_lines(&e, &look(app.is_expanded(i))),
+                            theme.color,
+                        )
+                    })
                     .unwrap_or_default()
             }
-            Item::Split => spans::lines(&cards::split_marker_lines(&look(false), show.split), theme.color),
+            Item::Split => {
+                spans::lines(&cards::split_marker_lines(&look(false), show.split), theme.color)
+            }
             Item::RunHead(run) => {
                 vec![Line::styled(format!("── {} ──", show.runs[run].code), theme.strong())]
             }
             Item::Verdict(run) => {
-                let mut v = spans::lines(&cards::verdict_lines(&show.runs[run].verdict, &look(false)), theme.color);
+                let mut v = spans::lines(
+                    &cards::verdict_lines(&show.runs[run].verdict, &look(false)),
+                    theme.color,
+                );
                 if let Some(guess) = app.judged().filter(|g| g.run == run) {
-                    {
-                        let (mark, style) = if guess.right() {
-                            (theme.glyphs.pass, theme.good())
-                        } else {
-                            (theme.glyphs.fail, theme.bad())
-                        };
-                        let text = format!("{mark} {}", guess.judgement());
-                        let room = usize::from(width).saturating_sub(2 + 14);
-                        for (n, piece) in wrap(&text, room).into_iter().enumerate() {
-                            let label = if n == 0 { "Your guess" } else { "" };
-                            v.push(Line::from(vec![
-                                Span::styled(format!("{label:<14}"), style),
-                                Span::styled(piece, style),
-                            ]));
-                        }
-                    }
+                    guess_lines(&mut v, guess, theme, width);
                 }
                 if show.runs.len() > 1 {
                     v.push(Line::default());
@@ -288,7 +330,8 @@ fn card_lines<S: Source>(
                 v
             }
         };
-        let body = body.into_iter().flat_map(|line| fit(line, usize::from(width).saturating_sub(2)));
+        let body =
+            body.into_iter().flat_map(|line| fit(line, usize::from(width).saturating_sub(2)));
         for (n, line) in body.enumerate() {
             let gutter = if n == 0 && Some(i) == selected { "› " } else { "  " };
             let mut all = vec![Span::styled(gutter, theme.accent().add_modifier(Modifier::BOLD))];
@@ -337,15 +380,18 @@ fn fit(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
 /// The codes being replayed, as the status line names them: `yours`, `starter and yours`.
 fn replaying_with<S: Source>(app: &App<S>) -> String {
     let codes = app.source.codes();
-    let names: Vec<&str> = app.codes_to_run().iter().filter_map(|&c| codes.get(c)).map(String::as_str).collect();
+    let names: Vec<&str> =
+        app.codes_to_run().iter().filter_map(|&c| codes.get(c)).map(String::as_str).collect();
     names.join(" and ")
 }
 
 fn cards_view<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &Theme) -> u16 {
     if app.replaying() {
         let text = format!("Replaying {} with {}…", app.ticket_id(), replaying_with(app));
-        let lines: Vec<Line> =
-            wrap(&text, usize::from(area.width)).into_iter().map(|l| Line::styled(l, theme.dim())).collect();
+        let lines: Vec<Line> = wrap(&text, usize::from(area.width))
+            .into_iter()
+            .map(|l| Line::styled(l, theme.dim()))
+            .collect();
         let used = lines.len() as u16;
         frame.render_widget(Paragraph::new(lines), area);
         return used;
@@ -354,9 +400,13 @@ fn cards_view<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &Th
         Ok(show) => show,
         Err(why) => {
             let mut lines = vec![Line::styled("This ticket could not be replayed:", theme.bad())];
-            lines.extend(wrap(&why.to_string(), usize::from(area.width)).into_iter().map(Line::raw));
+            lines
+                .extend(wrap(&why.to_string(), usize::from(area.width)).into_iter().map(Line::raw));
             lines.push(Line::default());
-            lines.push(Line::styled("Pick another ticket (←/→), runtime (r) or code (c).", theme.dim()));
+            lines.push(Line::styled(
+                "Pick another ticket (←/→), runtime (r) or code (c).",
+                theme.dim(),
+            ));
             let used = lines.len() as u16;
             frame.render_widget(Paragraph::new(lines), area);
             return used;
@@ -439,8 +489,11 @@ fn status_line<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &T
     };
     let right: String = right.chars().take(room).collect();
     let pad = room.saturating_sub(right.chars().count());
-    let line =
-        Line::from(vec![Span::styled(left, style), Span::raw(" ".repeat(pad + 1)), Span::styled(right, right_style)]);
+    let line = Line::from(vec![
+        Span::styled(left, style),
+        Span::raw(" ".repeat(pad + 1)),
+        Span::styled(right, right_style),
+    ]);
     frame.render_widget(Paragraph::new(line), area);
 }
 
@@ -448,8 +501,11 @@ fn status_line<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &T
 fn replaying_status<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, theme: &Theme) {
     let left = format!("⋯ replaying with {}… ", replaying_with(app));
     let room = usize::from(area.width).saturating_sub(left.chars().count() + 1);
-    let options =
-        ["←/→ ticket · c code · r runtime · s compare · ? help · q quit", "←/→ ticket · c code · q quit", "q quit"];
+    let options = [
+        "←/→ ticket · c code · r runtime · s compare · ? help · q quit",
+        "←/→ ticket · c code · q quit",
+        "q quit",
+    ];
     let right = options.iter().find(|k| k.chars().count() <= room).copied().unwrap_or("");
     let pad = room.saturating_sub(right.chars().count());
     let line = Line::from(vec![
@@ -462,13 +518,23 @@ fn replaying_status<S: Source>(frame: &mut Frame, area: Rect, app: &App<S>, them
 
 /// A bordered box in `area` with `lines` inside, cleared first: from line `top` of the area
 /// (as far down as it fits), or centred.
-fn boxed(frame: &mut Frame, area: Rect, title: &str, lines: Vec<Line<'static>>, theme: &Theme, top: Option<u16>) {
+fn boxed(
+    frame: &mut Frame,
+    area: Rect,
+    title: &str,
+    lines: Vec<Line<'static>>,
+    theme: &Theme,
+    top: Option<u16>,
+) {
     let height = (lines.len() as u16 + 2).min(area.height);
     let width = area.width;
     let room = area.height - height;
     let y = area.y + top.map_or(room / 2, |t| t.min(room));
     let spot = Rect { x: area.x, y, width, height };
-    let block = Block::bordered().title(format!(" {title} ")).border_style(theme.accent()).title_style(theme.strong());
+    let block = Block::bordered()
+        .title(format!(" {title} "))
+        .border_style(theme.accent())
+        .title_style(theme.strong());
     frame.render_widget(Clear, spot);
     frame.render_widget(Paragraph::new(lines).block(block), spot);
 }
@@ -487,7 +553,10 @@ fn question_box(frame: &mut Frame, area: Rect, below: u16, question: &Question, 
         ]));
     }
     lines.push(Line::default());
-    lines.push(Line::styled(format!("Press {} · space skips the question", question.keys()), theme.dim()));
+    lines.push(Line::styled(
+        format!("Press {} · space skips the question", question.keys()),
+        theme.dim(),
+    ));
     let [_, inner] = Layout::horizontal([Constraint::Length(1), Constraint::Min(0)]).areas(area);
     boxed(frame, inner, "Predict, then watch", lines, theme, Some(below + 1));
 }

@@ -17,7 +17,9 @@ fn reads(name: &str, frame: Value) -> Result<(), String> {
     let answer = read(frame)?;
     match (name, answer.said) {
         ("loaded", HostSaid::Value(v)) => loaded(v).map(drop),
-        ("effects", HostSaid::Value(v)) => effects("the value of an `effects` question", v).map(drop),
+        ("effects", HostSaid::Value(v)) => {
+            effects("the value of an `effects` question", v).map(drop)
+        }
         _ => Ok(()),
     }
 }
@@ -66,7 +68,9 @@ fn every_golden_frame_reads() {
     assert_eq!(call.lines, ["the payment service was asked twice"]);
     assert_eq!(call.effects.unwrap().counts["refunds_paid"], json!(1));
     assert_eq!(read(golden("value_null")).unwrap().said, HostSaid::Value(Value::Null));
-    let HostSaid::Failed(failure) = read(golden("failure")).unwrap().said else { panic!("a failure") };
+    let HostSaid::Failed(failure) = read(golden("failure")).unwrap().said else {
+        panic!("a failure")
+    };
     assert_eq!((failure.category.as_str(), failure.verify), ("business", None));
     assert_eq!(read(golden("lost")).unwrap().said, HostSaid::Lost);
     let HostSaid::Error(error) = read(golden("error")).unwrap().said else { panic!("an error") };

@@ -17,7 +17,12 @@ use crate::world::{TicketKeys, Tool};
 
 /// One question of the host's `ask`: the runs it is `done` with, the run it opens (`[number,
 /// ticket]`, or null), the function asked and its arguments.
-pub(super) fn host_question(done: Value, opening: Value, function: &str, args: Vec<Value>) -> Vec<Value> {
+pub(super) fn host_question(
+    done: Value,
+    opening: Value,
+    function: &str,
+    args: Vec<Value>,
+) -> Vec<Value> {
     vec![done, opening, Value::from(function), Value::Array(args)]
 }
 
@@ -72,7 +77,9 @@ impl PythonWorld {
         tools: &[Tool],
         tickets: &[TicketKeys<'_>],
     ) -> Result<Loading, Refused> {
-        let host = host_file().map_err(|why| Refused::Broken(format!("the world host could not be written: {why}")))?;
+        let host = host_file().map_err(|why| {
+            Refused::Broken(format!("the world host could not be written: {why}"))
+        })?;
         let cfg = BridgeConfig {
             python: BridgeConfig::learner_python(),
             file: host.to_path_buf(),
@@ -86,19 +93,31 @@ impl PythonWorld {
             .iter()
             .map(|t| json!({"name": t.name, "does": t.does, "description": t.description, "input_schema": t.input_schema}))
             .collect();
-        let tickets: Map<String, Value> =
-            tickets.iter().map(|t| (t.id.to_string(), serde_json::to_value(t.keys).unwrap_or(Value::Null))).collect();
+        let tickets: Map<String, Value> = tickets
+            .iter()
+            .map(|t| (t.id.to_string(), serde_json::to_value(t.keys).unwrap_or(Value::Null)))
+            .collect();
         let data = serde_json::to_value(data).unwrap_or(Value::Null);
         let path = file.to_string_lossy().into_owned();
         let protocol = Value::from(crate::bridge::PROTOCOL);
-        let load = vec![Value::from(path), data, Value::from(tools), Value::Object(tickets), protocol];
+        let load =
+            vec![Value::from(path), data, Value::from(tools), Value::Object(tickets), protocol];
         // A Python warmed up at the start of the command (`check`) is taken when there is one,
         // told to load the host and the lesson's world in one go.
-        let asked = Bridge::start_asking(cfg, Stop::default(), "load_world", &load).map_err(|e| match e.kind {
-            crate::bridge::LoadKind::NoPython => Refused::NoPython,
-            _ => Refused::Broken(format!("its process could not start: {}", e.message)),
-        })?;
-        Ok(Loading { shown: shown.to_string(), asked, load, reserved: Vec::new(), next_run: FIRST_RUN })
+        let asked =
+            Bridge::start_asking(cfg, Stop::default(), "load_world", &load).map_err(|e| match e
+                .kind
+            {
+                crate::bridge::LoadKind::NoPython => Refused::NoPython,
+                _ => Refused::Broken(format!("its process could not start: {}", e.message)),
+            })?;
+        Ok(Loading {
+            shown: shown.to_string(),
+            asked,
+            load,
+            reserved: Vec::new(),
+            next_run: FIRST_RUN,
+        })
     }
 }
 
@@ -135,16 +154,22 @@ impl Loading {
                     loading = slot.0.call("load_world", &world.load);
                     killed = slot.0.killed_by_signal();
                 }
-                world.judged(&mut slot.0, "load_world", "load_world", loading, killed).map(|(answer, _)| answer)
+                world
+                    .judged(&mut slot.0, "load_world", "load_world", loading, killed)
+                    .map(|(answer, _)| answer)
             }
             Err(_) => Err(Unanswered::Broken("the world's process was lost".into())),
         };
         let loaded = match answer {
             Ok(CallAnswer::Value(v)) => v,
-            Ok(CallAnswer::Failed(_)) => return Err(Refused::Broken(world.garbled("loading", "a Failure"))),
+            Ok(CallAnswer::Failed(_)) => {
+                return Err(Refused::Broken(world.garbled("loading", "a Failure")))
+            }
             Err(Unanswered::Problems(found)) => return Err(Refused::Problems(found)),
             Err(Unanswered::Broken(why)) => return Err(Refused::Broken(why)),
-            Err(Unanswered::Lost) => return Err(Refused::Broken("its process ended while it loaded".into())),
+            Err(Unanswered::Lost) => {
+                return Err(Refused::Broken("its process ended while it loaded".into()))
+            }
         };
         let broken = |why| Refused::Broken(format!("while loading, {why}"));
         let loaded = frames::loaded(loaded).map_err(broken)?;

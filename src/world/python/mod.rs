@@ -31,7 +31,8 @@ pub(crate) const HOST: &str = include_str!("../host.py");
 const FUNCTIONS: [&str; 2] = ["load_world", "ask"];
 
 /// The last line of an error raised in the world's code.
-const WORLDS_OWN: &str = "This is an error in the world, not in the learner's code: fix the world file.";
+const WORLDS_OWN: &str =
+    "This is an error in the world, not in the learner's code: fix the world file.";
 
 /// How long a world may take over one call: a world is the author's code, and fast.
 const DEADLINE: Duration = Duration::from_secs(5);
@@ -166,7 +167,12 @@ impl PythonWorld {
 
     /// Call a host function, for its answer and the world's own lines of it; an error names the
     /// call as `named` (what was asked through the host's `ask`), and the first one is kept.
-    fn ask_saying(&self, function: &str, named: &str, args: &[Value]) -> Result<(CallAnswer, Besides), Unanswered> {
+    fn ask_saying(
+        &self,
+        function: &str,
+        named: &str,
+        args: &[Value],
+    ) -> Result<(CallAnswer, Besides), Unanswered> {
         if let Some(why) = self.broken() {
             return Err(Unanswered::Broken(why));
         }
@@ -193,13 +199,16 @@ impl PythonWorld {
             Outcome::Returned(value) => self.read(value, named),
             // Killed, stopped, flooded or written into from outside, or made to answer past the
             // limit by what it was asked: the doing of the file whose run asked, not the author's.
-            other if function != "load_world" && upset(&other, killed) => Err(self.upset(bridge, named, &other)),
+            other if function != "load_world" && upset(&other, killed) => {
+                Err(self.upset(bridge, named, &other))
+            }
             // The process ended under the call by itself: a fresh one is loaded, and the runs it
             // held are lost (their calls fail, nothing more), as often as that happens; a world
             // that keeps exiting by itself is its author's error.
             Outcome::Exited { .. } | Outcome::Unavailable { .. }
                 if function != "load_world"
-                    && self.ended.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < ENDINGS_ALLOWED
+                    && self.ended.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+                        < ENDINGS_ALLOWED
                     && self.reload(bridge) =>
             {
                 self.resets.fetch_add(1, Ordering::SeqCst);
@@ -261,7 +270,9 @@ impl PythonWorld {
         args: Vec<Value>,
     ) -> Result<(CallAnswer, Besides), Unanswered> {
         let opening = match run {
-            Some(run) if !run.opened.swap(true, Ordering::SeqCst) => json!([run.number, run.ticket]),
+            Some(run) if !run.opened.swap(true, Ordering::SeqCst) => {
+                json!([run.number, run.ticket])
+            }
             _ => Value::Null,
         };
         let mut question = host_question(json!([]), opening, function, args);
@@ -269,13 +280,19 @@ impl PythonWorld {
         // that ended are forgotten with the next one.
         let ahead = self.bridge.lock().is_ok_and(|slot| slot.0.is_ahead("ask", &question));
         if !ahead {
-            question[0] = json!(self.done.lock().map(|mut d| std::mem::take(&mut *d)).unwrap_or_default());
+            question[0] =
+                json!(self.done.lock().map(|mut d| std::mem::take(&mut *d)).unwrap_or_default());
         }
         self.ask_saying("ask", function, &question)
     }
 
     /// A value the host must give; a world that broke gives `None` (and is remembered broken).
-    fn value(&self, run: Option<&PythonRun<'_>>, function: &str, args: Vec<Value>) -> Option<Value> {
+    fn value(
+        &self,
+        run: Option<&PythonRun<'_>>,
+        function: &str,
+        args: Vec<Value>,
+    ) -> Option<Value> {
         match self.asked(run, function, args) {
             Ok((CallAnswer::Value(v), _)) => Some(v),
             _ => None,
@@ -301,7 +318,14 @@ impl Setting for PythonWorld {
         });
         let number = reserved.unwrap_or_else(|| self.next_run.fetch_add(1, Ordering::SeqCst));
         let (ticket, opened) = (ticket.to_string(), AtomicBool::new(false));
-        Box::new(PythonRun { world: self, number, ticket, opened, said: Vec::new(), done_so_far: Mutex::new(None) })
+        Box::new(PythonRun {
+            world: self,
+            number,
+            ticket,
+            opened,
+            said: Vec::new(),
+            done_so_far: Mutex::new(None),
+        })
     }
 
     fn message(&self, key: &str) -> Option<&str> {
@@ -343,7 +367,11 @@ impl PythonWorld {
         if reserved.len() >= RESERVED_AT_MOST {
             return;
         }
-        let first = AheadQuestion::FirstCall { ticket: ticket.into(), tool: tool.into(), input: input.clone() };
+        let first = AheadQuestion::FirstCall {
+            ticket: ticket.into(),
+            tool: tool.into(),
+            input: input.clone(),
+        };
         let (question, opens) = first.asked(self.next_run.fetch_add(1, Ordering::SeqCst));
         if self.bridge.lock().is_ok_and(|mut slot| slot.0.send_ahead("ask", question)) {
             reserved.extend(opens);
@@ -387,7 +415,11 @@ impl PythonRun<'_> {
 
 impl World for PythonRun<'_> {
     fn call(&mut self, tool: &str, input: &Value, fail: &mut Fail<'_>) -> Result<Value, Halt> {
-        let answer = self.world.asked(Some(self), "call", vec![json!(self.number), Value::from(tool), input.clone()]);
+        let answer = self.world.asked(
+            Some(self),
+            "call",
+            vec![json!(self.number), Value::from(tool), input.clone()],
+        );
         let (answer, besides) = match answer {
             Ok(answered) => answered,
             Err(_) => {
@@ -433,7 +465,11 @@ impl World for PythonRun<'_> {
         self.forget_effects();
         let seen = json!({"category": seen.category, "retryable": seen.retryable, "message": seen.message});
         self.world
-            .value(Some(self), "report", vec![json!(self.number), seen, Value::from(attempts), input.clone()])
+            .value(
+                Some(self),
+                "report",
+                vec![json!(self.number), seen, Value::from(attempts), input.clone()],
+            )
             .filter(|v| !v.is_null())
     }
 }
