@@ -376,4 +376,30 @@ kinds = [
             vec![KindNamed { kind: "own".into(), says: "flagged, a sentence".into() }]
         );
     }
+
+    #[test]
+    fn text_blocks_are_read_as_their_text_and_anything_else_as_json() {
+        let blocks = json!([{"type": "text", "text": "one"}, {"type": "text", "text": "two"}]);
+        assert_eq!(text_of(&blocks), "one\ntwo");
+        // One part that is no text block: the whole, as JSON, not the texts of the others.
+        let mixed = json!([{"type": "text", "text": "one"}, {"type": "image", "source": {}}]);
+        assert_eq!(text_of(&mixed), crate::text::canonical::canonical(&mixed));
+        assert_eq!(text_of(&Value::Null), "");
+    }
+
+    #[test]
+    fn only_the_parts_whose_words_differ_are_told_when_some_do() {
+        let kinds = Kinds::for_ticket(&[words()], "any");
+        let two = |first: &str, second: &str| {
+            let result = |id: &str, text: &str| json!({"tool_use_id": id, "type": "tool_result", "is_error": true, "content": text});
+            json!({"model": "m", "messages": [
+                {"role": "user", "content": "hi"},
+                {"role": "user", "content": [result("t1", first), result("t2", second)]},
+            ]})
+        };
+        let same = "The same sentence, twice.";
+        let swaps = kinds.swaps(&two(same, "Mine, a sentence."), &two(same, "Theirs, recorded."));
+        assert_eq!(swaps.len(), 1, "{swaps:?}");
+        assert_eq!(swaps[0].sent, "Mine, a sentence.");
+    }
 }
