@@ -6,6 +6,9 @@
 
 pub(crate) mod one_file;
 pub(crate) mod sample_key;
+mod samples;
+
+pub(crate) use samples::Samples;
 
 use std::collections::HashMap;
 
@@ -214,98 +217,6 @@ pub(crate) fn ask_ahead(lesson: &Lesson, seed: u64) {
             lesson.call_ahead(&ticket.id, &probe.tool, &probe.input);
         }
     }
-}
-
-/// The lesson's sample messages for one run, with the fields the world draws (an id, say)
-/// drawn once from the seed and shared: every message, and every `$<field>` in a case's other
-/// arguments and expectations, names the same thing.
-pub(crate) struct Samples {
-    values: HashMap<String, String>,
-    /// Each id a case names a call by (`case_ids`), and the one drawn for this file instead.
-    ids: HashMap<String, String>,
-    seed: u64,
-}
-
-impl Samples {
-    /// Ask the lesson's world, while it loads, for the fields `draw` will ask it for with this
-    /// seed, so their answer is ready when the checks begin.
-    fn draw_ahead(lesson: &Lesson, seed: u64) {
-        let mut rng = Backoff::from_seed(seed);
-        lesson.draw_ahead(crate::world::python::units(&mut |n| rng.below(n)));
-    }
-
-    pub(crate) fn draw(lesson: &Lesson, seed: u64) -> Samples {
-        let mut rng = Backoff::from_seed(seed);
-        let setting = lesson.setting();
-        let drawn = setting.draw_fields(&mut |n| rng.below(n));
-        let mut values: HashMap<String, String> = drawn.iter().cloned().collect();
-        for (name, sample) in &lesson.samples {
-            // What the sample gives itself wins over what was drawn.
-            let mut fields: Vec<(String, String)> =
-                drawn.iter().filter(|(k, _)| !sample.fields.contains_key(k)).cloned().collect();
-            fields.extend(sample.fields.clone());
-            let template = setting.message(&sample.message).unwrap_or("");
-            values.insert(name.clone(), crate::world::fill(template, &fields));
-        }
-        Samples { values, ids: drawn_ids(lesson, seed), seed }
-    }
-
-    /// A case's arguments with every `$name` replaced by its sample, and every `{ none = true }`
-    /// by `None` (TOML has no null).
-    fn resolve(&self, value: &Value) -> Value {
-        match value {
-            Value::Object(map) if is_none(map) => Value::Null,
-            Value::String(s) => match s.strip_prefix('$').and_then(|name| self.values.get(name)) {
-                Some(text) => Value::from(text.as_str()),
-                None => Value::from(self.ids.get(s).unwrap_or(s).as_str()),
-            },
-            Value::Array(items) => Value::Array(items.iter().map(|v| self.resolve(v)).collect()),
-            Value::Object(map) => {
-                Value::Object(map.iter().map(|(k, v)| (k.clone(), self.resolve(v))).collect())
-            }
-            other => other.clone(),
-        }
-    }
-}
-
-/// `{ none = true }`, which stands for `None` in a case.
-fn is_none(map: &serde_json::Map<String, Value>) -> bool {
-    map.len() == 1 && map.get("none") == Some(&Value::Bool(true))
-}
-
-/// The ids written in the cases' arguments that start with one of the lesson's `case_ids`, each
-/// with one drawn for this file in the shape the runner gives its own ids (a replay's): a file
-/// cannot tell a check's call from a replay's by its id, nor behave only for the ids it knows.
-fn drawn_ids(lesson: &Lesson, seed: u64) -> HashMap<String, String> {
-    fn begins<'p>(id: &str, prefixes: &'p [String]) -> Option<&'p str> {
-        prefixes.iter().map(String::as_str).find(|p| id.starts_with(p))
-    }
-    fn walk(value: &Value, prefixes: &[String], out: &mut Vec<String>) {
-        match value {
-            Value::String(s) if begins(s, prefixes).is_some() => out.push(s.clone()),
-            Value::Array(items) => items.iter().for_each(|v| walk(v, prefixes, out)),
-            Value::Object(map) => map.values().for_each(|v| walk(v, prefixes, out)),
-            _ => {}
-        }
-    }
-    let mut written = Vec::new();
-    let args = lesson.checks.iter().flat_map(|c| &c.cases).flat_map(|case| &case.args);
-    args.for_each(|a| walk(a, &lesson.case_ids, &mut written));
-    written
-        .into_iter()
-        .map(|id| {
-            let prefix = begins(&id, &lesson.case_ids).unwrap_or_default();
-            let drawn = drawn_id(prefix, &json!(["case", seed, id]));
-            (id, drawn)
-        })
-        .collect()
-}
-
-/// An id of the runner's shape (as `recordings::api_id` makes them), after `prefix`.
-fn drawn_id(prefix: &str, seed: &Value) -> String {
-    let digest = crate::replay::recordings::key(seed);
-    let tail: String = digest.trim_start_matches("v1:").chars().take(24).collect();
-    format!("{prefix}01{tail}")
 }
 
 fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn Code) -> Verdict {
