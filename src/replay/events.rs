@@ -573,3 +573,21 @@ pub(crate) fn split_point(a: &Run, b: &Run) -> Option<usize> {
     let common = a.iter().zip(&b).take_while(|(x, y)| x.signature() == y.signature()).count();
     (common < a.len().max(b.len())).then_some(common)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_attempt_is_repeated_when_the_story_says_the_call_was_made_again_or_it_was_retried() {
+        let event = Event::Wait { ms: 1 };
+        let told = |retried, repeated| Told {
+            event: &event,
+            judged: Some(Judged { tone: Tone::Reported, retried, repeated }),
+        };
+        assert!(told(false, true).repeated(), "the model asked again in a call of its own");
+        assert!(told(true, false).repeated(), "a retry is a repeat");
+        assert!(!told(false, false).repeated());
+        assert!(!Told { event: &event, judged: None }.repeated(), "no judgement: not a retry");
+    }
+}
