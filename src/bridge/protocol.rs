@@ -14,7 +14,11 @@ pub(crate) const PROTOCOL: u64 = 1;
 /// Whether a runner's first line is its hello, and in which version of the wire: `None` when it
 /// is no hello at all.
 pub(super) fn hello_version(line: &[u8]) -> Option<Option<u64>> {
-    let hello: Value = serde_json::from_slice(line).ok()?;
+    spoken(&serde_json::from_slice(line).ok()?)
+}
+
+/// As `hello_version`, of a line already read as JSON.
+pub(super) fn spoken(hello: &Value) -> Option<Option<u64>> {
     (hello["hello"] == true).then(|| hello["protocol"].as_u64())
 }
 

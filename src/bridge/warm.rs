@@ -200,7 +200,7 @@ fn hello(answers: &mut File, deadline: Instant) -> Option<(i32, Vec<u8>)> {
     loop {
         if let Some(end) = got.iter().position(|&b| b == b'\n') {
             let line: Value = serde_json::from_slice(&got[..end]).ok()?;
-            let spoken = super::protocol::hello_version(&got[..end]).flatten();
+            let spoken = super::protocol::spoken(&line).flatten();
             let pid = i32::try_from(line["pid"].as_i64()?)
                 .ok()
                 .filter(|_| spoken == Some(super::protocol::PROTOCOL))?;
