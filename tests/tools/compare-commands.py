@@ -148,6 +148,9 @@ def run_case(binary, tree, steps, scratch):
     for argv in steps:
         if argv and argv[0] in ("cp", "mkdir", "write"):
             if argv[0] == "cp":
+                if not (cwd / argv[1]).is_file():
+                    results.append((argv, "not in this revision", "", ""))
+                    continue
                 (cwd / argv[2]).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy(cwd / argv[1], cwd / argv[2])
             elif argv[0] == "mkdir":
