@@ -47,7 +47,7 @@ pub(super) fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
         let lesson = match Lesson::load(&ctx.root, &id).and_then(Lesson::opened) {
             Ok(lesson) => lesson,
             // A broken lesson is a finding; the others are still examined.
-            Err(e @ Error::Corrupt { .. }) => {
+            Err(e @ Error::Corrupt(_)) => {
                 outln!(
                     "{}\n{} {}",
                     s.paint(s.strong, &id),
@@ -210,7 +210,7 @@ fn replay_all(exam: &mut Exam<'_>, lesson: &Lesson, replayer: &Replayer<'_>) -> 
             let cassette = match replayer.cassette(runtime, ticket) {
                 Ok(c) => c,
                 Err(e) => {
-                    if matches!(e, Error::Corrupt { .. }) {
+                    if matches!(e, Error::Corrupt(_)) {
                         exam.found.corrupt += 1;
                     }
                     exam.report(false, format!("{}/{}: {e}", runtime.name(), ticket.id))?;

@@ -6,7 +6,7 @@ use std::io::BufRead;
 use crate::cli::SolutionArgs;
 use crate::commands::Context;
 use crate::course::progress::Progress;
-use crate::error::{Error, EXIT_FAILED, EXIT_SUCCESS};
+use crate::error::{Error, Refusal, EXIT_FAILED, EXIT_SUCCESS};
 use crate::output;
 use crate::render::solution as diff;
 
@@ -18,10 +18,7 @@ pub(super) fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
     let can_ask = ctx.stdin_terminal && ctx.stdout_terminal;
     if !green {
         if !args.reveal {
-            return Err(Error::Refused(format!(
-                "the solution opens once ./workshop check {id} is green, and it is not yet. Try ./workshop hint {id} first; to see it anyway, run ./workshop solution {id} --reveal.",
-                id = lesson.id
-            )));
+            return Err(Refusal::SolutionLocked { lesson: lesson.id.clone() }.into());
         }
         if can_ask && !confirmed()? {
             output::line(&format!(

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::error::Error;
+use crate::error::{Error, Refusal};
 use crate::text::inert;
 
 use super::layout::left_out;
@@ -111,20 +111,12 @@ pub(crate) fn refusal(dest: &Path, shown: &str) -> Result<Option<Error>, Error> 
         ))));
     }
     if dest.join("lessons").is_dir() {
-        return Ok(Some(Error::Refused(format!(
-            "{shown} is a course folder already, and init never writes over one: your work \
-             there stays as it is. Carry on in it (cd {shown}, then ./workshop list), or name a \
-             new folder to begin afresh."
-        ))));
+        return Ok(Some(Refusal::CourseThere { dest: shown.to_string() }.into()));
     }
     let unread = |e| Error::io(format!("could not read {shown}"), e);
     let mut entries = std::fs::read_dir(dest).map_err(unread)?;
     if entries.next().is_some() {
-        return Ok(Some(Error::Refused(format!(
-            "{shown} is not empty, and init writes a course only into a new or empty folder, so \
-             that nothing there is replaced. Name a new folder, such as ./workshop init \
-             workshop-course."
-        ))));
+        return Ok(Some(Refusal::NotEmpty { dest: shown.to_string() }.into()));
     }
     Ok(None)
 }

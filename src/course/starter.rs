@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::course::root::Where;
-use crate::error::Error;
+use crate::error::{Error, Refusal};
 use crate::files::{self, Found};
 use crate::lesson::Lesson;
 
@@ -33,12 +33,8 @@ pub(crate) fn put_starter(
     let (edited, missing) = compared(at, lesson, &files, command)?;
     if !edited.is_empty() && !force {
         let names: Vec<String> = edited.iter().map(|rel| at.shown(&work.join(rel))).collect();
-        return Err(Error::Refused(format!(
-            "{} has your edits, so {command} left it alone. Keep working on it, or run ./workshop {command} {} --force (or ./workshop reset {}) to begin again: your version is kept as a copy beside it.",
-            names.join(", "),
-            lesson.id,
-            lesson.id
-        )));
+        let (command, lesson) = (command.to_string(), lesson.id.clone());
+        return Err(Refusal::Edited { files: names, command, lesson }.into());
     }
     let mut kept = Vec::new();
     for rel in &edited {
@@ -53,11 +49,10 @@ pub(crate) fn put_starter(
         match copy_in(&starter.join(rel), &mine) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                return Err(Error::Refused(format!(
-                    "{} was saved while {command} ran, so it was left as it is. Run ./workshop {command} {} again to begin from the starter.",
-                    at.shown(&mine),
-                    lesson.id
-                )))
+                let (file, command) = (at.shown(&mine), command.to_string());
+                return Err(
+                    Refusal::SavedMeanwhile { file, command, lesson: lesson.id.clone() }.into()
+                );
             }
             Err(e) => return Err(Error::io(format!("could not write {}", at.shown(&mine)), e)),
         }
@@ -97,13 +92,9 @@ pub(crate) fn bring_back(at: &Where, lesson: &Lesson, force: bool) -> Result<Und
             at.shown(&mine)
         )));
     };
-    let undo = format!("./workshop reset {} --undo", lesson.id);
     if edited(at, lesson) && !force {
-        let (mine, last) = (at.shown(&mine), at.shown(&last));
-        return Err(Error::Refused(format!(
-            "{mine} has changed since it was reset, so --undo left it alone. To bring back {last} \
-             anyway, keeping this version as a backup too: {undo} --force"
-        )));
+        let (file, backup) = (at.shown(&mine), at.shown(&last));
+        return Err(Refusal::ChangedSinceReset { file, backup, lesson: lesson.id.clone() }.into());
     }
     // Moved aside first and then looked at, so a save made meanwhile is kept, never lost.
     let kept = match std::fs::symlink_metadata(&mine) {
@@ -125,10 +116,10 @@ pub(crate) fn bring_back(at: &Where, lesson: &Lesson, force: bool) -> Result<Und
     };
     match files::rename_noreplace(&last, &mine) {
         Ok(()) => Ok(Undone { restored: last, kept }),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(Error::Refused(format!(
-            "{} was saved while reset ran, so it was left as it is. Run {undo} again.",
-            at.shown(&mine)
-        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(Refusal::SavedDuringUndo { file: at.shown(&mine), lesson: lesson.id.clone() }
+                .into())
+        }
         Err(e) => Err(Error::io(format!("could not bring back {}", at.shown(&last)), e)),
     }
 }

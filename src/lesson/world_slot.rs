@@ -8,7 +8,7 @@ use super::nowhere::NOWHERE;
 use super::paths::plain_word;
 use super::problems::{Near, Problems};
 use super::Lesson;
-use crate::error::Error;
+use crate::error::{Corrupt, Error, Fault};
 use crate::world::python::{AheadQuestion, Loading, PythonWorld, Refused};
 use crate::world::{Setting, TicketKeys};
 
@@ -25,7 +25,7 @@ impl Lesson {
         let Some(slot) = &self.world_slot else { return Ok(None) };
         match slot.opened.get_or_init(|| self.finish_opening(slot)) {
             Ok(world) => Ok(world.as_deref()),
-            Err(not) => Err(Error::Corrupt { path: not.path.clone(), why: not.why.clone() }),
+            Err(not) => Err(not.error()),
         }
     }
 
@@ -213,13 +213,13 @@ impl Lesson {
             opened.map(|loading| asked_ahead(loading, &slot.ahead)).and_then(Loading::finish);
         let manifest = |problems: Problems| {
             let placed = problems.placed(&slot.text);
-            NotOpened { path: slot.path.display().to_string(), why: placed.join("\n  ") }
+            NotOpened::Manifest { path: slot.path.display().to_string(), problems: placed }
         };
         let world = match opened {
             Ok(world) => world,
             Err(Refused::Problems(found)) => return Err(manifest(Problems::from_world(found))),
             Err(Refused::Broken(why)) => {
-                return Err(NotOpened { path: slot.file.display().to_string(), why })
+                return Err(NotOpened::World { path: slot.file.display().to_string(), why })
             }
             // With no Python nothing can run: the learner's bridge says so in its own words, and
             // an autograder still gets its report.
@@ -262,9 +262,22 @@ type Opened = Result<Option<Arc<PythonWorld>>, NotOpened>;
 /// Why a world did not open: the file to fix (the manifest, or the world's own), and what is
 /// wrong with it.
 #[derive(Debug, Clone)]
-struct NotOpened {
-    path: String,
-    why: String,
+enum NotOpened {
+    /// The manifest's problems, the world's check of it among them.
+    Manifest { path: String, problems: Vec<String> },
+    /// The world's own file broke as it loaded, in the world module's words.
+    World { path: String, why: String },
+}
+
+impl NotOpened {
+    /// The error a command ends with, each time the world is asked for.
+    fn error(&self) -> Error {
+        let (path, fault) = match self {
+            NotOpened::Manifest { path, problems } => (path, Fault::Problems(problems.clone())),
+            NotOpened::World { path, why } => (path, Fault::World(why.clone())),
+        };
+        Corrupt { path: path.clone(), line: None, fault }.into()
+    }
 }
 
 /// A lesson's world: being started, then loaded (or why not).

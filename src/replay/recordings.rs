@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::Error;
+pub(crate) use crate::error::Whose;
+use crate::error::{Corrupt, Error, Fault, RecordError, Recording};
 use crate::lesson::kinds::{ByKind, Kinds, Unanswered};
 use crate::replay::messages;
 
@@ -24,9 +25,6 @@ pub(crate) fn api_id(prefix: &str, seed: &Value) -> String {
     let tail: String = digest.trim_start_matches("v1:").chars().take(24).collect();
     format!("{prefix}_01{tail}")
 }
-
-const RECORD_AGAIN: &str =
-    "Restore the file with git checkout, or make it again with ./workshop record; do not edit recordings by hand";
 
 /// Where a recorded turn came from. Shown by the player on every turn.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -139,47 +137,42 @@ fn read_text(path: &Path, shown: &str, whose: Whose) -> Result<String, Error> {
             let bad = e.utf8_error().valid_up_to();
             let bytes = e.as_bytes();
             let line = bytes[..bad].iter().filter(|&&b| b == b'\n').count() + 1;
-            let column = bad - bytes[..bad].iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1) + 1;
-            let reason = format!("is not UTF-8 text (byte {column} of the line cannot be read)");
-            Error::Corrupt { path: format!("{shown}:{line}"), why: whose.why(reason, Some(RESTORE)) }
+            let column =
+                bad - bytes[..bad].iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1) + 1;
+            let problem = Recording::NotUtf8 { column };
+            Corrupt::at(shown, line, Fault::Recording { problem, whose }).into()
         }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::usage(format!(
-            "{shown} is missing, so this ticket has no recorded turns. Restore it (git checkout -- recordings) or make it with ./workshop record."
-        ))),
-        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Err(Error::Corrupt {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(RecordError::FileMissing { file: shown.to_string() }.into())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Err(Corrupt {
             path: shown.to_string(),
-            why: whose.why(format!("cannot be read as a recording: {e}"), Some(&format!("{RECORD_AGAIN}."))),
-        }),
+            line: None,
+            fault: Fault::Recording { problem: Recording::Unreadable(e), whose },
+        }
+        .into()),
         Err(e) => Err(Error::io(format!("could not read {shown}"), e)),
     }
 }
 
 /// One line of a recording as a turn, checked: no credentials, its key its request's, both sides
 /// within the tool-use rules. A problem is its reason and, where one helps, its remedy.
-fn read_entry(line: &str) -> Result<Entry, (String, Option<&'static str>)> {
+fn read_entry(line: &str) -> Result<Entry, Recording> {
     if let Some(what) = crate::secrets::scan(line) {
-        return Err((format!("holds {what}: recordings must never carry credentials. Delete the line and record it again; if the key is real, revoke it."), None));
+        return Err(Recording::Credentials { what: what.to_string() });
     }
-    let mut entry: Entry = serde_json::from_str(line).map_err(|e| {
-        let what =
-            if e.is_eof() { "is cut off (truncated)" } else { "is not a valid recorded turn" };
-        (format!("{what}: {e}"), Some(RESTORE))
-    })?;
+    let mut entry: Entry = serde_json::from_str(line).map_err(Recording::NotATurn)?;
     entry.provenance = entry.provenance.escaped();
     if entry.key != key(&entry.request) {
-        return Err(("its key does not match its request: the request was edited by hand. Record it again with ./workshop record instead of editing it.".into(), None));
+        return Err(Recording::KeyMismatch);
     }
-    messages::check_request(&entry.request).map_err(|why| {
-        (format!("the recorded request breaks the tool-use rules: {why}"), Some(RECORD_AGAIN))
-    })?;
+    messages::check_request(&entry.request).map_err(|why| Recording::Request(why.into()))?;
     let checked = if entry.refused() || entry.timed_out() {
         check_error(&entry.response)
     } else {
         messages::check_response(&entry.response, &entry.request).map_err(|e| e.to_string())
     };
-    checked.map_err(|why| {
-        (format!("the recorded response is not valid: {why}"), Some(RECORD_AGAIN))
-    })?;
+    checked.map_err(|why| Recording::Response(why.into()))?;
     Ok(entry)
 }
 
@@ -217,32 +210,6 @@ pub(crate) fn file_for(dir: &Path, runtime: &str, ticket: &str) -> PathBuf {
     dir.join(runtime).join(format!("{ticket}.jsonl"))
 }
 
-/// Whose a recording file is: that decides what a problem in it tells the reader to do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Whose {
-    /// The lesson's own recordings, in git: restore the file, or record it again.
-    Shipped,
-    /// The learner's kept turns from `watch --live`: git cannot restore them and `record` does
-    /// not make them, so the way out is to delete the file and ask again.
-    Own,
-}
-
-impl Whose {
-    /// A problem's words: what is wrong, then what to do about it.
-    fn why(self, reason: String, remedy: Option<&str>) -> String {
-        match (self, remedy) {
-            (Whose::Shipped, Some(remedy)) => format!("{reason}. {remedy}"),
-            (Whose::Shipped, None) => reason,
-            (Whose::Own, _) => format!(
-                "{}. This is your own kept recording (from watch --live): delete it, and run watch --live again to ask anew.",
-                reason.trim_end_matches('.')
-            ),
-        }
-    }
-}
-
-const RESTORE: &str = "Restore the file with git checkout, or record it again.";
-
 impl Cassette {
     /// Load and validate one of the lesson's recording files. Every problem names the file and line.
     pub(crate) fn load(root: &Path, path: &Path) -> Result<Cassette, Error> {
@@ -254,10 +221,8 @@ impl Cassette {
         let shown = crate::course::root::shown(root, path);
         let dir = path.parent().and_then(Path::parent).unwrap_or(path);
         if !dir.is_dir() {
-            return Err(Error::usage(format!(
-                "there are no recordings for this lesson: {} is missing. Restore it (git checkout -- recordings) or make it with ./workshop record.",
-                crate::course::root::shown(root, dir)
-            )));
+            let dir = crate::course::root::shown(root, dir);
+            return Err(RecordError::NoRecordings { dir }.into());
         }
         let text = read_text(path, &shown, whose)?;
         let mut cassette = Cassette::default();
@@ -266,17 +231,14 @@ impl Cassette {
                 continue;
             }
             let number = index + 1;
-            let at = |reason: String, remedy: Option<&str>| Error::Corrupt {
-                path: format!("{shown}:{number}"),
-                why: whose.why(reason, remedy),
-            };
-            let entry = read_entry(line).map_err(|(reason, remedy)| at(reason, remedy))?;
+            let at = |problem| Corrupt::at(&shown, number, Fault::Recording { problem, whose });
+            let entry = read_entry(line).map_err(at)?;
             let earlier = cassette.by_key.entry(entry.key.clone()).or_default();
             if let Some(&last) = earlier.last() {
                 let before = &cassette.turns[last];
                 if !before.entry.transient() {
                     let line = before.line;
-                    return Err(at(format!("records the same request as line {line} again"), None));
+                    return Err(at(Recording::SameRequest { line }).into());
                 }
             }
             let nth = earlier.len();
@@ -309,13 +271,9 @@ impl Cassette {
             if let Some(&first) = self.by_kind.get(&key) {
                 let other = &self.turns[first];
                 if other.entry.response != turn.entry.response {
-                    return Err(Error::Corrupt {
-                        path: turn.file_line(root),
-                        why: format!(
-                            "records another reply for words of the same kind as line {}, so a replay could not tell which to give. Give the lesson's kinds (own_words) a narrower `when`, or drop one of the two runs from script.toml and record again.",
-                            other.line
-                        ),
-                    });
+                    let shown = crate::course::root::shown(root, &turn.file);
+                    let fault = Fault::AnotherReply { line: other.line };
+                    return Err(Corrupt::at(&shown, turn.line, fault).into());
                 }
                 continue;
             }

@@ -243,13 +243,8 @@ impl Script {
             let line = e.span().map_or(1, |span| {
                 text.get(..span.start).unwrap_or(&text).matches('\n').count() + 1
             });
-            crate::error::Error::Corrupt {
-                path: format!("{}:{line}", shown(&path)),
-                why: format!(
-                    "is not a valid script: {}. Fix it, or restore it with git checkout.",
-                    e.message().trim().trim_end_matches('.').replace('\n', "; ")
-                ),
-            }
+            let fault = crate::error::Fault::Script(e);
+            crate::error::Error::from(crate::error::Corrupt::at(&shown(&path), line, fault))
         })
     }
 }

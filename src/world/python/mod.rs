@@ -162,7 +162,8 @@ impl PythonWorld {
 
     /// An author's error in this world, as the command reports it.
     pub(crate) fn error(&self, why: String) -> crate::error::Error {
-        crate::error::Error::corrupt(Path::new(&self.shown), why)
+        let fault = crate::error::Fault::World(why);
+        crate::error::Corrupt::new(Path::new(&self.shown), fault).into()
     }
 
     /// Call a host function, for its answer and the world's own lines of it; an error names the

@@ -1,6 +1,26 @@
-//! The errors that end a command, and the exit codes they map to.
+//! The errors that end a command, and the exit codes they map to. Every word a learner reads
+//! about one is written here, in the `#[error]` attributes of the types below, from the data
+//! each carries: the names, the paths, the underlying error as its source.
+
+mod corrupt;
+mod course;
+mod flag;
+mod grade;
+mod lesson;
+mod record;
+mod refusal;
+#[cfg(test)]
+mod tests;
 
 use std::path::Path;
+
+pub(crate) use corrupt::{Corrupt, Fault, Recording, Whose};
+pub(crate) use course::CourseError;
+pub(crate) use flag::FlagError;
+pub(crate) use grade::GradeError;
+pub(crate) use lesson::{LessonError, Numbered};
+pub(crate) use record::RecordError;
+pub(crate) use refusal::Refusal;
 
 use crate::bridge::LoadError;
 
@@ -11,17 +31,36 @@ pub(crate) const EXIT_FAILED: i32 = 1;
 /// Could not run: usage, a file that does not load, no Python, corrupt lesson data.
 pub(crate) const EXIT_COULD_NOT_RUN: i32 = 2;
 
+/// An error of a module above this one (the quiz's rules, the live model's settings): kept as
+/// the source, its words its own. Boxed, since `error` sits below every module that raises one.
+pub(crate) type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The command line or the situation does not allow the command to run.
+    /// A lesson, or a part of one, named on the command line is not there.
+    #[error(transparent)]
+    Lesson(#[from] LessonError),
+    /// The workshop, the course's folders or the learner's work file are not as they must be.
+    #[error(transparent)]
+    Course(#[from] CourseError),
+    /// A flag, or the setting that stands for one, cannot be used as given.
+    #[error(transparent)]
+    Flag(#[from] FlagError),
+    /// The submissions given to `grade` cannot be graded.
+    #[error(transparent)]
+    Grade(#[from] GradeError),
+    /// A lesson's recordings or its recording script are not there to use.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// Lesson data or recordings are broken.
+    #[error(transparent)]
+    Corrupt(#[from] Corrupt),
+    /// The command chose not to act, to protect the learner's work.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    /// Transitional: a usage error still built from words (removed once every site is typed).
     #[error("{0}")]
     Usage(String),
-    /// Lesson data or recordings are broken.
-    #[error("{path}: {why}")]
-    Corrupt { path: String, why: String },
-    /// The command chose not to act, to protect the learner's work.
-    #[error("{0}")]
-    Refused(String),
     /// The learner's file could not be loaded.
     #[error(transparent)]
     Load(#[from] LoadError),
@@ -42,12 +81,14 @@ pub enum Error {
 }
 
 impl Error {
+    /// Transitional (see `Usage`).
     pub fn usage(message: impl Into<String>) -> Error {
         Error::Usage(message.into())
     }
 
+    /// Transitional (see `Fault::Said`).
     pub fn corrupt(path: &Path, why: impl Into<String>) -> Error {
-        Error::Corrupt { path: path.display().to_string(), why: why.into() }
+        Error::Corrupt(Corrupt::new(path, Fault::Said(why.into())))
     }
 
     pub fn io(what: impl std::fmt::Display, err: std::io::Error) -> Error {
@@ -57,13 +98,7 @@ impl Error {
     /// Paths in the message relative to the workshop root, as every other message shows them.
     pub fn relative_to(self, root: &Path) -> Error {
         match self {
-            Error::Corrupt { path, why } => {
-                let rel = Path::new(&path)
-                    .strip_prefix(root)
-                    .map(|p| p.display().to_string())
-                    .unwrap_or(path);
-                Error::Corrupt { path: rel, why }
-            }
+            Error::Corrupt(corrupt) => Error::Corrupt(corrupt.relative_to(root)),
             other => other,
         }
     }
