@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::paths::{known_ids, validate_id};
-use crate::error::Error;
+use crate::error::{Error, LessonError, Numbered};
 
 /// The part of a manifest that names a lesson's place; the rest is read when it is loaded.
 #[derive(Deserialize)]
@@ -24,7 +24,7 @@ pub(crate) fn resolve(root: &Path, word: &str) -> Result<String, Error> {
         if let Some(id) = known.iter().find(|id| number_of(root, id) == Some(number)) {
             return Ok(id.clone());
         }
-        return Err(Error::usage(format!("there is no lesson {number} here.\n{}", listed(root))));
+        return Err(LessonError::NoNumber { number, lessons: listed(root) }.into());
     }
     validate_id(word)?;
     Err(unknown(root, word))
@@ -33,30 +33,19 @@ pub(crate) fn resolve(root: &Path, word: &str) -> Result<String, Error> {
 /// The error for a name no lesson has: the nearest id, if one is near, and every lesson.
 pub(crate) fn unknown(root: &Path, word: &str) -> Error {
     let known = known_ids(root);
-    let guess = match nearest(word, &known) {
-        Some(id) => format!("\nDid you mean {id}?"),
-        None => String::new(),
-    };
-    Error::usage(format!("there is no lesson '{word}'.{guess}\n{}", listed(root)))
+    let guess = nearest(word, &known).map(str::to_string);
+    LessonError::Unknown { word: word.to_string(), guess, lessons: listed(root) }.into()
 }
 
-/// The lessons in course order, one a line with its number, for an error that asks for one.
-fn listed(root: &Path) -> String {
-    let mut lessons: Vec<(Option<u32>, String)> =
-        known_ids(root).into_iter().map(|id| (number_of(root, &id), id)).collect();
-    if lessons.is_empty() {
-        return "There are no lessons under lessons/ here.".into();
-    }
-    // A manifest that cannot be read has no number: it is listed last, by id.
-    lessons.sort_by_key(|(number, id)| (number.is_none(), *number, id.clone()));
-    let lines: Vec<String> = lessons
-        .iter()
-        .map(|(number, id)| match number {
-            Some(n) => format!("  {n:>3}  {id}"),
-            None => format!("       {id}"),
-        })
+/// The lessons in course order with their numbers, for an error that asks for one.
+fn listed(root: &Path) -> Vec<Numbered> {
+    let mut lessons: Vec<Numbered> = known_ids(root)
+        .into_iter()
+        .map(|id| Numbered { number: number_of(root, &id), id })
         .collect();
-    format!("Name a lesson by its number or its name:\n{}", lines.join("\n"))
+    // A manifest that cannot be read has no number: it is listed last, by id.
+    lessons.sort_by_key(|l| (l.number.is_none(), l.number, l.id.clone()));
+    lessons
 }
 
 /// A lesson's number from its manifest, without loading the rest; `None` when it cannot be read.

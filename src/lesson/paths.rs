@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Lesson;
-use crate::error::Error;
+use crate::error::{Error, LessonError};
 
 /// A lesson id is a folder name: no separators, no `..`, nothing hidden.
 pub(crate) fn validate_id(id: &str) -> Result<(), Error> {
@@ -14,9 +14,7 @@ pub(crate) fn validate_id(id: &str) -> Result<(), Error> {
         || id.contains("..")
         || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if bad {
-        return Err(Error::usage(format!(
-            "'{id}' is not a lesson id: ids are plain names, the folders under lessons/, with no path in them. Run ./workshop list to see them."
-        )));
+        return Err(LessonError::NotAnId { id: id.to_string() }.into());
     }
     Ok(())
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
+use crate::error::{Corrupt, Error, Fault, FlagError, LessonError};
 use crate::lesson::Lesson;
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -89,20 +89,17 @@ impl Quiz {
     pub(crate) fn load(lesson: &Lesson) -> Result<Quiz, Error> {
         let path = path(lesson);
         if !path.is_file() {
-            return Err(Error::usage(format!(
-                "the lesson {} has no quiz (there is no lessons/{}/quiz.toml).",
-                lesson.id, lesson.id
-            )));
+            return Err(LessonError::NoQuiz { lesson: lesson.id.clone() }.into());
         }
         let text = crate::files::read_data_text(&path, crate::files::DATA_CAP)
-            .map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;
+            .map_err(|e| Corrupt::new(&path, Fault::Unreadable(e)))?;
         let quiz = Quiz::parse(&text, &path)?;
         let text_path = lesson.dir.join("lesson.md");
         let headings = crate::files::read_data_text(&text_path, crate::files::DATA_CAP)
             .map(|t| sections(&t))
             .unwrap_or_default();
         quiz.sections_exist(&headings, "lesson.md")
-            .map_err(|why| Error::corrupt(&path, why.to_string()))?;
+            .map_err(|why| Corrupt::new(&path, Fault::QuizRules(why.into())))?;
         Ok(quiz)
     }
 
@@ -143,15 +140,10 @@ impl Quiz {
 
     pub(crate) fn parse(text: &str, path: &Path) -> Result<Quiz, Error> {
         let quiz: Quiz = toml::from_str(text).map_err(|e| {
-            let at = e
-                .span()
-                .map(|s| {
-                    format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1))
-                })
-                .unwrap_or_default();
-            Error::corrupt(path, format!("is not a valid quiz{at}: {}", e.message()))
+            let at = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            Corrupt::new(path, Fault::Quiz { at, source: e })
         })?;
-        quiz.validate().map_err(|why| Error::corrupt(path, why.to_string()))?;
+        quiz.validate().map_err(|why| Corrupt::new(path, Fault::QuizRules(why.into())))?;
         Ok(quiz)
     }
 
@@ -264,11 +256,7 @@ pub(crate) fn parse_answers(quiz: &Quiz, answers: &str) -> Result<Vec<Picks>, Er
     let tokens: Vec<&str> = answers.split(',').map(str::trim).collect();
     let asked = quiz.questions.len();
     if tokens.len() != asked {
-        return Err(Error::usage(format!(
-            "--answers has {} token{} but the quiz has {asked} questions: give one per question, in order, separated by commas, such as \"A,BD,C\".",
-            tokens.len(),
-            if tokens.len() == 1 { "" } else { "s" }
-        )));
+        return Err(FlagError::AnswerCount { given: tokens.len(), asked }.into());
     }
     quiz.questions
         .iter()
@@ -276,11 +264,8 @@ pub(crate) fn parse_answers(quiz: &Quiz, answers: &str) -> Result<Vec<Picks>, Er
         .enumerate()
         .map(|(i, (q, token))| {
             q.parse_picks(token).map_err(|why| {
-                Error::usage(format!(
-                    "--answers token {} (\"{token}\", for question {}): {why}.",
-                    i + 1,
-                    i + 1
-                ))
+                let token = token.to_string();
+                FlagError::AnswerToken { number: i + 1, token, source: why.into() }.into()
             })
         })
         .collect()
