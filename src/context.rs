@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::course::progress::Progress;
-use crate::error::Error;
+use crate::error::{CourseError, Error, LessonError};
 use crate::lesson::{self, Lesson};
 use crate::render::styles::{Glyphs, Styles};
 
@@ -30,7 +30,7 @@ impl Context {
         match given {
             Some(path) => ctx.given_file(path, "--file"),
             None => crate::course::work_file::existing(&ctx.root, lesson)
-                .map_err(|e| e.error(lesson, |p| ctx.shown(p), "")),
+                .map_err(|e| e.error(lesson, |p| ctx.shown(p), None)),
         }
     }
 
@@ -47,14 +47,8 @@ impl Context {
         if full.is_file() {
             return Ok(full);
         }
-        let what = match crate::files::not_regular(&full) {
-            Some(what) => format!("{what}, not a file,"),
-            None => "no file".into(),
-        };
-        Err(Error::usage(format!(
-            "there is {what} at {}: check the path given to {flag}.",
-            self.shown(&full)
-        )))
+        let what = crate::files::not_regular(&full);
+        Err(CourseError::NotAFile { path: self.shown(&full), what, flag: flag.to_string() }.into())
     }
 
     /// A path for messages: relative to the root when run there; from a folder inside the root, relative to that
@@ -112,10 +106,7 @@ impl Context {
             crate::output::note(&textwrap::wrap(&note, options).join("\n"));
             return Ok(lesson);
         }
-        Err(Error::usage(format!(
-            "name a lesson, since you have not started one yet:\n{}",
-            self.lesson_list()?
-        )))
+        Err(LessonError::NoneStarted { listing: self.lesson_list()? }.into())
     }
 
     /// Keep which lesson the note last named (none: the next inference names it again). Progress

@@ -5,7 +5,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::cli::InitArgs;
 use crate::course::init::{self, Source};
-use crate::error::{Error, EXIT_SUCCESS};
+use crate::error::{CourseError, Error, EXIT_SUCCESS};
 use crate::outln;
 use crate::text::inert;
 
@@ -25,10 +25,8 @@ pub(super) fn run(given_root: Option<&Path>, args: &InitArgs, cwd: &Path) -> Res
     if let Source::Folder(root) = &source {
         let inside = |part: &&str| dest.starts_with(lexical(&root.join(part)));
         if let Some(part) = init::PARTS.into_iter().find(inside) {
-            return Err(Error::usage(format!(
-                "{shown} is inside the course's own {part}/ folder, where it would be taken for \
-                 course data. Name a folder outside it, such as ./workshop init workshop-course."
-            )));
+            let (dest, part) = (shown.to_string(), part.to_string());
+            return Err(CourseError::InitInside { dest, part }.into());
         }
     }
     let course = init::files(&source)?;
@@ -80,9 +78,5 @@ fn lexical(path: &Path) -> PathBuf {
 }
 
 fn no_course() -> Error {
-    Error::usage(
-        "this workshop program carries no course of its own (it was built from a clone), and \
-         no folder here or above holds one (a folder with lessons/ in it). Run ./workshop init \
-         DIR inside the cloned workshop, or install the wheel, which carries the course.",
-    )
+    CourseError::NoCourse.into()
 }

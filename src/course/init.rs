@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Refusal};
+use crate::error::{CourseError, Error, Refusal};
 use crate::text::inert;
 
 use super::layout::left_out;
@@ -50,11 +50,8 @@ pub(crate) fn files(source: &Source) -> Result<Vec<File>, Error> {
             for part in PARTS {
                 let dir = root.join(part);
                 if !dir.is_dir() {
-                    return Err(Error::usage(format!(
-                        "{} has no {part}/ folder, so it holds no whole course to copy. Run \
-                         init from a complete clone of the workshop.",
-                        inert::path(root)
-                    )));
+                    let (root, part) = (inert::path(root), part.to_string());
+                    return Err(CourseError::Incomplete { root, part }.into());
                 }
                 collect(root, &dir, &mut files)?;
             }
@@ -69,11 +66,7 @@ fn collect(root: &Path, dir: &Path, files: &mut Vec<File>) -> Result<(), Error> 
     for entry in std::fs::read_dir(dir).map_err(unread)? {
         let path = entry.map_err(unread)?.path();
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-            return Err(Error::usage(format!(
-                "{} has a name that is not UTF-8, which no lesson file has: rename or remove \
-                 it, then run init again.",
-                inert::path(&path)
-            )));
+            return Err(CourseError::NotUtf8Name { path: inert::path(&path) }.into());
         };
         if left_out(name) {
             continue;
@@ -105,10 +98,7 @@ pub(crate) fn refusal(dest: &Path, shown: &str) -> Result<Option<Error>, Error> 
         Err(e) => return Err(Error::io(format!("could not look at {shown}"), e)),
     };
     if !meta.is_dir() && !std::fs::metadata(dest).is_ok_and(|m| m.is_dir()) {
-        return Ok(Some(Error::usage(format!(
-            "{shown} is there and is not a folder: name a new folder for the course, such as \
-             ./workshop init workshop-course."
-        ))));
+        return Ok(Some(CourseError::InitNotAFolder { dest: shown.to_string() }.into()));
     }
     if dest.join("lessons").is_dir() {
         return Ok(Some(Refusal::CourseThere { dest: shown.to_string() }.into()));

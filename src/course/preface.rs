@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::error::Error;
+use crate::error::{Corrupt, Error, Fault};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -27,11 +27,7 @@ impl Preface {
             return Ok(Preface::default());
         }
         let text = crate::files::read_data_text(&path, crate::files::DATA_CAP)
-            .map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;
-        toml::from_str(&text).map_err(|e| {
-            let why = e.message().trim().to_string();
-            let fix = "Fix it, or restore it with git checkout.";
-            Error::corrupt(&path, format!("is not a valid course file: {why}. {fix}"))
-        })
+            .map_err(|e| Corrupt::new(&path, Fault::Unreadable(e)))?;
+        toml::from_str(&text).map_err(|e| Corrupt::new(&path, Fault::CourseFile(e)).into())
     }
 }

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::Error;
+use crate::error::{CourseError, Error};
 
 /// `--root` / `WORKSHOP_ROOT` when given (it must hold `lessons/`), else the nearest folder at or
 /// above `cwd` that holds `lessons/`.
@@ -12,17 +12,12 @@ pub(crate) fn find(given: Option<&Path>, cwd: &Path) -> Result<PathBuf, Error> {
         if dir.join("lessons").is_dir() {
             return Ok(dir);
         }
-        return Err(Error::usage(format!(
-            "{} is not a workshop: it has no lessons/ folder. Point --root (or WORKSHOP_ROOT) at the folder you cloned.",
-            crate::text::inert::path(&dir)
-        )));
+        return Err(CourseError::NotAWorkshop { dir: crate::text::inert::path(&dir) }.into());
     }
-    cwd.ancestors().find(|dir| dir.join("lessons").is_dir()).map(Path::to_path_buf).ok_or_else(|| {
-        Error::usage(format!(
-            "no workshop here: neither {} nor a folder above it has lessons/. Run this inside the cloned workshop, or pass --root DIR.",
-            crate::text::inert::path(cwd)
-        ))
-    })
+    cwd.ancestors()
+        .find(|dir| dir.join("lessons").is_dir())
+        .map(Path::to_path_buf)
+        .ok_or_else(|| CourseError::NoWorkshopHere { cwd: crate::text::inert::path(cwd) }.into())
 }
 
 /// `path` relative to the root when it is inside it, for messages (escaped: see `inert::path`).

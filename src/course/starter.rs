@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::course::root::Where;
-use crate::error::{Error, Refusal};
+use crate::error::{Corrupt, CourseError, Error, Fault, Refusal};
 use crate::files::{self, Found};
 use crate::lesson::Lesson;
 
@@ -22,7 +22,7 @@ pub(crate) fn put_starter(
     let starter = lesson.starter_dir(&at.root);
     let files = starter_files(&starter)?;
     if files.is_empty() {
-        return Err(Error::corrupt(&starter, "has no files to copy: restore it with git checkout"));
+        return Err(Corrupt::new(&starter, Fault::NoStarterFiles).into());
     }
     let work = lesson.work_dir(&at.root);
     std::fs::create_dir_all(&work)
@@ -87,10 +87,7 @@ pub(crate) fn bring_back(at: &Where, lesson: &Lesson, force: bool) -> Result<Und
     let locked = files::lock_folder(&work);
     let _lock = locked.map_err(|e| Error::io(format!("could not lock {}", at.shown(&work)), e))?;
     let Some(last) = last_backup(&mine) else {
-        return Err(Error::usage(format!(
-            "there is no backup of {} to bring back: reset keeps one when it replaces your edits.",
-            at.shown(&mine)
-        )));
+        return Err(CourseError::NoBackup { file: at.shown(&mine) }.into());
     };
     if edited(at, lesson) && !force {
         let (file, backup) = (at.shown(&mine), at.shown(&last));
@@ -149,7 +146,7 @@ fn starter_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut pending = vec![PathBuf::new()];
     while let Some(rel) = pending.pop() {
         let entries = std::fs::read_dir(dir.join(&rel))
-            .map_err(|e| Error::corrupt(&dir.join(&rel), format!("cannot be read: {e}")))?;
+            .map_err(|e| Corrupt::new(&dir.join(&rel), Fault::Unreadable(e)))?;
         for entry in entries.flatten() {
             let path = rel.join(entry.file_name());
             match entry.file_type() {
@@ -235,11 +232,9 @@ fn compared<'f>(
             Found::Bytes(bytes) if bytes == theirs => {}
             Found::Bytes(_) | Found::TooBig(_) => edited.push(rel),
             Found::NotRegular(what) => {
-                return Err(Error::usage(format!(
-                    "{} is {what}, not a regular file, so {command} cannot tell whether it holds your edits. Move it away (or delete it if it is not yours), then run ./workshop {command} {} again.",
-                    at.shown(&mine),
-                    lesson.id
-                )))
+                let (file, command) = (at.shown(&mine), command.to_string());
+                let lesson = lesson.id.clone();
+                return Err(CourseError::CannotCompare { file, what, command, lesson }.into());
             }
         }
     }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::Error;
+use crate::error::{CourseError, Error};
 use crate::lesson::Lesson;
 
 /// Why the work file cannot be read as code.
@@ -28,26 +28,23 @@ pub(crate) fn existing(root: &Path, lesson: &Lesson) -> Result<PathBuf, NoWorkFi
 }
 
 impl NoWorkFile {
-    /// The usage error, the path as `shown` shows it; `or` is another way on (", or pick --code
-    /// starter or fixed"), said after starting the lesson.
+    /// The error, the path as `shown` shows it; `pick` is the solution's label when `--code`
+    /// offers another way on (", or pick --code starter or fixed").
     pub(crate) fn error(
         &self,
         lesson: &Lesson,
         shown: impl Fn(&Path) -> String,
-        or: &str,
+        pick: Option<&str>,
     ) -> Error {
-        Error::usage(match self {
-            NoWorkFile::NotRegular { path, what } if or.is_empty() => format!(
-                "{} is {what}, not a file of code: put your code in a regular file there (./workshop start {} makes one where nothing is).",
-                shown(path),
-                lesson.id
-            ),
+        let (lesson, pick) = (lesson.id.clone(), pick.map(str::to_string));
+        match self {
             NoWorkFile::NotRegular { path, what } => {
-                format!("{} is {what}, not a file of code: put your code in a regular file there{or}.", shown(path))
+                CourseError::WorkNotRegular { path: shown(path), what, lesson, pick }
             }
             NoWorkFile::Absent { path } => {
-                format!("{} does not exist yet: run ./workshop start {} first{or}.", shown(path), lesson.id)
+                CourseError::WorkAbsent { path: shown(path), lesson, pick }
             }
-        })
+        }
+        .into()
     }
 }

@@ -55,15 +55,8 @@ impl CodeChoice {
         let path = match self {
             CodeChoice::Starter => lesson.starter_file(&at.root),
             CodeChoice::Solution => lesson.solution_path(),
-            CodeChoice::Yours => {
-                crate::course::work_file::existing(&at.root, lesson).map_err(|e| {
-                    e.error(
-                        lesson,
-                        |p| at.shown(p),
-                        &format!(", or pick --code starter or {}", lesson.solution_label),
-                    )
-                })?
-            }
+            CodeChoice::Yours => crate::course::work_file::existing(&at.root, lesson)
+                .map_err(|e| e.error(lesson, |p| at.shown(p), Some(&lesson.solution_label)))?,
             CodeChoice::Path(path) => path.clone(),
             CodeChoice::Mistake(label) => match lesson.mistake(label) {
                 Some(mistake) => lesson.dir.join(&mistake.file),
