@@ -12,7 +12,7 @@ use crate::bridge::sandbox::Sandbox;
 use crate::bridge::{Bridge, BridgeConfig, Call, LoadError, LoadKind, Outcome, Spare, Stop};
 use crate::checks::{self, Report, Status};
 use crate::course::progress::Progress;
-use crate::error::Error;
+use crate::error::{Error, GradeError};
 use crate::lesson::{Lesson, WorldSince};
 use crate::replay::runtime::harness::Code;
 
@@ -192,7 +192,7 @@ pub(crate) fn to_the_end(
     let never = std::sync::atomic::AtomicBool::new(false);
     let graded = match grade(lesson, file, &at.shown(file), limit, &never) {
         Some(result) => result.map_err(Error::Load),
-        None => Err(Error::usage("the grading was stopped")),
+        None => Err(GradeError::Stopped.into()),
     };
     // A world that broke is its author's error, never a grade of the learner's file.
     match lesson.world_error() {

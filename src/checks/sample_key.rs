@@ -12,7 +12,7 @@
 use std::io::{Read, Write};
 use std::sync::OnceLock;
 
-use crate::error::Error;
+use crate::error::{Error, FlagError};
 
 static KEY: OnceLock<u64> = OnceLock::new();
 
@@ -25,9 +25,7 @@ fn from_env() -> Result<Option<u64>, Error> {
     let digits = text.trim().trim_start_matches("0x");
     match u64::from_str_radix(digits, 16) {
         Ok(key) if !digits.is_empty() && digits.len() <= 16 => Ok(Some(key)),
-        _ => Err(Error::usage(format!(
-            "WORKSHOP_SEED={text} is not a sample key: give up to 16 hexadecimal digits (as grade's summary prints them), or unset it."
-        ))),
+        _ => Err(FlagError::SampleKey { text: text.into_owned() }.into()),
     }
 }
 

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use crate::cli::{GradeArgs, GradeFormat};
 use crate::commands::Context;
-use crate::error::{Error, EXIT_SUCCESS};
+use crate::error::{Error, FlagError, GradeError, EXIT_SUCCESS};
 use crate::grade::discover::{discover, Found};
 use crate::grade::isolation::isolate;
 use crate::grade::partition::Partition;
@@ -19,11 +19,7 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
     let limit = args.timeout;
     let partition = args.partition.as_deref().map(Partition::parse).transpose()?;
     let jobs = match args.jobs {
-        Some(0) => {
-            return Err(Error::usage(
-                "--jobs 0 grades nothing: give 1 or more, or leave it out for one per core.",
-            ))
-        }
+        Some(0) => return Err(FlagError::NoJobs.into()),
         Some(n) => n,
         None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
     };
@@ -99,15 +95,12 @@ fn sample_key(partition: Option<Partition>) -> Result<(u64, bool), Error> {
 
 /// Nothing found to grade in the paths given: the operator's error.
 fn nothing_to_grade(found: &Found, paths: &[String], lesson: &Lesson) -> Error {
-    let skipped = match found.skipped.len() {
-        0 => String::new(),
-        n => format!(" ({n} skipped: not regular files)"),
-    };
-    Error::usage(format!(
-        "there is no file to grade in {}{skipped}: give files, or folders holding {} or .py files.",
-        paths.join(", "),
-        lesson.file
-    ))
+    GradeError::NothingToGrade {
+        paths: paths.to_vec(),
+        skipped: found.skipped.len(),
+        file: lesson.file.clone(),
+    }
+    .into()
 }
 
 /// `[LESSON] PATH...`: the first word names a lesson when more follow and it is no file or folder.
@@ -120,28 +113,21 @@ fn lesson_and_paths(
     if let Some(id) = named {
         return Ok((ctx.lesson(Some(id))?, args.to_vec()));
     }
-    let (first, rest) =
-        args.split_first().ok_or_else(|| Error::usage("give the files or folders to grade."))?;
+    let (first, rest) = args.split_first().ok_or(GradeError::NoPaths)?;
     let is_path = std::fs::symlink_metadata(ctx.cwd.join(first)).is_ok();
     let is_lesson = lesson::validate_id(first).is_ok() && lesson::resolve(&ctx.root, first).is_ok();
     if is_path && is_lesson {
-        return Err(Error::usage(format!(
-            "'{first}' is both a lesson and a folder here, so which you mean is unclear. To grade the folder, write it as a path (./{first}/); to name the lesson, use --lesson {first}."
-        )));
+        return Err(GradeError::LessonOrFolder { word: first.clone() }.into());
     }
     if !is_path && !rest.is_empty() {
         if !is_lesson {
-            let known = lesson::known_ids(&ctx.root).join(", ");
-            return Err(Error::usage(format!(
-                "'{first}' is neither a lesson nor a file or folder here. Lessons: {known}; then give the files or folders to grade."
-            )));
+            let known = lesson::known_ids(&ctx.root);
+            return Err(GradeError::Neither { word: first.clone(), known }.into());
         }
         return Ok((ctx.lesson(Some(first))?, rest.to_vec()));
     }
     if is_lesson {
-        return Err(Error::usage(format!(
-            "give the files or folders to grade after the lesson, such as: ./workshop grade {first} submissions/"
-        )));
+        return Err(GradeError::NoPathsAfter { lesson: first.clone() }.into());
     }
     Ok((ctx.lesson(None)?, args.to_vec()))
 }

@@ -6,7 +6,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use crate::cli::GradeFormat;
-use crate::error::Error;
+use crate::error::{Error, GradeError};
 use crate::lesson::Lesson;
 use crate::text::inert;
 
@@ -89,16 +89,11 @@ fn given_file(given: &str, path: &Path, format: GradeFormat) -> Result<Option<Ca
     }
     match (&meta, std::fs::symlink_metadata(path)) {
         (Ok(m), _) if m.is_dir() => Ok(None),
-        (Ok(m), _) => Err(Error::usage(format!(
-            "{given} is {}, not a file or folder: give the submissions' files or folders.",
-            special_kind(m)
-        ))),
-        (Err(_), Ok(_)) => Err(Error::usage(format!(
-            "{given} is a link to nothing: give the submissions' files or folders."
-        ))),
-        (Err(_), Err(_)) => {
-            Err(Error::usage(format!("there is no file or folder at {given}: check the path.")))
+        (Ok(m), _) => {
+            Err(GradeError::Special { given: given.to_string(), kind: special_kind(m) }.into())
         }
+        (Err(_), Ok(_)) => Err(GradeError::DanglingLink { given: given.to_string() }.into()),
+        (Err(_), Err(_)) => Err(GradeError::NoSuchPath { given: given.to_string() }.into()),
     }
 }
 

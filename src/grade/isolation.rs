@@ -2,7 +2,7 @@
 
 use crate::bridge::sandbox::{self, Bubblewrap, Interpreter, Unusable};
 use crate::cli::SandboxMode;
-use crate::error::Error;
+use crate::error::{Error, FlagError};
 
 /// How the submissions of this run are isolated, decided once.
 pub(crate) enum Isolation {
@@ -37,10 +37,7 @@ pub(crate) fn isolate(python: &mut Interpreter, mode: SandboxMode) -> Result<Iso
         }
         Err(unusable) if mode == SandboxMode::Bwrap => {
             let next = if unusable.installed { NAMESPACES } else { INSTALL };
-            Err(Error::usage(format!(
-                "--sandbox bwrap: {}. {next}; or grade with --sandbox auto, which says what is then not isolated.",
-                unusable.why
-            )))
+            Err(FlagError::Bwrap { why: unusable.why, next }.into())
         }
         Err(unusable) => Ok(Isolation::Without(Some(unusable))),
     }
@@ -55,11 +52,10 @@ fn off_linux(os: &'static str, mode: SandboxMode) -> Option<Result<Isolation, Er
     match mode {
         SandboxMode::None => Some(Ok(Isolation::Without(None))),
         SandboxMode::Auto => Some(Ok(Isolation::NotLinux(os))),
-        SandboxMode::Bwrap => Some(Err(Error::usage(format!(
-            "--sandbox bwrap: the bubblewrap sandbox is Linux-only, and this system is {os}. \
-             {}; or grade here with --sandbox none, which isolates less.",
-            capitalized(WHERE_INSTEAD)
-        )))),
+        SandboxMode::Bwrap => {
+            let (os, instead) = (os.to_string(), capitalized(WHERE_INSTEAD));
+            Some(Err(FlagError::BwrapNotLinux { os, instead }.into()))
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! `--partition K/N`: one shard of the sorted list of submissions, for a job of several.
 
-use crate::error::Error;
+use crate::error::{Error, FlagError};
 
 /// `--partition K/N`: the K-th of N contiguous shards of the sorted list, sizes within one of
 /// each other. Shards 1..N in order are the whole list in order, so their outputs concatenate.
@@ -12,16 +12,9 @@ pub(crate) struct Partition {
 
 impl Partition {
     pub(crate) fn parse(text: &str) -> Result<Partition, Error> {
-        let bad = || {
-            Error::usage(format!(
-                "--partition {text} is not K/N: give the shard and the number of shards, such as 2/4 for the second of four jobs."
-            ))
-        };
-        let out_of_range = |m: u64| {
-            Error::usage(format!(
-                "--partition {text} is out of range: K must be from 1 to N and N at least 1, such as 1/{m} to {m}/{m}."
-            ))
-        };
+        let bad = || Error::from(FlagError::PartitionNotShard { text: text.to_string() });
+        let out_of_range =
+            |most: u64| Error::from(FlagError::PartitionRange { text: text.to_string(), most });
         let (k, n) = text.split_once('/').ok_or_else(bad)?;
         let number = |part: &str| -> Result<u64, Error> {
             let part = part.trim();

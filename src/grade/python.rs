@@ -3,7 +3,7 @@
 
 use crate::bridge::sandbox::{self, Interpreter};
 use crate::bridge::{BridgeConfig, LoadError, NoPython};
-use crate::error::Error;
+use crate::error::{Error, GradeError};
 
 /// The interpreter, found once with the operator's environment (see `Interpreter`).
 pub(crate) fn find_python() -> Result<Interpreter, Error> {
@@ -34,11 +34,10 @@ pub(crate) fn reachable_temp() -> Result<(), Error> {
         .find(|dir| std::fs::metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o001 == 0));
     match closed {
         None => Ok(()),
-        Some(dir) => Err(Error::usage(format!(
-            "grade runs as root, so each submission runs as the user nobody (uid {}), who cannot enter {} to reach its copy in the temp folder {}: set TMPDIR to a folder every user may enter, such as /tmp.",
-            sandbox::GRADER,
-            dir.display(),
-            temp.display()
-        ))),
+        Some(dir) => {
+            let temp = temp.to_path_buf();
+            Err(GradeError::TempClosed { uid: sandbox::GRADER, dir: dir.to_path_buf(), temp }
+                .into())
+        }
     }
 }
