@@ -26,7 +26,7 @@ use std::path::Path;
 
 use crate::cli::{Cli, CodeArg, Command};
 pub(crate) use crate::context::Context;
-use crate::error::Error;
+use crate::error::{Corrupt, Error, Fault, LessonError};
 use crate::lesson::Lesson;
 use crate::render::styles::{self, Glyphs, Styles};
 use crate::replay::CodeChoice;
@@ -170,13 +170,8 @@ pub(crate) fn scripted_code(
                 return Ok(CodeChoice::Path(full));
             }
             let script = lesson.recordings_dir(&ctx.root).join("script.toml");
-            Err(Error::corrupt(
-                &script,
-                format!(
-                    "records the code '{name}', but the workshop has no file at that path (a script's paths are from the workshop's root): a run's code is {}, or a Python file's path. Restore the file, or take its runs out of the script.",
-                    code_words(lesson)
-                ),
-            ))
+            let fault = Fault::NoCodeFile { code: name.to_string(), choices: code_words(lesson) };
+            Err(Corrupt::new(&script, fault).into())
         }
         other => code(ctx, lesson, &other),
     }
@@ -211,10 +206,8 @@ pub(crate) fn code(ctx: &Context, lesson: &Lesson, arg: &CodeArg) -> Result<Code
                 Ok(full) => CodeChoice::Path(full),
                 // A word that is no path at all is more likely a mistyped choice.
                 Err(_) if !name.contains(['/', '.']) => {
-                    return Err(Error::usage(format!(
-                        "unknown code '{name}': choose {}, yours (your work file), or the path of a Python file.",
-                        code_words(lesson)
-                    )));
+                    let (name, choices) = (name.to_string(), code_words(lesson));
+                    return Err(LessonError::UnknownCode { name, choices }.into());
                 }
                 Err(e) => return Err(e),
             },

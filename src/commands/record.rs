@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use crate::cli::RecordArgs;
 use crate::commands::Context;
-use crate::error::Error;
+use crate::error::{Error, RecordError};
 use crate::lesson::kinds::Kinds;
 use crate::outln;
 use crate::replay::events::Event;
@@ -22,10 +22,8 @@ use crate::render::count;
 pub(super) fn run(ctx: &Context, args: RecordArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let Some(script) = Script::load(&ctx.root, &lesson.recordings_dir(&ctx.root))? else {
-        return Err(Error::usage(format!(
-            "{} has no script.toml, so there is nothing to record.",
-            ctx.shown(&lesson.recordings_dir(&ctx.root))
-        )));
+        let dir = ctx.shown(&lesson.recordings_dir(&ctx.root));
+        return Err(RecordError::NoScript { dir }.into());
     };
     let runs = chosen_runs(&script, &args)?;
     if args.live.live {
@@ -146,11 +144,8 @@ fn chosen_runs<'s>(script: &'s Script, args: &RecordArgs) -> Result<Vec<&'s Scri
         .filter(|r| args.runtime.is_none_or(|rt| rt.name() == r.runtime))
         .collect();
     if runs.is_empty() {
-        return Err(Error::usage(format!(
-            "the script has no run for {}{}: see the [[run]] entries of script.toml.",
-            args.ticket.as_deref().map_or("any ticket".to_string(), |t| format!("ticket {t}")),
-            args.runtime.map_or(String::new(), |r| format!(" in the {} runtime", r.name()))
-        )));
+        let runtime = args.runtime.map(|r| r.name().to_string());
+        return Err(RecordError::NoRun { ticket: args.ticket.clone(), runtime }.into());
     }
     Ok(runs)
 }

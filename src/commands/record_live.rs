@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use crate::cli::RecordArgs;
 use crate::commands::Context;
-use crate::error::{Error, EXIT_SUCCESS};
+use crate::error::{Error, FlagError, EXIT_SUCCESS};
 use crate::lesson::Lesson;
 use crate::outln;
 use crate::replay::events::Event;
@@ -30,7 +30,7 @@ pub(super) fn run(
 ) -> Result<i32, Error> {
     same_model(lesson, args)?;
     let settings = Settings::resolve(args.live.max_requests, args.live.request_timeout)
-        .map_err(|e| Error::usage(e.to_string()))?;
+        .map_err(|e| FlagError::Live(Box::new(e)))?;
     let s = &ctx.styles;
     let replayer = Replayer::new(ctx.at(), lesson, args.timeout);
     let mut client = Client::new(settings);
@@ -98,10 +98,12 @@ pub(super) fn run(
 /// `--model` may only name the model the lesson names: replays send that one.
 fn same_model(lesson: &Lesson, args: &RecordArgs) -> Result<(), Error> {
     match args.model.as_deref().filter(|m| *m != lesson.agent.model) {
-        Some(model) => Err(Error::usage(format!(
-            "--model {model} is not the model lessons/{}/lesson.toml names ({}); replays send that one, so turns recorded with {model} would never be found. Set agent.model = \"{model}\" there, then record again.",
-            lesson.id, lesson.agent.model
-        ))),
+        Some(model) => Err(FlagError::OtherModel {
+            model: model.to_string(),
+            lesson: lesson.id.clone(),
+            named: lesson.agent.model.clone(),
+        }
+        .into()),
         None => Ok(()),
     }
 }

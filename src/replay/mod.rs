@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use crate::bridge::{Bridge, LoadError, Stop};
 use crate::course::root::Where;
-use crate::error::Error;
+use crate::error::{Corrupt, Error, Fault, FlagError, LessonError};
 use crate::lesson::{Lesson, Runtime, Ticket};
 use crate::replay::events::Run;
 use crate::replay::live::{own, Client, Layered, LiveModel, Settings};
@@ -61,18 +61,13 @@ impl CodeChoice {
             CodeChoice::Mistake(label) => match lesson.mistake(label) {
                 Some(mistake) => lesson.dir.join(&mistake.file),
                 None => {
-                    return Err(Error::usage(format!(
-                        "the lesson {} has no mistake '{label}'",
-                        lesson.id
-                    )))
+                    let (lesson, label) = (lesson.id.clone(), label.clone());
+                    return Err(LessonError::NoMistake { lesson, label }.into());
                 }
             },
         };
         if !path.is_file() {
-            return Err(Error::corrupt(
-                &path,
-                "is missing from the lesson: restore it with git checkout",
-            ));
+            return Err(Corrupt::new(&path, Fault::MissingFromLesson).into());
         }
         Ok(path)
     }
@@ -88,19 +83,12 @@ pub(crate) fn tickets<'l>(
         return Ok(lesson.tickets_for(runtime.name()));
     };
     let ticket = lesson.ticket(id).ok_or_else(|| {
-        let ids: Vec<&str> = lesson.tickets.iter().map(|t| t.id.as_str()).collect();
-        Error::usage(format!(
-            "there is no ticket '{id}' in {}: choose one of {}.",
-            lesson.id,
-            ids.join(", ")
-        ))
+        let ids = lesson.tickets.iter().map(|t| t.id.clone()).collect();
+        LessonError::NoTicket { lesson: lesson.id.clone(), id: id.to_string(), ids }
     })?;
     if !ticket.runs_in(runtime.name()) {
-        return Err(Error::usage(format!(
-            "the ticket {id} runs only in the {} runtime: add --runtime {}.",
-            ticket.runtimes.join(" or "),
-            ticket.runtimes.first().map(String::as_str).unwrap_or("harness")
-        )));
+        let runtimes = ticket.runtimes.clone();
+        return Err(LessonError::WrongRuntime { ticket: id.to_string(), runtimes }.into());
     }
     Ok(vec![ticket])
 }
@@ -118,7 +106,7 @@ impl Live {
         request_timeout: Option<f64>,
     ) -> Result<Live, Error> {
         let settings = Settings::resolve(max_requests, request_timeout)
-            .map_err(|e| Error::usage(e.to_string()))?;
+            .map_err(|e| FlagError::Live(Box::new(e)))?;
         Ok(Live { client: Client::new(settings), memo: HashMap::new() })
     }
 }
