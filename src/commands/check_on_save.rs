@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use crate::cli::{CheckArgs, CheckFormat};
 use crate::commands::Context;
-use crate::error::{Error, EXIT_SUCCESS};
+use crate::error::{Error, FlagError, EXIT_SUCCESS};
 use crate::lesson::Lesson;
 use crate::on_save::keys::{key_of, read_lines};
 use crate::on_save::msg::{Ended, Msg};
@@ -37,9 +37,7 @@ const EXIT_INTERRUPTED: i32 = 128 + libc::SIGINT;
 
 pub(super) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     if args.format != CheckFormat::Text {
-        return Err(Error::usage(
-            "--watch redraws a report for a person after every save, and --format json or exercism prints one report for a program: drop one of them.",
-        ));
+        return Err(FlagError::WatchWithFormat.into());
     }
     let mut lesson = ctx.lesson(args.lesson.as_deref())?;
     let limit = args.timeout;

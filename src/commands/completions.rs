@@ -5,7 +5,7 @@ use clap_complete::Shell;
 
 use crate::cli::{Cli, CompletionsArgs};
 use crate::commands::Context;
-use crate::error::{Error, EXIT_SUCCESS};
+use crate::error::{Error, FlagError, EXIT_SUCCESS};
 use crate::lesson::{self, Lesson};
 
 /// The shells we generate for, as they are named on the command line.
@@ -90,11 +90,8 @@ fn with_values(command: clap::Command, v: &Values) -> clap::Command {
 fn shell(name: &str) -> Result<Shell, Error> {
     let wanted = name.trim().to_ascii_lowercase();
     SHELLS.iter().find(|(n, _)| *n == wanted).map(|(_, s)| *s).ok_or_else(|| {
-        let names: Vec<&str> = SHELLS.iter().map(|(n, _)| *n).collect();
-        Error::usage(format!(
-            "no completions for the shell '{name}': choose one of {}.",
-            names.join(", ")
-        ))
+        let choices = SHELLS.iter().map(|(n, _)| *n).collect();
+        FlagError::Shell { name: name.to_string(), choices }.into()
     })
 }
 

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use crate::checks::Status;
 use crate::cli::DoctorArgs;
 use crate::commands::Context;
-use crate::error::{Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
+use crate::error::{CourseError, Error, EXIT_COULD_NOT_RUN, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::Runtime;
 use crate::lesson::{self, Lesson};
 use crate::outln;
@@ -36,10 +36,8 @@ pub(super) fn run(ctx: &Context, args: DoctorArgs) -> Result<i32, Error> {
         None => lesson::known_ids(&ctx.root),
     };
     if ids.is_empty() {
-        return Err(Error::usage(format!(
-            "there are no lessons under {}, so doctor has nothing to examine. Run it in a workshop folder (or give --root), or add a lesson first.",
-            ctx.root.join("lessons").display()
-        )));
+        let dir = ctx.root.join("lessons").display().to_string();
+        return Err(CourseError::NoLessons { dir }.into());
     }
     let s = &ctx.styles;
     let mut found = Findings::default();

@@ -4,7 +4,7 @@
 use crate::checks::Status;
 use crate::cli::HintArgs;
 use crate::commands::Context;
-use crate::error::{Error, EXIT_SUCCESS};
+use crate::error::{Corrupt, CourseError, Error, Fault, LessonError, EXIT_SUCCESS};
 use crate::hint::card::{Again, Card};
 use crate::hint::steps::next_step;
 use crate::lesson::{CheckSpec, Lesson};
@@ -16,7 +16,7 @@ const GRADE_TIMEOUT_SECS: f64 = 1.0;
 pub(super) fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     if lesson.checks.iter().all(|c| c.hints.is_empty()) {
-        return Err(Error::usage(format!("the lesson {} has no hints.", lesson.id)));
+        return Err(LessonError::NoHints { lesson: lesson.id.clone() }.into());
     }
     let (check, failing) = match args.check.as_deref() {
         Some(id) => (named_check(&lesson, id)?, None),
@@ -56,12 +56,8 @@ pub(super) fn run(ctx: &Context, args: HintArgs) -> Result<i32, Error> {
 /// The check named by `--check`.
 fn named_check<'l>(lesson: &'l Lesson, id: &str) -> Result<&'l CheckSpec, Error> {
     lesson.check(id).ok_or_else(|| {
-        let ids: Vec<&str> = lesson.checks.iter().map(|c| c.id.as_str()).collect();
-        Error::usage(format!(
-            "there is no check '{id}' in {}. Checks: {}.",
-            lesson.id,
-            ids.join(", ")
-        ))
+        let ids = lesson.checks.iter().map(|c| c.id.clone()).collect();
+        Error::from(LessonError::NoCheck { lesson: lesson.id.clone(), id: id.to_string(), ids })
     })
 }
 
@@ -74,12 +70,12 @@ fn first_failing<'l>(
     let limit = std::time::Duration::from_secs_f64(GRADE_TIMEOUT_SECS);
     let report = crate::checks::one_file::to_the_end(&ctx.at(), lesson, &file, limit)?;
     if report.status == Status::Error {
-        return Err(Error::usage(format!(
-            "{} does not load, so no check could run: {}\nRun ./workshop check {} to see where, fix that first, then ask again.",
-            report.file,
-            report.message.lines().next().unwrap_or_default(),
-            lesson.id
-        )));
+        return Err(CourseError::DoesNotLoad {
+            file: report.file.clone(),
+            first_line: report.message.lines().next().unwrap_or_default().to_string(),
+            lesson: lesson.id.clone(),
+        }
+        .into());
     }
     let Some(first) = report.first_failure() else {
         output::line(&format!(
@@ -89,10 +85,8 @@ fn first_failing<'l>(
         return Ok(None);
     };
     let check = lesson.check(&first.id).ok_or_else(|| {
-        Error::corrupt(
-            &lesson.dir.join("lesson.toml"),
-            format!("has no [[checks]] entry for '{}'", first.id),
-        )
+        let fault = Fault::NoCheckEntry { check: first.id.clone() };
+        Error::from(Corrupt::new(&lesson.dir.join("lesson.toml"), fault))
     })?;
     Ok(Some((check, first.message.clone())))
 }

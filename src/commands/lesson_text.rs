@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 use crate::cli::LessonArgs;
 use crate::commands::Context;
-use crate::error::{Error, EXIT_SUCCESS};
+use crate::error::{Corrupt, Error, Fault, LessonError, EXIT_SUCCESS};
 use crate::output;
 use crate::render::markdown;
 
@@ -14,14 +14,12 @@ pub(super) fn run(ctx: &Context, args: LessonArgs) -> Result<i32, Error> {
     let lesson = ctx.lesson(args.lesson.as_deref())?;
     let path = lesson.dir.join("lesson.md");
     if !path.is_file() {
-        return Err(Error::usage(format!(
-            "the lesson {} has no text yet (there is no {}).",
-            lesson.id,
-            ctx.shown(&path)
-        )));
+        return Err(
+            LessonError::NoText { lesson: lesson.id.clone(), path: ctx.shown(&path) }.into()
+        );
     }
     let source = crate::files::read_data_text(&path, crate::files::DATA_CAP)
-        .map_err(|e| Error::corrupt(&path, format!("cannot be read: {e}")))?;
+        .map_err(|e| Corrupt::new(&path, Fault::Unreadable(e)))?;
     let text = markdown::render(&source, &ctx.styles, ctx.width);
     if args.no_pager || !ctx.stdout_terminal || !needs_pager(&text) || !page(&text) {
         output::print(&text)?;

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::commands::Context;
-use crate::error::Error;
+use crate::error::{Error, FlagError};
 use crate::lesson::{Lesson, Runtime};
 use crate::output;
 use crate::render::html;
@@ -101,9 +101,7 @@ fn write(ctx: &Context, page: &str, to: &Path) -> Result<(), Error> {
     let path = ctx.cwd.join(to);
     let shown = crate::text::inert::path(to);
     if path.is_dir() {
-        return Err(Error::usage(format!(
-            "--html {shown} is a folder: give a file name, such as {shown}/replay.html."
-        )));
+        return Err(FlagError::HtmlFolder { shown }.into());
     }
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let could_not = |e: std::io::Error| {

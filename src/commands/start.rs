@@ -4,7 +4,7 @@ use crate::cli::StartArgs;
 use crate::commands::Context;
 use crate::course::progress::Progress;
 use crate::course::starter;
-use crate::error::{Error, EXIT_SUCCESS};
+use crate::error::{Error, LessonError, EXIT_SUCCESS};
 use crate::lesson::Lesson;
 use crate::outln;
 use crate::render::steps::{self, Step};
@@ -36,10 +36,7 @@ pub(crate) fn mark_started(ctx: &Context, lesson: &Lesson) {
 
 pub(crate) fn run(ctx: &Context, args: StartArgs) -> Result<i32, Error> {
     let Some(id) = args.lesson.as_deref() else {
-        return Err(Error::usage(format!(
-            "which lesson? The lessons here:\n{}",
-            ctx.lesson_list()?
-        )));
+        return Err(LessonError::WhichLesson { listing: ctx.lesson_list()? }.into());
     };
     let lesson = ctx.lesson(Some(id))?;
     let kept = begin(ctx, &lesson, args.force)?;

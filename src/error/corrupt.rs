@@ -39,9 +39,6 @@ impl Corrupt {
 /// What is wrong with a file of the course.
 #[derive(Debug, thiserror::Error)]
 pub enum Fault {
-    /// Transitional: a fault still given in words (removed once every site is typed).
-    #[error("{0}")]
-    Said(String),
     #[error("cannot be read: {0}")]
     Unreadable(#[source] std::io::Error),
     /// A file a lesson names (a mistake's code) is not in its folder.

@@ -58,9 +58,6 @@ pub enum Error {
     /// The command chose not to act, to protect the learner's work.
     #[error(transparent)]
     Refused(#[from] Refusal),
-    /// Transitional: a usage error still built from words (removed once every site is typed).
-    #[error("{0}")]
-    Usage(String),
     /// The learner's file could not be loaded.
     #[error(transparent)]
     Load(#[from] LoadError),
@@ -81,16 +78,6 @@ pub enum Error {
 }
 
 impl Error {
-    /// Transitional (see `Usage`).
-    pub fn usage(message: impl Into<String>) -> Error {
-        Error::Usage(message.into())
-    }
-
-    /// Transitional (see `Fault::Said`).
-    pub fn corrupt(path: &Path, why: impl Into<String>) -> Error {
-        Error::Corrupt(Corrupt::new(path, Fault::Said(why.into())))
-    }
-
     pub fn io(what: impl std::fmt::Display, err: std::io::Error) -> Error {
         Error::Io { what: what.to_string(), source: err }
     }

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::error::Error;
+use crate::error::{Error, FlagError};
 
 /// The editor command the learner set, if any.
 fn editor() -> Option<String> {
@@ -16,9 +16,7 @@ fn editor() -> Option<String> {
 /// set with its own arguments (`code --wait`) works.
 pub(crate) fn open(file: &Path, shown: &str) -> Result<(), Error> {
     let Some(editor) = editor() else {
-        return Err(Error::usage(format!(
-            "--edit needs an editor: set VISUAL or EDITOR (export EDITOR=nano, say), or open {shown} yourself."
-        )));
+        return Err(FlagError::NoEditor { file: shown.to_string() }.into());
     };
     let status = Command::new("sh")
         .arg("-c")
@@ -28,9 +26,7 @@ pub(crate) fn open(file: &Path, shown: &str) -> Result<(), Error> {
         .status()
         .map_err(|e| Error::io(format!("could not start the editor '{editor}'"), e))?;
     if !status.success() {
-        return Err(Error::usage(format!(
-            "the editor '{editor}' ended with {status}; {shown} is as it saved it. Check VISUAL or EDITOR."
-        )));
+        return Err(FlagError::EditorFailed { editor, status, file: shown.to_string() }.into());
     }
     Ok(())
 }
