@@ -12,6 +12,7 @@ pub struct Corrupt {
     pub path: String,
     /// The line the fault is on, when one is known.
     pub line: Option<usize>,
+    #[source]
     pub fault: Fault,
 }
 
@@ -27,12 +28,11 @@ impl Corrupt {
     }
 
     /// The path relative to the workshop root, when it is inside it.
-    pub fn relative_to(self, root: &Path) -> Corrupt {
-        let path = Path::new(&self.path)
-            .strip_prefix(root)
-            .map(|p| p.display().to_string())
-            .unwrap_or(self.path);
-        Corrupt { path, ..self }
+    pub fn relative_to(mut self, root: &Path) -> Corrupt {
+        if let Ok(inside) = Path::new(&self.path).strip_prefix(root) {
+            self.path = inside.display().to_string();
+        }
+        self
     }
 }
 

@@ -60,7 +60,7 @@ pub enum CourseError {
     /// No work file yet; `pick` as in [`CourseError::WorkNotRegular`].
     #[error(
         "{path} does not exist yet: run ./workshop start {lesson} first{}.",
-        pick.as_ref().map(|label| format!(", or pick --code starter or {label}")).unwrap_or_default()
+        pick.as_ref().map(|l| format!(", or pick --code starter or {l}")).unwrap_or_default()
     )]
     WorkAbsent { path: String, lesson: String, pick: Option<String> },
     /// A file named by a flag (`--file`) is not there; `what` is what is there instead, if any.

@@ -52,9 +52,10 @@ pub enum Error {
     /// A lesson's recordings or its recording script are not there to use.
     #[error(transparent)]
     Record(#[from] RecordError),
-    /// Lesson data or recordings are broken.
+    /// Lesson data or recordings are broken (boxed: a parser's error is large, and every
+    /// `Result` of the program carries this type).
     #[error(transparent)]
-    Corrupt(#[from] Corrupt),
+    Corrupt(Box<Corrupt>),
     /// The command chose not to act, to protect the learner's work.
     #[error(transparent)]
     Refused(#[from] Refusal),
@@ -62,14 +63,18 @@ pub enum Error {
     #[error(transparent)]
     Load(#[from] LoadError),
     /// A file, folder or thread the command needs failed it; `what` says which, and the
-    /// message ends with what to do when the disk is full or a limit is in force.
+    /// message ends with what to do when the disk is full or a limit is in force. `what` is
+    /// prose with one meaning: the step that failed and its path ("could not write x.py"), as
+    /// each of the many sites words it; the system's error is the source.
     #[error("{what}: {source}{}", next_step(.source))]
     Io { what: String, source: std::io::Error },
     /// The saved file cannot be watched for `check --watch`.
     #[error("{0}. Try --poll, or run ./workshop check after each save.")]
     Watch(#[from] crate::saves::WatchError),
     /// A model turn could not be had (from the live model, or the learner's own recordings), so
-    /// the run stopped; `after` says what was left as it was.
+    /// the run stopped; `after` says what was left as it was. `failure` is prose with one
+    /// meaning, the model layer's own account of the failed request (its `ApiFailure`, or why
+    /// a turn could not be kept), which carries no error type of its own.
     #[error("{failure} {after}")]
     Model { failure: String, after: &'static str },
     /// Standard output could not be written (see `output`): a closed pipe ends the command quietly.
@@ -85,7 +90,7 @@ impl Error {
     /// Paths in the message relative to the workshop root, as every other message shows them.
     pub fn relative_to(self, root: &Path) -> Error {
         match self {
-            Error::Corrupt(corrupt) => Error::Corrupt(corrupt.relative_to(root)),
+            Error::Corrupt(corrupt) => Error::Corrupt(Box::new(corrupt.relative_to(root))),
             other => other,
         }
     }
@@ -99,11 +104,18 @@ impl Error {
     }
 }
 
+impl From<Corrupt> for Error {
+    fn from(corrupt: Corrupt) -> Error {
+        Error::Corrupt(Box::new(corrupt))
+    }
+}
+
 /// What to do about a write the system refused for want of room, after its error.
 pub(crate) fn next_step(err: &std::io::Error) -> &'static str {
     match err.raw_os_error() {
         Some(libc::EFBIG) => {
-            ". A file-size limit is in force (ulimit -f): raise it (ulimit -f unlimited) and try again"
+            ". A file-size limit is in force (ulimit -f): raise it (ulimit -f unlimited) and try \
+             again"
         }
         Some(libc::ENOSPC) => ". The disk is full: make room and try again",
         Some(libc::EDQUOT) => ". Your disk quota is used up: make room and try again",
