@@ -4,7 +4,7 @@
 use crate::checks::Status;
 use crate::cli::HintArgs;
 use crate::commands::Context;
-use crate::error::{Corrupt, CourseError, Error, Fault, LessonError, EXIT_SUCCESS};
+use crate::error::{Corrupt, CourseError, Error, Flaw, LessonError, EXIT_SUCCESS};
 use crate::hint::card::{Again, Card};
 use crate::hint::steps::next_step;
 use crate::lesson::{CheckSpec, Lesson};
@@ -85,8 +85,8 @@ fn first_failing<'l>(
         return Ok(None);
     };
     let check = lesson.check(&first.id).ok_or_else(|| {
-        let fault = Fault::NoCheckEntry { check: first.id.clone() };
-        Error::from(Corrupt::new(&lesson.dir.join("lesson.toml"), fault))
+        let flaw = Flaw::NoCheckEntry { check: first.id.clone() };
+        Error::from(Corrupt::new(&lesson.dir.join("lesson.toml"), flaw))
     })?;
     Ok(Some((check, first.message.clone())))
 }

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 use crate::cli::LessonArgs;
 use crate::commands::Context;
-use crate::error::{Corrupt, Error, Fault, LessonError, EXIT_SUCCESS};
+use crate::error::{Corrupt, Error, Flaw, LessonError, EXIT_SUCCESS};
 use crate::output;
 use crate::render::markdown;
 
@@ -19,7 +19,7 @@ pub(super) fn run(ctx: &Context, args: LessonArgs) -> Result<i32, Error> {
         );
     }
     let source = crate::files::read_data_text(&path, crate::files::DATA_CAP)
-        .map_err(|e| Corrupt::new(&path, Fault::Unreadable(e)))?;
+        .map_err(|e| Corrupt::new(&path, Flaw::Unreadable(e)))?;
     let text = markdown::render(&source, &ctx.styles, ctx.width);
     if args.no_pager || !ctx.stdout_terminal || !needs_pager(&text) || !page(&text) {
         output::print(&text)?;

@@ -26,7 +26,7 @@ use std::path::Path;
 
 use crate::cli::{Cli, CodeArg, Command};
 pub(crate) use crate::context::Context;
-use crate::error::{Corrupt, Error, Fault, LessonError};
+use crate::error::{Corrupt, Error, Flaw, LessonError};
 use crate::lesson::Lesson;
 use crate::render::styles::{self, Glyphs, Styles};
 use crate::replay::CodeChoice;
@@ -170,8 +170,8 @@ pub(crate) fn scripted_code(
                 return Ok(CodeChoice::Path(full));
             }
             let script = lesson.recordings_dir(&ctx.root).join("script.toml");
-            let fault = Fault::NoCodeFile { code: name.to_string(), choices: code_words(lesson) };
-            Err(Corrupt::new(&script, fault).into())
+            let flaw = Flaw::NoCodeFile { code: name.to_string(), choices: code_words(lesson) };
+            Err(Corrupt::new(&script, flaw).into())
         }
         other => code(ctx, lesson, &other),
     }

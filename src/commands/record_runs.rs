@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::commands::Context;
-use crate::error::{Corrupt, Error, Fault, EXIT_FAILED, EXIT_SUCCESS};
+use crate::error::{Corrupt, Error, Flaw, EXIT_FAILED, EXIT_SUCCESS};
 use crate::lesson::{Lesson, Runtime, Ticket};
 use crate::outln;
 use crate::render::count;
@@ -22,7 +22,7 @@ pub(super) fn prepare<'l>(
 ) -> Result<(Runtime, &'l Ticket, Coded), Error> {
     let runtime = Runtime::parse(&run.runtime).ok_or_else(|| {
         let script = lesson.recordings_dir(&ctx.root).join("script.toml");
-        Corrupt::new(&script, Fault::UnknownRuntime { name: run.runtime.clone() })
+        Corrupt::new(&script, Flaw::UnknownRuntime { name: run.runtime.clone() })
     })?;
     let ticket = replay::tickets(lesson, Some(&run.ticket), runtime)?[0];
     let choice = super::scripted_code(ctx, lesson, &run.code)?;

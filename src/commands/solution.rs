@@ -6,7 +6,7 @@ use std::io::BufRead;
 use crate::cli::SolutionArgs;
 use crate::commands::Context;
 use crate::course::progress::Progress;
-use crate::error::{Corrupt, Error, Fault, Refusal, EXIT_FAILED, EXIT_SUCCESS};
+use crate::error::{Corrupt, Error, Flaw, Refusal, EXIT_FAILED, EXIT_SUCCESS};
 use crate::output;
 use crate::render::solution as diff;
 
@@ -32,7 +32,7 @@ pub(super) fn run(ctx: &Context, args: SolutionArgs) -> Result<i32, Error> {
     let theirs = crate::files::read_data_text(&file, crate::files::DATA_CAP)
         .map_err(|e| Error::io(format!("cannot read {}", ctx.shown(&file)), e))?;
     let ours = crate::files::read_data_text(&reference, crate::files::DATA_CAP)
-        .map_err(|e| Corrupt::new(&reference, Fault::Unreadable(e)))?;
+        .map_err(|e| Corrupt::new(&reference, Flaw::Unreadable(e)))?;
     let yours_label = format!("yours: {}", ctx.shown(&file));
     let reference_label = format!("reference: {}", ctx.shown(&reference));
     if theirs == ours {

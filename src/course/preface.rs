@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::error::{Corrupt, Error, Fault};
+use crate::error::{Corrupt, Error, Flaw};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -27,7 +27,7 @@ impl Preface {
             return Ok(Preface::default());
         }
         let text = crate::files::read_data_text(&path, crate::files::DATA_CAP)
-            .map_err(|e| Corrupt::new(&path, Fault::Unreadable(e)))?;
-        toml::from_str(&text).map_err(|e| Corrupt::new(&path, Fault::CourseFile(e)).into())
+            .map_err(|e| Corrupt::new(&path, Flaw::Unreadable(e)))?;
+        toml::from_str(&text).map_err(|e| Corrupt::new(&path, Flaw::CourseFile(e)).into())
     }
 }

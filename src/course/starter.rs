@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::course::root::Where;
-use crate::error::{Corrupt, CourseError, Error, Fault, Refusal};
+use crate::error::{Corrupt, CourseError, Error, Flaw, Refusal};
 use crate::files::{self, Found};
 use crate::lesson::Lesson;
 
@@ -22,7 +22,7 @@ pub(crate) fn put_starter(
     let starter = lesson.starter_dir(&at.root);
     let files = starter_files(&starter)?;
     if files.is_empty() {
-        return Err(Corrupt::new(&starter, Fault::NoStarterFiles).into());
+        return Err(Corrupt::new(&starter, Flaw::NoStarterFiles).into());
     }
     let work = lesson.work_dir(&at.root);
     std::fs::create_dir_all(&work)
@@ -146,7 +146,7 @@ fn starter_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut pending = vec![PathBuf::new()];
     while let Some(rel) = pending.pop() {
         let entries = std::fs::read_dir(dir.join(&rel))
-            .map_err(|e| Corrupt::new(&dir.join(&rel), Fault::Unreadable(e)))?;
+            .map_err(|e| Corrupt::new(&dir.join(&rel), Flaw::Unreadable(e)))?;
         for entry in entries.flatten() {
             let path = rel.join(entry.file_name());
             match entry.file_type() {

@@ -6,25 +6,25 @@ use super::Cause;
 
 /// A file of the course that cannot be used as it is: `doctor` counts these as broken lessons.
 #[derive(Debug, thiserror::Error)]
-#[error("{path}{}: {fault}", line.map(|n| format!(":{n}")).unwrap_or_default())]
+#[error("{path}{}: {flaw}", line.map(|n| format!(":{n}")).unwrap_or_default())]
 pub struct Corrupt {
     /// The file as the message shows it (see [`Corrupt::relative_to`]).
     pub path: String,
-    /// The line the fault is on, when one is known.
+    /// The line the flaw is on, when one is known.
     pub line: Option<usize>,
     #[source]
-    pub fault: Fault,
+    pub flaw: Flaw,
 }
 
 impl Corrupt {
-    /// A fault in the file at `path`, shown as it is given.
-    pub fn new(path: &Path, fault: Fault) -> Corrupt {
-        Corrupt { path: path.display().to_string(), line: None, fault }
+    /// A flaw in the file at `path`, shown as it is given.
+    pub fn new(path: &Path, flaw: Flaw) -> Corrupt {
+        Corrupt { path: path.display().to_string(), line: None, flaw }
     }
 
-    /// A fault on a line of a file already shown (a recording, named relative to the root).
-    pub fn at(shown: &str, line: usize, fault: Fault) -> Corrupt {
-        Corrupt { path: shown.to_string(), line: Some(line), fault }
+    /// A flaw on a line of a file already shown (a recording, named relative to the root).
+    pub fn at(shown: &str, line: usize, flaw: Flaw) -> Corrupt {
+        Corrupt { path: shown.to_string(), line: Some(line), flaw }
     }
 
     /// The path relative to the workshop root, when it is inside it.
@@ -38,7 +38,7 @@ impl Corrupt {
 
 /// What is wrong with a file of the course.
 #[derive(Debug, thiserror::Error)]
-pub enum Fault {
+pub enum Flaw {
     #[error("cannot be read: {0}")]
     Unreadable(#[source] std::io::Error),
     /// A file a lesson names (a mistake's code) is not in its folder.

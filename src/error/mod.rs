@@ -14,7 +14,7 @@ mod tests;
 
 use std::path::Path;
 
-pub(crate) use corrupt::{Corrupt, Fault, Recording, Whose};
+pub(crate) use corrupt::{Corrupt, Flaw, Recording, Whose};
 pub(crate) use course::CourseError;
 pub(crate) use flag::FlagError;
 pub(crate) use grade::GradeError;

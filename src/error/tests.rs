@@ -140,7 +140,7 @@ fn a_refusal_exits_1_and_says_how_to_go_on_anyway() {
 
 #[test]
 fn corrupt_data_names_the_file_and_line_and_keeps_the_parsers_error() {
-    let manifest = Fault::Manifest { at: Some(3), source: toml_error("id = \n") };
+    let manifest = Flaw::Manifest { at: Some(3), source: toml_error("id = \n") };
     let corrupt = Corrupt::new(Path::new("/w/lessons/a/lesson.toml"), manifest);
     let e = Error::from(corrupt).relative_to(Path::new("/w"));
     let words = e.to_string();
@@ -152,9 +152,9 @@ fn corrupt_data_names_the_file_and_line_and_keeps_the_parsers_error() {
     }
     assert!(chain.is_some(), "the toml error is kept as the source");
     assert_eq!(e.exit_code(), EXIT_COULD_NOT_RUN);
-    let script = Corrupt::at("recordings/a/script.toml", 4, Fault::Script(toml_error("[[run]\n")));
+    let script = Corrupt::at("recordings/a/script.toml", 4, Flaw::Script(toml_error("[[run]\n")));
     assert!(said(script).0.starts_with("recordings/a/script.toml:4: is not a valid script: "));
-    let problems = Fault::Problems(vec!["line 2: one".into(), "line 5: two".into()]);
+    let problems = Flaw::Problems(vec!["line 2: one".into(), "line 5: two".into()]);
     let (words, _) = said(Corrupt::new(Path::new("l.toml"), problems));
     assert_eq!(words, "l.toml: line 2: one\n  line 5: two");
 }
@@ -166,7 +166,7 @@ fn a_broken_recording_says_what_to_do_by_whose_file_it_is() {
             Err(e) => e,
             Ok(_) => panic!("a cut-off line parsed"),
         };
-        Corrupt::at("r/t.jsonl", 2, Fault::Recording { problem: Recording::NotATurn(bad), whose })
+        Corrupt::at("r/t.jsonl", 2, Flaw::Recording { problem: Recording::NotATurn(bad), whose })
     };
     let (words, code) = said(turn(Whose::Shipped));
     assert!(words.starts_with("r/t.jsonl:2: is cut off (truncated): "), "{words}");
@@ -180,7 +180,7 @@ fn a_broken_recording_says_what_to_do_by_whose_file_it_is() {
         ),
         "{words}"
     );
-    let key = Fault::Recording { problem: Recording::KeyMismatch, whose: Whose::Shipped };
+    let key = Flaw::Recording { problem: Recording::KeyMismatch, whose: Whose::Shipped };
     let (words, _) = said(Corrupt::at("r/t.jsonl", 1, key));
     assert!(words.ends_with("Record it again with ./workshop record instead of editing it."));
 }

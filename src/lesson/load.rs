@@ -5,7 +5,7 @@ use std::path::Path;
 use super::paths::{known_ids, validate_id};
 use super::problems::Problems;
 use super::Lesson;
-use crate::error::{Corrupt, Error, Fault};
+use crate::error::{Corrupt, Error, Flaw};
 
 /// Every lesson of the root that loads, in course order (by number), and the id and error of
 /// each that does not: a listing shows a broken lesson as broken and goes on with the rest.
@@ -41,14 +41,14 @@ impl Lesson {
             return Err(super::find::unknown(root, id));
         }
         let text = crate::files::read_data_text(&path, crate::files::DATA_CAP)
-            .map_err(|e| Corrupt::new(&path, Fault::Unreadable(e)))?;
+            .map_err(|e| Corrupt::new(&path, Flaw::Unreadable(e)))?;
         Lesson::from_text(&text, &path, &dir, Some(id), world.then_some(root))
     }
 
     /// Load a manifest from any path (lesson authors' fixtures too), validated.
     pub fn load_file(path: &Path, dir: &Path, id: Option<&str>) -> Result<Lesson, Error> {
         let text = crate::files::read_data_text(path, crate::files::DATA_CAP)
-            .map_err(|e| Corrupt::new(path, Fault::Unreadable(e)))?;
+            .map_err(|e| Corrupt::new(path, Flaw::Unreadable(e)))?;
         // A lesson lives in <root>/lessons/<id>/, its world in <root>/worlds/<name>/.
         let root = dir.parent().and_then(Path::parent).unwrap_or(dir);
         Lesson::from_text(&text, path, dir, id, Some(root))
@@ -64,13 +64,13 @@ impl Lesson {
     ) -> Result<Lesson, Error> {
         let mut lesson: Lesson = toml::from_str(text).map_err(|e| {
             let at = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
-            Corrupt::new(path, Fault::Manifest { at, source: e })
+            Corrupt::new(path, Flaw::Manifest { at, source: e })
         })?;
         lesson.dir = dir.to_path_buf();
         if let Some(id) = id {
             if lesson.id != id {
-                let fault = Fault::IdMismatch { says: lesson.id, folder: id.to_string() };
-                return Err(Corrupt::new(path, fault).into());
+                let flaw = Flaw::IdMismatch { says: lesson.id, folder: id.to_string() };
+                return Err(Corrupt::new(path, flaw).into());
             }
         }
         let mut problems = Problems::default();
@@ -80,7 +80,7 @@ impl Lesson {
             // Listed only: what needs the world waits for a command that starts it.
             let problems = problems.placed(text);
             if !problems.is_empty() {
-                return Err(Corrupt::new(path, Fault::Problems(problems)).into());
+                return Err(Corrupt::new(path, Flaw::Problems(problems)).into());
             }
             return Ok(lesson);
         };
@@ -92,7 +92,7 @@ impl Lesson {
         }
         let problems = problems.placed(text);
         if !problems.is_empty() {
-            return Err(Corrupt::new(path, Fault::Problems(problems)).into());
+            return Err(Corrupt::new(path, Flaw::Problems(problems)).into());
         }
         Ok(lesson)
     }

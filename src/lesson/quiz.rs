@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Corrupt, Error, Fault, FlagError, LessonError};
+use crate::error::{Corrupt, Error, FlagError, Flaw, LessonError};
 use crate::lesson::Lesson;
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -92,14 +92,14 @@ impl Quiz {
             return Err(LessonError::NoQuiz { lesson: lesson.id.clone() }.into());
         }
         let text = crate::files::read_data_text(&path, crate::files::DATA_CAP)
-            .map_err(|e| Corrupt::new(&path, Fault::Unreadable(e)))?;
+            .map_err(|e| Corrupt::new(&path, Flaw::Unreadable(e)))?;
         let quiz = Quiz::parse(&text, &path)?;
         let text_path = lesson.dir.join("lesson.md");
         let headings = crate::files::read_data_text(&text_path, crate::files::DATA_CAP)
             .map(|t| sections(&t))
             .unwrap_or_default();
         quiz.sections_exist(&headings, "lesson.md")
-            .map_err(|why| Corrupt::new(&path, Fault::QuizRules(why.into())))?;
+            .map_err(|why| Corrupt::new(&path, Flaw::QuizRules(why.into())))?;
         Ok(quiz)
     }
 
@@ -141,9 +141,9 @@ impl Quiz {
     pub(crate) fn parse(text: &str, path: &Path) -> Result<Quiz, Error> {
         let quiz: Quiz = toml::from_str(text).map_err(|e| {
             let at = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
-            Corrupt::new(path, Fault::Quiz { at, source: e })
+            Corrupt::new(path, Flaw::Quiz { at, source: e })
         })?;
-        quiz.validate().map_err(|why| Corrupt::new(path, Fault::QuizRules(why.into())))?;
+        quiz.validate().map_err(|why| Corrupt::new(path, Flaw::QuizRules(why.into())))?;
         Ok(quiz)
     }
 

@@ -8,7 +8,7 @@ use super::nowhere::NOWHERE;
 use super::paths::plain_word;
 use super::problems::{Near, Problems};
 use super::Lesson;
-use crate::error::{Corrupt, Error, Fault};
+use crate::error::{Corrupt, Error, Flaw};
 use crate::world::python::{AheadQuestion, Loading, PythonWorld, Refused};
 use crate::world::{Setting, TicketKeys};
 
@@ -272,11 +272,11 @@ enum NotOpened {
 impl NotOpened {
     /// The error a command ends with, each time the world is asked for.
     fn error(&self) -> Error {
-        let (path, fault) = match self {
-            NotOpened::Manifest { path, problems } => (path, Fault::Problems(problems.clone())),
-            NotOpened::World { path, why } => (path, Fault::World(why.clone())),
+        let (path, flaw) = match self {
+            NotOpened::Manifest { path, problems } => (path, Flaw::Problems(problems.clone())),
+            NotOpened::World { path, why } => (path, Flaw::World(why.clone())),
         };
-        Corrupt { path: path.clone(), line: None, fault }.into()
+        Corrupt { path: path.clone(), line: None, flaw }.into()
     }
 }
 

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use crate::bridge::{Bridge, LoadError, Stop};
 use crate::course::root::Where;
-use crate::error::{Corrupt, Error, Fault, FlagError, LessonError};
+use crate::error::{Corrupt, Error, FlagError, Flaw, LessonError};
 use crate::lesson::{Lesson, Runtime, Ticket};
 use crate::replay::events::Run;
 use crate::replay::live::{own, Client, Layered, LiveModel, Settings};
@@ -67,7 +67,7 @@ impl CodeChoice {
             },
         };
         if !path.is_file() {
-            return Err(Corrupt::new(&path, Fault::MissingFromLesson).into());
+            return Err(Corrupt::new(&path, Flaw::MissingFromLesson).into());
         }
         Ok(path)
     }

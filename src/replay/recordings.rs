@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub(crate) use crate::error::Whose;
-use crate::error::{Corrupt, Error, Fault, RecordError, Recording};
+use crate::error::{Corrupt, Error, Flaw, RecordError, Recording};
 use crate::lesson::kinds::{ByKind, Kinds, Unanswered};
 use crate::replay::messages;
 
@@ -140,7 +140,7 @@ fn read_text(path: &Path, shown: &str, whose: Whose) -> Result<String, Error> {
             let column =
                 bad - bytes[..bad].iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1) + 1;
             let problem = Recording::NotUtf8 { column };
-            Corrupt::at(shown, line, Fault::Recording { problem, whose }).into()
+            Corrupt::at(shown, line, Flaw::Recording { problem, whose }).into()
         }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             Err(RecordError::FileMissing { file: shown.to_string() }.into())
@@ -148,7 +148,7 @@ fn read_text(path: &Path, shown: &str, whose: Whose) -> Result<String, Error> {
         Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Err(Corrupt {
             path: shown.to_string(),
             line: None,
-            fault: Fault::Recording { problem: Recording::Unreadable(e), whose },
+            flaw: Flaw::Recording { problem: Recording::Unreadable(e), whose },
         }
         .into()),
         Err(e) => Err(Error::io(format!("could not read {shown}"), e)),
@@ -231,7 +231,7 @@ impl Cassette {
                 continue;
             }
             let number = index + 1;
-            let at = |problem| Corrupt::at(&shown, number, Fault::Recording { problem, whose });
+            let at = |problem| Corrupt::at(&shown, number, Flaw::Recording { problem, whose });
             let entry = read_entry(line).map_err(at)?;
             let earlier = cassette.by_key.entry(entry.key.clone()).or_default();
             if let Some(&last) = earlier.last() {
@@ -272,8 +272,8 @@ impl Cassette {
                 let other = &self.turns[first];
                 if other.entry.response != turn.entry.response {
                     let shown = crate::course::root::shown(root, &turn.file);
-                    let fault = Fault::AnotherReply { line: other.line };
-                    return Err(Corrupt::at(&shown, turn.line, fault).into());
+                    let flaw = Flaw::AnotherReply { line: other.line };
+                    return Err(Corrupt::at(&shown, turn.line, flaw).into());
                 }
                 continue;
             }

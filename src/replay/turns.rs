@@ -243,8 +243,8 @@ impl Script {
             let line = e.span().map_or(1, |span| {
                 text.get(..span.start).unwrap_or(&text).matches('\n').count() + 1
             });
-            let fault = crate::error::Fault::Script(e);
-            crate::error::Error::from(crate::error::Corrupt::at(&shown(&path), line, fault))
+            let flaw = crate::error::Flaw::Script(e);
+            crate::error::Error::from(crate::error::Corrupt::at(&shown(&path), line, flaw))
         })
     }
 }

@@ -162,8 +162,8 @@ impl PythonWorld {
 
     /// An author's error in this world, as the command reports it.
     pub(crate) fn error(&self, why: String) -> crate::error::Error {
-        let fault = crate::error::Fault::World(why);
-        crate::error::Corrupt::new(Path::new(&self.shown), fault).into()
+        let flaw = crate::error::Flaw::World(why);
+        crate::error::Corrupt::new(Path::new(&self.shown), flaw).into()
     }
 
     /// Call a host function, for its answer and the world's own lines of it; an error names the
