@@ -94,7 +94,7 @@ impl Drop for Cleanup {
 }
 
 /// What a start in a warm Python came to (see `Bridge::told`).
-enum Told {
+enum WarmStart {
     /// No warm Python fits: the config back, for a start of its own.
     NotWarm(BridgeConfig, Stop),
     /// Loaded; the first call, when one was asked with the load, still to be answered.
@@ -203,9 +203,9 @@ impl Bridge {
         spare: Option<Spare>,
     ) -> Result<Bridge, LoadError> {
         match Bridge::told(cfg, stop, spare, None) {
-            Told::Loaded(bridge) => Ok(*bridge),
-            Told::Failed(e) => Err(e),
-            Told::NotWarm(cfg, stop) => Bridge::start_stoppable(cfg, stop),
+            WarmStart::Loaded(bridge) => Ok(*bridge),
+            WarmStart::Failed(e) => Err(e),
+            WarmStart::NotWarm(cfg, stop) => Bridge::start_stoppable(cfg, stop),
         }
     }
 
@@ -220,11 +220,11 @@ impl Bridge {
         args: &[Value],
     ) -> Result<Asked, LoadError> {
         match Bridge::told(cfg, stop, None, Some((function, args))) {
-            Told::Loaded(bridge) => {
+            WarmStart::Loaded(bridge) => {
                 Ok(Asked { bridge: *bridge, answer: First::Pending(function.to_string()) })
             }
-            Told::Failed(e) => Err(e),
-            Told::NotWarm(cfg, stop) => {
+            WarmStart::Failed(e) => Err(e),
+            WarmStart::NotWarm(cfg, stop) => {
                 let mut bridge = Bridge::start_stoppable(cfg, stop)?;
                 let call = bridge.call(function, args);
                 Ok(Asked { bridge, answer: First::Answered(call) })
@@ -239,26 +239,26 @@ impl Bridge {
         stop: Stop,
         spare: Option<Spare>,
         first: Option<(&str, &[Value])>,
-    ) -> Told {
+    ) -> WarmStart {
         // A file whose path is not text is started the usual way, with its path as an argument.
-        let Some(path) = cfg.file.to_str() else { return Told::NotWarm(cfg, stop) };
+        let Some(path) = cfg.file.to_str() else { return WarmStart::NotWarm(cfg, stop) };
         let mut request =
             request_frame(&serde_json::json!({ "load": path, "functions": cfg.functions }));
         if let Some((function, args)) = first {
             request.extend(call::call_frame(1, function, args));
         }
         let Some(mut worker) = warm::told(&cfg, &stop, spare, &request) else {
-            return Told::NotWarm(cfg, stop);
+            return WarmStart::NotWarm(cfg, stop);
         };
         worker.stop = stop.clone();
         let mut worker = match worker.load(&cfg, Instant::now() + cfg.timeout + STARTUP_ALLOWANCE) {
             Ok(worker) => worker,
-            Err(e) => return Told::Failed(e),
+            Err(e) => return WarmStart::Failed(e),
         };
         if first.is_some() {
             worker.next_id = 1;
         }
-        Told::Loaded(Box::new(Bridge::of(cfg, worker, stop)))
+        WarmStart::Loaded(Box::new(Bridge::of(cfg, worker, stop)))
     }
 
     /// Write the request of a call expected to come later (one whose arguments are known before

@@ -4,7 +4,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::cli::InitArgs;
-use crate::course::init::{self, Source};
+use crate::course::init::{self, CourseSource};
 use crate::error::{CourseError, Error, EXIT_SUCCESS};
 use crate::outln;
 use crate::text::inert;
@@ -19,10 +19,10 @@ pub(super) fn run(given_root: Option<&Path>, args: &InitArgs, cwd: &Path) -> Res
         Some(carried) => carried,
         None => {
             let root = crate::course::root::find(given_root, cwd).map_err(|_| no_course())?;
-            Source::Folder(root)
+            CourseSource::Folder(root)
         }
     };
-    if let Source::Folder(root) = &source {
+    if let CourseSource::Folder(root) = &source {
         let inside = |part: &&str| dest.starts_with(lexical(&root.join(part)));
         if let Some(part) = init::PARTS.into_iter().find(inside) {
             let (dest, part) = (shown.to_string(), part.to_string());
@@ -48,11 +48,11 @@ pub(super) fn run(given_root: Option<&Path>, args: &InitArgs, cwd: &Path) -> Res
 /// How the learner runs the workshop from inside the new folder: the name they typed when it
 /// came from PATH, else a clone's launcher (which finds the course folder from where it is
 /// run), else this program's own path.
-fn command_word(source: &Source) -> String {
+fn command_word(source: &CourseSource) -> String {
     if let Some(name) = super::typed_name() {
         return name;
     }
-    if let Source::Folder(root) = source {
+    if let CourseSource::Folder(root) = source {
         let launcher = root.join("workshop");
         if launcher.is_file() {
             return inert::path(&launcher);

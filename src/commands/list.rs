@@ -91,7 +91,14 @@ pub(crate) fn rows(course: &Course, s: &Styles, width: usize) -> String {
 
 /// A lesson that does not load: `!` where its number would be, its first problem (beside the id,
 /// or under it when stacked), and the command that says all that is wrong with it.
-fn broken_row(head: String, id: &str, why: &str, at: Place, s: &Styles, width: usize) -> String {
+fn broken_row(
+    head: String,
+    id: &str,
+    why: &str,
+    at: BrokenLayout,
+    s: &Styles,
+    width: usize,
+) -> String {
     let (stacked, indent) = at;
     let words = crate::render::plain_words(width.saturating_sub(indent).max(MIN_TITLE));
     let mut out = head;
@@ -109,7 +116,7 @@ fn broken_row(head: String, id: &str, why: &str, at: Place, s: &Styles, width: u
 }
 
 /// Where a broken lesson's text goes: whether the rows are stacked, and its indent.
-type Place = (bool, usize);
+type BrokenLayout = (bool, usize);
 
 /// Where a stacked row's title and standing start: under the id.
 const STACKED: usize = 6;

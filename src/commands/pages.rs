@@ -21,7 +21,7 @@ pub(super) struct Shown<'a> {
 }
 
 /// What `watch --html` was asked for, beside the runs.
-pub(super) struct Asked<'a> {
+pub(super) struct PageRequest<'a> {
     pub codes: &'a [CodeChoice],
     pub runtime: Runtime,
     pub predict: bool,
@@ -33,12 +33,12 @@ pub(super) fn replay(
     ctx: &Context,
     lesson: &Lesson,
     shown: &[Shown],
-    asked: &Asked,
+    asked: &PageRequest,
     to: &Path,
 ) -> Result<(), Error> {
     let tickets = shown
         .iter()
-        .map(|s| html::replay::Ticket {
+        .map(|s| html::replay::TicketPage {
             runs: s.runs,
             split: s.split,
             question: asked.predict.then(|| question(lesson, s.runs, asked)).flatten(),
@@ -51,7 +51,11 @@ pub(super) fn replay(
 
 /// The player's question for a ticket, when one of the runs shown is the run it asks about:
 /// the lesson's count before a starter run, or the ticket's own before the run of its code.
-fn question(lesson: &Lesson, runs: &[Run], asked: &Asked) -> Option<html::replay::Question> {
+fn question(
+    lesson: &Lesson,
+    runs: &[Run],
+    asked: &PageRequest,
+) -> Option<html::replay::PageQuestion> {
     let ticket = lesson
         .tickets
         .iter()
@@ -71,7 +75,7 @@ fn question(lesson: &Lesson, runs: &[Run], asked: &Asked) -> Option<html::replay
         }
     };
     let answer = asked_of.choices.iter().find(|c| c.right)?.words.clone();
-    Some(html::replay::Question {
+    Some(html::replay::PageQuestion {
         ask: asked_of.ask.clone(),
         context: asked_of.context.clone(),
         choices: asked_of.choices.iter().map(|c| c.words.clone()).collect(),

@@ -110,7 +110,7 @@ fn interactive(ctx: &Context, lesson: &Lesson, quiz: &Quiz) -> Result<i32, Error
 }
 
 /// Ask until the learner gives a usable answer. `None` when they stop (q or end of input).
-fn ask_picks(input: &mut impl BufRead, q: &quiz::Question) -> Result<Option<Picks>, Error> {
+fn ask_picks(input: &mut impl BufRead, q: &quiz::QuizQuestion) -> Result<Option<Picks>, Error> {
     loop {
         prompt(&format!("\nYour answer ({}): ", show::how_many(q)))?;
         let Some(line) = read_line(input)? else { return Ok(None) };

@@ -31,7 +31,7 @@ fn pause(event: &Event) -> Duration {
 }
 
 /// One ticket replayed with every code asked for.
-struct Shown {
+struct TicketReplay {
     runs: Vec<Run>,
     split: Option<usize>,
 }
@@ -105,7 +105,7 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
             [a, b] => events::split_point(a, b),
             _ => None,
         };
-        let one = Shown { runs, split };
+        let one = TicketReplay { runs, split };
         if text && i == 0 && !note.is_empty() {
             output::print(&note)?;
         }
@@ -117,7 +117,7 @@ pub(crate) fn plain(ctx: &Context, args: WatchArgs) -> Result<i32, Error> {
     if let Some(to) = &args.html {
         let shown: Vec<super::pages::Shown> =
             shown.iter().map(|s| super::pages::Shown { runs: &s.runs, split: s.split }).collect();
-        let asked = super::pages::Asked {
+        let asked = super::pages::PageRequest {
             codes: &codes,
             runtime,
             predict: !args.no_predict,
@@ -163,7 +163,12 @@ fn codes_and_note(
 }
 
 /// Print one ticket's cards, the `i`-th, paced or at once; false when the learner ended the replay.
-fn print_one(one: &Shown, i: usize, look: &Look, pacer: Option<&mut Pacer>) -> Result<bool, Error> {
+fn print_one(
+    one: &TicketReplay,
+    i: usize,
+    look: &Look,
+    pacer: Option<&mut Pacer>,
+) -> Result<bool, Error> {
     match pacer {
         Some(pacer) => {
             if i > 0 {
@@ -185,7 +190,7 @@ fn print_one(one: &Shown, i: usize, look: &Look, pacer: Option<&mut Pacer>) -> R
 }
 
 /// The replays as JSON: an object for the ticket asked for, a list when none was.
-fn print_json(shown: &[Shown], one_asked: bool) -> Result<(), Error> {
+fn print_json(shown: &[TicketReplay], one_asked: bool) -> Result<(), Error> {
     let values: Vec<serde_json::Value> = shown.iter().map(json_of).collect();
     // One shape per question: an object for the ticket asked for, a list when none was.
     let out = match (one_asked, values.as_slice()) {
@@ -240,7 +245,7 @@ fn first_look(ctx: &Context, lesson: &crate::lesson::Lesson, code: &CodeArg) -> 
     *code == CodeArg::Auto && !lesson.work_file(&ctx.root).is_file()
 }
 
-fn json_of(shown: &Shown) -> serde_json::Value {
+fn json_of(shown: &TicketReplay) -> serde_json::Value {
     match shown.runs.as_slice() {
         [a, b] => json!({
             "lesson": a.lesson,
@@ -257,23 +262,23 @@ fn json_of(shown: &Shown) -> serde_json::Value {
 
 /// What a key does during an animated replay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Key {
+enum PaceKey {
     /// Space or enter: skip the current pause.
     Skip,
     /// q, Esc or Ctrl-C: end the replay.
     Quit,
 }
 
-fn key_of(event: crossterm::event::Event) -> Option<Key> {
+fn key_of(event: crossterm::event::Event) -> Option<PaceKey> {
     use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
     let TermEvent::Key(key) = event else { return None };
     if key.kind == KeyEventKind::Release {
         return None;
     }
     match key.code {
-        KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Some(Key::Quit),
-        KeyCode::Char('q') | KeyCode::Esc => Some(Key::Quit),
-        KeyCode::Char(' ') | KeyCode::Enter => Some(Key::Skip),
+        KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Some(PaceKey::Quit),
+        KeyCode::Char('q') | KeyCode::Esc => Some(PaceKey::Quit),
+        KeyCode::Char(' ') | KeyCode::Enter => Some(PaceKey::Skip),
         _ => None,
     }
 }
@@ -281,7 +286,7 @@ fn key_of(event: crossterm::event::Event) -> Option<Key> {
 /// The animated replay's pacing: pauses a key can cut short, and a key that ends it. The
 /// terminal is raw meanwhile (with keys on a terminal), so keys are read, not echoed.
 struct Pacer {
-    keys: Option<std::sync::mpsc::Receiver<Key>>,
+    keys: Option<std::sync::mpsc::Receiver<PaceKey>>,
     _reader: Option<crate::terminal::player::terminal::Worker>,
     _screen: Option<crate::terminal::player::terminal::Screen>,
     speed: f64,
@@ -315,7 +320,7 @@ impl Pacer {
         match &self.keys {
             None => std::thread::sleep(pause),
             Some(keys) => {
-                if let Ok(Key::Quit) = keys.recv_timeout(pause) {
+                if let Ok(PaceKey::Quit) = keys.recv_timeout(pause) {
                     self.quit = true;
                 }
             }
@@ -331,7 +336,7 @@ impl Pacer {
 }
 
 /// Print one ticket's runs, paced; `false` when the learner ended the replay.
-fn print_paced(shown: &Shown, look: &Look, pacer: &mut Pacer) -> Result<bool, Error> {
+fn print_paced(shown: &TicketReplay, look: &Look, pacer: &mut Pacer) -> Result<bool, Error> {
     match shown.runs.as_slice() {
         [one] => {
             pacer.show(&(cards::header(one, look) + "\n"))?;
@@ -361,7 +366,7 @@ fn print_paced(shown: &Shown, look: &Look, pacer: &mut Pacer) -> Result<bool, Er
 }
 
 /// Print one ticket's runs at once.
-fn print_all(shown: &Shown, look: &Look) -> Result<(), Error> {
+fn print_all(shown: &TicketReplay, look: &Look) -> Result<(), Error> {
     let text = match shown.runs.as_slice() {
         [a, b] => cards::compare(a, b, shown.split, look),
         [one] => cards::replay(one, look),

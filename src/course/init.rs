@@ -23,7 +23,7 @@ const README: &str = include_str!("course_readme.md");
 
 /// Where a new course's files come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Source {
+pub(crate) enum CourseSource {
     /// The course compiled into this binary.
     Carried,
     /// The course folders of a workshop on disk (a clone).
@@ -31,21 +31,21 @@ pub(crate) enum Source {
 }
 
 /// The course this binary carries, when it was built with one.
-pub(crate) fn carried() -> Option<Source> {
-    (!CARRIED.is_empty()).then_some(Source::Carried)
+pub(crate) fn carried() -> Option<CourseSource> {
+    (!CARRIED.is_empty()).then_some(CourseSource::Carried)
 }
 
 /// A file of the course: its path under the course folder (with `/`) and its bytes.
 type File = (String, Vec<u8>);
 
 /// Every file of the course at `source`.
-pub(crate) fn files(source: &Source) -> Result<Vec<File>, Error> {
+pub(crate) fn files(source: &CourseSource) -> Result<Vec<File>, Error> {
     match source {
-        Source::Carried => {
+        CourseSource::Carried => {
             let owned = |(rel, bytes): &(&str, &[u8])| (rel.to_string(), bytes.to_vec());
             Ok(CARRIED.iter().map(owned).collect())
         }
-        Source::Folder(root) => {
+        CourseSource::Folder(root) => {
             let mut files = Vec::new();
             for part in PARTS {
                 let dir = root.join(part);

@@ -36,7 +36,7 @@ pub(crate) fn grade_all(
     let mut reports: Vec<Option<Report>> = (0..subs.len()).map(|_| None).collect();
     let mut printed = 0;
     let mut failure = None;
-    let run = Run { lesson, subs, python, limit, limits, jobs, next: &next, abort: &abort };
+    let run = GradingRun { lesson, subs, python, limit, limits, jobs, next: &next, abort: &abort };
     std::thread::scope(|scope| -> Result<(), Error> {
         for n in 0..jobs {
             let tx = tx.clone();
@@ -81,7 +81,7 @@ pub(crate) fn grade_all(
 
 /// What every grading thread of a run shares.
 #[derive(Clone, Copy)]
-struct Run<'a> {
+struct GradingRun<'a> {
     lesson: &'a Lesson,
     subs: &'a [Submission],
     python: &'a Interpreter,
@@ -95,7 +95,7 @@ struct Run<'a> {
     abort: &'a AtomicBool,
 }
 
-impl Run<'_> {
+impl GradingRun<'_> {
     /// Take files in turn and grade them, each report sent with its index. Under bubblewrap,
     /// the next file's sandbox is made while one is graded (see `prepare`), as long as enough
     /// files are left that no other thread goes without one for it.

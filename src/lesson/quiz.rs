@@ -12,14 +12,14 @@ use crate::lesson::Lesson;
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Quiz {
-    pub questions: Vec<Question>,
+    pub questions: Vec<QuizQuestion>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Question {
+pub(crate) struct QuizQuestion {
     pub prompt: String,
-    pub options: Vec<Choice>,
+    pub options: Vec<QuizOption>,
     /// The letters of every right option: one for a single-answer question, more for a multi-answer one.
     pub answer: Vec<char>,
     /// The heading of the lesson's text (`## ...` in lesson.md) that teaches what this asks: a
@@ -29,7 +29,7 @@ pub(crate) struct Question {
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Choice {
+pub(crate) struct QuizOption {
     pub letter: char,
     pub text: String,
     /// Why this option is right or wrong: shown after the learner answers.
@@ -158,7 +158,7 @@ impl Quiz {
     }
 }
 
-impl Question {
+impl QuizQuestion {
     /// Whether question `n` is well formed: a prompt, a section, options lettered in order and
     /// explained, and answers among them, each once.
     fn validate(&self, n: usize) -> Result<(), Invalid> {
@@ -208,7 +208,7 @@ impl Question {
         Ok(())
     }
 
-    pub(crate) fn option(&self, letter: char) -> Option<&Choice> {
+    pub(crate) fn option(&self, letter: char) -> Option<&QuizOption> {
         self.options.iter().find(|o| o.letter == letter)
     }
 

@@ -44,7 +44,7 @@ enum Block {
 /// are shown escaped, code blocks included, before any styling of ours is added.
 pub(crate) fn render(markdown: &str, styles: &Styles, width: usize) -> String {
     let markdown = markdown.replace("\r\n", "\n");
-    let blocks = Reader::new(styles).read(&crate::text::inert::text(&markdown));
+    let blocks = BlockReader::new(styles).read(&crate::text::inert::text(&markdown));
     let lines = Layout { styles }.blocks(&blocks, width.max(20), false, 0);
     let mut out = String::new();
     for line in lines {
@@ -62,7 +62,7 @@ enum Open {
 }
 
 /// Turns pulldown-cmark's events into blocks.
-struct Reader<'s> {
+struct BlockReader<'s> {
     styles: &'s Styles,
     done: Vec<Block>,
     open: Vec<Open>,
@@ -78,9 +78,9 @@ struct Reader<'s> {
     row: Vec<String>,
 }
 
-impl<'s> Reader<'s> {
-    fn new(styles: &'s Styles) -> Reader<'s> {
-        Reader {
+impl<'s> BlockReader<'s> {
+    fn new(styles: &'s Styles) -> BlockReader<'s> {
+        BlockReader {
             styles,
             done: Vec::new(),
             open: Vec::new(),

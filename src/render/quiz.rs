@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use crate::lesson::quiz::{Picks, Question, Quiz};
+use crate::lesson::quiz::{Picks, Quiz, QuizQuestion};
 use crate::render::styles::{Glyphs, Styles};
 
 /// Options are indented under the question; their explanations hang under the option text.
@@ -23,7 +23,7 @@ fn wrap_into(out: &mut String, text: &str, width: usize, first: &str, rest: &str
 }
 
 /// How many letters to pick, said in words.
-pub(crate) fn how_many(question: &Question) -> String {
+pub(crate) fn how_many(question: &QuizQuestion) -> String {
     match question.answer.len() {
         1 => "pick one".to_string(),
         n => format!("pick {n}"),
@@ -36,7 +36,7 @@ fn joined(letters: impl IntoIterator<Item = char>) -> String {
 
 /// A question as asked: its number, prompt and lettered options.
 pub(crate) fn question(
-    q: &Question,
+    q: &QuizQuestion,
     number: usize,
     total: usize,
     styles: &Styles,
@@ -62,7 +62,7 @@ pub(crate) fn question(
 
 /// The verdict on one answer: right or wrong, then every option with why it is right or wrong.
 pub(crate) fn feedback(
-    q: &Question,
+    q: &QuizQuestion,
     number: usize,
     picks: &Picks,
     styles: &Styles,

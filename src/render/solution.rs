@@ -17,7 +17,7 @@ const CONTEXT: usize = 3;
 const TODO: &str = "# TODO(workshop)";
 
 /// A file's lines that take part in the diff, each with its number in the file (1-based).
-struct Kept {
+struct DiffLines {
     text: String,
     numbers: Vec<usize>,
 }
@@ -52,7 +52,7 @@ pub(crate) fn notes_of(starter: &str) -> HashSet<String> {
 }
 
 /// `text` without its opening docstring and without the starter's notes.
-fn kept(text: &str, notes: &HashSet<String>) -> Kept {
+fn kept(text: &str, notes: &HashSet<String>) -> DiffLines {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut skip = vec![false; lines.len()];
     // The opening docstring: the first line that is not blank or a comment, if it opens one.
@@ -84,7 +84,7 @@ fn kept(text: &str, notes: &HashSet<String>) -> Kept {
             skip[n] = true;
         }
     }
-    let mut out = Kept { text: String::new(), numbers: Vec::new() };
+    let mut out = DiffLines { text: String::new(), numbers: Vec::new() };
     for (n, line) in lines.iter().enumerate() {
         if !skip[n] {
             out.text.push_str(line);

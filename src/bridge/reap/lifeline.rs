@@ -17,7 +17,7 @@ use std::sync::Mutex;
 /// Groups one lifeline can hold: far more workers than any command runs at once.
 const MOST: usize = 4096;
 
-struct Line {
+struct Lifeline {
     /// The end the workshop writes (close-on-exec and non-blocking).
     write: OwnedFd,
     /// The end the lifeline reads, until it is forked.
@@ -25,7 +25,7 @@ struct Line {
     pid: Option<i32>,
 }
 
-static LINE: Mutex<Option<Line>> = Mutex::new(None);
+static LINE: Mutex<Option<Lifeline>> = Mutex::new(None);
 
 /// A worker's group to kill if the workshop dies.
 pub(super) fn watch(pid: i32) {
@@ -48,17 +48,17 @@ fn send(value: i32) {
 }
 
 /// The line, opened first when it is not yet.
-fn opened(line: &mut Option<Line>) -> Option<&Line> {
+fn opened(line: &mut Option<Lifeline>) -> Option<&Lifeline> {
     if line.is_none() {
         *line = open();
     }
     line.as_ref()
 }
 
-fn open() -> Option<Line> {
+fn open() -> Option<Lifeline> {
     let (read, write) = crate::bridge::pipe::cloexec_pipe().ok()?;
     let _ = rustix::io::ioctl_fionbio(&write, true);
-    Some(Line { write, read: Some(read), pid: None })
+    Some(Lifeline { write, read: Some(read), pid: None })
 }
 
 /// The lifeline started now (if it was not), and a copy of the pipe's write end, for a child to

@@ -14,7 +14,7 @@ use crate::replay::events::{Event, Run, Told, Tone, Verdict, VerdictTone};
 /// A ticket's question before its replay, as the player asks it, with the answer the run bears
 /// out; drawn with the answer folded away until the reader opens it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Question {
+pub(crate) struct PageQuestion {
     pub ask: String,
     /// What the reader knows about the code and runtime before guessing.
     pub context: String,
@@ -26,10 +26,10 @@ pub(crate) struct Question {
 }
 
 /// One ticket: its runs (one, or two compared), where two split, and its question.
-pub(crate) struct Ticket<'a> {
+pub(crate) struct TicketPage<'a> {
     pub runs: &'a [Run],
     pub split: Option<usize>,
-    pub question: Option<Question>,
+    pub question: Option<PageQuestion>,
 }
 
 /// The whole replay.
@@ -38,7 +38,7 @@ pub(crate) struct Page<'a> {
     pub title: &'a str,
     /// Whose run stands beside the starter's, when the comparison was chosen for the reader.
     pub note: Option<&'a str>,
-    pub tickets: Vec<Ticket<'a>>,
+    pub tickets: Vec<TicketPage<'a>>,
 }
 
 const STYLE: &str = r#"
@@ -114,7 +114,7 @@ pub(crate) fn page(page: &Page) -> String {
     super::page(&title, STYLE, SCRIPT, &body)
 }
 
-fn ticket_section(ticket: &Ticket) -> String {
+fn ticket_section(ticket: &TicketPage) -> String {
     let mut out = String::new();
     let Some(first) = ticket.runs.first() else { return out };
     let id = esc(&first.ticket);
@@ -166,7 +166,7 @@ fn ticket_section(ticket: &Ticket) -> String {
     out
 }
 
-fn question(q: &Question) -> String {
+fn question(q: &PageQuestion) -> String {
     let mut out = String::from("<aside class=\"predict\" aria-label=\"Predict first\">\n");
     let _ = writeln!(out, "<p><strong>Predict first.</strong> {}</p>", esc(&q.ask));
     if !q.context.trim().is_empty() {

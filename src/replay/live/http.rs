@@ -21,7 +21,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 const MAX_BODY: u64 = 8 * 1024 * 1024;
 
 /// One attempt's outcome, before the retry policy looks at it.
-enum Attempt {
+enum AttemptOutcome {
     Done(ApiAnswer),
     /// A status, its headers for the retry policy, and the API's own words about it.
     Status {
@@ -73,8 +73,8 @@ impl Client {
             }
             self.sent += 1;
             let (wait, what, next) = match self.attempt(&body, retries_taken) {
-                Attempt::Done(answer) => return Ok(answer),
-                Attempt::Status { status, should_retry, wait, kind, message } => {
+                AttemptOutcome::Done(answer) => return Ok(answer),
+                AttemptOutcome::Status { status, should_retry, wait, kind, message } => {
                     if !retry::should_retry(status, should_retry.as_deref()) {
                         return Err(self.refused(status, &kind, &message));
                     }
@@ -84,7 +84,7 @@ impl Client {
                         "Wait a minute and run this again.".to_string(),
                     )
                 }
-                Attempt::Transport(why) => (
+                AttemptOutcome::Transport(why) => (
                     None,
                     why,
                     format!(
@@ -110,7 +110,7 @@ impl Client {
         }
     }
 
-    fn attempt(&mut self, body: &str, retries_taken: u32) -> Attempt {
+    fn attempt(&mut self, body: &str, retries_taken: u32) -> AttemptOutcome {
         let key = &self.settings.key;
         let url = format!("{}/v1/messages", self.settings.base);
         let sent = self
@@ -123,7 +123,7 @@ impl Client {
             .header("x-stainless-retry-count", retries_taken.to_string())
             .send(body);
         let broke = |e: &ureq::Error| {
-            Attempt::Transport(self.settings.redact(&transport_words(e, &self.settings)))
+            AttemptOutcome::Transport(self.settings.redact(&transport_words(e, &self.settings)))
         };
         let mut response = match sent {
             Ok(response) => response,
@@ -148,9 +148,9 @@ impl Client {
         if (200..300).contains(&status) {
             return match parsed {
                 Some(response) if response.is_object() => {
-                    Attempt::Done(ApiAnswer { response, request_id })
+                    AttemptOutcome::Done(ApiAnswer { response, request_id })
                 }
-                _ => Attempt::Status {
+                _ => AttemptOutcome::Status {
                     status,
                     should_retry: Some("false".into()),
                     wait: None,
@@ -167,7 +167,13 @@ impl Client {
         let kind = field("type").unwrap_or_default();
         let mut message = field("message").unwrap_or_else(|| text.chars().take(200).collect());
         message = self.settings.redact(message.trim());
-        Attempt::Status { status, should_retry, wait, kind: self.settings.redact(&kind), message }
+        AttemptOutcome::Status {
+            status,
+            should_retry,
+            wait,
+            kind: self.settings.redact(&kind),
+            message,
+        }
     }
 
     /// The message for a status that is not retried: what happened, and what to do.

@@ -42,7 +42,7 @@ pub(super) enum Served {
 }
 
 /// A response to `tools/call` that the model does not read: an error, or one the client cannot use.
-struct Kept {
+struct UnreadReply {
     response: Value,
     code: Option<i64>,
     problem: Option<String>,
@@ -110,13 +110,19 @@ impl Conversation<'_, '_> {
             Response::Error { code, .. } => (Some(code), None),
             Response::Unusable(why) => (None, Some(why)),
         };
-        let kept = Kept { response, code, problem, printed };
+        let kept = UnreadReply { response, code, problem, printed };
         let call = Call { id, tool: &plain, input };
         self.keep(mcp, call, run, kept)
     }
 
     /// Follow the client policy for a response the model does not read.
-    fn keep(&mut self, mcp: &McpData, call: Call<'_>, run: Option<ToolRun>, kept: Kept) -> Served {
+    fn keep(
+        &mut self,
+        mcp: &McpData,
+        call: Call<'_>,
+        run: Option<ToolRun>,
+        kept: UnreadReply,
+    ) -> Served {
         let Call { id, tool, input } = call;
         let key = json!({"tool": tool, "input": input});
         let again = self.client.taken_back.as_ref() == Some(&key);

@@ -171,7 +171,7 @@ fn finish(
 }
 
 /// How one turn ended.
-enum Next {
+enum TurnEnd {
     /// The model answered with text: the run is over.
     Done,
     /// The model called tools and they ran: these messages answer them (one, unless the
@@ -237,15 +237,15 @@ pub(crate) fn run(
     };
     let mut over = false;
     for _ in 0..lesson.agent.max_turns {
-        let next = if c.may_go_on() { c.turn(model) } else { Next::Stop };
+        let next = if c.may_go_on() { c.turn(model) } else { TurnEnd::Stop };
         c.events.append(&mut c.turn);
         match next {
             // Over either way: a stop has said why in its own event.
-            Next::Done | Next::Stop => {
+            TurnEnd::Done | TurnEnd::Stop => {
                 over = true;
                 break;
             }
-            Next::Answer(messages) => c.messages.extend(messages),
+            TurnEnd::Answer(messages) => c.messages.extend(messages),
         }
     }
     if !over {
@@ -278,7 +278,7 @@ fn told_kinds(event: &Event) -> &[ByKind] {
 
 impl Conversation<'_, '_> {
     /// Send the conversation so far, and act on the model's turn.
-    fn turn(&mut self, model: &mut dyn Model) -> Next {
+    fn turn(&mut self, model: &mut dyn Model) -> TurnEnd {
         let listed = self.client.listed.as_deref();
         let sofar = Sofar { messages: &self.messages, listed };
         let body = offering(self.lesson, self.ticket, self.runtime, sofar);
@@ -287,11 +287,11 @@ impl Conversation<'_, '_> {
             // Without code of its own for the API's errors, the refusal ends the run as it is.
             let (status, error_type) = (400, "invalid_request_error".into());
             self.turn.push(Event::ApiError { status, error_type, message: message.clone() });
-            return Next::Stop;
+            return TurnEnd::Stop;
         }
         let (response, provenance, mut by_kind) = match self.send(model, &body, invalid) {
             host::Sent::Reply { response, provenance, by_kind } => (response, provenance, by_kind),
-            host::Sent::Stop => return Next::Stop,
+            host::Sent::Stop => return TurnEnd::Stop,
         };
         self.untold(&mut by_kind);
         let content: Vec<Value> =
@@ -306,7 +306,7 @@ impl Conversation<'_, '_> {
             if let Some(reason) = cut {
                 self.tell(&reason, json!({}), Some(&text));
             }
-            return Next::Done;
+            return TurnEnd::Done;
         }
         let mut preface = (!text.trim().is_empty()).then_some(text);
         let mut results = Vec::new();
@@ -328,18 +328,18 @@ impl Conversation<'_, '_> {
             match self.serve(&id, &tool, &input) {
                 mcp::Served::Answer(answered) => results.push(*answered),
                 mcp::Served::TakeBack => taken_back = true,
-                mcp::Served::Stop => return Next::Stop,
+                mcp::Served::Stop => return TurnEnd::Stop,
             }
         }
         if taken_back {
             // The host keeps the error from the model: the turn is not sent back, and the model
             // is asked again with the conversation as it was (and the tools as now listed).
-            return Next::Answer(Vec::new());
+            return TurnEnd::Answer(Vec::new());
         }
         self.messages.push(json!({"role": "assistant", "content": content}));
         match self.answer(&calls, results) {
-            Some(messages) => Next::Answer(messages),
-            None => Next::Stop,
+            Some(messages) => TurnEnd::Answer(messages),
+            None => TurnEnd::Stop,
         }
     }
 
