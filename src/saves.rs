@@ -78,7 +78,7 @@ fn split(file: &Path) -> Result<(PathBuf, OsString), WatchError> {
 
 /// What one event says of a save of the watched file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
+enum SaveStep {
     /// The save is over: closed after writing, or renamed into place.
     Done,
     /// The file is being written (created, truncated, written to): a close will end it where the
@@ -89,26 +89,26 @@ enum Step {
     Touched,
 }
 
-fn step(event: &notify::Event, name: &OsString) -> Option<Step> {
+fn step(event: &notify::Event, name: &OsString) -> Option<SaveStep> {
     let ours = |p: &PathBuf| p.file_name() == Some(name.as_os_str());
     match event.kind {
         // Reading the file (Python importing it) is no save.
         EventKind::Access(AccessKind::Close(AccessMode::Write)) if event.paths.iter().any(ours) => {
-            Some(Step::Done)
+            Some(SaveStep::Done)
         }
         EventKind::Access(_) => None,
         // Renamed into place: the new name is the last path.
         EventKind::Modify(ModifyKind::Name(RenameMode::To | RenameMode::Both))
             if event.paths.last().is_some_and(ours) =>
         {
-            Some(Step::Done)
+            Some(SaveStep::Done)
         }
         EventKind::Create(_) | EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Any)
             if event.paths.iter().any(ours) =>
         {
-            Some(Step::Writing)
+            Some(SaveStep::Writing)
         }
-        _ if event.paths.iter().any(ours) => Some(Step::Touched),
+        _ if event.paths.iter().any(ours) => Some(SaveStep::Touched),
         _ => None,
     }
 }
@@ -126,7 +126,7 @@ pub(crate) fn listen(
 ) -> Result<Listener, WatchError> {
     let (dir, name) = split(file)?;
     let target = dir.join(&name);
-    let (tx, rx) = mpsc::channel::<Result<Step, notify::Error>>();
+    let (tx, rx) = mpsc::channel::<Result<SaveStep, notify::Error>>();
     let handler = move |result: notify::Result<notify::Event>| {
         let _ = match result {
             Ok(event) => match step(&event, &name) {
@@ -176,13 +176,13 @@ pub(crate) fn listen(
                     None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
                 };
                 match next {
-                    Ok(Ok(Step::Done)) | Err(RecvTimeoutError::Timeout) => {
+                    Ok(Ok(SaveStep::Done)) | Err(RecvTimeoutError::Timeout) => {
                         begun = None;
                         report(None);
                     }
                     // Its close will come: a pause between truncating and writing is no save.
-                    Ok(Ok(Step::Writing)) if waits_for_close => begun = None,
-                    Ok(Ok(Step::Writing | Step::Touched)) => begun = Some(Instant::now()),
+                    Ok(Ok(SaveStep::Writing)) if waits_for_close => begun = None,
+                    Ok(Ok(SaveStep::Writing | SaveStep::Touched)) => begun = Some(Instant::now()),
                     Ok(Err(why)) => report(Some(why.to_string())),
                     // The watcher was dropped.
                     Err(RecvTimeoutError::Disconnected) => return,

@@ -103,7 +103,7 @@ struct Miss {
     hung: Option<String>,
 }
 
-type Verdict = Result<(), Box<Miss>>;
+type CaseResult = Result<(), Box<Miss>>;
 
 /// A learner's code, with calls that hung or killed the process remembered, so a loop costs its
 /// deadline once, not once per check; and a function that hung twice is not called again, so a
@@ -216,7 +216,12 @@ pub(crate) fn ask_ahead(lesson: &Lesson, seed: u64) {
     }
 }
 
-fn run_one(spec: &CheckSpec, lesson: &Lesson, samples: &Samples, code: &mut dyn Code) -> Verdict {
+fn run_one(
+    spec: &CheckSpec,
+    lesson: &Lesson,
+    samples: &Samples,
+    code: &mut dyn Code,
+) -> CaseResult {
     if let Some(ticket) = spec.ticket.as_deref().and_then(|id| lesson.ticket(id)) {
         return ticket_check(spec, lesson, ticket, samples, code);
     }
@@ -292,7 +297,7 @@ fn ticket_check(
     ticket: &Ticket,
     samples: &Samples,
     code: &mut dyn Code,
-) -> Verdict {
+) -> CaseResult {
     let mut world = lesson.setting().start(&ticket.id);
     let mut backoff = Backoff::seeded(&ticket.id);
     let policy = Policy::of(lesson);

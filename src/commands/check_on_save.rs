@@ -22,8 +22,8 @@ use crate::commands::Context;
 use crate::error::{Error, FlagError, EXIT_SUCCESS};
 use crate::lesson::Lesson;
 use crate::on_save::keys::{key_of, read_lines};
-use crate::on_save::msg::{Ended, Msg};
-use crate::on_save::note::Note;
+use crate::on_save::msg::{Ended, WatchEvent};
+use crate::on_save::note::WatchNote;
 use crate::on_save::output::Output;
 use crate::on_save::session::Session;
 use crate::saves;
@@ -49,7 +49,7 @@ pub(super) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     let (tx, rx) = mpsc::channel();
     // Raw mode only where keys come from a terminal; restored on every way out of this function.
     let (screen, _keys) = keys(keys_on_terminal, &tx)?;
-    let _ticks = terminal::tick(tx.clone(), LOOK_EVERY, |_| Msg::Tick)
+    let _ticks = terminal::tick(tx.clone(), LOOK_EVERY, |_| WatchEvent::Tick)
         .map_err(|e| Error::io("could not start the timer", e))?;
 
     let output = Output { terminal: out_terminal, raw: keys_on_terminal && out_terminal };
@@ -57,7 +57,7 @@ pub(super) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
     let result = loop {
         let to_loop = tx.clone();
         let watching = saves::listen(&file, args.poll, move |change| {
-            let _ = to_loop.send(Msg::File(change));
+            let _ = to_loop.send(WatchEvent::File(change));
         })?;
         let mut session =
             Session::new(ctx, &lesson, file.clone(), limit, watching.polling, output, tx.clone());
@@ -69,13 +69,13 @@ pub(super) fn run(ctx: &Context, args: CheckArgs) -> Result<i32, Error> {
         match ended {
             Ok(Ended::Next(id)) => {
                 let next = Lesson::load(&ctx.root, &id)?;
-                notes.push(Note::Moved(go_on(ctx, &next)?));
+                notes.push(WatchNote::Moved(go_on(ctx, &next)?));
                 file = next.work_file(&ctx.root);
                 lesson = next;
                 // What the last lesson's watcher and graders sent is of no use now; keys still are.
                 for msg in rx.try_iter().collect::<Vec<_>>() {
-                    if let Msg::Key(key) = msg {
-                        let _ = tx.send(Msg::Key(key));
+                    if let WatchEvent::Key(key) = msg {
+                        let _ = tx.send(WatchEvent::Key(key));
                     }
                 }
             }
@@ -110,8 +110,8 @@ fn go_on(ctx: &Context, next: &Lesson) -> Result<String, Error> {
 /// dropped, and its key reader), else lines read from standard input.
 fn keys(
     on_terminal: bool,
-    tx: &mpsc::Sender<Msg>,
-) -> Result<(Option<terminal::Screen>, Option<terminal::Worker>), Error> {
+    tx: &mpsc::Sender<WatchEvent>,
+) -> Result<(Option<terminal::Screen>, Option<terminal::BackgroundThread>), Error> {
     if !on_terminal {
         read_lines(tx.clone()).map_err(|e| Error::io("could not start the key reader", e))?;
         return Ok((None, None));

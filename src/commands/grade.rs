@@ -6,7 +6,7 @@ use std::time::Instant;
 use crate::cli::{GradeArgs, GradeFormat};
 use crate::commands::Context;
 use crate::error::{Error, FlagError, GradeError, EXIT_SUCCESS};
-use crate::grade::discover::{discover, Found};
+use crate::grade::discover::{discover, Discovery};
 use crate::grade::isolation::isolate;
 use crate::grade::partition::Partition;
 use crate::grade::python::{find_python, reachable_temp};
@@ -31,7 +31,7 @@ pub(super) fn run(ctx: &Context, args: GradeArgs) -> Result<i32, Error> {
         return Err(nothing_to_grade(&found, &paths, &lesson));
     }
     let total_found = found.files.len();
-    let Found { files, skipped } = found;
+    let Discovery { files, skipped } = found;
     let files: Vec<_> = match partition {
         Some(p) => {
             let range = p.range(total_found);
@@ -94,7 +94,7 @@ fn sample_key(partition: Option<Partition>) -> Result<(u64, bool), Error> {
 }
 
 /// Nothing found to grade in the paths given: the operator's error.
-fn nothing_to_grade(found: &Found, paths: &[String], lesson: &Lesson) -> Error {
+fn nothing_to_grade(found: &Discovery, paths: &[String], lesson: &Lesson) -> Error {
     GradeError::NothingToGrade {
         paths: paths.to_vec(),
         skipped: found.skipped.len(),

@@ -287,7 +287,7 @@ fn key_of(event: crossterm::event::Event) -> Option<PaceKey> {
 /// terminal is raw meanwhile (with keys on a terminal), so keys are read, not echoed.
 struct Pacer {
     keys: Option<std::sync::mpsc::Receiver<PaceKey>>,
-    _reader: Option<crate::terminal::player::terminal::Worker>,
+    _reader: Option<crate::terminal::player::terminal::BackgroundThread>,
     _screen: Option<crate::terminal::player::terminal::Screen>,
     speed: f64,
     quit: bool,

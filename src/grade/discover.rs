@@ -17,7 +17,7 @@ pub(crate) type Candidate = (String, Result<PathBuf, Unread>);
 
 /// What discovery found: the files to grade, and the entries that look like submissions but
 /// are not regular files (FIFOs, devices, sockets, dangling links), skipped.
-pub(crate) struct Found {
+pub(crate) struct Discovery {
     pub(crate) files: Vec<Candidate>,
     pub(crate) skipped: Vec<(String, &'static str)>,
 }
@@ -33,7 +33,7 @@ pub(crate) fn discover(
     lesson: &Lesson,
     paths: &[String],
     format: GradeFormat,
-) -> Result<Found, Error> {
+) -> Result<Discovery, Error> {
     let mut found: Vec<Candidate> = Vec::new();
     let mut skipped = Vec::new();
     for given in paths {
@@ -55,7 +55,7 @@ pub(crate) fn discover(
         Err(_) => seen.insert(PathBuf::from(shown)),
     });
     skipped.sort();
-    Ok(Found { files: found, skipped })
+    Ok(Discovery { files: found, skipped })
 }
 
 /// The order of the results: by the path as shown, then files read before files refused, then

@@ -9,7 +9,7 @@ use crate::world::Problem;
 
 /// One step of a path into the manifest: a key of a table, or an entry of an array.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Step {
+pub(super) enum PathStep {
     Key(String),
     Index(usize),
 }
@@ -18,7 +18,7 @@ pub(super) enum Step {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Near {
     /// A path of keys: the line of the deepest step the manifest has.
-    Path(Vec<Step>),
+    Path(Vec<PathStep>),
     /// Text the manifest holds: the line of its first occurrence (the world's problems, which
     /// know the manifest's data but not its paths).
     Text(String),
@@ -27,7 +27,7 @@ pub(super) enum Near {
 impl Near {
     /// The path that starts at a top-level key.
     pub(super) fn key(key: &str) -> Near {
-        Near::Path(vec![Step::Key(key.to_string())])
+        Near::Path(vec![PathStep::Key(key.to_string())])
     }
 
     /// An entry of an array of tables (`[[tickets]]`) at a top-level key.
@@ -37,15 +37,15 @@ impl Near {
 
     /// One key further down.
     pub(super) fn then(self, key: &str) -> Near {
-        self.push(Step::Key(key.to_string()))
+        self.push(PathStep::Key(key.to_string()))
     }
 
     /// One entry further down.
     pub(super) fn at(self, index: usize) -> Near {
-        self.push(Step::Index(index))
+        self.push(PathStep::Index(index))
     }
 
-    fn push(self, step: Step) -> Near {
+    fn push(self, step: PathStep) -> Near {
         match self {
             Near::Path(mut steps) => {
                 steps.push(step);
@@ -68,22 +68,22 @@ fn line_at(text: &str, at: usize) -> usize {
 }
 
 /// Where the deepest step of `path` that the document has starts, in bytes.
-fn start_of(document: &Spanned<DeTable<'_>>, path: &[Step]) -> Option<usize> {
+fn start_of(document: &Spanned<DeTable<'_>>, path: &[PathStep]) -> Option<usize> {
     let mut found = None;
     let mut value: Option<&DeValue<'_>> = None;
     for step in path {
         let next: &Spanned<DeValue<'_>> = match (step, value) {
-            (Step::Key(key), None) => {
+            (PathStep::Key(key), None) => {
                 let (name, v) = document.get_ref().get_key_value(key.as_str())?;
                 found = Some(name.span().start);
                 v
             }
-            (Step::Key(key), Some(DeValue::Table(table))) => {
+            (PathStep::Key(key), Some(DeValue::Table(table))) => {
                 let Some((name, v)) = table.get_key_value(key.as_str()) else { return found };
                 found = Some(name.span().start);
                 v
             }
-            (Step::Index(i), Some(DeValue::Array(items))) => match items.get(*i) {
+            (PathStep::Index(i), Some(DeValue::Array(items))) => match items.get(*i) {
                 Some(v) => v,
                 None => return found,
             },
@@ -91,7 +91,7 @@ fn start_of(document: &Spanned<DeTable<'_>>, path: &[Step]) -> Option<usize> {
         };
         // A table under a key starts where the key does; an entry of an array starts itself.
         let table = matches!(next.get_ref(), DeValue::Table(_));
-        let table_under_key = table && matches!(step, Step::Key(_));
+        let table_under_key = table && matches!(step, PathStep::Key(_));
         if !next.span().is_empty() && !table_under_key {
             found = Some(next.span().start);
         }

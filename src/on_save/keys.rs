@@ -5,10 +5,10 @@ use std::sync::mpsc::Sender;
 
 use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 
-use super::msg::Msg;
+use super::msg::WatchEvent;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Key {
+pub(crate) enum WatchKey {
     Rerun,
     Hint,
     /// Start the next lesson and watch its file instead (once every check is green).
@@ -19,42 +19,42 @@ pub(crate) enum Key {
     Other,
 }
 
-pub(crate) fn key_of(ev: TermEvent) -> Option<Msg> {
+pub(crate) fn key_of(ev: TermEvent) -> Option<WatchEvent> {
     match ev {
         TermEvent::Key(k) if k.kind != KeyEventKind::Release => {
             let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
-            Some(Msg::Key(match k.code {
-                KeyCode::Char('c') if ctrl => Key::Interrupt,
-                KeyCode::Char('q') | KeyCode::Esc => Key::Quit,
-                KeyCode::Char('r') => Key::Rerun,
-                KeyCode::Char('h') => Key::Hint,
-                KeyCode::Char('n') => Key::Next,
-                _ => Key::Other,
+            Some(WatchEvent::Key(match k.code {
+                KeyCode::Char('c') if ctrl => WatchKey::Interrupt,
+                KeyCode::Char('q') | KeyCode::Esc => WatchKey::Quit,
+                KeyCode::Char('r') => WatchKey::Rerun,
+                KeyCode::Char('h') => WatchKey::Hint,
+                KeyCode::Char('n') => WatchKey::Next,
+                _ => WatchKey::Other,
             }))
         }
-        TermEvent::Resize(..) => Some(Msg::Resize),
+        TermEvent::Resize(..) => Some(WatchEvent::Resize),
         _ => None,
     }
 }
 
-fn key_of_line(line: &str) -> Option<Key> {
+fn key_of_line(line: &str) -> Option<WatchKey> {
     Some(match line.trim().chars().next()? {
-        'q' | 'Q' => Key::Quit,
-        'r' | 'R' => Key::Rerun,
-        'h' | 'H' => Key::Hint,
-        'n' | 'N' => Key::Next,
-        _ => Key::Other,
+        'q' | 'Q' => WatchKey::Quit,
+        'r' | 'R' => WatchKey::Rerun,
+        'h' | 'H' => WatchKey::Hint,
+        'n' | 'N' => WatchKey::Next,
+        _ => WatchKey::Other,
     })
 }
 
 /// Keys as lines from a standard input that is not a terminal. The thread may stay blocked in
 /// `read` until the process ends; it holds nothing but a sender.
-pub(crate) fn read_lines(tx: Sender<Msg>) -> std::io::Result<()> {
+pub(crate) fn read_lines(tx: Sender<WatchEvent>) -> std::io::Result<()> {
     std::thread::Builder::new().name("check-watch-keys".into()).spawn(move || {
         for line in std::io::stdin().lines() {
             let Ok(line) = line else { return };
             if let Some(key) = key_of_line(&line) {
-                if tx.send(Msg::Key(key)).is_err() {
+                if tx.send(WatchEvent::Key(key)).is_err() {
                     return;
                 }
             }

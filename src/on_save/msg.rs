@@ -6,7 +6,7 @@ use crate::checks::Report;
 use crate::error::Error;
 use crate::saves::Change;
 
-use super::keys::Key;
+use super::keys::WatchKey;
 
 /// How one lesson's watch ended.
 pub(crate) enum Ended {
@@ -18,8 +18,8 @@ pub(crate) enum Ended {
 }
 
 /// One thing that happened: a key, a save, a grading that ended, a resize, a tick.
-pub(crate) enum Msg {
-    Key(Key),
+pub(crate) enum WatchEvent {
+    Key(WatchKey),
     File(Change),
     /// A grading ended: its report, or `None` when it was stopped before the end.
     Graded {

@@ -8,13 +8,13 @@ use crate::context::Context;
 use crate::error::Error;
 use crate::render;
 
-use super::note::Note;
+use super::note::WatchNote;
 use super::session::Session;
 
 impl Session<'_> {
     /// The next hint step of the first failing check, shown with the steps before it.
     pub(super) fn hint(&mut self) {
-        self.notes.retain(Note::stays_for_a_hint);
+        self.notes.retain(WatchNote::stays_for_a_hint);
         self.hint_card = None;
         let note = match &self.report {
             None => "No report yet: the first check is still running.".to_string(),
@@ -44,7 +44,7 @@ impl Session<'_> {
                 }
             },
         };
-        self.notes.push(Note::Once(note));
+        self.notes.push(WatchNote::Once(note));
     }
 
     pub(super) fn width(&self) -> usize {

@@ -16,9 +16,9 @@ use crate::error::Error;
 use crate::lesson::Lesson;
 use crate::saves::{Change, Fingerprint, Staleness};
 
-use super::keys::Key;
-use super::msg::{Ended, Msg};
-use super::note::Note;
+use super::keys::WatchKey;
+use super::msg::{Ended, WatchEvent};
+use super::note::WatchNote;
 use super::output::Output;
 
 /// Why `n` cannot go on to the next lesson.
@@ -74,7 +74,7 @@ pub(crate) struct Session<'a> {
     pub(super) limit: Duration,
     pub(super) polling: bool,
     pub(super) output: Output,
-    pub(super) tx: Sender<Msg>,
+    pub(super) tx: Sender<WatchEvent>,
     pub(crate) run: u64,
     pub(super) why: String,
     pub(super) at: String,
@@ -83,7 +83,7 @@ pub(crate) struct Session<'a> {
     /// Why to grade again once the grading in progress has stopped.
     pub(super) pending: Option<String>,
     pub(super) report: Option<Report>,
-    pub(crate) notes: Vec<Note>,
+    pub(crate) notes: Vec<WatchNote>,
     /// The hint steps `h` showed last, until the next report.
     pub(super) hint_card: Option<String>,
     /// The file is not there now: the report on screen is of the version that was.
@@ -107,7 +107,7 @@ impl<'a> Session<'a> {
         limit: Duration,
         polling: bool,
         output: Output,
-        tx: Sender<Msg>,
+        tx: Sender<WatchEvent>,
     ) -> Session<'a> {
         let shown = ctx.shown(&file);
         let staleness = Staleness::new(Fingerprint::of(&file));
@@ -140,7 +140,7 @@ impl<'a> Session<'a> {
     pub(crate) fn run<'s>(
         &'s mut self,
         scope: &'s Scope<'s, '_>,
-        rx: &Receiver<Msg>,
+        rx: &Receiver<WatchEvent>,
     ) -> Result<Ended, Error>
     where
         'a: 's,
@@ -148,16 +148,20 @@ impl<'a> Session<'a> {
         self.start(scope, "first run");
         for msg in rx.iter() {
             match msg {
-                Msg::Key(key @ (Key::Quit | Key::Interrupt)) => {
+                WatchEvent::Key(key @ (WatchKey::Quit | WatchKey::Interrupt)) => {
                     self.stop_now();
-                    return Ok(if key == Key::Quit { Ended::Quit } else { Ended::Interrupted });
+                    return Ok(if key == WatchKey::Quit {
+                        Ended::Quit
+                    } else {
+                        Ended::Interrupted
+                    });
                 }
-                Msg::Key(Key::Rerun) => self.start(scope, "r pressed"),
-                Msg::Key(Key::Hint) => {
+                WatchEvent::Key(WatchKey::Rerun) => self.start(scope, "r pressed"),
+                WatchEvent::Key(WatchKey::Hint) => {
                     self.hint();
                     self.draw();
                 }
-                Msg::Key(Key::Next) => match self.next_lesson() {
+                WatchEvent::Key(WatchKey::Next) => match self.next_lesson() {
                     Ok(id) => {
                         if let Some(stop) = self.running.take() {
                             stop.store(true, Ordering::SeqCst);
@@ -165,30 +169,30 @@ impl<'a> Session<'a> {
                         return Ok(Ended::Next(id));
                     }
                     Err(why) => {
-                        self.notes = vec![Note::Once(why.to_string())];
+                        self.notes = vec![WatchNote::Once(why.to_string())];
                         self.draw();
                     }
                 },
-                Msg::Key(Key::Other) => {
+                WatchEvent::Key(WatchKey::Other) => {
                     let keys = "Keys: r re-run · h hint · n next lesson (once green) · q quit.";
-                    self.notes = vec![Note::Once(keys.into())];
+                    self.notes = vec![WatchNote::Once(keys.into())];
                     self.draw();
                 }
-                Msg::File(Change::Saved) => {
+                WatchEvent::File(Change::Saved) => {
                     // An event came: this filesystem reports changes, whatever a run is doing.
                     self.staleness.seen(Fingerprint::of(&self.file));
                     self.start(scope, "saved");
                 }
-                Msg::File(Change::Gone) => self.gone(),
-                Msg::File(Change::Failed(why)) => {
-                    self.notes = vec![Note::Watching(format!(
+                WatchEvent::File(Change::Gone) => self.gone(),
+                WatchEvent::File(Change::Failed(why)) => {
+                    self.notes = vec![WatchNote::Watching(format!(
                         "The file watcher failed ({why}). Press r to grade by hand, or quit and run again with --poll."
                     ))];
                     self.draw();
                 }
-                Msg::Graded { run, result, took } => self.graded(scope, run, result, took),
-                Msg::Resize => self.draw(),
-                Msg::Tick => self.look(scope),
+                WatchEvent::Graded { run, result, took } => self.graded(scope, run, result, took),
+                WatchEvent::Resize => self.draw(),
+                WatchEvent::Tick => self.look(scope),
             }
             // Nobody can read the reports any more (a closed pipe, a full disk): stop watching.
             if let Some(e) = self.write_failed.take() {
@@ -262,7 +266,7 @@ impl<'a> Session<'a> {
             move || {
                 let began = Instant::now();
                 let result = grade(ctx, lesson, &file, limit, &stop, &spare);
-                let _ = tx.send(Msg::Graded { run, result, took: began.elapsed() });
+                let _ = tx.send(WatchEvent::Graded { run, result, took: began.elapsed() });
                 // Ready for the next save, while the learner edits.
                 if !stop.load(Ordering::SeqCst) {
                     if let Ok(mut slot) = spare.lock() {
@@ -281,7 +285,7 @@ impl<'a> Session<'a> {
         if let Err(e) = spawned {
             self.running = None;
             let why = format!("Could not start a check ({e}). Press r to try again.");
-            self.notes = vec![Note::Once(why)];
+            self.notes = vec![WatchNote::Once(why)];
         }
         if self.output.terminal {
             self.draw();
@@ -306,12 +310,12 @@ impl<'a> Session<'a> {
                 self.save_progress(&report);
                 self.report = Some(report);
                 *self.door.get_mut() = None;
-                self.notes.retain(Note::stays_for_a_grade);
+                self.notes.retain(WatchNote::stays_for_a_grade);
                 self.hint_card = None;
                 self.draw();
             }
             Some(Err(e)) if run == self.run => {
-                self.notes = vec![Note::Once(format!("Could not grade: {e}"))];
+                self.notes = vec![WatchNote::Once(format!("Could not grade: {e}"))];
                 self.draw();
             }
             _ => {}
@@ -330,7 +334,7 @@ impl<'a> Session<'a> {
         self.pending = None;
         self.gone = true;
         self.staleness.seen(Fingerprint::of(&self.file));
-        self.notes = vec![Note::Once(format!(
+        self.notes = vec![WatchNote::Once(format!(
             "{} is gone (deleted or moved away); the report above is of the last version. Still watching: save the file again and it is graded.",
             self.shown
         ))];
@@ -347,7 +351,7 @@ impl<'a> Session<'a> {
         {
             return;
         }
-        self.notes = vec![Note::Watching(format!(
+        self.notes = vec![WatchNote::Watching(format!(
             "{} changed, but no file event arrived: this filesystem may not report changes (a WSL mount of a Windows drive, a network drive). Quit and run again with --poll to grade on every save.",
             self.shown
         ))];

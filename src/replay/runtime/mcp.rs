@@ -22,7 +22,7 @@ const INVALID_PARAMS: i64 = -32602;
 
 /// The client's state over one run.
 #[derive(Debug, Default)]
-pub(super) struct Client {
+pub(super) struct McpClient {
     next_id: u64,
     /// The tools as the server last listed them, once the client has read `tools/list`.
     pub(super) listed: Option<Vec<Value>>,
@@ -51,7 +51,7 @@ struct UnreadReply {
 
 /// A call of the model's: its `tool_use` id, the tool as the model named it, and its input.
 #[derive(Clone, Copy)]
-pub(super) struct Call<'c> {
+pub(super) struct ToolUse<'c> {
     pub(super) id: &'c str,
     pub(super) tool: &'c str,
     pub(super) input: &'c Value,
@@ -70,8 +70,8 @@ enum Response {
 
 impl Conversation<'_, '_> {
     /// Serve one call the model made, as the MCP client.
-    pub(super) fn mcp_call(&mut self, mcp: &McpData, call: Call<'_>) -> Served {
-        let Call { id, tool, input } = call;
+    pub(super) fn mcp_call(&mut self, mcp: &McpData, call: ToolUse<'_>) -> Served {
+        let ToolUse { id, tool, input } = call;
         let server = &self.lesson.agent.server;
         let plain = sdk::unqualified(server, tool).unwrap_or(tool).to_string();
         let request = self.request("tools/call", json!({"name": plain, "arguments": input}));
@@ -111,7 +111,7 @@ impl Conversation<'_, '_> {
             Response::Unusable(why) => (None, Some(why)),
         };
         let kept = UnreadReply { response, code, problem, printed };
-        let call = Call { id, tool: &plain, input };
+        let call = ToolUse { id, tool: &plain, input };
         self.keep(mcp, call, run, kept)
     }
 
@@ -119,11 +119,11 @@ impl Conversation<'_, '_> {
     fn keep(
         &mut self,
         mcp: &McpData,
-        call: Call<'_>,
+        call: ToolUse<'_>,
         run: Option<ToolRun>,
         kept: UnreadReply,
     ) -> Served {
-        let Call { id, tool, input } = call;
+        let ToolUse { id, tool, input } = call;
         let key = json!({"tool": tool, "input": input});
         let again = self.client.taken_back.as_ref() == Some(&key);
         let reader = match mcp.on_error {

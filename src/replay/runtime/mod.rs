@@ -206,7 +206,7 @@ struct Conversation<'r, 'l> {
     /// The model's answers so far (its turns).
     replies: usize,
     /// The MCP client's state, for a lesson whose learner writes the server.
-    client: mcp::Client,
+    client: mcp::McpClient,
 }
 
 /// Run one ticket: the model's turns from `model`, the tools and the harness for real.
@@ -233,7 +233,7 @@ pub(crate) fn run(
         named_reads: Vec::new(),
         clock_ms: 0,
         replies: 0,
-        client: mcp::Client::default(),
+        client: mcp::McpClient::default(),
     };
     let mut over = false;
     for _ in 0..lesson.agent.max_turns {
@@ -359,7 +359,7 @@ impl Conversation<'_, '_> {
     /// Serve one call: as the MCP client for an `[mcp]` lesson, else in this runtime.
     fn serve(&mut self, id: &str, tool: &str, input: &Value) -> mcp::Served {
         match &self.lesson.mcp {
-            Some(data) => self.mcp_call(data, mcp::Call { id, tool, input }),
+            Some(data) => self.mcp_call(data, mcp::ToolUse { id, tool, input }),
             None => match self.call_tool(id, tool, input) {
                 Some(answered) => mcp::Served::Answer(Box::new(answered)),
                 None => mcp::Served::Stop,

@@ -8,7 +8,7 @@ use crossterm::event::{Event as TermEvent, KeyEvent};
 
 use crate::lesson::Runtime;
 use crate::replay::events::{self, Event, Run, Told};
-use crate::terminal::player::keys::{self, Action};
+use crate::terminal::player::keys::{self, KeyAction};
 use crate::terminal::player::predict::{Guess, Question};
 use crate::terminal::player::source::{Key, Prediction, Replayed, Source};
 use crate::terminal::player::unplayable::Unplayable;
@@ -400,8 +400,8 @@ impl<S: Source> App<S> {
         }
     }
 
-    fn act(&mut self, action: Action) -> Flow {
-        if action == Action::Quit {
+    fn act(&mut self, action: KeyAction) -> Flow {
+        if action == KeyAction::Quit {
             return Flow::Quit;
         }
         self.note = None;
@@ -416,11 +416,11 @@ impl<S: Source> App<S> {
         if self.replaying()
             && matches!(
                 action,
-                Action::Pause
-                    | Action::Step
-                    | Action::StepBack
-                    | Action::Expand
-                    | Action::Answer(_)
+                KeyAction::Pause
+                    | KeyAction::Step
+                    | KeyAction::StepBack
+                    | KeyAction::Expand
+                    | KeyAction::Answer(_)
             )
         {
             self.note = Some(STILL_REPLAYING.into());
@@ -431,10 +431,10 @@ impl<S: Source> App<S> {
 
     /// A key while a question is open: an answer, a skip, or a note to answer first. `None`:
     /// no question is open, or the key means what it always does.
-    fn answer(&mut self, action: Action) -> Option<Flow> {
+    fn answer(&mut self, action: KeyAction) -> Option<Flow> {
         let question = self.question.as_ref()?;
         match action {
-            Action::Answer(key) => match question.answer(key) {
+            KeyAction::Answer(key) => match question.answer(key) {
                 Some(guess) => {
                     let asked = (question.ticket.clone(), self.runtime.name());
                     self.asked.insert(asked.clone());
@@ -445,12 +445,16 @@ impl<S: Source> App<S> {
                 }
                 None => self.note = Some(format!("Answer with {}.", question.keys())),
             },
-            Action::Pause => {
+            KeyAction::Pause => {
                 // Skip the question: watch without guessing.
                 self.asked.insert((question.ticket.clone(), self.runtime.name()));
                 self.question = None;
             }
-            Action::Step | Action::StepBack | Action::Expand | Action::Faster | Action::Slower => {
+            KeyAction::Step
+            | KeyAction::StepBack
+            | KeyAction::Expand
+            | KeyAction::Faster
+            | KeyAction::Slower => {
                 self.note =
                     Some(format!("Answer first with {}, or press space to skip.", question.keys()));
             }
@@ -460,34 +464,34 @@ impl<S: Source> App<S> {
     }
 
     /// What a key does to the replay on screen.
-    fn apply(&mut self, action: Action) -> Flow {
+    fn apply(&mut self, action: KeyAction) -> Flow {
         match action {
-            Action::Quit => return Flow::Quit,
-            Action::PreviousTicket | Action::NextTicket => {
+            KeyAction::Quit => return Flow::Quit,
+            KeyAction::PreviousTicket | KeyAction::NextTicket => {
                 let n = self.source.tickets().len().max(1);
-                self.ticket = if action == Action::NextTicket {
+                self.ticket = if action == KeyAction::NextTicket {
                     (self.ticket + 1) % n
                 } else {
                     (self.ticket + n - 1) % n
                 };
                 self.replay();
             }
-            Action::Code => self.next_code(),
-            Action::Runtime => {
+            KeyAction::Code => self.next_code(),
+            KeyAction::Runtime => {
                 self.runtime = match self.runtime {
                     Runtime::Harness => Runtime::Sdk,
                     Runtime::Sdk => Runtime::Harness,
                 };
                 self.replay();
             }
-            Action::Compare => {
+            KeyAction::Compare => {
                 self.compare = !self.compare;
                 self.replay();
             }
-            Action::Pause | Action::Step | Action::StepBack => self.step(action),
-            Action::Faster => self.speed = (self.speed * 2.0).min(MAX_SPEED),
-            Action::Slower => self.speed = (self.speed / 2.0).max(MIN_SPEED),
-            Action::Expand => match self.selected() {
+            KeyAction::Pause | KeyAction::Step | KeyAction::StepBack => self.step(action),
+            KeyAction::Faster => self.speed = (self.speed * 2.0).min(MAX_SPEED),
+            KeyAction::Slower => self.speed = (self.speed / 2.0).max(MIN_SPEED),
+            KeyAction::Expand => match self.selected() {
                 Some(item) => {
                     if !self.expanded.remove(&item) {
                         self.expanded.insert(item);
@@ -500,25 +504,25 @@ impl<S: Source> App<S> {
                     )
                 }
             },
-            Action::Help => self.help = true,
-            Action::Answer(_) => {
+            KeyAction::Help => self.help = true,
+            KeyAction::Answer(_) => {
                 self.note = Some("No question is open. Press ? for the keys.".into())
             }
-            Action::Other => self.note = Some("Press ? for the keys.".into()),
+            KeyAction::Other => self.note = Some("Press ? for the keys.".into()),
         }
         Flow::Redraw
     }
 
     /// Pause (or replay a finished show from the top), or step one card on or back.
-    fn step(&mut self, action: Action) {
+    fn step(&mut self, action: KeyAction) {
         match action {
-            Action::Pause if self.finished() => {
+            KeyAction::Pause if self.finished() => {
                 self.shown = self.shown.min(1);
                 self.clock = Duration::ZERO;
                 self.paused = false;
             }
-            Action::Pause => self.paused = !self.paused,
-            Action::Step => {
+            KeyAction::Pause => self.paused = !self.paused,
+            KeyAction::Step => {
                 self.paused = true;
                 self.shown = (self.shown + 1).min(self.items().len());
                 self.clock = Duration::ZERO;

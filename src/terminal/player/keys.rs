@@ -3,7 +3,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Action {
+pub(crate) enum KeyAction {
     Quit,
     PreviousTicket,
     NextTicket,
@@ -44,32 +44,32 @@ pub(crate) const HELP: &[(&str, &str)] = &[
 ];
 
 /// What a key event means. Releases (sent by some terminals) mean nothing.
-pub(crate) fn action(key: KeyEvent) -> Option<Action> {
+pub(crate) fn action(key: KeyEvent) -> Option<KeyAction> {
     if key.kind == KeyEventKind::Release {
         return None;
     }
     if key.modifiers.contains(KeyModifiers::CONTROL) {
         return Some(match key.code {
-            KeyCode::Char('c') | KeyCode::Char('C') => Action::Quit,
-            _ => Action::Other,
+            KeyCode::Char('c') | KeyCode::Char('C') => KeyAction::Quit,
+            _ => KeyAction::Other,
         });
     }
     Some(match key.code {
-        KeyCode::Char('q') | KeyCode::Char('Q') | KeyCode::Esc => Action::Quit,
-        KeyCode::Left | KeyCode::Up | KeyCode::Char('k') => Action::PreviousTicket,
-        KeyCode::Right | KeyCode::Down | KeyCode::Char('j') => Action::NextTicket,
-        KeyCode::Char('c') => Action::Code,
-        KeyCode::Char('r') => Action::Runtime,
-        KeyCode::Char('s') => Action::Compare,
-        KeyCode::Char(' ') => Action::Pause,
-        KeyCode::Char('.') => Action::Step,
-        KeyCode::Char(',') => Action::StepBack,
-        KeyCode::Char('+') | KeyCode::Char('=') => Action::Faster,
-        KeyCode::Char('-') | KeyCode::Char('_') => Action::Slower,
-        KeyCode::Char('e') => Action::Expand,
-        KeyCode::Char('?') => Action::Help,
-        KeyCode::Char(d @ '0'..='9') => Action::Answer(d as u8 - b'0'),
-        _ => Action::Other,
+        KeyCode::Char('q') | KeyCode::Char('Q') | KeyCode::Esc => KeyAction::Quit,
+        KeyCode::Left | KeyCode::Up | KeyCode::Char('k') => KeyAction::PreviousTicket,
+        KeyCode::Right | KeyCode::Down | KeyCode::Char('j') => KeyAction::NextTicket,
+        KeyCode::Char('c') => KeyAction::Code,
+        KeyCode::Char('r') => KeyAction::Runtime,
+        KeyCode::Char('s') => KeyAction::Compare,
+        KeyCode::Char(' ') => KeyAction::Pause,
+        KeyCode::Char('.') => KeyAction::Step,
+        KeyCode::Char(',') => KeyAction::StepBack,
+        KeyCode::Char('+') | KeyCode::Char('=') => KeyAction::Faster,
+        KeyCode::Char('-') | KeyCode::Char('_') => KeyAction::Slower,
+        KeyCode::Char('e') => KeyAction::Expand,
+        KeyCode::Char('?') => KeyAction::Help,
+        KeyCode::Char(d @ '0'..='9') => KeyAction::Answer(d as u8 - b'0'),
+        _ => KeyAction::Other,
     })
 }
 
@@ -80,8 +80,8 @@ mod arrow_tests {
     #[test]
     fn up_and_down_move_between_tickets_like_left_and_right() {
         let key = |code| action(KeyEvent::new(code, KeyModifiers::NONE));
-        assert_eq!(key(KeyCode::Up), Some(Action::PreviousTicket));
-        assert_eq!(key(KeyCode::Down), Some(Action::NextTicket));
+        assert_eq!(key(KeyCode::Up), Some(KeyAction::PreviousTicket));
+        assert_eq!(key(KeyCode::Down), Some(KeyAction::NextTicket));
         assert_eq!(key(KeyCode::Left), key(KeyCode::Up));
     }
 }

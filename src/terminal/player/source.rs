@@ -131,7 +131,7 @@ pub struct LessonSource<'c> {
     tickets: Vec<TicketInfo>,
     /// Replays are deterministic, so each one is run once per file version.
     cache: HashMap<Key, (Option<SystemTime>, Run)>,
-    worker: Worker,
+    worker: ReplayWorker,
 }
 
 impl<'c> LessonSource<'c> {
@@ -169,7 +169,7 @@ impl<'c> LessonSource<'c> {
             done: HashMap::new(),
             stop: Stop::default(),
         };
-        let worker = Worker::start(runner, results)?;
+        let worker = ReplayWorker::start(runner, results)?;
         Ok(LessonSource { ctx, lesson, choices, labels, tickets, cache: HashMap::new(), worker })
     }
 
@@ -227,21 +227,21 @@ impl Source for LessonSource<'_> {
 
 /// The worker thread, seen from the player. Dropping it stops the Python processes at once (a
 /// call in progress is not waited for) and waits for the thread, which then has little to do.
-struct Worker {
+struct ReplayWorker {
     requests: Option<Sender<Vec<Key>>>,
     stop: Stop,
     thread: Option<JoinHandle<()>>,
 }
 
-impl Worker {
-    fn start(runner: Runner, results: Sender<Msg>) -> std::io::Result<Worker> {
+impl ReplayWorker {
+    fn start(runner: Runner, results: Sender<Msg>) -> std::io::Result<ReplayWorker> {
         let (requests, inbox) = mpsc::channel();
         let stop = runner.stop.clone();
         let thread =
             std::thread::Builder::new().name("player-replays".into()).spawn(move || {
                 runner.serve(inbox, results);
             })?;
-        Ok(Worker { requests: Some(requests), stop, thread: Some(thread) })
+        Ok(ReplayWorker { requests: Some(requests), stop, thread: Some(thread) })
     }
 
     fn ask(&self, keys: Vec<Key>) {
@@ -252,7 +252,7 @@ impl Worker {
     }
 }
 
-impl Drop for Worker {
+impl Drop for ReplayWorker {
     fn drop(&mut self) {
         self.stop.stop();
         self.requests.take();

@@ -95,12 +95,12 @@ fn install_panic_hook() {
 }
 
 /// A background thread stopped and joined when this is dropped.
-pub(crate) struct Worker {
+pub(crate) struct BackgroundThread {
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<()>>,
 }
 
-impl Drop for Worker {
+impl Drop for BackgroundThread {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         if let Some(handle) = self.handle.take() {
@@ -109,11 +109,14 @@ impl Drop for Worker {
     }
 }
 
-fn spawn(name: &str, body: impl FnOnce(Arc<AtomicBool>) + Send + 'static) -> io::Result<Worker> {
+fn spawn(
+    name: &str,
+    body: impl FnOnce(Arc<AtomicBool>) + Send + 'static,
+) -> io::Result<BackgroundThread> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     let handle = std::thread::Builder::new().name(name.into()).spawn(move || body(flag))?;
-    Ok(Worker { stop, handle: Some(handle) })
+    Ok(BackgroundThread { stop, handle: Some(handle) })
 }
 
 /// How often the reader looks up from `poll` to see whether it should stop.
@@ -123,7 +126,7 @@ const POLL: Duration = Duration::from_millis(30);
 pub(crate) fn read_events<M: Send + 'static>(
     tx: Sender<M>,
     map: impl Fn(Event) -> Option<M> + Send + 'static,
-) -> io::Result<Worker> {
+) -> io::Result<BackgroundThread> {
     spawn("terminal-events", move |stop| {
         while !stop.load(Ordering::SeqCst) {
             match event::poll(POLL) {
@@ -149,7 +152,7 @@ pub(crate) fn tick<M: Send + 'static>(
     tx: Sender<M>,
     every: Duration,
     make: impl Fn(Duration) -> M + Send + 'static,
-) -> io::Result<Worker> {
+) -> io::Result<BackgroundThread> {
     spawn("ticker", move |stop| {
         let mut last = Instant::now();
         while !stop.load(Ordering::SeqCst) {
