@@ -8,7 +8,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
 /// What [`read_regular`] found at a path.
-pub(crate) enum Found {
+pub(crate) enum RegularRead {
     Nothing,
     Bytes(Vec<u8>),
     /// Something that is not a regular file, in words ("a named pipe (FIFO)").
@@ -182,7 +182,7 @@ pub(crate) fn make_cache_dir(dir: &Path) -> io::Result<()> {
 /// else is named, not read: the file is opened without blocking (and never as a controlling
 /// terminal) and checked on the open descriptor, so what is read is what was checked. The cap
 /// holds for files whose size says nothing (in /proc) too.
-pub(crate) fn read_regular(path: &Path, cap: u64) -> io::Result<Found> {
+pub(crate) fn read_regular(path: &Path, cap: u64) -> io::Result<RegularRead> {
     let file = match std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
@@ -192,19 +192,19 @@ pub(crate) fn read_regular(path: &Path, cap: u64) -> io::Result<Found> {
         Err(e) => {
             // A dangling link or a socket is there, though it cannot be opened.
             return match std::fs::symlink_metadata(path) {
-                Ok(meta) => Ok(Found::NotRegular(kind(meta.file_type()))),
-                Err(_) if e.kind() == io::ErrorKind::NotFound => Ok(Found::Nothing),
+                Ok(meta) => Ok(RegularRead::NotRegular(kind(meta.file_type()))),
+                Err(_) if e.kind() == io::ErrorKind::NotFound => Ok(RegularRead::Nothing),
                 Err(_) => Err(e),
             };
         }
     };
     let meta = file.metadata()?;
     if !meta.is_file() {
-        return Ok(Found::NotRegular(kind(meta.file_type())));
+        return Ok(RegularRead::NotRegular(kind(meta.file_type())));
     }
     Ok(match capped(&file, meta.len(), cap)? {
-        Ok(bytes) => Found::Bytes(bytes),
-        Err(size) => Found::TooBig(size),
+        Ok(bytes) => RegularRead::Bytes(bytes),
+        Err(size) => RegularRead::TooBig(size),
     })
 }
 
@@ -274,13 +274,15 @@ pub(crate) fn read_submission(path: &Path, cap: u64) -> io::Result<Submitted> {
 /// A missing file is `NotFound`, as with `std::fs::read`.
 pub(crate) fn read_data(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     match read_regular(path, cap)? {
-        Found::Bytes(bytes) => Ok(bytes),
-        Found::Nothing => Err(io::Error::new(io::ErrorKind::NotFound, "there is no such file")),
-        Found::NotRegular(what) => Err(io::Error::new(
+        RegularRead::Bytes(bytes) => Ok(bytes),
+        RegularRead::Nothing => {
+            Err(io::Error::new(io::ErrorKind::NotFound, "there is no such file"))
+        }
+        RegularRead::NotRegular(what) => Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!("it is {what}, not a regular file"),
         )),
-        Found::TooBig(size) => Err(io::Error::new(
+        RegularRead::TooBig(size) => Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!(
                 "it holds {}, more than the {} a data file may",
@@ -392,15 +394,21 @@ mod tests {
         std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
         assert!(matches!(
             read_regular(&link, 10).unwrap(),
-            Found::NotRegular("a character device")
+            RegularRead::NotRegular("a character device")
         ));
-        assert!(matches!(read_regular(dir.path(), 10).unwrap(), Found::NotRegular("a folder")));
-        assert!(matches!(read_regular(&dir.path().join("none"), 10).unwrap(), Found::Nothing));
+        assert!(matches!(
+            read_regular(dir.path(), 10).unwrap(),
+            RegularRead::NotRegular("a folder")
+        ));
+        assert!(matches!(
+            read_regular(&dir.path().join("none"), 10).unwrap(),
+            RegularRead::Nothing
+        ));
         let dangling = dir.path().join("dangling");
         std::os::unix::fs::symlink(dir.path().join("none"), &dangling).unwrap();
         assert!(matches!(
             read_regular(&dangling, 10).unwrap(),
-            Found::NotRegular("a symbolic link to nothing")
+            RegularRead::NotRegular("a symbolic link to nothing")
         ));
         let fifo = dir.path().join("fifo");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
@@ -408,7 +416,7 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         assert!(matches!(
             read_regular(&fifo, 10).unwrap(),
-            Found::NotRegular("a named pipe (FIFO)")
+            RegularRead::NotRegular("a named pipe (FIFO)")
         ));
         let err = read_data(&fifo, 10).unwrap_err();
         assert_eq!(err.to_string(), "it is a named pipe (FIFO), not a regular file");
@@ -419,12 +427,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("big");
         std::fs::write(&file, [b'x'; 11]).unwrap();
-        assert!(matches!(read_regular(&file, 10).unwrap(), Found::TooBig(11)));
-        assert!(matches!(read_regular(&file, 11).unwrap(), Found::Bytes(b) if b.len() == 11));
+        assert!(matches!(read_regular(&file, 10).unwrap(), RegularRead::TooBig(11)));
+        assert!(matches!(read_regular(&file, 11).unwrap(), RegularRead::Bytes(b) if b.len() == 11));
         // A file whose size says nothing: read up to the cap, no further (such files are /proc's).
         if cfg!(target_os = "linux") {
             let environ = read_regular(Path::new("/proc/self/environ"), 1).unwrap();
-            assert!(matches!(environ, Found::TooBig(2)));
+            assert!(matches!(environ, RegularRead::TooBig(2)));
         }
         assert!(read_data(&file, 10)
             .unwrap_err()

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::course::root::Where;
 use crate::error::{Corrupt, CourseError, Error, Flaw, Refusal};
-use crate::files::{self, Found};
+use crate::files::{self, RegularRead};
 use crate::lesson::Lesson;
 
 /// Put the lesson's starter files in `work/<lesson>/`. Edited files are refused unless `force`,
@@ -67,9 +67,9 @@ pub(crate) fn edited(at: &Where, lesson: &Lesson) -> bool {
         return false;
     };
     match files::read_regular(&lesson.work_file(&at.root), theirs.len() as u64) {
-        Ok(Found::Bytes(mine)) => mine != theirs,
-        Ok(Found::NotRegular(_) | Found::TooBig(_)) => true,
-        Ok(Found::Nothing) | Err(_) => false,
+        Ok(RegularRead::Bytes(mine)) => mine != theirs,
+        Ok(RegularRead::NotRegular(_) | RegularRead::TooBig(_)) => true,
+        Ok(RegularRead::Nothing) | Err(_) => false,
     }
 }
 
@@ -228,10 +228,10 @@ fn compared<'f>(
         let found = files::read_regular(&mine, cap)
             .map_err(|e| Error::io(format!("could not read {}", at.shown(&mine)), e))?;
         match found {
-            Found::Nothing => missing.push(rel),
-            Found::Bytes(bytes) if bytes == theirs => {}
-            Found::Bytes(_) | Found::TooBig(_) => edited.push(rel),
-            Found::NotRegular(what) => {
+            RegularRead::Nothing => missing.push(rel),
+            RegularRead::Bytes(bytes) if bytes == theirs => {}
+            RegularRead::Bytes(_) | RegularRead::TooBig(_) => edited.push(rel),
+            RegularRead::NotRegular(what) => {
                 let (file, command) = (at.shown(&mine), command.to_string());
                 let lesson = lesson.id.clone();
                 return Err(CourseError::CannotCompare { file, what, command, lesson }.into());

@@ -73,7 +73,7 @@ pub enum Error {
     Watch(#[from] crate::saves::WatchError),
     /// A model turn could not be had (from the live model, or the learner's own recordings), so
     /// the run stopped; `after` says what was left as it was. `failure` is prose with one
-    /// meaning, the model layer's own account of the failed request (its `ApiFailure`, or why
+    /// meaning, the model layer's own account of the failed request (its `NoReply`, or why
     /// a turn could not be kept), which carries no error type of its own.
     #[error("{failure} {after}")]
     Model { failure: String, after: &'static str },

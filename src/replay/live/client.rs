@@ -114,9 +114,9 @@ pub(crate) struct ApiAnswer {
 
 /// Why a request got no reply. Every message says what to do, and none holds the key.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ApiFailure(pub String);
+pub(crate) struct NoReply(pub String);
 
-impl std::fmt::Display for ApiFailure {
+impl std::fmt::Display for NoReply {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::client::{
-    describe_transient, said, ApiAnswer, ApiFailure, Settings, BASE_VAR, MAX_REQUESTS_VAR,
+    describe_transient, said, ApiAnswer, NoReply, Settings, BASE_VAR, MAX_REQUESTS_VAR,
 };
 use super::retry::{self, Jitter};
 use crate::replay::recordings;
@@ -61,12 +61,12 @@ impl Client {
     }
 
     /// Send a request, retrying what the SDK retries, within the command's request cap.
-    pub(crate) fn send(&mut self, request: &Value) -> Result<ApiAnswer, ApiFailure> {
+    pub(crate) fn send(&mut self, request: &Value) -> Result<ApiAnswer, NoReply> {
         let body = recordings::canonical(request);
         let mut retries_taken = 0;
         loop {
             if self.sent >= self.settings.max_requests {
-                return Err(ApiFailure(format!(
+                return Err(NoReply(format!(
                     "stopped after {} requests to the API, the cap for one command, so a loop cannot run up a bill. Raise it with --max-requests N (or {MAX_REQUESTS_VAR}) if this lesson needs more.",
                     self.sent
                 )));
@@ -94,13 +94,13 @@ impl Client {
                 ),
             };
             if retries_taken >= retry::MAX_RETRIES {
-                return Err(ApiFailure(format!(
+                return Err(NoReply(format!(
                     "the API did not answer after {} attempts: {what}. {next}",
                     retries_taken + 1
                 )));
             }
             if let Some(asked) = wait.filter(|w| *w > retry::MAX_SERVER_WAIT) {
-                return Err(ApiFailure(format!(
+                return Err(NoReply(format!(
                     "the API asked to wait {} s before trying again ({what}). Run this again after that.",
                     asked.as_secs()
                 )));
@@ -177,10 +177,10 @@ impl Client {
     }
 
     /// The message for a status that is not retried: what happened, and what to do.
-    fn refused(&self, status: u16, kind: &str, message: &str) -> ApiFailure {
+    fn refused(&self, status: u16, kind: &str, message: &str) -> NoReply {
         let said = said(status, kind, message);
         let base = &self.settings.shown_base();
-        ApiFailure(match status {
+        NoReply(match status {
             401 => format!(
                 "the API did not accept the key in {KEY_VAR} ({said}). Set {KEY_VAR} to a current key from your Anthropic console and run this again."
             ),

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::own;
-use super::{ApiFailure, Client};
+use super::{Client, NoReply};
 use crate::replay::recordings::{self, Entry, Provenance};
 use crate::replay::turns::{Model, RecordedModel, Turn};
 use crate::secrets;
@@ -22,7 +22,7 @@ pub(crate) struct LiveModel<'c> {
     /// The turns this model answered, in order.
     pub answered: Vec<Entry>,
     /// Why the last request got no answer; the command ends with it (exit 2).
-    pub failure: Option<ApiFailure>,
+    pub failure: Option<NoReply>,
 }
 
 impl<'c> LiveModel<'c> {
@@ -33,14 +33,14 @@ impl<'c> LiveModel<'c> {
         LiveModel { client, memo, answered: Vec::new(), failure: None }
     }
 
-    fn ask(&mut self, request: &Value) -> Result<Entry, ApiFailure> {
+    fn ask(&mut self, request: &Value) -> Result<Entry, NoReply> {
         let key = recordings::key(request);
         if let Some(known) = self.memo.get(&key) {
             return Ok(known.clone());
         }
         let answer = self.client.send(request)?;
         crate::replay::messages::check_response(&answer.response, request).map_err(|why| {
-            ApiFailure(format!("the model's reply cannot be replayed: {why}. Run this again."))
+            NoReply(format!("the model's reply cannot be replayed: {why}. Run this again."))
         })?;
         let model =
             answer.response.get("model").or_else(|| request.get("model")).and_then(Value::as_str);
@@ -59,12 +59,12 @@ impl<'c> LiveModel<'c> {
         // Everything a kept turn holds, as it would be written, compared with the key itself.
         let written = recordings::canonical(&serde_json::to_value(&entry).unwrap_or_default());
         if self.client.settings().key.is_in(&written) {
-            return Err(ApiFailure(
+            return Err(NoReply(
                 "the API's reply holds the API key itself (a server or gateway that echoes it), so it was not kept. Check ANTHROPIC_BASE_URL points at the Messages API, then run this again.".into(),
             ));
         }
         if let Some(what) = secrets::scan(&written) {
-            return Err(ApiFailure(format!(
+            return Err(NoReply(format!(
                 "the model's reply holds {what}, so it was not kept. Run this again."
             )));
         }

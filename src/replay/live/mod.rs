@@ -15,7 +15,7 @@ mod offline;
 pub(crate) mod own;
 pub(crate) mod retry;
 
-pub(crate) use client::{ApiFailure, Settings};
+pub(crate) use client::{NoReply, Settings};
 #[cfg(feature = "live")]
 pub(crate) use http::Client;
 pub(crate) use layered::{Layered, LiveModel};

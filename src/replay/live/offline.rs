@@ -3,7 +3,7 @@
 /// `Settings::resolve` refuses first, so this is only reached by code that skipped it.
 use serde_json::Value;
 
-use super::client::{ApiAnswer, ApiFailure, Settings, NOT_BUILT_IN};
+use super::client::{ApiAnswer, NoReply, Settings, NOT_BUILT_IN};
 
 pub(crate) struct Client {
     settings: Settings,
@@ -19,7 +19,7 @@ impl Client {
         &self.settings
     }
 
-    pub(crate) fn send(&mut self, _request: &Value) -> Result<ApiAnswer, ApiFailure> {
-        Err(ApiFailure(NOT_BUILT_IN.into()))
+    pub(crate) fn send(&mut self, _request: &Value) -> Result<ApiAnswer, NoReply> {
+        Err(NoReply(NOT_BUILT_IN.into()))
     }
 }

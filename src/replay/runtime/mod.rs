@@ -458,7 +458,7 @@ impl Conversation<'_, '_> {
         let next = [self.messages.clone(), messages.clone()].concat();
         let body = request(self.lesson, self.ticket, self.runtime, &next);
         let refused = crate::replay::messages::check_request(&body).err().map(|e| e.to_string());
-        let sent = sent::Sent {
+        let sent = sent::SentReply {
             messages: &messages,
             printed: &printed,
             runtime: self.runtime,

@@ -13,7 +13,7 @@ use crate::replay::received::{block_text, received, Reading, Received};
 use crate::world::Setting;
 
 /// The message that answers a turn, as it was sent, and what the record of it needs.
-pub(super) struct Sent<'a> {
+pub(super) struct SentReply<'a> {
     pub(super) messages: &'a [Value],
     /// What the answer hook printed.
     pub(super) printed: &'a str,
@@ -29,8 +29,12 @@ pub(super) struct Sent<'a> {
 /// The turn's events, completed with what the answering message sent: the block under each
 /// call's last attempt (or the read that settled it), a leak marked on the attempt it came from,
 /// and what the answer hook printed on the turn's last attempt.
-pub(super) fn complete(mut turn: Vec<Event>, results: &[Answered], sent: &Sent<'_>) -> Vec<Event> {
-    let Sent { messages, printed, runtime, setting, .. } = *sent;
+pub(super) fn complete(
+    mut turn: Vec<Event>,
+    results: &[Answered],
+    sent: &SentReply<'_>,
+) -> Vec<Event> {
+    let SentReply { messages, printed, runtime, setting, .. } = *sent;
     if !printed.is_empty() {
         let last = turn.iter_mut().rev().find_map(|e| match e {
             Event::Attempt { printed, .. } => Some(printed),
@@ -92,7 +96,7 @@ pub(super) fn complete(mut turn: Vec<Event>, results: &[Answered], sent: &Sent<'
 }
 
 /// What the model received for a call: its block, read against the failure it answers.
-fn reading(answered: &Answered, block: Option<&Value>, sent: &Sent<'_>) -> Received {
+fn reading(answered: &Answered, block: Option<&Value>, sent: &SentReply<'_>) -> Received {
     // The world's failure, unless a read settled it, and whether the code's result was one.
     let last = answered.run.attempts.last().filter(|_| answered.run.settled.is_none());
     let failure = last.and_then(|a| a.cause.as_ref());

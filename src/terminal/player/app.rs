@@ -46,7 +46,7 @@ pub enum Flow {
 
 /// One thing the cards area shows, revealed one at a time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Item {
+pub enum CardItem {
     Event {
         run: usize,
         index: usize,
@@ -63,7 +63,7 @@ pub enum Item {
 pub struct Show {
     pub runs: Vec<Run>,
     pub split: Option<usize>,
-    pub items: Vec<Item>,
+    pub items: Vec<CardItem>,
 }
 
 impl Show {
@@ -76,35 +76,36 @@ impl Show {
         if runs.len() == 2 {
             let common = split.unwrap_or(runs[0].events.len());
             items.extend(
-                (0..common.min(runs[0].events.len())).map(|index| Item::Event { run: 0, index }),
+                (0..common.min(runs[0].events.len()))
+                    .map(|index| CardItem::Event { run: 0, index }),
             );
-            items.push(Item::Split);
+            items.push(CardItem::Split);
             for (run, r) in runs.iter().enumerate() {
-                items.push(Item::RunHead(run));
+                items.push(CardItem::RunHead(run));
                 items.extend(
                     (common.min(r.events.len())..r.events.len())
-                        .map(|index| Item::Event { run, index }),
+                        .map(|index| CardItem::Event { run, index }),
                 );
-                items.push(Item::Verdict(run));
+                items.push(CardItem::Verdict(run));
             }
         } else if let Some(r) = runs.first() {
-            items.extend((0..r.events.len()).map(|index| Item::Event { run: 0, index }));
-            items.push(Item::Verdict(0));
+            items.extend((0..r.events.len()).map(|index| CardItem::Event { run: 0, index }));
+            items.push(CardItem::Verdict(0));
         }
         Show { runs, split, items }
     }
 
-    pub fn event(&self, item: Item) -> Option<&Event> {
+    pub fn event(&self, item: CardItem) -> Option<&Event> {
         match item {
-            Item::Event { run, index } => self.runs.get(run)?.events.get(index),
+            CardItem::Event { run, index } => self.runs.get(run)?.events.get(index),
             _ => None,
         }
     }
 
     /// The item's event with the story's judgement of it, for its card.
-    pub fn told(&self, item: Item) -> Option<Told<'_>> {
+    pub fn told(&self, item: CardItem) -> Option<Told<'_>> {
         match item {
-            Item::Event { run, index } => self.runs.get(run)?.told_at(index),
+            CardItem::Event { run, index } => self.runs.get(run)?.told_at(index),
             _ => None,
         }
     }
@@ -126,9 +127,9 @@ pub(crate) fn has_raw(event: &Event) -> bool {
 }
 
 /// How long an item stays the newest on screen at speed 1.
-pub(crate) fn pace(show: &Show, item: Item) -> Duration {
+pub(crate) fn pace(show: &Show, item: CardItem) -> Duration {
     Duration::from_millis(match item {
-        Item::Event { .. } => match show.event(item) {
+        CardItem::Event { .. } => match show.event(item) {
             Some(Event::Customer { .. }) => 700,
             Some(Event::ToolCall { .. }) => 800,
             Some(Event::Attempt { .. }) => 700,
@@ -139,9 +140,9 @@ pub(crate) fn pace(show: &Show, item: Item) -> Duration {
             // Kinds of card added later get a reading pause of their own.
             Some(_) => 800,
         },
-        Item::Split => 1200,
-        Item::RunHead(_) => 400,
-        Item::Verdict(_) => 900,
+        CardItem::Split => 1200,
+        CardItem::RunHead(_) => 400,
+        CardItem::Verdict(_) => 900,
     })
 }
 
@@ -334,7 +335,7 @@ impl<S: Source> App<S> {
         self.source.tickets().get(self.ticket).map(|t| t.id.as_str()).unwrap_or("")
     }
 
-    pub fn items(&self) -> &[Item] {
+    pub fn items(&self) -> &[CardItem] {
         self.show.as_ref().map(|s| s.items.as_slice()).unwrap_or(&[])
     }
 
@@ -355,7 +356,7 @@ impl<S: Source> App<S> {
     /// Whether the judgement of a guess is due: the predicted run's verdict is on screen.
     pub fn judged(&self) -> Option<&Guess> {
         let guess = self.guess.as_ref()?;
-        self.items()[..self.shown].contains(&Item::Verdict(guess.run)).then_some(guess)
+        self.items()[..self.shown].contains(&CardItem::Verdict(guess.run)).then_some(guess)
     }
 
     /// Let time pass: reveal what is due. True when something new is on screen.

@@ -18,7 +18,7 @@ use ratatui::Frame;
 use crate::lesson::Runtime;
 use crate::render::cards::{self, Look};
 use crate::render::styles::{Glyphs, Styles};
-use crate::terminal::player::app::{App, Item, Show};
+use crate::terminal::player::app::{App, CardItem, Show};
 use crate::terminal::player::keys;
 use crate::terminal::player::predict::Guess;
 use crate::terminal::player::predict::Question;
@@ -299,7 +299,7 @@ fn card_lines<S: Source>(
     for (i, item) in show.items.iter().take(app.shown).enumerate() {
         let start = lines.len();
         let body: Vec<Line<'static>> = match *item {
-            Item::Event { .. } => {
+            CardItem::Event { .. } => {
                 let event = show.told(*item);
                 event
                     .map(|e| {
@@ -310,13 +310,13 @@ fn card_lines<S: Source>(
                     })
                     .unwrap_or_default()
             }
-            Item::Split => {
+            CardItem::Split => {
                 spans::lines(&cards::split_marker_lines(&look(false), show.split), theme.color)
             }
-            Item::RunHead(run) => {
+            CardItem::RunHead(run) => {
                 vec![Line::styled(format!("── {} ──", show.runs[run].code), theme.strong())]
             }
-            Item::Verdict(run) => {
+            CardItem::Verdict(run) => {
                 let mut v = spans::lines(
                     &cards::verdict_lines(&show.runs[run].verdict, &look(false)),
                     theme.color,

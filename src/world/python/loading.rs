@@ -11,7 +11,7 @@ use super::upset::upset;
 use std::path::Path;
 
 use super::super::frames;
-use super::{CallAnswer, PythonWorld, Refused, Unanswered, DEADLINE, FIRST_RUN, FUNCTIONS};
+use super::{CallAnswer, NotAnAnswer, PythonWorld, Refused, DEADLINE, FIRST_RUN, FUNCTIONS};
 use crate::bridge::{Asked, Bridge, BridgeConfig, Stop};
 use crate::world::{TicketKeys, Tool};
 
@@ -158,16 +158,16 @@ impl Loading {
                     .judged(&mut slot.0, "load_world", "load_world", loading, killed)
                     .map(|(answer, _)| answer)
             }
-            Err(_) => Err(Unanswered::Broken("the world's process was lost".into())),
+            Err(_) => Err(NotAnAnswer::Broken("the world's process was lost".into())),
         };
         let loaded = match answer {
             Ok(CallAnswer::Value(v)) => v,
             Ok(CallAnswer::Failed(_)) => {
                 return Err(Refused::Broken(world.garbled("loading", "a Failure")))
             }
-            Err(Unanswered::Problems(found)) => return Err(Refused::Problems(found)),
-            Err(Unanswered::Broken(why)) => return Err(Refused::Broken(why)),
-            Err(Unanswered::Lost) => {
+            Err(NotAnAnswer::Problems(found)) => return Err(Refused::Problems(found)),
+            Err(NotAnAnswer::Broken(why)) => return Err(Refused::Broken(why)),
+            Err(NotAnAnswer::Lost) => {
                 return Err(Refused::Broken("its process ended while it loaded".into()))
             }
         };

@@ -173,13 +173,13 @@ impl PythonWorld {
         function: &str,
         named: &str,
         args: &[Value],
-    ) -> Result<(CallAnswer, Besides), Unanswered> {
+    ) -> Result<(CallAnswer, Besides), NotAnAnswer> {
         if let Some(why) = self.broken() {
-            return Err(Unanswered::Broken(why));
+            return Err(NotAnAnswer::Broken(why));
         }
         let mut slot = match self.bridge.lock() {
             Ok(slot) => slot,
-            Err(_) => return Err(Unanswered::Broken("the world's process was lost".into())),
+            Err(_) => return Err(NotAnAnswer::Broken("the world's process was lost".into())),
         };
         let call = slot.0.call(function, args);
         let killed = slot.0.killed_by_signal();
@@ -195,7 +195,7 @@ impl PythonWorld {
         named: &str,
         call: crate::bridge::Call,
         killed: bool,
-    ) -> Result<(CallAnswer, Besides), Unanswered> {
+    ) -> Result<(CallAnswer, Besides), NotAnAnswer> {
         let answer = match call.outcome {
             Outcome::Returned(value) => self.read(value, named),
             // Killed, stopped, flooded or written into from outside, or made to answer past the
@@ -213,18 +213,18 @@ impl PythonWorld {
                     && self.reload(bridge) =>
             {
                 self.resets.fetch_add(1, Ordering::SeqCst);
-                Err(Unanswered::Lost)
+                Err(NotAnAnswer::Lost)
             }
             other => {
                 let problem = other.problem().unwrap_or_else(|| "failed".into());
                 let stop = if problem.ends_with(['.', '?', '!']) { "" } else { "." };
-                Err(Unanswered::Broken(format!(
+                Err(NotAnAnswer::Broken(format!(
                     "while {}, the world {problem}{stop} This is an error in the world, not in the learner's code: fix the world file.",
                     doing(named)
                 )))
             }
         };
-        if let Err(Unanswered::Broken(why)) = &answer {
+        if let Err(NotAnAnswer::Broken(why)) = &answer {
             self.remember_broken(why.clone());
         }
         answer
@@ -240,20 +240,20 @@ impl PythonWorld {
 
     /// One answer of the host, read by its kind (see `frames`): a host that answers otherwise
     /// than the workshop reads is broken, with the key and the answer that did not fit.
-    fn read(&self, answer: Value, named: &str) -> Result<(CallAnswer, Besides), Unanswered> {
-        let broken = |why| Unanswered::Broken(format!("while {}, {why}", doing(named)));
+    fn read(&self, answer: Value, named: &str) -> Result<(CallAnswer, Besides), NotAnAnswer> {
+        let broken = |why| NotAnAnswer::Broken(format!("while {}, {why}", doing(named)));
         let read = frames::read(answer).map_err(broken)?;
         let besides = Besides { said: read.lines, effects: read.effects };
         let answer = match read.said {
             HostSaid::Value(value) => CallAnswer::Value(value),
             HostSaid::Failed(failure) => CallAnswer::Failed(failure),
-            HostSaid::Problems(problems) => return Err(Unanswered::Problems(problems)),
-            HostSaid::Lost => return Err(Unanswered::Lost),
+            HostSaid::Problems(problems) => return Err(NotAnAnswer::Problems(problems)),
+            HostSaid::Lost => return Err(NotAnAnswer::Lost),
             HostSaid::Error(e) => {
                 let at = e.line.map(|line| format!("line {line}: ")).unwrap_or_default();
                 let code = e.code.filter(|c| !c.is_empty());
                 let code = code.map(|c| format!("\n    {c}")).unwrap_or_default();
-                return Err(Unanswered::Broken(format!(
+                return Err(NotAnAnswer::Broken(format!(
                     "{at}while {}, the world failed: {}{code}\n{WORLDS_OWN}",
                     e.doing, e.message
                 )));
@@ -269,7 +269,7 @@ impl PythonWorld {
         run: Option<&PythonRun<'_>>,
         function: &str,
         args: Vec<Value>,
-    ) -> Result<(CallAnswer, Besides), Unanswered> {
+    ) -> Result<(CallAnswer, Besides), NotAnAnswer> {
         let opening = match run {
             Some(run) if !run.opened.swap(true, Ordering::SeqCst) => {
                 json!([run.number, run.ticket])
@@ -302,7 +302,7 @@ impl PythonWorld {
 }
 
 /// An answer that is not a value or a failure.
-enum Unanswered {
+enum NotAnAnswer {
     Problems(Vec<Problem>),
     Broken(String),
     /// The run asked about was lost with a process that ended: its calls fail, nothing more.

@@ -4,17 +4,17 @@
 use std::sync::atomic::Ordering;
 
 use super::super::frames::{self, HostSaid};
-use super::{PythonWorld, Unanswered, DEADLINE};
+use super::{NotAnAnswer, PythonWorld, DEADLINE};
 use crate::bridge::{Bridge, Outcome};
 
 impl PythonWorld {
     /// A call the asking file's run upset (see `upset`): remembered as that thread's, and the
     /// world made whole again for every later run (a fresh process when this one was ended).
-    pub(super) fn upset(&self, bridge: &mut Bridge, named: &str, outcome: &Outcome) -> Unanswered {
+    pub(super) fn upset(&self, bridge: &mut Bridge, named: &str, outcome: &Outcome) -> NotAnAnswer {
         // An answer over the limit leaves the process as it was; anything else ended it.
         if !matches!(outcome, Outcome::TooBig { .. }) {
             if !self.reload(bridge) {
-                return Unanswered::Broken(format!(
+                return NotAnAnswer::Broken(format!(
                     "{}, and it would not load again",
                     self.upset_words(named, outcome)
                 ));
@@ -22,7 +22,7 @@ impl PythonWorld {
             self.resets.fetch_add(1, Ordering::SeqCst);
         }
         self.remember_upset(named, outcome);
-        Unanswered::Lost
+        NotAnAnswer::Lost
     }
 
     /// Remember what upset the world: for the thread that asked when its question did it (an
