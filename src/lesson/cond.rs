@@ -45,6 +45,10 @@ pub(crate) const COUNT_KEYS: [&str; 20] = [
 /// named their `until`, for any fact a world's failure carries.
 pub(crate) const NAMED: &str = "named_";
 
+/// The prefix of the counts of properties: `has_names_until` is how many failures the model read
+/// had the lesson's property `names_until` (0 when those it could be read on all lacked it).
+pub(crate) const HAS: &str = "has_";
+
 /// What one count must be: a number (`1`), a comparison (`">=1"`, `"<3"`, `"!=2"`), a yes or
 /// no (`failed = true`), or a word (`ends = "reply"`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]

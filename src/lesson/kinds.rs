@@ -4,10 +4,12 @@
 //! request with each such part replaced by its kind, so any sentence of a recorded kind finds
 //! the reply written for another sentence of that kind, and the card says so.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::lesson::expect::{first_difference, Expectations};
+use crate::lesson::expect::{first_difference, Expectations, Property};
 
 /// Words in a request that a reply depends on only by their kind (`[[own_words]]` in a
 /// lesson's manifest).
@@ -24,6 +26,10 @@ pub struct Words {
     pub blocks: Expectations,
     /// The key of such a block that holds the words (`content`).
     pub part: String,
+    /// The failure's facts the kinds' properties read (`@facts.<name>`): those of the tickets
+    /// these words are sent in.
+    #[serde(default)]
+    pub facts: Value,
     /// The kinds, tried in order; the first whose `when` holds of the block names the words.
     pub kinds: Vec<Kind>,
 }
@@ -33,10 +39,57 @@ pub struct Words {
 #[serde(deny_unknown_fields)]
 pub struct Kind {
     pub id: String,
-    /// The kind in words, for the cards: "flagged, and nothing of the crash's text".
-    pub says: String,
+    /// The kind in words, for the cards: "flagged, and nothing of the crash's text". Only for
+    /// a kind of no `properties`: a kind of properties is told by what they say.
+    #[serde(default)]
+    pub says: Option<String>,
     /// Expectations on the block, its part read as text (a list of text blocks as their texts).
+    #[serde(default)]
     pub when: Expectations,
+    /// The lesson's properties (`[properties]`) the words must all have, read on their text
+    /// with the declaration's `facts`.
+    #[serde(default)]
+    pub properties: Vec<String>,
+    /// The properties, found as the lesson loads.
+    #[serde(skip)]
+    pub(crate) defined: Vec<Arc<Property>>,
+}
+
+/// A property a reply by kind says the words have, and its words with the facts filled in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Claim {
+    pub property: String,
+    pub says: String,
+}
+
+impl Kind {
+    /// Whether the block (its part read as text) is of this kind: its `when` holds, and the
+    /// text has every one of its properties.
+    fn holds(&self, view: &Value, text: &str, facts: &Value) -> bool {
+        let text = Value::from(text);
+        first_difference(&self.when, view, &[]).is_ok()
+            && self.defined.iter().all(|p| p.test(&text, facts).is_ok())
+    }
+
+    /// What the card claims of words of this kind: one claim per property, each evaluated
+    /// true on them (a kind is only found where all hold).
+    pub(crate) fn claims(&self, facts: &Value) -> Vec<Claim> {
+        let claim = |p: &Arc<Property>| Claim { property: p.id.clone(), says: p.claim(facts) };
+        self.defined.iter().map(claim).collect()
+    }
+
+    /// The kind in words: its `says`, or "it " and the claims of its properties.
+    pub(crate) fn words(&self, facts: &Value) -> String {
+        if let Some(says) = &self.says {
+            return says.clone();
+        }
+        let claims: Vec<String> = self.claims(facts).into_iter().map(|c| c.says).collect();
+        match claims.split_last() {
+            None => String::new(),
+            Some((last, [])) => format!("it {last}"),
+            Some((last, rest)) => format!("it {}, and {last}", rest.join(", ")),
+        }
+    }
 }
 
 impl Words {
@@ -67,11 +120,22 @@ impl Words {
             if self.kinds[..i].iter().any(|k| k.id == kind.id) {
                 out.push(format!("{at}: the kind '{}' is declared twice", kind.id));
             }
-            if kind.when.is_empty() {
+            if kind.when.is_empty() && kind.properties.is_empty() {
                 out.push(format!(
-                    "{at}: kind '{}' has no `when`: say what makes words of that kind",
+                    "{at}: kind '{}' has no `when` and no `properties`: say what makes words of that kind",
                     kind.id
                 ));
+            }
+            match (&kind.says, kind.properties.is_empty()) {
+                (None, true) => out.push(format!(
+                    "{at}: kind '{}' has no `says`: give the kind in words, or list its properties",
+                    kind.id
+                )),
+                (Some(_), false) => out.push(format!(
+                    "{at}: kind '{}' has both `says` and `properties`: its properties say it",
+                    kind.id
+                )),
+                _ => {}
             }
             for why in kind.when.malformed() {
                 out.push(format!("{at}: in kind '{}': {why}", kind.id));
@@ -96,6 +160,9 @@ pub(crate) struct Found {
     /// The kind in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub says: Option<String>,
+    /// What the kind's properties claim of the words.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<Claim>,
     pub text: String,
 }
 
@@ -107,6 +174,10 @@ pub struct ByKind {
     pub kind: String,
     /// The kind in words.
     pub says: String,
+    /// The properties of the kind, each evaluated true on the words this run sent, with what
+    /// it says of them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<Claim>,
     /// The words this run sent.
     pub sent: String,
     /// The words the reply was recorded for.
@@ -188,15 +259,15 @@ impl Kinds {
                     // The kinds read the part as text, whichever form the code sent it in.
                     let mut view = block.clone();
                     view[&words.part] = Value::String(text.clone());
-                    let kind =
-                        words.kinds.iter().find(|k| first_difference(&k.when, &view, &[]).is_ok());
+                    let kind = words.kinds.iter().find(|k| k.holds(&view, &text, &words.facts));
                     if let Some(kind) = kind {
                         block[&words.part] = json!({"kind": format!("{}/{}", words.id, kind.id)});
                     }
                     found.push(Found {
                         words: words.name.clone(),
                         kind: kind.map(|k| k.id.clone()),
-                        says: kind.map(|k| k.says.clone()),
+                        says: kind.map(|k| k.words(&words.facts)),
+                        claims: kind.map(|k| k.claims(&words.facts)).unwrap_or_default(),
                         text,
                     });
                     break;
@@ -226,6 +297,7 @@ impl Kinds {
                     words: m.words,
                     kind: m.kind?,
                     says: m.says?,
+                    claims: m.claims,
                     sent: m.text,
                     recorded: t.text,
                 })

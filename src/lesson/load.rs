@@ -76,6 +76,7 @@ impl Lesson {
         let mut problems = Problems::default();
         lesson.validate(&mut problems);
         lesson.word_expectations(&mut problems);
+        lesson.define_properties(&mut problems);
         let Some(root) = root else {
             // Listed only: what needs the world waits for a command that starts it.
             let problems = problems.placed(text);

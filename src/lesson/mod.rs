@@ -21,6 +21,7 @@ pub(crate) mod quiz;
 mod running;
 mod ticket;
 mod validate;
+mod properties;
 mod wording;
 mod world_checks;
 mod world_slot;
@@ -36,7 +37,7 @@ pub(crate) use crate::world::Tool;
 pub(crate) use agent::AgentData;
 pub use agent::Runtime;
 pub(crate) use check_spec::{CheckSpec, Sample};
-pub(crate) use cond::{Cond, NAMED};
+pub(crate) use cond::{Cond, HAS, NAMED};
 pub(crate) use find::resolve;
 pub(crate) use hooks::{Action, Answers, FailureShape, HarnessData, Hook, Hooks};
 pub(crate) use load::all_in_order;
@@ -98,6 +99,9 @@ pub struct Lesson {
     /// Rival roles a message can give the facts it names, for `names ... as` expectations.
     #[serde(default)]
     pub(crate) wording: Vec<expect::Wording>,
+    /// Properties of a message, by id, for checks, replay kinds and cards alike.
+    #[serde(default)]
+    pub(crate) properties: BTreeMap<String, expect::Property>,
     pub checks: Vec<CheckSpec>,
     /// The player's question before a starter replay.
     #[serde(default)]

@@ -81,7 +81,9 @@ impl Lesson {
             for (what, near, when) in notes.chain(choices) {
                 for (key, cond) in when {
                     let named = key.strip_prefix(super::cond::NAMED).is_some_and(|f| !f.is_empty());
-                    let why = if known.contains(key) || named {
+                    let has = key.strip_prefix(super::cond::HAS);
+                    let property = has.is_some_and(|p| self.properties.contains_key(p));
+                    let why = if known.contains(key) || named || property {
                         cond.problem(key)
                     } else {
                         Some(format!(

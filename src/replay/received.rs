@@ -3,10 +3,12 @@
 //! notes and the cards judge a run by what the model read and never by what the code meant to
 //! send. The world's counts stay the world's.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::lesson::expect::{quoted_piece, said, Wording};
+use crate::lesson::expect::{quoted_piece, said, Property, Wording};
 use crate::world::{Failure, Setting};
 
 /// What reached the model for an attempt.
@@ -63,6 +65,22 @@ pub struct Received {
     /// The failure's facts (fields with text) the block does not name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unnamed: Vec<String>,
+    /// The lesson's properties (`[properties]`) the text of a failure has, read with its
+    /// facts, each with what a card may say of it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub has: Vec<Had>,
+    /// The lesson's properties it lacks, each with why; one whose facts the failure does not
+    /// carry is in neither list.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lacks: Vec<Had>,
+}
+
+/// One property read on what the model received: its id and, where it holds, what a card may
+/// say of the text (where not, why not).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Had {
+    pub property: String,
+    pub says: String,
 }
 
 /// The shortest sentence of the code's own that says anything of a failure whose world text
@@ -86,6 +104,8 @@ impl Received {
             verbatim: Vec::new(),
             names: Vec::new(),
             unnamed: Vec::new(),
+            has: Vec::new(),
+            lacks: Vec::new(),
         }
     }
 
@@ -110,6 +130,9 @@ pub(crate) struct Reading<'a> {
     /// The call's input: the model's own words, which a failure's text may repeat.
     pub(crate) asked: &'a [&'a str],
     pub(crate) wording: &'a [Wording],
+    pub(crate) properties: &'a BTreeMap<String, Property>,
+    /// The call: its tool and input, facts a property may read besides the failure's.
+    pub(crate) call: (&'a str, &'a Value),
 }
 
 /// The record of what the model received, read once.
@@ -150,7 +173,56 @@ pub(crate) fn received(reading: &Reading<'_>, setting: &dyn Setting) -> Received
         Some(f) => unnamed(&f.fields, &names),
         None => Vec::new(),
     };
-    Received { got, block, error, failure, flagged, empty, bare, verbatim, names, unnamed }
+    let (has, lacks) = match reading.failure.filter(|_| failure) {
+        Some(f) => properties(&text, &facts(f, reading.call), reading.properties),
+        None => (Vec::new(), Vec::new()),
+    };
+    Received {
+        got,
+        block,
+        error,
+        failure,
+        flagged,
+        empty,
+        bare,
+        verbatim,
+        names,
+        unnamed,
+        has,
+        lacks,
+    }
+}
+
+/// A failure's facts as a property reads them: its fields, its raw text as `raw`, its category
+/// as `kind`, and the call's `tool` and `input` (as a lesson's checks hand them to `message`).
+fn facts(failure: &Failure, (tool, input): (&str, &Value)) -> Value {
+    let mut facts = failure.fields.clone();
+    facts.insert("raw".into(), Value::from(failure.message.as_str()));
+    facts.insert("kind".into(), Value::from(failure.category.as_str()));
+    facts.insert("tool".into(), Value::from(tool));
+    facts.insert("input".into(), input.clone());
+    Value::Object(facts)
+}
+
+/// The properties the text has and those it lacks, read with the failure's facts; one that
+/// reads a fact the failure does not carry is in neither.
+fn properties(
+    text: &str,
+    facts: &Value,
+    declared: &BTreeMap<String, Property>,
+) -> (Vec<Had>, Vec<Had>) {
+    let (mut has, mut lacks) = (Vec::new(), Vec::new());
+    let text = Value::from(text);
+    for (id, p) in declared {
+        if p.missing(facts).is_some() {
+            continue;
+        }
+        match p.test(&text, facts) {
+            Ok(()) => has.push(Had { property: id.clone(), says: p.claim(facts) }),
+            Err(why) => lacks.push(Had { property: id.clone(), says: why }),
+        }
+    }
+    (has, lacks)
 }
 
 /// The text a `tool_result` block gives the model: its content string, or its text blocks.
@@ -286,7 +358,10 @@ mod tests {
         let block = json!({"type": "tool_result", "content": content, "is_error": flagged});
         let (block, failure) = (Some(&block), Some(f));
         let (failed, shaped, refused) = (true, true, None);
-        let reading = Reading { block, refused, failure, failed, shaped, asked: &[], wording: &[] };
+        let none = BTreeMap::new();
+        let (asked, wording, properties, call) = (&[][..], &[][..], &none, ("t", &Value::Null));
+        let reading =
+            Reading { block, refused, failure, failed, shaped, asked, wording, properties, call };
         received(&reading, &Plain)
     }
 
@@ -331,6 +406,8 @@ mod tests {
             shaped: true,
             asked: &[],
             wording: &[],
+            properties: &BTreeMap::new(),
+            call: ("t", &Value::Null),
         };
         let got = received(&reading, &Plain);
         assert_eq!((got.got, got.read()), (Got::Refused, false));

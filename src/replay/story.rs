@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::lesson::{Cond, Note, Runtime, NAMED};
+use crate::lesson::{Cond, Note, Runtime, HAS, NAMED};
 use crate::replay::events::{self, Counts, Event, Judgement, Tone, Verdict, VerdictTone};
 use crate::replay::received::Received;
 use crate::world::{Effects, Setting};
@@ -359,7 +359,8 @@ fn read(events: &[Event]) -> impl Iterator<Item = &Received> {
     })
 }
 
-/// `named_<fact>`: how many failures the model read named each of their facts.
+/// `named_<fact>`: how many failures the model read named each of their facts; `has_<id>`:
+/// how many had each of the lesson's properties.
 fn named(events: &[Event]) -> serde_json::Map<String, Value> {
     let mut out = serde_json::Map::new();
     for r in read(events) {
@@ -368,6 +369,13 @@ fn named(events: &[Event]) -> serde_json::Map<String, Value> {
         }
         for n in &r.names {
             let slot = out.entry(format!("{NAMED}{}", n.fact)).or_insert(Value::from(0));
+            *slot = Value::from(slot.as_u64().unwrap_or(0) + 1);
+        }
+        for lacked in &r.lacks {
+            out.entry(format!("{HAS}{}", lacked.property)).or_insert(Value::from(0));
+        }
+        for had in &r.has {
+            let slot = out.entry(format!("{HAS}{}", had.property)).or_insert(Value::from(0));
             *slot = Value::from(slot.as_u64().unwrap_or(0) + 1);
         }
     }

@@ -48,6 +48,7 @@ pub(super) fn wanted(e: &Expect, value: Option<&Value>, args: &[Value]) -> Strin
             let names = named(names, args).map(pyrepr::repr).unwrap_or_else(|| "missing".into());
             format!("each of {names} named as {role}")
         }
+        Want::Property { id, .. } => format!("a message that is {id}"),
         Want::Length(want) => want.words(),
         Want::Each(inner) => format!("a list where every element {}", clauses(inner, args)),
         Want::Any(inner) => format!("a list with an element that {}", clauses(inner, args)),
@@ -93,7 +94,8 @@ pub(crate) struct Difference {
     pub length: bool,
     /// For a negated `quotes`: the piece of the raw text that was there, word for word.
     pub quoted: Option<String>,
-    /// For `names ... as`: the verdict in words, with the name and the clause that break it.
+    /// For `names ... as` and `property`: the verdict in words (for a role, with the name and
+    /// the clause that break it).
     pub roles: Option<String>,
 }
 

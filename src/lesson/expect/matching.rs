@@ -7,6 +7,7 @@ use super::difference::wanted;
 pub(crate) use super::difference::Difference;
 use super::in_text::{mentioned, quoted, roles};
 use super::path::{at, named};
+use super::property::asked;
 use super::{Expect, Want};
 use crate::text::pyrepr::truthy;
 
@@ -29,7 +30,7 @@ pub(crate) fn first_difference(
                     negated: true,
                     length: matches!(e.want, Want::Length(_)),
                     quoted: quoted(e, value, args),
-                    roles: roles(e, value, args).err(),
+                    roles: roles(e, value, args).err().or_else(|| asked(e, value, args).err()),
                 }))
             }
         }
@@ -95,6 +96,16 @@ fn holds(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result<(), Box<Di
         Want::Quotes { .. } => quoted(e, value, args).is_some(),
         // What holds before `not` turns it around: with `not`, that a name is said in the role.
         Want::Names { .. } => match roles(e, value, args) {
+            Ok(()) => !e.not,
+            Err(_) if e.not => true,
+            Err(verdict) => {
+                let mut d = Difference::unmet(&e.path, wanted(e, value, args), value);
+                d.roles = Some(verdict);
+                return Err(Box::new(d));
+            }
+        },
+        // As for `names`: what holds before `not` turns it around.
+        Want::Property { .. } => match asked(e, value, args) {
             Ok(()) => !e.not,
             Err(_) if e.not => true,
             Err(verdict) => {

@@ -8,11 +8,13 @@ mod difference;
 mod in_text;
 mod matching;
 mod path;
+mod property;
 mod roles;
 mod shape;
 mod verbatim;
 mod written;
 
+use std::collections::BTreeMap;
 use std::ops::Deref;
 use std::sync::Arc;
 
@@ -20,6 +22,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 pub(crate) use matching::first_difference;
+pub(crate) use property::Property;
 pub(crate) use roles::{said, Wording};
 pub(crate) use shape::expected_shape;
 pub(crate) use verbatim::{quoted_piece, SHORTEST_PIECE};
@@ -66,6 +69,9 @@ enum Want {
     /// wording, somewhere in the value's text; with `not`, none of them is (`roles`). The
     /// wording that declares the role is found as the lesson loads (`Expect::word`).
     Names { names: Value, role: String, wording: Option<Arc<Wording>> },
+    /// The lesson's property of that id holds of the value, read with the failure's facts found
+    /// at `facts` (`"@args.1"`). The property is found as the lesson loads (`Expect::define`).
+    Property { id: String, facts: String, property: Option<Arc<Property>> },
     /// The length of a list, a string (in characters) or an object (in keys), as Python's `len`.
     Length(Length),
     /// A list whose every element meets all of these (their paths start at the element).
@@ -151,6 +157,24 @@ impl Expect {
             _ => Vec::new(),
         }
     }
+
+    /// Give every `property` in it (nested too) the lesson's property of that id; each id the
+    /// lesson does not declare is returned, for the loader to refuse the lesson.
+    pub(crate) fn define(&mut self, declared: &BTreeMap<String, Arc<Property>>) -> Vec<String> {
+        match &mut self.want {
+            Want::Property { id, property, .. } => match declared.get(id.as_str()) {
+                Some(found) => {
+                    *property = Some(found.clone());
+                    Vec::new()
+                }
+                None => vec![id.clone()],
+            },
+            Want::Each(list) | Want::Any(list) => {
+                list.iter_mut().flat_map(|e| e.define(declared)).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -202,6 +226,11 @@ impl Expectations {
     /// `Expect::word` for each: the roles no wording declares.
     pub(crate) fn word(&mut self, wordings: &[Arc<Wording>]) -> Vec<String> {
         self.read.iter_mut().flat_map(|e| e.word(wordings)).collect()
+    }
+
+    /// `Expect::define` for each: the properties the lesson does not declare.
+    pub(crate) fn define(&mut self, declared: &BTreeMap<String, Arc<Property>>) -> Vec<String> {
+        self.read.iter_mut().flat_map(|e| e.define(declared)).collect()
     }
 }
 

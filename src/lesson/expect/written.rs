@@ -43,6 +43,12 @@ pub(crate) struct RawExpect {
     names: Option<Value>,
     #[serde(default, rename = "as")]
     role: Option<String>,
+    /// A property of the lesson's `[properties]`, by id.
+    #[serde(default)]
+    property: Option<String>,
+    /// With `property`: where the failure's facts are (`"@args.1"`).
+    #[serde(default, rename = "facts")]
+    property_facts: Option<String>,
     #[serde(default)]
     len: Option<usize>,
     #[serde(default)]
@@ -59,7 +65,7 @@ pub(crate) struct RawExpect {
 
 /// The words for the expectation kinds, in the order a message lists them.
 const KINDS: &str = "equals, absent, one_of, is_bool, truthy, only_keys, contains, mentions, \
-    quotes, names (with as), len (or min_len and max_len), each or any";
+    quotes, names (with as), property, len (or min_len and max_len), each or any";
 
 /// Why a written expectation means nothing; `on` is its path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -84,6 +90,12 @@ pub(crate) enum Malformed {
     NamesAlone(String),
     #[error("as on '{0}' goes with names: the names said in that role")]
     AsAlone(String),
+    #[error(
+        "facts on '{0}' goes with property: where the failure's facts are, such as \"@args.1\""
+    )]
+    FactsAlone(String),
+    #[error("facts on '{on}' must read a call's argument, such as \"@args.1\", not '{facts}'")]
+    FactsNotAnArgument { on: String, facts: String },
     #[error("'{0}' has len and min_len or max_len: give either an exact length or bounds")]
     LenAndBounds(String),
     #[error("'{on}' has min_len {low} above max_len {high}: no length fits")]
@@ -127,6 +139,7 @@ impl RawExpect {
             self.mentions.is_some(),
             self.quotes.is_some(),
             self.names.is_some(),
+            self.property.is_some(),
             sizes,
             self.each.is_some(),
             self.any.is_some(),
@@ -152,6 +165,15 @@ impl RawExpect {
         }
         if self.facts.is_some() && self.quotes.is_none() {
             return Err(Malformed::ExceptAlone(on()));
+        }
+        if self.property_facts.is_some() && self.property.is_none() {
+            return Err(Malformed::FactsAlone(on()));
+        }
+        if let Some(facts) = &self.property_facts {
+            check_path(facts)?;
+            if !facts.starts_with("@args.") {
+                return Err(Malformed::FactsNotAnArgument { on: on(), facts: facts.clone() });
+            }
         }
         if self.len.is_some() && (self.min_len.is_some() || self.max_len.is_some()) {
             return Err(Malformed::LenAndBounds(on()));
@@ -215,6 +237,9 @@ impl RawExpect {
             Want::Quotes { raw, facts: self.facts.unwrap_or_default() }
         } else if let (Some(names), Some(role)) = (self.names, self.role) {
             Want::Names { names, role, wording: None }
+        } else if let Some(id) = self.property {
+            let facts = self.property_facts.unwrap_or_else(|| DEFAULT_FACTS.to_string());
+            Want::Property { id, facts, property: None }
         } else if let Some(length) = length {
             Want::Length(length)
         } else if let Some(inner) = self.each {
@@ -227,6 +252,10 @@ impl RawExpect {
     }
 }
 
+/// Where a check's `property` finds the failure's facts when it does not say: the second
+/// argument, as a lesson's `message(kind, facts)` is called.
+const DEFAULT_FACTS: &str = "@args.1";
+
 /// A path's syntax: keys and list positions joined by single dots, and `@args.N` for the N-th
 /// argument of the call. Whether a key is there, or a position is in range, is only known when
 /// the value is.
@@ -237,6 +266,10 @@ fn check_path(path: &str) -> Result<(), Malformed> {
     let parts: Vec<&str> = path.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
         return Err(Malformed::EmptyPart(path.to_string()));
+    }
+    // A property's expectations read a fact by name (`@facts.until`).
+    if parts[0] == "@facts" && parts.len() > 1 {
+        return Ok(());
     }
     if parts[0].starts_with('@') {
         let numbered = parts.get(1).is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
@@ -310,6 +343,10 @@ mod tests {
         assert!(invalid(r#"{ names = "@args..x", as = "done" }"#).contains("empty part"));
         let two = invalid(r#"{ names = "x", as = "done", contains = "x" }"#);
         assert!(two.contains("exactly one of"), "{two}");
+        assert!(invalid(r#"{ path = "a", facts = "@args.1", contains = "x" }"#)
+            .contains("facts on 'a' goes with property"));
+        assert!(invalid(r#"{ property = "p", facts = "raw" }"#).contains("must read a call's"));
+        assert!(invalid(r#"{ property = "p", len = 2 }"#).contains("exactly one of"));
         assert!(invalid(r#"{ path = "a", each = [] }"#).contains("'a' has an empty each"));
         assert_eq!(invalid(r#"{ path = "a", any = [{ path = "b", each = [{ path = "c..d", absent = true }] }] }"#),
             "in any of 'a': in each of 'b': the path 'c..d' has an empty part: join keys and list positions with single dots, like content.0.tool_use_id");
@@ -322,6 +359,9 @@ mod tests {
             r#"{ quotes = "@args.1.raw", except = ["@args.1.value", "15:30"], not = true }"#,
             r#"{ names = "@args.1.left", as = "done", not = true }"#,
             r#"{ path = "content", names = ["checkout-1", "checkout-2"], as = "done" }"#,
+            r#"{ property = "names-done" }"#,
+            r#"{ property = "names-done", facts = "@args.0", not = true }"#,
+            r#"{ contains = "@facts.until" }"#,
         ] {
             assert!(read(good).is_ok(), "{good}");
         }

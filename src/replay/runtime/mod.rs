@@ -464,6 +464,7 @@ impl Conversation<'_, '_> {
             runtime: self.runtime,
             setting: self.lesson.setting(),
             wording: &self.lesson.wording,
+            properties: &self.lesson.properties,
             policy: self.policy,
             refused: refused.as_deref(),
         };

@@ -2,11 +2,14 @@
 //! receives, shown under the try it came from, and whether it gave away a failure's internal
 //! text. Worked out before the turn's events are pushed, so no event is edited afterwards.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use super::answer::Answered;
 use super::harness::Policy;
-use crate::lesson::expect::Wording;
+
+use crate::lesson::expect::{Property, Wording};
 use crate::lesson::Runtime;
 use crate::replay::events::Event;
 use crate::replay::received::{block_text, received, Reading, Received};
@@ -20,6 +23,7 @@ pub(super) struct SentReply<'a> {
     pub(super) runtime: Runtime,
     pub(super) setting: &'a dyn Setting,
     pub(super) wording: &'a [Wording],
+    pub(super) properties: &'a BTreeMap<String, Property>,
     /// How the lesson reads a failure's keys: a result shaped as a failure is one, flag or not.
     pub(super) policy: Policy<'a>,
     /// The protocol error the request carrying these messages gets, when it breaks a rule.
@@ -109,8 +113,11 @@ fn reading(answered: &Answered, block: Option<&Value>, sent: &SentReply<'_>) -> 
     });
     let mut asked = Vec::new();
     strings(&answered.run.input, &mut asked);
-    let (refused, wording) = (sent.refused, sent.wording);
-    let reading = Reading { block, refused, failure, failed, shaped, asked: &asked, wording };
+    let (refused, wording, properties) = (sent.refused, sent.wording, sent.properties);
+    let call = (answered.run.tool.as_str(), &answered.run.input);
+    let asked = &asked;
+    let reading =
+        Reading { block, refused, failure, failed, shaped, asked, wording, properties, call };
     received(&reading, sent.setting)
 }
 
