@@ -52,6 +52,7 @@ mod pages;
 mod plain;
 mod player;
 mod progress;
+mod properties;
 mod quiz;
 mod readme;
 mod reaping;
