@@ -87,3 +87,71 @@ impl Lesson {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use serde::Deserialize;
+    use serde_json::{json, Value};
+
+    use crate::lesson::expect::{Property, Wording};
+
+    /// The parts of a manifest a property needs.
+    #[derive(Deserialize)]
+    struct Declared {
+        properties: BTreeMap<String, Property>,
+        wording: Vec<Wording>,
+    }
+
+    /// The facts lessons/README.md gives its table of properties.
+    fn facts() -> Value {
+        json!({
+            "done": ["checkout-1", "checkout-2"], "left": ["checkout-3"], "code": "E-ROLL-4412",
+            "host": "deployd.prod.tern.internal:8443", "token": "tok_live_4f9a2c7e1b",
+            "sql": "UPDATE rollouts SET state = 'failed' WHERE deployment = 'checkout'",
+            "raw": "RolloutError: E-ROLL-4412 during rolling restart via \
+                deployd.prod.tern.internal:8443 (auth tok_live_4f9a2c7e1b)",
+            "field": "namespace", "value": "payment", "nearest": "payments",
+            "service": "metrics", "until": "15:30",
+        })
+    }
+
+    #[test]
+    fn every_property_of_lesson_8_is_in_the_authors_table_and_each_row_holds() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let manifest = root.join("lessons/messages-that-help/lesson.toml");
+        let text = std::fs::read_to_string(manifest).unwrap();
+        let mut declared: Declared = toml::from_str(&text).unwrap();
+        let wordings: Vec<Arc<Wording>> = declared.wording.into_iter().map(Arc::new).collect();
+        for (id, p) in declared.properties.iter_mut() {
+            p.id = id.clone();
+            assert!(p.when.word(&wordings).is_empty(), "{id}");
+            assert!(p.problems().is_empty(), "{id}: {:?}", p.problems());
+        }
+        let readme = std::fs::read_to_string(root.join("lessons/README.md")).unwrap();
+        let section = readme.split("## Properties").nth(1).unwrap();
+        let cells = |line: &str| -> Vec<String> {
+            let inner = line.trim().trim_matches('|');
+            inner.split(" | ").map(|c| c.trim().trim_matches('`').to_string()).collect()
+        };
+        let rows: Vec<Vec<String>> = section
+            .lines()
+            .take_while(|l| !l.starts_with("## "))
+            .filter(|l| l.starts_with("| `"))
+            .map(cells)
+            .collect();
+        let listed: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+        let ids: Vec<&str> = declared.properties.keys().map(String::as_str).collect();
+        let mut sorted = listed.clone();
+        sorted.sort();
+        assert_eq!(sorted, ids, "the README's table lists every property, once");
+        for row in &rows {
+            let p = &declared.properties[&row[0]];
+            assert_eq!(p.test(&Value::from(row[1].as_str()), &facts()), Ok(()), "{row:?}");
+            assert!(p.test(&Value::from(row[2].as_str()), &facts()).is_err(), "{row:?}");
+        }
+    }
+}

@@ -198,10 +198,11 @@ fn plain(text: &str) -> String {
 /// reply by kind that says it names a fact against the facts the model read, in their roles;
 /// the verdict's colour (terminal and page) against its harms, and a note's "Gain:" or
 /// "Harm:" against that colour.
-fn claims_agree(at: &str, runtime: &str, runs: &[Value], coloured: &str, page: &str) {
+fn claims_agree(at: &str, runtime: &str, runs: &[Value], coloured: &str, page: &str) -> usize {
     headlines_agree(at, runtime, runs, coloured);
-    by_kind_agrees(at, runs);
+    let claims = by_kind_agrees(at, runs);
     verdicts_agree(at, runs, coloured, page);
+    claims
 }
 
 /// Each attempt card's headline against the attempt's judgement and what the model received.
@@ -238,18 +239,35 @@ fn headlines_agree(at: &str, runtime: &str, runs: &[Value], coloured: &str) {
     }
 }
 
-/// A reply by kind that says the message names a fact: the model read that fact, in a role.
-fn by_kind_agrees(at: &str, runs: &[Value]) {
+/// A reply by kind's claims against what the model read: each property the card claims held on
+/// the very message the model read (the record's `has`, read with the world's facts), in the
+/// same words; a kind told in words of its own that says it names a fact: the model read that
+/// fact, in a role.
+fn by_kind_agrees(at: &str, runs: &[Value]) -> usize {
+    let mut checked = 0;
     for run in runs {
         let events = run["events"].as_array().unwrap();
         for (i, event) in events.iter().enumerate() {
-            // A reply by kind that says the message named a fact: the model read it so.
             for swap in event["by_kind"].as_array().into_iter().flatten() {
                 let says = swap["says"].as_str().unwrap_or("");
+                let claims = swap["claims"].as_array().map(Vec::as_slice).unwrap_or_default();
+                if !claims.is_empty() {
+                    let read = read_before(&events[..i], swap["sent"].as_str().unwrap());
+                    let read = read.unwrap_or_else(|| panic!("{at}: '{says}' for no attempt"));
+                    let had = read["has"].as_array().map(Vec::as_slice).unwrap_or_default();
+                    for claim in claims {
+                        let found = had.iter().find(|h| h["property"] == claim["property"]);
+                        let found = found.unwrap_or_else(|| panic!("{at}: {claim} not in {read}"));
+                        assert_eq!(found["says"], claim["says"], "{at}: {claim} / {found}");
+                        assert!(says.contains(claim["says"].as_str().unwrap()), "{at}: {says}");
+                        checked += 1;
+                    }
+                    continue;
+                }
                 if !says.starts_with("it names") {
                     continue;
                 }
-                let read: Vec<&Value> = events[..i]
+                let named: Vec<&Value> = events[..i]
                     .iter()
                     .rev()
                     .filter(|e| e["kind"] == "attempt")
@@ -257,15 +275,32 @@ fn by_kind_agrees(at: &str, runs: &[Value]) {
                     .flatten()
                     .collect();
                 let claimed: Vec<&&Value> =
-                    read.iter().filter(|n| says.contains(n["value"].as_str().unwrap())).collect();
+                    named.iter().filter(|n| says.contains(n["value"].as_str().unwrap())).collect();
                 let none = "but the model read none of it";
-                assert!(!claimed.is_empty(), "{at}: '{says}' {none}: {read:?}");
+                assert!(!claimed.is_empty(), "{at}: '{says}' {none}: {named:?}");
                 for n in claimed {
                     assert!(n["role"].is_string(), "{at}: '{says}' names {n} in no role");
+                    checked += 1;
                 }
             }
         }
     }
+    checked
+}
+
+/// What the model received, as recorded, for the last attempt before a reply whose block held
+/// `sent` (the words a reply by kind was given for).
+fn read_before<'e>(events: &'e [Value], sent: &str) -> Option<&'e Value> {
+    let text = |r: &Value| match &r["block"]["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => {
+            let texts = parts.iter().filter_map(|p| p["text"].as_str());
+            texts.collect::<Vec<_>>().join("\n")
+        }
+        _ => String::new(),
+    };
+    let attempts = events.iter().rev().filter(|e| e["kind"] == "attempt");
+    attempts.map(|e| &e["received"]).find(|r| r["got"] == "result" && text(r) == sent)
 }
 
 /// Whether the model's last word on some call (the last try of a tool with an input) was a
@@ -351,6 +386,47 @@ fn every_card_and_verdict_of_every_lesson_agrees_with_the_runs_record() {
         }
     }
     assert!(replayed >= 100, "only {replayed} replays: are the lessons found?");
+}
+
+/// A lesson's learner files written in words of their own (`tests/fixtures/<lesson>/good_*.py`),
+/// which replay by kind.
+fn own_words_of(lesson: &str) -> Vec<String> {
+    let dir = repo().join("tests/fixtures").join(lesson);
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Vec::new() };
+    let names = entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned());
+    let mut good: Vec<String> = names.filter(|n| n.starts_with("good_") && n.ends_with(".py")).collect();
+    good.sort();
+    good.into_iter().map(|n| dir.join(n).display().to_string()).collect()
+}
+
+/// Every lesson's learner files in words of their own, in every runtime: each reply by kind
+/// claims only properties that held on the message the model read (the run's record), in the
+/// same words, and every other card and verdict agrees with the record as above.
+#[test]
+fn every_reply_by_kind_claims_only_what_the_model_read() {
+    let ws = Workshop::new();
+    let mut claims = 0;
+    for lesson in lessons() {
+        for runtime in runtimes_of(&lesson) {
+            for code in own_words_of(&lesson) {
+                let all = ["watch", lesson.as_str(), "--code", code.as_str(), "--runtime", runtime];
+                let run = ws.run(&[&all[..], &["--format", "json"]].concat());
+                if run.code != 0 {
+                    continue; // a file made for another runtime's tickets, or for a check only
+                }
+                let runs = match run.json() {
+                    Value::Array(runs) => runs,
+                    one => vec![one],
+                };
+                let colour = wide(&ws, &[&all[..], &["--no-anim", "--color", "always"]].concat());
+                let page = ws.run(&[&all[..], &["--html", "-"]].concat());
+                assert_eq!(page.code, 0, "{}", page.stderr);
+                let at = format!("{lesson} {runtime} {code}");
+                claims += claims_agree(&at, runtime, &runs, &colour.stdout, &page.stdout);
+            }
+        }
+    }
+    assert!(claims >= 50, "only {claims} claims checked: do the good_ files replay by kind?");
 }
 
 #[test]
