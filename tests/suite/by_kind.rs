@@ -204,8 +204,8 @@ fn record_refuses_two_replies_for_one_kind() {
     // Widen the host kind to every sentence: the fix's and the forwarded crash's then share a
     // kind, with two different replies.
     let manifest = ws.read("lessons/tool-results/lesson.toml").replace(
-        "when = [{ path = \"content\", contains = \"orders-db.lumen.internal\" }]",
-        "when = [{ path = \"content\", min_len = 1 }]",
+        "when = [{ contains = \"orders-db.lumen.internal\" }]",
+        "when = [{ min_len = 1 }]",
     );
     ws.write("lessons/tool-results/lesson.toml", &manifest);
     let run = ws.run(&["record", "tool-results", "--ticket", "crash-trace"]);
