@@ -121,10 +121,8 @@ impl Words {
                 out.push(format!("{at}: the kind '{}' is declared twice", kind.id));
             }
             if kind.when.is_empty() && kind.properties.is_empty() {
-                out.push(format!(
-                    "{at}: kind '{}' has no `when` and no `properties`: say what makes words of that kind",
-                    kind.id
-                ));
+                let why = "has no `when` and no `properties`: say what makes words of that kind";
+                out.push(format!("{at}: kind '{}' {why}", kind.id));
             }
             match (&kind.says, kind.properties.is_empty()) {
                 (None, true) => out.push(format!(

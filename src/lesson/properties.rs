@@ -25,17 +25,12 @@ impl Lesson {
         }
         let declared: BTreeMap<String, Arc<Property>> =
             self.properties.iter().map(|(id, p)| (id.clone(), Arc::new(p.clone()))).collect();
-        let known = match declared.is_empty() {
-            true => "none".to_string(),
-            false => declared.keys().cloned().collect::<Vec<_>>().join(", "),
-        };
-        let unknown = |asker: &str, id: String| {
-            format!("{asker}: no [properties] declares '{id}' (declared: {known})")
-        };
-        let facts_outside = |asker: &str| {
-            let why = "reads @facts outside a property: only a property's expectations have facts";
-            format!("{asker}: {why}")
-        };
+        self.define_in_checks(&declared, problems);
+        self.define_in_kinds(&declared, problems);
+    }
+
+    /// Each check's expectations get the properties they ask.
+    fn define_in_checks(&mut self, declared: &Declared, problems: &mut Problems) {
         for (i, check) in self.checks.iter_mut().enumerate() {
             let at = Near::entry("checks", i).then("id");
             let cases = check.cases.iter_mut().map(|c| &mut c.expect);
@@ -44,11 +39,16 @@ impl Lesson {
                 if list.iter().any(Expect::reads_facts) {
                     problems.say(at.clone(), facts_outside(&check.id));
                 }
-                for id in list.define(&declared) {
-                    problems.say(at.clone(), unknown(&check.id, id));
+                for id in list.define(declared) {
+                    problems.say(at.clone(), unknown(declared, &check.id, &id));
                 }
             }
         }
+    }
+
+    /// Each replay kind gets the properties it lists, each readable with its declaration's
+    /// facts.
+    fn define_in_kinds(&mut self, declared: &Declared, problems: &mut Problems) {
         for (i, words) in self.own_words.iter_mut().enumerate() {
             let at = Near::entry("own_words", i).then("id");
             let asker = format!("own_words {}", words.id);
@@ -70,7 +70,8 @@ impl Lesson {
                 kind.defined.clear();
                 for id in &kind.properties {
                     let Some(property) = declared.get(id) else {
-                        problems.say(at.clone(), unknown(&format!("{asker}, kind {}", kind.id), id.clone()));
+                        let asker = format!("{asker}, kind {}", kind.id);
+                        problems.say(at.clone(), unknown(declared, &asker, id));
                         continue;
                     };
                     if let Some(fact) = property.missing(&words.facts) {
@@ -86,6 +87,24 @@ impl Lesson {
             }
         }
     }
+}
+
+/// A lesson's properties, by id, as its checks and kinds are given them.
+type Declared = BTreeMap<String, Arc<Property>>;
+
+/// The problem of an asker that names a property the lesson does not declare.
+fn unknown(declared: &Declared, asker: &str, id: &str) -> String {
+    let known = match declared.is_empty() {
+        true => "none".to_string(),
+        false => declared.keys().cloned().collect::<Vec<_>>().join(", "),
+    };
+    format!("{asker}: no [properties] declares '{id}' (declared: {known})")
+}
+
+/// The problem of an asker whose expectations read a fact outside a property.
+fn facts_outside(asker: &str) -> String {
+    let why = "reads @facts outside a property: only a property's expectations have facts";
+    format!("{asker}: {why}")
 }
 
 #[cfg(test)]

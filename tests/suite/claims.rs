@@ -394,7 +394,8 @@ fn own_words_of(lesson: &str) -> Vec<String> {
     let dir = repo().join("tests/fixtures").join(lesson);
     let Ok(entries) = std::fs::read_dir(&dir) else { return Vec::new() };
     let names = entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned());
-    let mut good: Vec<String> = names.filter(|n| n.starts_with("good_") && n.ends_with(".py")).collect();
+    let mut good: Vec<String> =
+        names.filter(|n| n.starts_with("good_") && n.ends_with(".py")).collect();
     good.sort();
     good.into_iter().map(|n| dir.join(n).display().to_string()).collect()
 }

@@ -44,7 +44,8 @@ fn a_swapped_message_lacks_the_property_in_its_check_its_kind_and_the_models_rec
     let (run, report) = check_report(&ws, L8, &swapped);
     assert_eq!(run.code, 1, "{}", run.stdout);
     let message = check(&report, "partial-says-done")["message"].as_str().unwrap().to_string();
-    let asked = "expected a message that is names_done (names checkout-1, checkout-2 as restarted): \
+    let asked =
+        "expected a message that is names_done (names checkout-1, checkout-2 as restarted): \
         expected 'checkout-1' named as done: it is named as left";
     assert!(message.contains(asked), "{message}");
     // The replay: no reply by kind, no Gain, and the record says the model read it so.
@@ -146,7 +147,8 @@ fn a_property_that_cannot_be_read_or_is_not_declared_is_refused_at_its_line() {
         assert!(text.contains(from), "{from}");
         let changed = text.replacen(from, to, 1);
         ws.write(MANIFEST, &changed);
-        let run = ws.run(&["check", L8, "--file", "lessons/messages-that-help/solution/messages.py"]);
+        let run =
+            ws.run(&["check", L8, "--file", "lessons/messages-that-help/solution/messages.py"]);
         assert_eq!(run.code, 2, "{to}: {}", run.stdout);
         let line = line_of(&changed, at);
         let refused = format!("line {line}: {says}");

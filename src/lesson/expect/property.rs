@@ -46,7 +46,9 @@ impl Property {
         for name in placeholders(&self.says) {
             if !required.contains(&name) {
                 let why = "no expectation of it reads that fact, so no card could claim it";
-                out.push(format!("{at}: says names {{{name}}}, but {why}: read it as {FACT}{name}"));
+                out.push(format!(
+                    "{at}: says names {{{name}}}, but {why}: read it as {FACT}{name}"
+                ));
             }
         }
         if self.when.iter().any(Expect::asks_property) {
@@ -82,7 +84,8 @@ impl Property {
         if let Some(missing) = self.missing(facts) {
             return Err(format!("the failure's facts hold no '{missing}'"));
         }
-        let filled: Vec<Expect> = self.when.iter().map(|e| e.map_values(&|v| fill(v, facts))).collect();
+        let filled: Vec<Expect> =
+            self.when.iter().map(|e| e.map_values(&|v| fill(v, facts))).collect();
         first_difference(&filled, text, &[]).map_err(|d| d.verdict())
     }
 

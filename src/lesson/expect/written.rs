@@ -166,15 +166,7 @@ impl RawExpect {
         if self.facts.is_some() && self.quotes.is_none() {
             return Err(Malformed::ExceptAlone(on()));
         }
-        if self.property_facts.is_some() && self.property.is_none() {
-            return Err(Malformed::FactsAlone(on()));
-        }
-        if let Some(facts) = &self.property_facts {
-            check_path(facts)?;
-            if !facts.starts_with("@args.") {
-                return Err(Malformed::FactsNotAnArgument { on: on(), facts: facts.clone() });
-            }
-        }
+        self.check_property()?;
         if self.len.is_some() && (self.min_len.is_some() || self.max_len.is_some()) {
             return Err(Malformed::LenAndBounds(on()));
         }
@@ -189,6 +181,21 @@ impl RawExpect {
             if let Some(reference) = want.as_str().filter(|s| s.starts_with('@')) {
                 check_path(reference)
                     .map_err(|why| Malformed::Reference { on: on(), why: Box::new(why) })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `facts` goes with `property`, and reads a call's argument.
+    fn check_property(&self) -> Result<(), Malformed> {
+        let on = || self.path.clone();
+        if self.property_facts.is_some() && self.property.is_none() {
+            return Err(Malformed::FactsAlone(on()));
+        }
+        if let Some(facts) = &self.property_facts {
+            check_path(facts)?;
+            if !facts.starts_with("@args.") {
+                return Err(Malformed::FactsNotAnArgument { on: on(), facts: facts.clone() });
             }
         }
         Ok(())
