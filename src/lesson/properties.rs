@@ -114,63 +114,89 @@ mod tests {
     use std::sync::Arc;
 
     use serde::Deserialize;
-    use serde_json::{json, Value};
+    use serde_json::{Map, Value};
 
     use crate::lesson::expect::{Property, Wording};
 
-    /// The parts of a manifest a property needs.
+    /// The parts of a manifest its properties need.
     #[derive(Deserialize)]
     struct Declared {
+        #[serde(default)]
         properties: BTreeMap<String, Property>,
+        #[serde(default)]
         wording: Vec<Wording>,
+        #[serde(default)]
+        own_words: Vec<Facts>,
     }
 
-    /// The facts lessons/README.md gives its table of properties.
-    fn facts() -> Value {
-        json!({
-            "done": ["checkout-1", "checkout-2"], "left": ["checkout-3"], "code": "E-ROLL-4412",
-            "host": "deployd.prod.tern.internal:8443", "token": "tok_live_4f9a2c7e1b",
-            "sql": "UPDATE rollouts SET state = 'failed' WHERE deployment = 'checkout'",
-            "raw": "RolloutError: E-ROLL-4412 during rolling restart via \
-                deployd.prod.tern.internal:8443 (auth tok_live_4f9a2c7e1b)",
-            "field": "namespace", "value": "payment", "nearest": "payments",
-            "service": "metrics", "until": "15:30",
-        })
+    #[derive(Deserialize)]
+    struct Facts {
+        #[serde(default)]
+        facts: Value,
+    }
+
+    /// The rows of each lesson's table under "## Properties" in lessons/README.md: (property,
+    /// a message that has it, one that lacks it).
+    fn tables(readme: &str) -> BTreeMap<String, Vec<[String; 3]>> {
+        let section = readme.split("\n## Properties").nth(1).unwrap_or_default();
+        let section = section.split("\n## ").next().unwrap_or_default();
+        let mut out: BTreeMap<String, Vec<[String; 3]>> = BTreeMap::new();
+        let mut lesson = String::new();
+        for line in section.lines() {
+            if let Some(id) = line.strip_prefix("### ") {
+                lesson = id.trim_matches('`').to_string();
+            } else if line.starts_with("| `") {
+                let inner = line.trim().trim_matches('|');
+                let cell = |c: &str| c.trim().trim_matches('`').to_string();
+                let cells: Vec<String> = inner.split(" | ").map(cell).collect();
+                let row = [cells[0].clone(), cells[1].clone(), cells[2].clone()];
+                out.entry(lesson.clone()).or_default().push(row);
+            }
+        }
+        out
     }
 
     #[test]
-    fn every_property_of_lesson_8_is_in_the_authors_table_and_each_row_holds() {
+    fn every_property_of_every_lesson_is_in_the_authors_tables_and_each_row_holds() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let manifest = root.join("lessons/messages-that-help/lesson.toml");
-        let text = std::fs::read_to_string(manifest).unwrap();
-        let mut declared: Declared = toml::from_str(&text).unwrap();
-        let wordings: Vec<Arc<Wording>> = declared.wording.into_iter().map(Arc::new).collect();
-        for (id, p) in declared.properties.iter_mut() {
-            p.id = id.clone();
-            assert!(p.when.word(&wordings).is_empty(), "{id}");
-            assert!(p.problems().is_empty(), "{id}: {:?}", p.problems());
-        }
         let readme = std::fs::read_to_string(root.join("lessons/README.md")).unwrap();
-        let section = readme.split("## Properties").nth(1).unwrap();
-        let cells = |line: &str| -> Vec<String> {
-            let inner = line.trim().trim_matches('|');
-            inner.split(" | ").map(|c| c.trim().trim_matches('`').to_string()).collect()
-        };
-        let rows: Vec<Vec<String>> = section
-            .lines()
-            .take_while(|l| !l.starts_with("## "))
-            .filter(|l| l.starts_with("| `"))
-            .map(cells)
-            .collect();
-        let listed: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
-        let ids: Vec<&str> = declared.properties.keys().map(String::as_str).collect();
-        let mut sorted = listed.clone();
-        sorted.sort();
-        assert_eq!(sorted, ids, "the README's table lists every property, once");
-        for row in &rows {
-            let p = &declared.properties[&row[0]];
-            assert_eq!(p.test(&Value::from(row[1].as_str()), &facts()), Ok(()), "{row:?}");
-            assert!(p.test(&Value::from(row[2].as_str()), &facts()).is_err(), "{row:?}");
+        let tables = tables(&readme);
+        let mut lessons: Vec<String> = Vec::new();
+        for entry in std::fs::read_dir(root.join("lessons")).unwrap() {
+            let manifest = entry.unwrap().path().join("lesson.toml");
+            let Ok(text) = std::fs::read_to_string(&manifest) else { continue };
+            let mut declared: Declared = toml::from_str(&text).unwrap();
+            if declared.properties.is_empty() {
+                continue;
+            }
+            let lesson = manifest.parent().unwrap().file_name().unwrap().to_string_lossy();
+            lessons.push(lesson.to_string());
+            let mut facts = Map::new();
+            for words in &declared.own_words {
+                facts.extend(words.facts.as_object().cloned().unwrap_or_default());
+            }
+            let facts = Value::Object(facts);
+            let wordings: Vec<Arc<Wording>> = declared.wording.drain(..).map(Arc::new).collect();
+            for (id, p) in declared.properties.iter_mut() {
+                p.id = id.clone();
+                assert!(p.when.word(&wordings).is_empty(), "{lesson}: {id}");
+                assert!(p.problems().is_empty(), "{lesson}: {id}: {:?}", p.problems());
+            }
+            let rows = tables.get(lesson.as_ref()).cloned().unwrap_or_default();
+            let mut listed: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+            listed.sort();
+            let ids: Vec<&str> = declared.properties.keys().map(String::as_str).collect();
+            assert_eq!(listed, ids, "{lesson}: the README's table lists every property, once");
+            for [id, has, lacks] in &rows {
+                let p = &declared.properties[id];
+                assert_eq!(p.test(&Value::from(has.as_str()), &facts), Ok(()), "{lesson}: {id}");
+                let lacked = p.test(&Value::from(lacks.as_str()), &facts);
+                assert!(lacked.is_err(), "{lesson}: {id} holds of {lacks}");
+            }
         }
+        lessons.sort();
+        let mut tabled: Vec<String> = tables.keys().cloned().collect();
+        tabled.sort();
+        assert_eq!(lessons, tabled, "a table for each lesson with properties, and no other");
     }
 }
