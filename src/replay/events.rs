@@ -473,7 +473,8 @@ pub struct Counts {
     pub turns: usize,
     pub elapsed_ms: u64,
     /// For each fact of the failures the model read (a field with text): how many of their
-    /// results named it, as `named_<fact>` (0 when none did).
+    /// results named it, as `named_<fact>` (0 when none did); and for each of the lesson's
+    /// properties, how many had it, as `has_<id>` (0 when those it was read on all lacked it).
     #[serde(flatten)]
     pub named: serde_json::Map<String, Value>,
     /// What the run did to its world, as the world counts it (its `counts()`).
