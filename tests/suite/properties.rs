@@ -110,7 +110,7 @@ fn a_property_that_cannot_be_read_or_is_not_declared_is_refused_at_its_line() {
             "{ path = \"\", property = \"names_done\" },",
             "{ path = \"\", property = \"names_gone\" },",
             "id = \"partial-says-done\"",
-            "partial-says-done: no [properties] declares 'names_gone' (declared: carries_code,",
+            "partial-says-done: no [properties] declares 'names_gone' (declared: a_sentence, carries_code,",
         ),
         (
             "says = \"names {done} as restarted\"",
