@@ -421,8 +421,10 @@ fn a_crash_with_its_telling_words_masked_fails_and_the_report_quotes_what_is_lef
 }
 
 /// A leak per kind of failure: the file, and the checks it fails (each names what leaked).
-const LEAKS: [(&str, &[&str]); 7] = [
+const LEAKS: [(&str, &[&str]); 9] = [
     ("crash_operational.py", &["no-host-or-path", "no-trace-or-code"]),
+    ("crash_fixed_line.py", &["no-host-or-path", "no-trace-or-code"]),
+    ("crash_code_only.py", &["no-trace-or-code"]),
     ("crash_code_host.py", &["no-host-or-path", "no-trace-or-code"]),
     ("crash_host.py", &["no-host-or-path"]),
     ("unavailable_host.py", &["no-host-or-path"]),
