@@ -458,8 +458,9 @@ fn a_program_the_learners_code_starts_holds_no_channel() {
 /// The world's file is read ahead too, before the fork, when the workshop has asked for the
 /// world by then: it names the file in the call behind the load request, which the first process
 /// looks at without taking it. (Here the interpreter starts only once something waits on its
-/// channel, and half a second later, so the ask is whole even on a busy machine; in a `check` it
-/// is waiting, since the lesson is read in less time than Python starts.)
+/// channel, and two seconds later, so the ask is whole even on a busy machine, where half a
+/// second was once too short; in a `check` it is waiting, since the lesson is read in less time
+/// than Python starts.)
 // Linux only: the fork it reads ahead before is made only where the workshop is a subreaper.
 #[cfg(target_os = "linux")]
 #[test]
@@ -472,7 +473,7 @@ fn the_worlds_file_is_read_ahead_before_the_fork_when_the_world_is_already_asked
     let wait = "import select; select.select([0], [], [], 10)";
     ws.write(
         "slow-python",
-        &format!("#!/bin/sh\n'{0}' -I -S -c '{wait}'\nsleep 0.5\nexec '{0}' \"$@\"\n", python()),
+        &format!("#!/bin/sh\n'{0}' -I -S -c '{wait}'\nsleep 2\nexec '{0}' \"$@\"\n", python()),
     );
     let slow = ws.path("slow-python");
     std::fs::set_permissions(&slow, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
