@@ -1,5 +1,6 @@
-//! The runner's source (the four parts in runner/), and how Python gets it: from a copy in the user's cache
-//! folder, whose bytecode Python caches beside it, or compiled from `-c` on every start.
+//! The runner's source (the four parts in runner/, and the kits it carries), and how Python gets
+//! it: from a copy in the user's cache folder, whose bytecode Python caches beside it, or compiled
+//! from `-c` on every start.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -7,12 +8,17 @@ use std::sync::OnceLock;
 use super::cache;
 
 /// The runner, one program: the source of `kit.mcp` as a string (`_KIT_MCP`, which the runner
-/// runs only when a learner's file imports it; kit_mcp.py holds no triple single quote), then the
-/// runner's four parts joined in order (see runner/start.py). The blank lines keep two top-level
-/// definitions of adjacent parts apart as PEP 8 has them.
+/// runs only when a learner's file imports it), the source of the stand-in `anthropic` module as
+/// another (`_KIT_ANTHROPIC`, run only for a file whose functions name that kit: see
+/// `_install_stand_ins`; neither file holds a triple single quote), then the runner's four parts
+/// joined in order (see runner/start.py). The blank lines keep two top-level definitions of
+/// adjacent parts apart as PEP 8 has them.
 pub(super) const RUNNER: &str = concat!(
     "_KIT_MCP = r'''",
     include_str!("kit_mcp.py"),
+    "'''\n",
+    "_KIT_ANTHROPIC = r'''",
+    include_str!("kit_anthropic.py"),
     "'''\n",
     include_str!("runner/start.py"),
     "\n\n",
@@ -74,4 +80,20 @@ fn cached_runner() -> Option<String> {
     let _ = CACHED.set((dir.clone(), module.clone()));
     let dir = crate::text::pyrepr::string(dir.to_str()?);
     Some(format!("import sys; sys.path.insert(0, {dir}); import {module}"))
+}
+
+#[cfg(test)]
+mod tests {
+    /// The kits go into the runner as raw strings between triple single quotes: one inside
+    /// either, or a backslash at the end, would end the string early or break the runner.
+    #[test]
+    fn the_kits_can_be_carried_as_raw_strings() {
+        for (name, source) in [
+            ("kit_mcp.py", include_str!("kit_mcp.py")),
+            ("kit_anthropic.py", include_str!("kit_anthropic.py")),
+        ] {
+            assert!(!source.contains("'''"), "{name} holds a triple single quote");
+            assert!(!source.trim_end().ends_with('\\'), "{name} ends with a backslash");
+        }
+    }
 }

@@ -55,6 +55,10 @@ pub struct Hooks {
     /// off or refused): what the person is told.
     #[serde(default)]
     pub tell: Option<Hook>,
+    /// The learner's own loop (`[hooks.loop]`), called through a kit (`anthropic:answer`): it
+    /// sends the requests and runs the tools itself, and the runtime answers them.
+    #[serde(default, rename = "loop")]
+    pub host_loop: Option<Hook>,
 }
 
 /// One hook: the learner function, and the arguments it is given, by name.
@@ -86,6 +90,10 @@ pub(crate) const API_ERROR_ARGS: [&str; 5] = [
 ];
 pub(crate) const GO_ON_ARGS: [&str; 2] = ["turn", "elapsed"];
 pub(crate) const TELL_ARGS: [&str; 3] = ["reason", "detail", "text"];
+/// `replay`: the answers so far (see the kit's `_workshop_call`); `text`: the ticket's words.
+pub(crate) const LOOP_ARGS: [&str; 2] = ["replay", "text"];
+/// The stand-in modules the runner has, by the name a learner's file imports.
+pub(crate) const KITS: [&str; 1] = ["anthropic"];
 
 impl Hooks {
     /// Every hook with its place's name and the arguments that place offers.
@@ -97,6 +105,7 @@ impl Hooks {
             ("api_error", &self.api_error, &API_ERROR_ARGS[..]),
             ("go_on", &self.go_on, &GO_ON_ARGS[..]),
             ("tell", &self.tell, &TELL_ARGS[..]),
+            ("loop", &self.host_loop, &LOOP_ARGS[..]),
         ]
         .into_iter()
         .filter_map(|(name, hook, args)| hook.as_ref().map(|h| (name, h, args)))

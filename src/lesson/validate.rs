@@ -1,7 +1,7 @@
 //! The checks a manifest's data must pass at load, before its world is started: names and
 //! paths, hooks, tools and tickets, checks.
 
-use super::hooks::BUILD_ARGS;
+use super::hooks::{BUILD_ARGS, KITS};
 use super::paths::{inside_folder, plain_file_name, plain_word, resolves_inside};
 use super::problems::{Near, Problems};
 use super::{Answers, CheckSpec, Hook, Lesson, Notes, Runtime, Ticket, TicketPredict};
@@ -73,9 +73,22 @@ impl Lesson {
         }
         self.check_mistakes(problems);
         for (i, f) in self.functions.iter().enumerate() {
-            let identifier = f.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && f.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            if !identifier {
+            let identifier = |f: &str| {
+                f.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && f.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            };
+            // `kit:name`: the function `name`, called through a stand-in module of the runner's.
+            let (kit, name) = f.split_once(':').map_or((None, f.as_str()), |(k, n)| (Some(k), n));
+            if let Some(kit) = kit.filter(|k| !KITS.contains(k)) {
+                problems.say(
+                    Near::entry("functions", i),
+                    format!(
+                        "function '{f}' names the kit '{kit}', which the runner does not have: \
+                         the kits are {}",
+                        KITS.join(", ")
+                    ),
+                );
+            } else if !identifier(name) {
                 problems.say(
                     Near::entry("functions", i),
                     format!("function '{f}' is not a Python name"),
@@ -211,8 +224,43 @@ impl Lesson {
 
     /// One hook: a learner function, given arguments its point of a run offers, with the keys
     /// that belong to that point only.
+    /// What the learner's own loop changes: only it is called through a kit, and the hooks whose
+    /// decisions it makes itself are never asked.
+    fn check_loop_hook(&self, place: &str, hook: &Hook, at: &Near, problems: &mut Problems) {
+        if self.hooks.host_loop.is_some() && ["api_error", "go_on", "tell"].contains(&place) {
+            problems.say(
+                at.clone(),
+                format!(
+                    "the {place} hook is never asked: the learner's loop ([hooks.loop]) makes \
+                     that decision itself. Drop [hooks.{place}], or the loop hook"
+                ),
+            );
+        }
+        // The loop is given a client, a clock and run_tool, which only a kit can make; any other
+        // hook is given plain values.
+        let kit = hook.function.contains(':');
+        if (place == "loop") != kit {
+            let why = if kit {
+                format!(
+                    "the {place} hook calls '{}' through a kit, which only [hooks.loop] may: \
+                     name the function alone",
+                    hook.function
+                )
+            } else {
+                format!(
+                    "the loop hook calls '{0}', which names no kit: write \"anthropic:{0}\" \
+                     (here and in functions), so the runner gives it a client, a clock and \
+                     run_tool",
+                    hook.function
+                )
+            };
+            problems.say(at.clone().then("function"), why);
+        }
+    }
+
     fn check_hook(&self, place: &str, hook: &Hook, offered: &[&str], problems: &mut Problems) {
         let at = Near::key("hooks").then(place);
+        self.check_loop_hook(place, hook, &at, problems);
         if !self.functions.contains(&hook.function) {
             problems.say(
                 at.clone().then("function"),

@@ -212,6 +212,10 @@ pub enum Event {
         /// The wait the host chose before sending the same request again; none: it stopped.
         #[serde(skip_serializing_if = "Option::is_none")]
         wait_ms: Option<u64>,
+        /// Who waited, when the host's code is a loop with a client: `client` (the client's own
+        /// retries, `max_retries`) or `loop`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        waited_by: Option<String>,
         /// When it happened, on the replay's own clock.
         at_ms: u64,
     },

@@ -87,8 +87,16 @@ pub(crate) fn short_call(function: &str, args: &[Value]) -> String {
     }
 }
 
-/// `name(arg, arg)`.
+/// `name(arg, arg)`. A kit's function (`anthropic:answer`) is given what the kit makes of its
+/// first argument: `answer(client, clock, run_tool, 'text')`, then what the stand-in answers.
 pub(crate) fn call(function: &str, args: &[Value]) -> String {
+    if let Some((kit, name)) = function.split_once(':') {
+        let rest: String = args.iter().skip(1).map(|a| format!(", {}", repr(a))).collect();
+        let given = args.first().map(repr).unwrap_or_else(|| "nothing".into());
+        return format!(
+            "{name}(client, clock, run_tool{rest}), the {kit} stand-in answering {given}"
+        );
+    }
     let args: Vec<String> = args.iter().map(repr).collect();
     format!("{function}({})", args.join(", "))
 }
@@ -107,6 +115,16 @@ pub(crate) fn keyword_call(function: &str, input: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_kit_call_shows_what_the_function_is_given() {
+        let args = [json!({"answers": []}), json!("hi")];
+        assert_eq!(
+            call("anthropic:answer", &args),
+            "answer(client, clock, run_tool, 'hi'), the anthropic stand-in answering {'answers': []}"
+        );
+        assert_eq!(call("decide", &args[1..]), "decide('hi')");
+    }
 
     #[test]
     fn writes_python_literals() {

@@ -53,6 +53,17 @@ fn attempts(run: &Value) -> Vec<&Value> {
     run["events"].as_array().unwrap().iter().filter(|e| e["kind"] == "attempt").collect()
 }
 
+/// The tries after a run's last model turn that the record says no request carried on: the run
+/// ended first (a loop of the learner's that returned, or a cap).
+fn never_sent(run: &Value) -> Vec<&Value> {
+    let events = run["events"].as_array().unwrap();
+    let turn =
+        |e: &Value| ["tool_call", "reply", "host_error"].contains(&e["kind"].as_str().unwrap());
+    let last = events.iter().rposition(turn).unwrap_or(0);
+    let after = &events[last..];
+    after.iter().filter(|e| e["kind"] == "attempt" && e["received"]["got"] == "nothing").collect()
+}
+
 #[test]
 fn a_try_the_cap_ended_says_so_and_is_never_called_retried() {
     let ws = Workshop::only(L8);
@@ -209,6 +220,9 @@ fn claims_agree(at: &str, runtime: &str, runs: &[Value], coloured: &str, page: &
 fn headlines_agree(at: &str, runtime: &str, runs: &[Value], coloured: &str) {
     let heads = headlines(&plain(coloured));
     let tries: Vec<&Value> = runs.iter().flat_map(attempts).collect();
+    // The tries after a run's last model turn whose results no request carried on: a loop of the
+    // learner's that returned, or was capped, before it sent them.
+    let unsent: Vec<&Value> = runs.iter().flat_map(never_sent).collect();
     assert_eq!(heads.len(), tries.len(), "{at}: {}", plain(coloured));
     for (head, a) in heads.iter().zip(&tries) {
         let at = format!("{at}: {head} / {a}");
@@ -233,7 +247,7 @@ fn headlines_agree(at: &str, runtime: &str, runs: &[Value], coloured: &str) {
         if retried && runtime == "harness" && a.get("read_of").is_none() {
             assert_eq!(got, Some("nothing"), "a try the harness repeated never went back, {at}");
         }
-        if a["tone"] == "reported" {
+        if a["tone"] == "reported" && !unsent.iter().any(|u| std::ptr::eq(*u, *a)) {
             assert!(matches!(got, Some("result" | "refused")), "a reported try went back, {at}");
         }
     }

@@ -1,7 +1,10 @@
-//! Lesson 10, `the-loop`, at Lumen Supply: the learner writes the host's decisions (send a
-//! request again or not, ask the model again or not, what the person is told). The checks grade
-//! the rules; the replays show a stubborn tool run to the budget by the starter and stopped at the
-//! cap by the fix, an overloaded API waited out, and a 400 that is never sent again.
+//! Lesson 10, `the-loop`, at Lumen Supply: the learner writes the loop itself (`answer`, run
+//! through the runner's stand-in `anthropic` client) and its decisions (send a request again or
+//! not, ask the model again or not, what the person is told). The checks grade the rules and the
+//! loop run on written answers; the replays show a stubborn tool run to the budget by the starter
+//! and stopped at the cap by the fix, an overloaded API waited out (by the client's own retries
+//! in the starter, by the loop's in the fix), a 400 that is never sent again, and a loose tool the
+//! model keeps calling wrong.
 
 use crate::common::*;
 
@@ -12,7 +15,7 @@ const STARTER: &str = "starter/the-loop/loop.py";
 const SOLUTION: &str = "lessons/the-loop/solution/loop.py";
 const FIXTURES: &str = "tests/fixtures/the-loop";
 
-const ALL: [&str; 10] = [
+const ALL: [&str; 13] = [
     "retry-transient",
     "honour-retry-after",
     "never-retry-400",
@@ -23,6 +26,9 @@ const ALL: [&str; 10] = [
     "tell-cap",
     "tell-api-error",
     "tell-cut-off",
+    "one-layer-of-retries",
+    "strict-tool",
+    "loop-stops-at-cap",
 ];
 
 fn counts(replay: &Value) -> &Value {
@@ -38,19 +44,22 @@ fn the_solution_passes_every_check_in_order_and_the_starter_fails_most() {
     assert_eq!(ids_with(&report, "pass"), ALL);
     let (run, report) = check_report(&ws, LESSON, STARTER);
     assert_eq!(run.code, 1, "{}", run.stdout);
-    // The starter never sends again, never stops, and shows the person what it was given.
+    // The starter never sends again itself, never stops, and shows the person what it was given;
+    // its one layer of retries is the client's own.
     let passed = ids_with(&report, "pass");
-    assert_eq!(passed, ["never-retry-400"], "{}", run.stdout);
+    assert_eq!(passed, ["never-retry-400", "one-layer-of-retries"], "{}", run.stdout);
 }
 
 #[test]
 fn each_named_mistake_fails_the_check_of_its_mistake() {
     let ws = Workshop::only(LESSON);
-    let cases: [(&str, &[&str]); 4] = [
+    let cases: [(&str, &[&str]); 6] = [
         ("@retry_all.py", &["never-retry-400"]),
         ("@no_retry_after.py", &["honour-retry-after", "wait-within-budget"]),
         ("@turns_only.py", &["time-budget"]),
         ("@raw_error.py", &["tell-api-error"]),
+        ("@double_retry.py", &["one-layer-of-retries"]),
+        ("@loose_tool.py", &["strict-tool"]),
     ];
     for (file, failing) in cases {
         let (run, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, file));
@@ -59,6 +68,10 @@ fn each_named_mistake_fails_the_check_of_its_mistake() {
     }
     let (_, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, "@retry_all.py"));
     assert_eq!(check(&report, "never-retry-400")["guidance"]["mistake"], "retries a 400");
+    // Two layers of retries: 3 sendings of the loop's, each sent 3 times by the client.
+    let (_, report) = check_report(&ws, LESSON, &lesson_file(LESSON, FIXTURES, "@double_retry.py"));
+    let layered = check(&report, "one-layer-of-retries");
+    assert_eq!(layered["guidance"]["mistake"], "retries twice over", "{layered}");
 }
 
 #[test]
@@ -106,6 +119,7 @@ fn an_overloaded_api_is_waited_out_by_the_fix_and_never_reaches_the_model() {
     // The first 529 asked for 2 s; the second asked nothing, so the backoff's 2 s of attempt 2.
     let waits = (errors[0]["wait_ms"].as_u64(), errors[1]["wait_ms"].as_u64());
     assert_eq!(waits, (Some(2000), Some(2000)));
+    assert_eq!(errors[1]["waited_by"], "loop");
     let c = counts(&fixed);
     assert_eq!((c["api_errors"].as_u64(), c["api_retries"].as_u64()), (Some(2), Some(2)));
     assert_eq!((c["ends"].as_str(), c["elapsed_ms"].as_u64()), (Some("reply"), Some(6700)));
@@ -114,14 +128,20 @@ fn an_overloaded_api_is_waited_out_by_the_fix_and_never_reaches_the_model() {
         let request = serde_json::from_str::<Value>(line).unwrap()["request"].to_string();
         assert!(!request.contains("529") && !request.contains("verloaded"), "{request}");
     }
-    // The starter stops at the first 529, and the person is shown its raw detail.
+    // The starter's loop sends nothing again itself, but the client it is given does (the SDK's
+    // max_retries of 2): the retry-after of the first 529, then the client's own 1 s (0.5 s
+    // doubled once), and the third sending goes through.
     let starter = replay_json(&ws, LESSON, "busy-api", "starter");
+    let errors = events_of_kind(&starter, "host_error");
+    let waits = (errors[0]["wait_ms"].as_u64(), errors[1]["wait_ms"].as_u64());
+    assert_eq!(waits, (Some(2000), Some(1000)));
     assert_eq!(
-        (counts(&starter)["ends"].as_str(), counts(&starter)["api_retries"].as_u64()),
-        (Some("api_error"), Some(0))
+        (errors[0]["waited_by"].as_str(), errors[1]["waited_by"].as_str()),
+        (Some("client"), Some("client"))
     );
-    let told = events_of_kind(&starter, "told")[0]["text"].as_str().unwrap();
-    assert!(told.contains("overloaded_error"), "{told}");
+    let c = counts(&starter);
+    assert_eq!((c["ends"].as_str(), c["api_retries"].as_u64()), (Some("reply"), Some(2)));
+    assert_eq!(c["elapsed_ms"], 5700);
 }
 
 #[test]
@@ -141,33 +161,69 @@ fn a_400_is_not_sent_again_by_the_fix_and_sent_three_times_by_retry_all() {
     assert_eq!(counts(&retried)["api_retries"], 2);
     let note = retried["verdict"]["note"].as_str().unwrap();
     assert!(note.starts_with("The same malformed request was sent again"), "{note}");
+    // The starter's client does not send a 400 again either, but the person reads the raw error.
+    let starter = replay_json(&ws, LESSON, "bad-request", "starter");
+    assert_eq!(events_of_kind(&starter, "host_error").len(), 1);
+    let told = events_of_kind(&starter, "told")[0]["text"].as_str().unwrap();
+    assert!(told.contains("invalid_request_error"), "{told}");
 }
 
 #[test]
-fn a_reply_cut_at_max_tokens_is_shown_with_a_note_that_it_was_cut_off() {
+fn a_loose_tool_is_called_wrong_until_the_tool_list_the_loop_sends_is_strict() {
     let ws = Workshop::only(LESSON);
-    let fixed = replay_json(&ws, LESSON, "long-answer", "fixed");
-    assert_eq!(events_of_kind(&fixed, "reply")[0]["stop_reason"], "max_tokens");
-    let told = events_of_kind(&fixed, "told");
-    assert_eq!(told[0]["reason"], "max_tokens");
-    let text = told[0]["text"].as_str().unwrap();
-    assert!(text.starts_with("Here is how refunds work") && text.contains("cut off"), "{text}");
+    let starter = replay_json(&ws, LESSON, "loose-schema", "starter");
+    let calls = events_of_kind(&starter, "tool_call");
+    let inputs: Vec<String> = calls.iter().map(|c| c["input"].to_string()).collect();
+    let wrong = [r#"{"order_id":3140}"#, r#"{"order":"3140"}"#, r##"{"order_id":"#3140"}"##];
+    assert_eq!(inputs, wrong);
+    assert_eq!(counts(&starter)["attempts"], 3);
+    let fixed = replay_json(&ws, LESSON, "loose-schema", "fixed");
+    assert_eq!(counts(&fixed)["attempts"], 1);
+    assert_eq!(counts(&fixed)["ends"], "reply");
+    // The tool list is the file's: the two runs sent different requests, each recorded.
+    let lines = ws.read("recordings/the-loop/harness/loose-schema.jsonl");
+    let strict = lines.lines().filter(|l| l.contains(r#""strict":true"#)).count();
+    assert_eq!((lines.lines().count(), strict), (6, 2));
 }
 
 #[test]
-fn compare_shows_the_starter_run_to_the_budget_beside_the_fix_stopped_at_the_cap() {
+fn a_loop_that_catches_the_pause_or_sends_another_request_when_run_again_is_told_so() {
     let ws = Workshop::only(LESSON);
-    let flags = ["--compare", "--no-anim", "--color", "never"];
-    let run = ws.run(&[&["watch", LESSON, "--ticket", "stubborn-refund"][..], &flags[..]].concat());
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.contains("after 6 model turns"), "{}", run.stdout);
-    assert!(run.stdout.contains("authored"), "{}", run.stdout);
+    let error_of = |name: &str| {
+        let file = lesson_file(LESSON, FIXTURES, name);
+        let args = ["watch", LESSON, "--ticket", "busy-api", "--code", &file, "--format", "json"];
+        let run = ws.run(&args);
+        // A run that ended on the code's error is still a replay: said, and not a success.
+        assert_eq!(run.code, 2, "{name}: {}", run.stderr);
+        let replay: Value = serde_json::from_str(&run.stdout).unwrap();
+        let errors = events_of_kind(&replay, "code_error");
+        errors[0]["message"].as_str().unwrap().to_string()
+    };
+    let error = error_of("swallows.py");
+    assert!(error.contains("bare `except:`") && error.contains("anthropic.APIError"), "{error}");
+    let error = error_of("counts_runs.py");
+    assert!(error.contains("step 1 when run again"), "{error}");
 }
 
 #[test]
-fn list_places_the_lesson_as_number_ten() {
-    let run = Workshop::new().run(&["list"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let line = run.stdout.lines().find(|l| l.contains("the-loop")).unwrap_or_default().to_string();
-    assert!(line.trim_start().starts_with("10  the-loop"), "{}", run.stdout);
+fn a_loop_hook_without_a_kit_and_a_kit_the_runner_lacks_are_refused_at_load() {
+    let ws = Workshop::only(LESSON);
+    let path = "lessons/the-loop/lesson.toml";
+    let manifest = ws.read(path);
+    let hook = "function = \"anthropic:answer\"\nargs";
+    ws.write(path, &manifest.replacen(hook, "function = \"answer\"\nargs", 1));
+    let run = ws.run(&["check", LESSON]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("names no kit: write \"anthropic:answer\""), "{}", run.stderr);
+    ws.write(path, &manifest.replace("anthropic:answer", "openai:answer"));
+    let run = ws.run(&["check", LESSON]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("names the kit 'openai'"), "{}", run.stderr);
+    // A hook the loop makes useless is refused too, rather than never asked.
+    let go_on = "[hooks.go_on]\nfunction = \"keep_going\"\nargs = [\"turn\", \"elapsed\"]\n\n";
+    let table = "\n[hooks.loop]\n";
+    ws.write(path, &manifest.replacen(table, &format!("\n{go_on}{table}"), 1));
+    let run = ws.run(&["check", LESSON]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("the go_on hook is never asked"), "{}", run.stderr);
 }

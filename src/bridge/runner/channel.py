@@ -307,3 +307,21 @@ def _install_kit():
         return getattr(mcp, name)
 
     mcp.__getattr__ = __getattr__
+
+
+# The stand-in modules a function spec may name as `kit:function` (see `_call`): the module's
+# name, and its source (put before the runner by runner.rs).
+_STAND_INS = {"anthropic": "_KIT_ANTHROPIC"}
+
+
+def _install_stand_ins():
+    """Put the stand-in of each kit the lesson's functions name (`anthropic:answer`) in
+    sys.modules under its real name, so the learner's `import anthropic` finds it. Only for such
+    a lesson: elsewhere an installed SDK of that name is imported as usual."""
+    for spec in FUNCTIONS:
+        kit = spec.partition("=")[0].partition(":")[0] if ":" in spec else None
+        if kit in _STAND_INS and kit not in sys.modules:
+            module = type(sys)(kit)
+            module.__file__ = f"kit/{kit}.py"
+            sys.modules[kit] = module
+            exec(compile(globals()[_STAND_INS[kit]], module.__file__, "exec"), module.__dict__)

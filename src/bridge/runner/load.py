@@ -116,6 +116,7 @@ def _prune(folder):
 def _load():
     gc.enable()
     _install_kit()
+    _install_stand_ins()
     # Last, so the learner's own modules import while a file named like a standard one (os.py,
     # random.py) never stands in for it, for the learner's code or the standard library's.
     sys.path.append(_dirname(LEARNER))
@@ -155,10 +156,14 @@ def _load():
         return {"kind": kind, "message": _describe(exc), "frames": _learner_frames(exc.__traceback__)}
     for spec in FUNCTIONS:
         wanted, _, counts = spec.partition("=")
+        kit, _, wanted = wanted.rpartition(":")
         function = getattr(module, wanted, None)
         if not callable(function):
             return {"kind": "missing", "message": f"no function named {wanted}", "function": wanted}
-        problem = _cannot_take(function, [int(n) for n in counts.split(",") if n])
+        # A kit's function is given what the kit makes (a client, a clock, run_tool) in place of
+        # its first argument.
+        extra = 2 if kit else 0
+        problem = _cannot_take(function, [int(n) + extra for n in counts.split(",") if n])
         if problem:
             return problem
     return module
@@ -188,12 +193,23 @@ def _cannot_take(function, counts):
 
 
 def _call(module, request):
-    """The answer to one request, without its id and output; `value` is already JSON text."""
-    function = getattr(module, request["fn"], None)
+    """The answer to one request, without its id and output; `value` is already JSON text. A
+    function named `kit:name` is run through that kit's stand-in module (see
+    `_install_stand_ins`), whose `_workshop_call` says what it did."""
+    kit, _, name = request["fn"].rpartition(":")
+    function = getattr(module, name, None)
     if not callable(function):
-        return {"ok": False, "kind": "exception", "message": f"the file no longer has a function named {request['fn']}"}
+        missing = f"the file no longer has a function named {name}"
+        return {"ok": False, "kind": "exception", "message": missing}
+    stand_in = sys.modules.get(kit) if kit in _STAND_INS else None
+    if kit and getattr(stand_in, "_workshop_call", None) is None:
+        missing = f"no stand-in module {kit!r} is installed for {name}"
+        return {"ok": False, "kind": "exception", "message": missing}
     try:
-        value = function(*request["args"])
+        if kit:
+            value = stand_in._workshop_call(function, request["args"])
+        else:
+            value = function(*request["args"])
     except SystemExit as exc:
         return {"ok": False, "kind": "exit", "message": _exit_message(exc), "frames": _learner_frames(exc.__traceback__)}
     except BaseException as exc:

@@ -266,10 +266,19 @@ fn rpc_cards(out: &mut Vec<Line>, look: &Look, event: &Event) {
 fn host_cards(out: &mut Vec<Line>, look: &Look, event: &Event) {
     match event {
         Event::HostError {
-            status, error_type, message, retry_after_ms, wait_ms, number, ..
+            status,
+            error_type,
+            message,
+            retry_after_ms,
+            wait_ms,
+            number,
+            waited_by,
+            ..
         } => {
             let (retry_after, wait) = (*retry_after_ms, *wait_ms);
-            let (line, then) = host_error_words(*status, error_type, message, retry_after, wait);
+            let by_client = waited_by.as_deref() == Some("client");
+            let (line, then) =
+                host_error_words(*status, error_type, message, retry_after, wait, by_client);
             let label = host_label(*number);
             let role = if wait_ms.is_some() { Role::Warn } else { Role::Bad };
             card(out, look, 0, &label, role, &line);

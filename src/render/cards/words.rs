@@ -197,6 +197,7 @@ pub(crate) fn host_error_words(
     message: &str,
     retry_after_ms: Option<u64>,
     wait_ms: Option<u64>,
+    by_client: bool,
 ) -> (String, String) {
     let mut line = match status {
         Some(status) => format!("{status} {error_type}: {message}"),
@@ -206,6 +207,10 @@ pub(crate) fn host_error_words(
         line.push_str(&format!(" (retry-after {})", clock(ms)));
     }
     let then = match wait_ms {
+        Some(ms) if by_client => format!(
+            "The client waits {} and sends the same request again by itself (its max_retries).",
+            clock(ms)
+        ),
         Some(ms) => format!("The host waits {} and sends the same request again.", clock(ms)),
         None => "The host sends it no more: the run ends here.".to_string(),
     };

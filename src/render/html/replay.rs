@@ -292,10 +292,19 @@ fn event(ev: &Told<'_>) -> String {
 fn host_card(event: &Event) -> String {
     match event {
         Event::HostError {
-            status, error_type, message, retry_after_ms, wait_ms, number, ..
+            status,
+            error_type,
+            message,
+            retry_after_ms,
+            wait_ms,
+            number,
+            waited_by,
+            ..
         } => {
             let (retry_after, wait) = (*retry_after_ms, *wait_ms);
-            let words = cards::host_error_words(*status, error_type, message, retry_after, wait);
+            let by_client = waited_by.as_deref() == Some("client");
+            let words =
+                cards::host_error_words(*status, error_type, message, retry_after, wait, by_client);
             let (line, then) = words;
             let label = cards::host_label(*number);
             let class = if wait_ms.is_some() { "warn host" } else { "bad host" };

@@ -152,6 +152,7 @@ impl Conversation<'_, '_> {
             retry_after_ms: failure.retry_after_ms,
             number,
             wait_ms,
+            waited_by: None,
             at_ms: self.clock_ms,
         });
         Ok(wait_ms)
@@ -208,7 +209,7 @@ impl Conversation<'_, '_> {
     }
 
     /// Whether the time budget is spent; if so, its cap's event is pushed.
-    fn over_budget(&mut self) -> bool {
+    pub(super) fn over_budget(&mut self) -> bool {
         let Some(budget) = self.lesson.agent.time_budget_s else { return false };
         let limit = (budget * 1000.0) as u64;
         if self.clock_ms < limit {

@@ -8,6 +8,7 @@ mod answer;
 mod facts;
 pub(crate) mod harness;
 mod host;
+mod host_loop;
 mod lazy;
 mod mcp;
 pub(crate) mod sdk;
@@ -236,7 +237,16 @@ pub(crate) fn run(
         client: mcp::McpClient::default(),
     };
     let mut over = false;
+    if let Some(hook) = lesson.hooks.host_loop.as_ref().filter(|_| runtime == Runtime::Harness) {
+        // The learner's loop sends the requests itself: the runtime answers them.
+        c.own_loop(hook, model);
+        c.events.append(&mut c.turn);
+        over = true;
+    }
     for _ in 0..lesson.agent.max_turns {
+        if over {
+            break;
+        }
         let next = if c.may_go_on() { c.turn(model) } else { TurnEnd::Stop };
         c.events.append(&mut c.turn);
         match next {
