@@ -47,6 +47,7 @@ impl Samples {
     pub(super) fn resolve(&self, value: &Value) -> Value {
         match value {
             Value::Object(map) if is_none(map) => Value::Null,
+            Value::Object(map) if number_of(map).is_some() => self.number(map),
             Value::String(s) => match s.strip_prefix('$').and_then(|name| self.values.get(name)) {
                 Some(text) => Value::from(text.as_str()),
                 None => Value::from(self.ids.get(s).unwrap_or(s).as_str()),
@@ -57,6 +58,33 @@ impl Samples {
             }
             other => other.clone(),
         }
+    }
+}
+
+impl Samples {
+    /// `{ number = "$field" }` as the number the field's drawn text spells (`"7"` is 7, `"2.5"`
+    /// is 2.5); a text that spells none stays text, which no check's solution then passes, so
+    /// `doctor` finds it.
+    fn number(&self, map: &serde_json::Map<String, Value>) -> Value {
+        let name = number_of(map).unwrap_or_default();
+        let Some(text) = name.strip_prefix('$').and_then(|n| self.values.get(n)) else {
+            return Value::from(name);
+        };
+        if let Ok(whole) = text.trim().parse::<i64>() {
+            return Value::from(whole);
+        }
+        match text.trim().parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
+            Some(n) => Value::Number(n),
+            None => Value::from(text.as_str()),
+        }
+    }
+}
+
+/// The field of `{ number = "$field" }`, which stands for a drawn field read as a number.
+fn number_of(map: &serde_json::Map<String, Value>) -> Option<&str> {
+    match (map.len(), map.get("number")) {
+        (1, Some(Value::String(name))) => Some(name),
+        _ => None,
     }
 }
 
@@ -98,4 +126,32 @@ fn drawn_id(prefix: &str, seed: &Value) -> String {
     let digest = crate::replay::recordings::key(seed);
     let tail: String = digest.trim_start_matches("v1:").chars().take(24).collect();
     format!("{prefix}01{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drawn(pairs: &[(&str, &str)]) -> Samples {
+        let values = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Samples { values, ids: HashMap::new(), seed: 0 }
+    }
+
+    #[test]
+    fn a_number_of_a_drawn_field_is_the_number_its_text_spells() {
+        let s = drawn(&[("wait", "7"), ("half", "2.5"), ("id", "0412"), ("word", "soon")]);
+        let case = json!([
+            { "number": "$wait" },
+            { "number": "$half" },
+            { "number": "$id" },
+            "$wait",
+            { "number": "$word" },
+            { "number": "$unknown" },
+            { "number": "$wait", "other": 1 },
+        ]);
+        assert_eq!(
+            s.resolve(&case),
+            json!([7, 2.5, 412, "7", "soon", "$unknown", { "number": "7", "other": 1 }])
+        );
+    }
 }

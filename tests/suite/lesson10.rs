@@ -227,3 +227,36 @@ fn a_loop_hook_without_a_kit_and_a_kit_the_runner_lacks_are_refused_at_load() {
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(run.stderr.contains("the go_on hook is never asked"), "{}", run.stderr);
 }
+
+/// The wait the API asks for in `honour-retry-after` is drawn for each file (3 to 11 s, by the
+/// world's `sample_fields`, passed as a number): a file that waits a fixed number of seconds
+/// whenever the API names one passes for the draws that happen to equal it, and fails the rest.
+#[test]
+fn the_wait_the_api_asks_for_is_drawn_for_each_file_and_checked_as_a_number() {
+    let ws = Workshop::only(LESSON);
+    let fixed = ws.read(SOLUTION).replace("wait = retry_after", "wait = 7");
+    assert_ne!(fixed, ws.read(SOLUTION), "the solution takes retry_after as its wait");
+    ws.write("fixed_wait.py", &fixed);
+    let mut asked = Vec::new();
+    for seed in ["1", "2", "3", "4", "5", "6", "7", "8"] {
+        let mut cmd = ws.command(&["check", LESSON, "--file", SOLUTION, "--format", "json"]);
+        cmd.env("WORKSHOP_SEED", seed);
+        let solution = run(cmd);
+        assert_eq!(solution.code, 0, "seed {seed}: {}", solution.stdout);
+        let mut cmd = ws.command(&["check", LESSON, "--file", "fixed_wait.py", "--format", "json"]);
+        cmd.env("WORKSHOP_SEED", seed);
+        let report = run(cmd).json();
+        let honour = check(&report, "honour-retry-after");
+        // Its first case is the drawn one (a 429); the second asks a fixed 3 s, which the fixed
+        // wait fails at every draw it passes.
+        assert_eq!(honour["status"], "fail", "seed {seed}: {honour}");
+        let call = honour["call"].as_str().unwrap_or_default();
+        if call.starts_with("wait_before_retry(429") {
+            let expected = &honour["expected"];
+            assert!(expected.is_u64(), "seed {seed}: a number, not {expected}");
+            asked.push(expected.as_u64().unwrap_or(0));
+        }
+    }
+    assert!(asked.iter().all(|s| (3..=11).contains(s) && *s != 7), "{asked:?}");
+    assert!(!asked.is_empty(), "the fixed wait of 7 s passed every draw");
+}

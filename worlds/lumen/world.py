@@ -266,8 +266,9 @@ class Lumen(World):
         return None
 
     def sample_fields(self, draw):
-        # Order ids are four digits.
-        return {"order_id": f"{draw(10000):04}"}
+        # Order ids are four digits; the API's retry-after is a whole number of seconds, 3 to 11
+        # (a check reads it as a number: `{ number = "$retry_after" }`).
+        return {"order_id": f"{draw(10000):04}", "retry_after": str(3 + draw(9))}
 
     def report(self, seen, attempts, input):
         """A subagent whose lookup failed passes up a report in four labelled parts, built from
