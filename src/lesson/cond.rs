@@ -18,7 +18,7 @@ pub(crate) const ENDINGS: [&str; 7] = [
 
 /// The counts a note or a prediction may name, besides the world's own counts: the fields of
 /// `events::Counts` as a run writes them (a test below keeps the two lists the same).
-pub(crate) const COUNT_KEYS: [&str; 20] = [
+pub(crate) const COUNT_KEYS: [&str; 21] = [
     "attempts",
     "reads",
     "retries",
@@ -37,6 +37,7 @@ pub(crate) const COUNT_KEYS: [&str; 20] = [
     "ends",
     "api_errors",
     "api_retries",
+    "client_retries",
     "turns",
     "elapsed_ms",
 ];

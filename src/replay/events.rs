@@ -473,6 +473,9 @@ pub struct Counts {
     /// how many of them the host sent again.
     pub api_errors: usize,
     pub api_retries: usize,
+    /// Of those sent again, how many the client sent by itself (its own `max_retries`), not the
+    /// host's code around it.
+    pub client_retries: usize,
     /// Model requests the run made, and the time it took on the replay's own clock.
     pub turns: usize,
     pub elapsed_ms: u64,

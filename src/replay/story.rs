@@ -273,6 +273,11 @@ fn sent_again(event: &Event) -> bool {
     matches!(event, Event::HostError { wait_ms: Some(_), .. })
 }
 
+/// An API error the client itself sent again after (its `max_retries`).
+fn by_client(event: &Event) -> bool {
+    matches!(event, Event::HostError { waited_by: Some(by), .. } if by == "client")
+}
+
 const HOST_STOPPED: &str = "the API answered with an error, and the host stopped";
 
 /// How the run ended, and why it stopped early when it did.
@@ -454,6 +459,7 @@ fn counts(
         ends: ends.to_string(),
         api_errors: events.iter().filter(|e| matches!(e, Event::HostError { .. })).count(),
         api_retries: events.iter().filter(|e| sent_again(e)).count(),
+        client_retries: events.iter().filter(|e| sent_again(e) && by_client(e)).count(),
         // The runtime knows these; a run that never started took no turn and no time.
         turns: 0,
         elapsed_ms: 0,

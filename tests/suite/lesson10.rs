@@ -142,6 +142,23 @@ fn an_overloaded_api_is_waited_out_by_the_fix_and_never_reaches_the_model() {
     let c = counts(&starter);
     assert_eq!((c["ends"].as_str(), c["api_retries"].as_u64()), (Some("reply"), Some(2)));
     assert_eq!(c["elapsed_ms"], 5700);
+    // The note says who sent it again, as the run's record does: the client in the starter's
+    // run, the loop's code in the fix's.
+    assert_eq!(
+        (c["client_retries"].as_u64(), counts(&fixed)["client_retries"].as_u64()),
+        (Some(2), Some(0))
+    );
+    let note = |replay: &Value| replay["verdict"]["note"].as_str().unwrap_or_default().to_string();
+    assert!(
+        note(&starter).contains("the client sent the request again by itself"),
+        "{}",
+        note(&starter)
+    );
+    assert!(
+        note(&fixed).contains("the loop's own code sent the request again"),
+        "{}",
+        note(&fixed)
+    );
 }
 
 #[test]
