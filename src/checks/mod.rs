@@ -125,6 +125,7 @@ impl Code for Remembering<'_> {
         if let Some((_, first)) =
             self.hangs.get(function).filter(|(n, _)| *n >= HANGS_BEFORE_GIVING_UP)
         {
+            let function = crate::text::pyrepr::shown_name(function);
             let reason = format!(
                 "{function} hung twice in this run, so it is not called again; the first call that hung was {first}"
             );

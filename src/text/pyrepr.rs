@@ -78,6 +78,7 @@ pub(crate) fn string(text: &str) -> String {
 /// A call named by its function and its first argument when that is short (a kind, a tool),
 /// the rest left out: `message('partial', …)`.
 pub(crate) fn short_call(function: &str, args: &[Value]) -> String {
+    let function = shown_name(function);
     let first = args.first().map(repr).filter(|r| r.chars().count() <= 32);
     match (first, args.len()) {
         (None, 0) => format!("{function}()"),
@@ -85,6 +86,12 @@ pub(crate) fn short_call(function: &str, args: &[Value]) -> String {
         (Some(first), 1) => format!("{function}({first})"),
         (Some(first), _) => format!("{function}({first}, …)"),
     }
+}
+
+/// A function as the learner's file names it: a kit's function (`anthropic:answer`) by its own
+/// name (`answer`), the kit being the lesson's business, not the file's.
+pub(crate) fn shown_name(function: &str) -> &str {
+    function.split_once(':').map_or(function, |(_, name)| name)
 }
 
 /// `name(arg, arg)`. A kit's function (`anthropic:answer`) is given what the kit makes of its
@@ -124,6 +131,13 @@ mod tests {
             "answer(client, clock, run_tool, 'hi'), the anthropic stand-in answering {'answers': []}"
         );
         assert_eq!(call("decide", &args[1..]), "decide('hi')");
+    }
+
+    #[test]
+    fn a_kit_function_is_named_short_as_the_file_names_it() {
+        let args = [json!({"answers": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]}), json!("hi")];
+        assert_eq!(short_call("anthropic:answer", &args), "answer(…)");
+        assert_eq!(short_call("decide", &args[1..]), "decide('hi')");
     }
 
     #[test]

@@ -277,3 +277,22 @@ fn the_wait_the_api_asks_for_is_drawn_for_each_file_and_checked_as_a_number() {
     assert!(asked.iter().all(|s| (3..=11).contains(s) && *s != 7), "{asked:?}");
     assert!(!asked.is_empty(), "the fixed wait of 7 s passed every draw");
 }
+
+/// A loop that never returns is a hang of `answer`, named as the learner's file names it (the
+/// kit that calls it is the lesson's business), and the checks it kept from running say so.
+#[test]
+fn a_loop_that_never_returns_is_a_hang_of_answer() {
+    let ws = Workshop::only(LESSON);
+    let solution = ws.read(SOLUTION);
+    let start = "    client = client.with_options(max_retries=0)\n";
+    assert!(solution.contains(start));
+    ws.write(
+        "spins.py",
+        &solution.replacen(start, &format!("{start}    while True:\n        pass\n"), 1),
+    );
+    let run = ws.run(&["check", LESSON, "--file", "spins.py"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.contains("Next: make answer(…) return (it hung)"), "{}", run.stdout);
+    assert!(run.stdout.contains("answer hung twice in this run"), "{}", run.stdout);
+    assert!(!run.stdout.contains("anthropic:"), "{}", run.stdout);
+}
