@@ -220,6 +220,12 @@ fn a_loop_that_catches_the_pause_or_sends_another_request_when_run_again_is_told
     assert!(error.contains("bare `except:`") && error.contains("anthropic.APIError"), "{error}");
     let error = error_of("counts_runs.py");
     assert!(error.contains("step 1 when run again"), "{error}");
+    // Where the two requests part, and how.
+    assert!(error.contains("send.messages.0.content was …"), "{error}");
+    assert!(
+        error.contains("week.\" the first time") && error.contains("(asked again)\" this time"),
+        "{error}"
+    );
 }
 
 #[test]

@@ -402,10 +402,70 @@ fn swallowed(function: &str) -> String {
 fn diverged(function: &str, diverged: &Value) -> String {
     let name = function.rsplit(':').next().unwrap_or(function);
     let index = diverged.get("index").and_then(Value::as_u64).unwrap_or(0) + 1;
+    let (before, now) = (diverged.get("before"), diverged.get("now"));
+    let what = match (before, now) {
+        (Some(before), Some(now)) => match where_they_differ(before, now, String::new()) {
+            Some((path, a, b)) => {
+                let (a, b) = around_the_difference(&a, &b);
+                format!(" ({path} was {a} the first time, {b} this time)")
+            }
+            None => String::new(),
+        },
+        _ => String::new(),
+    };
     format!(
-        "{name} did something else at its step {index} when run again from the start: the \
-         workshop runs your loop again for each new answer, so the same answers must lead to \
-         the same requests and tool calls in the same order. Make no random choices and read \
+        "{name} did something else at its step {index} when run again from the start{what}: \
+         the workshop runs your loop again for each new answer, so the same answers must lead \
+         to the same requests and tool calls in the same order. Make no random choices and read \
          no clock but the one you are given (clock.monotonic())."
     )
+}
+
+/// Two values as JSON, each cut to 60 characters; two texts from a little before the first
+/// character where they part, so what differs shows.
+fn around_the_difference(a: &Value, b: &Value) -> (String, String) {
+    let cut = |text: String| crate::text::shorten::shorten_text(&text, 60);
+    let (Value::String(x), Value::String(y)) = (a, b) else {
+        return (cut(a.to_string()), cut(b.to_string()));
+    };
+    let same = x.chars().zip(y.chars()).take_while(|(p, q)| p == q).count();
+    let from = same.saturating_sub(20);
+    let tail = |t: &str| {
+        let rest: String = t.chars().skip(from).collect();
+        let shown = cut(Value::from(rest).to_string());
+        if from > 0 {
+            format!("…{shown}")
+        } else {
+            shown
+        }
+    };
+    (tail(x), tail(y))
+}
+
+/// The first place two steps differ: its path (`send.messages.0.content`, or `the step` for the
+/// whole) and the two values there.
+fn where_they_differ(a: &Value, b: &Value, path: String) -> Option<(String, Value, Value)> {
+    if a == b {
+        return None;
+    }
+    let here = || if path.is_empty() { "the step".to_string() } else { path.clone() };
+    let join = |key: &str| if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) if x.len() == y.len() => {
+            for (key, value) in x {
+                let other = y.get(key)?;
+                if let Some(found) = where_they_differ(value, other, join(key)) {
+                    return Some(found);
+                }
+            }
+            Some((here(), a.clone(), b.clone()))
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (v, w))| where_they_differ(v, w, join(&i.to_string())))
+            .or_else(|| Some((here(), a.clone(), b.clone()))),
+        _ => Some((here(), a.clone(), b.clone())),
+    }
 }
