@@ -138,7 +138,7 @@ impl Conversation<'_, '_> {
         self.loop_error(format!(
             "{} was run {RUNS_AT_MOST} times without ending: each run answers one of its \
              requests or tool calls, so it made that many. Give it a cap of its own.",
-            hook.function
+            crate::text::pyrepr::shown_name(&hook.function)
         ));
     }
 
@@ -389,7 +389,7 @@ impl Conversation<'_, '_> {
 
 /// What a loop that caught the workshop's pause is told.
 fn swallowed(function: &str) -> String {
-    let name = function.rsplit(':').next().unwrap_or(function);
+    let name = crate::text::pyrepr::shown_name(function);
     format!(
         "{name} caught the workshop's pause and went on: the workshop stops your loop at each \
          request it has not answered yet by raising an exception that is not an Exception, and \
@@ -400,7 +400,7 @@ fn swallowed(function: &str) -> String {
 
 /// What a loop that sent other requests on a run again is told.
 fn diverged(function: &str, diverged: &Value) -> String {
-    let name = function.rsplit(':').next().unwrap_or(function);
+    let name = crate::text::pyrepr::shown_name(function);
     let index = diverged.get("index").and_then(Value::as_u64).unwrap_or(0) + 1;
     let (before, now) = (diverged.get("before"), diverged.get("now"));
     let what = match (before, now) {
