@@ -356,7 +356,7 @@ impl Conversation<'_, '_> {
         let Some(text) = value.as_str().map(str::trim).filter(|t| !t.is_empty()) else {
             return self.loop_error(format!(
                 "{} returned {}, not the words to tell the person: return a string",
-                function.rsplit(':').next().unwrap_or(function),
+                crate::text::pyrepr::shown_name(function),
                 crate::text::pyrepr::repr(value)
             ));
         };
