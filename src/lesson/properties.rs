@@ -120,7 +120,7 @@ mod tests {
 
     /// The parts of a manifest its properties need.
     #[derive(Deserialize)]
-    struct Declared {
+    struct ManifestPart {
         #[serde(default)]
         properties: BTreeMap<String, Property>,
         #[serde(default)]
@@ -165,7 +165,7 @@ mod tests {
         for entry in std::fs::read_dir(root.join("lessons")).unwrap() {
             let manifest = entry.unwrap().path().join("lesson.toml");
             let Ok(text) = std::fs::read_to_string(&manifest) else { continue };
-            let mut declared: Declared = toml::from_str(&text).unwrap();
+            let mut declared: ManifestPart = toml::from_str(&text).unwrap();
             if declared.properties.is_empty() {
                 continue;
             }

@@ -16,7 +16,7 @@ use words::{head, told};
 
 /// How a failed try is judged, once the run is over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Judged {
+enum TryVerdict {
     /// Tried again, and the failure was one a retry can fix.
     Sound,
     /// Tried again after a read of the same object found nothing: known to be safe.
@@ -139,7 +139,7 @@ fn refused_after(events: &[Event], at: usize) -> bool {
 }
 
 /// Each failed try with its judgement.
-fn judge(all: &[Try], setting: &dyn Setting, events: &[Event]) -> Vec<(usize, Judged)> {
+fn judge(all: &[Try], setting: &dyn Setting, events: &[Event]) -> Vec<(usize, TryVerdict)> {
     let mut out = Vec::new();
     for (n, t) in all.iter().enumerate() {
         if !t.failed {
@@ -154,18 +154,18 @@ fn judge(all: &[Try], setting: &dyn Setting, events: &[Event]) -> Vec<(usize, Ju
             read_between(all, &t.id, t.at, next.map_or(usize::MAX, |u| u.at))
         };
         let judged = match next {
-            Some(_) if found == Some(false) => Judged::Checked,
-            Some(_) if found == Some(true) => Judged::Wasted,
-            Some(_) if helps => Judged::Sound,
-            Some(_) if !t.uncertain && overturned(all, n) => Judged::Overturned,
-            Some(u) if u.failed && u.cause == t.cause => Judged::Wasted,
-            Some(_) => Judged::Blind,
-            None if found == Some(true) => Judged::Settled,
+            Some(_) if found == Some(false) => TryVerdict::Checked,
+            Some(_) if found == Some(true) => TryVerdict::Wasted,
+            Some(_) if helps => TryVerdict::Sound,
+            Some(_) if !t.uncertain && overturned(all, n) => TryVerdict::Overturned,
+            Some(u) if u.failed && u.cause == t.cause => TryVerdict::Wasted,
+            Some(_) => TryVerdict::Blind,
+            None if found == Some(true) => TryVerdict::Settled,
             None if !helps && previous.is_some_and(|p| p.failed && p.cause == t.cause) => {
-                Judged::Again
+                TryVerdict::Again
             }
-            None if refused_after(events, t.at) => Judged::Dropped,
-            None => Judged::Reported,
+            None if refused_after(events, t.at) => TryVerdict::Dropped,
+            None => TryVerdict::Reported,
         };
         out.push((t.at, judged));
     }
@@ -205,22 +205,22 @@ pub(crate) fn judgement(events: &[Event], setting: &dyn Setting, runtime: Runtim
             };
             let retried = *retried || model_retried.contains(&at);
             let judged = judged.iter().find(|(i, _)| *i == at).map(|(_, j)| *j);
-            use Judged::{Blind, Checked, Overturned, Sound, Wasted};
+            use TryVerdict::{Blind, Checked, Overturned, Sound, Wasted};
             let again = [Sound, Checked, Wasted, Blind, Overturned];
             let repeated = judged.is_some_and(|j| again.contains(&j));
             let tone = match judged {
                 _ if !failed => Tone::Worked,
                 // Reported to the model (the cap ended it, or the code said no): the model calling
                 // the tool again is a call of its own, not a retry of this try.
-                Some(Judged::Sound) if !retried => Tone::Reported,
-                Some(Judged::Sound) => Tone::Retried,
-                Some(Judged::Overturned) => Tone::Overturned,
-                Some(Judged::Checked) => Tone::Checked,
-                Some(Judged::Wasted | Judged::Again) => Tone::Wasted,
-                Some(Judged::Blind) => Tone::Blind,
-                Some(Judged::Settled) => Tone::Settled,
-                Some(Judged::Reported) | None => Tone::Reported,
-                Some(Judged::Dropped) => Tone::Dropped,
+                Some(TryVerdict::Sound) if !retried => Tone::Reported,
+                Some(TryVerdict::Sound) => Tone::Retried,
+                Some(TryVerdict::Overturned) => Tone::Overturned,
+                Some(TryVerdict::Checked) => Tone::Checked,
+                Some(TryVerdict::Wasted | TryVerdict::Again) => Tone::Wasted,
+                Some(TryVerdict::Blind) => Tone::Blind,
+                Some(TryVerdict::Settled) => Tone::Settled,
+                Some(TryVerdict::Reported) | None => Tone::Reported,
+                Some(TryVerdict::Dropped) => Tone::Dropped,
             };
             Some(events::Judged { tone, retried, repeated })
         })
@@ -414,7 +414,7 @@ fn read_tries(all: &[Try]) -> (usize, usize) {
     (retried, all.iter().filter(|t| t.is_read()).count())
 }
 
-fn count(judged: &[(usize, Judged)], j: Judged) -> usize {
+fn count(judged: &[(usize, TryVerdict)], j: TryVerdict) -> usize {
     judged.iter().filter(|(_, x)| *x == j).count()
 }
 
@@ -422,7 +422,7 @@ fn count(judged: &[(usize, Judged)], j: Judged) -> usize {
 fn counts(
     events: &[Event],
     all: &[Try],
-    judged: &[(usize, Judged)],
+    judged: &[(usize, TryVerdict)],
     ends: &str,
     effects: &Effects,
 ) -> Counts {
@@ -430,14 +430,14 @@ fn counts(
     let keys = keys(&calls);
     let (read_retries, read_tries) = read_tries(all);
     let settled: Vec<usize> =
-        judged.iter().filter(|(_, j)| *j == Judged::Settled).map(|(at, _)| *at).collect();
+        judged.iter().filter(|(_, j)| *j == TryVerdict::Settled).map(|(at, _)| *at).collect();
     Counts {
         attempts: calls.len(),
         reads: read_tries - read_retries,
         retries: (0..all.len()).filter(|&n| retry_of(all, n)).count(),
-        wasted_retries: count(judged, Judged::Wasted),
-        blind_retries: count(judged, Judged::Blind),
-        overturned_retries: count(judged, Judged::Overturned),
+        wasted_retries: count(judged, TryVerdict::Wasted),
+        blind_retries: count(judged, TryVerdict::Blind),
+        overturned_retries: count(judged, TryVerdict::Overturned),
         bare_failures: events
             .iter()
             .filter(|e| matches!(e, Event::Attempt { bare: true, .. }))

@@ -24,13 +24,13 @@ pub(crate) struct Wording {
     pub(crate) breaks: Vec<String>,
     /// The roles, in order: where words of two stand together ("not restarted"), the first
     /// listed names the role.
-    pub(crate) roles: Vec<Role>,
+    pub(crate) roles: Vec<WordedRole>,
 }
 
 /// One role, by the words (or phrases) that give a name that role.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Role {
+pub(crate) struct WordedRole {
     pub(crate) id: String,
     pub(crate) words: Vec<String>,
 }
@@ -73,12 +73,12 @@ pub(crate) struct Said {
 const QUOTES: &str = "\"'`‘’“”";
 
 /// A span of the text, in bytes.
-type Span = (usize, usize);
+type ByteSpan = (usize, usize);
 
 /// A role's words found in the text: where, and the role's position in the wording.
 #[derive(Debug, Clone, Copy)]
 struct Phrase {
-    span: Span,
+    span: ByteSpan,
     role: usize,
 }
 
@@ -124,7 +124,7 @@ pub(crate) fn said(text: &str, names: &[&str], wording: &Wording) -> Vec<Said> {
 
 /// The clauses of a text: cut at `.`, `!` or `?` before a space or the end, at `;` and at line
 /// breaks.
-fn clauses(text: &str) -> Vec<Span> {
+fn clauses(text: &str) -> Vec<ByteSpan> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut chars = text.char_indices().peekable();
@@ -150,8 +150,8 @@ fn inside_word(c: char) -> bool {
 }
 
 /// Where each name stands whole in the clause, in order: (span, which name).
-fn occurrences(clause: &str, names: &[&str]) -> Vec<(Span, usize)> {
-    let mut found: Vec<(Span, usize)> = Vec::new();
+fn occurrences(clause: &str, names: &[&str]) -> Vec<(ByteSpan, usize)> {
+    let mut found: Vec<(ByteSpan, usize)> = Vec::new();
     for (n, name) in names.iter().enumerate().filter(|(_, name)| !name.is_empty()) {
         for (at, _) in clause.match_indices(name) {
             let end = at + name.len();
@@ -169,13 +169,13 @@ fn occurrences(clause: &str, names: &[&str]) -> Vec<(Span, usize)> {
 
 /// Names standing together: their span and which names they are.
 struct List {
-    span: Span,
+    span: ByteSpan,
     names: Vec<usize>,
 }
 
 /// The clause's names grouped into lists: those with only commas, quotes, signs that join
 /// (`&`, `/`) and the wording's `joins` between them.
-fn lists(clause: &str, found: &[(Span, usize)], joins: &[String]) -> Vec<List> {
+fn lists(clause: &str, found: &[(ByteSpan, usize)], joins: &[String]) -> Vec<List> {
     let joining = |gap: &str| {
         let signs = gap.chars().all(|c| c.is_alphanumeric() || c.is_whitespace() || joins_names(c));
         signs && words(gap).iter().all(|(_, w)| joins.iter().any(|j| j.to_lowercase() == *w))
@@ -200,7 +200,7 @@ fn joins_names(c: char) -> bool {
 
 /// The words of a text, lower case, with their spans: letters and digits, and an apostrophe
 /// inside a word ("don't").
-fn words(text: &str) -> Vec<(Span, String)> {
+fn words(text: &str) -> Vec<(ByteSpan, String)> {
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
     let word_char = |c: char| c.is_alphanumeric() || c == '\'' || c == '’';
@@ -264,13 +264,18 @@ fn close(gap: &str) -> bool {
 }
 
 /// The role words a list takes, within `bounds`: their span and the role they say.
-fn label(clause: &str, phrases: &[Phrase], list: Span, bounds: Span) -> Option<(Span, usize)> {
+fn label(
+    clause: &str,
+    phrases: &[Phrase],
+    list: ByteSpan,
+    bounds: ByteSpan,
+) -> Option<(ByteSpan, usize)> {
     let inside = |p: &&Phrase| p.span.0 >= bounds.0 && p.span.1 <= bounds.1;
     let near = phrases.iter().filter(inside);
     let before: Vec<&Phrase> = near.clone().filter(|p| p.span.1 <= list.0).collect();
     let after: Vec<&Phrase> = near.filter(|p| p.span.0 >= list.1).collect();
     // The nearest words on each side, with the words standing next to them.
-    let run = |side: &[&Phrase], nearest_last: bool| -> Option<(Span, usize)> {
+    let run = |side: &[&Phrase], nearest_last: bool| -> Option<(ByteSpan, usize)> {
         let mut run: Vec<&Phrase> = Vec::new();
         let ordered: Box<dyn Iterator<Item = &&Phrase>> =
             if nearest_last { Box::new(side.iter().rev()) } else { Box::new(side.iter()) };

@@ -59,7 +59,7 @@ impl Record {
 
 /// A run of the loop in progress: what it has been answered, and what is shown of it.
 #[derive(Default)]
-struct Progress {
+struct LoopProgress {
     answers: Vec<Value>,
     /// The steps already turned into events (the answered ones, and the waits among them).
     seen: usize,
@@ -75,7 +75,7 @@ struct Progress {
 impl Conversation<'_, '_> {
     /// Run the learner's loop to its end, answering each step it reaches.
     pub(super) fn own_loop(&mut self, hook: &Hook, model: &mut dyn Model) {
-        let mut p = Progress::default();
+        let mut p = LoopProgress::default();
         self.drive(hook, model, &mut p);
         // Results the loop never sent on (it returned, or a cap ended it first): the model
         // never read them.
@@ -90,7 +90,7 @@ impl Conversation<'_, '_> {
         }
     }
 
-    fn drive(&mut self, hook: &Hook, model: &mut dyn Model, p: &mut Progress) {
+    fn drive(&mut self, hook: &Hook, model: &mut dyn Model, p: &mut LoopProgress) {
         let mut last = Last::Nothing;
         for _ in 0..RUNS_AT_MOST {
             let args: Vec<Value> = hook
@@ -144,7 +144,7 @@ impl Conversation<'_, '_> {
 
     /// The waits among the steps not seen before: each moves the replay's clock, and a wait
     /// after an error is the wait before that request is sent again.
-    fn waits(&mut self, steps: &[Value], p: &mut Progress) {
+    fn waits(&mut self, steps: &[Value], p: &mut LoopProgress) {
         for step in steps.iter().skip(p.seen) {
             let Some(seconds) = step.get("sleep").and_then(Value::as_f64) else { continue };
             let ms = (seconds.max(0.0) * 1000.0).round() as u64;
@@ -169,7 +169,7 @@ impl Conversation<'_, '_> {
         &mut self,
         model: &mut dyn Model,
         body: &Value,
-        p: &mut Progress,
+        p: &mut LoopProgress,
         last: &mut Last,
     ) -> Option<Value> {
         if self.over_budget() {
@@ -200,7 +200,7 @@ impl Conversation<'_, '_> {
     }
 
     /// What answered a request: its events, and the answer the loop is given for it.
-    fn answered(&mut self, turn: Turn, p: &mut Progress, last: &mut Last) -> Option<Value> {
+    fn answered(&mut self, turn: Turn, p: &mut LoopProgress, last: &mut Last) -> Option<Value> {
         match turn {
             Turn::Reply { response, provenance, by_kind, took_ms } => {
                 self.clock_ms += took_ms;
@@ -303,7 +303,7 @@ impl Conversation<'_, '_> {
         &mut self,
         tool: &str,
         input: &Value,
-        p: &mut Progress,
+        p: &mut LoopProgress,
         last: &mut Last,
     ) -> Option<Value> {
         let called = p.calls.iter().position(|c| {
@@ -330,7 +330,7 @@ impl Conversation<'_, '_> {
 
     /// Complete the cards of the calls run since the model's last turn with the message that
     /// answered them (the last of `messages`), and end the turn.
-    fn close_turn(&mut self, messages: &[Value], p: &mut Progress) {
+    fn close_turn(&mut self, messages: &[Value], p: &mut LoopProgress) {
         let results = std::mem::take(&mut p.results);
         if !results.is_empty() {
             let answer: Vec<Value> = messages.last().cloned().into_iter().collect();

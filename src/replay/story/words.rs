@@ -45,7 +45,7 @@ pub(super) fn head(events: &[Event], all: &[Try], counts: &Counts) -> String {
 pub(super) fn told(
     events: &[Event],
     all: &[Try],
-    judged: &[(usize, Judged)],
+    judged: &[(usize, TryVerdict)],
     counts: &Counts,
     head: String,
 ) -> String {
@@ -53,7 +53,7 @@ pub(super) fn told(
     let called = events.iter().any(|e| matches!(e, Event::ToolCall { .. }));
     let last_worked = calls.last().is_some_and(|t| !t.failed);
     let blind_claimed = judged.iter().any(|(at, j)| {
-        *j == Judged::Blind && all.iter().any(|t| t.at == *at && t.claimed == Some(true))
+        *j == TryVerdict::Blind && all.iter().any(|t| t.at == *at && t.claimed == Some(true))
     });
     if counts.overturned_retries > 0 {
         format!("{head}: a failure no retry can fix was tried again until a try went through.")
@@ -68,13 +68,13 @@ pub(super) fn told(
         format!("{head}: the retry went through, but nothing said it was safe to repeat.")
     } else if counts.blind_retries > 0 {
         format!("{head}: a retry was made although nothing said it was safe to repeat.")
-    } else if count(judged, Judged::Checked) > 0 {
+    } else if count(judged, TryVerdict::Checked) > 0 {
         format!("{head}: the read found nothing, so the retry was known to be safe.")
-    } else if count(judged, Judged::Settled) > 0 {
+    } else if count(judged, TryVerdict::Settled) > 0 {
         format!("{head}: the read showed it had gone through, so nothing was repeated.")
     } else if keys(&calls).len() > 1 {
         format!("{head}: {}.", came_back(events, all))
-    } else if count(judged, Judged::Sound) > 0 && last_worked {
+    } else if count(judged, TryVerdict::Sound) > 0 && last_worked {
         format!("{head}: the retry got it through.")
     } else if counts.model_read_bare > 0 {
         let bare = "a line that says the same of any failure";
@@ -102,7 +102,7 @@ fn came_back(events: &[Event], all: &[Try]) -> String {
         .collect();
     let (mut worked, mut reported, mut told, mut bare, mut unflagged) = (0, 0, 0, 0, 0);
     for id in ids {
-        // Judged by what the model read of the call's last result, where it read one.
+        // TryVerdict by what the model read of the call's last result, where it read one.
         let last = events.iter().rev().find_map(|e| match e {
             Event::Attempt { tool_use_id, failed, bare, received, .. } if tool_use_id == id => {
                 let read = received.as_ref().filter(|r| r.read());
