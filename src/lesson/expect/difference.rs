@@ -48,7 +48,7 @@ pub(super) fn wanted(e: &Expect, value: Option<&Value>, args: &[Value]) -> Strin
             let names = named(names, args).map(pyrepr::repr).unwrap_or_else(|| "missing".into());
             format!("each of {names} named as {role}")
         }
-        Want::Property { id, .. } => format!("a message that is {id}"),
+        Want::Property { id, .. } => format!("a message that holds {id}"),
         Want::Length(want) => want.words(),
         Want::Each(inner) => format!("a list where every element {}", clauses(inner, args)),
         Want::Any(inner) => format!("a list with an element that {}", clauses(inner, args)),

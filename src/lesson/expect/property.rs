@@ -117,8 +117,8 @@ pub(super) fn asked(e: &Expect, value: Option<&Value>, args: &[Value]) -> Result
     let claim = property.claim(&facts);
     match (property.test(value.unwrap_or(&Value::Null), &facts), e.not) {
         (Ok(()), false) | (Err(_), true) => Ok(()),
-        (Ok(()), true) => Err(format!("must not be {id}: it is ({claim})")),
-        (Err(why), false) => Err(format!("expected a message that is {id} ({claim}): {why}")),
+        (Ok(()), true) => Err(format!("expected a message that does not hold {id}; it {claim}")),
+        (Err(why), false) => Err(format!("expected a message that {claim} ({id}): {why}")),
     }
 }
 
