@@ -44,8 +44,7 @@ fn a_swapped_message_lacks_the_property_in_its_check_its_kind_and_the_models_rec
     let (run, report) = check_report(&ws, L8, &swapped);
     assert_eq!(run.code, 1, "{}", run.stdout);
     let message = check(&report, "partial-says-done")["message"].as_str().unwrap().to_string();
-    let asked =
-        "expected a message that names checkout-1, checkout-2 as restarted (names_done): \
+    let asked = "expected a message that names checkout-1, checkout-2 as restarted (names_done): \
         expected 'checkout-1' named as done: it is named as left";
     assert!(message.contains(asked), "{message}");
     // The replay: no reply by kind, no Gain, and the record says the model read it so.
