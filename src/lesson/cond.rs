@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-/// The ways a run can end, as a condition's `ends` names them (`events::Counts::ends`).
+/// The ways a run can end, as a condition's `ends` names them (`counts::Counts::ends`).
 pub(crate) const ENDINGS: [&str; 7] = [
     "reply",
     // Without the model's final answer.
@@ -17,7 +17,7 @@ pub(crate) const ENDINGS: [&str; 7] = [
 ];
 
 /// The counts a note or a prediction may name, besides the world's own counts: the fields of
-/// `events::Counts` as a run writes them (a test below keeps the two lists the same).
+/// `counts::Counts` as a run writes them (a test below keeps the two lists the same).
 pub(crate) const COUNT_KEYS: [&str; 21] = [
     "attempts",
     "reads",
@@ -111,7 +111,7 @@ mod tests {
 
     #[test]
     fn the_counts_a_lesson_may_name_are_the_counts_a_run_writes() {
-        let written = crate::replay::events::Counts::default().value();
+        let written = crate::replay::counts::Counts::default().value();
         let written: Vec<&str> =
             written.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
         assert_eq!(written, super::COUNT_KEYS);

@@ -4,6 +4,7 @@
 //! recordings, then the learner's own (under `work/<lesson>/recordings/`), then, with `--live`,
 //! the model itself; or, for authors, from any model (a script, the live API).
 
+pub(crate) mod counts;
 pub(crate) mod events;
 pub(crate) mod exchange;
 pub(crate) mod live;

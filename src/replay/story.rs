@@ -6,7 +6,8 @@
 use serde_json::{json, Value};
 
 use crate::lesson::{Cond, Note, Runtime, HAS, NAMED};
-use crate::replay::events::{self, Counts, Event, Judgement, Tone, Verdict, VerdictTone};
+use crate::replay::counts::Counts;
+use crate::replay::events::{self, Event, Judgement, Tone, Verdict, VerdictTone};
 use crate::replay::received::Received;
 use crate::world::{Effects, Setting};
 
