@@ -12,9 +12,10 @@ the README (an unknown lesson, a missing file, a file that does not load, unknow
 
 A command's stdout, stderr and exit code are compared after the folder's own path is replaced by
 <root>. The checks draw their samples from a fixed WORKSHOP_SEED, and each build runs every case
-twice: a command whose output differs between two runs of the same build (a backup's time stamp,
-a duration) is reported as unsteady and compared with its digits and ids masked. A lesson only one of
-the two revisions has is skipped, and said. Exit status: 0 when nothing differs, 1 otherwise.
+twice: a command whose output differs between two runs of the same build (a backup's time
+stamp, a duration) is reported as unsteady and compared with its digits and ids masked. A lesson
+only one of the two revisions has is skipped, and said. Exit status: 0 when nothing differs, 1
+otherwise.
 """
 
 import argparse
