@@ -20,6 +20,14 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// A reply larger than this is not a Messages API reply to our small requests.
 const MAX_BODY: u64 = 8 * 1024 * 1024;
 
+/// A response read whole: its body and the headers that say what to do next.
+struct ReadWhole {
+    request_id: String,
+    should_retry: Option<String>,
+    wait: Option<Duration>,
+    text: String,
+}
+
 /// One attempt's outcome, before the retry policy looks at it.
 enum AttemptOutcome {
     Done(ApiAnswer),
@@ -144,6 +152,12 @@ impl Client {
             Ok(text) => text,
             Err(e) => return broke(&e),
         };
+        self.outcome(status, ReadWhole { request_id, should_retry, wait, text })
+    }
+
+    /// What a response that arrived whole says: the API's message, or its error in its shape.
+    fn outcome(&self, status: u16, got: ReadWhole) -> AttemptOutcome {
+        let ReadWhole { request_id, should_retry, wait, text } = got;
         let parsed: Option<Value> = serde_json::from_str(&text).ok();
         if (200..300).contains(&status) {
             return match parsed {
