@@ -150,13 +150,12 @@ fn placeholders(says: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = says;
     while let Some(open) = rest.find('{') {
-        let tail = &rest[open + 1..];
-        let Some(close) = tail.find('}') else { break };
-        let name = tail[..close].trim();
+        let Some((name, after)) = rest[open + 1..].split_once('}') else { break };
+        let name = name.trim();
         if !name.is_empty() && !out.iter().any(|n| n == name) {
             out.push(name.to_string());
         }
-        rest = &tail[close + 1..];
+        rest = after;
     }
     out
 }
@@ -281,5 +280,12 @@ when = [{ contains = "@facts.done" }, { contains = "@args.1.done" }]
         assert!(problems.contains("reads @args"), "{problems}");
         let empty = property("says = \"\"\nwhen = []");
         assert_eq!(empty.problems().len(), 2, "{:?}", empty.problems());
+    }
+
+    #[test]
+    fn a_cards_placeholders_are_read_in_order_once_each_up_to_an_unclosed_brace() {
+        let said = placeholders("names {fact} and { value }, then {fact} again, {} and {left");
+        assert_eq!(said, ["fact", "value"]);
+        assert!(placeholders("no braces here").is_empty());
     }
 }
