@@ -21,7 +21,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 const MAX_BODY: u64 = 8 * 1024 * 1024;
 
 /// A response read whole: its body and the headers that say what to do next.
-struct ReadWhole {
+struct WholeResponse {
     request_id: String,
     should_retry: Option<String>,
     wait: Option<Duration>,
@@ -152,12 +152,12 @@ impl Client {
             Ok(text) => text,
             Err(e) => return broke(&e),
         };
-        self.outcome(status, ReadWhole { request_id, should_retry, wait, text })
+        self.outcome(status, WholeResponse { request_id, should_retry, wait, text })
     }
 
     /// What a response that arrived whole says: the API's message, or its error in its shape.
-    fn outcome(&self, status: u16, got: ReadWhole) -> AttemptOutcome {
-        let ReadWhole { request_id, should_retry, wait, text } = got;
+    fn outcome(&self, status: u16, got: WholeResponse) -> AttemptOutcome {
+        let WholeResponse { request_id, should_retry, wait, text } = got;
         let parsed: Option<Value> = serde_json::from_str(&text).ok();
         if (200..300).contains(&status) {
             return match parsed {
