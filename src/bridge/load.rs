@@ -113,7 +113,7 @@ impl Worker {
                     "{}: its Python was stopped by a signal (SIGSTOP) from outside while it loaded",
                     cfg.shown_as
                 );
-                LoadError { output: self.read_capture(), ..fail(LoadKind::Died, message) }
+                LoadError { output: self.read_capture(), ..fail(LoadKind::HeldStopped, message) }
             }
             NoLine::TimedOut => {
                 kill_group(&mut self.child);

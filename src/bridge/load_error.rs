@@ -18,6 +18,8 @@ pub enum LoadKind {
     Garbled,
     /// The file's run upset the lesson's world (killed, stopped or flooded it).
     UpsetTheWorld,
+    /// The process was stopped by a signal from outside (SIGSTOP) before it said it had loaded.
+    HeldStopped,
 }
 
 /// The learner's file could not be loaded, so nothing in it can be called.

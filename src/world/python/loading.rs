@@ -12,7 +12,7 @@ use std::path::Path;
 
 use super::super::frames;
 use super::{CallAnswer, NotAnAnswer, PythonWorld, Refused, DEADLINE, FIRST_RUN, FUNCTIONS};
-use crate::bridge::{Asked, Bridge, BridgeConfig, Stop};
+use crate::bridge::{Asked, Bridge, BridgeConfig, LoadError, LoadKind, Stop};
 use crate::world::{TicketKeys, Tool};
 
 /// One question of the host's `ask`: the runs it is `done` with, the run it opens (`[number,
@@ -66,6 +66,8 @@ pub(crate) struct Loading {
     reserved: Vec<(String, u64)>,
     /// The number of the next run to open.
     next_run: u64,
+    /// What upset the first process from outside as it started, in words: this one took its place.
+    upset: Option<String>,
 }
 
 impl PythonWorld {
@@ -104,19 +106,29 @@ impl PythonWorld {
             vec![Value::from(path), data, Value::from(tools), Value::Object(tickets), protocol];
         // A Python warmed up at the start of the command (`check`) is taken when there is one,
         // told to load the host and the lesson's world in one go.
-        let asked =
-            Bridge::start_asking(cfg, Stop::default(), "load_world", &load).map_err(|e| match e
-                .kind
-            {
-                crate::bridge::LoadKind::NoPython => Refused::NoPython,
-                _ => Refused::Broken(format!("its process could not start: {}", e.message)),
-            })?;
+        let refused = |e: LoadError| match e.kind {
+            LoadKind::NoPython => Refused::NoPython,
+            _ => Refused::Broken(format!("its process could not start: {}", e.message)),
+        };
+        let (asked, upset) =
+            match Bridge::start_asking(cfg.clone(), Stop::default(), "load_world", &load) {
+                Ok(asked) => (asked, None),
+                // Stopped or killed from outside as it started (by the file loading beside it):
+                // that file's doing, as when it happens later, and the world starts once more.
+                Err(e) if from_outside(&e) => {
+                    let asked = Bridge::start_asking(cfg, Stop::default(), "load_world", &load)
+                        .map_err(refused)?;
+                    (asked, Some(started_upset(&e)))
+                }
+                Err(e) => return Err(refused(e)),
+            };
         Ok(Loading {
             shown: shown.to_string(),
             asked,
             load,
             reserved: Vec::new(),
             next_run: FIRST_RUN,
+            upset,
         })
     }
 }
@@ -136,9 +148,12 @@ impl Loading {
 
     /// The world once its process has loaded the lesson's data (waited for here), or why not.
     pub(crate) fn finish(self) -> Result<PythonWorld, Refused> {
-        let Loading { shown, asked, load, reserved, next_run } = self;
+        let Loading { shown, asked, load, reserved, next_run, upset: at_start } = self;
         let (bridge, loading) = asked.answer();
         let mut world = PythonWorld::started(&shown, bridge);
+        if let Some(why) = at_start {
+            world.upset_as_it_started(why);
+        }
         world.load = load;
         world.next_run = AtomicU64::new(next_run);
         world.reserved = Mutex::new(reserved);
@@ -180,5 +195,39 @@ impl Loading {
         world.messages = loaded.messages;
         world.counts = loaded.counts.into_iter().collect();
         Ok(world)
+    }
+}
+
+/// Whether a world's process failed to start because something outside stopped or killed it.
+fn from_outside(e: &LoadError) -> bool {
+    e.kind == LoadKind::HeldStopped || (e.kind == LoadKind::Died && e.signal.is_some())
+}
+
+/// What upset a world's first process as it started, in words (see `from_outside`).
+fn started_upset(e: &LoadError) -> String {
+    match e.signal {
+        Some(_) if e.kind == LoadKind::Died => {
+            "while the world started, its process was killed by a signal from outside".into()
+        }
+        _ => "while the world started, it was stopped by a signal (SIGSTOP) from outside, so it \
+              could not load"
+            .into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_start_stopped_or_killed_from_outside_is_an_upset_and_anything_else_is_the_worlds() {
+        let stopped = LoadError::new(LoadKind::HeldStopped, "held".into());
+        let killed = LoadError { signal: Some(9), ..LoadError::new(LoadKind::Died, "k".into()) };
+        assert!(from_outside(&stopped) && from_outside(&killed));
+        assert!(started_upset(&stopped).contains("SIGSTOP"));
+        assert!(started_upset(&killed).contains("killed by a signal from outside"));
+        for own in [LoadKind::Died, LoadKind::Timeout, LoadKind::Exception, LoadKind::Garbled] {
+            assert!(!from_outside(&LoadError::new(own, "its own".into())), "{own:?}");
+        }
     }
 }

@@ -40,6 +40,15 @@ impl PythonWorld {
         }
     }
 
+    /// A world whose first process was upset from outside as it started (see
+    /// `Loading::finish`): one reset, done from outside, as if it had happened once it had loaded.
+    pub(super) fn upset_as_it_started(&self, why: String) {
+        let resets = self.resets.fetch_add(1, Ordering::SeqCst) + 1;
+        if let Ok(mut outside) = self.outside.lock() {
+            *outside = Some((resets, why));
+        }
+    }
+
     /// What last upset the world from outside, in words, when that came after `resets` resets
     /// (see `remember_upset`).
     pub(crate) fn upset_from_outside_since(&self, resets: u64) -> Option<String> {
