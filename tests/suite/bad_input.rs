@@ -454,7 +454,7 @@ fn check_without_the_interpreter_named_by_workshop_python() {
 fn check_without_python3_on_path() {
     let w = Workshop::lesson5();
     let file = w.learner("good_match.py");
-    let empty = tempfile::tempdir().unwrap();
+    let empty = tempdir();
     let mut cmd = w.command(&["check", "--file", &file]);
     cmd.env("PATH", empty.path()).env_remove("WORKSHOP_PYTHON");
     let run = run(cmd);
@@ -619,7 +619,7 @@ fn check_grades_nothing_of_a_file_that_forges_the_answer_to_its_own_call() {
 
 #[test]
 fn check_grades_nothing_of_a_file_that_forges_an_answer_and_never_returns() {
-    let (_, message) = forged("same-id-then-loop", "1");
+    let (_, message) = forged("same-id-then-loop", HANG_TIMEOUT);
     assert!(
         message.contains("came before the call to fail (an answer to the call before it, which was still running)"),
         "{message}"

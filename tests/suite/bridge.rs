@@ -13,7 +13,7 @@ fn grade_with_cache(w: &Workshop, cache: &std::path::Path) -> Run {
 #[test]
 fn bridge_keeps_a_copy_of_the_runner_in_the_cache_folder() {
     let w = Workshop::lesson5();
-    let cache = tempfile::tempdir().unwrap();
+    let cache = tempdir();
     for _ in 0..2 {
         let run = grade_with_cache(&w, cache.path());
         assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
@@ -40,7 +40,7 @@ fn bridge_sends_the_runner_as_source_without_a_writable_cache() {
 #[test]
 fn bridge_replaces_a_damaged_copy_of_the_runner() {
     let w = Workshop::lesson5();
-    let cache = tempfile::tempdir().unwrap();
+    let cache = tempdir();
     assert_eq!(grade_with_cache(&w, cache.path()).code, 0);
     let dir = cache.path().join("workshop");
     for entry in std::fs::read_dir(&dir).unwrap().flatten() {
@@ -57,7 +57,7 @@ fn bridge_grades_an_edit_of_the_same_size_made_right_after_a_check() {
     // The compiled learner code is cached; an edit must never be graded from the old code, even
     // one that keeps the file's size and lands within the same second.
     let w = Workshop::lesson5();
-    let cache = tempfile::tempdir().unwrap();
+    let cache = tempdir();
     let file = w.learner("good_dict_literal.py");
     let grade = || {
         let mut cmd = w.command(&["check", "--file", &file, "--format", "json"]);
@@ -94,7 +94,7 @@ fn runner_bytecode(cache: &std::path::Path) -> Vec<std::path::PathBuf> {
 #[test]
 fn bridge_rewrites_a_corrupt_compiled_runner_instead_of_paying_for_it_on_every_run() {
     let w = Workshop::lesson5();
-    let cache = tempfile::tempdir().unwrap();
+    let cache = tempdir();
     assert_eq!(grade_with_cache(&w, cache.path()).code, 0);
     let compiled = runner_bytecode(cache.path());
     assert_eq!(compiled.len(), 1, "{compiled:?}");

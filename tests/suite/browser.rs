@@ -68,7 +68,7 @@ impl Browser {
             .stderr(Stdio::null())
             .spawn()
             .expect("chromedriver starts");
-        let profile = tempfile::tempdir().unwrap();
+        let profile = tempdir();
         let mut browser = Browser { port, driver, session: String::new(), _profile: profile };
         let ready = Instant::now();
         while http(port, "GET", "/status", None).is_err() {

@@ -7,6 +7,36 @@ use std::process::{Command, Stdio};
 
 pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_workshop");
 
+/// The call deadline (`--timeout`) of a test whose file loops on purpose, where the deadline's
+/// length is not what it tests: each hang keeps a core busy until the deadline ends it.
+pub(crate) const HANG_TIMEOUT: &str = "0.5";
+
+/// Where the tests make their temporary folders, and the `TMPDIR` of every command they run:
+/// `TMPDIR` when it is set, else on Linux `/dev/shm` (a file system in memory) when anyone may
+/// write there, else the system's. The suite makes and deletes thousands of small files, and on
+/// ext4 each new file's inode is sought past every one deleted lately: docs/benchmarks.md.
+pub(crate) fn scratch() -> &'static Path {
+    static SCRATCH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    SCRATCH.get_or_init(|| {
+        let shm = Path::new("/dev/shm");
+        let open_to_all = || {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::metadata(shm)
+                .is_ok_and(|m| m.is_dir() && m.permissions().mode() & 0o1777 == 0o1777)
+        };
+        match std::env::var_os("TMPDIR") {
+            Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+            _ if cfg!(target_os = "linux") && open_to_all() => shm.to_path_buf(),
+            _ => std::env::temp_dir(),
+        }
+    })
+}
+
+/// A temporary folder under `scratch()`, deleted when dropped.
+pub(crate) fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir_in(scratch()).unwrap()
+}
+
 pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -179,7 +209,7 @@ pub(crate) fn copy_tree(from: &Path, to: &Path) {
 
 impl Workshop {
     pub(crate) fn new() -> Workshop {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempdir();
         for part in ["lessons", "starter", "recordings", "worlds"] {
             let from = repo().join(part);
             if from.is_dir() {
@@ -187,7 +217,7 @@ impl Workshop {
             }
         }
         std::fs::create_dir_all(dir.path().join("work")).unwrap();
-        Workshop { dir, home: tempfile::tempdir().unwrap() }
+        Workshop { dir, home: tempdir() }
     }
 
     /// A workshop holding one lesson of the repository only: for tests of that lesson's behaviour
@@ -200,7 +230,7 @@ impl Workshop {
     /// course (its order, its first and last lesson, its column widths) holds whatever lessons
     /// the checkout gains.
     pub(crate) fn course(ids: &[&str]) -> Workshop {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempdir();
         // Every world: a lesson's world is found by name under worlds/.
         copy_tree(&repo().join("worlds"), &dir.path().join("worlds"));
         for id in ids {
@@ -212,7 +242,7 @@ impl Workshop {
             }
         }
         std::fs::create_dir_all(dir.path().join("work")).unwrap();
-        Workshop { dir, home: tempfile::tempdir().unwrap() }
+        Workshop { dir, home: tempdir() }
     }
 
     /// The course the README and the course tests describe: lessons 4, 5 and 6.
@@ -223,14 +253,14 @@ impl Workshop {
     /// A root holding only the lesson data under `tests/fixtures/<name>/` (lessons, starter,
     /// recordings), for lessons that exist only in the tests.
     pub(crate) fn from_fixture(name: &str) -> Workshop {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempdir();
         copy_tree(&repo().join("tests/fixtures").join(name), dir.path());
         // The fixture's lessons live in the shipped worlds unless it brings its own.
         if !dir.path().join("worlds").is_dir() {
             copy_tree(&repo().join("worlds"), &dir.path().join("worlds"));
         }
         std::fs::create_dir_all(dir.path().join("work")).unwrap();
-        Workshop { dir, home: tempfile::tempdir().unwrap() }
+        Workshop { dir, home: tempdir() }
     }
 
     /// The structured-errors lesson alone, as the tests written for it assume.
@@ -301,6 +331,7 @@ impl Workshop {
         self.at_home(&mut cmd)
             .env("TERM", "xterm-256color")
             .env("WORKSHOP_PYTHON", python())
+            .env("TMPDIR", scratch())
             // The sample key of every test run: fixed, so reports and snapshots repeat.
             .env("WORKSHOP_SEED", "0");
         cmd
@@ -477,7 +508,7 @@ pub(crate) fn run_guarded(cmd: Command) -> Run {
 /// As `run_guarded`, with a bound of `seconds` and what a run past it means.
 pub(crate) fn run_within(mut cmd: Command, seconds: u64, past: &str) -> Run {
     use std::process::Stdio;
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let (out, err) = (dir.path().join("out"), dir.path().join("err"));
     cmd.stdout(Stdio::from(std::fs::File::create(&out).unwrap()));
     cmd.stderr(Stdio::from(std::fs::File::create(&err).unwrap()));

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 fn run_sh(slug: &str, input: &Path, output: &Path) -> Run {
     // A home of its own, as a runner's container has: nothing lands in the real cache.
-    let home = tempfile::tempdir().unwrap();
+    let home = tempdir();
     let mut cmd = Command::new(repo().join("bin/run.sh"));
     cmd.env("HOME", home.path())
         .env("XDG_CACHE_HOME", home.path().join(".cache"))
@@ -54,7 +54,7 @@ fn every_example_solution_gets_its_expected_results_json_and_exit_0() {
         dirs.sort();
         for input in dirs.into_iter().filter(|p| p.is_dir()) {
             let name = input.file_name().unwrap().to_string_lossy().into_owned();
-            let output = tempfile::tempdir().unwrap();
+            let output = tempdir();
             let run = run_sh(&slug_name, &input, output.path());
             assert_eq!(
                 run.code, 0,
@@ -86,7 +86,7 @@ fn every_example_solution_gets_its_expected_results_json_and_exit_0() {
 
 #[test]
 fn the_runner_says_why_it_could_not_grade_and_exits_2() {
-    let output = tempfile::tempdir().unwrap();
+    let output = tempdir();
     let input = repo().join("tests/fixtures/exercism/structured-errors/passes");
     let unknown = run_sh("no-such-lesson", &input, output.path());
     assert_eq!(unknown.code, 2, "{}", unknown.stderr);
@@ -136,10 +136,10 @@ fn the_runner_says_why_it_could_not_grade_and_exits_2() {
 fn the_runner_refuses_a_results_json_that_is_a_link_and_writes_nothing_through_it() {
     // Exercism's tracks grade a solution folder that is also the output folder: a solution
     // may hold results.json -> a file outside, which the runner must never write to.
-    let outside = tempfile::tempdir().unwrap();
+    let outside = tempdir();
     let victim = outside.path().join("victim");
     std::fs::write(&victim, "the operator's file\n").unwrap();
-    let solution = tempfile::tempdir().unwrap();
+    let solution = tempdir();
     let passes = repo().join("tests/fixtures/exercism/structured-errors/passes/errors.py");
     std::fs::copy(passes, solution.path().join("errors.py")).unwrap();
     std::os::unix::fs::symlink(&victim, solution.path().join("results.json")).unwrap();

@@ -114,7 +114,7 @@ pub(crate) fn command(w: &Workshop, args: &[&str]) -> std::process::Command {
 /// hands each copy to `nobody`, and refuses a TMPDIR that user cannot enter).
 pub(crate) fn grade_temp() -> tempfile::TempDir {
     use std::os::unix::fs::PermissionsExt;
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = tempdir();
     std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
     tmp
 }

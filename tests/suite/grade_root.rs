@@ -77,7 +77,7 @@ fn a_descriptor_grade_inherited_cannot_carry_a_forged_line() {
     w.write("class/probe/errors.py", &format!("{forged}\n{good}"));
     let modes: &[&str] = if needs_bwrap() { &["none", "bwrap"] } else { &["none"] };
     for mode in modes {
-        let sink = tempfile::NamedTempFile::new().unwrap();
+        let sink = tempfile::NamedTempFile::new_in(scratch()).unwrap();
         // A descriptor number of its own, so dup2 never meets itself (which keeps close-on-exec).
         let fd = 100 + std::os::fd::AsRawFd::as_raw_fd(sink.as_file());
         // SAFETY: dup2(2) onto a number this test process does not use.

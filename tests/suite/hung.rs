@@ -22,10 +22,17 @@ fn file() -> String {
     repo().join(FILE).to_string_lossy().into_owned()
 }
 
+/// `check` of the file that hangs, with a short deadline for its hangs and these flags.
+fn check_hang(ws: &Workshop, more: &[&str]) -> Run {
+    let file = file();
+    let args = ["check", LESSON, "--file", &file, "--timeout", HANG_TIMEOUT];
+    ws.run(&[&args[..], more].concat())
+}
+
 #[test]
 fn a_hang_is_headlined_as_a_hang_and_the_checks_it_left_out_are_not_failures() {
     let ws = Workshop::only(LESSON);
-    let run = ws.run(&["check", LESSON, "--file", &file(), "--color", "never"]);
+    let run = check_hang(&ws, &["--color", "never"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let out = &run.stdout;
     let line = "✗ no-host-or-path            hung: message('partial', …) never returned";
@@ -42,14 +49,14 @@ fn a_hang_is_headlined_as_a_hang_and_the_checks_it_left_out_are_not_failures() {
     let tally = "5/16 passed, 8 not run. Next: make message('partial', …) return (it hung)";
     assert!(flat.contains(tally), "{out}");
     assert!(!flat.contains("Next: fix no-host-or-path"), "{out}");
-    let ascii = ws.run(&["check", LESSON, "--file", &file(), "--color", "never", "--ascii"]);
+    let ascii = check_hang(&ws, &["--color", "never", "--ascii"]);
     assert!(ascii.stdout.lines().any(|l| l.starts_with("-- short ")), "{}", ascii.stdout);
 }
 
 #[test]
 fn a_hang_and_the_checks_it_left_out_have_their_own_status_in_json_and_grade() {
     let ws = Workshop::only(LESSON);
-    let run = ws.run(&["check", LESSON, "--file", &file(), "--format", "json"]);
+    let run = check_hang(&ws, &["--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let report = run.json();
     assert_eq!(
@@ -70,6 +77,7 @@ fn a_hang_and_the_checks_it_left_out_have_their_own_status_in_json_and_grade() {
     ws.write("class/a.py", &std::fs::read_to_string(repo().join(FILE)).unwrap());
     let tmp = crate::grade::grade_temp();
     let args = ["grade", LESSON, "class", "--sandbox", "none", "--format", "csv"];
+    let args = [&args[..], &["--timeout", HANG_TIMEOUT]].concat();
     let mut cmd = crate::grade::command(&ws, &args);
     cmd.env("TMPDIR", tmp.path());
     let graded = crate::grade::graded(cmd);

@@ -41,7 +41,7 @@ fn init_writes_a_course_folder_where_start_and_check_work() {
     // The developer's own work and caches stay out of the learner's folder.
     w.write("work/tool-results/results.py", "mine\n");
     w.write("worlds/lumen/__pycache__/world.cpython-311.pyc", "cache");
-    let out = tempfile::tempdir().unwrap();
+    let out = tempdir();
     let course = out.path().join("my course");
     let made = init(&w, &[course.to_str().unwrap()]);
     assert_eq!(made.code, 0, "{}", made.stderr);
@@ -96,7 +96,7 @@ fn init_with_no_folder_named_writes_workshop_course_here() {
 #[test]
 fn init_writes_into_an_empty_folder() {
     let w = Workshop::new();
-    let out = tempfile::tempdir().unwrap();
+    let out = tempdir();
     let made = init(&w, &[out.path().to_str().unwrap()]);
     assert_eq!(made.code, 0, "{}", made.stderr);
     assert!(out.path().join("lessons/tool-results/lesson.toml").is_file());
@@ -105,7 +105,7 @@ fn init_writes_into_an_empty_folder() {
 #[test]
 fn init_refuses_a_folder_with_files_in_it_and_adds_nothing() {
     let w = Workshop::new();
-    let out = tempfile::tempdir().unwrap();
+    let out = tempdir();
     std::fs::write(out.path().join("notes.txt"), "my notes\n").unwrap();
     let refused = init(&w, &[out.path().to_str().unwrap()]);
     assert_eq!(refused.code, 1, "{}", refused.stdout);
@@ -121,7 +121,7 @@ fn init_refuses_a_folder_with_files_in_it_and_adds_nothing() {
 #[test]
 fn init_never_writes_over_a_course_folder_or_the_edits_in_it() {
     let w = Workshop::new();
-    let out = tempfile::tempdir().unwrap();
+    let out = tempdir();
     let course = out.path().join("course");
     assert_eq!(init(&w, &[course.to_str().unwrap()]).code, 0);
     assert_eq!(inside(&w, &course, &["start", "tool-results"]).code, 0);
@@ -165,7 +165,7 @@ fn init_refuses_a_folder_inside_the_course_it_copies() {
 #[test]
 fn init_with_no_course_to_copy_says_where_one_is() {
     let w = Workshop::new();
-    let nowhere = tempfile::tempdir().unwrap();
+    let nowhere = tempdir();
     let mut cmd = w.command(&["init"]);
     cmd.current_dir(nowhere.path());
     let failed = run(cmd);
@@ -177,7 +177,7 @@ fn init_with_no_course_to_copy_says_where_one_is() {
 #[test]
 fn a_failed_init_leaves_no_half_course_behind() {
     let w = Workshop::new();
-    let out = tempfile::tempdir().unwrap();
+    let out = tempdir();
     let course = out.path().join("course");
     // Files over 8 KB cannot be written (ulimit -f counts 512-byte blocks): a recording is larger.
     let mut cmd = Command::new("sh");
@@ -195,7 +195,7 @@ fn a_failed_init_leaves_no_half_course_behind() {
 #[test]
 fn run_from_path_messages_name_the_command_as_typed() {
     let w = Workshop::new();
-    let out = tempfile::tempdir().unwrap();
+    let out = tempdir();
     let course = out.path().join("course");
     assert_eq!(init(&w, &[course.to_str().unwrap()]).code, 0);
     // Found on PATH, as a wheel's `workshop` is: the shell passes the name as typed.

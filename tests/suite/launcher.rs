@@ -78,7 +78,7 @@ fn a_checkout(cargo_script: &str) -> tempfile::TempDir {
 }
 
 fn a_checkout_with(cargo_script: &str, musl: bool) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let root = dir.path();
     std::fs::copy(repo().join("workshop"), root.join("workshop")).unwrap();
     std::fs::create_dir_all(root.join("src")).unwrap();
@@ -265,13 +265,13 @@ fn inside_a_course_folder_the_launcher_lets_the_binary_find_it() {
     // A built binary that says which root it was handed.
     let says_its_root = "#!/bin/sh\necho \"root=${WORKSHOP_ROOT:-none}\"\n";
     executable(&root.join("target/release/workshop"), says_its_root);
-    let course = tempfile::tempdir().unwrap();
+    let course = tempdir();
     std::fs::create_dir_all(course.path().join("lessons")).unwrap();
     std::fs::create_dir_all(course.path().join("work/some-lesson")).unwrap();
     let inside = launch_from(root, &course.path().join("work/some-lesson"), &["list"], None);
     assert_eq!((inside.stdout.as_str(), inside.code), ("root=none\n", 0), "{}", inside.stderr);
     // Anywhere else, the lessons beside the launcher, as before.
-    let elsewhere = tempfile::tempdir().unwrap();
+    let elsewhere = tempdir();
     let outside = launch_from(root, elsewhere.path(), &["list"], None);
     assert_eq!(outside.stdout, format!("root={}\n", root.display()), "{}", outside.stderr);
 }

@@ -296,7 +296,7 @@ fn a_loop_that_never_returns_is_a_hang_of_answer() {
         "spins.py",
         &solution.replacen(start, &format!("{start}    while True:\n        pass\n"), 1),
     );
-    let run = ws.run(&["check", LESSON, "--file", "spins.py"]);
+    let run = ws.run(&["check", LESSON, "--file", "spins.py", "--timeout", HANG_TIMEOUT]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stdout.contains("Next: make answer(…) return (it hung)"), "{}", run.stdout);
     assert!(run.stdout.contains("answer hung twice in this run"), "{}", run.stdout);

@@ -390,7 +390,7 @@ mod with_the_client {
     #[test]
     fn record_live_writes_live_turns_that_watch_then_replays_offline() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let server = StandIn::start(vec![]);
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
         assert_eq!(recorded.code, 0, "{}\n{}", recorded.stdout, recorded.stderr);
@@ -459,7 +459,7 @@ mod with_the_client {
     #[test]
     fn a_429_is_retried_after_the_wait_it_asks_for() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let limited = Act::Status(429, "rate_limit_error", "slow down", vec![("retry-after", "1")]);
         let server = StandIn::start(vec![limited]);
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
@@ -481,7 +481,7 @@ mod with_the_client {
     #[test]
     fn a_400_is_not_retried() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let server = StandIn::start(vec![Act::Status(
             400,
             "invalid_request_error",
@@ -501,7 +501,7 @@ mod with_the_client {
     #[test]
     fn a_wait_of_more_than_a_minute_is_refused_rather_than_slept() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let later = Act::Status(429, "rate_limit_error", "slow down", vec![("retry-after", "120")]);
         let server = StandIn::start(vec![later]);
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
@@ -514,7 +514,7 @@ mod with_the_client {
     fn a_reply_that_echoes_the_key_of_any_shape_is_never_written() {
         for echo in [Act::EchoInText, Act::EchoInRequestId] {
             let ws = Workshop::new();
-            let cache = tempfile::tempdir().unwrap();
+            let cache = tempdir();
             let file = "learners/changed_message.py";
             ws.copy_watch_fixture(file, file);
             let server = StandIn::start(vec![echo.clone()]);
@@ -552,7 +552,7 @@ mod with_the_client {
     #[test]
     fn a_reply_holding_something_shaped_like_a_key_is_never_written() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let before = files(&ws.path("recordings"));
         let server = StandIn::start(vec![Act::KeyShaped]);
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
@@ -565,7 +565,7 @@ mod with_the_client {
     #[test]
     fn a_password_in_the_api_address_is_never_shown() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
         let server = StandIn {
             base: format!("http://learner:hunter2-secret@{closed}"),
@@ -589,7 +589,7 @@ mod with_the_client {
     #[test]
     fn a_model_name_with_escape_codes_is_shown_escaped_live_and_in_later_replays() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let file = "learners/changed_message.py";
         ws.copy_watch_fixture(file, file);
         let server = StandIn::start(vec![Act::ModelNamed("claude\u{1b}]0;owned\u{7}\u{1b}[2J")]);
@@ -631,7 +631,7 @@ mod with_the_client {
     #[test]
     fn watch_live_never_hands_the_key_to_the_learners_python() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let file = "learners/changed_message.py";
         ws.copy_watch_fixture(file, file);
         let noted = format!("{}\n{}", ENVIRONMENT_NOTE, ws.read(file));
@@ -658,7 +658,7 @@ mod with_the_client {
     #[test]
     fn overloaded_three_times_gives_up_with_exit_2_and_the_recording_untouched() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let before = files(&ws.path("recordings"));
         let busy =
             || Act::Status(529, "overloaded_error", "Overloaded", vec![("retry-after-ms", "20")]);
@@ -678,7 +678,7 @@ mod with_the_client {
     #[test]
     fn a_401_ends_with_exit_2_naming_the_key_variable_and_the_recording_untouched() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let before = files(&ws.path("recordings"));
         let server = StandIn::start(vec![Act::Status(
             401,
@@ -703,7 +703,7 @@ mod with_the_client {
     #[test]
     fn a_dropped_connection_is_retried() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let server = StandIn::start(vec![Act::Drop]);
         let recorded = record_old_order(&server, &ws, cache.path(), &[]);
         assert_eq!(recorded.code, 0, "{}\n{}", recorded.stdout, recorded.stderr);
@@ -715,7 +715,7 @@ mod with_the_client {
     #[test]
     fn a_request_past_its_time_limit_is_retried() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let server = StandIn::start(vec![Act::Stall]);
         let recorded = record_old_order(&server, &ws, cache.path(), &["--request-timeout", "1"]);
         assert_eq!(recorded.code, 0, "{}\n{}", recorded.stdout, recorded.stderr);
@@ -727,7 +727,7 @@ mod with_the_client {
     #[test]
     fn an_unreachable_api_is_tried_three_times_then_named() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
         let before = files(&ws.path("recordings"));
         let server = StandIn { base: format!("http://{closed}"), seen: Arc::default() };
@@ -746,7 +746,7 @@ mod with_the_client {
     #[test]
     fn the_request_cap_stops_the_command_before_the_bill_grows() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let before = files(&ws.path("recordings"));
         let server = StandIn::start(vec![]);
         let recorded = record_old_order(&server, &ws, cache.path(), &["--max-requests", "2"]);
@@ -778,7 +778,7 @@ mod with_the_client {
     #[test]
     fn live_needs_a_key_and_the_lessons_model() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let server = StandIn::start(vec![]);
         let mut cmd = server.command(
             &ws,
@@ -807,7 +807,7 @@ mod with_the_client {
     #[test]
     fn watch_live_asks_where_nobody_recorded_and_keeps_the_turn_under_work() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let file = "learners/changed_message.py";
         ws.copy_watch_fixture(file, file);
         let shipped = files(&ws.path("recordings"));
@@ -867,7 +867,7 @@ mod with_the_client {
     #[test]
     fn watch_live_asks_about_the_learners_own_words_even_where_a_kind_would_answer() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let sentence = "Our order system had a fault on its side, so this lookup got no answer.";
         let fix = ws.read("lessons/tool-results/solution/results.py");
         let start = fix.find("CRASHED = (").unwrap();
@@ -913,7 +913,7 @@ mod with_the_client {
     #[test]
     fn watch_live_with_a_bad_key_exits_2_and_keeps_nothing() {
         let ws = Workshop::new();
-        let cache = tempfile::tempdir().unwrap();
+        let cache = tempdir();
         let file = "learners/changed_message.py";
         ws.copy_watch_fixture(file, file);
         let server =

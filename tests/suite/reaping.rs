@@ -69,6 +69,7 @@ fn a_child_in_a_new_session_ends_at_its_calls_deadline_not_with_the_command() {
     let w = Workshop::lesson5();
     let strays = w.path("strays");
     w.write("maker.py", &stray_maker(&strays));
+    // A whole second (not HANG_TIMEOUT): time for the maker to write all its memory first.
     let run = w.run(&["check", "--file", "maker.py", "--timeout", "1", "--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     let report = run.json();
@@ -93,6 +94,7 @@ fn without_bubblewrap_a_files_new_session_child_ends_before_the_next_file_is_gra
     }
     let run = graded(command(
         &w,
+        // A whole second, as above.
         &["grade", "class", "--jobs", "1", "--sandbox", "none", "--timeout", "1"],
     ));
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -119,7 +121,7 @@ fn a_workshop_killed_outright_takes_the_group_of_a_python_started_after_the_firs
     );
     w.write("twice.py", &code);
     // The deadline ends the first call; the second is killed with the workshop long before its own.
-    let mut cmd = w.command(&["check", "--file", "twice.py", "--timeout", "3"]);
+    let mut cmd = w.command(&["check", "--file", "twice.py", "--timeout", "1"]);
     let mut workshop = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
     let in_group = pid_in(&second);
     // SAFETY: kill(2) on our own child, not yet reaped.

@@ -16,7 +16,7 @@ fn root_is_found_from_a_subfolder() {
 #[test]
 fn root_flag_points_at_a_workshop_elsewhere() {
     let w = Workshop::new();
-    let elsewhere = tempfile::tempdir().unwrap();
+    let elsewhere = tempdir();
     let root = w.root().to_str().unwrap().to_string();
     let mut cmd = w.command(&["--root", &root, "start", "structured-errors"]);
     cmd.current_dir(elsewhere.path());
@@ -28,7 +28,7 @@ fn root_flag_points_at_a_workshop_elsewhere() {
 #[test]
 fn root_comes_from_workshop_root_in_the_environment() {
     let w = Workshop::new();
-    let elsewhere = tempfile::tempdir().unwrap();
+    let elsewhere = tempdir();
     let mut cmd = w.command(&[
         "check",
         "structured-errors",
@@ -57,7 +57,7 @@ fn root_comes_from_workshop_root_in_the_environment() {
 #[test]
 fn root_flag_wins_over_the_environment() {
     let w = Workshop::new();
-    let not_a_workshop = tempfile::tempdir().unwrap();
+    let not_a_workshop = tempdir();
     let root = w.root().to_str().unwrap().to_string();
     let mut cmd = w.command(&["--root", &root, "list"]);
     cmd.env("WORKSHOP_ROOT", not_a_workshop.path());
@@ -69,7 +69,7 @@ fn root_flag_wins_over_the_environment() {
 #[test]
 fn root_that_is_not_a_workshop_is_refused_with_what_to_do() {
     let w = Workshop::new();
-    let not_a_workshop = tempfile::tempdir().unwrap();
+    let not_a_workshop = tempdir();
     let mut cmd = w.command(&["list"]);
     cmd.env("WORKSHOP_ROOT", not_a_workshop.path());
     let run = run(cmd);
@@ -80,7 +80,7 @@ fn root_that_is_not_a_workshop_is_refused_with_what_to_do() {
 #[test]
 fn no_workshop_above_the_current_folder_says_to_pass_root() {
     let w = Workshop::new();
-    let outside = tempfile::tempdir().unwrap();
+    let outside = tempdir();
     let mut cmd = w.command(&["list"]);
     cmd.current_dir(outside.path());
     let run = run(cmd);

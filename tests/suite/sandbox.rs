@@ -165,7 +165,7 @@ impl Class {
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let mark = format!("wsattack{}x{n}", std::process::id());
         let root = w.root().canonicalize().unwrap();
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tempdir();
         Class { w, tmp, mark, root }
     }
 
@@ -839,7 +839,7 @@ fn an_interpreter_in_a_venv_under_tmp_still_runs_inside_the_private_tmp() {
     if !needs_bwrap() {
         return;
     }
-    let venv = tempfile::tempdir().unwrap();
+    let venv = tempdir();
     let made = Command::new(grading_python())
         .args(["-m", "venv", "--without-pip"])
         .arg(venv.path())

@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// A folder with a `python3` shim that notes each time it runs, then execs the tests' Python.
 fn shim_folder(log: &Path) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let shim = dir.path().join("python3");
     std::fs::write(
         &shim,

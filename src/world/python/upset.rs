@@ -35,8 +35,8 @@ impl PythonWorld {
             if let Ok(mut upsets) = self.upsets.lock() {
                 upsets.push((std::thread::current().id(), why));
             }
-        } else if let Ok(mut outside) = self.outside.lock() {
-            *outside = Some((self.resets(), why));
+        } else {
+            self.note_outside(self.resets(), why);
         }
     }
 
@@ -44,6 +44,11 @@ impl PythonWorld {
     /// `Loading::finish`): one reset, done from outside, as if it had happened once it had loaded.
     pub(super) fn upset_as_it_started(&self, why: String) {
         let resets = self.resets.fetch_add(1, Ordering::SeqCst) + 1;
+        self.note_outside(resets, why);
+    }
+
+    /// The world was upset from outside, in these words, as of `resets` resets.
+    fn note_outside(&self, resets: u64, why: String) {
         if let Ok(mut outside) = self.outside.lock() {
             *outside = Some((resets, why));
         }
