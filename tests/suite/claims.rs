@@ -6,6 +6,7 @@
 use crate::common::*;
 
 use serde_json::Value;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 const L7: &str = "confirm-and-degrade";
 const L8: &str = "messages-that-help";
@@ -384,21 +385,29 @@ fn verdicts_agree(at: &str, runs: &[Value], coloured: &str, page: &str) {
 #[test]
 fn every_card_and_verdict_of_every_lesson_agrees_with_the_runs_record() {
     let ws = Workshop::new();
-    let mut replayed = 0;
-    for lesson in lessons() {
-        for runtime in runtimes_of(&lesson) {
-            for code in codes_of(&lesson) {
-                let all = ["watch", lesson.as_str(), "--code", code.as_str(), "--runtime", runtime];
-                let runs = json(&ws, &lesson, &code, runtime, None);
-                let colour = wide(&ws, &[&all[..], &["--no-anim", "--color", "always"]].concat());
-                let page = ws.run(&[&all[..], &["--html", "-"]].concat());
-                assert_eq!(page.code, 0, "{}", page.stderr);
-                let at = format!("{lesson} {runtime} {code}");
-                claims_agree(&at, runtime, &runs, &colour.stdout, &page.stdout);
-                replayed += runs.len();
-            }
-        }
-    }
+    let replayed = AtomicUsize::new(0);
+    let each: Vec<(String, &str, String)> = lessons()
+        .into_iter()
+        .flat_map(|lesson| {
+            let codes = codes_of(&lesson);
+            let runtimes = runtimes_of(&lesson);
+            runtimes.into_iter().flat_map(move |rt| {
+                let lesson = lesson.clone();
+                codes.clone().into_iter().map(move |code| (lesson.clone(), rt, code))
+            })
+        })
+        .collect();
+    each_at_once(&each, |(lesson, runtime, code)| {
+        let all = ["watch", lesson.as_str(), "--code", code.as_str(), "--runtime", runtime];
+        let runs = json(&ws, lesson, code, runtime, None);
+        let colour = wide(&ws, &[&all[..], &["--no-anim", "--color", "always"]].concat());
+        let page = ws.run(&[&all[..], &["--html", "-"]].concat());
+        assert_eq!(page.code, 0, "{}", page.stderr);
+        let at = format!("{lesson} {runtime} {code}");
+        claims_agree(&at, runtime, &runs, &colour.stdout, &page.stdout);
+        replayed.fetch_add(runs.len(), Ordering::Relaxed);
+    });
+    let replayed = replayed.into_inner();
     assert!(replayed >= 100, "only {replayed} replays: are the lessons found?");
 }
 
@@ -420,27 +429,36 @@ fn own_words_of(lesson: &str) -> Vec<String> {
 #[test]
 fn every_reply_by_kind_claims_only_what_the_model_read() {
     let ws = Workshop::new();
-    let mut claims = 0;
-    for lesson in lessons() {
-        for runtime in runtimes_of(&lesson) {
-            for code in own_words_of(&lesson) {
-                let all = ["watch", lesson.as_str(), "--code", code.as_str(), "--runtime", runtime];
-                let run = ws.run(&[&all[..], &["--format", "json"]].concat());
-                if run.code != 0 {
-                    continue; // a file made for another runtime's tickets, or for a check only
-                }
-                let runs = match run.json() {
-                    Value::Array(runs) => runs,
-                    one => vec![one],
-                };
-                let colour = wide(&ws, &[&all[..], &["--no-anim", "--color", "always"]].concat());
-                let page = ws.run(&[&all[..], &["--html", "-"]].concat());
-                assert_eq!(page.code, 0, "{}", page.stderr);
-                let at = format!("{lesson} {runtime} {code}");
-                claims += claims_agree(&at, runtime, &runs, &colour.stdout, &page.stdout);
-            }
+    let claims = AtomicUsize::new(0);
+    let each: Vec<(String, &str, String)> = lessons()
+        .into_iter()
+        .flat_map(|lesson| {
+            let codes = own_words_of(&lesson);
+            let runtimes = runtimes_of(&lesson);
+            runtimes.into_iter().flat_map(move |rt| {
+                let lesson = lesson.clone();
+                codes.clone().into_iter().map(move |code| (lesson.clone(), rt, code))
+            })
+        })
+        .collect();
+    each_at_once(&each, |(lesson, runtime, code)| {
+        let all = ["watch", lesson.as_str(), "--code", code.as_str(), "--runtime", runtime];
+        let run = ws.run(&[&all[..], &["--format", "json"]].concat());
+        if run.code != 0 {
+            return; // a file made for another runtime's tickets, or for a check only
         }
-    }
+        let runs = match run.json() {
+            Value::Array(runs) => runs,
+            one => vec![one],
+        };
+        let colour = wide(&ws, &[&all[..], &["--no-anim", "--color", "always"]].concat());
+        let page = ws.run(&[&all[..], &["--html", "-"]].concat());
+        assert_eq!(page.code, 0, "{}", page.stderr);
+        let at = format!("{lesson} {runtime} {code}");
+        let agreed = claims_agree(&at, runtime, &runs, &colour.stdout, &page.stdout);
+        claims.fetch_add(agreed, Ordering::Relaxed);
+    });
+    let claims = claims.into_inner();
     assert!(claims >= 50, "only {claims} claims checked: do the good_ files replay by kind?");
 }
 

@@ -37,6 +37,38 @@ pub(crate) fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir_in(scratch()).unwrap()
 }
 
+/// `each` called on every one of `items`, a few at a time (one per core, two at least): for a
+/// test's loop over runs that do not depend on one another, such as every lesson's replays. Most
+/// of a command's time is spent waiting on its processes, so the items side by side keep the
+/// cores busy where the suite's other tests leave them idle. A panic in any of them fails the
+/// test, once the others have ended.
+pub(crate) fn each_at_once<T: Sync>(items: &[T], each: impl Fn(&T) + Sync) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 4);
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..workers.min(items.len()) {
+            scope.spawn(|| {
+                while let Some(item) = items.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    each(item);
+                }
+            });
+        }
+    });
+}
+
+/// `a` and `b` run side by side, for two commands of a test that do not depend on each other.
+pub(crate) fn at_once<A: Send, B: Send>(
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    std::thread::scope(|scope| {
+        let b = scope.spawn(b);
+        let a = a();
+        (a, b.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    })
+}
+
 pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

@@ -853,15 +853,15 @@ fn csv_keeps_a_carriage_return_in_a_name_from_breaking_its_row() {
 
 #[test]
 fn a_reader_that_stops_early_stops_the_grading_too() {
-    // Forty files of a second each, one at a time: forty seconds to grade them all. The reader
-    // takes one byte and goes; the grading must stop within a few files, so the test gives up
-    // waiting at half the whole (a bound on a hang, not a speed figure).
+    // Eighty files of a quarter second each, one at a time: twenty seconds to grade them all.
+    // The reader takes one byte and goes; the grading must stop within a few files, so the test
+    // gives up waiting at half the whole (a bound on a hang, not a speed figure).
     let w = Workshop::lesson5();
     let good = std::fs::read_to_string(fixture("good_match.py")).unwrap();
-    for n in 0..40 {
+    for n in 0..80 {
         w.write(
             &format!("class/s{n:02}/errors.py"),
-            &format!("import time\ntime.sleep(1)\n{good}"),
+            &format!("import time\ntime.sleep(0.25)\n{good}"),
         );
     }
     let mut cmd = std::process::Command::new("bash");
@@ -874,7 +874,7 @@ fn a_reader_that_stops_early_stops_the_grading_too() {
     .env("WORKSHOP_PYTHON", crate::sandbox::grading_python())
     .stdin(std::process::Stdio::null());
     w.at_home(&mut cmd);
-    let run = run_within(cmd, 20, "the grading went on after its reader left");
+    let run = run_within(cmd, 10, "the grading went on after its reader left");
     assert_eq!(run.stdout.trim(), "status 0", "{}", run.stderr);
 }
 

@@ -32,7 +32,10 @@ fn check_hang(ws: &Workshop, more: &[&str]) -> Run {
 #[test]
 fn a_hang_is_headlined_as_a_hang_and_the_checks_it_left_out_are_not_failures() {
     let ws = Workshop::only(LESSON);
-    let run = check_hang(&ws, &["--color", "never"]);
+    let (run, ascii) = at_once(
+        || check_hang(&ws, &["--color", "never"]),
+        || check_hang(&ws, &["--color", "never", "--ascii"]),
+    );
     assert_eq!(run.code, 1, "{}", run.stderr);
     let out = &run.stdout;
     let line = "✗ no-host-or-path            hung: message('partial', …) never returned";
@@ -49,14 +52,24 @@ fn a_hang_is_headlined_as_a_hang_and_the_checks_it_left_out_are_not_failures() {
     let tally = "5/16 passed, 8 not run. Next: make message('partial', …) return (it hung)";
     assert!(flat.contains(tally), "{out}");
     assert!(!flat.contains("Next: fix no-host-or-path"), "{out}");
-    let ascii = check_hang(&ws, &["--color", "never", "--ascii"]);
     assert!(ascii.stdout.lines().any(|l| l.starts_with("-- short ")), "{}", ascii.stdout);
 }
 
 #[test]
 fn a_hang_and_the_checks_it_left_out_have_their_own_status_in_json_and_grade() {
     let ws = Workshop::only(LESSON);
-    let run = check_hang(&ws, &["--format", "json"]);
+    ws.write("class/a.py", &std::fs::read_to_string(repo().join(FILE)).unwrap());
+    let tmp = crate::grade::grade_temp();
+    let (run, graded) = at_once(
+        || check_hang(&ws, &["--format", "json"]),
+        || {
+            let args = ["grade", LESSON, "class", "--sandbox", "none", "--format", "csv"];
+            let args = [&args[..], &["--timeout", HANG_TIMEOUT]].concat();
+            let mut cmd = crate::grade::command(&ws, &args);
+            cmd.env("TMPDIR", tmp.path());
+            crate::grade::graded(cmd)
+        },
+    );
     assert_eq!(run.code, 1, "{}", run.stderr);
     let report = run.json();
     assert_eq!(
@@ -74,13 +87,6 @@ fn a_hang_and_the_checks_it_left_out_have_their_own_status_in_json_and_grade() {
     let told = (first["status"].as_str(), first["hung"].as_str());
     assert_eq!(told, (Some("fail"), Some("message('partial', …)")));
     // grade: the summary names the file and the call, and the CSV says not_run.
-    ws.write("class/a.py", &std::fs::read_to_string(repo().join(FILE)).unwrap());
-    let tmp = crate::grade::grade_temp();
-    let args = ["grade", LESSON, "class", "--sandbox", "none", "--format", "csv"];
-    let args = [&args[..], &["--timeout", HANG_TIMEOUT]].concat();
-    let mut cmd = crate::grade::command(&ws, &args);
-    cmd.env("TMPDIR", tmp.path());
-    let graded = crate::grade::graded(cmd);
     assert_eq!(graded.code, 0, "{}", graded.stderr);
     assert!(graded.stdout.contains(",not_run,"), "{}", graded.stdout);
     let summary = &graded.stderr;

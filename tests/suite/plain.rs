@@ -71,7 +71,7 @@ fn status(run: &Run) -> Value {
 
 #[test]
 fn every_lesson_grades_its_starter_fix_and_mistakes_the_same_on_the_fast_and_plain_paths() {
-    for lesson in lessons() {
+    each_at_once(&lessons(), |lesson| {
         let w = Workshop::only(&lesson.id);
         let dir = repo().join("lessons").join(&lesson.id);
         let starter = repo().join("starter").join(&lesson.id).join(&lesson.file);
@@ -94,5 +94,5 @@ fn every_lesson_grades_its_starter_fix_and_mistakes_the_same_on_the_fast_and_pla
         let replay =
             both_ways(&w, &["watch", &lesson.id, "--code", "solution", "--format", "json"]);
         assert_eq!(replay.code, 0, "{}: {}", lesson.id, replay.stderr);
-    }
+    });
 }

@@ -72,7 +72,7 @@ fn a_file_graded_without_a_sandbox_as_the_worlds_user_cannot_reach_the_world() {
 #[test]
 fn a_file_that_stops_the_world_is_that_files_error_and_the_next_save_is_graded_afresh() {
     let Some(grader) = grader() else { return };
-    for jobs in ["1", "2"] {
+    each_at_once(&["1", "2"], |&jobs| {
         let class = Class::new();
         class.attack("a_stops", "stops_the_world.py", 0);
         class.classmate("b_classmate");
@@ -97,7 +97,7 @@ fn a_file_that_stops_the_world_is_that_files_error_and_the_next_save_is_graded_a
         for report in &reports[1..] {
             assert_eq!(report["status"], "pass", "--jobs {jobs}, a classmate: {report}");
         }
-    }
+    });
 }
 
 /// A class of the uncertain-state lesson: the file naming a read of 8 MiB first, then two copies
@@ -135,7 +135,7 @@ fn a_name_of_8_mib_is_that_files_error_and_its_classmates_are_graded_as_if_alone
     if !needs_bwrap() {
         return;
     }
-    for jobs in ["1", "2"] {
+    each_at_once(&["1", "2"], |&jobs| {
         let (w, tmp) = huge_name_class();
         let mut cmd = command(
             &w,
@@ -143,7 +143,7 @@ fn a_name_of_8_mib_is_that_files_error_and_its_classmates_are_graded_as_if_alone
         );
         cmd.env("TMPDIR", tmp.path());
         assert_only_the_huge_name_is_blamed(&graded(cmd));
-    }
+    });
 }
 
 #[test]
