@@ -174,11 +174,11 @@ fn a_class_is_graded_with_checks_verdicts_no_secrets_and_a_summary_of_what_fails
     assert_eq!(files, expected);
 
     // Every verdict is check's, file by file.
-    for report in &graded {
+    each_at_once(&graded, |report| {
         let file = report["file"].as_str().unwrap();
         let check = run_check(&w, file);
         assert_eq!(verdict(report), verdict(&check), "{file}: grade and check disagree");
-    }
+    });
     let statuses: Vec<&str> = graded.iter().map(|r| r["status"].as_str().unwrap()).collect();
     for status in ["pass", "fail", "error"] {
         assert!(statuses.contains(&status), "the class has a {status}: {statuses:?}");

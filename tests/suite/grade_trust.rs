@@ -357,15 +357,21 @@ fn a_signal_at_any_moment_of_grade_leaves_no_copy_behind() {
     for name in ["amy", "bob", "cy", "dee", "eve", "fay"] {
         w.write(&format!("class/{name}/errors.py"), &good);
     }
-    let tmp = grade_temp();
     // The signals fall all over grade's life (before the first folder, between folders, while a
     // copy is written, while Python runs): the first 150 ms cut into 50 slices of 3 ms, one run
-    // in each, at a cheap pseudo-random moment of its slice.
+    // in each, at a cheap pseudo-random moment of its slice. The runs go a few at a time, each
+    // with a folder of its own.
     let mut seed = u64::from(std::process::id()) | 1;
-    for run in 0..50 {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
+    let runs: Vec<(usize, u64)> = (0..50)
+        .map(|run| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (run, seed)
+        })
+        .collect();
+    each_at_once(&runs, |&(run, seed)| {
+        let tmp = grade_temp();
         let delay = Duration::from_micros(run as u64 * 3_000 + seed % 3_000);
         let signal = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP][run % 3];
         let mut cmd = command(&w, &["grade", "class", "--jobs", "2"]);
@@ -383,5 +389,5 @@ fn a_signal_at_any_moment_of_grade_leaves_no_copy_behind() {
             left.is_empty(),
             "run {run}: signal {signal} after {delay:?} ({status}) left {left:?}"
         );
-    }
+    });
 }

@@ -104,6 +104,8 @@ impl Drop for BackgroundThread {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         if let Some(handle) = self.handle.take() {
+            // A thread parked between its turns (the ticker) wakes now, not at its next turn.
+            handle.thread().unpark();
             let _ = handle.join();
         }
     }
@@ -148,6 +150,8 @@ pub(crate) fn read_events<M: Send + 'static>(
 }
 
 /// Send `make(elapsed)` every `every`, with the time that really passed since the last one.
+/// Between turns the thread is parked, so that stopping it (dropping the handle, as a session
+/// ends on `q`) takes no longer than a wake-up, not the rest of a turn.
 pub(crate) fn tick<M: Send + 'static>(
     tx: Sender<M>,
     every: Duration,
@@ -155,8 +159,19 @@ pub(crate) fn tick<M: Send + 'static>(
 ) -> io::Result<BackgroundThread> {
     spawn("ticker", move |stop| {
         let mut last = Instant::now();
-        while !stop.load(Ordering::SeqCst) {
-            std::thread::sleep(every);
+        loop {
+            let due = last + every;
+            loop {
+                if stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                let left = due.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                // It may wake early (an unpark, or spuriously): the loop looks again.
+                std::thread::park_timeout(left);
+            }
             let now = Instant::now();
             if tx.send(make(now - last)).is_err() {
                 return;
@@ -199,5 +214,26 @@ mod tests {
         );
         // And restoring again is harmless (and, with no sink, would write nothing: not active).
         restore();
+    }
+
+    #[test]
+    fn a_ticker_ticks_and_stops_without_waiting_out_its_turn() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let fast = tick(tx, Duration::from_millis(1), |elapsed| elapsed).unwrap();
+        for _ in 0..3 {
+            let elapsed = rx.recv_timeout(Duration::from_secs(30)).expect("a tick");
+            assert!(elapsed >= Duration::from_millis(1), "{elapsed:?}");
+        }
+        drop(fast);
+        // A turn of an hour: dropped at once, it must end without waiting it out. The bound is
+        // on a hang, not a speed figure.
+        let (tx, _ticks) = std::sync::mpsc::channel::<()>();
+        let slow = tick(tx, Duration::from_secs(3600), |_| ()).unwrap();
+        let (done, dropped) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            drop(slow);
+            let _ = done.send(());
+        });
+        assert!(dropped.recv_timeout(Duration::from_secs(30)).is_ok(), "the ticker kept its turn");
     }
 }
