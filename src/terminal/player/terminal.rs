@@ -230,10 +230,11 @@ mod tests {
         let (tx, _ticks) = std::sync::mpsc::channel::<()>();
         let slow = tick(tx, Duration::from_secs(3600), |_| ()).unwrap();
         let (done, dropped) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
+        let dropper = std::thread::Builder::new().spawn(move || {
             drop(slow);
             let _ = done.send(());
         });
+        dropper.unwrap();
         assert!(dropped.recv_timeout(Duration::from_secs(30)).is_ok(), "the ticker kept its turn");
     }
 }
