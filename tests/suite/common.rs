@@ -43,18 +43,28 @@ pub(crate) fn tempdir() -> tempfile::TempDir {
 /// cores busy where the suite's other tests leave them idle. A panic in any of them fails the
 /// test, once the others have ended.
 pub(crate) fn each_at_once<T: Sync>(items: &[T], each: impl Fn(&T) + Sync) {
+    map_at_once(items, each);
+}
+
+/// As `each_at_once`, with what `each` made of every item, in the items' order.
+pub(crate) fn map_at_once<T: Sync, R: Send>(items: &[T], each: impl Fn(&T) -> R + Sync) -> Vec<R> {
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 4);
     let next = AtomicUsize::new(0);
+    let made: Mutex<Vec<Option<R>>> = Mutex::new(items.iter().map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..workers.min(items.len()) {
-            scope.spawn(|| {
-                while let Some(item) = items.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    each(item);
-                }
+            scope.spawn(|| loop {
+                let at = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(at) else { break };
+                let one = each(item);
+                made.lock().unwrap_or_else(|poisoned| poisoned.into_inner())[at] = Some(one);
             });
         }
     });
+    let made = made.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+    made.into_iter().map(|one| one.expect("every item was made")).collect()
 }
 
 /// `a` and `b` run side by side, for two commands of a test that do not depend on each other.

@@ -81,57 +81,59 @@ fn codes_of(ws: &Workshop, lesson: &str) -> Vec<String> {
 #[test]
 fn no_card_before_the_split_differs_from_the_same_card_in_either_run_alone() {
     let ws = Workshop::new();
-    let mut compared = 0;
-    for lesson in ["tool-results", "structured-errors", "uncertain-state"] {
-        for runtime in ["harness", "sdk"] {
-            let tickets = tickets_in(&ws, lesson, runtime);
-            if tickets.is_empty() {
-                continue;
+    let compared = std::sync::atomic::AtomicUsize::new(0);
+    let each: Vec<(&str, &str)> = ["tool-results", "structured-errors", "uncertain-state"]
+        .into_iter()
+        .flat_map(|lesson| ["harness", "sdk"].map(|runtime| (lesson, runtime)))
+        .collect();
+    each_at_once(&each, |&(lesson, runtime)| {
+        let tickets = tickets_in(&ws, lesson, runtime);
+        if tickets.is_empty() {
+            return;
+        }
+        // Every ticket in one command; each ticket's part is what `--ticket` alone prints.
+        let watch = |code: &str, compare: bool| {
+            let mut args = vec!["watch", lesson, "--runtime", runtime, "--code", code, "--no-anim"];
+            if compare {
+                args.push("--compare");
             }
-            // Every ticket in one command; each ticket's part is what `--ticket` alone prints.
-            let watch = |code: &str, compare: bool| {
-                let mut args =
-                    vec!["watch", lesson, "--runtime", runtime, "--code", code, "--no-anim"];
-                if compare {
-                    args.push("--compare");
-                }
-                let run = ws.run(&args);
-                assert!(
-                    run.code == 0 || run.code == 1,
-                    "{args:?}: exit {}\n{}\n{}",
-                    run.code,
-                    run.stdout,
-                    run.stderr
-                );
-                let parts: BTreeMap<String, String> = by_ticket(&run.stdout, lesson)
-                    .into_iter()
-                    .map(|(id, part)| (id, part.to_string()))
-                    .collect();
-                assert_eq!(
-                    parts.keys().cloned().collect::<Vec<_>>(),
-                    tickets,
-                    "{args:?}: every ticket, once"
-                );
-                parts
-            };
-            let starter = watch("starter", false);
-            for code in codes_of(&ws, lesson) {
-                let both = watch(&code, true);
-                let alone = watch(&code, false);
-                for id in &tickets {
-                    let once = shared(&both[id]);
-                    for (name, part) in [("starter", &starter[id]), (code.as_str(), &alone[id])] {
-                        assert!(
+            let run = ws.run(&args);
+            assert!(
+                run.code == 0 || run.code == 1,
+                "{args:?}: exit {}\n{}\n{}",
+                run.code,
+                run.stdout,
+                run.stderr
+            );
+            let parts: BTreeMap<String, String> = by_ticket(&run.stdout, lesson)
+                .into_iter()
+                .map(|(id, part)| (id, part.to_string()))
+                .collect();
+            assert_eq!(
+                parts.keys().cloned().collect::<Vec<_>>(),
+                tickets,
+                "{args:?}: every ticket, once"
+            );
+            parts
+        };
+        let starter = watch("starter", false);
+        for code in codes_of(&ws, lesson) {
+            let both = watch(&code, true);
+            let alone = watch(&code, false);
+            for id in &tickets {
+                let once = shared(&both[id]);
+                for (name, part) in [("starter", &starter[id]), (code.as_str(), &alone[id])] {
+                    assert!(
                             cards_alone(part).starts_with(once),
                             "{lesson} {id} {runtime}: starter against {code}: a card before the split differs from {name} alone.\nshared:\n{once}\n{name} alone:\n{}",
                             cards_alone(part)
                         );
-                    }
-                    compared += 1;
                 }
+                compared.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
         }
-    }
+    });
+    let compared = compared.into_inner();
     assert!(compared >= 20, "only {compared} comparisons ran");
 }
 

@@ -1,6 +1,19 @@
 //! The integration tests, one binary (as `just` does): one link instead of one per file, and one
 //! way to write a test. Each module is one feature; `common` is the shared builder.
 
+/// Two tests at a time per core, unless `RUST_TEST_THREADS` or `--test-threads` (which wins)
+/// says otherwise. Most of a test's time is spent waiting: on the commands it runs, each a
+/// workshop and a Python taking turns over pipes, or on a deadline, a signal or a browser. With
+/// one test per core the cores were idle a quarter of the time (docs/benchmarks.md). Set before
+/// `main`, where the harness reads it, while the process has one thread.
+#[ctor::ctor(unsafe)]
+fn two_tests_per_core() {
+    if std::env::var_os("RUST_TEST_THREADS").is_none() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        std::env::set_var("RUST_TEST_THREADS", (2 * cores).to_string());
+    }
+}
+
 mod bad_input;
 mod bridge;
 mod browser;

@@ -118,18 +118,21 @@ fn no_mistake_passes_a_check_it_concerns_that_the_starter_fails() {
             "too few mistake files for {lesson}"
         );
     }
-    let mut starters = BTreeMap::new();
-    for (lesson, starter) in &lessons {
-        starters.insert(lesson.to_string(), statuses(&w, lesson, starter));
-    }
+    let starters: BTreeMap<String, _> = map_at_once(&lessons, |(lesson, starter)| {
+        (lesson.to_string(), statuses(&w, lesson, starter))
+    })
+    .into_iter()
+    .collect();
+    let theirs = map_at_once(&all, |mistake| {
+        let file = mistake.path.clone().unwrap_or_else(|| w.learner(&mistake.name));
+        statuses(&w, &mistake.lesson, &file)
+    });
     let mut wrong = Vec::new();
-    for mistake in &all {
+    for (mistake, mine) in all.iter().zip(theirs) {
         let starter = starters
             .get(&mistake.lesson)
             .unwrap_or_else(|| panic!("{}: unknown lesson", mistake.name));
         assert!(!mistake.concerns.is_empty(), "{} concerns no check", mistake.name);
-        let file = mistake.path.clone().unwrap_or_else(|| w.learner(&mistake.name));
-        let mine = statuses(&w, &mistake.lesson, &file);
         let (mut ours, mut theirs) = (0, 0);
         for id in &mistake.concerns {
             let (Some(me), Some(them)) = (mine.get(id), starter.get(id)) else {

@@ -433,15 +433,16 @@ fn each_named_mistake_is_recognised_on_its_check() {
     ];
     let w = Workshop::lesson5();
     let mut wrong = Vec::new();
-    for (i, (variant, id, mistake)) in cases.iter().enumerate() {
+    let numbered: Vec<_> = cases.iter().enumerate().collect();
+    let each = map_at_once(&numbered, |(i, (variant, id, mistake))| {
         let file = format!("learners/variant_{i}.py");
         w.write(&file, &variant.source());
         let report = grade_file(&w, &file);
         let got = check(&report, id);
-        if got["status"] != "fail" || got["guidance"]["mistake"] != *mistake {
-            wrong.push(format!("{id}, wanted {mistake:?}: {got}\n{}", variant.source()));
-        }
-    }
+        let right = got["status"] == "fail" && got["guidance"]["mistake"] == *mistake;
+        (!right).then(|| format!("{id}, wanted {mistake:?}: {got}\n{}", variant.source()))
+    });
+    wrong.extend(each.into_iter().flatten());
     assert!(
         wrong.is_empty(),
         "{} of {} mistakes not recognised:\n{}",
