@@ -123,12 +123,12 @@ fn no_mistake_passes_a_check_it_concerns_that_the_starter_fails() {
     })
     .into_iter()
     .collect();
-    let theirs = map_at_once(&all, |mistake| {
+    let of_mistakes = map_at_once(&all, |mistake| {
         let file = mistake.path.clone().unwrap_or_else(|| w.learner(&mistake.name));
         statuses(&w, &mistake.lesson, &file)
     });
     let mut wrong = Vec::new();
-    for (mistake, mine) in all.iter().zip(theirs) {
+    for (mistake, mine) in all.iter().zip(of_mistakes) {
         let starter = starters
             .get(&mistake.lesson)
             .unwrap_or_else(|| panic!("{}: unknown lesson", mistake.name));

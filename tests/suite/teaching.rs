@@ -432,7 +432,6 @@ fn each_named_mistake_is_recognised_on_its_check() {
         ),
     ];
     let w = Workshop::lesson5();
-    let mut wrong = Vec::new();
     let numbered: Vec<_> = cases.iter().enumerate().collect();
     let each = map_at_once(&numbered, |(i, (variant, id, mistake))| {
         let file = format!("learners/variant_{i}.py");
@@ -442,7 +441,7 @@ fn each_named_mistake_is_recognised_on_its_check() {
         let right = got["status"] == "fail" && got["guidance"]["mistake"] == *mistake;
         (!right).then(|| format!("{id}, wanted {mistake:?}: {got}\n{}", variant.source()))
     });
-    wrong.extend(each.into_iter().flatten());
+    let wrong: Vec<String> = each.into_iter().flatten().collect();
     assert!(
         wrong.is_empty(),
         "{} of {} mistakes not recognised:\n{}",
