@@ -379,6 +379,19 @@ fn verdicts_agree(at: &str, runs: &[Value], coloured: &str, page: &str) {
     }
 }
 
+/// Every lesson, each runtime its tickets replay in and each file `codes` names for it: the
+/// replays a table below runs, as (lesson, runtime, code).
+fn replays(codes: fn(&str) -> Vec<String>) -> Vec<(String, &'static str, String)> {
+    let mut each = Vec::new();
+    for lesson in lessons() {
+        let files = codes(&lesson);
+        for runtime in runtimes_of(&lesson) {
+            each.extend(files.iter().map(|code| (lesson.clone(), runtime, code.clone())));
+        }
+    }
+    each
+}
+
 /// Every lesson, every runtime its tickets replay in, the starter, the solution and every
 /// mistake file: each card's claims agree with the run's record, event by event. One loop over
 /// the lessons as their folders and manifests list them.
@@ -386,17 +399,7 @@ fn verdicts_agree(at: &str, runs: &[Value], coloured: &str, page: &str) {
 fn every_card_and_verdict_of_every_lesson_agrees_with_the_runs_record() {
     let ws = Workshop::new();
     let replayed = AtomicUsize::new(0);
-    let each: Vec<(String, &str, String)> = lessons()
-        .into_iter()
-        .flat_map(|lesson| {
-            let codes = codes_of(&lesson);
-            let runtimes = runtimes_of(&lesson);
-            runtimes.into_iter().flat_map(move |rt| {
-                let lesson = lesson.clone();
-                codes.clone().into_iter().map(move |code| (lesson.clone(), rt, code))
-            })
-        })
-        .collect();
+    let each = replays(codes_of);
     each_at_once(&each, |(lesson, runtime, code)| {
         let all = ["watch", lesson.as_str(), "--code", code.as_str(), "--runtime", runtime];
         let runs = json(&ws, lesson, code, runtime, None);
@@ -430,17 +433,7 @@ fn own_words_of(lesson: &str) -> Vec<String> {
 fn every_reply_by_kind_claims_only_what_the_model_read() {
     let ws = Workshop::new();
     let claims = AtomicUsize::new(0);
-    let each: Vec<(String, &str, String)> = lessons()
-        .into_iter()
-        .flat_map(|lesson| {
-            let codes = own_words_of(&lesson);
-            let runtimes = runtimes_of(&lesson);
-            runtimes.into_iter().flat_map(move |rt| {
-                let lesson = lesson.clone();
-                codes.clone().into_iter().map(move |code| (lesson.clone(), rt, code))
-            })
-        })
-        .collect();
+    let each = replays(own_words_of);
     each_at_once(&each, |(lesson, runtime, code)| {
         let all = ["watch", lesson.as_str(), "--code", code.as_str(), "--runtime", runtime];
         let run = ws.run(&[&all[..], &["--format", "json"]].concat());

@@ -46,25 +46,29 @@ pub(crate) fn each_at_once<T: Sync>(items: &[T], each: impl Fn(&T) + Sync) {
     map_at_once(items, each);
 }
 
-/// As `each_at_once`, with what `each` made of every item, in the items' order.
+/// As `each_at_once`, with what `each` made of every item, in the items' order. A panic reaches
+/// the test as it was raised, with its own message.
 pub(crate) fn map_at_once<T: Sync, R: Send>(items: &[T], each: impl Fn(&T) -> R + Sync) -> Vec<R> {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Mutex;
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 4);
     let next = AtomicUsize::new(0);
-    let made: Mutex<Vec<Option<R>>> = Mutex::new(items.iter().map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..workers.min(items.len()) {
-            scope.spawn(|| loop {
+    let mut made: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let worker = || {
+            let mut mine = Vec::new();
+            loop {
                 let at = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(at) else { break };
-                let one = each(item);
-                made.lock().unwrap_or_else(|poisoned| poisoned.into_inner())[at] = Some(one);
-            });
-        }
+                let Some(item) = items.get(at) else { return mine };
+                mine.push((at, each(item)));
+            }
+        };
+        let started: Vec<_> = (0..workers.min(items.len())).map(|_| scope.spawn(worker)).collect();
+        let joined = started.into_iter().map(|w| w.join());
+        joined
+            .flat_map(|mine| mine.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
     });
-    let made = made.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
-    made.into_iter().map(|one| one.expect("every item was made")).collect()
+    made.sort_by_key(|(at, _)| *at);
+    made.into_iter().map(|(_, one)| one).collect()
 }
 
 /// `a` and `b` run side by side, for two commands of a test that do not depend on each other.
