@@ -9,8 +9,10 @@ import gc
 import json
 import math
 import os
+import posix
 import re
 import sys
+import time
 import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -23,10 +25,14 @@ def read(name):
 
 
 def load_runner(limit=8 * 1024 * 1024):
-    """The runner's definitions, as a module would hold them, for a file that needs `build=1`.
-    The runner takes this process's fds 0 and 1 and its sys.std* as it starts (they become its
-    channel): all are given back once its parts have run."""
-    source = "\n\n".join(read(name) for name in ("start.py", "channel.py", "load.py"))
+    """The runner's definitions, as a module would hold them, for a file that needs `build=1`:
+    every part, the last without the call that starts answering requests. The runner takes this
+    process's fds 0 and 1 and its sys.std* as it starts (they become its channel): all are given
+    back once its parts have run."""
+    last = read("spare.py")
+    assert last.endswith("\nmain()\n"), "spare.py ends by starting the runner"
+    parts = [read(name) for name in ("start.py", "channel.py", "load.py")]
+    source = "\n\n".join(parts + [last[: -len("main()\n")]])
     saved = (sys.argv, sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__)
     fds = [os.dup(0), os.dup(1)]
     sys.argv = ["runner", "-", "65536", str(limit), "build=1"]
@@ -119,6 +125,59 @@ class Calls(unittest.TestCase):
         self.assertIn("two(failure, extra) cannot be called with 1 argument", problem["message"])
         self.assertIsNone(cannot(optional, [1]))
         self.assertIsNone(cannot(lambda *args: None, [1, 5]))
+
+
+class PosixWithASlowClose:
+    """`posix` for the runner, but the process `slow` names starts closing `fds` only after
+    `delay` seconds (as a first runner the system does not run again at once after it forks
+    would), and says on `said` when it has closed them all (on the monotonic clock, which every
+    process shares)."""
+
+    def __init__(self, slow, fds, delay, said):
+        self.slow, self.fds, self.delay, self.said = slow, set(fds), delay, said
+
+    def __getattr__(self, name):
+        return getattr(posix, name)
+
+    def close(self, fd):
+        if os.getpid() == self.slow and fd in self.fds:
+            time.sleep(self.delay)
+            self.delay = 0
+            self.fds.discard(fd)
+            os.close(fd)
+            if not self.fds:
+                os.write(self.said, b"closed %r\n" % time.monotonic())
+            return
+        os.close(fd)
+
+
+class Spare(unittest.TestCase):
+    def test_the_spare_runs_only_once_the_first_runner_has_let_go_of_its_descriptors(self):
+        """The first runner holds the spare's three descriptors until it closes them after the
+        fork; the spare (where the learner's file loads) goes on only once it has, even when the
+        first runner is slow to run again, so no pipe of the learner's stays with the world."""
+        runner = load_runner()
+        first = os.getpid()
+        said_r, said_w = os.pipe()
+        requests, to_spare = os.pipe()
+        from_spare, answers = os.pipe()
+        output = os.open(os.devnull, os.O_WRONLY)
+        runner["_CHANNEL"][:] = [os.open(os.devnull, os.O_RDONLY), os.open(os.devnull, os.O_WRONLY)]
+        runner["posix"] = PosixWithASlowClose(first, (requests, answers, output), 0.3, said_w)
+        runner["_fork_a_spare"](requests, answers, output)
+        if os.getpid() != first:
+            try:  # the spare: say when it went on, and end without returning to the tests
+                os.write(said_w, b"spare %r\n" % time.monotonic())
+            finally:
+                os._exit(0)
+        for fd in runner["_CHANNEL"] + [to_spare, from_spare, said_w]:
+            os.close(fd)
+        for middle in runner["_MIDDLE"]:
+            os.waitpid(middle, 0)
+        with os.fdopen(said_r) as said:
+            times = dict(line.split() for line in said)
+        self.assertEqual(set(times), {"closed", "spare"}, times)
+        self.assertGreater(float(times["spare"]), float(times["closed"]), times)
 
 
 class Version(unittest.TestCase):

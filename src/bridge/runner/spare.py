@@ -9,13 +9,18 @@ def _fork_a_spare(requests, answers, output):
     subreaper) by a middle process that exits at once, so this process is never a descendant of
     the one the learner's file loads into. This one goes on at once, without waiting for the
     middle process to end (it is reaped later, see `_reap_middle`): its file is the one the
-    command waits for. Returns in both runners."""
+    command waits for. The middle process ends only once this one has closed its copies of the
+    three descriptors (it holds the write end of `gate` until then), so the spare, which waits
+    for the middle process to be gone, never runs the learner's file while the world's process
+    still holds a pipe of its. Returns in both runners."""
     global _PID
     # What exists now is left out of collections on both sides of the fork: a collection touches
     # every object it looks at, and each page it touches is then copied for the process that did.
     gc.freeze()
     cores, elsewhere = _cores()
+    gate = None
     try:
+        gate = posix.pipe()
         middle = posix.fork()
     except OSError:
         middle = -1  # no spare: the workshop reads the end of its channel and starts one instead
@@ -30,8 +35,10 @@ def _fork_a_spare(requests, answers, output):
         try:
             middle = posix.getpid()
             _dumpable(True)
+            posix.close(gate[1])
             spare = posix.fork()
             if spare == 0:
+                posix.close(gate[0])
                 posix.setpgid(0, 0)
                 if elsewhere:
                     # Moved away from this runner's core with the middle process, not kept away.
@@ -60,12 +67,16 @@ def _fork_a_spare(requests, answers, output):
             # Its own group before this process ends, whichever of the two runs first: ending
             # the first runner's group never takes it.
             posix.setpgid(spare, spare)
+            # Until this runner has let go of the spare's descriptors (or has ended).
+            posix.read(gate[0], 1)
         except BaseException:
             pass
         posix._exit(0)
-    gc.unfreeze()
     for fd in (requests, answers, output):
         posix.close(fd)
+    for fd in gate or ():
+        posix.close(fd)
+    gc.unfreeze()
     if middle > 0:
         _MIDDLE.append(middle)
 
