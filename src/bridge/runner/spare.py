@@ -6,13 +6,13 @@ def _fork_a_spare(requests, answers, output):
     either: a command then starts one interpreter instead of two (see `warm.rs`, which gives the
     fork the learner's file and this process the lesson's world). The fork speaks on the three
     descriptors, leads a process group of its own, and is handed to the workshop (its child
-    subreaper) by a middle process that exits at once, so this process is never a descendant of
-    the one the learner's file loads into. This one goes on at once, without waiting for the
-    middle process to end (it is reaped later, see `_reap_middle`): its file is the one the
-    command waits for. The middle process ends only once this one has closed its copies of the
-    three descriptors (it holds the write end of `gate` until then), so the spare, which waits
-    for the middle process to be gone, never runs the learner's file while the world's process
-    still holds a pipe of its. Returns in both runners."""
+    subreaper) by a middle process, so this process is never a descendant of the one the
+    learner's file loads into. The middle process ends once this one has closed its copies of
+    the three descriptors (this one holds the write end of `gate` until then), and the spare
+    waits for it to be gone: the learner's file never runs while the world's process still
+    holds a pipe of its. This one goes on at once, without waiting for the middle process to end
+    (it is reaped later, see `_reap_middle`): its file is the one the command waits for. Returns
+    in both runners."""
     global _PID
     # What exists now is left out of collections on both sides of the fork: a collection touches
     # every object it looks at, and each page it touches is then copied for the process that did.
