@@ -123,6 +123,13 @@ impl Run {
         }
     }
 
+    /// That the command ended with a verdict, pass (0) or fail (1), not an error or a crash:
+    /// else the test fails with `what` it ran, its exit status and what it printed.
+    pub(crate) fn gave_a_verdict(&self, what: &str) {
+        let code = self.code;
+        assert!(code == 0 || code == 1, "{what}: exit {code}\n{}\n{}", self.stdout, self.stderr);
+    }
+
     pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
             panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr)

@@ -98,13 +98,7 @@ fn no_card_before_the_split_differs_from_the_same_card_in_either_run_alone() {
                 args.push("--compare");
             }
             let run = ws.run(&args);
-            assert!(
-                run.code == 0 || run.code == 1,
-                "{args:?}: exit {}\n{}\n{}",
-                run.code,
-                run.stdout,
-                run.stderr
-            );
+            run.gave_a_verdict(&format!("{args:?}"));
             let parts: BTreeMap<String, String> = by_ticket(&run.stdout, lesson)
                 .into_iter()
                 .map(|(id, part)| (id, part.to_string()))
