@@ -6,7 +6,6 @@
 use crate::common::*;
 
 use serde_json::Value;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 const L7: &str = "confirm-and-degrade";
 const L8: &str = "messages-that-help";
@@ -398,9 +397,8 @@ fn replays(codes: fn(&str) -> Vec<String>) -> Vec<(String, &'static str, String)
 #[test]
 fn every_card_and_verdict_of_every_lesson_agrees_with_the_runs_record() {
     let ws = Workshop::new();
-    let replayed = AtomicUsize::new(0);
     let each = replays(codes_of);
-    each_at_once(&each, |(lesson, runtime, code)| {
+    let replayed: usize = map_at_once(&each, |(lesson, runtime, code)| {
         let all = ["watch", lesson.as_str(), "--code", code.as_str(), "--runtime", runtime];
         let runs = json(&ws, lesson, code, runtime, None);
         let colour = wide(&ws, &[&all[..], &["--no-anim", "--color", "always"]].concat());
@@ -408,9 +406,10 @@ fn every_card_and_verdict_of_every_lesson_agrees_with_the_runs_record() {
         assert_eq!(page.code, 0, "{}", page.stderr);
         let at = format!("{lesson} {runtime} {code}");
         claims_agree(&at, runtime, &runs, &colour.stdout, &page.stdout);
-        replayed.fetch_add(runs.len(), Ordering::Relaxed);
-    });
-    let replayed = replayed.into_inner();
+        runs.len()
+    })
+    .into_iter()
+    .sum();
     assert!(replayed >= 100, "only {replayed} replays: are the lessons found?");
 }
 
@@ -432,13 +431,12 @@ fn own_words_of(lesson: &str) -> Vec<String> {
 #[test]
 fn every_reply_by_kind_claims_only_what_the_model_read() {
     let ws = Workshop::new();
-    let claims = AtomicUsize::new(0);
     let each = replays(own_words_of);
-    each_at_once(&each, |(lesson, runtime, code)| {
+    let claims: usize = map_at_once(&each, |(lesson, runtime, code)| {
         let all = ["watch", lesson.as_str(), "--code", code.as_str(), "--runtime", runtime];
         let run = ws.run(&[&all[..], &["--format", "json"]].concat());
         if run.code != 0 {
-            return; // a file made for another runtime's tickets, or for a check only
+            return 0; // a file made for another runtime's tickets, or for a check only
         }
         let runs = match run.json() {
             Value::Array(runs) => runs,
@@ -448,10 +446,10 @@ fn every_reply_by_kind_claims_only_what_the_model_read() {
         let page = ws.run(&[&all[..], &["--html", "-"]].concat());
         assert_eq!(page.code, 0, "{}", page.stderr);
         let at = format!("{lesson} {runtime} {code}");
-        let agreed = claims_agree(&at, runtime, &runs, &colour.stdout, &page.stdout);
-        claims.fetch_add(agreed, Ordering::Relaxed);
-    });
-    let claims = claims.into_inner();
+        claims_agree(&at, runtime, &runs, &colour.stdout, &page.stdout)
+    })
+    .into_iter()
+    .sum();
     assert!(claims >= 50, "only {claims} claims checked: do the good_ files replay by kind?");
 }
 

@@ -81,15 +81,14 @@ fn codes_of(ws: &Workshop, lesson: &str) -> Vec<String> {
 #[test]
 fn no_card_before_the_split_differs_from_the_same_card_in_either_run_alone() {
     let ws = Workshop::new();
-    let compared = std::sync::atomic::AtomicUsize::new(0);
     let each: Vec<(&str, &str)> = ["tool-results", "structured-errors", "uncertain-state"]
         .into_iter()
         .flat_map(|lesson| ["harness", "sdk"].map(|runtime| (lesson, runtime)))
         .collect();
-    each_at_once(&each, |&(lesson, runtime)| {
+    let compared: usize = map_at_once(&each, |&(lesson, runtime)| {
         let tickets = tickets_in(&ws, lesson, runtime);
         if tickets.is_empty() {
-            return;
+            return 0;
         }
         // Every ticket in one command; each ticket's part is what `--ticket` alone prints.
         let watch = |code: &str, compare: bool| {
@@ -111,6 +110,7 @@ fn no_card_before_the_split_differs_from_the_same_card_in_either_run_alone() {
             parts
         };
         let starter = watch("starter", false);
+        let mut compared = 0;
         for code in codes_of(&ws, lesson) {
             let both = watch(&code, true);
             let alone = watch(&code, false);
@@ -118,16 +118,18 @@ fn no_card_before_the_split_differs_from_the_same_card_in_either_run_alone() {
                 let once = shared(&both[id]);
                 for (name, part) in [("starter", &starter[id]), (code.as_str(), &alone[id])] {
                     assert!(
-                            cards_alone(part).starts_with(once),
-                            "{lesson} {id} {runtime}: starter against {code}: a card before the split differs from {name} alone.\nshared:\n{once}\n{name} alone:\n{}",
-                            cards_alone(part)
-                        );
+                        cards_alone(part).starts_with(once),
+                        "{lesson} {id} {runtime}: starter against {code}: a card before the split differs from {name} alone.\nshared:\n{once}\n{name} alone:\n{}",
+                        cards_alone(part)
+                    );
                 }
-                compared.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                compared += 1;
             }
         }
-    });
-    let compared = compared.into_inner();
+        compared
+    })
+    .into_iter()
+    .sum();
     assert!(compared >= 20, "only {compared} comparisons ran");
 }
 
